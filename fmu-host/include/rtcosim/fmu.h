@@ -1,0 +1,79 @@
+/*
+ * rtcosim/fmu.h — FMU packages: open (extract + parse), describe, create units, close.
+ *
+ * An rtc_fmu owns a private temporary directory holding the extracted archive, the parsed
+ * modelDescription and, once a unit is created, the loaded shared library. Units created
+ * from it implement rtc_unit_ops (FMI 2.0 or FMI 3.0 co-simulation) and must be freed
+ * before the FMU is closed.
+ */
+#ifndef RTCOSIM_FMU_H
+#define RTCOSIM_FMU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtcosim/log.h"
+#include "rtcosim/model.h"
+#include "rtcosim/unit.h"
+
+typedef struct rtc_fmu rtc_fmu;
+
+typedef struct rtc_fmu_options {
+    uint64_t max_unzip_bytes; /**< limit on the total extracted size; 0: RTC_MAX_UNZIP_BYTES */
+} rtc_fmu_options;
+
+/**
+ * Extract @p path (a .fmu archive, or a directory that already holds an extracted FMU) into
+ * a private temporary directory and parse its modelDescription.xml.
+ *
+ * @param opt  NULL for defaults.
+ * @param lg   receives one error line naming the file and the reason on failure.
+ * @param out  the new FMU on success; untouched on failure.
+ * Returns: RTC_OK; RTC_EIO / RTC_EUNSAFE / RTC_ELIMIT / RTC_EPARSE / RTC_ENOTFOUND.
+ * On failure nothing is left behind (the temporary directory is removed).
+ * RT-safe: no. Thread: any, one call per FMU.
+ */
+int rtc_fmu_open(const char *path, const rtc_fmu_options *opt, const rtc_logger *lg,
+                 rtc_fmu **out);
+
+/** The parsed description, valid until rtc_fmu_close(). RT-safe: yes. */
+const rtc_model_desc *rtc_fmu_model(const rtc_fmu *fmu);
+
+/** The directory the archive was extracted into (no trailing slash). RT-safe: yes. */
+const char *rtc_fmu_dir(const rtc_fmu *fmu);
+
+/**
+ * Load the FMU's co-simulation binary for this platform (FMI 2: binaries/linux64/<id>.so,
+ * FMI 3: binaries/x86_64-linux/<id>.so, RTLD_LOCAL) if not loaded yet, bind every function
+ * the standard requires, and create an uninstantiated unit.
+ *
+ * @param instance_name copied; non-empty.
+ * @param lg  the unit's log lines (and the FMU's own logger messages, prefixed by the
+ *            instance name) go here; must outlive the unit.
+ * @param out the unit; free with out->ops->free(out->self).
+ * Returns: RTC_OK; RTC_EUNSUPPORTED (no CoSimulation element, FMI version, no binary for
+ * this platform); RTC_ESYMBOL (a required function is missing; the message names it);
+ * RTC_EIO (dlopen failed).
+ * RT-safe: no.
+ */
+int rtc_fmu_unit_new(rtc_fmu *fmu, const char *instance_name, const rtc_logger *lg,
+                     rtc_unit **out);
+
+/** Unload the library and remove the temporary directory. NULL is a no-op. RT-safe: no. */
+void rtc_fmu_close(rtc_fmu *fmu);
+
+/**
+ * Parse an FMI 2.0 or 3.0 modelDescription.xml file (XML_PARSE_NONET, no entity
+ * expansion, no DTD loading).
+ *
+ * Every error is logged as one line "FILE:LINE: <Element> <attribute>: reason".
+ * Returns: RTC_OK and *out; RTC_EPARSE, RTC_EUNSUPPORTED (fmiVersion), RTC_EIO, RTC_ENOMEM.
+ * RT-safe: no.
+ */
+int rtc_fmu_md_read(const char *xml_path, const rtc_logger *lg, rtc_model_desc **out);
+
+/** Free a description from rtc_fmu_md_read(). NULL is a no-op. RT-safe: no. */
+void rtc_fmu_md_free(rtc_model_desc *md);
+
+#endif

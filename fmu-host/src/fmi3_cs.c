@@ -1,0 +1,258 @@
+/*
+ * FMI 3.0 co-simulation units: rtc_unit_ops over an FMU's fmi3* functions.
+ *
+ * FMI 3 has a getter and setter per type whose element types equal rtc_type_size()'s, so
+ * values pass straight through; only Binary (separate size and pointer arrays in FMI 3)
+ * needs a scratch conversion, sized at creation. The instance is created without event
+ * mode and without early return: the engine steps at fixed communication points, and an
+ * FMU that must stop anyway says so through terminateSimulation.
+ */
+#include "fmu_priv.h"
+
+#include "rtcosim/status.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct fmi3_unit {
+    rtc_unit unit;
+    rtc_fmu *fmu;
+    const rtc_fmi3_api *api;
+    const rtc_logger *lg;
+    fmi3Instance inst;
+    char *name;
+    rtc_unit_setup setup;
+    bool fatal; /* after a Fatal status the standard allows no further call */
+    size_t scratch_n; /* elements: every scalar of every variable */
+    size_t *sizes;
+    fmi3Binary *bins;
+} fmi3_unit;
+
+static void fmu_log_message(fmi3InstanceEnvironment env, fmi3Status status,
+                            fmi3String category, fmi3String message)
+{
+    fmi3_unit *u = env;
+    if (u)
+        rtc__fmu_log_message(u->lg, u->name, (int)status, category, message);
+}
+
+static int check(fmi3_unit *u, const char *fn, fmi3Status st)
+{
+    if (st == fmi3Fatal)
+        u->fatal = true;
+    return rtc__fmu_check(u->name, fn, (int)st, u->lg);
+}
+
+static int u_instantiate(void *self, const rtc_unit_setup *setup)
+{
+    fmi3_unit *u = self;
+    /* FMI 3 passes a native path that ends with a separator. */
+    char res[PATH_MAX + 64];
+    snprintf(res, sizeof res, "%s/resources/", u->fmu->dir);
+    u->setup = *setup;
+    u->inst = u->api->InstantiateCoSimulation(
+        u->name, u->fmu->md->guid, res, fmi3False, setup->logging_on ? fmi3True : fmi3False,
+        fmi3False /* eventModeUsed */, fmi3False /* earlyReturnAllowed */, NULL, 0, u,
+        fmu_log_message, NULL);
+    if (!u->inst) {
+        rtc_log(u->lg, RTC_LOG_ERROR, "%s: fmi3InstantiateCoSimulation failed (returned NULL)",
+                u->name);
+        return RTC_EFMU;
+    }
+    return RTC_OK;
+}
+
+static int u_enter_init(void *self)
+{
+    fmi3_unit *u = self;
+    const rtc_unit_setup *s = &u->setup;
+    return check(u, "fmi3EnterInitializationMode",
+                 u->api->EnterInitializationMode(u->inst, s->tolerance_defined, s->tolerance,
+                                                 s->start_time_s, s->stop_time_defined,
+                                                 s->stop_time_s));
+}
+
+static int u_exit_init(void *self)
+{
+    fmi3_unit *u = self;
+    return check(u, "fmi3ExitInitializationMode", u->api->ExitInitializationMode(u->inst));
+}
+
+/* One switch per direction: the typed FMI 3 function for each rtc_type. */
+static int u_set(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, const void *v,
+                 size_t n)
+{
+    fmi3_unit *u = self;
+    const rtc_fmi3_api *a = u->api;
+    fmi3Instance i = u->inst;
+    switch (type) {
+    case RTC_TYPE_FLOAT64: return check(u, "fmi3SetFloat64", a->SetFloat64(i, vr, n_vr, v, n));
+    case RTC_TYPE_FLOAT32: return check(u, "fmi3SetFloat32", a->SetFloat32(i, vr, n_vr, v, n));
+    case RTC_TYPE_INT8: return check(u, "fmi3SetInt8", a->SetInt8(i, vr, n_vr, v, n));
+    case RTC_TYPE_UINT8: return check(u, "fmi3SetUInt8", a->SetUInt8(i, vr, n_vr, v, n));
+    case RTC_TYPE_INT16: return check(u, "fmi3SetInt16", a->SetInt16(i, vr, n_vr, v, n));
+    case RTC_TYPE_UINT16: return check(u, "fmi3SetUInt16", a->SetUInt16(i, vr, n_vr, v, n));
+    case RTC_TYPE_INT32: return check(u, "fmi3SetInt32", a->SetInt32(i, vr, n_vr, v, n));
+    case RTC_TYPE_UINT32: return check(u, "fmi3SetUInt32", a->SetUInt32(i, vr, n_vr, v, n));
+    case RTC_TYPE_INT64:
+    case RTC_TYPE_ENUM: return check(u, "fmi3SetInt64", a->SetInt64(i, vr, n_vr, v, n));
+    case RTC_TYPE_UINT64: return check(u, "fmi3SetUInt64", a->SetUInt64(i, vr, n_vr, v, n));
+    case RTC_TYPE_BOOL: return check(u, "fmi3SetBoolean", a->SetBoolean(i, vr, n_vr, v, n));
+    case RTC_TYPE_STRING: return check(u, "fmi3SetString", a->SetString(i, vr, n_vr, v, n));
+    case RTC_TYPE_BINARY:
+        if (n > u->scratch_n)
+            return RTC_EINVAL;
+        for (size_t k = 0; k < n; k++) {
+            u->sizes[k] = ((const rtc_binary *)v)[k].size;
+            u->bins[k] = ((const rtc_binary *)v)[k].data;
+        }
+        return check(u, "fmi3SetBinary", a->SetBinary(i, vr, n_vr, u->sizes, u->bins, n));
+    default: return RTC_EUNSUPPORTED;
+    }
+}
+
+static int u_get(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, void *v, size_t n)
+{
+    fmi3_unit *u = self;
+    const rtc_fmi3_api *a = u->api;
+    fmi3Instance i = u->inst;
+    int rc;
+    switch (type) {
+    case RTC_TYPE_FLOAT64: return check(u, "fmi3GetFloat64", a->GetFloat64(i, vr, n_vr, v, n));
+    case RTC_TYPE_FLOAT32: return check(u, "fmi3GetFloat32", a->GetFloat32(i, vr, n_vr, v, n));
+    case RTC_TYPE_INT8: return check(u, "fmi3GetInt8", a->GetInt8(i, vr, n_vr, v, n));
+    case RTC_TYPE_UINT8: return check(u, "fmi3GetUInt8", a->GetUInt8(i, vr, n_vr, v, n));
+    case RTC_TYPE_INT16: return check(u, "fmi3GetInt16", a->GetInt16(i, vr, n_vr, v, n));
+    case RTC_TYPE_UINT16: return check(u, "fmi3GetUInt16", a->GetUInt16(i, vr, n_vr, v, n));
+    case RTC_TYPE_INT32: return check(u, "fmi3GetInt32", a->GetInt32(i, vr, n_vr, v, n));
+    case RTC_TYPE_UINT32: return check(u, "fmi3GetUInt32", a->GetUInt32(i, vr, n_vr, v, n));
+    case RTC_TYPE_INT64:
+    case RTC_TYPE_ENUM: return check(u, "fmi3GetInt64", a->GetInt64(i, vr, n_vr, v, n));
+    case RTC_TYPE_UINT64: return check(u, "fmi3GetUInt64", a->GetUInt64(i, vr, n_vr, v, n));
+    case RTC_TYPE_BOOL: return check(u, "fmi3GetBoolean", a->GetBoolean(i, vr, n_vr, v, n));
+    case RTC_TYPE_STRING: return check(u, "fmi3GetString", a->GetString(i, vr, n_vr, v, n));
+    case RTC_TYPE_BINARY:
+        if (n > u->scratch_n)
+            return RTC_EINVAL;
+        rc = check(u, "fmi3GetBinary", a->GetBinary(i, vr, n_vr, u->sizes, u->bins, n));
+        for (size_t k = 0; rc == RTC_OK && k < n; k++)
+            ((rtc_binary *)v)[k] = (rtc_binary){.data = u->bins[k], .size = u->sizes[k]};
+        return rc;
+    case RTC_TYPE_CLOCK:
+        if (!a->GetClock)
+            return RTC_EUNSUPPORTED;
+        return check(u, "fmi3GetClock", a->GetClock(i, vr, n_vr, v));
+    default: return RTC_EUNSUPPORTED;
+    }
+}
+
+static int u_do_step(void *self, double t_s, double h_s, rtc_step_result *res)
+{
+    fmi3_unit *u = self;
+    fmi3Boolean event = fmi3False, terminate = fmi3False, early = fmi3False;
+    fmi3Float64 last = t_s + h_s;
+    fmi3Status st = u->api->DoStep(u->inst, t_s, h_s, u->setup.may_rollback ? fmi3False : fmi3True,
+                                   &event, &terminate, &early, &last);
+    res->event_needed = event;
+    res->last_time_s = last;
+    if (st > fmi3Discard)
+        return check(u, "fmi3DoStep", st);
+    if (terminate)
+        res->outcome = RTC_STEP_TERMINATE;
+    else if (st == fmi3Discard)
+        res->outcome = RTC_STEP_DISCARD;
+    else if (early)
+        res->outcome = RTC_STEP_EARLY;
+    else
+        res->outcome = RTC_STEP_DONE;
+    return RTC_OK;
+}
+
+static int u_get_state(void *self, void **state)
+{
+    fmi3_unit *u = self;
+    if (!u->api->GetFMUState)
+        return RTC_EUNSUPPORTED;
+    return check(u, "fmi3GetFMUState", u->api->GetFMUState(u->inst, (fmi3FMUState *)state));
+}
+
+static int u_set_state(void *self, void *state)
+{
+    fmi3_unit *u = self;
+    if (!u->api->SetFMUState)
+        return RTC_EUNSUPPORTED;
+    return check(u, "fmi3SetFMUState", u->api->SetFMUState(u->inst, state));
+}
+
+static int u_free_state(void *self, void **state)
+{
+    fmi3_unit *u = self;
+    if (!u->api->FreeFMUState || !*state)
+        return RTC_OK;
+    return check(u, "fmi3FreeFMUState", u->api->FreeFMUState(u->inst, (fmi3FMUState *)state));
+}
+
+static int u_terminate(void *self)
+{
+    fmi3_unit *u = self;
+    return check(u, "fmi3Terminate", u->api->Terminate(u->inst));
+}
+
+static void u_free(void *self)
+{
+    fmi3_unit *u = self;
+    if (!u)
+        return;
+    if (u->inst && !u->fatal)
+        u->api->FreeInstance(u->inst);
+    rtc__fmu_unit_released(u->fmu);
+    free(u->sizes);
+    free(u->bins);
+    free(u->name);
+    free(u);
+}
+
+static const rtc_unit_ops fmi3_ops = {
+    .kind = "fmi3-cs",
+    .instantiate = u_instantiate,
+    .enter_init = u_enter_init,
+    .exit_init = u_exit_init,
+    .set = u_set,
+    .get = u_get,
+    .do_step = u_do_step,
+    .get_state = u_get_state,
+    .set_state = u_set_state,
+    .free_state = u_free_state,
+    .terminate = u_terminate,
+    .free = u_free,
+};
+
+int rtc__fmi3_unit_new(rtc_fmu *fmu, const char *instance_name, const rtc_logger *lg,
+                       rtc_unit **out)
+{
+    const rtc_model_desc *md = fmu->md;
+    fmi3_unit *u = calloc(1, sizeof *u);
+    if (!u)
+        return RTC_ENOMEM;
+    u->fmu = fmu;
+    u->api = &fmu->api.fmi3;
+    u->lg = lg;
+    u->scratch_n = 1;
+    for (size_t i = 0; i < md->n_vars; i++)
+        u->scratch_n += rtc_var_count(&md->vars[i]);
+    u->name = strdup(instance_name);
+    u->sizes = calloc(u->scratch_n, sizeof *u->sizes);
+    u->bins = calloc(u->scratch_n, sizeof *u->bins);
+    if (!u->name || !u->sizes || !u->bins) {
+        free(u->name);
+        free(u->sizes);
+        free(u->bins);
+        free(u);
+        return RTC_ENOMEM;
+    }
+    u->unit = (rtc_unit){
+        .ops = &fmi3_ops, .self = u, .md = md, .name = u->name, .caps = rtc__fmu_caps(md)};
+    *out = &u->unit;
+    return RTC_OK;
+}

@@ -1,0 +1,183 @@
+/*
+ * Opening and closing FMU packages.
+ *
+ * An archive is extracted into a fresh mkdtemp() directory that only this process can
+ * read, so two runs of the same FMU never share files and nothing depends on the working
+ * directory (no chdir anywhere). Every failure path removes that directory again: a bad
+ * FMU leaves no trace in /tmp.
+ */
+#include "fmu_priv.h"
+
+#include "rtcosim/archive.h"
+#include "rtcosim/status.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int read_description(rtc_fmu *fmu, const char *fmu_path, const rtc_logger *lg)
+{
+    char xml[PATH_MAX + 32];
+    snprintf(xml, sizeof xml, "%s/modelDescription.xml", fmu->dir);
+    struct stat st;
+    if (stat(xml, &st) != 0) {
+        rtc_log(lg, RTC_LOG_ERROR, "%s: no modelDescription.xml in the FMU", fmu_path);
+        return RTC_ENOTFOUND;
+    }
+    return rtc_fmu_md_read(xml, lg, &fmu->md);
+}
+
+int rtc_fmu_open(const char *path, const rtc_fmu_options *opt, const rtc_logger *lg,
+                 rtc_fmu **out)
+{
+    if (!path || !out)
+        return RTC_EINVAL;
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        rtc_log(lg, RTC_LOG_ERROR, "%s: cannot open: no such file", path);
+        return RTC_EIO;
+    }
+    rtc_fmu *fmu = calloc(1, sizeof *fmu);
+    if (!fmu)
+        return RTC_ENOMEM;
+    fmu->lg = lg;
+    int rc;
+    if (S_ISDIR(st.st_mode)) {
+        /* An already extracted FMU: used in place, never removed. */
+        if (!realpath(path, fmu->dir)) {
+            rc = RTC_ESYS;
+            goto out;
+        }
+    } else {
+        rc = rtc_tmpdir_new("rtcosim-fmu-", fmu->dir, sizeof fmu->dir);
+        if (rc != RTC_OK) {
+            rtc_log(lg, RTC_LOG_ERROR, "%s: cannot create a temporary directory", path);
+            goto out;
+        }
+        fmu->own_dir = true;
+        rtc_archive_limits lim = {.max_total_bytes = opt ? opt->max_unzip_bytes : 0};
+        rc = rtc_archive_extract(path, fmu->dir, &lim, lg);
+        if (rc != RTC_OK)
+            goto out;
+    }
+    rc = read_description(fmu, path, lg);
+out:
+    if (rc != RTC_OK) {
+        rtc_fmu_close(fmu);
+        return rc;
+    }
+    *out = fmu;
+    return RTC_OK;
+}
+
+const rtc_model_desc *rtc_fmu_model(const rtc_fmu *fmu)
+{
+    return fmu->md;
+}
+
+const char *rtc_fmu_dir(const rtc_fmu *fmu)
+{
+    return fmu->dir;
+}
+
+int rtc_fmu_unit_new(rtc_fmu *fmu, const char *instance_name, const rtc_logger *lg,
+                     rtc_unit **out)
+{
+    if (!fmu || !instance_name || !*instance_name || !out)
+        return RTC_EINVAL;
+    int rc = rtc__fmu_bind(fmu, lg);
+    if (rc != RTC_OK)
+        return rc;
+    rc = fmu->md->fmi_major == 2 ? rtc__fmi2_unit_new(fmu, instance_name, lg, out)
+                                 : rtc__fmi3_unit_new(fmu, instance_name, lg, out);
+    if (rc == RTC_OK)
+        fmu->units++;
+    return rc;
+}
+
+void rtc__fmu_unit_released(rtc_fmu *fmu)
+{
+    fmu->units--;
+}
+
+void rtc_fmu_close(rtc_fmu *fmu)
+{
+    if (!fmu)
+        return;
+    if (fmu->units > 0)
+        rtc_log(fmu->lg, RTC_LOG_WARNING, "%s: closed with %d unit(s) still alive", fmu->dir,
+                fmu->units);
+    else if (fmu->dl)
+        dlclose(fmu->dl);
+    rtc_fmu_md_free(fmu->md);
+    if (fmu->own_dir)
+        rtc_tmpdir_remove(fmu->dir);
+    free(fmu);
+}
+
+int rtc__fmu_file_uri(const char *path, char *out, size_t cap)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t n = 0;
+    const char *prefix = "file://";
+    for (const char *p = prefix; *p; p++) {
+        if (n + 1 >= cap)
+            return RTC_ELIMIT;
+        out[n++] = *p;
+    }
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        /* RFC 3986 unreserved characters and '/' pass; everything else is %XX. */
+        bool plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                     (*p >= '0' && *p <= '9') || strchr("-._~/", *p);
+        if (n + (plain ? 1 : 3) >= cap)
+            return RTC_ELIMIT;
+        if (plain) {
+            out[n++] = (char)*p;
+        } else {
+            out[n++] = '%';
+            out[n++] = hex[*p >> 4];
+            out[n++] = hex[*p & 15];
+        }
+    }
+    out[n] = '\0';
+    return RTC_OK;
+}
+
+const char *rtc__fmu_status_name(int fmi_status)
+{
+    static const char *const names[] = {"OK", "Warning", "Discard", "Error", "Fatal", "Pending"};
+    return fmi_status >= 0 && fmi_status < 6 ? names[fmi_status] : "invalid status";
+}
+
+int rtc__fmu_check(const char *instance, const char *function, int fmi_status,
+                   const rtc_logger *lg)
+{
+    /* Both versions order statuses by severity: OK < Warning < Discard < Error < Fatal. */
+    static const int map[] = {RTC_OK, RTC_OK, RTC_ETERMINATED, RTC_EFMU, RTC_EFATAL};
+    if (fmi_status == 0 || fmi_status == 1)
+        return RTC_OK;
+    rtc_log(lg, RTC_LOG_ERROR, "%s: %s returned %s", instance, function,
+            rtc__fmu_status_name(fmi_status));
+    return fmi_status > 0 && fmi_status < 5 ? map[fmi_status] : RTC_EUNSUPPORTED;
+}
+
+void rtc__fmu_log_message(const rtc_logger *lg, const char *instance, int fmi_status,
+                          const char *category, const char *message)
+{
+    int level = fmi_status <= 0   ? RTC_LOG_INFO
+                : fmi_status <= 2 ? RTC_LOG_WARNING
+                                  : RTC_LOG_ERROR;
+    rtc_log(lg, level, "%s [%s]: %s", instance ? instance : "?", category ? category : "",
+            message ? message : "");
+}
+
+unsigned rtc__fmu_caps(const rtc_model_desc *md)
+{
+    const rtc_cs_caps *cs = &md->cs;
+    return (cs->can_get_and_set_fmu_state ? RTC_UNIT_CAN_GET_SET_STATE : 0u) |
+           (cs->can_handle_variable_communication_step_size ? RTC_UNIT_CAN_VARY_STEP : 0u) |
+           (cs->can_serialize_fmu_state ? RTC_UNIT_CAN_SERIALIZE_STATE : 0u) |
+           (cs->can_interpolate_inputs ? RTC_UNIT_CAN_INTERPOLATE_INPUTS : 0u);
+}

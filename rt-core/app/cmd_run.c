@@ -1,0 +1,430 @@
+/*
+ * rtcosim run FMU — simulate one co-simulation FMU as fast as possible and stream its
+ * outputs to CSV.
+ *
+ * Communication points are t0 + k·h from the integer step count k (nanoseconds inside,
+ * converted once to double for the FMU), so a million steps land exactly where the FMU's
+ * own clock expects them. Results go through a fixed buffer to disk row by row: memory
+ * does not grow with the run length.
+ */
+#include "cli.h"
+
+#include "rtcosim/csv.h"
+#include "rtcosim/fmu.h"
+#include "rtcosim/record.h"
+#include "rtcosim/status.h"
+#include "rtcosim/time.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+static const char help[] =
+    "usage: rtcosim run [options] FMU\n"
+    "\n"
+    "Simulate an FMI 2.0 or 3.0 co-simulation FMU at a fixed communication step, as fast\n"
+    "as possible, and write one CSV row per communication point (including the start).\n"
+    "Start, stop and step default to the FMU's DefaultExperiment (else 0, 1 and\n"
+    "(stop-start)/500).\n"
+    "\n"
+    "options:\n"
+    "  --start T            start time in seconds\n"
+    "  --stop T             stop time in seconds\n"
+    "  --step H             communication step size in seconds (a whole number of ns)\n"
+    "  -o, --output FILE    result file (default results.csv; '-' for standard output)\n"
+    "  --no-output          write no result file\n"
+    "  --set NAME=VALUE     set a parameter or input before initialization (repeatable;\n"
+    "                       arrays: space-separated values; enumerations: number or item)\n"
+    "  --record NAME        record this variable (repeatable; default: all outputs)\n"
+    "  --fast               run as fast as possible (the default for now)\n"
+    "  --fmu-logging        enable the FMU's own debug logging\n"
+    "  -v, --verbose        print progress information\n"
+    "  -h, --help           this text\n"
+    "\n"
+    "CSV: quoted header \"time\",\"name\",...; booleans 0/1; doubles with 17 significant\n"
+    "digits; arrays as name[1], name[2], ...; the time column is exactly start + k*step.\n"
+    "Exit status: 0 on success (also when the FMU ends the simulation itself), 1 on error.\n";
+
+typedef struct run_opts {
+    const char *fmu_path;
+    const char *start, *stop, *step;
+    const char *output;
+    bool no_output, fmu_logging;
+    const char **sets, **records;
+    size_t n_sets, n_records;
+} run_opts;
+
+typedef struct run_ctx {
+    const run_opts *o;
+    rtc_fmu *fmu;
+    rtc_unit *unit;
+    rtc_record *rec;
+    rtc_csv *csv;
+    void *row;
+    int64_t start_ns, stop_ns, step_ns;
+    bool failed; /* an FMU call failed: no terminate */
+} run_ctx;
+
+static int push(const char ***list, size_t *n, const char *v)
+{
+    const char **l = realloc(*list, (*n + 1) * sizeof *l);
+    if (!l)
+        return RTC_ENOMEM;
+    l[(*n)++] = v;
+    *list = l;
+    return RTC_OK;
+}
+
+enum { OPT_START = 256, OPT_STOP, OPT_STEP, OPT_NO_OUTPUT, OPT_SET, OPT_RECORD, OPT_FAST,
+       OPT_FMU_LOG };
+
+static int parse_args(int argc, char **argv, run_opts *o)
+{
+    static const struct option opts[] = {
+        {"start", required_argument, NULL, OPT_START},
+        {"stop", required_argument, NULL, OPT_STOP},
+        {"step", required_argument, NULL, OPT_STEP},
+        {"output", required_argument, NULL, 'o'},
+        {"no-output", no_argument, NULL, OPT_NO_OUTPUT},
+        {"set", required_argument, NULL, OPT_SET},
+        {"record", required_argument, NULL, OPT_RECORD},
+        {"fast", no_argument, NULL, OPT_FAST},
+        {"fmu-logging", no_argument, NULL, OPT_FMU_LOG},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:vh", opts, NULL)) != -1) {
+        switch (c) {
+        case OPT_START: o->start = optarg; break;
+        case OPT_STOP: o->stop = optarg; break;
+        case OPT_STEP: o->step = optarg; break;
+        case 'o': o->output = optarg; break;
+        case OPT_NO_OUTPUT: o->no_output = true; break;
+        case OPT_SET: push(&o->sets, &o->n_sets, optarg); break;
+        case OPT_RECORD: push(&o->records, &o->n_records, optarg); break;
+        case OPT_FAST: break;
+        case OPT_FMU_LOG: o->fmu_logging = true; break;
+        case 'v': rtc_cli_log.max_level = RTC_LOG_INFO; break;
+        case 'h': fputs(help, stdout); return -1;
+        default: return rtc_cli_usage_error("run", "unknown option");
+        }
+    }
+    if (optind != argc - 1)
+        return rtc_cli_usage_error("run", "expected exactly one FMU");
+    o->fmu_path = argv[optind];
+    return RTC_EXIT_OK;
+}
+
+/* A time from the command line, else the DefaultExperiment text, else the fallback. */
+static int pick_time(const char *what, const char *cli, bool has_dex, const char *dex,
+                     int64_t fallback, int64_t *ns)
+{
+    const char *text = cli ? cli : has_dex ? dex : NULL;
+    if (!text) {
+        *ns = fallback;
+        return RTC_OK;
+    }
+    int rc = rtc_time_parse_s(text, ns);
+    if (rc != RTC_OK)
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s %s \"%s\": %s", cli ? "--" : "DefaultExperiment",
+                what, text,
+                rc == RTC_ETIME ? "not a whole number of nanoseconds" : "not a number");
+    return rc;
+}
+
+static int resolve_times(run_ctx *r)
+{
+    const rtc_default_experiment *x = &rtc_fmu_model(r->fmu)->experiment;
+    const run_opts *o = r->o;
+    if (pick_time("start", o->start, x->has_start, x->start_text, 0, &r->start_ns) ||
+        pick_time("stop", o->stop, x->has_stop, x->stop_text, r->start_ns + RTC_NS_PER_S,
+                  &r->stop_ns))
+        return RTC_EPARSE;
+    int64_t span = r->stop_ns - r->start_ns;
+    if (span < 0) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "stop time is before start time");
+        return RTC_EINVAL;
+    }
+    if (pick_time("step", o->step, x->has_step, x->step_text, span / 500 ? span / 500 : 1,
+                  &r->step_ns))
+        return RTC_EPARSE;
+    if (r->step_ns <= 0) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "step size must be positive");
+        return RTC_EINVAL;
+    }
+    return RTC_OK;
+}
+
+/* Enumeration values may be given by item name. */
+static bool enum_item(const rtc_model_desc *md, const rtc_var *v, const char *text, int64_t *out)
+{
+    for (size_t i = 0; v->declared_type && i < md->n_type_defs; i++) {
+        const rtc_type_def *t = &md->type_defs[i];
+        if (strcmp(t->name, v->declared_type) != 0)
+            continue;
+        for (size_t k = 0; k < t->n_items; k++) {
+            if (!strcmp(t->items[k].name, text)) {
+                *out = t->items[k].value;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static bool settable(const rtc_var *v)
+{
+    if (v->variability == RTC_VARIABILITY_CONSTANT)
+        return false;
+    return v->causality == RTC_CAUSALITY_INPUT || v->initial == RTC_INITIAL_EXACT ||
+           v->initial == RTC_INITIAL_APPROX;
+}
+
+/* Parse the values of one --set into a typed array (arrays: space-separated). */
+static int parse_values(const rtc_model_desc *md, const rtc_var *v, char *text, void *vals,
+                        uint8_t *bin, size_t count)
+{
+    size_t n = 0;
+    char *save = NULL;
+    char *tok = v->type == RTC_TYPE_STRING || count == 1 ? text : strtok_r(text, " \t", &save);
+    for (; tok && n < count; n++) {
+        rtc_value val;
+        int rc;
+        if (v->type == RTC_TYPE_BINARY) {
+            size_t len;
+            rc = rtc_hex_decode(tok, bin, 4096, &len);
+            val.bin = (rtc_binary){bin, len};
+        } else {
+            rc = rtc_value_parse(v->type, tok, &val);
+            if (rc == RTC_EPARSE && v->type == RTC_TYPE_ENUM && enum_item(md, v, tok, &val.i64))
+                rc = RTC_OK;
+        }
+        if (rc != RTC_OK) {
+            rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "--set %s: \"%s\" is %s for a %s variable",
+                    v->name, tok, rc == RTC_ELIMIT ? "out of range" : "not a valid value",
+                    rtc_type_name(v->type));
+            return rc;
+        }
+        rtc_value_store(v->type, &val, vals, n);
+        tok = count == 1 ? NULL : strtok_r(NULL, " \t", &save);
+    }
+    if (n != count || tok) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "--set %s: expected %zu value(s)", v->name, count);
+        return RTC_EINVAL;
+    }
+    return RTC_OK;
+}
+
+static int apply_set(run_ctx *r, const char *assignment)
+{
+    const rtc_model_desc *md = rtc_fmu_model(r->fmu);
+    const char *eq = strchr(assignment, '=');
+    if (!eq || eq == assignment) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "--set %s: expected NAME=VALUE", assignment);
+        return RTC_EINVAL;
+    }
+    char name[512];
+    snprintf(name, sizeof name, "%.*s", (int)(eq - assignment), assignment);
+    long idx = rtc_model_find_var(md, name);
+    if (idx < 0) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "--set %s: no variable of that name in %s", name,
+                r->o->fmu_path);
+        return RTC_ENOTFOUND;
+    }
+    const rtc_var *v = &md->vars[idx];
+    if (!settable(v) || v->type == RTC_TYPE_CLOCK) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "--set %s: a %s %s variable cannot be set", name,
+                rtc_variability_name(v->variability), rtc_causality_name(v->causality));
+        return RTC_EINVAL;
+    }
+    size_t count = rtc_var_count(v);
+    char *text = strdup(eq + 1);
+    void *vals = calloc(count, rtc_type_size(v->type));
+    uint8_t *bin = malloc(4096 * count);
+    int rc = text && vals && bin ? parse_values(md, v, text, vals, bin, count) : RTC_ENOMEM;
+    if (rc == RTC_OK)
+        rc = r->unit->ops->set(r->unit->self, v->type, &v->vr, 1, vals, count);
+    free(bin);
+    free(vals);
+    free(text);
+    return rc;
+}
+
+static int setup_recording(run_ctx *r)
+{
+    const rtc_model_desc *md = rtc_fmu_model(r->fmu);
+    int rc = rtc_record_new(&r->rec);
+    for (size_t i = 0; rc == RTC_OK && i < r->o->n_records; i++) {
+        long idx = rtc_model_find_var(md, r->o->records[i]);
+        if (idx < 0) {
+            rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "--record %s: no variable of that name in %s",
+                    r->o->records[i], r->o->fmu_path);
+            return RTC_ENOTFOUND;
+        }
+        rc = rtc_record_add(r->rec, r->unit, (size_t)idx, NULL);
+        if (rc == RTC_EUNSUPPORTED)
+            rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "--record %s: clocks cannot be recorded",
+                    r->o->records[i]);
+    }
+    if (rc == RTC_OK && r->o->n_records == 0)
+        rc = rtc_record_add_outputs(r->rec, r->unit, NULL);
+    if (rc != RTC_OK)
+        return rc;
+    r->row = calloc(1, rtc_record_row_size(r->rec));
+    if (!r->row)
+        return RTC_ENOMEM;
+    if (rtc_csv_open(r->o->output, &r->csv) != RTC_OK) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: cannot create: %s", r->o->output,
+                strerror(errno));
+        return RTC_ESYS;
+    }
+    rtc_record_write_header(r->rec, r->csv);
+    return RTC_OK;
+}
+
+static int record_row(run_ctx *r, int64_t t_ns)
+{
+    if (!r->csv)
+        return RTC_OK;
+    int rc = rtc_record_sample(r->rec, r->row);
+    if (rc == RTC_OK)
+        rtc_record_write_row(r->rec, r->csv, t_ns, r->row);
+    return rc;
+}
+
+/* An FMU that ends the run itself: record where it stopped (if it got past the step's
+ * start) and say why. @p t_ns is the absolute start of the step. */
+static int step_ended(run_ctx *r, const rtc_step_result *res, int64_t t_ns)
+{
+    int64_t last_ns;
+    if (rtc_time_from_s(res->last_time_s, &last_ns) != RTC_OK || last_ns < t_ns)
+        last_ns = t_ns;
+    char when[32];
+    rtc_time_format_s(last_ns, when, sizeof when);
+    if (res->outcome == RTC_STEP_TERMINATE)
+        rtc_log(&rtc_cli_log, RTC_LOG_WARNING,
+                "%s: the FMU requested to terminate the simulation at t=%s; stopping there",
+                r->unit->name, when);
+    else
+        rtc_log(&rtc_cli_log, RTC_LOG_WARNING,
+                "%s: the FMU %s the step at t=%s; a fixed-step run cannot retry: stopping",
+                r->unit->name, res->outcome == RTC_STEP_EARLY ? "returned early from" : "discarded",
+                when);
+    return last_ns > t_ns ? record_row(r, last_ns) : RTC_OK;
+}
+
+/* The stepping loop: row at t0, then (do_step, row) per communication point. */
+static int run_loop(run_ctx *r)
+{
+    const rtc_unit_ops *ops = r->unit->ops;
+    void *self = r->unit->self;
+    int64_t span = r->stop_ns - r->start_ns;
+    int64_t n_full = span / r->step_ns, rest = span % r->step_ns;
+    if (rest && !(r->unit->caps & RTC_UNIT_CAN_VARY_STEP)) {
+        rtc_log(&rtc_cli_log, RTC_LOG_WARNING,
+                "stop time is not a multiple of the step and the FMU cannot vary its step: "
+                "ending at the last full step");
+        rest = 0;
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int64_t k = 0;
+    int rc = record_row(r, r->start_ns);
+    for (; rc == RTC_OK && k < n_full + (rest != 0); k++) {
+        int64_t t_ns = r->start_ns + k * r->step_ns;
+        int64_t h_ns = k < n_full ? r->step_ns : rest;
+        rtc_step_result res;
+        rc = ops->do_step(self, rtc_time_to_s(t_ns), rtc_time_to_s(h_ns), &res);
+        if (rc != RTC_OK) {
+            r->failed = true;
+            break;
+        }
+        if (res.outcome != RTC_STEP_DONE)
+            return step_ended(r, &res, t_ns);
+        rc = record_row(r, t_ns + h_ns);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    rtc_log(&rtc_cli_log, RTC_LOG_INFO, "%lld steps in %.6f s (%.1f ns/step), max RSS %ld KiB",
+            (long long)k, dt, k ? dt / (double)k * 1e9 : 0.0, ru.ru_maxrss);
+    return rc;
+}
+
+static int initialize(run_ctx *r)
+{
+    const rtc_model_desc *md = rtc_fmu_model(r->fmu);
+    int rc = rtc_fmu_unit_new(r->fmu, md->model_name, &rtc_cli_log, &r->unit);
+    if (rc != RTC_OK)
+        return rc;
+    rtc_unit_setup setup = {
+        .instance_name = md->model_name,
+        .logging_on = r->o->fmu_logging,
+        .start_time_s = rtc_time_to_s(r->start_ns),
+        .stop_time_defined = true,
+        .stop_time_s = rtc_time_to_s(r->stop_ns),
+        .tolerance_defined = md->experiment.has_tolerance,
+        .tolerance = md->experiment.tolerance,
+    };
+    rc = r->unit->ops->instantiate(r->unit->self, &setup);
+    for (size_t i = 0; rc == RTC_OK && i < r->o->n_sets; i++)
+        rc = apply_set(r, r->o->sets[i]);
+    if (rc == RTC_OK)
+        rc = r->unit->ops->enter_init(r->unit->self);
+    if (rc == RTC_OK)
+        rc = r->unit->ops->exit_init(r->unit->self);
+    if (rc == RTC_EFMU || rc == RTC_EFATAL)
+        r->failed = true;
+    return rc;
+}
+
+/* Release in reverse order; the CSV keeps every row written before an error. */
+static int finish(run_ctx *r, int rc)
+{
+    if (r->unit) {
+        if (rc == RTC_OK && !r->failed)
+            rc = r->unit->ops->terminate(r->unit->self);
+        r->unit->ops->free(r->unit->self);
+    }
+    if (r->csv && rtc_csv_close(r->csv) != RTC_OK && rc == RTC_OK) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: write failed: %s", r->o->output,
+                strerror(errno));
+        rc = RTC_ESYS;
+    }
+    free(r->row);
+    rtc_record_free(r->rec);
+    rtc_fmu_close(r->fmu);
+    return rc;
+}
+
+int rtc_cmd_run(int argc, char **argv)
+{
+    run_opts o = {.output = "results.csv"};
+    int st = parse_args(argc, argv, &o);
+    if (st != RTC_EXIT_OK) {
+        free(o.sets);
+        free(o.records);
+        return st < 0 ? RTC_EXIT_OK : st;
+    }
+    run_ctx r = {.o = &o};
+    int rc = rtc_fmu_open(o.fmu_path, NULL, &rtc_cli_log, &r.fmu);
+    if (rc == RTC_OK)
+        rc = resolve_times(&r);
+    if (rc == RTC_OK)
+        rc = initialize(&r);
+    if (rc == RTC_OK && !o.no_output)
+        rc = setup_recording(&r);
+    if (rc == RTC_OK)
+        rc = run_loop(&r);
+    rc = finish(&r, rc);
+    free(o.sets);
+    free(o.records);
+    return rc == RTC_OK ? RTC_EXIT_OK : RTC_EXIT_ERROR;
+}

@@ -1,0 +1,57 @@
+/*
+ * rtcosim/time.h — logical time as integer nanoseconds.
+ *
+ * Logical time inside rt-core is an int64_t count of nanoseconds from the start time.
+ * Communication points are t_k = k·h computed by multiplication, never by summing floats
+ * (3 µs added 12 times is not 36 µs in binary floating point). Decimal texts such as "0.001"
+ * or "1e-3" are converted exactly, without passing through double; only the FMU boundary
+ * sees seconds as double, obtained by one correctly rounded division.
+ */
+#ifndef RTCOSIM_TIME_H
+#define RTCOSIM_TIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RTC_NS_PER_S INT64_C(1000000000)
+
+/**
+ * Parse a decimal number of seconds ("0.001", "1e-3", "+2.5E+1", "10") exactly into
+ * nanoseconds. The whole string must be consumed.
+ *
+ * Returns: RTC_OK; RTC_EPARSE (not a number); RTC_ETIME (finer than 1 ns or out of the
+ * int64 range — never silently rounded).
+ * RT-safe: yes.
+ */
+int rtc_time_parse_s(const char *text, int64_t *ns);
+
+/**
+ * Seconds as double for the FMU boundary: the double nearest to @p ns / 1e9 (one correctly
+ * rounded division of exactly representable operands for |ns| < 2^53).
+ * RT-safe: yes.
+ */
+static inline double rtc_time_to_s(int64_t ns)
+{
+    return (double)ns / 1e9;
+}
+
+/**
+ * Nearest nanosecond count of a double number of seconds (for values that only exist as
+ * double, e.g. an FMU's lastSuccessfulTime). Returns RTC_ETIME when out of range or NaN.
+ * RT-safe: yes.
+ */
+int rtc_time_from_s(double s, int64_t *ns);
+
+/**
+ * Format @p ns as seconds in plain decimal with no trailing zeros ("0.3", "12", "-0.000001").
+ * Exact: the text denotes exactly ns·1e-9. Writes at most 22 bytes plus NUL.
+ * Returns the length written (excluding the NUL). RT-safe: yes.
+ */
+size_t rtc_time_format_s(int64_t ns, char *buf, size_t cap);
+
+/** Greatest common divisor of two non-negative nanosecond counts (gcd(0, b) = b).
+ *  RT-safe: yes. */
+int64_t rtc_time_gcd(int64_t a, int64_t b);
+
+#endif

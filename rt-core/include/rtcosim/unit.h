@@ -1,0 +1,101 @@
+/*
+ * rtcosim/unit.h — the Unit plug-in interface: anything that steps in simulated time.
+ *
+ * rt-core declares it; fmu-host implements it for FMI 2.0 and FMI 3.0 co-simulation FMUs
+ * (and built-in blocks may implement it too). The engine drives a unit through the fixed
+ * life cycle
+ *
+ *     instantiate → set start values → enter_init → exit_init
+ *         → (set inputs → do_step → get outputs)* → terminate → free
+ *
+ * Values cross this interface as typed arrays, one element type per rtc_type
+ * (rtc_type_size()). Time crosses it as double seconds because that is what FMI needs;
+ * callers compute it as t0 + k·h from an integer step count, never as a running sum.
+ */
+#ifndef RTCOSIM_UNIT_H
+#define RTCOSIM_UNIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtcosim/log.h"
+#include "rtcosim/model.h"
+
+/** Capability flags of a unit instance. */
+enum {
+    RTC_UNIT_CAN_GET_SET_STATE = 1u << 0,
+    RTC_UNIT_CAN_VARY_STEP = 1u << 1,
+    RTC_UNIT_CAN_SERIALIZE_STATE = 1u << 2,
+    RTC_UNIT_CAN_INTERPOLATE_INPUTS = 1u << 3,
+};
+
+/** Why a do_step ended differently from "step completed". */
+typedef enum {
+    RTC_STEP_DONE = 0,   /**< step completed, continue */
+    RTC_STEP_TERMINATE,  /**< the unit asked to end the simulation (FMI 2 Discard+terminated,
+                              FMI 3 terminateSimulation); outputs at last_time_s are valid */
+    RTC_STEP_DISCARD,    /**< FMI 2 Discard without termination: the step was not completed */
+    RTC_STEP_EARLY,      /**< FMI 3 earlyReturn: stopped at last_time_s */
+} rtc_step_outcome;
+
+typedef struct rtc_step_result {
+    rtc_step_outcome outcome;
+    double last_time_s;  /**< time the unit actually reached (= t + h when DONE) */
+    bool event_needed;   /**< FMI 3 eventHandlingNeeded */
+} rtc_step_result;
+
+/** Settings for instantiation and initialization. */
+typedef struct rtc_unit_setup {
+    const char *instance_name;
+    bool logging_on;        /**< enable the unit's debug logging */
+    double start_time_s;
+    bool stop_time_defined; /**< false for open-ended real-time runs */
+    double stop_time_s;
+    bool tolerance_defined;
+    double tolerance;
+    bool may_rollback; /**< the master may restore a state saved before the current step
+                            (FMI noSetFMUStatePriorToCurrentPoint = !may_rollback) */
+} rtc_unit_setup;
+
+/**
+ * Operations of one unit kind. Every function returns RTC_OK or a negative rtc_status;
+ * a Warning from the unit is logged and counts as success. Errors are logged with the
+ * instance name before returning, so callers only need to stop.
+ *
+ * RT-safe: set, get and do_step are called from the RT thread in the run phase; an
+ * implementation must not allocate or lock in them (FMU code itself may).
+ */
+typedef struct rtc_unit_ops {
+    const char *kind; /**< e.g. "fmi2-cs", "fmi3-cs" */
+    int (*instantiate)(void *self, const rtc_unit_setup *setup);
+    int (*enter_init)(void *self);
+    int (*exit_init)(void *self);
+    /** Set @p n_vr variables of @p type. @p values holds @p n_values elements (more than
+     *  n_vr when arrays are set) of the C type given by rtc_type_size(). */
+    int (*set)(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, const void *values,
+               size_t n_values);
+    int (*get)(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, void *values,
+               size_t n_values);
+    /** Advance from @p t_s by @p h_s. */
+    int (*do_step)(void *self, double t_s, double h_s, rtc_step_result *result);
+    /** Save the unit's complete state into *state (allocated by the unit on first use and
+     *  reused when *state is not NULL). NULL when unsupported. */
+    int (*get_state)(void *self, void **state);
+    int (*set_state)(void *self, void *state);
+    int (*free_state)(void *self, void **state);
+    int (*terminate)(void *self);
+    /** Free the instance; safe in any state and after failures. */
+    void (*free)(void *self);
+} rtc_unit_ops;
+
+/** A unit: operations, instance data and its description. */
+typedef struct rtc_unit {
+    const rtc_unit_ops *ops;
+    void *self;
+    const rtc_model_desc *md; /**< owned by the provider; valid until free */
+    unsigned caps;            /**< RTC_UNIT_* flags */
+    const char *name;         /**< instance name (owned by the provider) */
+} rtc_unit;
+
+#endif

@@ -1,0 +1,227 @@
+/* Names and sizes for the plain-data model description (rtcosim/model.h). */
+#include "rtcosim/model.h"
+#include "rtcosim/status.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *rtc_type_name(rtc_type type)
+{
+    static const char *const names[RTC_TYPE_COUNT] = {
+        "Float64", "Float32", "Int8",   "UInt8",  "Int16",  "UInt16",      "Int32", "UInt32",
+        "Int64",   "UInt64",  "Boolean", "String", "Binary", "Enumeration", "Clock",
+    };
+    return (unsigned)type < RTC_TYPE_COUNT ? names[type] : "?";
+}
+
+const char *rtc_causality_name(rtc_causality c)
+{
+    static const char *const names[] = {
+        "parameter", "calculatedParameter", "input", "output",
+        "local",     "independent",         "structuralParameter",
+    };
+    return (unsigned)c < sizeof names / sizeof names[0] ? names[c] : "?";
+}
+
+const char *rtc_variability_name(rtc_variability v)
+{
+    static const char *const names[] = {"constant", "fixed", "tunable", "discrete", "continuous"};
+    return (unsigned)v < sizeof names / sizeof names[0] ? names[v] : "?";
+}
+
+const char *rtc_initial_name(rtc_initial i)
+{
+    static const char *const names[] = {"", "exact", "approx", "calculated"};
+    return (unsigned)i < sizeof names / sizeof names[0] ? names[i] : "?";
+}
+
+size_t rtc_type_size(rtc_type type)
+{
+    static const size_t sizes[RTC_TYPE_COUNT] = {
+        sizeof(double),  sizeof(float),    sizeof(int8_t),       sizeof(uint8_t),
+        sizeof(int16_t), sizeof(uint16_t), sizeof(int32_t),      sizeof(uint32_t),
+        sizeof(int64_t), sizeof(uint64_t), sizeof(bool),         sizeof(const char *),
+        sizeof(rtc_binary), sizeof(int64_t), sizeof(bool),
+    };
+    return (unsigned)type < RTC_TYPE_COUNT ? sizes[type] : 0;
+}
+
+size_t rtc_var_count(const rtc_var *v)
+{
+    size_t n = 1;
+    for (size_t i = 0; i < v->n_dims; i++)
+        n *= (size_t)v->dims[i].start;
+    return n;
+}
+
+long rtc_model_find_var(const rtc_model_desc *md, const char *name)
+{
+    for (size_t i = 0; i < md->n_vars; i++)
+        if (strcmp(md->vars[i].name, name) == 0)
+            return (long)i;
+    return -1;
+}
+
+/* Inclusive ranges of the integer types, indexed by rtc_type (signed ones in i64). */
+static bool int_range(rtc_type t, int64_t *lo, int64_t *hi, uint64_t *uhi)
+{
+    switch (t) {
+    case RTC_TYPE_INT8: *lo = INT8_MIN, *hi = INT8_MAX; return true;
+    case RTC_TYPE_INT16: *lo = INT16_MIN, *hi = INT16_MAX; return true;
+    case RTC_TYPE_INT32: *lo = INT32_MIN, *hi = INT32_MAX; return true;
+    case RTC_TYPE_INT64:
+    case RTC_TYPE_ENUM: *lo = INT64_MIN, *hi = INT64_MAX; return true;
+    case RTC_TYPE_UINT8: *uhi = UINT8_MAX; return false;
+    case RTC_TYPE_UINT16: *uhi = UINT16_MAX; return false;
+    case RTC_TYPE_UINT32: *uhi = UINT32_MAX; return false;
+    default: *uhi = UINT64_MAX; return false;
+    }
+}
+
+static int parse_int(rtc_type type, const char *text, rtc_value *out)
+{
+    int64_t lo = 0, hi = 0;
+    uint64_t uhi = 0;
+    char *end;
+    errno = 0;
+    if (int_range(type, &lo, &hi, &uhi)) {
+        long long v = strtoll(text, &end, 10);
+        if (end == text || *end != '\0')
+            return RTC_EPARSE;
+        if (errno == ERANGE || v < lo || v > hi)
+            return RTC_ELIMIT;
+        out->i64 = v;
+    } else {
+        while (isspace((unsigned char)*text))
+            text++;
+        if (*text == '-')
+            return RTC_ELIMIT;
+        unsigned long long v = strtoull(text, &end, 10);
+        if (end == text || *end != '\0')
+            return RTC_EPARSE;
+        if (errno == ERANGE || v > uhi)
+            return RTC_ELIMIT;
+        out->u64 = v;
+    }
+    return RTC_OK;
+}
+
+int rtc_value_parse(rtc_type type, const char *text, rtc_value *out)
+{
+    char *end;
+    rtc_value v = {0};
+    int rc = RTC_OK;
+    switch (type) {
+    case RTC_TYPE_FLOAT64:
+        v.f64 = strtod(text, &end);
+        rc = end == text || *end ? RTC_EPARSE : RTC_OK;
+        break;
+    case RTC_TYPE_FLOAT32:
+        v.f32 = strtof(text, &end);
+        rc = end == text || *end ? RTC_EPARSE : RTC_OK;
+        break;
+    case RTC_TYPE_BOOL:
+        if (!strcmp(text, "true") || !strcmp(text, "1"))
+            v.b = true;
+        else if (strcmp(text, "false") && strcmp(text, "0"))
+            rc = RTC_EPARSE;
+        break;
+    case RTC_TYPE_STRING:
+        v.str = text;
+        break;
+    case RTC_TYPE_BINARY:
+    case RTC_TYPE_CLOCK:
+    case RTC_TYPE_COUNT:
+        return RTC_EUNSUPPORTED;
+    default:
+        rc = parse_int(type, text, &v);
+        break;
+    }
+    if (rc == RTC_OK)
+        *out = v;
+    return rc;
+}
+
+void rtc_value_store(rtc_type type, const rtc_value *v, void *array, size_t i)
+{
+    switch (type) {
+    case RTC_TYPE_FLOAT64: ((double *)array)[i] = v->f64; break;
+    case RTC_TYPE_FLOAT32: ((float *)array)[i] = v->f32; break;
+    case RTC_TYPE_INT8: ((int8_t *)array)[i] = (int8_t)v->i64; break;
+    case RTC_TYPE_UINT8: ((uint8_t *)array)[i] = (uint8_t)v->u64; break;
+    case RTC_TYPE_INT16: ((int16_t *)array)[i] = (int16_t)v->i64; break;
+    case RTC_TYPE_UINT16: ((uint16_t *)array)[i] = (uint16_t)v->u64; break;
+    case RTC_TYPE_INT32: ((int32_t *)array)[i] = (int32_t)v->i64; break;
+    case RTC_TYPE_UINT32: ((uint32_t *)array)[i] = (uint32_t)v->u64; break;
+    case RTC_TYPE_INT64:
+    case RTC_TYPE_ENUM: ((int64_t *)array)[i] = v->i64; break;
+    case RTC_TYPE_UINT64: ((uint64_t *)array)[i] = v->u64; break;
+    case RTC_TYPE_BOOL:
+    case RTC_TYPE_CLOCK: ((bool *)array)[i] = v->b; break;
+    case RTC_TYPE_STRING: ((const char **)array)[i] = v->str; break;
+    case RTC_TYPE_BINARY: ((rtc_binary *)array)[i] = v->bin; break;
+    default: break;
+    }
+}
+
+rtc_value rtc_value_load(rtc_type type, const void *array, size_t i)
+{
+    rtc_value v = {0};
+    switch (type) {
+    case RTC_TYPE_FLOAT64: v.f64 = ((const double *)array)[i]; break;
+    case RTC_TYPE_FLOAT32: v.f32 = ((const float *)array)[i]; break;
+    case RTC_TYPE_INT8: v.i64 = ((const int8_t *)array)[i]; break;
+    case RTC_TYPE_UINT8: v.u64 = ((const uint8_t *)array)[i]; break;
+    case RTC_TYPE_INT16: v.i64 = ((const int16_t *)array)[i]; break;
+    case RTC_TYPE_UINT16: v.u64 = ((const uint16_t *)array)[i]; break;
+    case RTC_TYPE_INT32: v.i64 = ((const int32_t *)array)[i]; break;
+    case RTC_TYPE_UINT32: v.u64 = ((const uint32_t *)array)[i]; break;
+    case RTC_TYPE_INT64:
+    case RTC_TYPE_ENUM: v.i64 = ((const int64_t *)array)[i]; break;
+    case RTC_TYPE_UINT64: v.u64 = ((const uint64_t *)array)[i]; break;
+    case RTC_TYPE_BOOL:
+    case RTC_TYPE_CLOCK: v.b = ((const bool *)array)[i]; break;
+    case RTC_TYPE_STRING: v.str = ((const char *const *)array)[i]; break;
+    case RTC_TYPE_BINARY: v.bin = ((const rtc_binary *)array)[i]; break;
+    default: break;
+    }
+    return v;
+}
+
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+int rtc_hex_decode(const char *text, uint8_t *buf, size_t cap, size_t *n)
+{
+    size_t len = 0;
+    int hi = -1;
+    for (const char *p = text; *p; p++) {
+        if (isspace((unsigned char)*p))
+            continue;
+        int d = hex_digit(*p);
+        if (d < 0)
+            return RTC_EPARSE;
+        if (hi < 0) {
+            hi = d;
+            continue;
+        }
+        if (len >= cap)
+            return RTC_ELIMIT;
+        buf[len++] = (uint8_t)(hi << 4 | d);
+        hi = -1;
+    }
+    if (hi >= 0)
+        return RTC_EPARSE;
+    *n = len;
+    return RTC_OK;
+}

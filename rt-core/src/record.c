@@ -1,0 +1,263 @@
+/*
+ * Result columns. Columns are grouped into "fetch groups" — one per (unit, type) — so a row
+ * costs one get call per group, not one per column. Each group owns a slice of the row
+ * buffer; columns remember where their element lives in that slice, so writing a row
+ * walks the columns in the user's order while fetching walks the groups.
+ */
+#include "rtcosim/record.h"
+#include "rtcosim/status.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STR_CAP 256 /* bytes kept per string value in a row */
+#define BIN_CAP 128 /* bytes kept per binary value in a row */
+
+typedef struct group {
+    const rtc_unit *unit;
+    rtc_type type;
+    size_t n_vr, n_values;
+    uint32_t *vr;
+    size_t offset; /* of the typed value array in the row */
+    size_t copy_offset; /* of the string/binary copies in the row */
+} group;
+
+typedef struct column {
+    char *name;
+    size_t group;
+    size_t element; /* index in the group's value array */
+} column;
+
+struct rtc_record {
+    size_t n_groups, n_columns;
+    group *groups;
+    column *columns;
+    size_t row_size;
+    void *scratch; /* pointer arrays for string/binary gets */
+};
+
+int rtc_record_new(rtc_record **out)
+{
+    rtc_record *rec = calloc(1, sizeof *rec);
+    if (!rec)
+        return RTC_ENOMEM;
+    *out = rec;
+    return RTC_OK;
+}
+
+void rtc_record_free(rtc_record *rec)
+{
+    if (!rec)
+        return;
+    for (size_t i = 0; i < rec->n_groups; i++)
+        free(rec->groups[i].vr);
+    for (size_t i = 0; i < rec->n_columns; i++)
+        free(rec->columns[i].name);
+    free(rec->groups);
+    free(rec->columns);
+    free(rec->scratch);
+    free(rec);
+}
+
+/* Bytes a group occupies in the row: the typed array, plus copies for strings/binaries. */
+static size_t group_bytes(const group *g)
+{
+    size_t n = g->n_values * rtc_type_size(g->type);
+    if (g->type == RTC_TYPE_STRING)
+        n += g->n_values * STR_CAP;
+    else if (g->type == RTC_TYPE_BINARY)
+        n += g->n_values * BIN_CAP;
+    return (n + 15) & ~(size_t)15;
+}
+
+/* Recompute every group's offsets (called after each add; load phase only). */
+static int layout(rtc_record *rec)
+{
+    size_t off = 0, max_ptrs = 0;
+    for (size_t i = 0; i < rec->n_groups; i++) {
+        group *g = &rec->groups[i];
+        g->offset = off;
+        g->copy_offset = off + g->n_values * rtc_type_size(g->type);
+        off += group_bytes(g);
+        if (g->n_values > max_ptrs)
+            max_ptrs = g->n_values;
+    }
+    rec->row_size = off ? off : 16;
+    free(rec->scratch);
+    rec->scratch = calloc(max_ptrs ? max_ptrs : 1, sizeof(rtc_binary));
+    return rec->scratch ? RTC_OK : RTC_ENOMEM;
+}
+
+static group *find_group(rtc_record *rec, const rtc_unit *unit, rtc_type type)
+{
+    for (size_t i = 0; i < rec->n_groups; i++)
+        if (rec->groups[i].unit == unit && rec->groups[i].type == type)
+            return &rec->groups[i];
+    group *gs = realloc(rec->groups, (rec->n_groups + 1) * sizeof *gs);
+    if (!gs)
+        return NULL;
+    rec->groups = gs;
+    group *g = &gs[rec->n_groups++];
+    *g = (group){.unit = unit, .type = type};
+    return g;
+}
+
+/* "name[i,j]" for element @p e of a variable with the given dimensions (1-based). */
+static char *element_name(const char *prefix, const rtc_var *v, size_t e)
+{
+    char idx[128] = "";
+    if (v->n_dims > 0) {
+        size_t pos = 0, rem = e, stride = rtc_var_count(v);
+        idx[pos++] = '[';
+        for (size_t d = 0; d < v->n_dims && pos < sizeof idx - 24; d++) {
+            stride /= (size_t)v->dims[d].start;
+            pos += (size_t)snprintf(idx + pos, sizeof idx - pos, "%s%zu", d ? "," : "",
+                                    rem / stride + 1);
+            rem %= stride;
+        }
+        snprintf(idx + pos, sizeof idx - pos, "]");
+    }
+    char *name;
+    if (asprintf(&name, "%s%s%s", prefix ? prefix : "", v->name, idx) < 0)
+        return NULL;
+    return name;
+}
+
+int rtc_record_add(rtc_record *rec, const rtc_unit *unit, size_t var_index, const char *prefix)
+{
+    const rtc_var *v = &unit->md->vars[var_index];
+    if (v->type == RTC_TYPE_CLOCK)
+        return RTC_EUNSUPPORTED;
+    size_t count = rtc_var_count(v);
+    group *g = find_group(rec, unit, v->type);
+    if (!g)
+        return RTC_ENOMEM;
+    uint32_t *vr = realloc(g->vr, (g->n_vr + 1) * sizeof *vr);
+    column *cols = realloc(rec->columns, (rec->n_columns + count) * sizeof *cols);
+    if (vr)
+        g->vr = vr;
+    if (cols)
+        rec->columns = cols;
+    if (!vr || !cols)
+        return RTC_ENOMEM;
+    g->vr[g->n_vr++] = v->vr;
+    size_t gi = (size_t)(g - rec->groups);
+    for (size_t e = 0; e < count; e++) {
+        char *name = element_name(prefix, v, e);
+        if (!name)
+            return RTC_ENOMEM;
+        rec->columns[rec->n_columns++] = (column){name, gi, g->n_values + e};
+    }
+    g->n_values += count;
+    return layout(rec);
+}
+
+int rtc_record_add_outputs(rtc_record *rec, const rtc_unit *unit, const char *prefix)
+{
+    for (size_t i = 0; i < unit->md->n_vars; i++) {
+        const rtc_var *v = &unit->md->vars[i];
+        if (v->causality != RTC_CAUSALITY_OUTPUT || v->type == RTC_TYPE_CLOCK)
+            continue;
+        int rc = rtc_record_add(rec, unit, i, prefix);
+        if (rc != RTC_OK)
+            return rc;
+    }
+    return RTC_OK;
+}
+
+size_t rtc_record_columns(const rtc_record *rec)
+{
+    return rec->n_columns;
+}
+
+size_t rtc_record_row_size(const rtc_record *rec)
+{
+    return rec->row_size;
+}
+
+void rtc_record_write_header(const rtc_record *rec, rtc_csv *csv)
+{
+    rtc_csv_str(csv, "time");
+    for (size_t i = 0; i < rec->n_columns; i++)
+        rtc_csv_str(csv, rec->columns[i].name);
+    rtc_csv_end_row(csv);
+}
+
+/* Strings and binaries point into the unit's memory: copy them into the row. */
+static void copy_indirect(const group *g, char *row, const rtc_binary *ptrs)
+{
+    char *copies = row + g->copy_offset;
+    for (size_t e = 0; e < g->n_values; e++) {
+        if (g->type == RTC_TYPE_STRING) {
+            const char *s = ((const char *const *)(const void *)ptrs)[e];
+            char *dst = copies + e * STR_CAP;
+            snprintf(dst, STR_CAP, "%s", s ? s : "");
+            ((const char **)(void *)(row + g->offset))[e] = dst;
+        } else {
+            uint8_t *dst = (uint8_t *)copies + e * BIN_CAP;
+            size_t n = ptrs[e].size < BIN_CAP ? ptrs[e].size : BIN_CAP;
+            if (n)
+                memcpy(dst, ptrs[e].data, n);
+            ((rtc_binary *)(void *)(row + g->offset))[e] = (rtc_binary){dst, n};
+        }
+    }
+}
+
+int rtc_record_sample(rtc_record *rec, void *row)
+{
+    char *r = row;
+    for (size_t i = 0; i < rec->n_groups; i++) {
+        const group *g = &rec->groups[i];
+        const rtc_unit *u = g->unit;
+        bool indirect = g->type == RTC_TYPE_STRING || g->type == RTC_TYPE_BINARY;
+        void *dst = indirect ? rec->scratch : r + g->offset;
+        int rc = u->ops->get(u->self, g->type, g->vr, g->n_vr, dst, g->n_values);
+        if (rc != RTC_OK)
+            return rc;
+        if (indirect)
+            copy_indirect(g, r, rec->scratch);
+    }
+    return RTC_OK;
+}
+
+static void write_value(rtc_csv *csv, rtc_type type, const void *p)
+{
+    switch (type) {
+    case RTC_TYPE_FLOAT64: rtc_csv_f64(csv, *(const double *)p); break;
+    case RTC_TYPE_FLOAT32: rtc_csv_f64(csv, *(const float *)p); break;
+    case RTC_TYPE_INT8: rtc_csv_i64(csv, *(const int8_t *)p); break;
+    case RTC_TYPE_UINT8: rtc_csv_u64(csv, *(const uint8_t *)p); break;
+    case RTC_TYPE_INT16: rtc_csv_i64(csv, *(const int16_t *)p); break;
+    case RTC_TYPE_UINT16: rtc_csv_u64(csv, *(const uint16_t *)p); break;
+    case RTC_TYPE_INT32: rtc_csv_i64(csv, *(const int32_t *)p); break;
+    case RTC_TYPE_UINT32: rtc_csv_u64(csv, *(const uint32_t *)p); break;
+    case RTC_TYPE_INT64:
+    case RTC_TYPE_ENUM: rtc_csv_i64(csv, *(const int64_t *)p); break;
+    case RTC_TYPE_UINT64: rtc_csv_u64(csv, *(const uint64_t *)p); break;
+    case RTC_TYPE_BOOL: rtc_csv_bool(csv, *(const bool *)p); break;
+    default: rtc_csv_str(csv, ""); break; /* strings/binaries: see rtc_record_write_row */
+    }
+}
+
+void rtc_record_write_row(const rtc_record *rec, rtc_csv *csv, int64_t t_ns, const void *row)
+{
+    const char *r = row;
+    rtc_csv_time(csv, t_ns);
+    for (size_t i = 0; i < rec->n_columns; i++) {
+        const column *c = &rec->columns[i];
+        const group *g = &rec->groups[c->group];
+        const char *slot = r + g->offset + c->element * rtc_type_size(g->type);
+        /* Strings and binaries are read from the row's own copies, never through the
+         * stored pointers, so a row stays valid after being copied (e.g. through a ring). */
+        if (g->type == RTC_TYPE_STRING) {
+            rtc_csv_str(csv, r + g->copy_offset + c->element * STR_CAP);
+        } else if (g->type == RTC_TYPE_BINARY) {
+            const uint8_t *data = (const uint8_t *)r + g->copy_offset + c->element * BIN_CAP;
+            rtc_csv_hex(csv, data, ((const rtc_binary *)(const void *)slot)->size);
+        } else {
+            write_value(csv, g->type, slot);
+        }
+    }
+    rtc_csv_end_row(csv);
+}

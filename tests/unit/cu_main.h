@@ -1,0 +1,42 @@
+/*
+ * Shared runner for the CUnit test executables. Each test_<module>.c defines
+ * rtc_test_register(), which adds its suites to the registry; cu_main.c runs them in
+ * verbose basic mode, prints the CUnit summary and exits non-zero on any failure.
+ */
+#ifndef RTC_TEST_CU_MAIN_H
+#define RTC_TEST_CU_MAIN_H
+
+#include <CUnit/CUnit.h>
+#include <stddef.h>
+
+/** Defined by each test file: add its suites (CU_add_suite...) and tests. */
+void rtc_test_register(void);
+
+/** Add a suite and its tests from a NULL-terminated table; aborts the run on failure. */
+typedef struct rtc_test_case {
+    const char *name;
+    CU_TestFunc fn;
+} rtc_test_case;
+void rtc_test_add_suite(const char *name, CU_InitializeFunc init, CU_CleanupFunc clean,
+                        const rtc_test_case *cases);
+
+/** Print a visible reason for a skipped assertion block ("SKIP <test>: <reason>"); the
+ *  count of skips is printed next to the CUnit summary, never as a pass. */
+void rtc_test_skip(const char *what, const char *reason);
+
+/**
+ * Run a command line through /bin/sh, capture stdout+stderr (up to cap-1 bytes) into out.
+ * Returns the exit status (0..255), 128+signal, or -1 when the command could not start.
+ */
+int rtc_test_run(const char *cmd, char *out, size_t cap);
+
+/** A fresh private temporary directory (mkdtemp) under $TMPDIR or /tmp; written to buf. */
+void rtc_test_tmpdir(char *buf, size_t cap);
+
+/** Remove a directory tree (nftw, depth first); missing is fine. */
+void rtc_test_rmtree(const char *path);
+
+/** Read a whole file into a malloc'd NUL-terminated string (NULL on error). */
+char *rtc_test_slurp(const char *path, size_t *len);
+
+#endif

@@ -1,0 +1,312 @@
+/* Unit tests of rt-core's foundation modules: status, log, time, numfmt, csv. */
+#include "cu_main.h"
+
+#include "rtcosim/csv.h"
+#include "rtcosim/log.h"
+#include "rtcosim/model.h"
+#include "rtcosim/numfmt.h"
+#include "rtcosim/status.h"
+#include "rtcosim/time.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- status / log ---- */
+
+static void strerror_known_and_unknown_codes_have_text(void)
+{
+    CU_ASSERT_STRING_EQUAL(rtc_strerror(RTC_OK), "success");
+    CU_ASSERT_STRING_EQUAL(rtc_strerror(RTC_EPARSE), "malformed input");
+    CU_ASSERT_STRING_EQUAL(rtc_strerror(12345), "unknown status");
+}
+
+typedef struct {
+    int calls;
+    int level;
+    char msg[600];
+} capture;
+
+static void capture_log(void *user, int level, const char *msg)
+{
+    capture *c = user;
+    c->calls++;
+    c->level = level;
+    snprintf(c->msg, sizeof c->msg, "%s", msg);
+}
+
+static int evaluated;
+static int side_effect(void)
+{
+    return ++evaluated;
+}
+
+static void log_below_threshold_not_evaluated(void)
+{
+    capture c = {0};
+    rtc_logger lg = {.log = capture_log, .user = &c, .max_level = RTC_LOG_WARNING};
+    evaluated = 0;
+    rtc_log(&lg, RTC_LOG_DEBUG, "x=%d", side_effect());
+    CU_ASSERT_EQUAL(c.calls, 0);
+    CU_ASSERT_EQUAL(evaluated, 0);
+    rtc_log(&lg, RTC_LOG_ERROR, "x=%d\n", side_effect());
+    CU_ASSERT_EQUAL(c.calls, 1);
+    CU_ASSERT_EQUAL(evaluated, 1);
+    CU_ASSERT_STRING_EQUAL(c.msg, "x=1"); /* trailing newline dropped */
+    rtc_log((const rtc_logger *)NULL, RTC_LOG_ERROR, "dropped");
+}
+
+static void log_long_message_truncated(void)
+{
+    capture c = {0};
+    rtc_logger lg = {.log = capture_log, .user = &c, .max_level = RTC_LOG_DEBUG};
+    char big[2000];
+    memset(big, 'a', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    rtc_log(&lg, RTC_LOG_INFO, "%s", big);
+    CU_ASSERT_EQUAL(c.calls, 1);
+    CU_ASSERT_TRUE(strlen(c.msg) > 100 && strlen(c.msg) < sizeof big - 1);
+}
+
+/* ---- time ---- */
+
+static void time_parse_decimal_exact(void)
+{
+    int64_t ns = -1;
+    CU_ASSERT_EQUAL(rtc_time_parse_s("0.001", &ns), RTC_OK);
+    CU_ASSERT_EQUAL(ns, 1000000);
+    CU_ASSERT_EQUAL(rtc_time_parse_s("1e-3", &ns), RTC_OK);
+    CU_ASSERT_EQUAL(ns, 1000000);
+    CU_ASSERT_EQUAL(rtc_time_parse_s("+2.5E+1", &ns), RTC_OK);
+    CU_ASSERT_EQUAL(ns, INT64_C(25000000000));
+    CU_ASSERT_EQUAL(rtc_time_parse_s("-0.1", &ns), RTC_OK);
+    CU_ASSERT_EQUAL(ns, -100000000);
+    CU_ASSERT_EQUAL(rtc_time_parse_s("3e-6", &ns), RTC_OK);
+    CU_ASSERT_EQUAL(ns, 3000);
+    CU_ASSERT_EQUAL(rtc_time_parse_s("1.000000000000", &ns), RTC_OK);
+    CU_ASSERT_EQUAL(ns, RTC_NS_PER_S);
+    CU_ASSERT_EQUAL(rtc_time_parse_s("0", &ns), RTC_OK);
+    CU_ASSERT_EQUAL(ns, 0);
+}
+
+static void time_parse_subnanosecond_or_garbage_rejected_unchanged(void)
+{
+    int64_t ns = 42;
+    CU_ASSERT_EQUAL(rtc_time_parse_s("1e-10", &ns), RTC_ETIME);
+    CU_ASSERT_EQUAL(rtc_time_parse_s("0.0000000001", &ns), RTC_ETIME);
+    CU_ASSERT_EQUAL(rtc_time_parse_s("1e30", &ns), RTC_ETIME);
+    CU_ASSERT_EQUAL(rtc_time_parse_s("abc", &ns), RTC_EPARSE);
+    CU_ASSERT_EQUAL(rtc_time_parse_s("1.5s", &ns), RTC_EPARSE);
+    CU_ASSERT_EQUAL(rtc_time_parse_s("", &ns), RTC_EPARSE);
+    CU_ASSERT_EQUAL(rtc_time_parse_s("1e", &ns), RTC_EPARSE);
+    CU_ASSERT_EQUAL(ns, 42);
+}
+
+static void time_multiples_avoid_float_trap(void)
+{
+    /* 12 × 3 µs by float summation is not 36 µs; by integer k·h it is. */
+    double sum = 0;
+    for (int i = 0; i < 12; i++)
+        sum += 3e-6;
+    CU_ASSERT_NOT_EQUAL(sum, 36e-6);
+    int64_t h;
+    CU_ASSERT_EQUAL(rtc_time_parse_s("3e-6", &h), RTC_OK);
+    CU_ASSERT_EQUAL(rtc_time_to_s(12 * h), 36e-6);
+    /* 0.1 added 3 times is 0.30000000000000004; 3·100 ms converts to the double 0.3. */
+    CU_ASSERT_EQUAL(rtc_time_to_s(3 * 100000000), 0.3);
+}
+
+static void time_format_exact_decimal(void)
+{
+    char b[40];
+    CU_ASSERT_EQUAL(rtc_time_format_s(300000000, b, sizeof b), 3);
+    CU_ASSERT_STRING_EQUAL(b, "0.3");
+    rtc_time_format_s(12 * RTC_NS_PER_S, b, sizeof b);
+    CU_ASSERT_STRING_EQUAL(b, "12");
+    rtc_time_format_s(-1000, b, sizeof b);
+    CU_ASSERT_STRING_EQUAL(b, "-0.000001");
+    rtc_time_format_s(0, b, sizeof b);
+    CU_ASSERT_STRING_EQUAL(b, "0");
+    rtc_time_format_s(INT64_MAX, b, sizeof b);
+    CU_ASSERT_STRING_EQUAL(b, "9223372036.854775807");
+    CU_ASSERT_EQUAL(rtc_time_gcd(2000, 3000), 1000);
+    CU_ASSERT_EQUAL(rtc_time_gcd(0, 7), 7);
+}
+
+/* ---- numfmt ---- */
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15u;
+static uint64_t rng(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+static void fmt_double_round_trips_and_matches_printf(void)
+{
+    char ours[RTC_NUMFMT_MAX], ref[64];
+    unsigned differ = 0, n = 0;
+    for (int i = 0; i < 300000; i++) {
+        double v;
+        uint64_t bits = rng();
+        if (i % 3 == 0) {
+            memcpy(&v, &bits, sizeof v); /* any bit pattern, incl. subnormals */
+        } else {
+            v = (double)(int64_t)(bits >> 11) * pow(10.0, (double)(int)(rng() % 40) - 20) *
+                (i % 2 ? 1 : -1) / 1e5;
+        }
+        if (!isfinite(v))
+            continue;
+        n++;
+        rtc_fmt_double(v, ours);
+        CU_ASSERT_EQUAL_FATAL(strtod(ours, NULL), v);
+        snprintf(ref, sizeof ref, "%.17g", v);
+        differ += strcmp(ours, ref) != 0;
+    }
+    CU_ASSERT_EQUAL(differ, 0);
+    CU_ASSERT_TRUE(n > 250000);
+    /* Exact and near ties (resolved by the slow path). */
+    const double ties[] = {563293858329807.625, -86938.975734860694, 0.5, 2.5e-7};
+    for (size_t i = 0; i < sizeof ties / sizeof ties[0]; i++) {
+        rtc_fmt_double(ties[i], ours);
+        snprintf(ref, sizeof ref, "%.17g", ties[i]);
+        CU_ASSERT_STRING_EQUAL(ours, ref);
+    }
+}
+
+static void fmt_double_special_values(void)
+{
+    char b[RTC_NUMFMT_MAX];
+    const struct {
+        double v;
+        const char *s;
+    } cases[] = {
+        {0.0, "0"},          {-0.0, "-0"},     {1.0, "1"},    {-2.5, "-2.5"},
+        {0.1, "0.10000000000000001"},          {1e-5, "1.0000000000000001e-05"},
+        {1e17, "1e+17"},     {123456.0, "123456"},            {5e-324, "4.9406564584124654e-324"},
+        {1.7976931348623157e308, "1.7976931348623157e+308"},  {0.0001, "0.0001"},
+        {INFINITY, "inf"},   {-INFINITY, "-inf"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t n = rtc_fmt_double(cases[i].v, b);
+        CU_ASSERT_STRING_EQUAL(b, cases[i].s);
+        CU_ASSERT_EQUAL(n, strlen(cases[i].s));
+    }
+    rtc_fmt_double(NAN, b);
+    CU_ASSERT_STRING_EQUAL(b, "nan");
+    rtc_fmt_i64(INT64_MIN, b);
+    CU_ASSERT_STRING_EQUAL(b, "-9223372036854775808");
+    rtc_fmt_u64(UINT64_MAX, b);
+    CU_ASSERT_STRING_EQUAL(b, "18446744073709551615");
+}
+
+/* ---- csv ---- */
+
+static void csv_header_rows_and_escaping(void)
+{
+    char dir[256], path[300];
+    rtc_test_tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/r.csv", dir);
+    rtc_csv *w = NULL;
+    CU_ASSERT_EQUAL_FATAL(rtc_csv_open(path, &w), RTC_OK);
+    rtc_csv_str(w, "time");
+    rtc_csv_str(w, "a \"q\"");
+    rtc_csv_str(w, "b");
+    rtc_csv_end_row(w);
+    for (int k = 0; k < 3; k++) {
+        rtc_csv_time(w, k * 100000000);
+        rtc_csv_f64(w, 0.5 * k);
+        rtc_csv_bool(w, k == 1);
+        rtc_csv_i64(w, -k);
+        uint8_t bin[2] = {0x0f, (uint8_t)(0xa0 + k)};
+        rtc_csv_hex(w, bin, 2);
+        rtc_csv_end_row(w);
+    }
+    CU_ASSERT_EQUAL(rtc_csv_close(w), RTC_OK);
+    char *text = rtc_test_slurp(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_STRING_EQUAL(text, "\"time\",\"a \"\"q\"\"\",\"b\"\n"
+                                 "0,0,0,0,0fa0\n"
+                                 "0.1,0.5,1,-1,0fa1\n"
+                                 "0.2,1,0,-2,0fa2\n");
+    free(text);
+    rtc_test_rmtree(dir);
+}
+
+static void csv_large_output_streams_through_buffer(void)
+{
+    char dir[256], path[300];
+    rtc_test_tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/big.csv", dir);
+    rtc_csv *w = NULL;
+    CU_ASSERT_EQUAL_FATAL(rtc_csv_open(path, &w), RTC_OK);
+    long rows = 100000;
+    for (long k = 0; k < rows; k++) {
+        rtc_csv_time(w, k * 1000000);
+        rtc_csv_f64(w, 1.0 / (double)(k + 1));
+        rtc_csv_end_row(w);
+    }
+    CU_ASSERT_EQUAL(rtc_csv_close(w), RTC_OK);
+    FILE *f = fopen(path, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    char line[128];
+    long n = 0;
+    int bad = 0;
+    while (fgets(line, sizeof line, f)) {
+        double t, v;
+        if (sscanf(line, "%lf,%lf", &t, &v) != 2 || v != 1.0 / (double)(n + 1))
+            bad++;
+        n++;
+    }
+    fclose(f);
+    CU_ASSERT_EQUAL(n, rows);
+    CU_ASSERT_EQUAL(bad, 0);
+    rtc_test_rmtree(dir);
+}
+
+static void csv_open_missing_directory_fails(void)
+{
+    rtc_csv *w = (rtc_csv *)0x1;
+    CU_ASSERT_EQUAL(rtc_csv_open("/nonexistent-dir/x.csv", &w), RTC_ESYS);
+    CU_ASSERT_PTR_EQUAL(w, (rtc_csv *)0x1);
+}
+
+static void model_type_tables_cover_every_type(void)
+{
+    for (int t = 0; t < RTC_TYPE_COUNT; t++) {
+        CU_ASSERT_STRING_NOT_EQUAL(rtc_type_name((rtc_type)t), "?");
+        CU_ASSERT_TRUE(rtc_type_size((rtc_type)t) > 0);
+    }
+    CU_ASSERT_EQUAL(rtc_type_size(RTC_TYPE_INT16), 2);
+    CU_ASSERT_STRING_EQUAL(rtc_causality_name(RTC_CAUSALITY_OUTPUT), "output");
+}
+
+void rtc_test_register(void)
+{
+    static const rtc_test_case status_log[] = {
+        {"strerror_known_and_unknown_codes_have_text", strerror_known_and_unknown_codes_have_text},
+        {"log_below_threshold_not_evaluated", log_below_threshold_not_evaluated},
+        {"log_long_message_truncated", log_long_message_truncated},
+        {"model_type_tables_cover_every_type", model_type_tables_cover_every_type},
+        {NULL, NULL}};
+    static const rtc_test_case time_cases[] = {
+        {"time_parse_decimal_exact", time_parse_decimal_exact},
+        {"time_parse_subnanosecond_or_garbage_rejected_unchanged",
+         time_parse_subnanosecond_or_garbage_rejected_unchanged},
+        {"time_multiples_avoid_float_trap", time_multiples_avoid_float_trap},
+        {"time_format_exact_decimal", time_format_exact_decimal},
+        {NULL, NULL}};
+    static const rtc_test_case fmt_cases[] = {
+        {"fmt_double_round_trips_and_matches_printf", fmt_double_round_trips_and_matches_printf},
+        {"fmt_double_special_values", fmt_double_special_values},
+        {"csv_header_rows_and_escaping", csv_header_rows_and_escaping},
+        {"csv_large_output_streams_through_buffer", csv_large_output_streams_through_buffer},
+        {"csv_open_missing_directory_fails", csv_open_missing_directory_fails},
+        {NULL, NULL}};
+    rtc_test_add_suite("status_log", NULL, NULL, status_log);
+    rtc_test_add_suite("time", NULL, NULL, time_cases);
+    rtc_test_add_suite("numfmt_csv", NULL, NULL, fmt_cases);
+}
