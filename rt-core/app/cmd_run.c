@@ -4,14 +4,15 @@
  *
  * Communication points are t0 + k·h from the integer step count k (nanoseconds inside,
  * converted once to double for the FMU), so a million steps land exactly where the FMU's
- * own clock expects them. Results go through a fixed buffer to disk row by row: memory
- * does not grow with the run length.
+ * own clock expects them. Rows are sampled into the recorder's ring and formatted on the
+ * recorder thread through a fixed buffer to disk: memory does not grow with the run length.
  */
 #include "cli.h"
 
 #include "rtcosim/csv.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/record.h"
+#include "rtcosim/recorder.h"
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
@@ -64,7 +65,7 @@ typedef struct run_ctx {
     rtc_unit *unit;
     rtc_record *rec;
     rtc_csv *csv;
-    void *row;
+    rtc_recorder *recorder;
     int64_t start_ns, stop_ns, step_ns;
     bool failed; /* an FMU call failed: no terminate */
 } run_ctx;
@@ -276,26 +277,18 @@ static int setup_recording(run_ctx *r)
         rc = rtc_record_add_outputs(r->rec, r->unit, NULL);
     if (rc != RTC_OK)
         return rc;
-    r->row = calloc(1, rtc_record_row_size(r->rec));
-    if (!r->row)
-        return RTC_ENOMEM;
     if (rtc_csv_open(r->o->output, &r->csv) != RTC_OK) {
         rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: cannot create: %s", r->o->output,
                 strerror(errno));
         return RTC_ESYS;
     }
-    rtc_record_write_header(r->rec, r->csv);
-    return RTC_OK;
+    /* Rows are formatted on the recorder thread; lossless: the loop waits if it is full. */
+    return rtc_recorder_start(r->rec, r->csv, 4096, true, &r->recorder);
 }
 
 static int record_row(run_ctx *r, int64_t t_ns)
 {
-    if (!r->csv)
-        return RTC_OK;
-    int rc = rtc_record_sample(r->rec, r->row);
-    if (rc == RTC_OK)
-        rtc_record_write_row(r->rec, r->csv, t_ns, r->row);
-    return rc;
+    return r->recorder ? rtc_recorder_push(r->recorder, t_ns) : RTC_OK;
 }
 
 /* An FMU that ends the run itself: record where it stopped (if it got past the step's
@@ -393,12 +386,12 @@ static int finish(run_ctx *r, int rc)
             rc = r->unit->ops->terminate(r->unit->self);
         r->unit->ops->free(r->unit->self);
     }
-    if (r->csv && rtc_csv_close(r->csv) != RTC_OK && rc == RTC_OK) {
+    int wrc = rtc_recorder_stop(r->recorder, NULL);
+    if (r->csv && (rtc_csv_close(r->csv) != RTC_OK || wrc != RTC_OK) && rc == RTC_OK) {
         rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: write failed: %s", r->o->output,
                 strerror(errno));
         rc = RTC_ESYS;
     }
-    free(r->row);
     rtc_record_free(r->rec);
     rtc_fmu_close(r->fmu);
     return rc;
