@@ -1,0 +1,118 @@
+/*
+ * BouncingBall — ballistic flight h' = v, v' = -g, solved exactly inside each step; an
+ * impact (h = 0 while falling) is located exactly by solving the quadratic, then
+ * v -> -e v. When the rebound speed falls below v_stop = 1e-3 * sqrt(v0^2 + 2 g h0)
+ * (a thousandth of the first impact speed) the ball rests: h = 0, v = 0, der_v = 0.
+ * Output `bounces` counts impacts (resting one included).
+ */
+#include "model.h"
+
+#include <math.h>
+
+typedef struct bball {
+    double g, e, h0, v0; /* parameters (e tunable) */
+    double h, v;         /* outputs = states */
+    double der_v;        /* local, derivative of v */
+    int32_t bounces;     /* output, discrete */
+    bool resting;
+    double v_stop;
+} bball;
+
+static const rtc_tm_var vars[] = {
+    RTC_TM_TIME,
+    RTC_TM_VAR(bball, g, 1, RTC_TM_F64, RTC_TM_PARAMETER, RTC_TM_FIXED),
+    RTC_TM_VAR(bball, e, 2, RTC_TM_F64, RTC_TM_PARAMETER, RTC_TM_TUNABLE),
+    RTC_TM_VAR(bball, h0, 3, RTC_TM_F64, RTC_TM_PARAMETER, RTC_TM_FIXED),
+    RTC_TM_VAR(bball, v0, 4, RTC_TM_F64, RTC_TM_PARAMETER, RTC_TM_FIXED),
+    RTC_TM_VAR(bball, h, 5, RTC_TM_F64, RTC_TM_OUTPUT, RTC_TM_CONTINUOUS),
+    RTC_TM_VAR(bball, v, 6, RTC_TM_F64, RTC_TM_OUTPUT, RTC_TM_CONTINUOUS),
+    RTC_TM_VAR(bball, der_v, 7, RTC_TM_F64, RTC_TM_LOCAL, RTC_TM_CONTINUOUS),
+    RTC_TM_VAR(bball, bounces, 8, RTC_TM_I32, RTC_TM_OUTPUT, RTC_TM_DISCRETE),
+};
+
+static int setup(void *mv, rtc_tm_ctx *ctx, const char *resource_dir)
+{
+    bball *m = mv;
+    (void)ctx, (void)resource_dir;
+    m->g = 9.81;
+    m->e = 0.7;
+    m->h0 = 1.0;
+    m->v0 = 0.0;
+    return 0;
+}
+
+static void outputs(void *mv)
+{
+    bball *m = mv;
+    m->der_v = m->resting ? 0.0 : -m->g;
+}
+
+static int initialize(void *mv, rtc_tm_ctx *ctx, double t0)
+{
+    bball *m = mv;
+    (void)t0;
+    if (!(m->g > 0.0) || !(m->e >= 0.0 && m->e <= 1.0) || !(m->h0 >= 0.0)) {
+        rtc_tm_log(ctx, RTC_TM_ERROR, RTC_TM_LOG_ERROR,
+                   "BouncingBall: need g > 0, 0 <= e <= 1, h0 >= 0 (g = %g, e = %g, h0 = %g)", m->g,
+                   m->e, m->h0);
+        return -1;
+    }
+    m->h = m->h0;
+    m->v = m->v0;
+    m->bounces = 0;
+    m->v_stop = 1e-3 * sqrt(m->v0 * m->v0 + 2.0 * m->g * m->h0);
+    m->resting = m->h0 == 0.0 && m->v0 <= 0.0;
+    if (m->resting)
+        m->v = 0.0;
+    return 0;
+}
+
+/* Time until h reaches 0, in the cancellation-free form of the quadratic's root. */
+static double time_to_impact(const bball *m)
+{
+    if (m->h <= 0.0 && m->v <= 0.0)
+        return 0.0;
+    double root = sqrt(m->v * m->v + 2.0 * m->g * m->h);
+    return m->v > 0.0 ? (m->v + root) / m->g : 2.0 * m->h / (root - m->v);
+}
+
+static rtc_tm_status step(void *mv, rtc_tm_ctx *ctx, double t, double h, rtc_tm_step_info *info)
+{
+    bball *m = mv;
+    double left = h;
+    (void)info;
+    /* Each pass ends at an impact; finitely many since speed shrinks by e per bounce. */
+    while (!m->resting && left > 0.0) {
+        double s = time_to_impact(m);
+        if (s >= left) {
+            m->h += m->v * left - 0.5 * m->g * left * left;
+            m->v -= m->g * left;
+            m->h = m->h < 0.0 ? 0.0 : m->h;
+            break;
+        }
+        left -= s;
+        double v_impact = m->v - m->g * s;
+        m->h = 0.0;
+        m->v = -m->e * v_impact;
+        m->bounces++;
+        if (m->v < m->v_stop) {
+            m->v = 0.0;
+            m->resting = true;
+        }
+        rtc_tm_log(ctx, RTC_TM_OK, RTC_TM_LOG_EVENTS, "BouncingBall: impact %d at t = %.17g",
+                   (int)m->bounces, t + (h - left));
+    }
+    return RTC_TM_OK;
+}
+
+const rtc_tm_model rtc_tm_model_def = {
+    .name = "BouncingBall",
+    .token = "{a3c2f1d0-5b6e-4c71-9d2a-000000000006}",
+    .size = sizeof(bball),
+    .vars = vars,
+    .nvars = sizeof vars / sizeof vars[0],
+    .setup = setup,
+    .initialize = initialize,
+    .outputs = outputs,
+    .step = step,
+};

@@ -1,0 +1,719 @@
+/*
+ * fmi3_wrap.c — generic FMI 3.0 Co-Simulation wrapper around one test model (model.h).
+ *
+ * Exports every common and Co-Simulation function of FMI 3.0 plus the Model Exchange and
+ * Scheduled Execution instantiate functions (which refuse), and nothing else (the library
+ * is built with -fvisibility=hidden). Behaviour a host can rely on:
+ *   - fmi3InstantiateCoSimulation returns NULL (with a logged reason when logMessage is
+ *     given) for an empty instanceName, an instantiationToken that differs from the
+ *     modelDescription's, a NULL logMessage, eventModeUsed or required intermediate
+ *     variables (hasEventMode / providesIntermediateUpdate are false), or an unreadable
+ *     resource folder;
+ *   - calls out of sequence return fmi3Error "illegal call sequence" and change nothing;
+ *   - fmi3DoStep rejects a drifting communication point, h <= 0 and steps past a defined
+ *     stopTime; a model's termination request gives fmi3OK with *terminateSimulation =
+ *     true and *lastSuccessfulTime = the time reached;
+ *   - event-mode, clock, derivative and dependency functions return fmi3Error with a
+ *     logged "not supported" (the modelDescription declares none of those capabilities);
+ *   - array variables are flattened; nValues must equal the total element count;
+ *   - no allocation in fmi3DoStep, fmi3Get*, fmi3Set*.
+ * Build with -DRTC_TEST_OMIT_DOSTEP to leave fmi3DoStep out (the NoSymbol loader fixture).
+ */
+#define RTC_FMI3_EXPORT __attribute__((visibility("default")))
+#include "rtc_fmi3.h"
+#include "wrap_core.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct fmi3_inst {
+    rtc_tm_inst core; /* first: the core and the wrapper share the pointer */
+    fmi3InstanceEnvironment env;
+    fmi3LogMessageCallback log;
+} fmi3_inst;
+
+#define GET_INST(c)                                                                                \
+    rtc_tm_inst *in = (rtc_tm_inst *)(c);                                                          \
+    if (!in)                                                                                       \
+    return fmi3Error
+
+static void emit3(rtc_tm_inst *in, rtc_tm_status st, const char *cat, const char *msg)
+{
+    fmi3_inst *x = (fmi3_inst *)in;
+    x->log(x->env, (fmi3Status)st, cat, msg);
+}
+
+static void early_error(fmi3LogMessageCallback log,
+                        fmi3InstanceEnvironment env,
+                        const char *fn,
+                        const char *what,
+                        const char *arg)
+{
+    char msg[RTC_TM_MSG_CAP];
+    snprintf(msg, sizeof msg, "%s: %s%s", fn, what, arg ? arg : "");
+    log(env, fmi3Error, RTC_TM_LOG_ERROR, msg);
+}
+
+static bool blank(const char *s)
+{
+    for (; s && *s; s++)
+        if (!isspace((unsigned char)*s))
+            return false;
+    return true;
+}
+
+const char *fmi3GetVersion(void)
+{
+    return fmi3Version;
+}
+
+fmi3Status fmi3SetDebugLogging(fmi3Instance instance,
+                               fmi3Boolean loggingOn,
+                               size_t nCategories,
+                               const fmi3String categories[])
+{
+    GET_INST(instance);
+    return (fmi3Status)rtc__tm_set_debug_logging(in, "fmi3SetDebugLogging", loggingOn, nCategories,
+                                                 categories);
+}
+
+fmi3Instance fmi3InstantiateModelExchange(fmi3String instanceName,
+                                          fmi3String instantiationToken,
+                                          fmi3String resourcePath,
+                                          fmi3Boolean visible,
+                                          fmi3Boolean loggingOn,
+                                          fmi3InstanceEnvironment instanceEnvironment,
+                                          fmi3LogMessageCallback logMessage)
+{
+    (void)instanceName, (void)instantiationToken, (void)resourcePath, (void)visible;
+    (void)loggingOn;
+    if (logMessage)
+        early_error(logMessage, instanceEnvironment, "fmi3InstantiateModelExchange",
+                    "this FMU supports Co-Simulation only", NULL);
+    return NULL;
+}
+
+fmi3Instance fmi3InstantiateScheduledExecution(fmi3String instanceName,
+                                               fmi3String instantiationToken,
+                                               fmi3String resourcePath,
+                                               fmi3Boolean visible,
+                                               fmi3Boolean loggingOn,
+                                               fmi3InstanceEnvironment instanceEnvironment,
+                                               fmi3LogMessageCallback logMessage,
+                                               fmi3ClockUpdateCallback clockUpdate,
+                                               fmi3LockPreemptionCallback lockPreemption,
+                                               fmi3UnlockPreemptionCallback unlockPreemption)
+{
+    (void)instanceName, (void)instantiationToken, (void)resourcePath, (void)visible;
+    (void)loggingOn, (void)clockUpdate, (void)lockPreemption, (void)unlockPreemption;
+    if (logMessage)
+        early_error(logMessage, instanceEnvironment, "fmi3InstantiateScheduledExecution",
+                    "this FMU supports Co-Simulation only", NULL);
+    return NULL;
+}
+
+/* Argument checks of fmi3InstantiateCoSimulation; logs and returns false on a problem. */
+static bool instantiate_args_ok(fmi3String name,
+                                fmi3String token,
+                                fmi3Boolean event_mode,
+                                size_t n_required,
+                                fmi3InstanceEnvironment env,
+                                fmi3LogMessageCallback log)
+{
+    static const char fn[] = "fmi3InstantiateCoSimulation";
+    const rtc_tm_model *md = &rtc_tm_model_def;
+    if (blank(name)) {
+        early_error(log, env, fn, "instanceName must be a non-empty string", NULL);
+        return false;
+    }
+    if (!token || strcmp(token, md->token) != 0) {
+        early_error(log, env, fn, "instantiationToken does not match the modelDescription: ",
+                    token ? token : "(null)");
+        return false;
+    }
+    if (event_mode) {
+        early_error(log, env, fn, "eventModeUsed = true but hasEventMode is false", NULL);
+        return false;
+    }
+    if (n_required > 0) {
+        early_error(log, env, fn, "no variable supports intermediate update", NULL);
+        return false;
+    }
+    return true;
+}
+
+fmi3Instance fmi3InstantiateCoSimulation(fmi3String instanceName,
+                                         fmi3String instantiationToken,
+                                         fmi3String resourcePath,
+                                         fmi3Boolean visible,
+                                         fmi3Boolean loggingOn,
+                                         fmi3Boolean eventModeUsed,
+                                         fmi3Boolean earlyReturnAllowed,
+                                         const fmi3ValueReference requiredIntermediateVariables[],
+                                         size_t nRequiredIntermediateVariables,
+                                         fmi3InstanceEnvironment instanceEnvironment,
+                                         fmi3LogMessageCallback logMessage,
+                                         fmi3IntermediateUpdateCallback intermediateUpdate)
+{
+    static const char fn[] = "fmi3InstantiateCoSimulation";
+    const rtc_tm_model *md = &rtc_tm_model_def;
+    char dir[PATH_MAX];
+    const char *res = NULL;
+    (void)visible, (void)earlyReturnAllowed, (void)requiredIntermediateVariables;
+    (void)intermediateUpdate;
+    if (!logMessage)
+        return NULL; /* nobody to tell */
+    if (!instantiate_args_ok(instanceName, instantiationToken, eventModeUsed,
+                             nRequiredIntermediateVariables, instanceEnvironment, logMessage))
+        return NULL;
+    if (md->needs_resources) {
+        if (rtc__tm_dir_copy(resourcePath, dir, sizeof dir) != 0) {
+            early_error(logMessage, instanceEnvironment, fn, "cannot use resourcePath ",
+                        resourcePath ? resourcePath : "(null)");
+            return NULL;
+        }
+        res = dir;
+    }
+    fmi3_inst *x = calloc(1, rtc__tm_alloc_size(md, sizeof(fmi3_inst)));
+    if (!x) {
+        early_error(logMessage, instanceEnvironment, fn, "out of memory", NULL);
+        return NULL;
+    }
+    x->env = instanceEnvironment;
+    x->log = logMessage;
+    x->core.fmi = "fmi3";
+    x->core.emit = emit3;
+    x->core.alloc = calloc;
+    x->core.release = free;
+    if (rtc__tm_init(&x->core, sizeof *x, instanceName, loggingOn, res) != 0) {
+        free(x);
+        return NULL;
+    }
+    return x;
+}
+
+void fmi3FreeInstance(fmi3Instance instance)
+{
+    free(instance);
+}
+
+fmi3Status fmi3EnterInitializationMode(fmi3Instance instance,
+                                       fmi3Boolean toleranceDefined,
+                                       fmi3Float64 tolerance,
+                                       fmi3Float64 startTime,
+                                       fmi3Boolean stopTimeDefined,
+                                       fmi3Float64 stopTime)
+{
+    GET_INST(instance);
+    (void)toleranceDefined, (void)tolerance;
+    return (fmi3Status)rtc__tm_enter_init(in, "fmi3EnterInitializationMode", startTime,
+                                          stopTimeDefined, stopTime);
+}
+
+fmi3Status fmi3ExitInitializationMode(fmi3Instance instance)
+{
+    GET_INST(instance);
+    return (fmi3Status)rtc__tm_exit_init(in, "fmi3ExitInitializationMode");
+}
+
+fmi3Status fmi3Terminate(fmi3Instance instance)
+{
+    GET_INST(instance);
+    return (fmi3Status)rtc__tm_terminate(in, "fmi3Terminate");
+}
+
+fmi3Status fmi3Reset(fmi3Instance instance)
+{
+    GET_INST(instance);
+    return (fmi3Status)rtc__tm_reset(in, "fmi3Reset");
+}
+
+/* Configuration modes: no structural parameters exist, but the transitions are legal. */
+fmi3Status fmi3EnterConfigurationMode(fmi3Instance instance)
+{
+    GET_INST(instance);
+    if (!rtc__tm_allowed(in, RTC_TM_PH_INSTANTIATED | RTC_TM_PH_STEP, "fmi3EnterConfigurationMode"))
+        return fmi3Error;
+    in->phase = in->phase == RTC_TM_PH_STEP ? RTC_TM_PH_RECONFIG : RTC_TM_PH_CONFIG;
+    return fmi3OK;
+}
+
+fmi3Status fmi3ExitConfigurationMode(fmi3Instance instance)
+{
+    GET_INST(instance);
+    if (!rtc__tm_allowed(in, RTC_TM_PH_CONFIG | RTC_TM_PH_RECONFIG, "fmi3ExitConfigurationMode"))
+        return fmi3Error;
+    in->phase = in->phase == RTC_TM_PH_RECONFIG ? RTC_TM_PH_STEP : RTC_TM_PH_INSTANTIATED;
+    rtc__tm_after_set(in);
+    return fmi3OK;
+}
+
+/*
+ * Typed access. The model stores every FMI 3 type in its own C representation, so numeric
+ * get/set is a validated memcpy of n elements per variable (arrays flattened in order).
+ */
+static fmi3Status get_values(fmi3Instance instance,
+                             const char *fn,
+                             unsigned mask,
+                             const fmi3ValueReference vrs[],
+                             size_t nvr,
+                             void *values,
+                             size_t nValues)
+{
+    GET_INST(instance);
+    if ((nValues > 0 && !values) ||
+        rtc__tm_check_access(in, fn, vrs, nvr, mask, nValues, false) != RTC_TM_OK)
+        return fmi3Error;
+    unsigned char *dst = values;
+    for (size_t i = 0; i < nvr; i++) {
+        const rtc_tm_var *v = rtc__tm_find(in->model, vrs[i]);
+        size_t bytes = rtc__tm_elsize(v->type) * v->n;
+        memcpy(dst, rtc__tm_ptr(in, v), bytes);
+        dst += bytes;
+    }
+    return fmi3OK;
+}
+
+static fmi3Status set_values(fmi3Instance instance,
+                             const char *fn,
+                             unsigned mask,
+                             const fmi3ValueReference vrs[],
+                             size_t nvr,
+                             const void *values,
+                             size_t nValues)
+{
+    GET_INST(instance);
+    if ((nValues > 0 && !values) ||
+        rtc__tm_check_access(in, fn, vrs, nvr, mask, nValues, true) != RTC_TM_OK)
+        return fmi3Error;
+    const unsigned char *src = values;
+    for (size_t i = 0; i < nvr; i++) {
+        const rtc_tm_var *v = rtc__tm_find(in->model, vrs[i]);
+        size_t bytes = rtc__tm_elsize(v->type) * v->n;
+        memcpy(rtc__tm_ptr(in, v), src, bytes);
+        src += bytes;
+    }
+    rtc__tm_after_set(in);
+    return fmi3OK;
+}
+
+/* One getter and one setter per numeric type; the C types match the storage exactly. */
+#define RTC_TM_GETSET(T, MASK)                                                                     \
+    fmi3Status fmi3Get##T(fmi3Instance instance, const fmi3ValueReference valueReferences[],       \
+                          size_t nValueReferences, fmi3##T values[], size_t nValues)               \
+    {                                                                                              \
+        return get_values(instance, "fmi3Get" #T, (MASK), valueReferences, nValueReferences,       \
+                          values, nValues);                                                        \
+    }                                                                                              \
+    fmi3Status fmi3Set##T(fmi3Instance instance, const fmi3ValueReference valueReferences[],       \
+                          size_t nValueReferences, const fmi3##T values[], size_t nValues)         \
+    {                                                                                              \
+        return set_values(instance, "fmi3Set" #T, (MASK), valueReferences, nValueReferences,       \
+                          values, nValues);                                                        \
+    }
+RTC_TM_GETSET(Float32, 1u << RTC_TM_F32)
+RTC_TM_GETSET(Float64, 1u << RTC_TM_F64)
+RTC_TM_GETSET(Int8, 1u << RTC_TM_I8)
+RTC_TM_GETSET(UInt8, 1u << RTC_TM_U8)
+RTC_TM_GETSET(Int16, 1u << RTC_TM_I16)
+RTC_TM_GETSET(UInt16, 1u << RTC_TM_U16)
+RTC_TM_GETSET(Int32, 1u << RTC_TM_I32)
+RTC_TM_GETSET(UInt32, 1u << RTC_TM_U32)
+RTC_TM_GETSET(Int64, (1u << RTC_TM_I64) | (1u << RTC_TM_ENUM)) /* Enumerations too */
+RTC_TM_GETSET(UInt64, 1u << RTC_TM_U64)
+RTC_TM_GETSET(Boolean, 1u << RTC_TM_BOOL)
+#undef RTC_TM_GETSET
+
+fmi3Status fmi3GetString(fmi3Instance instance,
+                         const fmi3ValueReference valueReferences[],
+                         size_t nValueReferences,
+                         fmi3String values[],
+                         size_t nValues)
+{
+    GET_INST(instance);
+    if ((nValues > 0 && !values) ||
+        rtc__tm_check_access(in, "fmi3GetString", valueReferences, nValueReferences,
+                             1u << RTC_TM_STR, nValues, false) != RTC_TM_OK)
+        return fmi3Error;
+    for (size_t i = 0; i < nValueReferences; i++) /* String variables are scalars here */
+        values[i] = rtc__tm_ptr(in, rtc__tm_find(in->model, valueReferences[i]));
+    return fmi3OK;
+}
+
+fmi3Status fmi3SetString(fmi3Instance instance,
+                         const fmi3ValueReference valueReferences[],
+                         size_t nValueReferences,
+                         const fmi3String values[],
+                         size_t nValues)
+{
+    static const char fn[] = "fmi3SetString";
+    GET_INST(instance);
+    if ((nValues > 0 && !values) ||
+        rtc__tm_check_access(in, fn, valueReferences, nValueReferences, 1u << RTC_TM_STR, nValues,
+                             true) != RTC_TM_OK)
+        return fmi3Error;
+    for (size_t i = 0; i < nValues; i++) {
+        if (!values[i]) { /* checked before any copy, so a rejection changes nothing */
+            rtc__tm_logf(in, RTC_TM_ERROR, RTC_TM_LOG_ERROR, "%s: NULL string", fn);
+            return fmi3Error;
+        }
+    }
+    rtc_tm_status worst = RTC_TM_OK;
+    for (size_t i = 0; i < nValueReferences; i++) {
+        rtc_tm_status st =
+            rtc__tm_set_str(in, rtc__tm_find(in->model, valueReferences[i]), values[i], fn);
+        worst = st > worst ? st : worst;
+    }
+    rtc__tm_after_set(in);
+    return (fmi3Status)worst;
+}
+
+fmi3Status fmi3GetBinary(fmi3Instance instance,
+                         const fmi3ValueReference valueReferences[],
+                         size_t nValueReferences,
+                         size_t valueSizes[],
+                         fmi3Binary values[],
+                         size_t nValues)
+{
+    GET_INST(instance);
+    if ((nValues > 0 && (!values || !valueSizes)) ||
+        rtc__tm_check_access(in, "fmi3GetBinary", valueReferences, nValueReferences,
+                             1u << RTC_TM_BIN, nValues, false) != RTC_TM_OK)
+        return fmi3Error;
+    for (size_t i = 0; i < nValueReferences; i++) {
+        const rtc_tm_binary *b = rtc__tm_ptr(in, rtc__tm_find(in->model, valueReferences[i]));
+        valueSizes[i] = b->size;
+        values[i] = b->data;
+    }
+    return fmi3OK;
+}
+
+fmi3Status fmi3SetBinary(fmi3Instance instance,
+                         const fmi3ValueReference valueReferences[],
+                         size_t nValueReferences,
+                         const size_t valueSizes[],
+                         const fmi3Binary values[],
+                         size_t nValues)
+{
+    static const char fn[] = "fmi3SetBinary";
+    GET_INST(instance);
+    if ((nValues > 0 && (!values || !valueSizes)) ||
+        rtc__tm_check_access(in, fn, valueReferences, nValueReferences, 1u << RTC_TM_BIN, nValues,
+                             true) != RTC_TM_OK)
+        return fmi3Error;
+    for (size_t i = 0; i < nValues; i++) {
+        /* Binary is not truncated (that would corrupt it): too long is an error. */
+        if (valueSizes[i] > RTC_TM_BIN_CAP || (valueSizes[i] > 0 && !values[i])) {
+            rtc__tm_logf(in, RTC_TM_ERROR, RTC_TM_LOG_ERROR,
+                         "%s: value %zu has %zu bytes (capacity %d) or is NULL", fn, i,
+                         valueSizes[i], RTC_TM_BIN_CAP);
+            return fmi3Error;
+        }
+    }
+    for (size_t i = 0; i < nValueReferences; i++) {
+        rtc_tm_binary *b = rtc__tm_ptr(in, rtc__tm_find(in->model, valueReferences[i]));
+        b->size = valueSizes[i];
+        if (b->size)
+            memcpy(b->data, values[i], b->size);
+    }
+    rtc__tm_after_set(in);
+    return fmi3OK;
+}
+
+/* No clocks, no event mode, no derivatives, no per-element dependencies: all refused. */
+#define NO_CLOCKS "no Clock variables"
+#define NO_EVENTS "hasEventMode=false"
+
+fmi3Status fmi3GetClock(fmi3Instance instance,
+                        const fmi3ValueReference valueReferences[],
+                        size_t nValueReferences,
+                        fmi3Clock values[])
+{
+    GET_INST(instance);
+    (void)valueReferences, (void)nValueReferences, (void)values;
+    return (fmi3Status)rtc__tm_unsupported(in, "fmi3GetClock", NO_CLOCKS);
+}
+
+fmi3Status fmi3SetClock(fmi3Instance instance,
+                        const fmi3ValueReference valueReferences[],
+                        size_t nValueReferences,
+                        const fmi3Clock values[])
+{
+    GET_INST(instance);
+    (void)valueReferences, (void)nValueReferences, (void)values;
+    return (fmi3Status)rtc__tm_unsupported(in, "fmi3SetClock", NO_CLOCKS);
+}
+
+fmi3Status fmi3GetNumberOfVariableDependencies(fmi3Instance instance,
+                                               fmi3ValueReference valueReference,
+                                               size_t *nDependencies)
+{
+    GET_INST(instance);
+    (void)valueReference, (void)nDependencies;
+    return (fmi3Status)rtc__tm_unsupported(in, "fmi3GetNumberOfVariableDependencies",
+                                           "providesPerElementDependencies=false");
+}
+
+fmi3Status fmi3GetVariableDependencies(fmi3Instance instance,
+                                       fmi3ValueReference dependent,
+                                       size_t elementIndicesOfDependent[],
+                                       fmi3ValueReference independents[],
+                                       size_t elementIndicesOfIndependents[],
+                                       fmi3DependencyKind dependencyKinds[],
+                                       size_t nDependencies)
+{
+    GET_INST(instance);
+    (void)dependent, (void)elementIndicesOfDependent, (void)independents;
+    (void)elementIndicesOfIndependents, (void)dependencyKinds, (void)nDependencies;
+    return (fmi3Status)rtc__tm_unsupported(in, "fmi3GetVariableDependencies",
+                                           "providesPerElementDependencies=false");
+}
+
+fmi3Status fmi3GetFMUState(fmi3Instance instance, fmi3FMUState *FMUState)
+{
+    GET_INST(instance);
+    return (fmi3Status)rtc__tm_state_get(in, "fmi3GetFMUState", FMUState);
+}
+
+fmi3Status fmi3SetFMUState(fmi3Instance instance, fmi3FMUState FMUState)
+{
+    GET_INST(instance);
+    return (fmi3Status)rtc__tm_state_set(in, "fmi3SetFMUState", FMUState);
+}
+
+fmi3Status fmi3FreeFMUState(fmi3Instance instance, fmi3FMUState *FMUState)
+{
+    GET_INST(instance);
+    return (fmi3Status)rtc__tm_state_free(in, "fmi3FreeFMUState", FMUState);
+}
+
+fmi3Status fmi3SerializedFMUStateSize(fmi3Instance instance, fmi3FMUState FMUState, size_t *size)
+{
+    GET_INST(instance);
+    (void)FMUState;
+    if (!size)
+        return fmi3Error;
+    *size = rtc__tm_state_size(in);
+    return fmi3OK;
+}
+
+fmi3Status fmi3SerializeFMUState(fmi3Instance instance,
+                                 fmi3FMUState FMUState,
+                                 fmi3Byte serializedState[],
+                                 size_t size)
+{
+    GET_INST(instance);
+    return (fmi3Status)rtc__tm_state_serialize(in, "fmi3SerializeFMUState", FMUState,
+                                               serializedState, size);
+}
+
+fmi3Status fmi3DeserializeFMUState(fmi3Instance instance,
+                                   const fmi3Byte serializedState[],
+                                   size_t size,
+                                   fmi3FMUState *FMUState)
+{
+    GET_INST(instance);
+    return (fmi3Status)rtc__tm_state_deserialize(in, "fmi3DeserializeFMUState", serializedState,
+                                                 size, FMUState);
+}
+
+fmi3Status fmi3GetDirectionalDerivative(fmi3Instance instance,
+                                        const fmi3ValueReference unknowns[],
+                                        size_t nUnknowns,
+                                        const fmi3ValueReference knowns[],
+                                        size_t nKnowns,
+                                        const fmi3Float64 seed[],
+                                        size_t nSeed,
+                                        fmi3Float64 sensitivity[],
+                                        size_t nSensitivity)
+{
+    GET_INST(instance);
+    (void)unknowns, (void)nUnknowns, (void)knowns, (void)nKnowns, (void)seed, (void)nSeed;
+    (void)sensitivity, (void)nSensitivity;
+    return (fmi3Status)rtc__tm_unsupported(in, "fmi3GetDirectionalDerivative",
+                                           "providesDirectionalDerivatives=false");
+}
+
+fmi3Status fmi3GetAdjointDerivative(fmi3Instance instance,
+                                    const fmi3ValueReference unknowns[],
+                                    size_t nUnknowns,
+                                    const fmi3ValueReference knowns[],
+                                    size_t nKnowns,
+                                    const fmi3Float64 seed[],
+                                    size_t nSeed,
+                                    fmi3Float64 sensitivity[],
+                                    size_t nSensitivity)
+{
+    GET_INST(instance);
+    (void)unknowns, (void)nUnknowns, (void)knowns, (void)nKnowns, (void)seed, (void)nSeed;
+    (void)sensitivity, (void)nSensitivity;
+    return (fmi3Status)rtc__tm_unsupported(in, "fmi3GetAdjointDerivative",
+                                           "providesAdjointDerivatives=false");
+}
+
+fmi3Status fmi3GetIntervalDecimal(fmi3Instance instance,
+                                  const fmi3ValueReference valueReferences[],
+                                  size_t nValueReferences,
+                                  fmi3Float64 intervals[],
+                                  fmi3IntervalQualifier qualifiers[])
+{
+    GET_INST(instance);
+    (void)valueReferences, (void)nValueReferences, (void)intervals, (void)qualifiers;
+    return (fmi3Status)rtc__tm_unsupported(in, "fmi3GetIntervalDecimal", NO_CLOCKS);
+}
+
+fmi3Status fmi3GetIntervalFraction(fmi3Instance instance,
+                                   const fmi3ValueReference valueReferences[],
+                                   size_t nValueReferences,
+                                   fmi3UInt64 counters[],
+                                   fmi3UInt64 resolutions[],
+                                   fmi3IntervalQualifier qualifiers[])
+{
+    GET_INST(instance);
+    (void)valueReferences, (void)nValueReferences, (void)counters, (void)resolutions;
+    (void)qualifiers;
+    return (fmi3Status)rtc__tm_unsupported(in, "fmi3GetIntervalFraction", NO_CLOCKS);
+}
+
+fmi3Status fmi3GetShiftDecimal(fmi3Instance instance,
+                               const fmi3ValueReference valueReferences[],
+                               size_t nValueReferences,
+                               fmi3Float64 shifts[])
+{
+    GET_INST(instance);
+    (void)valueReferences, (void)nValueReferences, (void)shifts;
+    return (fmi3Status)rtc__tm_unsupported(in, "fmi3GetShiftDecimal", NO_CLOCKS);
+}
+
+fmi3Status fmi3GetShiftFraction(fmi3Instance instance,
+                                const fmi3ValueReference valueReferences[],
+                                size_t nValueReferences,
+                                fmi3UInt64 counters[],
+                                fmi3UInt64 resolutions[])
+{
+    GET_INST(instance);
+    (void)valueReferences, (void)nValueReferences, (void)counters, (void)resolutions;
+    return (fmi3Status)rtc__tm_unsupported(in, "fmi3GetShiftFraction", NO_CLOCKS);
+}
+
+fmi3Status fmi3SetIntervalDecimal(fmi3Instance instance,
+                                  const fmi3ValueReference valueReferences[],
+                                  size_t nValueReferences,
+                                  const fmi3Float64 intervals[])
+{
+    GET_INST(instance);
+    (void)valueReferences, (void)nValueReferences, (void)intervals;
+    return (fmi3Status)rtc__tm_unsupported(in, "fmi3SetIntervalDecimal", NO_CLOCKS);
+}
+
+fmi3Status fmi3SetIntervalFraction(fmi3Instance instance,
+                                   const fmi3ValueReference valueReferences[],
+                                   size_t nValueReferences,
+                                   const fmi3UInt64 counters[],
+                                   const fmi3UInt64 resolutions[])
+{
+    GET_INST(instance);
+    (void)valueReferences, (void)nValueReferences, (void)counters, (void)resolutions;
+    return (fmi3Status)rtc__tm_unsupported(in, "fmi3SetIntervalFraction", NO_CLOCKS);
+}
+
+fmi3Status fmi3SetShiftDecimal(fmi3Instance instance,
+                               const fmi3ValueReference valueReferences[],
+                               size_t nValueReferences,
+                               const fmi3Float64 shifts[])
+{
+    GET_INST(instance);
+    (void)valueReferences, (void)nValueReferences, (void)shifts;
+    return (fmi3Status)rtc__tm_unsupported(in, "fmi3SetShiftDecimal", NO_CLOCKS);
+}
+
+fmi3Status fmi3SetShiftFraction(fmi3Instance instance,
+                                const fmi3ValueReference valueReferences[],
+                                size_t nValueReferences,
+                                const fmi3UInt64 counters[],
+                                const fmi3UInt64 resolutions[])
+{
+    GET_INST(instance);
+    (void)valueReferences, (void)nValueReferences, (void)counters, (void)resolutions;
+    return (fmi3Status)rtc__tm_unsupported(in, "fmi3SetShiftFraction", NO_CLOCKS);
+}
+
+fmi3Status fmi3EvaluateDiscreteStates(fmi3Instance instance)
+{
+    GET_INST(instance);
+    return (fmi3Status)rtc__tm_unsupported(in, "fmi3EvaluateDiscreteStates", NO_EVENTS);
+}
+
+fmi3Status fmi3UpdateDiscreteStates(fmi3Instance instance,
+                                    fmi3Boolean *discreteStatesNeedUpdate,
+                                    fmi3Boolean *terminateSimulation,
+                                    fmi3Boolean *nominalsOfContinuousStatesChanged,
+                                    fmi3Boolean *valuesOfContinuousStatesChanged,
+                                    fmi3Boolean *nextEventTimeDefined,
+                                    fmi3Float64 *nextEventTime)
+{
+    GET_INST(instance);
+    (void)discreteStatesNeedUpdate, (void)terminateSimulation;
+    (void)nominalsOfContinuousStatesChanged, (void)valuesOfContinuousStatesChanged;
+    (void)nextEventTimeDefined, (void)nextEventTime;
+    return (fmi3Status)rtc__tm_unsupported(in, "fmi3UpdateDiscreteStates", NO_EVENTS);
+}
+
+fmi3Status fmi3EnterEventMode(fmi3Instance instance)
+{
+    GET_INST(instance);
+    return (fmi3Status)rtc__tm_unsupported(in, "fmi3EnterEventMode", NO_EVENTS);
+}
+
+fmi3Status fmi3EnterStepMode(fmi3Instance instance)
+{
+    GET_INST(instance);
+    return (fmi3Status)rtc__tm_unsupported(in, "fmi3EnterStepMode", NO_EVENTS);
+}
+
+fmi3Status fmi3GetOutputDerivatives(fmi3Instance instance,
+                                    const fmi3ValueReference valueReferences[],
+                                    size_t nValueReferences,
+                                    const fmi3Int32 orders[],
+                                    fmi3Float64 values[],
+                                    size_t nValues)
+{
+    GET_INST(instance);
+    (void)valueReferences, (void)nValueReferences, (void)orders, (void)values, (void)nValues;
+    return (fmi3Status)rtc__tm_unsupported(in, "fmi3GetOutputDerivatives",
+                                           "maxOutputDerivativeOrder=0");
+}
+
+#ifndef RTC_TEST_OMIT_DOSTEP
+fmi3Status fmi3DoStep(fmi3Instance instance,
+                      fmi3Float64 currentCommunicationPoint,
+                      fmi3Float64 communicationStepSize,
+                      fmi3Boolean noSetFMUStatePriorToCurrentPoint,
+                      fmi3Boolean *eventHandlingNeeded,
+                      fmi3Boolean *terminateSimulation,
+                      fmi3Boolean *earlyReturn,
+                      fmi3Float64 *lastSuccessfulTime)
+{
+    GET_INST(instance);
+    rtc_tm_step_info info = {0};
+    (void)noSetFMUStatePriorToCurrentPoint;
+    rtc_tm_status st =
+        rtc__tm_do_step(in, "fmi3DoStep", currentCommunicationPoint, communicationStepSize, &info);
+    /* The out-arguments are written on every return so a host never reads garbage. */
+    if (eventHandlingNeeded)
+        *eventHandlingNeeded = false;
+    if (earlyReturn)
+        *earlyReturn = false;
+    if (terminateSimulation)
+        *terminateSimulation = st < RTC_TM_ERROR && info.terminate;
+    if (lastSuccessfulTime)
+        *lastSuccessfulTime = in->last_ok_time;
+    if (st < RTC_TM_ERROR && info.terminate)
+        rtc__tm_logf(in, RTC_TM_OK, RTC_TM_LOG_EVENTS,
+                     "fmi3DoStep: model requested termination at t = %.17g", in->last_ok_time);
+    return (fmi3Status)st;
+}
+#endif
