@@ -1,0 +1,387 @@
+/*
+ * Safe extraction of zip archives (.fmu, .ssp) and private temporary directories.
+ *
+ * Extraction runs in two passes over the central directory. The first pass only looks at
+ * names, types and declared sizes, so an archive with one bad entry is refused before a
+ * single byte is written. The second pass writes the entries below the destination through
+ * directory file descriptors (mkdirat/openat with O_NOFOLLOW): no path is ever resolved
+ * from the process's working directory, and a link already present in the destination
+ * cannot redirect a write. The bytes actually written are counted against the limit as
+ * well, because a local header may lie about the uncompressed size.
+ */
+#include "rtcosim/archive.h"
+#include "rtcosim/rtc_config.h"
+#include "rtcosim/status.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <unzip.h>
+
+#define NAME_MAX_LEN 4096
+#define COPY_CHUNK 65536
+/* "Version made by" host system values of the zip APPNOTE (upper byte). */
+#define ZIP_HOST_UNIX 3
+
+/* State of one extraction, passed to the per-entry helpers. */
+typedef struct xctx {
+    const char *zip_path;
+    const rtc_logger *lg;
+    unzFile uf;
+    int dest_fd;
+    uint64_t max_bytes, max_entries;
+    uint64_t written; /* bytes actually written so far, all entries */
+    unsigned char *buf;
+    char name[NAME_MAX_LEN];
+} xctx;
+
+/* True when one component of @p name (separated by '/' or '\\') equals "..". Backslashes
+ * count as separators here so a name made on Windows cannot smuggle ".." past the check. */
+static bool has_dotdot(const char *name)
+{
+    const char *p = name;
+    while (*p) {
+        size_t n = strcspn(p, "/\\");
+        if (n == 2 && p[0] == '.' && p[1] == '.')
+            return true;
+        p += n;
+        if (*p)
+            p++;
+    }
+    return false;
+}
+
+/* Why @p name must not be extracted, or NULL when it is acceptable. */
+static const char *name_problem(const char *name, size_t declared_len)
+{
+    if (name[0] == '\0')
+        return "empty entry name";
+    if (strlen(name) != declared_len)
+        return "entry name contains a NUL byte";
+    if (name[0] == '/' || name[0] == '\\')
+        return "absolute path";
+    /* "C:..." is absolute (or drive-relative) on Windows; never a sane FMU entry. */
+    if (((name[0] >= 'A' && name[0] <= 'Z') || (name[0] >= 'a' && name[0] <= 'z')) &&
+        name[1] == ':')
+        return "absolute path (drive letter)";
+    if (has_dotdot(name))
+        return "\"..\" path component";
+    return NULL;
+}
+
+static bool is_symlink_entry(const unz_file_info64 *fi)
+{
+    if ((fi->version >> 8) != ZIP_HOST_UNIX)
+        return false;
+    return ((fi->external_fa >> 16) & S_IFMT) == S_IFLNK;
+}
+
+/* Read the current entry's header into x->name / *fi. */
+static int entry_info(xctx *x, unz_file_info64 *fi)
+{
+    int rc = unzGetCurrentFileInfo64(x->uf, fi, x->name, sizeof x->name, NULL, 0, NULL, 0);
+    if (rc != UNZ_OK) {
+        rtc_log(x->lg, RTC_LOG_ERROR, "%s: cannot read the central directory (minizip %d)",
+                x->zip_path, rc);
+        return RTC_EIO;
+    }
+    if (fi->size_filename >= sizeof x->name) {
+        x->name[sizeof x->name - 1] = '\0';
+        rtc_log(x->lg, RTC_LOG_ERROR, "%s: %.64s...: entry name longer than %d bytes", x->zip_path,
+                x->name, NAME_MAX_LEN - 1);
+        return RTC_EUNSAFE;
+    }
+    return RTC_OK;
+}
+
+/* Pass 1: every name, type and declared size, before anything is written. */
+static int check_all(xctx *x)
+{
+    uint64_t total = 0, count = 0;
+    int rc = unzGoToFirstFile(x->uf);
+    while (rc == UNZ_OK) {
+        unz_file_info64 fi;
+        int st = entry_info(x, &fi);
+        if (st != RTC_OK)
+            return st;
+        const char *why = name_problem(x->name, fi.size_filename);
+        if (!why && is_symlink_entry(&fi))
+            why = "symbolic link entry";
+        if (why) {
+            rtc_log(x->lg, RTC_LOG_ERROR, "%s: %s: %s", x->zip_path, x->name, why);
+            return RTC_EUNSAFE;
+        }
+        if (x->max_entries && ++count > x->max_entries) {
+            rtc_log(x->lg, RTC_LOG_ERROR, "%s: %s: more than %llu entries", x->zip_path, x->name,
+                    (unsigned long long)x->max_entries);
+            return RTC_ELIMIT;
+        }
+        /* Written as a subtraction so a huge declared size cannot wrap the sum. */
+        if (fi.uncompressed_size > x->max_bytes - total) {
+            rtc_log(x->lg, RTC_LOG_ERROR,
+                    "%s: %s: total uncompressed size exceeds the limit of %llu bytes", x->zip_path,
+                    x->name, (unsigned long long)x->max_bytes);
+            return RTC_ELIMIT;
+        }
+        total += fi.uncompressed_size;
+        rc = unzGoToNextFile(x->uf);
+    }
+    if (rc != UNZ_END_OF_LIST_OF_FILE) {
+        rtc_log(x->lg, RTC_LOG_ERROR, "%s: corrupt central directory (minizip %d)", x->zip_path,
+                rc);
+        return RTC_EIO;
+    }
+    return RTC_OK;
+}
+
+/* Open (creating if needed) directory @p comp below @p dir_fd without following a link. */
+static int subdir_open(int dir_fd, const char *comp)
+{
+    if (mkdirat(dir_fd, comp, 0700) != 0 && errno != EEXIST)
+        return -1;
+    return openat(dir_fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/*
+ * Walk the directory part of x->name from the destination, creating directories. Returns
+ * a directory fd for the last directory and points *base at the final component (empty for
+ * a directory entry). "." and empty components are skipped.
+ */
+static int walk_dirs(xctx *x, const char **base, int *out_fd)
+{
+    int fd = dup(x->dest_fd);
+    char *p = x->name;
+    for (;;) {
+        char *slash = strchr(p, '/');
+        if (fd < 0 || !slash)
+            break;
+        *slash = '\0';
+        if (p[0] != '\0' && strcmp(p, ".") != 0) {
+            int next = subdir_open(fd, p);
+            close(fd);
+            fd = next;
+        }
+        *slash = '/';
+        p = slash + 1;
+    }
+    if (fd < 0) {
+        int err = errno;
+        rtc_log(x->lg, RTC_LOG_ERROR, "%s: %s: cannot create directory: %s", x->zip_path, x->name,
+                strerror(err));
+        return err == ELOOP || err == ENOTDIR ? RTC_EUNSAFE : RTC_EIO;
+    }
+    *base = p;
+    *out_fd = fd;
+    return RTC_OK;
+}
+
+/* Copy the open current entry into @p fd, counting bytes against the total limit. */
+static int copy_data(xctx *x, int fd)
+{
+    for (;;) {
+        int n = unzReadCurrentFile(x->uf, x->buf, COPY_CHUNK);
+        if (n == 0)
+            return RTC_OK;
+        if (n < 0) {
+            rtc_log(x->lg, RTC_LOG_ERROR, "%s: %s: truncated or corrupt data (minizip %d)",
+                    x->zip_path, x->name, n);
+            return RTC_EIO;
+        }
+        if ((uint64_t)n > x->max_bytes - x->written) {
+            rtc_log(x->lg, RTC_LOG_ERROR,
+                    "%s: %s: data exceeds the limit of %llu bytes (size in header is wrong)",
+                    x->zip_path, x->name, (unsigned long long)x->max_bytes);
+            return RTC_ELIMIT;
+        }
+        x->written += (uint64_t)n;
+        for (int off = 0; off < n;) {
+            ssize_t w = write(fd, x->buf + off, (size_t)(n - off));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0) {
+                rtc_log(x->lg, RTC_LOG_ERROR, "%s: %s: write failed: %s", x->zip_path, x->name,
+                        strerror(errno));
+                return RTC_EIO;
+            }
+            off += (int)w;
+        }
+    }
+}
+
+/* Write the current entry's data to @p base in @p dir_fd. O_EXCL|O_NOFOLLOW: a file or
+ * link already there (a duplicate entry, or something planted) is an error, never reused. */
+static int write_file(xctx *x, int dir_fd, const char *base)
+{
+    int fd = openat(dir_fd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        int err = errno;
+        rtc_log(x->lg, RTC_LOG_ERROR, "%s: %s: cannot create file: %s", x->zip_path, x->name,
+                strerror(err));
+        return err == EEXIST || err == ELOOP ? RTC_EUNSAFE : RTC_EIO;
+    }
+    int st = unzOpenCurrentFile(x->uf);
+    if (st != UNZ_OK) {
+        rtc_log(x->lg, RTC_LOG_ERROR, "%s: %s: cannot open entry (minizip %d)", x->zip_path,
+                x->name, st);
+        close(fd);
+        return RTC_EIO;
+    }
+    int rc = copy_data(x, fd);
+    /* unzCloseCurrentFile compares the CRC only when the whole entry was read. */
+    st = unzCloseCurrentFile(x->uf);
+    if (rc == RTC_OK && st == UNZ_CRCERROR) {
+        rtc_log(x->lg, RTC_LOG_ERROR, "%s: %s: CRC mismatch (corrupt archive)", x->zip_path,
+                x->name);
+        rc = RTC_EIO;
+    } else if (rc == RTC_OK && st != UNZ_OK) {
+        rtc_log(x->lg, RTC_LOG_ERROR, "%s: %s: corrupt entry (minizip %d)", x->zip_path, x->name,
+                st);
+        rc = RTC_EIO;
+    }
+    if (close(fd) != 0 && rc == RTC_OK) {
+        rtc_log(x->lg, RTC_LOG_ERROR, "%s: %s: close failed: %s", x->zip_path, x->name,
+                strerror(errno));
+        rc = RTC_EIO;
+    }
+    return rc;
+}
+
+static int extract_entry(xctx *x)
+{
+    unz_file_info64 fi;
+    int rc = entry_info(x, &fi);
+    if (rc != RTC_OK)
+        return rc;
+    if (fi.flag & 1u) {
+        rtc_log(x->lg, RTC_LOG_ERROR, "%s: %s: encrypted entries are not supported", x->zip_path,
+                x->name);
+        return RTC_EIO;
+    }
+    const char *base = NULL;
+    int dir_fd = -1;
+    rc = walk_dirs(x, &base, &dir_fd);
+    if (rc != RTC_OK)
+        return rc;
+    /* A name ending in '/' is a directory entry: walk_dirs already created it. */
+    if (base[0] != '\0' && strcmp(base, ".") != 0)
+        rc = write_file(x, dir_fd, base);
+    close(dir_fd);
+    return rc;
+}
+
+/* Pass 2: write every entry. */
+static int extract_all(xctx *x)
+{
+    int rc = unzGoToFirstFile(x->uf);
+    while (rc == UNZ_OK) {
+        int st = extract_entry(x);
+        if (st != RTC_OK)
+            return st;
+        rc = unzGoToNextFile(x->uf);
+    }
+    if (rc != UNZ_END_OF_LIST_OF_FILE) {
+        rtc_log(x->lg, RTC_LOG_ERROR, "%s: corrupt central directory (minizip %d)", x->zip_path,
+                rc);
+        return RTC_EIO;
+    }
+    return RTC_OK;
+}
+
+int rtc_archive_extract(const char *zip_path,
+                        const char *dest_dir,
+                        const rtc_archive_limits *limits,
+                        const rtc_logger *lg)
+{
+    if (!zip_path || !dest_dir)
+        return RTC_EINVAL;
+    xctx x = {.zip_path = zip_path, .lg = lg, .dest_fd = -1};
+    x.max_bytes =
+        limits && limits->max_total_bytes ? limits->max_total_bytes : (uint64_t)RTC_MAX_UNZIP_BYTES;
+    x.max_entries = limits ? limits->max_entries : 0;
+    int rc = RTC_OK;
+
+    struct stat sb;
+    if (stat(zip_path, &sb) != 0) {
+        rtc_log(lg, RTC_LOG_ERROR, "%s: cannot open: %s", zip_path, strerror(errno));
+        return RTC_EIO;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        rtc_log(lg, RTC_LOG_ERROR, "%s: cannot open: not a regular file", zip_path);
+        return RTC_EIO;
+    }
+    x.dest_fd = open(dest_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (x.dest_fd < 0) {
+        rtc_log(lg, RTC_LOG_ERROR, "%s: destination %s: %s", zip_path, dest_dir, strerror(errno));
+        return RTC_EIO;
+    }
+    x.uf = unzOpen64(zip_path);
+    if (!x.uf) {
+        rtc_log(lg, RTC_LOG_ERROR, "%s: not a zip archive, or truncated (no central directory)",
+                zip_path);
+        rc = RTC_EIO;
+        goto out;
+    }
+    x.buf = malloc(COPY_CHUNK);
+    if (!x.buf) {
+        rc = RTC_ENOMEM;
+        goto out;
+    }
+    rc = check_all(&x);
+    if (rc == RTC_OK)
+        rc = extract_all(&x);
+out:
+    free(x.buf);
+    if (x.uf)
+        unzClose(x.uf);
+    close(x.dest_fd);
+    return rc;
+}
+
+int rtc_tmpdir_new(const char *prefix, char *out, size_t cap)
+{
+    if (!out)
+        return RTC_EINVAL;
+    const char *base = getenv("TMPDIR");
+    if (!base || !*base)
+        base = "/tmp";
+    int n = snprintf(out, cap, "%s/%sXXXXXX", base, prefix ? prefix : "rtcosim.");
+    if (n < 0 || (size_t)n >= cap) {
+        if (cap)
+            out[0] = '\0';
+        return RTC_ELIMIT;
+    }
+    if (!mkdtemp(out)) {
+        out[0] = '\0';
+        return RTC_ESYS;
+    }
+    return RTC_OK;
+}
+
+/* nftw callback: FTW_PHYS reports links as links (FTW_SL), so unlink removes the link
+ * itself and never its target; FTW_DEPTH gives the directories after their contents. */
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)ftw;
+    int r = (flag == FTW_DP || flag == FTW_D) ? rmdir(path) : unlink(path);
+    return r == 0 || errno == ENOENT ? 0 : -1;
+}
+
+int rtc_tmpdir_remove(const char *path)
+{
+    if (!path || !*path)
+        return RTC_EINVAL;
+    struct stat sb;
+    if (lstat(path, &sb) != 0)
+        return errno == ENOENT ? RTC_OK : RTC_ESYS;
+    /* A link given as the root is removed as a link, not walked into. */
+    if (!S_ISDIR(sb.st_mode))
+        return unlink(path) == 0 ? RTC_OK : RTC_ESYS;
+    return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) == 0 ? RTC_OK : RTC_ESYS;
+}
