@@ -1,0 +1,235 @@
+/*
+ * estimate_kalman.c — constant-velocity (2 states) and constant-acceleration (3 states)
+ * Kalman filters for coupling signals with irregular, delayed and noisy samples.
+ *
+ * DESIGN. State x = [value, rate, acceleration] (the first n entries), measurement H = [1 0 0].
+ * The filter is updated at each accepted sample's own time (so a late sample is filtered
+ * where it belongs) and predicted to the query time on a copy (a query never moves the
+ * filter). Process noise is the discrete white-noise model of the brief: a white
+ * acceleration (cv) or jerk (ca) held constant over each interval dt, Q = q g g' with
+ * g = [dt^2/2, dt] (cv) or [dt^3/6, dt^2/2, dt] (ca); with irregular dt each interval gets
+ * its own Q.
+ *
+ * Initialisation is a least-squares polynomial fit with one coefficient per state over the
+ * first samples, with the covariance r (V'V)^-1 of that fit: no arbitrary "large" prior, so
+ * no cancellation in P and no unit-dependent constants. A noiseless polynomial of the
+ * model's degree is thus reproduced exactly from the first update on.
+ *
+ * A genuine step (gate_reset consecutive gate rejections) restarts the level only: the old
+ * state is predicted to the first rejected sample, the value variance is widened by the
+ * squared innovation (the level is now uncertain by about the step), and the rejected run
+ * is filtered in without the gate (less any sample far from the run's median: an outlier
+ * inside the run). Rate and acceleration, and their covariances, carry
+ * over. Refitting all states on the run instead would estimate an acceleration from a few
+ * noisy samples a millisecond apart, whose error a 20 ms prediction multiplies by
+ * thousands; if the derivatives did change, the following updates learn them.
+ *
+ * All matrices are at most 3x3 on the stack: the update costs a few dozen flops.
+ */
+#include "estimate_priv.h"
+
+#include <math.h>
+
+int rtc__est_kf_states(rtc_est_method method)
+{
+    if (method == RTC_EST_KALMAN_CV)
+        return 2;
+    if (method == RTC_EST_KALMAN_CA)
+        return 3;
+    return 0;
+}
+
+/* Invert the symmetric positive definite n x n matrix a (n <= 3) by Gauss-Jordan with
+ * partial pivoting. Returns false when a pivot vanishes. */
+static bool invert(int n, double a[3][3], double inv[3][3])
+{
+    double m[3][6];
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            m[i][j] = a[i][j];
+            m[i][n + j] = i == j ? 1.0 : 0.0;
+        }
+    for (int c = 0; c < n; c++) {
+        int p = c;
+        for (int i = c + 1; i < n; i++)
+            if (fabs(m[i][c]) > fabs(m[p][c]))
+                p = i;
+        if (m[p][c] == 0.0)
+            return false;
+        for (int j = 0; j < 2 * n; j++) {
+            double t = m[c][j];
+            m[c][j] = m[p][j];
+            m[p][j] = t;
+        }
+        double d = m[c][c];
+        for (int j = 0; j < 2 * n; j++)
+            m[c][j] /= d;
+        for (int i = 0; i < n; i++) {
+            if (i == c)
+                continue;
+            double f = m[i][c];
+            for (int j = 0; j < 2 * n; j++)
+                m[i][j] -= f * m[c][j];
+        }
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            inv[i][j] = m[i][n + j];
+    return true;
+}
+
+void rtc__est_kf_fit(est_kf *kf, int ns, const rtc_est_sample *s, uint32_t n, double r)
+{
+    int64_t t_ref = s[0].t_ns;
+    for (uint32_t i = 1; i < n; i++)
+        if (s[i].t_ns > t_ref)
+            t_ref = s[i].t_ns;
+    /* Fit in scaled time u = tau / T in [-1, 0] so that V'V is well conditioned even for
+     * samples 1 ms apart (unscaled, the u^2 column would be ~1e-6 of the first). */
+    double T = 0.0;
+    for (uint32_t i = 0; i < n; i++)
+        T = fmax(T, fabs(EST_NS_TO_S(s[i].t_ns - t_ref)));
+    double M[3][3] = {{0}}, b[3] = {0}, Mi[3][3];
+    for (uint32_t i = 0; i < n; i++) {
+        double u = EST_NS_TO_S(s[i].t_ns - t_ref) / T;
+        double phi[3] = {1.0, u, 0.5 * u * u};
+        for (int j = 0; j < ns; j++) {
+            b[j] += phi[j] * s[i].value;
+            for (int k = 0; k < ns; k++)
+                M[j][k] += phi[j] * phi[k];
+        }
+    }
+    kf->n = ns;
+    kf->t_ns = t_ref;
+    if (!(T > 0.0) || !invert(ns, M, Mi)) {
+        /* Unreachable with distinct times and n >= ns; stay defined anyway. */
+        kf->x[0] = s[0].value;
+        kf->x[1] = kf->x[2] = 0.0;
+        for (int j = 0; j < 3; j++)
+            for (int k = 0; k < 3; k++)
+                kf->P[j][k] = j == k ? r : 0.0;
+        return;
+    }
+    /* Back to seconds: d^j/dt^j = T^-j d^j/du^j. */
+    double D[3] = {1.0, 1.0 / T, 1.0 / (T * T)};
+    for (int j = 0; j < 3; j++) {
+        kf->x[j] = 0.0;
+        for (int k = 0; k < 3; k++)
+            kf->P[j][k] = 0.0;
+    }
+    for (int j = 0; j < ns; j++) {
+        for (int k = 0; k < ns; k++) {
+            kf->x[j] += Mi[j][k] * b[k];
+            kf->P[j][k] = r * Mi[j][k] * D[j] * D[k];
+        }
+        kf->x[j] *= D[j];
+    }
+}
+
+/* x and P predicted over dt seconds (F x, F P F' + Q). */
+static void predict(const est_kf *kf, double q, double dt, double x[3], double P[3][3])
+{
+    int n = kf->n;
+    double F[3][3] = {{1.0, dt, 0.5 * dt * dt}, {0.0, 1.0, dt}, {0.0, 0.0, 1.0}};
+    double g[3];
+    if (n == 2) {
+        g[0] = 0.5 * dt * dt;
+        g[1] = dt;
+    } else {
+        g[0] = dt * dt * dt / 6.0;
+        g[1] = 0.5 * dt * dt;
+        g[2] = dt;
+    }
+    double FP[3][3];
+    for (int i = 0; i < n; i++) {
+        x[i] = 0.0;
+        for (int k = 0; k < n; k++) {
+            x[i] += F[i][k] * kf->x[k];
+            FP[i][k] = 0.0;
+            for (int m = 0; m < n; m++)
+                FP[i][k] += F[i][m] * kf->P[m][k];
+        }
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double v = q * g[i] * g[j];
+            for (int m = 0; m < n; m++)
+                v += FP[i][m] * F[j][m];
+            P[i][j] = v;
+        }
+}
+
+bool rtc__est_kf_update(est_kf *kf, const rtc_est_config *cfg, int64_t t_ns, double z, double gate)
+{
+    int n = kf->n;
+    double x[3] = {0}, P[3][3] = {{0}};
+    predict(kf, cfg->q, EST_NS_TO_S(t_ns - kf->t_ns), x, P);
+    double S = P[0][0] + cfg->r;
+    double nu = z - x[0];
+    /* Mahalanobis gate on the 1-D innovation: nu^2 / S against a chi-square threshold. */
+    if (gate > 0.0 && nu * nu > gate * gate * S)
+        return false;
+    double K[3];
+    for (int i = 0; i < n; i++)
+        K[i] = P[i][0] / S;
+    for (int i = 0; i < n; i++) {
+        kf->x[i] = x[i] + K[i] * nu;
+        for (int j = 0; j < n; j++)
+            kf->P[i][j] = P[i][j] - K[i] * P[0][j];
+    }
+    /* Keep P exactly symmetric; round-off would otherwise let it drift over millions of
+     * updates. */
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            kf->P[i][j] = kf->P[j][i] = 0.5 * (kf->P[i][j] + kf->P[j][i]);
+    kf->t_ns = t_ns;
+    return true;
+}
+
+/* Median of the run's values (n <= RTC_EST_GATE_MAX: insertion sort on the stack). */
+static double run_median(const rtc_est_sample *run, uint32_t n)
+{
+    double v[RTC_EST_GATE_MAX];
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t j = i;
+        for (; j > 0 && v[j - 1] > run[i].value; j--)
+            v[j] = v[j - 1];
+        v[j] = run[i].value;
+    }
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void rtc__est_kf_restart(est_kf *kf,
+                         const rtc_est_config *cfg,
+                         const rtc_est_sample *run,
+                         uint32_t n)
+{
+    /* An outlier can sit inside the run that proves the step; samples farther than the
+     * gate from the run's median (sqrt(2 r): the difference of two noisy samples) are left
+     * out, so the restart follows the majority of the run. */
+    double med = run_median(run, n), lim = cfg->gate * sqrt(2.0 * cfg->r);
+    uint32_t first = 0;
+    while (first + 1 < n && fabs(run[first].value - med) > lim)
+        first++;
+    double x[3] = {0}, P[3][3] = {{0}};
+    predict(kf, cfg->q, EST_NS_TO_S(run[first].t_ns - kf->t_ns), x, P);
+    double nu = run[first].value - x[0];
+    for (int i = 0; i < kf->n; i++) {
+        kf->x[i] = x[i];
+        for (int j = 0; j < kf->n; j++)
+            kf->P[i][j] = P[i][j];
+    }
+    kf->P[0][0] += nu * nu;
+    kf->t_ns = run[first].t_ns;
+    for (uint32_t i = first; i < n; i++)
+        if (i == first || fabs(run[i].value - med) <= lim)
+            rtc__est_kf_update(kf, cfg, run[i].t_ns, run[i].value, 0.0);
+}
+
+void rtc__est_kf_eval(const est_kf *kf, int64_t t_ns, double *value, double *rate)
+{
+    double dt = EST_NS_TO_S(t_ns - kf->t_ns);
+    double a = kf->n == 3 ? kf->x[2] : 0.0;
+    *value = kf->x[0] + dt * (kf->x[1] + 0.5 * a * dt);
+    *rate = kf->x[1] + a * dt;
+}
