@@ -15,6 +15,9 @@ extern rtc_logger rtc_cli_log;
 
 int rtc_cmd_info(int argc, char **argv);
 int rtc_cmd_run(int argc, char **argv);
+int rtc_cmd_run_system(int argc, char **argv);
+int rtc_cmd_check(int argc, char **argv);
+int rtc_cmd_plan(int argc, char **argv);
 
 /** Print "rtcosim: error: <msg>" and return RTC_EXIT_USAGE. */
 int rtc_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

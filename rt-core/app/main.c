@@ -8,7 +8,9 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <string.h>
+#include <strings.h>
 
 rtc_logger rtc_cli_log;
 
@@ -20,6 +22,9 @@ static const char usage[] =
     "commands:\n"
     "  info FMU         describe an FMU: version, capabilities, default experiment, variables\n"
     "  run FMU          simulate an FMU and write its outputs to a CSV file\n"
+    "  run SYSTEM       run an SSP system (.ssd/.ssp) with a master algorithm\n"
+    "  check SYSTEM     validate a system: every problem with file:line\n"
+    "  plan SYSTEM      Parallel Fast planning: E(H), D(H) and the recommended sync step\n"
     "\n"
     "Run 'rtcosim <command> --help' for the options of a command.\n"
     "options: --version, --help\n";
@@ -33,6 +38,20 @@ int rtc_cli_usage_error(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "rtcosim %s: error: %s (see 'rtcosim %s --help')\n", cmd, msg, cmd);
     return RTC_EXIT_USAGE;
+}
+
+/* 'run' on a single .fmu has its own options; every other file is a system. */
+static bool is_fmu_run(int argc, char **argv)
+{
+    bool any_file = false;
+    for (int i = 1; i < argc; i++) {
+        size_t n = strlen(argv[i]);
+        if (n > 4 && argv[i][0] != '-' && !strcasecmp(argv[i] + n - 4, ".fmu"))
+            return true;
+        any_file |= n > 4 && argv[i][0] != '-' && (!strcasecmp(argv[i] + n - 4, ".ssd") ||
+                                                    !strcasecmp(argv[i] + n - 4, ".ssp"));
+    }
+    return !any_file; /* e.g. --help alone: the FMU help, which points to the system one */
 }
 
 int main(int argc, char **argv)
@@ -54,7 +73,12 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "info"))
         return rtc_cmd_info(argc - 1, argv + 1);
     if (!strcmp(cmd, "run"))
-        return rtc_cmd_run(argc - 1, argv + 1);
+        return is_fmu_run(argc - 1, argv + 1) ? rtc_cmd_run(argc - 1, argv + 1)
+                                               : rtc_cmd_run_system(argc - 1, argv + 1);
+    if (!strcmp(cmd, "check"))
+        return rtc_cmd_check(argc - 1, argv + 1);
+    if (!strcmp(cmd, "plan"))
+        return rtc_cmd_plan(argc - 1, argv + 1);
     fprintf(stderr, "rtcosim: error: unknown command '%s' (see 'rtcosim --help')\n", cmd);
     return RTC_EXIT_USAGE;
 }

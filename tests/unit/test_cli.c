@@ -48,7 +48,7 @@ static int entries(const char *dir)
 static int rtcosim(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int rtcosim(const char *fmt, ...)
 {
-    char args[4096], cmd[5000];
+    char args[4096], cmd[8192];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(args, sizeof args, fmt, ap);
@@ -125,7 +125,8 @@ static void run_set_changes_parameter(void)
 
 static void run_bad_inputs_give_one_line_errors(void)
 {
-    const char *decay = tfmu_path(2, "Decay");
+    char decay[1024]; /* tfmu_path() reuses its buffer */
+    snprintf(decay, sizeof decay, "%s", tfmu_path(2, "Decay"));
     CU_ASSERT_EQUAL(rtcosim("run '%s' --set nosuch=1 --no-output", decay), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "--set nosuch: no variable of that name"));
     CU_ASSERT_EQUAL(rtcosim("run '%s' --set k=abc --no-output", decay), 1);

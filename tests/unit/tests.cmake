@@ -1,2 +1,12 @@
 # One line per CUnit executable (see rtc_add_test in tests/CMakeLists.txt).
 rtc_add_test(core LIBS rtc_rtcore)
+rtc_add_test(estimate SOURCES unit/test_estimate_filters.c LIBS rtc_rtcore)
+rtc_add_test(fmu_host SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus)
+rtc_add_test(cli SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtcosim)
+rtc_add_test(archive LIBS rtc_rtcore PkgConfig::MINIZIP)
+rtc_add_test(fmu_md LIBS rtc_fmuhost)
+rtc_add_test(ring LIBS rtc_rtcore)
+rtc_add_test(fmus LIBS ${CMAKE_DL_LIBS} rtc_fmi_headers m DEPENDS rtc_test_fmus)
+rtc_add_test(pfast LIBS rtc_rtcore)
+rtc_add_test(system SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtc_configs rtcosim)
+rtc_add_test(ssp LIBS rtc_rtcore PkgConfig::MINIZIP)

@@ -15,6 +15,7 @@
 
 #include "rtcosim/log.h"
 #include "rtcosim/model.h"
+#include "rtcosim/system.h"
 #include "rtcosim/unit.h"
 
 typedef struct rtc_fmu rtc_fmu;
@@ -62,6 +63,15 @@ int rtc_fmu_unit_new(rtc_fmu *fmu, const char *instance_name, const rtc_logger *
 
 /** Unload the library and remove the temporary directory. NULL is a no-op. RT-safe: no. */
 void rtc_fmu_close(rtc_fmu *fmu);
+
+/**
+ * The unit factory for SSP components of type "application/x-fmu-sharedlibrary": each
+ * distinct FMU file is opened (extracted) once and shared by all its instances; the
+ * factory's release() closes them. Fills @p out; the factory owns its state until
+ * release() is called (rtc_system_free() does).
+ * Returns RTC_OK or RTC_ENOMEM. RT-safe: no.
+ */
+int rtc_fmu_factory(rtc_unit_factory *out);
 
 /**
  * Parse an FMI 2.0 or 3.0 modelDescription.xml file (XML_PARSE_NONET, no entity

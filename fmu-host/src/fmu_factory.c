@@ -1,0 +1,80 @@
+/*
+ * The FMU unit factory for systems: SSP components of type application/x-fmu-sharedlibrary.
+ * Several components may use one FMU file; it is extracted and its binary loaded once, and
+ * every component gets its own instance (as FMI intends, unless the FMU declares
+ * canBeInstantiatedOnlyOncePerProcess, which is refused with a clear message).
+ */
+#include "fmu_priv.h"
+
+#include "rtcosim/status.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct open_fmu {
+    char *source;
+    rtc_fmu *fmu;
+    unsigned instances;
+} open_fmu;
+
+typedef struct factory_ctx {
+    open_fmu *open;
+    size_t n_open;
+} factory_ctx;
+
+static int create(void *vctx, const char *source, const char *name, const rtc_logger *lg,
+                  rtc_unit **out)
+{
+    factory_ctx *ctx = vctx;
+    open_fmu *o = NULL;
+    for (size_t i = 0; i < ctx->n_open && !o; i++)
+        if (!strcmp(ctx->open[i].source, source))
+            o = &ctx->open[i];
+    if (!o) {
+        open_fmu *list = realloc(ctx->open, (ctx->n_open + 1) * sizeof *list);
+        if (!list)
+            return RTC_ENOMEM;
+        ctx->open = list;
+        o = &list[ctx->n_open];
+        *o = (open_fmu){.source = strdup(source)};
+        if (!o->source)
+            return RTC_ENOMEM;
+        int rc = rtc_fmu_open(source, NULL, lg, &o->fmu);
+        if (rc != RTC_OK) {
+            free(o->source);
+            return rc;
+        }
+        ctx->n_open++;
+    }
+    if (o->instances && rtc_fmu_model(o->fmu)->cs.can_be_instantiated_only_once_per_process) {
+        rtc_log(lg, RTC_LOG_ERROR, "%s: component %s: the FMU can be instantiated only once per "
+                "process (canBeInstantiatedOnlyOncePerProcess)", source, name);
+        return RTC_EUNSUPPORTED;
+    }
+    int rc = rtc_fmu_unit_new(o->fmu, name, lg, out);
+    o->instances += rc == RTC_OK;
+    return rc;
+}
+
+static void release(void *vctx)
+{
+    factory_ctx *ctx = vctx;
+    for (size_t i = 0; i < ctx->n_open; i++) {
+        rtc_fmu_close(ctx->open[i].fmu);
+        free(ctx->open[i].source);
+    }
+    free(ctx->open);
+    free(ctx);
+}
+
+int rtc_fmu_factory(rtc_unit_factory *out)
+{
+    factory_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return RTC_ENOMEM;
+    *out = (rtc_unit_factory){.type = "application/x-fmu-sharedlibrary",
+                              .create = create,
+                              .release = release,
+                              .ctx = ctx};
+    return RTC_OK;
+}

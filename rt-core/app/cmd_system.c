@@ -1,0 +1,400 @@
+/*
+ * Commands on systems (SSP files, or a single FMU treated as a system of one unit):
+ *   rtcosim run SYSTEM    as fast as possible, results.csv + summary.json in a directory
+ *   rtcosim check SYSTEM  load and validate, print every problem with file:line
+ *   rtcosim plan SYSTEM   Parallel Fast planning: Ê(H), D̂(H) and the recommended H*
+ */
+#include "cli.h"
+
+#include "rtcosim/csv.h"
+#include "rtcosim/fmu.h"
+#include "rtcosim/pfast.h"
+#include "rtcosim/recorder.h"
+#include "rtcosim/status.h"
+#include "rtcosim/system.h"
+#include "rtcosim/time.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+static const char run_help[] =
+    "usage: rtcosim run [options] SYSTEM\n"
+    "\n"
+    "Run a system of FMUs described in SSP (.ssd, .ssp) as fast as possible with a master\n"
+    "algorithm and write DIR/results.csv (one row per base tick, \"unit.variable\" columns)\n"
+    "and DIR/summary.json. (For a single .fmu see the FMU options of 'rtcosim run --help'\n"
+    "with an .fmu argument.)\n"
+    "\n"
+    "options:\n"
+    "  --algorithm A        jacobi | gauss-seidel | parallel-fast (default: the file's, else\n"
+    "                       jacobi)\n"
+    "  --step H             communication step of every unit, seconds\n"
+    "  --sync-step H        Parallel Fast synchronization step, seconds\n"
+    "  --start T --stop T   times in seconds (default: DefaultExperiment)\n"
+    "  --workers N          jacobi: step the units on N extra threads in parallel (every\n"
+    "                       FMU instance is always called from the same thread)\n"
+    "  --iterate            strong coupling: iterate algebraic loops to a fixed point\n"
+    "  --tolerance X        relative convergence tolerance of --iterate (default 1e-10)\n"
+    "  --max-iterations N   iteration cap per step of --iterate (default 50)\n"
+    "  --record NAME        record unit.variable (repeatable; default: the file's selection,\n"
+    "                       else every output)\n"
+    "  --decimation N       record every N-th base tick (default 1)\n"
+    "  --output-dir DIR     where results.csv and summary.json go (default: .)\n"
+    "  --fast               as fast as possible (the default)\n"
+    "  -v, --verbose        progress information\n"
+    "  -h, --help           this text\n";
+
+typedef struct sys_opts {
+    rtc_system_options so;
+    const char *path, *dir;
+    const char **records;
+    size_t n_records;
+    long decimation;
+} sys_opts;
+
+enum { O_ALGO = 300, O_STEP, O_SYNC, O_START, O_STOP, O_ITER, O_TOL, O_MAXIT, O_RECORD, O_DEC,
+       O_DIR, O_FAST, O_WORKERS };
+
+static int time_opt(const char *name, const char *text, int64_t *ns)
+{
+    int rc = rtc_time_parse_s(text, ns);
+    if (rc != RTC_OK)
+        return rtc_cli_usage_error("run", "--%s %s: %s", name, text,
+                                   rc == RTC_ETIME ? "not a whole number of nanoseconds"
+                                                   : "not a number of seconds");
+    return RTC_EXIT_OK;
+}
+
+static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
+{
+    static const struct option opts[] = {
+        {"algorithm", required_argument, NULL, O_ALGO}, {"step", required_argument, NULL, O_STEP},
+        {"sync-step", required_argument, NULL, O_SYNC}, {"start", required_argument, NULL, O_START},
+        {"stop", required_argument, NULL, O_STOP},      {"iterate", no_argument, NULL, O_ITER},
+        {"tolerance", required_argument, NULL, O_TOL},
+        {"max-iterations", required_argument, NULL, O_MAXIT},
+        {"record", required_argument, NULL, O_RECORD},
+        {"decimation", required_argument, NULL, O_DEC},
+        {"output-dir", required_argument, NULL, O_DIR}, {"fast", no_argument, NULL, O_FAST},
+        {"workers", required_argument, NULL, O_WORKERS},
+        {"verbose", no_argument, NULL, 'v'},            {"help", no_argument, NULL, 'h'},
+        {0}};
+    int c, st = RTC_EXIT_OK;
+    optind = 1;
+    while (st == RTC_EXIT_OK && (c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+        switch (c) {
+        case O_ALGO:
+            o->so.has_algorithm = true;
+            if (rtc_master_parse(optarg, &o->so.algorithm) != RTC_OK)
+                st = rtc_cli_usage_error(cmd, "--algorithm %s: expected jacobi, gauss-seidel or "
+                                         "parallel-fast", optarg);
+            break;
+        case O_STEP: st = time_opt("step", optarg, &o->so.step_ns); break;
+        case O_SYNC: st = time_opt("sync-step", optarg, &o->so.sync_step_ns); break;
+        case O_START: o->so.has_start = true; st = time_opt("start", optarg, &o->so.start_ns); break;
+        case O_STOP: o->so.has_stop = true; st = time_opt("stop", optarg, &o->so.stop_ns); break;
+        case O_ITER: o->so.iterate = true; break;
+        case O_TOL: o->so.tolerance = atof(optarg); break;
+        case O_MAXIT: o->so.max_iterations = (unsigned)atoi(optarg); break;
+        case O_RECORD: {
+            const char **r = realloc(o->records, (o->n_records + 1) * sizeof *r);
+            if (!r)
+                return RTC_EXIT_ERROR;
+            o->records = r;
+            r[o->n_records++] = optarg;
+            break;
+        }
+        case O_DEC: o->decimation = atol(optarg); break;
+        case O_DIR: o->dir = optarg; break;
+        case O_FAST: break;
+        case O_WORKERS: o->so.workers = (unsigned)atoi(optarg); break;
+        case 'v': rtc_cli_log.max_level = RTC_LOG_INFO; break;
+        case 'h': return -1;
+        default: return rtc_cli_usage_error(cmd, "unknown option");
+        }
+    }
+    if (st == RTC_EXIT_OK && optind != argc - 1)
+        st = rtc_cli_usage_error(cmd, "expected exactly one SYSTEM file");
+    if (st == RTC_EXIT_OK && o->decimation < 1)
+        st = rtc_cli_usage_error(cmd, "--decimation must be at least 1");
+    o->path = optind < argc ? argv[optind] : NULL;
+    return st;
+}
+
+static int load(const sys_opts *o, rtc_system **sys)
+{
+    rtc_unit_factory f;
+    if (rtc_fmu_factory(&f) != RTC_OK)
+        return RTC_ENOMEM;
+    return rtc_system_load(o->path, &f, 1, &o->so, &rtc_cli_log, sys);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void write_summary(const char *dir, const rtc_system *sys, const char *path, int rc,
+                          double wall_s, const rtc_recorder_stats *rs)
+{
+    char file[4096];
+    snprintf(file, sizeof file, "%s/summary.json", dir);
+    FILE *f = fopen(file, "w");
+    if (!f) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: cannot create: %s", file, strerror(errno));
+        return;
+    }
+    rtc_coupling_stats cs;
+    rtc_system_coupling_stats(sys, &cs);
+    char t[32];
+    rtc_time_format_s(rtc_system_time_ns(sys), t, sizeof t);
+    fprintf(f, "{\n  \"system\": \"%s\",\n  \"status\": \"%s\",\n  \"algorithm\": \"%s\",\n",
+            path, rc == RTC_OK ? "completed" : rtc_strerror(rc),
+            rtc_master_name(rtc_system_algorithm(sys)));
+    fprintf(f, "  \"tick_ns\": %lld,\n  \"ticks\": %lld,\n  \"end_time_s\": %s,\n",
+            (long long)rtc_system_tick_ns(sys), (long long)rtc_system_tick_index(sys), t);
+    fprintf(f, "  \"wall_time_s\": %.6f,\n  \"rows_written\": %llu,\n  \"rows_dropped\": %llu,\n",
+            wall_s, (unsigned long long)rs->rows_written, (unsigned long long)rs->rows_dropped);
+    fprintf(f, "  \"strong_coupling\": {\"iterated_steps\": %llu, \"iterations\": %llu, "
+               "\"not_converged\": %llu},\n",
+            (unsigned long long)cs.iterated_steps, (unsigned long long)cs.iterations,
+            (unsigned long long)cs.not_converged);
+    fprintf(f, "  \"units\": [");
+    for (size_t i = 0; i < rtc_system_unit_count(sys); i++)
+        fprintf(f, "%s\n    {\"name\": \"%s\", \"step_ns\": %lld}", i ? "," : "",
+                rtc_system_unit(sys, i)->name, (long long)rtc_system_unit_step_ns(sys, i));
+    fprintf(f, "\n  ]\n}\n");
+    if (fclose(f) != 0)
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: write failed", file);
+}
+
+/* Step to the stop time, queueing a row every `decimation` ticks. */
+static int run_ticks(rtc_system *sys, rtc_recorder *rec, long decimation)
+{
+    int64_t start = rtc_system_start_ns(sys), stop = rtc_system_stop_ns(sys);
+    int rc = rtc_recorder_push(rec, start);
+    while (rc == RTC_OK && rtc_system_time_ns(sys) + rtc_system_tick_ns(sys) <= stop) {
+        rc = rtc_system_step(sys);
+        if (rc == RTC_OK && rtc_system_tick_index(sys) % decimation == 0)
+            rc = rtc_recorder_push(rec, start + rtc_system_time_ns(sys));
+    }
+    return rc;
+}
+
+int rtc_cmd_run_system(int argc, char **argv)
+{
+    sys_opts o = {.dir = ".", .decimation = 1};
+    int st = parse_sys_args(argc, argv, &o, "run");
+    if (st != RTC_EXIT_OK) {
+        if (st < 0)
+            fputs(run_help, stdout);
+        free(o.records);
+        return st < 0 ? RTC_EXIT_OK : st;
+    }
+    rtc_system *sys = NULL;
+    rtc_record *rec = NULL;
+    rtc_csv *csv = NULL;
+    rtc_recorder *r = NULL;
+    rtc_recorder_stats rs = {0};
+    char file[4096];
+    snprintf(file, sizeof file, "%s/results.csv", o.dir);
+    mkdir(o.dir, 0755);
+    int rc = load(&o, &sys);
+    if (rc == RTC_OK)
+        rc = rtc_record_new(&rec);
+    if (rc == RTC_OK)
+        rc = rtc_system_record(sys, rec, o.records, o.n_records);
+    if (rc == RTC_OK)
+        rc = rtc_system_init(sys);
+    if (rc == RTC_OK && rtc_csv_open(file, &csv) != RTC_OK) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: cannot create: %s", file, strerror(errno));
+        rc = RTC_ESYS;
+    }
+    if (rc == RTC_OK)
+        rc = rtc_recorder_start(rec, csv, 4096, true, &r);
+    double t0 = now_s();
+    if (rc == RTC_OK)
+        rc = run_ticks(sys, r, o.decimation);
+    int wrc = rtc_recorder_stop(r, &rs);
+    if (csv && (rtc_csv_close(csv) != RTC_OK || wrc != RTC_OK)) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: write failed", file);
+        rc = rc == RTC_OK ? RTC_ESYS : rc;
+    }
+    if (sys && r)
+        write_summary(o.dir, sys, o.path, rc, now_s() - t0, &rs);
+    if (sys && r)
+        rtc_log(&rtc_cli_log, RTC_LOG_INFO, "%lld ticks in %.3f s; %llu rows in %s",
+                (long long)rtc_system_tick_index(sys), now_s() - t0,
+                (unsigned long long)rs.rows_written, file);
+    rtc_system_free(sys);
+    rtc_record_free(rec);
+    free(o.records);
+    /* An FMU that ended the simulation itself is a clean end (its reason was logged). */
+    return rc == RTC_OK || rc == RTC_ETERMINATED ? RTC_EXIT_OK : RTC_EXIT_ERROR;
+}
+
+static const char check_help[] =
+    "usage: rtcosim check [options] SYSTEM\n"
+    "\n"
+    "Load and validate a system (SSP .ssd/.ssp or a single .fmu) without running it: every\n"
+    "problem is printed as FILE:LINE: reason — unknown components or connectors, causality\n"
+    "and type mismatches, inputs connected twice, units without a conversion, step sizes,\n"
+    "algebraic loops (with their path). Exit status 0 when the system can run.\n"
+    "Accepts the options of 'rtcosim run' that change the system (--algorithm, --step,\n"
+    "--sync-step, --start, --stop, --iterate).\n";
+
+int rtc_cmd_check(int argc, char **argv)
+{
+    sys_opts o = {.dir = ".", .decimation = 1};
+    int st = parse_sys_args(argc, argv, &o, "check");
+    free(o.records);
+    if (st != RTC_EXIT_OK) {
+        if (st < 0)
+            fputs(check_help, stdout);
+        return st < 0 ? RTC_EXIT_OK : st;
+    }
+    rtc_system *sys = NULL;
+    if (load(&o, &sys) != RTC_OK) {
+        fprintf(stderr, "%s: not valid\n", o.path);
+        return RTC_EXIT_ERROR;
+    }
+    size_t n = rtc_system_unit_count(sys);
+    char tick[32], stop[32];
+    rtc_time_format_s(rtc_system_tick_ns(sys), tick, sizeof tick);
+    rtc_time_format_s(rtc_system_stop_ns(sys), stop, sizeof stop);
+    printf("%s: %zu unit(s), %s, base tick %s s, stop after %s s, %u warning(s): OK\n", o.path, n,
+           rtc_master_name(rtc_system_algorithm(sys)), tick, stop, rtc_system_warnings(sys));
+    for (size_t i = 0; i < n; i++) {
+        char h[32];
+        rtc_time_format_s(rtc_system_unit_step_ns(sys, i), h, sizeof h);
+        const rtc_unit *u = rtc_system_unit(sys, i);
+        printf("  %-24s %-8s step %s s  (%s)\n", u->name, u->ops->kind, h, u->md->model_name);
+    }
+    rtc_system_free(sys);
+    return RTC_EXIT_OK;
+}
+
+static const char plan_help[] =
+    "usage: rtcosim plan [options] SYSTEM\n"
+    "\n"
+    "Parallel Fast planning (Holzinger et al.): for candidate synchronization steps H,\n"
+    "print the extrapolation-error estimate E(H) and the real-time-factor estimate D(H) of\n"
+    "the system's units and connections, and the recommended H* = argmin E(H).\n"
+    "\n"
+    "options:\n"
+    "  --candidates LIST    comma-separated H values in seconds (default: a grid derived\n"
+    "                       from the units' steps)\n"
+    "  --rtf LIST           comma-separated real-time factors d_i of the units, in order\n"
+    "                       (wall seconds per simulated second; default 1 each)\n"
+    "  --receiver           evaluate Q from the receiver's perspective\n"
+    "  plus the options of 'rtcosim check' (--step, ...)\n";
+
+/* Split "a,b,c" and parse each item; returns the count or -1. */
+static long parse_list(const char *text, bool times, int64_t *ns, double *d, size_t cap)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", text);
+    long n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if ((size_t)n >= cap)
+            return -1;
+        char *end;
+        if (times ? rtc_time_parse_s(tok, &ns[n]) != RTC_OK
+                  : ((d[n] = strtod(tok, &end)), end == tok || *end))
+            return -1;
+        n++;
+    }
+    return n;
+}
+
+static int plan_system(rtc_system *sys, const int64_t *cand, long n_cand, const double *rtf,
+                       long n_rtf, bool receiver)
+{
+    size_t m = rtc_system_unit_count(sys);
+    int64_t *h = calloc(m, sizeof *h);
+    double *conn = calloc(m * m, sizeof *conn);
+    int rc = h && conn ? RTC_OK : RTC_ENOMEM;
+    if (rc == RTC_OK && n_rtf > 0 && (size_t)n_rtf != m) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "--rtf: %ld values for %zu units", n_rtf, m);
+        rc = RTC_EINVAL;
+    }
+    for (size_t i = 0; rc == RTC_OK && i < m; i++)
+        h[i] = rtc_system_unit_step_ns(sys, i);
+    for (size_t i = 0; rc == RTC_OK && i < rtc_system_link_count(sys); i++) {
+        size_t a, b;
+        rtc_system_link_ends(sys, i, &a, &b);
+        if (a != b)
+            conn[a * m + b] = 1; /* A_ij = 1: unit i feeds unit j (Eq. 6) */
+    }
+    rtc_pf_system ps = {.m = m, .h_ns = h, .d = n_rtf > 0 ? rtf : NULL, .conn = conn};
+    rtc_pf_plan *plan = NULL;
+    char err[256] = "";
+    if (rc == RTC_OK)
+        rc = rtc_pf_plan_new(&ps, n_cand > 0 ? cand : NULL, n_cand > 0 ? (size_t)n_cand : 0,
+                             receiver ? RTC_PF_RECEIVER : RTC_PF_LITERAL, &plan, err, sizeof err);
+    if (rc == RTC_OK) {
+        for (size_t i = 0; i < m; i++) {
+            char hs[32];
+            rtc_time_format_s(h[i], hs, sizeof hs);
+            printf("unit %-20s h = %s s  d = %g\n", rtc_system_unit(sys, i)->name, hs,
+                   n_rtf > 0 ? rtf[i] : 1.0);
+        }
+        rc = rtc_pf_plan_print(plan, stdout);
+    } else if (err[0]) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "plan: %s", err);
+    }
+    rtc_pf_plan_free(plan);
+    free(h);
+    free(conn);
+    return rc;
+}
+
+int rtc_cmd_plan(int argc, char **argv)
+{
+    const char *cands = NULL, *rtf = NULL;
+    bool receiver = false;
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    int n = 0;
+    if (!rest)
+        return RTC_EXIT_ERROR;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--candidates") && i + 1 < argc)
+            cands = argv[++i];
+        else if (!strcmp(argv[i], "--rtf") && i + 1 < argc)
+            rtf = argv[++i];
+        else if (!strcmp(argv[i], "--receiver"))
+            receiver = true;
+        else
+            rest[n++] = argv[i];
+    }
+    sys_opts o = {.dir = ".", .decimation = 1};
+    int st = parse_sys_args(n, rest, &o, "plan");
+    free(o.records);
+    free(rest);
+    if (st != RTC_EXIT_OK) {
+        if (st < 0)
+            fputs(plan_help, stdout);
+        return st < 0 ? RTC_EXIT_OK : st;
+    }
+    int64_t cand[256];
+    double d[256];
+    long n_cand = cands ? parse_list(cands, true, cand, NULL, 256) : 0;
+    long n_rtf = rtf ? parse_list(rtf, false, NULL, d, 256) : 0;
+    if (n_cand < 0 || n_rtf < 0)
+        return rtc_cli_usage_error("plan", "%s: expected a comma-separated list of numbers",
+                                   n_cand < 0 ? "--candidates" : "--rtf");
+    rtc_system *sys = NULL;
+    if (load(&o, &sys) != RTC_OK)
+        return RTC_EXIT_ERROR;
+    int rc = plan_system(sys, cand, n_cand, d, n_rtf, receiver);
+    rtc_system_free(sys);
+    return rc == RTC_OK ? RTC_EXIT_OK : RTC_EXIT_ERROR;
+}

@@ -1,0 +1,162 @@
+/*
+ * rtcosim/system.h — a coupled system of units and the master algorithms that step it.
+ *
+ * A system is built in the load phase from an SSP description (or a single FMU): units are
+ * created through registered factories (fmu-host registers FMUs), connections become links
+ * with their type/unit conversion and transformation, and everything is validated. Then
+ * it is initialized (parameters, start values, consistent initial coupling) and stepped
+ * one base tick at a time:
+ *
+ *     t_k = k · tick,   tick = gcd of every unit's step (and the sync step H)
+ *
+ * A unit with step h_i starts a step at every tick where t_k is a multiple of h_i; its
+ * outputs for t + h_i become visible to others at t + h_i (never earlier, so results do
+ * not depend on how fast the computer is). Master algorithms:
+ *   - Jacobi: every due unit steps from t with inputs taken at t (extrapolated per link);
+ *     units may step in parallel on worker threads.
+ *   - Gauss-Seidel: due units step in dependency order; a later unit takes its inputs at
+ *     the end of its step, i.e. the fresh outputs of the units before it.
+ *   - Parallel Fast (Holzinger et al.): units step at their own h_i and exchange data only
+ *     at the synchronization points of the sync step H (rtcosim/pfast.h).
+ *   - Strong coupling (option of Jacobi/Gauss-Seidel): units in an algebraic loop that can
+ *     save and restore their state iterate each step to a fixed point.
+ */
+#ifndef RTCOSIM_SYSTEM_H
+#define RTCOSIM_SYSTEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtcosim/log.h"
+#include "rtcosim/record.h"
+#include "rtcosim/unit.h"
+
+typedef struct rtc_system rtc_system;
+
+/** A way to create units of one SSP component type (MIME type). */
+typedef struct rtc_unit_factory {
+    const char *type; /**< e.g. "application/x-fmu-sharedlibrary" */
+    /** Create an uninstantiated unit from @p source (a file path). */
+    int (*create)(void *ctx, const char *source, const char *instance_name,
+                  const rtc_logger *lg, rtc_unit **out);
+    /** Release what the factory shares between its units (called once, after every unit of
+     *  the system is freed). May be NULL. */
+    void (*release)(void *ctx);
+    void *ctx;
+} rtc_unit_factory;
+
+typedef enum {
+    RTC_MASTER_JACOBI = 0,
+    RTC_MASTER_GAUSS_SEIDEL,
+    RTC_MASTER_PARALLEL_FAST,
+} rtc_master;
+
+/** Name of a master algorithm ("jacobi", "gauss-seidel", "parallel-fast"). RT-safe: yes. */
+const char *rtc_master_name(rtc_master m);
+/** Parse a master algorithm name. Returns RTC_OK or RTC_EPARSE. RT-safe: yes. */
+int rtc_master_parse(const char *name, rtc_master *out);
+
+/** Overrides of the system file's settings (zero/NULL: keep the file's). */
+typedef struct rtc_system_options {
+    bool has_algorithm;
+    rtc_master algorithm;
+    int64_t step_ns;      /**< communication step of every unit without its own step */
+    int64_t sync_step_ns; /**< Parallel Fast H */
+    int64_t start_ns;     /**< used only with has_start */
+    bool has_start;
+    int64_t stop_ns;      /**< used only with has_stop */
+    bool has_stop;
+    unsigned workers;     /**< Jacobi: worker threads for parallel stepping (0: none) */
+    bool iterate;         /**< strong coupling of algebraic loops (units that can get/set
+                               their state): iterate every step to a fixed point */
+    double tolerance;     /**< relative change that counts as converged (0: 1e-10) */
+    unsigned max_iterations; /**< iteration cap per step (0: 50) */
+} rtc_system_options;
+
+/**
+ * Load a system: an SSP file (.ssd, .ssp) or a single FMU (.fmu, run as a system of one
+ * unit named after its model). Creates every unit (not yet instantiated) through the
+ * factory registered for its component type, builds the links and validates the whole:
+ * every problem is logged as one line "FILE:LINE: reason" (errors and warnings), and the
+ * load fails when any error was found.
+ *
+ * @param factories  unit factories by component type; their release() is called by
+ *                   rtc_system_free() (also when the load fails).
+ * Returns RTC_OK and *out; RTC_EPARSE (invalid system, see log); RTC_EIO; RTC_ENOMEM.
+ * RT-safe: no.
+ */
+int rtc_system_load(const char *path, const rtc_unit_factory *factories, size_t n_factories,
+                    const rtc_system_options *opt, const rtc_logger *lg, rtc_system **out);
+
+/** Terminate (if initialized), free every unit and the system. NULL is a no-op.
+ *  RT-safe: no. */
+void rtc_system_free(rtc_system *sys);
+
+/** Number of warnings found while loading and validating. RT-safe: yes. */
+unsigned rtc_system_warnings(const rtc_system *sys);
+
+/**
+ * Instantiate every unit, apply parameter values and start values, enter and exit
+ * initialization with the coupling made consistent (outputs propagated to inputs in
+ * dependency order). Returns RTC_OK or the first failing unit's status (logged).
+ * RT-safe: no.
+ */
+int rtc_system_init(rtc_system *sys);
+
+/**
+ * Advance by one base tick: the due units step, outputs that become visible are
+ * published. Returns RTC_OK; RTC_ETERMINATED when a unit ended the simulation (its
+ * reason was logged; the system stands at rtc_system_time_ns()); a unit's error status.
+ * RT-safe: yes (the units' own code aside).
+ */
+int rtc_system_step(rtc_system *sys);
+
+/** Logical time of the current tick, ns from the start time. RT-safe: yes. */
+int64_t rtc_system_time_ns(const rtc_system *sys);
+/** Index k of the current tick. RT-safe: yes. */
+int64_t rtc_system_tick_index(const rtc_system *sys);
+/** The base tick, ns. RT-safe: yes. */
+int64_t rtc_system_tick_ns(const rtc_system *sys);
+/** Start time (absolute, ns) and stop time (ns from the start; INT64_MAX if none). */
+int64_t rtc_system_start_ns(const rtc_system *sys);
+int64_t rtc_system_stop_ns(const rtc_system *sys);
+rtc_master rtc_system_algorithm(const rtc_system *sys);
+
+/** Units, in declaration order. RT-safe: yes. */
+size_t rtc_system_unit_count(const rtc_system *sys);
+const rtc_unit *rtc_system_unit(const rtc_system *sys, size_t i);
+int64_t rtc_system_unit_step_ns(const rtc_system *sys, size_t i);
+
+/** Connections (links) between units, and the units at their ends. RT-safe: yes. */
+size_t rtc_system_link_count(const rtc_system *sys);
+void rtc_system_link_ends(const rtc_system *sys, size_t i, size_t *src_unit, size_t *dst_unit);
+
+/**
+ * Add result columns to @p rec: @p names (NULL: every output of every unit, and the
+ * system's recording selection if the file has one), each "unit.variable". Values are
+ * read from what is visible at the current tick, so a recorded row at tick k holds every
+ * unit's outputs at its last step end ≤ t_k. Returns RTC_OK or RTC_ENOTFOUND (logged).
+ * RT-safe: no.
+ */
+int rtc_system_record(rtc_system *sys, rtc_record *rec, const char *const *names, size_t n);
+
+/** One Parallel Fast synchronization: interval zeta, the units that qualified (bit i set
+ *  for unit i), and their step-end times. */
+typedef struct rtc_sync_event {
+    int64_t zeta;
+    uint64_t units;
+    int64_t t_ns[64];
+} rtc_sync_event;
+
+/** Called after every synchronization of a Parallel Fast run (for logs and tests). */
+typedef void (*rtc_sync_hook)(void *user, const rtc_sync_event *ev);
+void rtc_system_on_sync(rtc_system *sys, rtc_sync_hook hook, void *user);
+
+/** Statistics of strong coupling: steps iterated, iterations, steps that did not converge. */
+typedef struct rtc_coupling_stats {
+    uint64_t iterated_steps, iterations, not_converged;
+} rtc_coupling_stats;
+void rtc_system_coupling_stats(const rtc_system *sys, rtc_coupling_stats *out);
+
+#endif

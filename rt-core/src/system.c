@@ -1,0 +1,670 @@
+/*
+ * The runtime state of a system (rtcosim/system.h): the buffers that carry values between
+ * units, the links that convert them, initialization, the recording view and accessors.
+ * The stepping algorithms are in master.c, building and validation in system_load.c.
+ *
+ * Visibility rule: a unit's outputs for t + h (computed when it steps from t) sit in its
+ * "nxt" buffer and are read by a consumer only once the consumer's query time has reached
+ * t + h; otherwise the consumer reads "cur", the outputs at the unit's last step end. With
+ * this one rule Jacobi (query at t), Gauss-Seidel (query at the end of the consumer's
+ * step) and multi-rate sample-and-hold all follow, and results never depend on how fast
+ * the machine steps.
+ */
+#include "system_priv.h"
+
+#include "rtcosim/status.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- observed variables and input groups (sized before the run) ---- */
+
+int rtc__sys_observe(rtc_system *sys, size_t unit, size_t var)
+{
+    var_req *o = realloc(sys->observe, (sys->n_observe + 1) * sizeof *o);
+    if (!o)
+        return RTC_ENOMEM;
+    sys->observe = o;
+    o[sys->n_observe++] = (var_req){unit, var};
+    return RTC_OK;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Distinct value references of @p type among @p reqs for unit @p u, sorted. */
+static size_t collect_vrs(const rtc_system *sys, const var_req *reqs, size_t n, size_t u,
+                          rtc_type type, uint32_t *out)
+{
+    const rtc_model_desc *md = sys->units[u].unit->md;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (reqs[i].unit != u || md->vars[reqs[i].var].type != type)
+            continue;
+        out[m++] = md->vars[reqs[i].var].vr;
+    }
+    qsort(out, m, sizeof *out, cmp_u32);
+    size_t w = 0;
+    for (size_t i = 0; i < m; i++)
+        if (w == 0 || out[w - 1] != out[i])
+            out[w++] = out[i];
+    return w;
+}
+
+/* Elements of the variable with value reference @p vr and @p type (1 for scalars). */
+static size_t vr_count(const rtc_model_desc *md, rtc_type type, uint32_t vr)
+{
+    for (size_t i = 0; i < md->n_vars; i++)
+        if (md->vars[i].vr == vr && md->vars[i].type == type)
+            return rtc_var_count(&md->vars[i]);
+    return 1;
+}
+
+static int size_obs_group(obs_group *g, const rtc_model_desc *md, rtc_type type)
+{
+    g->offset = calloc(g->n_vr + 1, sizeof *g->offset);
+    g->count = calloc(g->n_vr + 1, sizeof *g->count);
+    if (!g->offset || !g->count)
+        return RTC_ENOMEM;
+    for (size_t i = 0; i < g->n_vr; i++) {
+        g->offset[i] = g->n_values;
+        g->count[i] = vr_count(md, type, g->vr[i]);
+        g->n_values += g->count[i];
+    }
+    size_t sz = rtc_type_size(type) * (g->n_values ? g->n_values : 1);
+    g->cur = calloc(1, sz);
+    g->nxt = calloc(1, sz);
+    if (type == RTC_TYPE_STRING || type == RTC_TYPE_BINARY) {
+        g->str_cur = calloc(g->n_values + 1, RTC_SYS_STR_CAP);
+        g->str_nxt = calloc(g->n_values + 1, RTC_SYS_STR_CAP);
+        if (!g->str_cur || !g->str_nxt)
+            return RTC_ENOMEM;
+    }
+    return g->cur && g->nxt ? RTC_OK : RTC_ENOMEM;
+}
+
+/* Element offset of (type, vr) in an observation group; the vr list is sorted. */
+static size_t obs_offset(const obs_group *g, uint32_t vr)
+{
+    const uint32_t *p = bsearch(&vr, g->vr, g->n_vr, sizeof vr, cmp_u32);
+    return p ? g->offset[p - g->vr] : 0;
+}
+
+static int build_obs(rtc_system *sys, size_t u)
+{
+    size_t n = sys->n_observe + sys->n_links;
+    var_req *reqs = calloc(n + 1, sizeof *reqs);
+    uint32_t *tmp = calloc(n + 1, sizeof *tmp);
+    int rc = reqs && tmp ? RTC_OK : RTC_ENOMEM;
+    for (size_t i = 0; rc == RTC_OK && i < sys->n_observe; i++)
+        reqs[i] = sys->observe[i];
+    for (size_t i = 0; rc == RTC_OK && i < sys->n_links; i++)
+        reqs[sys->n_observe + i] = (var_req){sys->links[i].src, sys->links[i].src_var};
+    const rtc_model_desc *md = sys->units[u].unit->md;
+    for (int t = 0; rc == RTC_OK && t < RTC_TYPE_COUNT; t++) {
+        obs_group *g = &sys->units[u].obs[t];
+        g->n_vr = collect_vrs(sys, reqs, n, u, (rtc_type)t, tmp);
+        g->vr = malloc((g->n_vr + 1) * sizeof *g->vr);
+        if (!g->vr) {
+            rc = RTC_ENOMEM;
+            break;
+        }
+        memcpy(g->vr, tmp, g->n_vr * sizeof *tmp);
+        rc = size_obs_group(g, md, (rtc_type)t);
+    }
+    free(reqs);
+    free(tmp);
+    return rc;
+}
+
+static int build_inputs(rtc_system *sys, size_t u)
+{
+    sys_unit *su = &sys->units[u];
+    const rtc_model_desc *md = su->unit->md;
+    su->links_in = calloc(sys->n_links + 1, sizeof *su->links_in);
+    if (!su->links_in)
+        return RTC_ENOMEM;
+    for (size_t i = 0; i < sys->n_links; i++) {
+        sys_link *l = &sys->links[i];
+        if (l->dst != u)
+            continue;
+        su->links_in[su->n_links_in++] = i;
+        in_group *g = &su->in[l->dst_type];
+        uint32_t *vr = realloc(g->vr, (g->n_vr + 1) * sizeof *vr);
+        if (!vr)
+            return RTC_ENOMEM;
+        g->vr = vr;
+        g->vr[g->n_vr++] = md->vars[l->dst_var].vr;
+        l->dst_off = g->n_values;
+        g->n_values += l->count;
+    }
+    for (int t = 0; t < RTC_TYPE_COUNT; t++) {
+        in_group *g = &su->in[t];
+        g->values = calloc(g->n_values ? g->n_values : 1, rtc_type_size((rtc_type)t));
+        if (!g->values)
+            return RTC_ENOMEM;
+    }
+    return RTC_OK;
+}
+
+/* Parallel Fast snapshots and strong-coupling iterates, only where used. */
+static int build_extras(rtc_system *sys, sys_unit *u)
+{
+    u->snap_zeta[0] = u->snap_zeta[1] = -1;
+    for (int t = 0; sys->algorithm == RTC_MASTER_PARALLEL_FAST && t < RTC_TYPE_COUNT; t++) {
+        for (int s = 0; s < 2 && u->obs[t].n_values; s++) {
+            u->snap[s][t] = calloc(u->obs[t].n_values, rtc_type_size((rtc_type)t));
+            if (!u->snap[s][t])
+                return RTC_ENOMEM;
+        }
+    }
+    if (u->in_loop) {
+        u->iter_prev = calloc(u->obs[RTC_TYPE_FLOAT64].n_values + 1, sizeof(double));
+        if (!u->iter_prev)
+            return RTC_ENOMEM;
+    }
+    return RTC_OK;
+}
+
+static int build_buffers(rtc_system *sys)
+{
+    for (size_t u = 0; u < sys->n_units; u++) {
+        int rc = build_obs(sys, u);
+        if (rc == RTC_OK)
+            rc = build_inputs(sys, u);
+        if (rc == RTC_OK)
+            rc = build_extras(sys, &sys->units[u]);
+        if (rc != RTC_OK)
+            return rc;
+    }
+    for (size_t i = 0; i < sys->n_links; i++) {
+        sys_link *l = &sys->links[i];
+        const sys_unit *s = &sys->units[l->src];
+        l->src_off = obs_offset(&s->obs[l->src_type], s->unit->md->vars[l->src_var].vr);
+    }
+    return RTC_OK;
+}
+
+/* ---- moving values ---- */
+
+/* Strings and binaries point into the unit's memory until its next call: keep copies. */
+static void copy_indirect(obs_group *g, rtc_type type, void *arr, char *store)
+{
+    for (size_t e = 0; e < g->n_values; e++) {
+        char *dst = store + e * RTC_SYS_STR_CAP;
+        if (type == RTC_TYPE_STRING) {
+            const char *s = ((const char **)arr)[e];
+            snprintf(dst, RTC_SYS_STR_CAP, "%s", s ? s : "");
+            ((const char **)arr)[e] = dst;
+        } else {
+            rtc_binary *b = &((rtc_binary *)arr)[e];
+            size_t n = b->size < RTC_SYS_STR_CAP ? b->size : RTC_SYS_STR_CAP;
+            if (n)
+                memcpy(dst, b->data, n);
+            *b = (rtc_binary){(const uint8_t *)dst, n};
+        }
+    }
+}
+
+int rtc__sys_fetch(rtc_system *sys, sys_unit *u, bool into_nxt)
+{
+    (void)sys;
+    for (int t = 0; t < RTC_TYPE_COUNT; t++) {
+        obs_group *g = &u->obs[t];
+        if (!g->n_vr)
+            continue;
+        void *arr = into_nxt ? g->nxt : g->cur;
+        int rc = u->unit->ops->get(u->unit->self, (rtc_type)t, g->vr, g->n_vr, arr, g->n_values);
+        if (rc != RTC_OK)
+            return rc;
+        if (g->str_cur)
+            copy_indirect(g, (rtc_type)t, arr, into_nxt ? g->str_nxt : g->str_cur);
+    }
+    return RTC_OK;
+}
+
+static double as_double(rtc_type t, rtc_value v)
+{
+    switch (t) {
+    case RTC_TYPE_FLOAT64: return v.f64;
+    case RTC_TYPE_FLOAT32: return v.f32;
+    case RTC_TYPE_UINT8: case RTC_TYPE_UINT16: case RTC_TYPE_UINT32:
+    case RTC_TYPE_UINT64: return (double)v.u64;
+    case RTC_TYPE_BOOL: return v.b ? 1.0 : 0.0;
+    default: return (double)v.i64;
+    }
+}
+
+/* Numeric conversion into the destination type: integers round to nearest and saturate. */
+static rtc_value from_double(rtc_type t, double x)
+{
+    rtc_value v = {0};
+    switch (t) {
+    case RTC_TYPE_FLOAT64: v.f64 = x; break;
+    case RTC_TYPE_FLOAT32: v.f32 = (float)x; break;
+    case RTC_TYPE_BOOL: v.b = x != 0.0; break;
+    case RTC_TYPE_UINT8: case RTC_TYPE_UINT16: case RTC_TYPE_UINT32: case RTC_TYPE_UINT64:
+        x = nearbyint(x);
+        v.u64 = x <= 0 ? 0 : x >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)x;
+        break;
+    default:
+        x = nearbyint(x);
+        v.i64 = x <= -9223372036854775808.0 ? INT64_MIN
+                : x >= 9223372036854775807.0 ? INT64_MAX : (int64_t)x;
+        break;
+    }
+    return v;
+}
+
+static rtc_value convert(const sys_link *l, rtc_value v)
+{
+    if (l->mode == LINK_COPY)
+        return v;
+    if (l->mode == LINK_AFFINE)
+        return from_double(l->dst_type, l->k * as_double(l->src_type, v) + l->d);
+    int64_t key = l->src_type == RTC_TYPE_BOOL ? v.b : (int64_t)as_double(l->src_type, v);
+    for (size_t i = 0; i < l->n_map; i++)
+        if (l->map[i].from == key)
+            return from_double(l->dst_type, (double)l->map[i].to);
+    return from_double(l->dst_type, (double)key); /* unmapped values pass unchanged */
+}
+
+/* The source buffer a consumer querying at @p q_ns sees, and its time. */
+static const void *visible(const sys_unit *s, rtc_type t, int64_t q_ns, int64_t *t_ns)
+{
+    if (s->has_nxt && s->t_nxt_ns <= q_ns) {
+        *t_ns = s->t_nxt_ns;
+        return s->obs[t].nxt;
+    }
+    *t_ns = s->t_cur_ns;
+    return s->obs[t].cur;
+}
+
+void rtc__sys_link_apply(rtc_system *sys, sys_link *l, int64_t q_ns, const void *src_override)
+{
+    const sys_unit *s = &sys->units[l->src];
+    int64_t t_src = q_ns;
+    const void *src = src_override ? src_override : visible(s, l->src_type, q_ns, &t_src);
+    void *dst = sys->units[l->dst].in[l->dst_type].values;
+    if (l->est) {
+        /* Estimated link: feed the source's newest value once, then ask for time q. */
+        rtc_value v = rtc_value_load(l->src_type, src, l->src_off);
+        if (t_src > l->fed_ns) {
+            rtc_est_sample smp = {.t_ns = t_src, .value = as_double(l->src_type, v),
+                                  .arrival_ns = q_ns};
+            rtc_est_push_monitored(l->est, &smp, &l->errmon);
+            l->fed_ns = t_src;
+        }
+        rtc_est_out o;
+        if (rtc_est_query(l->est, q_ns, &o) == RTC_OK)
+            v = from_double(l->src_type, o.value);
+        rtc_value w = convert(l, v);
+        rtc_value_store(l->dst_type, &w, dst, l->dst_off);
+        return;
+    }
+    for (size_t e = 0; e < l->count; e++) {
+        rtc_value w = convert(l, rtc_value_load(l->src_type, src, l->src_off + e));
+        rtc_value_store(l->dst_type, &w, dst, l->dst_off + e);
+    }
+}
+
+void rtc__sys_inputs_at(rtc_system *sys, sys_unit *u, int64_t q_ns)
+{
+    for (size_t i = 0; i < u->n_links_in; i++)
+        rtc__sys_link_apply(sys, &sys->links[u->links_in[i]], q_ns, NULL);
+}
+
+int rtc__sys_set_inputs(rtc_system *sys, sys_unit *u)
+{
+    (void)sys;
+    for (int t = 0; t < RTC_TYPE_COUNT; t++) {
+        in_group *g = &u->in[t];
+        if (!g->n_vr)
+            continue;
+        int rc = u->unit->ops->set(u->unit->self, (rtc_type)t, g->vr, g->n_vr, g->values,
+                                   g->n_values);
+        if (rc != RTC_OK)
+            return rc;
+    }
+    return RTC_OK;
+}
+
+/* Swap the buffers of every unit whose next outputs have become current at tick k. */
+void rtc__sys_promote(rtc_system *sys)
+{
+    int64_t t = sys->k * sys->tick_ns;
+    for (size_t i = 0; i < sys->n_units; i++) {
+        sys_unit *u = &sys->units[i];
+        if (!u->has_nxt || u->t_nxt_ns > t)
+            continue;
+        for (int ty = 0; ty < RTC_TYPE_COUNT; ty++) {
+            obs_group *g = &u->obs[ty];
+            void *p = g->cur;
+            g->cur = g->nxt;
+            g->nxt = p;
+            char *s = g->str_cur;
+            g->str_cur = g->str_nxt;
+            g->str_nxt = s;
+        }
+        u->t_cur_ns = u->t_nxt_ns;
+        u->has_nxt = false;
+    }
+}
+
+/* ---- the recording view: get() answers from what is visible at the current tick ---- */
+
+static int view_get(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, void *values,
+                    size_t n_values)
+{
+    const sys_unit *u = self;
+    const obs_group *g = &u->obs[type];
+    size_t w = 0, sz = rtc_type_size(type);
+    for (size_t i = 0; i < n_vr; i++) {
+        const uint32_t *p = bsearch(&vr[i], g->vr, g->n_vr, sizeof *vr, cmp_u32);
+        if (!p)
+            return RTC_ENOTFOUND;
+        size_t j = (size_t)(p - g->vr);
+        if (w + g->count[j] > n_values)
+            return RTC_EINVAL;
+        memcpy((char *)values + w * sz, (const char *)g->cur + g->offset[j] * sz,
+               g->count[j] * sz);
+        w += g->count[j];
+    }
+    return RTC_OK;
+}
+
+static const rtc_unit_ops view_ops = {.kind = "system-view", .get = view_get};
+
+int rtc_system_record(rtc_system *sys, rtc_record *rec, const char *const *names, size_t n)
+{
+    if (sys->initialized)
+        return RTC_ESTATE; /* the observation buffers are sized by rtc_system_init() */
+    for (size_t u = 0; u < sys->n_units; u++) {
+        sys_unit *su = &sys->units[u];
+        su->view = (rtc_unit){.ops = &view_ops, .self = su, .md = su->unit->md, .name = su->name};
+    }
+    if (n == 0 && sys->n_record) {
+        names = (const char *const *)sys->record; /* the system file's selection */
+        n = sys->n_record;
+    }
+    for (size_t u = 0; u < sys->n_units && n == 0; u++) {
+        const rtc_model_desc *md = sys->units[u].unit->md;
+        for (size_t v = 0; v < md->n_vars; v++) {
+            if (md->vars[v].causality != RTC_CAUSALITY_OUTPUT || md->vars[v].type == RTC_TYPE_CLOCK)
+                continue;
+            char prefix[512];
+            snprintf(prefix, sizeof prefix, "%s.", sys->units[u].name);
+            int rc = rtc__sys_observe(sys, u, v);
+            if (rc == RTC_OK)
+                rc = rtc_record_add(rec, &sys->units[u].view, v, prefix);
+            if (rc != RTC_OK)
+                return rc;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *dot = strchr(names[i], '.');
+        size_t u = 0;
+        long v = -1;
+        /* unit names may contain dots (flattened systems): try every split */
+        for (; dot && v < 0; dot = strchr(dot + 1, '.')) {
+            for (u = 0; u < sys->n_units; u++) {
+                const char *un = sys->units[u].name;
+                if (strlen(un) == (size_t)(dot - names[i]) && !strncmp(un, names[i], strlen(un)) &&
+                    (v = rtc_model_find_var(sys->units[u].unit->md, dot + 1)) >= 0)
+                    break;
+            }
+        }
+        if (v < 0) {
+            rtc_log(sys->lg, RTC_LOG_ERROR, "record %s: no such unit.variable in %s", names[i],
+                    sys->path);
+            return RTC_ENOTFOUND;
+        }
+        char prefix[512];
+        snprintf(prefix, sizeof prefix, "%s.", sys->units[u].name);
+        int rc = rtc__sys_observe(sys, u, (size_t)v);
+        if (rc == RTC_OK)
+            rc = rtc_record_add(rec, &sys->units[u].view, (size_t)v, prefix);
+        if (rc != RTC_OK)
+            return rc;
+    }
+    return RTC_OK;
+}
+
+/* ---- initialization ---- */
+
+/* Parameter values of one unit (called on the unit's owner thread). */
+static int job_params(rtc_system *sys, sys_unit *u, void *arg)
+{
+    (void)arg;
+    for (size_t i = 0; i < sys->n_params; i++) {
+        const struct sys_param *p = &sys->params[i];
+        if (&sys->units[p->unit] != u)
+            continue;
+        const rtc_var *v = &u->unit->md->vars[p->var];
+        rtc_value val;
+        uint8_t bin[256];
+        int rc;
+        if (v->type == RTC_TYPE_BINARY) {
+            size_t n = 0;
+            rc = rtc_hex_decode(p->text, bin, sizeof bin, &n);
+            val.bin = (rtc_binary){bin, n};
+        } else {
+            rc = rtc_value_parse(v->type, p->text, &val);
+        }
+        if (rc != RTC_OK) {
+            rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: parameter %s.%s: \"%s\" is not a %s value",
+                    p->file, p->line, u->name, v->name, p->text, rtc_type_name(v->type));
+            return rc;
+        }
+        char buf[16];
+        rtc_value_store(v->type, &val, buf, 0);
+        rc = u->unit->ops->set(u->unit->self, v->type, &v->vr, 1, buf, 1);
+        if (rc != RTC_OK)
+            return rc;
+    }
+    return RTC_OK;
+}
+
+static int job_instantiate(rtc_system *sys, sys_unit *u, void *arg)
+{
+    (void)arg;
+    bool has_stop = sys->stop_ns != INT64_MAX;
+    rtc_unit_setup s = {.instance_name = u->name,
+                        .start_time_s = (double)sys->start_ns / 1e9,
+                        .stop_time_defined = has_stop,
+                        .stop_time_s = has_stop ? (double)(sys->start_ns + sys->stop_ns) / 1e9 : 0,
+                        .may_rollback = u->in_loop};
+    int rc = u->unit->ops->instantiate(u->unit->self, &s);
+    return rc == RTC_OK ? job_params(sys, u, NULL) : rc;
+}
+
+static int job_enter_init(rtc_system *sys, sys_unit *u, void *arg)
+{
+    (void)sys, (void)arg;
+    return u->unit->ops->enter_init(u->unit->self);
+}
+
+static int job_exit_init(rtc_system *sys, sys_unit *u, void *arg)
+{
+    (void)sys, (void)arg;
+    return u->unit->ops->exit_init(u->unit->self);
+}
+
+static int job_fetch_cur(rtc_system *sys, sys_unit *u, void *arg)
+{
+    (void)arg;
+    return rtc__sys_fetch(sys, u, false);
+}
+
+static int job_set_inputs(rtc_system *sys, sys_unit *u, void *arg)
+{
+    (void)arg;
+    return rtc__sys_set_inputs(sys, u);
+}
+
+/* In initialization mode, propagate outputs to inputs until the coupling is consistent
+ * (one pass per unit suffices for acyclic feedthrough; loops get the same bounded number). */
+static int settle_coupling(rtc_system *sys)
+{
+    int rc = RTC_OK;
+    for (size_t pass = 0; rc == RTC_OK && pass <= sys->n_units; pass++) {
+        rc = rtc__workers_run(sys, job_fetch_cur, NULL);
+        for (size_t i = 0; rc == RTC_OK && i < sys->n_links; i++)
+            rtc__sys_link_apply(sys, &sys->links[i], 0, NULL);
+        if (rc == RTC_OK)
+            rc = rtc__workers_run(sys, job_set_inputs, NULL);
+    }
+    return rc;
+}
+
+int rtc_system_init(rtc_system *sys)
+{
+    int rc = build_buffers(sys);
+    if (rc == RTC_OK && sys->n_workers)
+        rc = rtc__workers_start(sys, sys->n_workers);
+    if (rc == RTC_OK)
+        rc = rtc__workers_run(sys, job_instantiate, NULL);
+    if (rc == RTC_OK)
+        rc = rtc__workers_run(sys, job_enter_init, NULL);
+    if (rc == RTC_OK)
+        rc = settle_coupling(sys);
+    if (rc == RTC_OK)
+        rc = rtc__workers_run(sys, job_exit_init, NULL);
+    if (rc == RTC_OK)
+        rc = rtc__workers_run(sys, job_fetch_cur, NULL);
+    sys->initialized = rc == RTC_OK;
+    sys->failed = rc == RTC_EFMU || rc == RTC_EFATAL;
+    sys->k = 0;
+    return rc;
+}
+
+int rtc_system_step(rtc_system *sys)
+{
+    if (!sys->initialized || sys->terminated)
+        return RTC_ESTATE;
+    return rtc__master_tick(sys);
+}
+
+/* ---- accessors and teardown ---- */
+
+const char *rtc_master_name(rtc_master m)
+{
+    static const char *const names[] = {"jacobi", "gauss-seidel", "parallel-fast"};
+    return (unsigned)m < 3 ? names[m] : "?";
+}
+
+int rtc_master_parse(const char *name, rtc_master *out)
+{
+    for (int m = 0; m < 3; m++) {
+        if (!strcmp(name, rtc_master_name((rtc_master)m))) {
+            *out = (rtc_master)m;
+            return RTC_OK;
+        }
+    }
+    return RTC_EPARSE;
+}
+
+unsigned rtc_system_warnings(const rtc_system *sys) { return sys->warnings; }
+int64_t rtc_system_time_ns(const rtc_system *sys) { return sys->k * sys->tick_ns; }
+int64_t rtc_system_tick_index(const rtc_system *sys) { return sys->k; }
+int64_t rtc_system_tick_ns(const rtc_system *sys) { return sys->tick_ns; }
+int64_t rtc_system_start_ns(const rtc_system *sys) { return sys->start_ns; }
+int64_t rtc_system_stop_ns(const rtc_system *sys) { return sys->stop_ns; }
+rtc_master rtc_system_algorithm(const rtc_system *sys) { return sys->algorithm; }
+size_t rtc_system_unit_count(const rtc_system *sys) { return sys->n_units; }
+const rtc_unit *rtc_system_unit(const rtc_system *sys, size_t i) { return sys->units[i].unit; }
+int64_t rtc_system_unit_step_ns(const rtc_system *sys, size_t i) { return sys->units[i].step_ns; }
+
+size_t rtc_system_link_count(const rtc_system *sys)
+{
+    return sys->n_links;
+}
+
+void rtc_system_link_ends(const rtc_system *sys, size_t i, size_t *src_unit, size_t *dst_unit)
+{
+    *src_unit = sys->links[i].src;
+    *dst_unit = sys->links[i].dst;
+}
+
+void rtc_system_on_sync(rtc_system *sys, rtc_sync_hook hook, void *user)
+{
+    sys->sync_hook = hook;
+    sys->sync_user = user;
+}
+
+void rtc_system_coupling_stats(const rtc_system *sys, rtc_coupling_stats *out)
+{
+    *out = sys->coupling;
+}
+
+/* Terminate (when initialized and healthy) and free one unit, on its owner thread. */
+static int job_release(rtc_system *sys, sys_unit *u, void *arg)
+{
+    (void)arg;
+    if (!u->unit)
+        return RTC_OK;
+    if (sys->initialized && !sys->terminated && !sys->failed)
+        u->unit->ops->terminate(u->unit->self);
+    if (u->state)
+        u->unit->ops->free_state(u->unit->self, &u->state);
+    u->unit->ops->free(u->unit->self);
+    u->unit = NULL;
+    return RTC_OK;
+}
+
+static void free_unit(sys_unit *u)
+{
+    for (int t = 0; t < RTC_TYPE_COUNT; t++) {
+        obs_group *g = &u->obs[t];
+        free(g->vr);
+        free(g->offset);
+        free(g->count);
+        free(g->cur);
+        free(g->nxt);
+        free(g->str_cur);
+        free(g->str_nxt);
+        free(u->in[t].vr);
+        free(u->in[t].values);
+        free(u->snap[0][t]);
+        free(u->snap[1][t]);
+    }
+    free(u->iter_prev);
+    free(u->links_in);
+    free(u->name);
+}
+
+void rtc_system_free(rtc_system *sys)
+{
+    if (!sys)
+        return;
+    rtc__workers_run(sys, job_release, NULL);
+    rtc__workers_stop(sys);
+    for (size_t i = 0; i < sys->n_units; i++)
+        free_unit(&sys->units[i]);
+    for (size_t i = 0; i < sys->n_links; i++) {
+        rtc_est_free(sys->links[i].est);
+        free(sys->links[i].map);
+        free(sys->links[i].desc);
+        free(sys->links[i].file);
+    }
+    for (size_t i = 0; i < sys->n_params; i++) {
+        free(sys->params[i].text);
+        free(sys->params[i].file);
+    }
+    for (size_t i = 0; i < sys->n_factories; i++)
+        if (sys->factories[i].release)
+            sys->factories[i].release(sys->factories[i].ctx);
+    free(sys->factories);
+    free(sys->params);
+    free(sys->units);
+    free(sys->links);
+    free(sys->observe);
+    free(sys->order);
+    free(sys->path);
+    free(sys);
+}

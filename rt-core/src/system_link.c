@@ -1,0 +1,216 @@
+/*
+ * Building one link from an SSP connection: endpoint checks (the variables exist, the
+ * causalities fit, an input is fed once), type compatibility, unit conversion between the
+ * two connectors' units, the SSP transformation, and the link's estimator. Everything a
+ * link does at run time is decided here; master.c only applies it.
+ */
+#include "system_priv.h"
+
+#include "rtcosim/ssp.h"
+#include "rtcosim/status.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool is_numeric(rtc_type t)
+{
+    return t <= RTC_TYPE_UINT64 || t == RTC_TYPE_BOOL || t == RTC_TYPE_ENUM;
+}
+
+/* A unit's SI definition, from the SSP file first, then from the FMU. */
+static bool find_base(const rtc_ssp *ssp, const rtc_model_desc *md, const char *name,
+                      rtc_base_unit *out)
+{
+    const rtc_ssp_unit *su = rtc_ssp_find_unit(ssp, name);
+    if (su) {
+        *out = su->base;
+        return true;
+    }
+    for (size_t i = 0; i < md->n_unit_defs; i++) {
+        if (!strcmp(md->unit_defs[i].name, name) && md->unit_defs[i].has_base_unit) {
+            *out = md->unit_defs[i].base;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool same_dimension(const rtc_base_unit *a, const rtc_base_unit *b)
+{
+    return a->kg == b->kg && a->m == b->m && a->s == b->s && a->A == b->A && a->K == b->K &&
+           a->mol == b->mol && a->cd == b->cd && a->rad == b->rad;
+}
+
+/* The connector's unit if it names one, else the variable's. */
+static const char *unit_of(const rtc_ssp_component *c, const char *connector, const rtc_var *v)
+{
+    long i = rtc_ssp_find_connector(c, connector);
+    if (i >= 0 && c->connectors[i].unit)
+        return c->connectors[i].unit;
+    return v->unit;
+}
+
+/* y = k·x + d converting src_unit to dst_unit: x_SI = f1·x + o1, y = (x_SI − o2)/f2. */
+static int unit_conversion(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_connection *c,
+                           const char *u1, const char *u2, sys_link *l)
+{
+    l->k = 1;
+    l->d = 0;
+    if (!u1 || !u2 || !strcmp(u1, u2) || c->suppress_unit_conversion)
+        return RTC_OK;
+    rtc_base_unit b1, b2;
+    const rtc_model_desc *m1 = sys->units[l->src].unit->md, *m2 = sys->units[l->dst].unit->md;
+    if (!find_base(ssp, m1, u1, &b1) || !find_base(ssp, m2, u2, &b2) ||
+        !same_dimension(&b1, &b2)) {
+        rtc_log(sys->lg, RTC_LOG_ERROR,
+                "%s:%u: Connection %s: unit mismatch: [%s] to [%s] has no conversion "
+                "(define both units with the same base units, or set suppressUnitConversion)",
+                c->file, c->line, l->desc, u1, u2);
+        return RTC_EPARSE;
+    }
+    l->k = b1.factor / b2.factor;
+    l->d = (b1.offset - b2.offset) / b2.factor;
+    return RTC_OK;
+}
+
+static int check_types(rtc_system *sys, const rtc_ssp_connection *c, const rtc_var *a,
+                       const rtc_var *b)
+{
+    bool ok = a->type == b->type || (is_numeric(a->type) && is_numeric(b->type));
+    if (a->type == RTC_TYPE_CLOCK || b->type == RTC_TYPE_CLOCK)
+        ok = false;
+    if (!ok || rtc_var_count(a) != rtc_var_count(b)) {
+        rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Connection: type mismatch: %s is %s[%zu], "
+                "%s is %s[%zu]", c->file, c->line, a->name, rtc_type_name(a->type),
+                rtc_var_count(a), b->name, rtc_type_name(b->type), rtc_var_count(b));
+        return RTC_EPARSE;
+    }
+    return RTC_OK;
+}
+
+static int check_causality(rtc_system *sys, const rtc_ssp_connection *c, const rtc_var *src,
+                           const rtc_var *dst, const char *src_unit, const char *dst_unit)
+{
+    bool src_ok = src->causality == RTC_CAUSALITY_OUTPUT ||
+                  src->causality == RTC_CAUSALITY_PARAMETER ||
+                  src->causality == RTC_CAUSALITY_CALCULATED_PARAMETER;
+    if (!src_ok || dst->causality != RTC_CAUSALITY_INPUT) {
+        rtc_log(sys->lg, RTC_LOG_ERROR,
+                "%s:%u: Connection: causality mismatch: %s.%s is %s and %s.%s is %s "
+                "(a connection goes from an output to an input)", c->file, c->line, src_unit,
+                src->name, rtc_causality_name(src->causality), dst_unit, dst->name,
+                rtc_causality_name(dst->causality));
+        return RTC_EPARSE;
+    }
+    return RTC_OK;
+}
+
+/* Variable of a unit for an endpoint's connector, or an error naming both. */
+static int endpoint_var(rtc_system *sys, const rtc_ssp_connection *c, size_t unit,
+                        const char *connector, size_t *var)
+{
+    long v = rtc_model_find_var(sys->units[unit].unit->md, connector);
+    if (v < 0) {
+        rtc_log(sys->lg, RTC_LOG_ERROR,
+                "%s:%u: Connection: unknown connector: %s has no variable \"%s\"", c->file,
+                c->line, sys->units[unit].name, connector);
+        return RTC_EPARSE;
+    }
+    *var = (size_t)v;
+    return RTC_OK;
+}
+
+static int transformation(rtc_system *sys, const rtc_ssp_connection *c, sys_link *l)
+{
+    const rtc_ssp_transform *t = &c->transform;
+    if (t->kind == RTC_SSP_TRANSFORM_LINEAR) {
+        l->d = t->factor * l->d + t->offset;
+        l->k = t->factor * l->k;
+    } else if (t->kind != RTC_SSP_TRANSFORM_NONE) {
+        l->map = calloc(t->n_entries + 1, sizeof *l->map);
+        if (!l->map)
+            return RTC_ENOMEM;
+        for (size_t i = 0; i < t->n_entries; i++)
+            l->map[i] = (map_entry){t->entries[i].source, t->entries[i].target};
+        l->n_map = t->n_entries;
+        l->mode = LINK_MAP;
+        return RTC_OK;
+    }
+    bool identity = l->k == 1.0 && l->d == 0.0;
+    l->mode = identity && l->src_type == l->dst_type ? LINK_COPY : LINK_AFFINE;
+    if (!identity && !(is_numeric(l->src_type) && is_numeric(l->dst_type))) {
+        rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Connection: a linear transformation or unit "
+                "conversion needs numeric connectors (%s)", c->file, c->line, l->desc);
+        return RTC_EPARSE;
+    }
+    return RTC_OK;
+}
+
+static int estimator(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_connection *c,
+                     sys_link *l)
+{
+    const char *method = c->settings.estimator ? c->settings.estimator : ssp->realtime.estimator;
+    if (!method || !strcmp(method, "zoh") || !strcmp(method, "none"))
+        return RTC_OK; /* zero-order hold: read the visible value directly */
+    rtc_est_config cfg;
+    char err[256] = "";
+    int rc = rtc_est_config_parse(&cfg, method, c->settings.params, err, sizeof err);
+    if (rc == RTC_OK && (l->count != 1 || !is_numeric(l->src_type))) {
+        snprintf(err, sizeof err, "estimators apply to numeric scalar connections only");
+        rc = RTC_EINVAL;
+    }
+    if (rc == RTC_OK)
+        rc = rtc_est_new(&cfg, &l->est, err, sizeof err);
+    if (rc != RTC_OK) {
+        rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Connection %s: estimator \"%s\": %s", c->file,
+                c->settings.line ? c->settings.line : c->line, l->desc, method, err);
+        return RTC_EPARSE;
+    }
+    rtc_est_errmon_init(&l->errmon);
+    l->fed_ns = INT64_MIN;
+    return RTC_OK;
+}
+
+int rtc__sys_add_link(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_connection *c,
+                      size_t src, size_t dst)
+{
+    sys_link l = {.src = src, .dst = dst, .break_loop = c->settings.break_loop, .line = c->line};
+    const sys_unit *su = &sys->units[src], *du = &sys->units[dst];
+    int rc = endpoint_var(sys, c, src, c->start.name, &l.src_var);
+    if (rc == RTC_OK)
+        rc = endpoint_var(sys, c, dst, c->end.name, &l.dst_var);
+    if (rc != RTC_OK)
+        return rc;
+    const rtc_var *a = &su->unit->md->vars[l.src_var], *b = &du->unit->md->vars[l.dst_var];
+    l.src_type = a->type;
+    l.dst_type = b->type;
+    l.count = rtc_var_count(a);
+    if (asprintf(&l.desc, "%s.%s -> %s.%s", su->name, a->name, du->name, b->name) < 0 ||
+        !(l.file = strdup(c->file)))
+        return RTC_ENOMEM;
+    rc = check_causality(sys, c, a, b, su->name, du->name);
+    if (rc == RTC_OK)
+        rc = check_types(sys, c, a, b);
+    const rtc_ssp_component *sc = rtc_ssp_find_component(ssp, c->start.element);
+    const rtc_ssp_component *dc = rtc_ssp_find_component(ssp, c->end.element);
+    if (rc == RTC_OK)
+        rc = unit_conversion(sys, ssp, c, unit_of(sc, c->start.name, a),
+                             unit_of(dc, c->end.name, b), &l);
+    if (rc == RTC_OK)
+        rc = transformation(sys, c, &l);
+    if (rc == RTC_OK)
+        rc = estimator(sys, ssp, c, &l);
+    sys_link *links = rc == RTC_OK ? realloc(sys->links, (sys->n_links + 1) * sizeof *links) : NULL;
+    if (!links) {
+        rtc_est_free(l.est);
+        free(l.map);
+        free(l.desc);
+        free(l.file);
+        return rc == RTC_OK ? RTC_ENOMEM : rc;
+    }
+    sys->links = links;
+    links[sys->n_links++] = l;
+    return RTC_OK;
+}

@@ -1,0 +1,358 @@
+/*
+ * Building a system from an SSP description or a single FMU, and validating it
+ * (rtcosim/system.h). Validation collects every problem (one "FILE:LINE: reason" line each)
+ * before failing, so `rtcosim check` shows them all at once.
+ */
+#include "system_priv.h"
+
+#include "rtcosim/ssp.h"
+#include "rtcosim/status.h"
+#include "rtcosim/time.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const rtc_unit_factory *find_factory(const rtc_system *sys, const char *type)
+{
+    for (size_t i = 0; i < sys->n_factories; i++)
+        if (!strcmp(sys->factories[i].type, type))
+            return &sys->factories[i];
+    return NULL;
+}
+
+static int add_unit(rtc_system *sys, const char *type, const char *source, const char *name,
+                    const char *file, unsigned line)
+{
+    const rtc_unit_factory *f = find_factory(sys, type);
+    if (!f) {
+        rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Component %s: no unit type \"%s\" is available",
+                file, line, name, type);
+        return RTC_EUNSUPPORTED;
+    }
+    rtc_unit *unit = NULL;
+    int rc = f->create(f->ctx, source, name, sys->lg, &unit);
+    if (rc != RTC_OK)
+        return rc;
+    sys_unit *u = &sys->units[sys->n_units++];
+    memset(u, 0, sizeof *u);
+    u->unit = unit;
+    u->line = line;
+    u->name = strdup(name);
+    return u->name ? RTC_OK : RTC_ENOMEM;
+}
+
+/* Each connector of an FMU component must name a variable of matching causality. */
+static unsigned check_connectors(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_component *c,
+                                 const sys_unit *u)
+{
+    unsigned errors = 0;
+    static const rtc_causality want[] = {
+        [RTC_SSP_KIND_INPUT] = RTC_CAUSALITY_INPUT,
+        [RTC_SSP_KIND_OUTPUT] = RTC_CAUSALITY_OUTPUT,
+        [RTC_SSP_KIND_PARAMETER] = RTC_CAUSALITY_PARAMETER,
+        [RTC_SSP_KIND_CALCULATED_PARAMETER] = RTC_CAUSALITY_CALCULATED_PARAMETER,
+    };
+    for (size_t i = 0; i < c->n_connectors; i++) {
+        const rtc_ssp_connector *k = &c->connectors[i];
+        long v = rtc_model_find_var(u->unit->md, k->name);
+        if (v < 0) {
+            rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Connector %s: %s has no variable of that name",
+                    ssp->display_path, k->line, k->name, c->name);
+            errors++;
+            continue;
+        }
+        const rtc_var *var = &u->unit->md->vars[v];
+        if (k->kind <= RTC_SSP_KIND_CALCULATED_PARAMETER && var->causality != want[k->kind]) {
+            rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Connector %s.%s: kind %s but the FMU variable "
+                    "is %s", ssp->display_path, k->line, c->name, k->name, rtc_ssp_kind_name(k->kind),
+                    rtc_causality_name(var->causality));
+            errors++;
+        }
+    }
+    return errors;
+}
+
+static long unit_index(const rtc_system *sys, const char *name)
+{
+    for (size_t i = 0; name && i < sys->n_units; i++)
+        if (!strcmp(sys->units[i].name, name))
+            return (long)i;
+    return -1;
+}
+
+/* Parameter values that name no settable variable are ignored, with a warning (SSP). */
+static int add_params(rtc_system *sys, const rtc_ssp *ssp)
+{
+    sys->params = calloc(ssp->n_params + 1, sizeof *sys->params);
+    if (!sys->params)
+        return RTC_ENOMEM;
+    for (size_t i = 0; i < ssp->n_params; i++) {
+        const rtc_ssp_param *p = &ssp->params[i];
+        long u = p->is_system ? -1 : unit_index(sys, p->component);
+        long v = u < 0 ? -1 : rtc_model_find_var(sys->units[u].unit->md, p->name);
+        const rtc_var *var = v < 0 ? NULL : &sys->units[u].unit->md->vars[v];
+        bool settable = var && var->variability != RTC_VARIABILITY_CONSTANT &&
+                        (var->initial == RTC_INITIAL_EXACT || var->initial == RTC_INITIAL_APPROX ||
+                         var->causality == RTC_CAUSALITY_INPUT);
+        if (!settable) {
+            rtc_log(sys->lg, RTC_LOG_WARNING, "%s:%u: parameter %s%s%s: %s; ignored", p->file,
+                    p->line, p->component ? p->component : "", p->component ? "." : "", p->name,
+                    !var ? "no such variable" : "the variable cannot be set before initialization");
+            sys->warnings++;
+            continue;
+        }
+        struct sys_param *sp = &sys->params[sys->n_params++];
+        *sp = (struct sys_param){.unit = (size_t)u, .var = (size_t)v, .line = p->line,
+                                 .text = strdup(p->value), .file = strdup(p->file)};
+        if (!sp->text || !sp->file)
+            return RTC_ENOMEM;
+    }
+    return RTC_OK;
+}
+
+/* Every input is fed by at most one connection. */
+static unsigned check_fan_in(rtc_system *sys)
+{
+    unsigned errors = 0;
+    for (size_t i = 0; i < sys->n_links; i++) {
+        for (size_t j = 0; j < i; j++) {
+            const sys_link *a = &sys->links[j], *b = &sys->links[i];
+            if (a->dst == b->dst && a->dst_var == b->dst_var) {
+                rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Connection %s: input already connected "
+                        "at %s:%u (%s)", b->file, b->line, b->desc, a->file, a->line, a->desc);
+                errors++;
+            }
+        }
+    }
+    return errors;
+}
+
+/* Step sizes, base tick and stop time; every step must be a whole number of base steps. */
+static unsigned resolve_timing(rtc_system *sys, const rtc_ssp *ssp, const rtc_system_options *o,
+                               int64_t default_step)
+{
+    unsigned errors = 0;
+    int64_t base = o->step_ns ? o->step_ns : default_step;
+    int64_t tick = 0;
+    bool told = o->step_ns || (ssp && ssp->realtime.has_base_step) || !ssp;
+    for (size_t i = 0; i < sys->n_units; i++) {
+        sys_unit *u = &sys->units[i];
+        const rtc_ssp_component *c = ssp ? &ssp->components[i] : NULL;
+        u->step_ns = c && c->has_step && !o->step_ns ? c->step_ns : base;
+        if (!told && u->step_ns == base && base > 0) {
+            rtc_log(sys->lg, RTC_LOG_INFO, "%s: no base step given: using the smallest FMU "
+                    "DefaultExperiment stepSize, %lld ns", sys->path, (long long)base);
+            told = true;
+        }
+        if (u->step_ns <= 0) {
+            rtc_log(sys->lg, RTC_LOG_ERROR, "%s: no communication step for %s (give --step, or "
+                    "baseStep in the org.rtcosim.realtime annotation)", sys->path, u->name);
+            errors++;
+            continue;
+        }
+        if (ssp && ssp->realtime.has_base_step && !o->step_ns && u->step_ns % base) {
+            rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Component %s: step %lld ns is not a multiple "
+                    "of the base step %lld ns", ssp->display_path, u->line, u->name,
+                    (long long)u->step_ns, (long long)base);
+            errors++;
+        }
+        const rtc_cs_caps *cs = &u->unit->md->cs;
+        int64_t fixed;
+        if (cs->has_fixed_internal_step_size &&
+            rtc_time_from_s(cs->fixed_internal_step_size, &fixed) == RTC_OK && fixed > 0 &&
+            u->step_ns % fixed) {
+            rtc_log(sys->lg, RTC_LOG_WARNING, "%s:%u: %s: fixedInternalStepSize %.17g s does not "
+                    "divide its communication step", sys->path, u->line, u->name,
+                    cs->fixed_internal_step_size);
+            sys->warnings++;
+        }
+        tick = rtc_time_gcd(tick, u->step_ns);
+    }
+    if (sys->algorithm == RTC_MASTER_PARALLEL_FAST) {
+        if (sys->sync_ns <= 0) {
+            rtc_log(sys->lg, RTC_LOG_ERROR, "%s: parallel-fast needs a synchronization step "
+                    "(--sync-step, or syncStep in the org.rtcosim.realtime annotation)", sys->path);
+            errors++;
+        }
+        tick = rtc_time_gcd(tick, sys->sync_ns > 0 ? sys->sync_ns : tick);
+    }
+    sys->tick_ns = tick > 0 ? tick : 1;
+    return errors;
+}
+
+/* Without a base step: the smallest DefaultExperiment stepSize among the units (0: none). */
+static int64_t fmu_default_step(const rtc_system *sys)
+{
+    int64_t best = 0, h;
+    for (size_t i = 0; i < sys->n_units; i++) {
+        const rtc_default_experiment *x = &sys->units[i].unit->md->experiment;
+        if (x->has_step && rtc_time_parse_s(x->step_text, &h) == RTC_OK && h > 0 &&
+            (!best || h < best))
+            best = h;
+    }
+    return best;
+}
+
+static void resolve_settings(rtc_system *sys, const rtc_ssp *ssp, const rtc_system_options *o)
+{
+    const rtc_ssp_realtime *rt = ssp ? &ssp->realtime : NULL;
+    sys->algorithm = o->has_algorithm          ? o->algorithm
+                     : rt && rt->has_algorithm ? (rtc_master)rt->algorithm
+                                               : RTC_MASTER_JACOBI;
+    sys->sync_ns = o->sync_step_ns ? o->sync_step_ns : rt && rt->has_sync_step ? rt->sync_step_ns : 0;
+    sys->start_ns = o->has_start ? o->start_ns : ssp && ssp->has_start ? ssp->start_ns : 0;
+    if (o->has_stop)
+        sys->stop_ns = o->stop_ns - sys->start_ns;
+    else if (ssp && ssp->has_stop)
+        sys->stop_ns = ssp->stop_ns - sys->start_ns;
+    else
+        sys->stop_ns = -1; /* decided by the caller of build_* (FMU default or 1 s) */
+    sys->iterate = o->iterate;
+    sys->n_workers = o->workers;
+    sys->tol = o->tolerance > 0 ? o->tolerance : 1e-10;
+    sys->max_iter = o->max_iterations ? o->max_iterations : 50;
+}
+
+static unsigned add_links(rtc_system *sys, const rtc_ssp *ssp)
+{
+    unsigned errors = 0;
+    for (size_t i = 0; i < ssp->n_connections; i++) {
+        const rtc_ssp_connection *c = &ssp->connections[i];
+        if (c->start.component < 0 || c->end.component < 0)
+            continue; /* a connection to the system boundary: reported by the loader */
+        int rc = rtc__sys_add_link(sys, ssp, c, (size_t)c->start.component,
+                                   (size_t)c->end.component);
+        errors += rc != RTC_OK;
+        if (rc == RTC_ENOMEM)
+            break;
+    }
+    return errors + check_fan_in(sys);
+}
+
+static int copy_record(rtc_system *sys, char *const *names, size_t n)
+{
+    sys->record = calloc(n + 1, sizeof *sys->record);
+    if (!sys->record)
+        return RTC_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        if (!(sys->record[sys->n_record++] = strdup(names[i])))
+            return RTC_ENOMEM;
+    return RTC_OK;
+}
+
+static int build_from_ssp(rtc_system *sys, const rtc_ssp *ssp, const rtc_system_options *o)
+{
+    resolve_settings(sys, ssp, o);
+    sys->units = calloc(ssp->n_components + 1, sizeof *sys->units);
+    if (!sys->units)
+        return RTC_ENOMEM;
+    unsigned errors = 0;
+    for (size_t i = 0; i < ssp->n_components; i++) {
+        const rtc_ssp_component *c = &ssp->components[i];
+        int rc = add_unit(sys, c->type, c->source, c->name, ssp->display_path, c->line);
+        if (rc != RTC_OK)
+            return rc; /* units stay aligned with components: stop at the first failure */
+        errors += check_connectors(sys, ssp, c, &sys->units[i]);
+    }
+    if (sys->stop_ns < 0) {
+        rtc_log(sys->lg, RTC_LOG_WARNING, "%s: no stop time (DefaultExperiment stopTime or "
+                "--stop): running 1 s", sys->path);
+        sys->warnings++;
+        sys->stop_ns = RTC_NS_PER_S;
+    }
+    errors += resolve_timing(sys, ssp, o, ssp->realtime.has_base_step ? ssp->realtime.base_step_ns
+                                                                      : fmu_default_step(sys));
+    errors += add_links(sys, ssp);
+    int rc = add_params(sys, ssp);
+    if (rc == RTC_OK)
+        rc = copy_record(sys, ssp->realtime.record, ssp->realtime.n_record);
+    sys->warnings += ssp->warnings;
+    return rc != RTC_OK ? rc : errors ? RTC_EPARSE : RTC_OK;
+}
+
+/* A single FMU: one unit named after its model; times from its DefaultExperiment. */
+static int build_from_fmu(rtc_system *sys, const rtc_system_options *o)
+{
+    resolve_settings(sys, NULL, o);
+    sys->units = calloc(2, sizeof *sys->units);
+    if (!sys->units)
+        return RTC_ENOMEM;
+    int rc = add_unit(sys, "application/x-fmu-sharedlibrary", sys->path, "fmu", sys->path, 0);
+    if (rc != RTC_OK)
+        return rc;
+    const rtc_model_desc *md = sys->units[0].unit->md;
+    const rtc_default_experiment *x = &md->experiment;
+    int64_t v;
+    if (!o->has_start && x->has_start && rtc_time_parse_s(x->start_text, &v) == RTC_OK)
+        sys->start_ns = v;
+    if (sys->stop_ns < 0)
+        sys->stop_ns = x->has_stop && rtc_time_parse_s(x->stop_text, &v) == RTC_OK
+                           ? v - sys->start_ns : RTC_NS_PER_S;
+    int64_t step = 0;
+    if (!(x->has_step && rtc_time_parse_s(x->step_text, &step) == RTC_OK))
+        step = sys->stop_ns / 500 > 0 ? sys->stop_ns / 500 : 1;
+    return resolve_timing(sys, NULL, o, step) ? RTC_EPARSE : RTC_OK;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcasecmp(s + n - m, suffix);
+}
+
+static int validate(rtc_system *sys)
+{
+    if (sys->n_workers && (sys->algorithm != RTC_MASTER_JACOBI || sys->iterate)) {
+        rtc_log(sys->lg, RTC_LOG_ERROR, "%s: parallel stepping on worker threads needs the "
+                "jacobi master without --iterate (units then step independently)", sys->path);
+        return RTC_EINVAL;
+    }
+    if (sys->stop_ns % sys->tick_ns) {
+        rtc_log(sys->lg, RTC_LOG_WARNING, "%s: the stop time is not a multiple of the base tick "
+                "(%lld ns): the run ends at the last whole tick", sys->path,
+                (long long)sys->tick_ns);
+        sys->warnings++;
+    }
+    int rc = rtc__sys_order(sys, sys->algorithm == RTC_MASTER_GAUSS_SEIDEL);
+    if (rc == RTC_OK)
+        sys->warnings += rtc__sys_find_loops(sys, RTC_LOG_WARNING);
+    return rc;
+}
+
+int rtc_system_load(const char *path, const rtc_unit_factory *factories, size_t n_factories,
+                    const rtc_system_options *opt, const rtc_logger *lg, rtc_system **out)
+{
+    static const rtc_system_options none;
+    rtc_system *sys = calloc(1, sizeof *sys);
+    if (!sys)
+        return RTC_ENOMEM;
+    sys->lg = lg;
+    sys->path = strdup(path);
+    sys->factories = calloc(n_factories + 1, sizeof *sys->factories);
+    if (!sys->path || !sys->factories) {
+        rtc_system_free(sys);
+        return RTC_ENOMEM;
+    }
+    memcpy(sys->factories, factories, n_factories * sizeof *factories);
+    sys->n_factories = n_factories;
+    int rc;
+    if (ends_with(path, ".fmu")) {
+        rc = build_from_fmu(sys, opt ? opt : &none);
+    } else {
+        rtc_ssp *ssp = NULL;
+        rc = rtc_ssp_load(path, lg, &ssp);
+        if (rc == RTC_OK)
+            rc = build_from_ssp(sys, ssp, opt ? opt : &none);
+        rtc_ssp_free(ssp);
+    }
+    if (rc == RTC_OK)
+        rc = validate(sys);
+    if (rc != RTC_OK) {
+        rtc_system_free(sys);
+        return rc;
+    }
+    *out = sys;
+    return RTC_OK;
+}

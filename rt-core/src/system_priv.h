@@ -1,0 +1,168 @@
+/*
+ * Internals of rtcosim/system.h shared by system.c (runtime state, initialization,
+ * recording views), system_load.c (building and validation), system_graph.c (dependency
+ * analysis) and master.c (the stepping algorithms).
+ *
+ * Value flow of one unit u:
+ *   links → in[type].values ──set──▶ FMU ──do_step──▶ ──get──▶ obs[type].nxt  (time t_nxt)
+ *   obs.nxt becomes obs.cur when the tick reaches t_nxt; links and recording read cur
+ *   (or nxt when the consumer's query time has reached t_nxt: Gauss-Seidel).
+ * Every buffer is sized in rtc_system_init(); stepping allocates nothing.
+ */
+#ifndef RTC_SYSTEM_PRIV_H
+#define RTC_SYSTEM_PRIV_H
+
+#include "rtcosim/estimate.h"
+#include "rtcosim/system.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#define RTC_SYS_STR_CAP 256 /* bytes kept per observed string value */
+
+/* Variables of one type that the system reads from a unit after each step. */
+typedef struct obs_group {
+    size_t n_vr, n_values;
+    uint32_t *vr;      /* sorted ascending, for the recording view's lookups */
+    size_t *offset;    /* first element of vr[i] in the value arrays */
+    size_t *count;     /* elements of vr[i] */
+    void *cur, *nxt;   /* typed arrays of n_values elements */
+    char *str_cur, *str_nxt; /* string copies (STRING only) */
+} obs_group;
+
+/* Inputs of one type that links write and one set call hands to the unit. */
+typedef struct in_group {
+    size_t n_vr, n_values;
+    uint32_t *vr;
+    void *values;
+} in_group;
+
+typedef struct sys_unit {
+    char *name;
+    rtc_unit *unit;
+    rtc_unit view;        /* get() reads what is visible at the current tick */
+    int64_t step_ns;
+    obs_group obs[RTC_TYPE_COUNT];
+    in_group in[RTC_TYPE_COUNT];
+    int64_t t_cur_ns, t_nxt_ns; /* times of obs.cur and obs.nxt (ns from start) */
+    bool has_nxt;
+    size_t *links_in;     /* links whose destination is this unit */
+    size_t n_links_in;
+    size_t owner;         /* thread that makes every call of this unit (0: coordinator) */
+    bool due_now;         /* Jacobi with workers: steps in the current tick */
+    void *state;          /* saved FMU state (strong coupling) */
+    double *iter_prev;    /* Float64 outputs of the previous iterate (strong coupling) */
+    bool in_loop;         /* member of an iterated algebraic loop */
+    unsigned line;        /* declaration in the system file */
+    /* Parallel Fast: outputs at the unit's last qualifying step end, tagged by interval */
+    void *snap[2][RTC_TYPE_COUNT];
+    int64_t snap_zeta[2];
+} sys_unit;
+
+typedef enum {
+    LINK_COPY,    /* same type, no conversion: element copy */
+    LINK_AFFINE,  /* numeric: y = k·x + d (unit conversion and linear transformation) */
+    LINK_MAP,     /* boolean / integer / enumeration mapping */
+} link_mode;
+
+typedef struct map_entry {
+    int64_t from, to;
+} map_entry;
+
+typedef struct sys_link {
+    size_t src, dst;            /* unit indices */
+    rtc_type src_type, dst_type;
+    size_t src_var, dst_var;    /* variable indices in the units' descriptions */
+    size_t src_off, dst_off;    /* element offsets in obs[src_type] / in[dst_type] */
+    size_t count;               /* elements (arrays) */
+    link_mode mode;
+    double k, d;
+    map_entry *map;
+    size_t n_map;
+    bool break_loop;            /* Gauss-Seidel: the user cut the loop here */
+    rtc_est *est;               /* NULL: zero-order hold without an estimator */
+    int64_t fed_ns;             /* newest source time fed to est */
+    rtc_est_errmon errmon;      /* coupling error: estimate vs the source's value */
+    char *desc;                 /* "a.y -> b.u" */
+    char *file;
+    unsigned line;
+} sys_link;
+
+/* Units' per-type observation/input requests, collected before buffers are sized. */
+typedef struct var_req {
+    size_t unit, var;
+} var_req;
+
+typedef struct rtc_workers rtc_workers;
+
+struct rtc_system {
+    const rtc_logger *lg;
+    char *path;
+    rtc_unit_factory *factories;
+    size_t n_factories;
+    sys_unit *units;
+    size_t n_units;
+    sys_link *links;
+    size_t n_links;
+    var_req *observe; /* recorded variables beyond the links' sources */
+    size_t n_observe;
+    char **record;    /* the system file's recording selection ("unit.variable") */
+    size_t n_record;
+    rtc_master algorithm;
+    int64_t tick_ns, start_ns, stop_ns, sync_ns;
+    int64_t k;              /* current tick index */
+    size_t *order;          /* Gauss-Seidel order (unit indices) */
+    bool initialized, terminated;
+    bool failed;            /* a unit call failed: no further calls but free */
+    unsigned n_workers;     /* requested worker threads (Jacobi) */
+    rtc_workers *workers;   /* running worker threads, or NULL */
+    unsigned warnings;
+    /* strong coupling */
+    bool iterate;
+    double tol;
+    unsigned max_iter;
+    rtc_coupling_stats coupling;
+    /* Parallel Fast */
+    rtc_sync_hook sync_hook;
+    void *sync_user;
+    rtc_sync_event pf_event; /* the interval being collected */
+    /* parameter values from the system file: (unit, variable, text) */
+    struct sys_param {
+        size_t unit, var;
+        char *text;
+        char *file;
+        unsigned line;
+    } *params;
+    size_t n_params;
+};
+
+/* system.c */
+int rtc__sys_observe(rtc_system *sys, size_t unit, size_t var);
+void rtc__sys_link_apply(rtc_system *sys, sys_link *l, int64_t q_ns, const void *src_override);
+int rtc__sys_fetch(rtc_system *sys, sys_unit *u, bool into_nxt);
+int rtc__sys_set_inputs(rtc_system *sys, sys_unit *u);
+void rtc__sys_inputs_at(rtc_system *sys, sys_unit *u, int64_t q_ns);
+void rtc__sys_promote(rtc_system *sys);
+
+/* system_link.c: build and check the link of one SSP connection between two units */
+struct rtc_ssp;
+struct rtc_ssp_connection;
+int rtc__sys_add_link(rtc_system *sys, const struct rtc_ssp *ssp,
+                      const struct rtc_ssp_connection *c, size_t src, size_t dst);
+
+/* system_workers.c: run a job for every unit on the unit's owner thread, in parallel;
+ * without workers, sequentially on the caller. Returns the first unit's error. */
+typedef int (*rtc__unit_job)(rtc_system *sys, sys_unit *u, void *arg);
+int rtc__workers_start(rtc_system *sys, size_t n);
+int rtc__workers_run(rtc_system *sys, rtc__unit_job job, void *arg);
+void rtc__workers_stop(rtc_system *sys);
+
+/* master.c */
+int rtc__master_tick(rtc_system *sys);
+
+/* system_graph.c: Gauss-Seidel order and algebraic-loop detection (logged). Returns the
+ * number of algebraic loops found. */
+int rtc__sys_order(rtc_system *sys, bool report_loops);
+unsigned rtc__sys_find_loops(rtc_system *sys, int level);
+
+#endif
