@@ -136,3 +136,24 @@ size_t rtc_ring_high_water(const rtc_ring *r)
 {
     return atomic_load_explicit(&((rtc_ring *)r)->high_water, memory_order_relaxed);
 }
+
+size_t rtc_ring_ready(rtc_ring *r)
+{
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    /* acquire: pairs with the producer's release in rtc_ring_commit() */
+    r->head_cache = atomic_load_explicit(&r->head, memory_order_acquire);
+    return (size_t)(r->head_cache - tail);
+}
+
+const void *rtc_ring_at(const rtc_ring *r, size_t i)
+{
+    uint64_t tail = atomic_load_explicit(&((rtc_ring *)r)->tail, memory_order_relaxed);
+    return r->data + ((tail + i) & r->mask) * r->record_size;
+}
+
+void rtc_ring_release_n(rtc_ring *r, size_t n)
+{
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    /* release: done reading these slots before the producer may reuse them */
+    atomic_store_explicit(&r->tail, tail + n, memory_order_release);
+}

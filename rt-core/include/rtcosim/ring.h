@@ -61,6 +61,15 @@ const void *rtc_ring_peek(rtc_ring *ring);
 /** Consumer: free the record returned by rtc_ring_peek(). RT-safe: yes. */
 void rtc_ring_release(rtc_ring *ring);
 
+/**
+ * Consumer, batched: the number of records ready (a snapshot), the @p i-th oldest of them
+ * (i < that number), and releasing the @p n oldest at once — one shared-counter update per
+ * batch instead of per record. RT-safe: yes. Thread: the single consumer.
+ */
+size_t rtc_ring_ready(rtc_ring *ring);
+const void *rtc_ring_at(const rtc_ring *ring, size_t i);
+void rtc_ring_release_n(rtc_ring *ring, size_t n);
+
 /** Records dropped so far (full ring). RT-safe: yes. Thread: any. */
 uint64_t rtc_ring_dropped(const rtc_ring *ring);
 
