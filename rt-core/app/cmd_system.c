@@ -166,6 +166,16 @@ static void write_summary(const char *dir, const rtc_system *sys, const char *pa
                "\"not_converged\": %llu},\n",
             (unsigned long long)cs.iterated_steps, (unsigned long long)cs.iterations,
             (unsigned long long)cs.not_converged);
+    fprintf(f, "  \"connections\": [");
+    for (size_t i = 0; i < rtc_system_link_count(sys); i++) {
+        rtc_link_stats ls;
+        rtc_system_link_stats(sys, i, &ls);
+        fprintf(f, "%s\n    {\"link\": \"%s\", \"estimator\": \"%s\", \"delay_ns\": %lld, "
+                   "\"coupling_error\": {\"samples\": %llu, \"rms\": %.9g, \"max\": %.9g}}",
+                i ? "," : "", ls.desc, ls.estimator, (long long)ls.delay_ns,
+                (unsigned long long)ls.samples, ls.error_rms, ls.error_max);
+    }
+    fprintf(f, "\n  ],\n");
     fprintf(f, "  \"units\": [");
     for (size_t i = 0; i < rtc_system_unit_count(sys); i++)
         fprintf(f, "%s\n    {\"name\": \"%s\", \"step_ns\": %lld}", i ? "," : "",

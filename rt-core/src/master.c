@@ -24,15 +24,36 @@ static bool due(const rtc_system *sys, const sys_unit *u, int64_t t)
     return t % u->step_ns == 0 && t + u->step_ns <= sys->stop_ns;
 }
 
+/* An input whose estimator reported FAULT stops the run (the safe-state path). */
+static int check_faults(rtc_system *sys, const sys_unit *u)
+{
+    for (size_t i = 0; i < u->n_links_in; i++) {
+        const sys_link *l = &sys->links[u->links_in[i]];
+        if (l->fault) {
+            rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: %s: input stale beyond its limit (estimator "
+                    "fault policy): stopping", l->file, l->line, l->desc);
+            return RTC_ESTALE;
+        }
+    }
+    return RTC_OK;
+}
+
 /* Set inputs, step [t, t + h], fetch the outputs for t + h into nxt. */
 static int step_unit(rtc_system *sys, sys_unit *u, int64_t t)
 {
-    int rc = rtc__sys_set_inputs(sys, u);
+    int rc = check_faults(sys, u);
+    if (rc == RTC_OK)
+        rc = rtc__sys_set_inputs(sys, u);
     if (rc != RTC_OK)
         return rc;
     rtc_step_result res;
+    size_t idx = (size_t)(u - sys->units);
+    if (sys->unit_timer)
+        sys->unit_timer(sys->unit_timer_user, idx, false);
     rc = u->unit->ops->do_step(u->unit->self, rtc_time_to_s(sys->start_ns + t),
                                rtc_time_to_s(u->step_ns), &res);
+    if (sys->unit_timer)
+        sys->unit_timer(sys->unit_timer_user, idx, true);
     if (rc != RTC_OK)
         return rc;
     if (res.outcome != RTC_STEP_DONE) {

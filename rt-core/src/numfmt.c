@@ -8,7 +8,7 @@
  * (exact ties included) the rounding direction is decided exactly with 128-bit integers,
  * half to even; only values of extreme magnitude that do not fit go to snprintf. So the
  * digits equal glibc's exactly. The exponent comes from the bits and a table, the
- * rounding from an inline truncation.
+ * rounding from one fistp in the FPU's default mode (a cast would switch rounding modes).
  */
 #include "rtcosim/numfmt.h"
 
@@ -146,16 +146,17 @@ static uint64_t digits17(double v, int *e10)
     int e = decimal_exponent(v);
     for (;;) {
         long double scaled = (long double)v * pow10l_approx(16 - e);
-        uint64_t n = (uint64_t)scaled; /* truncation: an inline conversion, no libm call */
-        long double frac = scaled - (long double)n;
-        if (frac > 0.48L && frac < 0.52L) {
+        /* nearest integer in the FPU's default mode: one fistp, no rounding-mode switch */
+        int64_t r = __builtin_llrintl(scaled);
+        long double frac = scaled - (long double)r; /* in [-0.5, 0.5] */
+        uint64_t n = (uint64_t)r;
+        if (frac < -0.48L || frac > 0.48L) {
             /* near a tie: decide exactly, half to even like printf */
-            int side = midpoint_side(v, 16 - e, n);
+            uint64_t below = frac > 0 ? n : n - 1;
+            int side = midpoint_side(v, 16 - e, below);
             if (side == 2)
                 return 0;
-            n += side > 0 || (side == 0 && (n & 1));
-        } else {
-            n += frac > 0.5L;
+            n = below + (side > 0 || (side == 0 && (below & 1)));
         }
         if (n >= UINT64_C(100000000000000000)) {
             e++;

@@ -188,10 +188,10 @@ static int read_rtc_component(rtc__ssp_load *L, const xmlNode *n, rtc_ssp_compon
     return rc == RTC_OK ? add_child_settings(n, &c->settings, &c->n_settings) : rc;
 }
 
-/* rtc:Connection: estimator method and its parameters as text, breakLoop. */
+/* rtc:Connection: estimator method and its parameters as text, breakLoop, delay. */
 static int read_rtc_connection(rtc__ssp_load *L, const xmlNode *n, rtc_ssp_link_settings *s)
 {
-    static const char *const known[] = {"estimator", "params", "breakLoop", NULL};
+    static const char *const known[] = {"estimator", "params", "breakLoop", "delay", NULL};
     if (s->present) {
         rtc__xml_warn(&L->x, n, "rtc:Connection given twice (first at line %u): ignored",
                       s->line);
@@ -201,6 +201,11 @@ static int read_rtc_connection(rtc__ssp_load *L, const xmlNode *n, rtc_ssp_link_
     s->present = true;
     s->line = rtc__xml_line(n);
     rtc__ssp_fail(L, rtc__xml_attr_bool(&L->x, n, "breakLoop", &s->break_loop, NULL));
+    rtc__ssp_fail(L, rtc__ssp_attr_time(&L->x, n, "delay", &s->delay_ns, &s->has_delay));
+    if (s->has_delay && s->delay_ns < 0) {
+        rtc__xml_attr_error(&L->x, n, "delay", "must not be negative");
+        rtc__ssp_fail(L, RTC_EPARSE);
+    }
     for (const xmlNode *c = rtc__xml_child(n); c; c = rtc__xml_next(c))
         rtc__ssp_unknown(&L->x, c);
     if (rtc__ssp_dup(rtc__xml_attr(n, "estimator"), &s->estimator) ||

@@ -171,8 +171,26 @@ static int build_extras(rtc_system *sys, sys_unit *u)
     return RTC_OK;
 }
 
+/* Delayed links keep the source's samples still in flight: delay / source step + 2. */
+static int build_delays(rtc_system *sys)
+{
+    for (size_t i = 0; i < sys->n_links; i++) {
+        sys_link *l = &sys->links[i];
+        if (!l->delay_ns)
+            continue;
+        l->hist_cap = (size_t)(l->delay_ns / sys->units[l->src].step_ns) + 3;
+        l->hist = calloc(l->hist_cap, sizeof *l->hist);
+        if (!l->hist)
+            return RTC_ENOMEM;
+    }
+    return RTC_OK;
+}
+
 static int build_buffers(rtc_system *sys)
 {
+    int brc = build_delays(sys);
+    if (brc != RTC_OK)
+        return brc;
     for (size_t u = 0; u < sys->n_units; u++) {
         int rc = build_obs(sys, u);
         if (rc == RTC_OK)
@@ -285,12 +303,66 @@ static const void *visible(const sys_unit *s, rtc_type t, int64_t q_ns, int64_t 
     return s->obs[t].cur;
 }
 
+/* The estimator's value at q; a FAULT quality (stale beyond the limit under the fault
+ * policy) marks the link so that the master stops the run at this step. */
+static double estimate(sys_link *l, int64_t q_ns, double fallback)
+{
+    rtc_est_out o;
+    int q = rtc_est_query(l->est, q_ns, &o);
+    if (q == RTC_EST_FAULT)
+        l->fault = true;
+    return q >= 0 && q != RTC_EST_NODATA ? o.value : fallback;
+}
+
+/* A delayed link: record the source's newest sample, then deliver (to the estimator, or
+ * as the held value) every sample that has arrived by q, i.e. sampled at or before
+ * q − delay. Until the first arrival the oldest known value is held. */
+static void apply_delayed(sys_link *l, double x, int64_t t_src, int64_t q_ns, void *dst)
+{
+    size_t last = (l->hist_first + l->hist_n + l->hist_cap - 1) % l->hist_cap;
+    if (l->hist_n == 0 || l->hist[last].t_ns < t_src) {
+        if (l->hist_n == l->hist_cap) { /* cannot happen with the sized ring; stay safe */
+            l->hist_first = (l->hist_first + 1) % l->hist_cap;
+            l->hist_n--;
+            l->hist_arrived -= l->hist_arrived > 0;
+        }
+        l->hist[(l->hist_first + l->hist_n++) % l->hist_cap] = (struct delayed){t_src, x};
+    }
+    double held = l->hist[l->hist_first].v;
+    while (l->hist_arrived < l->hist_n) {
+        const struct delayed *d = &l->hist[(l->hist_first + l->hist_arrived) % l->hist_cap];
+        if (d->t_ns > q_ns - l->delay_ns)
+            break;
+        if (l->est) {
+            rtc_est_sample smp = {.t_ns = d->t_ns, .value = d->v, .arrival_ns = d->t_ns + l->delay_ns};
+            rtc_est_push_monitored(l->est, &smp, &l->errmon);
+        }
+        l->hist_arrived++;
+    }
+    /* keep the newest arrived sample as the held value; drop older ones */
+    while (l->hist_arrived > 1) {
+        l->hist_first = (l->hist_first + 1) % l->hist_cap;
+        l->hist_n--;
+        l->hist_arrived--;
+    }
+    held = l->hist_arrived ? l->hist[l->hist_first].v : held;
+    if (l->est && l->hist_arrived)
+        held = estimate(l, q_ns, held);
+    rtc_value w = convert(l, from_double(l->src_type, held));
+    rtc_value_store(l->dst_type, &w, dst, l->dst_off);
+}
+
 void rtc__sys_link_apply(rtc_system *sys, sys_link *l, int64_t q_ns, const void *src_override)
 {
     const sys_unit *s = &sys->units[l->src];
     int64_t t_src = q_ns;
     const void *src = src_override ? src_override : visible(s, l->src_type, q_ns, &t_src);
     void *dst = sys->units[l->dst].in[l->dst_type].values;
+    if (l->delay_ns) {
+        double x = as_double(l->src_type, rtc_value_load(l->src_type, src, l->src_off));
+        apply_delayed(l, x, t_src, q_ns, dst);
+        return;
+    }
     if (l->est) {
         /* Estimated link: feed the source's newest value once, then ask for time q. */
         rtc_value v = rtc_value_load(l->src_type, src, l->src_off);
@@ -300,9 +372,7 @@ void rtc__sys_link_apply(rtc_system *sys, sys_link *l, int64_t q_ns, const void 
             rtc_est_push_monitored(l->est, &smp, &l->errmon);
             l->fed_ns = t_src;
         }
-        rtc_est_out o;
-        if (rtc_est_query(l->est, q_ns, &o) == RTC_OK)
-            v = from_double(l->src_type, o.value);
+        v = from_double(l->src_type, estimate(l, q_ns, as_double(l->src_type, v)));
         rtc_value w = convert(l, v);
         rtc_value_store(l->dst_type, &w, dst, l->dst_off);
         return;
@@ -580,6 +650,12 @@ size_t rtc_system_unit_count(const rtc_system *sys) { return sys->n_units; }
 const rtc_unit *rtc_system_unit(const rtc_system *sys, size_t i) { return sys->units[i].unit; }
 int64_t rtc_system_unit_step_ns(const rtc_system *sys, size_t i) { return sys->units[i].step_ns; }
 
+void rtc_system_set_unit_timer(rtc_system *sys, rtc_unit_timer fn, void *user)
+{
+    sys->unit_timer = fn;
+    sys->unit_timer_user = user;
+}
+
 size_t rtc_system_link_count(const rtc_system *sys)
 {
     return sys->n_links;
@@ -589,6 +665,19 @@ void rtc_system_link_ends(const rtc_system *sys, size_t i, size_t *src_unit, siz
 {
     *src_unit = sys->links[i].src;
     *dst_unit = sys->links[i].dst;
+}
+
+void rtc_system_link_stats(const rtc_system *sys, size_t i, rtc_link_stats *out)
+{
+    const sys_link *l = &sys->links[i];
+    *out = (rtc_link_stats){
+        .desc = l->desc,
+        .estimator = l->est ? rtc_est_method_name(rtc_est_get_config(l->est)->method) : "zoh",
+        .delay_ns = l->delay_ns,
+        .samples = l->errmon.count,
+        .error_rms = rtc_est_errmon_rms(&l->errmon),
+        .error_max = l->errmon.max_abs,
+    };
 }
 
 void rtc_system_on_sync(rtc_system *sys, rtc_sync_hook hook, void *user)
@@ -648,6 +737,7 @@ void rtc_system_free(rtc_system *sys)
         free_unit(&sys->units[i]);
     for (size_t i = 0; i < sys->n_links; i++) {
         rtc_est_free(sys->links[i].est);
+        free(sys->links[i].hist);
         free(sys->links[i].map);
         free(sys->links[i].desc);
         free(sys->links[i].file);

@@ -202,9 +202,18 @@ int rtc__sys_add_link(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_connect
         rc = transformation(sys, c, &l);
     if (rc == RTC_OK)
         rc = estimator(sys, ssp, c, &l);
+    if (rc == RTC_OK && c->settings.has_delay && c->settings.delay_ns > 0) {
+        l.delay_ns = c->settings.delay_ns;
+        if (l.count != 1 || !is_numeric(l.src_type)) {
+            rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Connection %s: a delay applies to numeric "
+                    "scalar connections only", c->file, c->settings.line, l.desc);
+            rc = RTC_EPARSE;
+        }
+    }
     sys_link *links = rc == RTC_OK ? realloc(sys->links, (sys->n_links + 1) * sizeof *links) : NULL;
     if (!links) {
         rtc_est_free(l.est);
+        free(l.hist);
         free(l.map);
         free(l.desc);
         free(l.file);

@@ -80,9 +80,16 @@ typedef struct sys_link {
     map_entry *map;
     size_t n_map;
     bool break_loop;            /* Gauss-Seidel: the user cut the loop here */
+    int64_t delay_ns;           /* transport delay (0: none) */
+    struct delayed {            /* delayed links: source samples in flight, oldest first */
+        int64_t t_ns;
+        double v;
+    } *hist;
+    size_t hist_cap, hist_first, hist_n, hist_arrived; /* ring; arrived = already delivered */
     rtc_est *est;               /* NULL: zero-order hold without an estimator */
     int64_t fed_ns;             /* newest source time fed to est */
     rtc_est_errmon errmon;      /* coupling error: estimate vs the source's value */
+    bool fault;                 /* the estimator reported FAULT (stale input, fault policy) */
     char *desc;                 /* "a.y -> b.u" */
     char *file;
     unsigned line;
@@ -126,6 +133,9 @@ struct rtc_system {
     rtc_sync_hook sync_hook;
     void *sync_user;
     rtc_sync_event pf_event; /* the interval being collected */
+    /* timer around each unit's do_step (rtc_system_set_unit_timer) */
+    rtc_unit_timer unit_timer;
+    void *unit_timer_user;
     /* parameter values from the system file: (unit, variable, text) */
     struct sys_param {
         size_t unit, var;

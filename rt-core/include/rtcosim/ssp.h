@@ -56,7 +56,10 @@
  *   In a ssd:Connection's Annotations:
  *     <rtc:Connection estimator="kalman-cv"     estimator method of this connection
  *                     params="q=50 r=1e-4"      its key=value parameters (kept as text)
- *                     breakLoop="true"/>        break an algebraic loop at this connection
+ *                     breakLoop="true"          break an algebraic loop at this connection
+ *                     delay="0.005"/>           transport delay: the consumer sees values
+ *                                               this much later (models a network or bench
+ *                                               link; the estimator compensates it)
  *
  * Without our annotation, the loader reads (and reports in step_source):
  *   libcosim     <ssc:Annotation type="com.opensimulationplatform"> <osp:Algorithm>
@@ -200,6 +203,8 @@ typedef struct rtc_ssp_link_settings {
     char *estimator; /**< method name, e.g. "kalman-cv", or NULL */
     char *params;    /**< "key=value ..." as written (the estimation library parses it) */
     bool break_loop;
+    bool has_delay;
+    int64_t delay_ns; /**< transport delay: the consumer sees the source's values this late */
     unsigned line;
 } rtc_ssp_link_settings;
 

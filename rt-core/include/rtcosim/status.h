@@ -24,7 +24,8 @@
     X(ETERMINATED, -12, "FMU requested termination")                                               \
     X(ESTATE, -13, "call not allowed in this state")                                               \
     X(ETIME, -14, "time value not representable")                                                  \
-    X(ESYS, -15, "operating-system call failed")
+    X(ESYS, -15, "operating-system call failed")                                                   \
+    X(ESTALE, -16, "input signal stale beyond its limit")
 
 /** Status of every rtcosim call: RTC_OK (0) or a negative RTC_E* code. */
 typedef enum {

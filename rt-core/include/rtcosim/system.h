@@ -132,6 +132,19 @@ int64_t rtc_system_unit_step_ns(const rtc_system *sys, size_t i);
 size_t rtc_system_link_count(const rtc_system *sys);
 void rtc_system_link_ends(const rtc_system *sys, size_t i, size_t *src_unit, size_t *dst_unit);
 
+/** What one connection did during the run. */
+typedef struct rtc_link_stats {
+    const char *desc;      /**< "unit.var -> unit.var" */
+    const char *estimator; /**< method name, "zoh" without an estimator */
+    int64_t delay_ns;      /**< configured transport delay */
+    uint64_t samples;      /**< coupling-error pairs accumulated (estimated links) */
+    double error_rms, error_max; /**< coupling error: estimate minus the source's value for
+                                      the same instant once it arrived (Milne's device) */
+} rtc_link_stats;
+
+/** Statistics of connection @p i. RT-safe: yes (reads; call when not stepping). */
+void rtc_system_link_stats(const rtc_system *sys, size_t i, rtc_link_stats *out);
+
 /**
  * Add result columns to @p rec: @p names (NULL: every output of every unit, and the
  * system's recording selection if the file has one), each "unit.variable". Values are
@@ -152,6 +165,15 @@ typedef struct rtc_sync_event {
 /** Called after every synchronization of a Parallel Fast run (for logs and tests). */
 typedef void (*rtc_sync_hook)(void *user, const rtc_sync_event *ev);
 void rtc_system_on_sync(rtc_system *sys, rtc_sync_hook hook, void *user);
+
+/**
+ * Called on the stepping thread right before (@p end false) and right after (@p end true)
+ * each unit's do_step, with the unit's index (rtcosim/exec.h times units with it and
+ * names the unit a watchdog finds stuck). NULL removes it. The hook must be RT-safe.
+ * RT-safe: yes (setting it: not while stepping). Thread: the stepping thread.
+ */
+typedef void (*rtc_unit_timer)(void *user, size_t unit, bool end);
+void rtc_system_set_unit_timer(rtc_system *sys, rtc_unit_timer fn, void *user);
 
 /** Statistics of strong coupling: steps iterated, iterations, steps that did not converge. */
 typedef struct rtc_coupling_stats {
