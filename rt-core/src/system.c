@@ -749,6 +749,9 @@ void rtc_system_free(rtc_system *sys)
     for (size_t i = 0; i < sys->n_factories; i++)
         if (sys->factories[i].release)
             sys->factories[i].release(sys->factories[i].ctx);
+    for (size_t i = 0; i < sys->n_record; i++)
+        free(sys->record[i]);
+    free(sys->record);
     free(sys->factories);
     free(sys->params);
     free(sys->units);

@@ -79,7 +79,10 @@ static void ring_full_push_fails_and_counts_without_overwriting(void)
         rtc_ring_release(ring);
     }
     CU_ASSERT_PTR_NULL(rtc_ring_peek(ring));
-    CU_ASSERT_EQUAL(rtc_ring_new(0, 4, &ring), RTC_EINVAL);
+    rtc_ring_free(ring);
+    rtc_ring *none = NULL;
+    CU_ASSERT_EQUAL(rtc_ring_new(0, 4, &none), RTC_EINVAL);
+    CU_ASSERT_PTR_NULL(none); /* untouched on rejection */
     rtc_ring_free(NULL);
 }
 
