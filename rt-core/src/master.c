@@ -118,6 +118,7 @@ static int iterate_loop(rtc_system *sys, int64_t t)
     }
     sys->coupling.iterated_steps++;
     sys->coupling.iterations += it;
+    sys->microstep = it; /* each iteration is one microstep at the same logical time */
     if (rc == RTC_OK && worst > sys->tol && sys->coupling.not_converged++ == 0)
         rtc_log(sys->lg, RTC_LOG_WARNING,
                 "strong coupling did not converge within %u iterations at t=%.9g s "
@@ -242,6 +243,7 @@ int rtc__master_tick(rtc_system *sys)
     if (t >= sys->stop_ns)
         return RTC_ESTATE;
     int rc;
+    sys->microstep = 0;
     if (sys->algorithm == RTC_MASTER_PARALLEL_FAST)
         rc = parallel_fast(sys, t);
     else if (sys->workers)

@@ -642,6 +642,10 @@ int rtc_master_parse(const char *name, rtc_master *out)
 unsigned rtc_system_warnings(const rtc_system *sys) { return sys->warnings; }
 int64_t rtc_system_time_ns(const rtc_system *sys) { return sys->k * sys->tick_ns; }
 int64_t rtc_system_tick_index(const rtc_system *sys) { return sys->k; }
+rtc_sdtime rtc_system_superdense_time(const rtc_system *sys)
+{
+    return (rtc_sdtime){sys->k * sys->tick_ns, sys->microstep};
+}
 int64_t rtc_system_tick_ns(const rtc_system *sys) { return sys->tick_ns; }
 int64_t rtc_system_start_ns(const rtc_system *sys) { return sys->start_ns; }
 int64_t rtc_system_stop_ns(const rtc_system *sys) { return sys->stop_ns; }

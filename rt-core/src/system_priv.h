@@ -118,6 +118,7 @@ struct rtc_system {
     rtc_master algorithm;
     int64_t tick_ns, start_ns, stop_ns, sync_ns;
     int64_t k;              /* current tick index */
+    uint32_t microstep;     /* zero-time iterations in the last step (superdense index) */
     size_t *order;          /* Gauss-Seidel order (unit indices) */
     bool initialized, terminated;
     bool failed;            /* a unit call failed: no further calls but free */

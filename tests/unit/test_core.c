@@ -134,6 +134,17 @@ static void time_format_exact_decimal(void)
     CU_ASSERT_EQUAL(rtc_time_gcd(0, 7), 7);
 }
 
+static void sdtime_orders_microsteps_within_an_instant(void)
+{
+    rtc_sdtime a = {1000, 0}, b = {1000, 1}, c = {1001, 0}, d = {1000, 1};
+    CU_ASSERT(rtc_sdtime_cmp(a, b) < 0);
+    CU_ASSERT(rtc_sdtime_cmp(b, c) < 0); /* any microstep comes before a later instant */
+    CU_ASSERT(rtc_sdtime_cmp(c, a) > 0);
+    CU_ASSERT_EQUAL(rtc_sdtime_cmp(b, d), 0);
+    rtc_sdtime big = {999, UINT32_MAX};
+    CU_ASSERT(rtc_sdtime_cmp(big, a) < 0);
+}
+
 /* ---- numfmt ---- */
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15u;
@@ -298,6 +309,7 @@ void rtc_test_register(void)
          time_parse_subnanosecond_or_garbage_rejected_unchanged},
         {"time_multiples_avoid_float_trap", time_multiples_avoid_float_trap},
         {"time_format_exact_decimal", time_format_exact_decimal},
+        {"sdtime_orders_microsteps_within_an_instant", sdtime_orders_microsteps_within_an_instant},
         {NULL, NULL}};
     static const rtc_test_case fmt_cases[] = {
         {"fmt_double_round_trips_and_matches_printf", fmt_double_round_trips_and_matches_printf},

@@ -123,6 +123,35 @@ static void msd_strong_coupling_converges_and_beats_explicit(void)
     CU_ASSERT(ei < ej / 2);
 }
 
+/* Strong coupling through the API: iterations are microsteps of the same instant. */
+static void strong_coupling_iterations_are_microsteps(void)
+{
+    rtc_unit_factory f;
+    CU_ASSERT_EQUAL_FATAL(rtc_fmu_factory(&f), RTC_OK);
+    tlog log;
+    tlog_init(&log);
+    char path[600];
+    snprintf(path, sizeof path, "%s/msd-jacobi.ssp", RTC_TEST_CONFIG_DIR);
+    rtc_system_options o = {.iterate = true, .tolerance = 1e-12};
+    rtc_system *sys = NULL;
+    CU_ASSERT_EQUAL_FATAL(rtc_system_load(path, &f, 1, &o, &log.lg, &sys), RTC_OK);
+    CU_ASSERT_EQUAL_FATAL(rtc_system_init(sys), RTC_OK);
+    rtc_sdtime prev = rtc_system_superdense_time(sys);
+    for (int k = 0; k < 10; k++) {
+        CU_ASSERT_EQUAL_FATAL(rtc_system_step(sys), RTC_OK);
+        rtc_sdtime now = rtc_system_superdense_time(sys);
+        CU_ASSERT(rtc_sdtime_cmp(prev, now) < 0);
+        CU_ASSERT(now.index >= 2); /* at least two iterates to see convergence */
+        CU_ASSERT_EQUAL(now.t_ns, (int64_t)(k + 1) * 10000000);
+        prev = now;
+    }
+    rtc_coupling_stats cs;
+    rtc_system_coupling_stats(sys, &cs);
+    CU_ASSERT_EQUAL(cs.iterated_steps, 10);
+    CU_ASSERT_EQUAL(cs.not_converged, 0);
+    rtc_system_free(sys);
+}
+
 static void same_run_twice_is_byte_identical(void)
 {
     for (int i = 0; i < 2; i++)
@@ -355,6 +384,7 @@ void rtc_test_register(void)
          msd_jacobi_and_gauss_seidel_are_first_order},
         {"msd_strong_coupling_converges_and_beats_explicit",
          msd_strong_coupling_converges_and_beats_explicit},
+        {"strong_coupling_iterations_are_microsteps", strong_coupling_iterations_are_microsteps},
         {"same_run_twice_is_byte_identical", same_run_twice_is_byte_identical},
         {"parallel_fast_syncs_at_the_papers_instants", parallel_fast_syncs_at_the_papers_instants},
         {"plan_recommends_two_seconds_for_the_example",

@@ -30,6 +30,7 @@
 
 #include "rtcosim/log.h"
 #include "rtcosim/record.h"
+#include "rtcosim/time.h"
 #include "rtcosim/unit.h"
 
 typedef struct rtc_system rtc_system;
@@ -114,6 +115,10 @@ int rtc_system_step(rtc_system *sys);
 
 /** Logical time of the current tick, ns from the start time. RT-safe: yes. */
 int64_t rtc_system_time_ns(const rtc_system *sys);
+/** Superdense time of the system: the current tick's time and the microstep reached in
+ *  it (strong-coupling iterations of the last step; 0 when the step took none).
+ *  RT-safe: yes. */
+rtc_sdtime rtc_system_superdense_time(const rtc_system *sys);
 /** Index k of the current tick. RT-safe: yes. */
 int64_t rtc_system_tick_index(const rtc_system *sys);
 /** The base tick, ns. RT-safe: yes. */

@@ -50,6 +50,24 @@ int rtc_time_from_s(double s, int64_t *ns);
  */
 size_t rtc_time_format_s(int64_t ns, char *buf, size_t cap);
 
+/**
+ * Superdense time (Broman, Lee et al.): a logical time plus a microstep index that orders
+ * things happening at the same instant — the iterations of a strongly coupled step, the
+ * passes that make the initial coupling consistent. (t, i) < (t, i+1) < (t', 0) for t < t'.
+ */
+typedef struct rtc_sdtime {
+    int64_t t_ns;
+    uint32_t index;
+} rtc_sdtime;
+
+/** Order of two superdense times: negative, zero or positive. RT-safe: yes. */
+static inline int rtc_sdtime_cmp(rtc_sdtime a, rtc_sdtime b)
+{
+    if (a.t_ns != b.t_ns)
+        return a.t_ns < b.t_ns ? -1 : 1;
+    return (a.index > b.index) - (a.index < b.index);
+}
+
 /** Greatest common divisor of two non-negative nanosecond counts (gcd(0, b) = b).
  *  RT-safe: yes. */
 int64_t rtc_time_gcd(int64_t a, int64_t b);
