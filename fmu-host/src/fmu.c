@@ -93,22 +93,23 @@ int rtc_fmu_unit_new(rtc_fmu *fmu, const char *instance_name, const rtc_logger *
     rc = fmu->md->fmi_major == 2 ? rtc__fmi2_unit_new(fmu, instance_name, lg, out)
                                  : rtc__fmi3_unit_new(fmu, instance_name, lg, out);
     if (rc == RTC_OK)
-        fmu->units++;
+        atomic_fetch_add_explicit(&fmu->units, 1, memory_order_relaxed); /* a count only */
     return rc;
 }
 
 void rtc__fmu_unit_released(rtc_fmu *fmu)
 {
-    fmu->units--;
+    atomic_fetch_sub_explicit(&fmu->units, 1, memory_order_relaxed);
 }
 
 void rtc_fmu_close(rtc_fmu *fmu)
 {
     if (!fmu)
         return;
-    if (fmu->units > 0)
+    int alive = atomic_load_explicit(&fmu->units, memory_order_relaxed);
+    if (alive > 0)
         rtc_log(fmu->lg, RTC_LOG_WARNING, "%s: closed with %d unit(s) still alive", fmu->dir,
-                fmu->units);
+                alive);
     else if (fmu->dl)
         dlclose(fmu->dl);
     rtc_fmu_md_free(fmu->md);

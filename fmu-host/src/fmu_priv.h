@@ -13,6 +13,7 @@
 #include "rtc_fmi3.h"
 
 #include <limits.h>
+#include <stdatomic.h>
 
 typedef struct rtc_fmi2_api {
     fmi2GetTypesPlatformTYPE *GetTypesPlatform;
@@ -113,7 +114,8 @@ struct rtc_fmu {
     rtc_model_desc *md;
     const rtc_logger *lg;
     void *dl;                /* dlopen handle, NULL until the first unit */
-    int units;               /* live units: the library stays loaded while > 0 */
+    _Atomic int units;       /* live units: the library stays loaded while > 0 (units may
+                                be freed on different threads, hence atomic) */
     union {
         rtc_fmi2_api fmi2;
         rtc_fmi3_api fmi3;

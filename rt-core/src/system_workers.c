@@ -1,7 +1,8 @@
 /*
  * Parallel stepping for the Jacobi master: worker threads that each own a fixed set of
  * units. An FMU instance is always called from the same thread — its owner — from
- * instantiation to free, because some FMUs keep thread-local state.
+ * instantiation to free, because some FMUs keep thread-local state; all instances of one
+ * FMU file share an owner, so one binary never runs two of its instances at once.
  *
  * Hand-off without locks: the coordinator writes the job, then publishes it by bumping
  * `gen` (release); each worker sees the new generation (acquire), runs its units, and
@@ -77,8 +78,16 @@ int rtc__workers_start(rtc_system *sys, size_t n)
         free(w);
         return RTC_ENOMEM;
     }
-    for (size_t i = 0; i < sys->n_units; i++)
-        sys->units[i].owner = i % (n + 1); /* owner 0: the coordinating thread */
+    /* Owners round-robin over distinct FMUs (owner 0: the coordinating thread). Instances of
+     * one FMU file share an owner: the standard does not promise that one binary's
+     * instances may run concurrently, and shared libraries with global state exist. */
+    size_t next = 0;
+    for (size_t i = 0; i < sys->n_units; i++) {
+        size_t j = 0;
+        while (j < i && sys->units[j].unit->md != sys->units[i].unit->md)
+            j++;
+        sys->units[i].owner = j < i ? sys->units[j].owner : next++ % (n + 1);
+    }
     sys->workers = w;
     for (; w->n < n; w->n++) {
         worker_arg *a = malloc(sizeof *a);

@@ -152,6 +152,39 @@ static void strong_coupling_iterations_are_microsteps(void)
     rtc_system_free(sys);
 }
 
+static bool same_file(const char *a, const char *b)
+{
+    size_t na, nb;
+    char *ta = rtc_test_slurp(a, &na), *tb = rtc_test_slurp(b, &nb);
+    bool same = ta && tb && na == nb && na > 0 && memcmp(ta, tb, na) == 0;
+    free(ta);
+    free(tb);
+    return same;
+}
+
+/* Parallel stepping on worker threads changes who calls the FMUs, not the results. */
+static void jacobi_on_workers_gives_identical_results(void)
+{
+    CU_ASSERT_EQUAL(rtcosim("run '%s/msd-jacobi.ssp' --output-dir seq", RTC_TEST_CONFIG_DIR), 0);
+    CU_ASSERT_EQUAL(rtcosim("run '%s/msd-jacobi.ssp' --workers 1 --output-dir par",
+                            RTC_TEST_CONFIG_DIR), 0);
+    CU_ASSERT_EQUAL(rtcosim("run '%s/parallel-fast-4.ssp' --algorithm jacobi --step 1 "
+                            "--output-dir seq4", RTC_TEST_CONFIG_DIR), 0);
+    CU_ASSERT_EQUAL(rtcosim("run '%s/parallel-fast-4.ssp' --algorithm jacobi --step 1 "
+                            "--workers 3 --output-dir par4", RTC_TEST_CONFIG_DIR), 0);
+    char a[700], b[700];
+    snprintf(a, sizeof a, "%s/seq/results.csv", work);
+    snprintf(b, sizeof b, "%s/par/results.csv", work);
+    CU_ASSERT_TRUE(same_file(a, b));
+    snprintf(a, sizeof a, "%s/seq4/results.csv", work);
+    snprintf(b, sizeof b, "%s/par4/results.csv", work);
+    CU_ASSERT_TRUE(same_file(a, b));
+    /* workers need Jacobi: Gauss-Seidel's order is sequential by definition */
+    CU_ASSERT_EQUAL(rtcosim("run '%s/msd-gauss-seidel.ssp' --workers 1 --output-dir x",
+                            RTC_TEST_CONFIG_DIR), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "worker threads needs the jacobi master"));
+}
+
 static void same_run_twice_is_byte_identical(void)
 {
     for (int i = 0; i < 2; i++)
@@ -386,6 +419,7 @@ void rtc_test_register(void)
          msd_strong_coupling_converges_and_beats_explicit},
         {"strong_coupling_iterations_are_microsteps", strong_coupling_iterations_are_microsteps},
         {"same_run_twice_is_byte_identical", same_run_twice_is_byte_identical},
+        {"jacobi_on_workers_gives_identical_results", jacobi_on_workers_gives_identical_results},
         {"parallel_fast_syncs_at_the_papers_instants", parallel_fast_syncs_at_the_papers_instants},
         {"plan_recommends_two_seconds_for_the_example",
          plan_recommends_two_seconds_for_the_example},
