@@ -377,6 +377,59 @@ static void unit_conversion_and_transformation_applied(void)
     tcsv_free(&c);
 }
 
+/* A Decay (x = e^-t) feeds a fast lag through a 50 ms transport delay: with zero-order
+ * hold the lag sees x(t − 50 ms); with linear extrapolation it sees the line through the
+ * two newest arrived samples, extended to t. The lag follows its input within one step
+ * (tau = 1 ns), y = 0.5·u1 + 1. */
+static void delayed_connection_with_and_without_estimator(void)
+{
+    for (int linear = 0; linear < 2; linear++) {
+        char text[4096];
+        snprintf(text, sizeof text,
+                 SSD_HEAD COMP("d", "Decay", OUT("x"))
+                 "<ssd:Component name=\"lag\" source=\"" RTC_TEST_FMU_DIR "/fmi2/Lag.fmu\">\n"
+                 "<ssd:Connectors>" IN("u1") OUT("y") "</ssd:Connectors>\n"
+                 "<ssd:ParameterBindings><ssd:ParameterBinding><ssd:ParameterValues>"
+                 "<ssv:ParameterSet xmlns:ssv=\"http://ssp-standard.org/SSP1/"
+                 "SystemStructureParameterValues\" version=\"1.0\" name=\"p\"><ssv:Parameters>"
+                 "<ssv:Parameter name=\"tau\"><ssv:Real value=\"1e-9\"/></ssv:Parameter>"
+                 "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues></ssd:ParameterBinding>"
+                 "</ssd:ParameterBindings>\n</ssd:Component>\n</ssd:Elements>\n<ssd:Connections>\n"
+                 "<ssd:Connection startElement=\"d\" startConnector=\"x\" endElement=\"lag\" "
+                 "endConnector=\"u1\"><ssd:Annotations><ssc:Annotation "
+                 "type=\"org.rtcosim.realtime\"><rtc:Connection delay=\"0.05\" estimator=\"%s\"/>"
+                 "</ssc:Annotation></ssd:Annotations></ssd:Connection>\n</ssd:Connections>\n"
+                 "<ssd:Annotations><ssc:Annotation type=\"org.rtcosim.realtime\"><rtc:RealTime "
+                 "baseStep=\"0.01\"/></ssc:Annotation></ssd:Annotations>\n"
+                 "</ssd:System>\n<ssd:DefaultExperiment startTime=\"0\" stopTime=\"1\"/>\n"
+                 "</ssd:SystemStructureDescription>\n", linear ? "linear" : "zoh");
+        CU_ASSERT_EQUAL_FATAL(check_ssd("delay", text, ""), 0);
+        char path[700];
+        snprintf(path, sizeof path, "%s/delay.ssd", work);
+        CU_ASSERT_EQUAL_FATAL(rtcosim("run '%s' --output-dir delay%d --record lag.y", path, linear), 0);
+        snprintf(path, sizeof path, "%s/delay%d/results.csv", work, linear);
+        tcsv c;
+        CU_ASSERT_TRUE_FATAL(tcsv_read(path, &c));
+        CU_ASSERT_EQUAL(c.n_rows, 101);
+        for (size_t r = 10; r + 1 < c.n_rows; r++) {
+            double t = 0.01 * (double)r; /* input of the step from t, seen at row r+1 */
+            double u = linear ? exp(-(t - 0.05)) + (exp(-(t - 0.05)) - exp(-(t - 0.06))) / 0.01 * 0.05
+                              : exp(-(t - 0.05));
+            CU_ASSERT_DOUBLE_EQUAL(tcsv_at(&c, r + 1, 1), 0.5 * u + 1, 1e-9);
+        }
+        tcsv_free(&c);
+        snprintf(path, sizeof path, "%s/delay%d/summary.json", work, linear);
+        char *sum = rtc_test_slurp(path, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(sum);
+        CU_ASSERT_PTR_NOT_NULL(strstr(sum, linear ? "\"estimator\": \"linear\", \"delay_ns\": 50000000"
+                                                  : "\"estimator\": \"zoh\", \"delay_ns\": 50000000"));
+        /* the linear link's monitor compared its extrapolations with the arrived values */
+        if (linear)
+            CU_ASSERT_PTR_NULL(strstr(sum, "\"samples\": 0,"));
+        free(sum);
+    }
+}
+
 static void algebraic_loop_path_printed(void)
 {
     /* Passthrough's output follows its input; Mass2's Fc depends on xc: a loop. */
@@ -425,6 +478,8 @@ void rtc_test_register(void)
          plan_recommends_two_seconds_for_the_example},
         {"bad_connections_reported_with_file_and_line", bad_connections_reported_with_file_and_line},
         {"unit_conversion_and_transformation_applied", unit_conversion_and_transformation_applied},
+        {"delayed_connection_with_and_without_estimator",
+         delayed_connection_with_and_without_estimator},
         {"algebraic_loop_path_printed", algebraic_loop_path_printed},
         {"step_not_multiple_of_base_step_rejected", step_not_multiple_of_base_step_rejected},
         {NULL, NULL}};
