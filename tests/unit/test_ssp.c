@@ -675,14 +675,23 @@ static void reject_package_without_ssd(void)
     snprintf(needle, sizeof needle, "%s: no SystemStructure.ssd at the top of the package",
              path);
     expect_error(path, RTC_ENOTFOUND, 1, needle);
-    /* Nothing left behind: no rtcssp-* directory of this process survives. */
-    char cmd[PATH_MAX + 64], out[256];
-    snprintf(cmd, sizeof cmd, "ls -d ${TMPDIR:-/tmp}/rtcssp-* 2>/dev/null | wc -l");
-    rtc_test_run(cmd, out, sizeof out);
-    unsigned before = (unsigned)atoi(out);
+    /* Nothing left behind: with a private TMPDIR (other tests run in parallel and extract
+     * packages too), the extraction directory must be gone after the failure. */
+    char priv[PATH_MAX], cmd[PATH_MAX + 64], out[256];
+    rtc_test_tmpdir(priv, sizeof priv);
+    const char *old = getenv("TMPDIR");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("TMPDIR", priv, 1);
     expect_error(path, RTC_ENOTFOUND, 1, needle);
+    if (saved)
+        setenv("TMPDIR", saved, 1);
+    else
+        unsetenv("TMPDIR");
+    free(saved);
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | wc -l", priv);
     rtc_test_run(cmd, out, sizeof out);
-    CU_ASSERT_EQUAL((unsigned)atoi(out), before);
+    CU_ASSERT_EQUAL(atoi(out), 0);
+    rtc_test_rmtree(priv);
 }
 
 static void load_unpacked_directory(void)
