@@ -193,6 +193,29 @@ static void run_passthrough_csv_types(void)
     free(text);
 }
 
+/* Broken archives: one line, exit 1, no temporary directory left (checked by rtcosim()). */
+static void bad_archives_refused_cleanly(void)
+{
+    char cmd[4096];
+    /* an archive without modelDescription.xml */
+    snprintf(cmd, sizeof cmd, "cd '%s' && mkdir -p nomd && echo hi > nomd/readme.txt && "
+             "cd nomd && cmake -E tar cf ../nomd.fmu --format=zip readme.txt", work);
+    CU_ASSERT_EQUAL_FATAL(rtc_test_run(cmd, out, sizeof out), 0);
+    CU_ASSERT_EQUAL(rtcosim("info nomd.fmu"), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "nomd.fmu: no modelDescription.xml in the FMU"));
+    /* a truncated copy of a real FMU */
+    snprintf(cmd, sizeof cmd, "cd '%s' && head -c 1500 '%s' > cut.fmu", work, tfmu_path(2, "Decay"));
+    CU_ASSERT_EQUAL_FATAL(rtc_test_run(cmd, out, sizeof out), 0);
+    CU_ASSERT_EQUAL(rtcosim("run cut.fmu --no-output"), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "cut.fmu"));
+    CU_ASSERT_EQUAL(strchr(out, '\n'), strrchr(out, '\n'));
+    /* not a zip at all */
+    snprintf(cmd, sizeof cmd, "cd '%s' && echo garbage > garbage.fmu", work);
+    CU_ASSERT_EQUAL_FATAL(rtc_test_run(cmd, out, sizeof out), 0);
+    CU_ASSERT_EQUAL(rtcosim("info garbage.fmu"), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "garbage.fmu"));
+}
+
 static void help_texts_exit_zero(void)
 {
     CU_ASSERT_EQUAL(rtcosim("--help"), 0);
@@ -214,6 +237,7 @@ void rtc_test_register(void)
         {"run_fault_error_keeps_rows_and_fails", run_fault_error_keeps_rows_and_fails},
         {"run_fault_terminate_ends_cleanly", run_fault_terminate_ends_cleanly},
         {"run_passthrough_csv_types", run_passthrough_csv_types},
+        {"bad_archives_refused_cleanly", bad_archives_refused_cleanly},
         {"help_texts_exit_zero", help_texts_exit_zero},
         {NULL, NULL}};
     rtc_test_add_suite("cli", setup, teardown, cases);
