@@ -2,13 +2,12 @@
  * Fast %.17g-style formatting.
  *
  * Method: with E = floor(log10|v|), the 17 significant digits are N = round(|v|·10^(16−E)),
- * an integer below 10^17 < 2^57. The product is computed in x87 long double (64-bit
- * mantissa) from correctly rounded powers of ten; it is off from the exact product by less
- * than ~0.02 units of the last digit. When its fractional part is within 0.02 of one half
- * (exact ties included) the rounding direction is decided exactly with 128-bit integers,
- * half to even; only values of extreme magnitude that do not fit go to snprintf. So the
- * digits equal glibc's exactly. The exponent comes from the bits and a table, the
- * rounding from one fistp in the FPU's default mode (a cast would switch rounding modes).
+ * an integer below 10^17 < 2^57. The product is formed exactly enough in integers: v's
+ * 53-bit significand times a 128-bit power of ten from a generated table
+ * (pow10_table.h, scripts/dev/gen-pow10-table). Its error is far below the last digit, so
+ * the rounding is decided from the product's fraction; only a fraction within that error
+ * of one half is settled by an exact 128-bit comparison, half to even like printf. The
+ * digits therefore equal glibc's %.17g; magnitudes outside the table go to snprintf.
  */
 #include "rtcosim/numfmt.h"
 
@@ -63,29 +62,6 @@ size_t rtc_fmt_i64(int64_t v, char *buf)
     return 1 + rtc_fmt_u64((uint64_t)0 - (uint64_t)v, buf + 1);
 }
 
-/* 10^e as the correctly rounded long double, for |e| <= 360: an exact 10^(e mod 32)
- * times a literal 10^(32·q) (both correctly rounded by the compiler). */
-static long double pow10l_approx(int e)
-{
-    static const long double small[32] = {
-        1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,  1e10L,
-        1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L, 1e21L,
-        1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L, 1e28L, 1e29L, 1e30L, 1e31L,
-    };
-    static const long double big[12] = {
-        1e0L,   1e32L,  1e64L,  1e96L,  1e128L, 1e160L,
-        1e192L, 1e224L, 1e256L, 1e288L, 1e320L, 1e352L,
-    };
-    static const long double big_neg[13] = {
-        1e0L,    1e-32L,  1e-64L,  1e-96L,  1e-128L, 1e-160L, 1e-192L,
-        1e-224L, 1e-256L, 1e-288L, 1e-320L, 1e-352L, 1e-384L,
-    };
-    if (e >= 0)
-        return small[e % 32] * big[e / 32];
-    int q = (-e + 31) / 32; /* 10^e = 10^(32q + e) · 10^(−32q), with 0 <= 32q + e < 32 */
-    return small[32 * q + e] * big_neg[q];
-}
-
 /* 10^k as the nearest double, k = -323..309, for the decimal exponent estimate. */
 static const double pow10_tab[] = {1e-323, 1e-322, 1e-321, 1e-320, 1e-319, 1e-318, 1e-317, 1e-316, 1e-315, 1e-314, 1e-313, 1e-312, 1e-311, 1e-310, 1e-309, 1e-308, 1e-307, 1e-306, 1e-305, 1e-304, 1e-303, 1e-302, 1e-301, 1e-300, 1e-299, 1e-298, 1e-297, 1e-296, 1e-295, 1e-294, 1e-293, 1e-292, 1e-291, 1e-290, 1e-289, 1e-288, 1e-287, 1e-286, 1e-285, 1e-284, 1e-283, 1e-282, 1e-281, 1e-280, 1e-279, 1e-278, 1e-277, 1e-276, 1e-275, 1e-274, 1e-273, 1e-272, 1e-271, 1e-270, 1e-269, 1e-268, 1e-267, 1e-266, 1e-265, 1e-264, 1e-263, 1e-262, 1e-261, 1e-260, 1e-259, 1e-258, 1e-257, 1e-256, 1e-255, 1e-254, 1e-253, 1e-252, 1e-251, 1e-250, 1e-249, 1e-248, 1e-247, 1e-246, 1e-245, 1e-244, 1e-243, 1e-242, 1e-241, 1e-240, 1e-239, 1e-238, 1e-237, 1e-236, 1e-235, 1e-234, 1e-233, 1e-232, 1e-231, 1e-230, 1e-229, 1e-228, 1e-227, 1e-226, 1e-225, 1e-224, 1e-223, 1e-222, 1e-221, 1e-220, 1e-219, 1e-218, 1e-217, 1e-216, 1e-215, 1e-214, 1e-213, 1e-212, 1e-211, 1e-210, 1e-209, 1e-208, 1e-207, 1e-206, 1e-205, 1e-204, 1e-203, 1e-202, 1e-201, 1e-200, 1e-199, 1e-198, 1e-197, 1e-196, 1e-195, 1e-194, 1e-193, 1e-192, 1e-191, 1e-190, 1e-189, 1e-188, 1e-187, 1e-186, 1e-185, 1e-184, 1e-183, 1e-182, 1e-181, 1e-180, 1e-179, 1e-178, 1e-177, 1e-176, 1e-175, 1e-174, 1e-173, 1e-172, 1e-171, 1e-170, 1e-169, 1e-168, 1e-167, 1e-166, 1e-165, 1e-164, 1e-163, 1e-162, 1e-161, 1e-160, 1e-159, 1e-158, 1e-157, 1e-156, 1e-155, 1e-154, 1e-153, 1e-152, 1e-151, 1e-150, 1e-149, 1e-148, 1e-147, 1e-146, 1e-145, 1e-144, 1e-143, 1e-142, 1e-141, 1e-140, 1e-139, 1e-138, 1e-137, 1e-136, 1e-135, 1e-134, 1e-133, 1e-132, 1e-131, 1e-130, 1e-129, 1e-128, 1e-127, 1e-126, 1e-125, 1e-124, 1e-123, 1e-122, 1e-121, 1e-120, 1e-119, 1e-118, 1e-117, 1e-116, 1e-115, 1e-114, 1e-113, 1e-112, 1e-111, 1e-110, 1e-109, 1e-108, 1e-107, 1e-106, 1e-105, 1e-104, 1e-103, 1e-102, 1e-101, 1e-100, 1e-99, 1e-98, 1e-97, 1e-96, 1e-95, 1e-94, 1e-93, 1e-92, 1e-91, 1e-90, 1e-89, 1e-88, 1e-87, 1e-86, 1e-85, 1e-84, 1e-83, 1e-82, 1e-81, 1e-80, 1e-79, 1e-78, 1e-77, 1e-76, 1e-75, 1e-74, 1e-73, 1e-72, 1e-71, 1e-70, 1e-69, 1e-68, 1e-67, 1e-66, 1e-65, 1e-64, 1e-63, 1e-62, 1e-61, 1e-60, 1e-59, 1e-58, 1e-57, 1e-56, 1e-55, 1e-54, 1e-53, 1e-52, 1e-51, 1e-50, 1e-49, 1e-48, 1e-47, 1e-46, 1e-45, 1e-44, 1e-43, 1e-42, 1e-41, 1e-40, 1e-39, 1e-38, 1e-37, 1e-36, 1e-35, 1e-34, 1e-33, 1e-32, 1e-31, 1e-30, 1e-29, 1e-28, 1e-27, 1e-26, 1e-25, 1e-24, 1e-23, 1e-22, 1e-21, 1e-20, 1e-19, 1e-18, 1e-17, 1e-16, 1e-15, 1e-14, 1e-13, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22, 1e23, 1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30, 1e31, 1e32, 1e33, 1e34, 1e35, 1e36, 1e37, 1e38, 1e39, 1e40, 1e41, 1e42, 1e43, 1e44, 1e45, 1e46, 1e47, 1e48, 1e49, 1e50, 1e51, 1e52, 1e53, 1e54, 1e55, 1e56, 1e57, 1e58, 1e59, 1e60, 1e61, 1e62, 1e63, 1e64, 1e65, 1e66, 1e67, 1e68, 1e69, 1e70, 1e71, 1e72, 1e73, 1e74, 1e75, 1e76, 1e77, 1e78, 1e79, 1e80, 1e81, 1e82, 1e83, 1e84, 1e85, 1e86, 1e87, 1e88, 1e89, 1e90, 1e91, 1e92, 1e93, 1e94, 1e95, 1e96, 1e97, 1e98, 1e99, 1e100, 1e101, 1e102, 1e103, 1e104, 1e105, 1e106, 1e107, 1e108, 1e109, 1e110, 1e111, 1e112, 1e113, 1e114, 1e115, 1e116, 1e117, 1e118, 1e119, 1e120, 1e121, 1e122, 1e123, 1e124, 1e125, 1e126, 1e127, 1e128, 1e129, 1e130, 1e131, 1e132, 1e133, 1e134, 1e135, 1e136, 1e137, 1e138, 1e139, 1e140, 1e141, 1e142, 1e143, 1e144, 1e145, 1e146, 1e147, 1e148, 1e149, 1e150, 1e151, 1e152, 1e153, 1e154, 1e155, 1e156, 1e157, 1e158, 1e159, 1e160, 1e161, 1e162, 1e163, 1e164, 1e165, 1e166, 1e167, 1e168, 1e169, 1e170, 1e171, 1e172, 1e173, 1e174, 1e175, 1e176, 1e177, 1e178, 1e179, 1e180, 1e181, 1e182, 1e183, 1e184, 1e185, 1e186, 1e187, 1e188, 1e189, 1e190, 1e191, 1e192, 1e193, 1e194, 1e195, 1e196, 1e197, 1e198, 1e199, 1e200, 1e201, 1e202, 1e203, 1e204, 1e205, 1e206, 1e207, 1e208, 1e209, 1e210, 1e211, 1e212, 1e213, 1e214, 1e215, 1e216, 1e217, 1e218, 1e219, 1e220, 1e221, 1e222, 1e223, 1e224, 1e225, 1e226, 1e227, 1e228, 1e229, 1e230, 1e231, 1e232, 1e233, 1e234, 1e235, 1e236, 1e237, 1e238, 1e239, 1e240, 1e241, 1e242, 1e243, 1e244, 1e245, 1e246, 1e247, 1e248, 1e249, 1e250, 1e251, 1e252, 1e253, 1e254, 1e255, 1e256, 1e257, 1e258, 1e259, 1e260, 1e261, 1e262, 1e263, 1e264, 1e265, 1e266, 1e267, 1e268, 1e269, 1e270, 1e271, 1e272, 1e273, 1e274, 1e275, 1e276, 1e277, 1e278, 1e279, 1e280, 1e281, 1e282, 1e283, 1e284, 1e285, 1e286, 1e287, 1e288, 1e289, 1e290, 1e291, 1e292, 1e293, 1e294, 1e295, 1e296, 1e297, 1e298, 1e299, 1e300, 1e301, 1e302, 1e303, 1e304, 1e305, 1e306, 1e307, 1e308};
 
@@ -97,7 +73,7 @@ static int decimal_exponent(double v)
     memcpy(&bits, &v, sizeof bits);
     int e2 = (int)((bits >> 52) & 0x7ff);
     e2 = e2 ? e2 - 1023 : -1074 + 63 - __builtin_clzll(bits & ((UINT64_C(1) << 52) - 1));
-    int e = (int)floor(e2 * 0.30102999566398119521);
+    int e = (e2 * 78913) >> 18; /* floor(e2 · log10 2) for |e2| < 1650, no libm call */
     if (e + 1 <= 308 && v >= pow10_tab[e + 1 + 323])
         e++;
     return e;
@@ -137,26 +113,51 @@ static int midpoint_side(double v, int p, uint64_t n)
     return a > b ? 1 : a < b ? -1 : 0;
 }
 
+#include "pow10_table.h"
+
 /* 17 significant digits of a positive finite v: returns N in [10^16, 10^17) and sets *e10
- * so that v ≈ N · 10^(*e10 − 16). Returns 0 when the value lies so close to a rounding tie
- * that the long double error could pick the wrong neighbour and the exact check cannot
- * decide it. */
+ * so that v ≈ N · 10^(*e10 − 16); 0 when the value is outside the table or its rounding
+ * cannot be decided (the caller then uses snprintf).
+ *
+ * v = m·2^q and 10^p = T·2^E with a 128-bit T rounded down, so v·10^p = (m·T)·2^(q+E):
+ * the 181-bit product, shifted right by s = −(q+E) bits, is N and its fraction. T is low
+ * by less than one unit, so the product is low by less than m < 2^53 units of its last
+ * bit: a fraction within 2^54 of one half is checked exactly (midpoint_side). */
 static uint64_t digits17(double v, int *e10)
 {
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    int be = (int)((bits >> 52) & 0x7ff);
+    uint64_t m = bits & ((UINT64_C(1) << 52) - 1);
+    int q = be ? be - 1075 : -1074;
+    m |= be ? UINT64_C(1) << 52 : 0;
     int e = decimal_exponent(v);
-    for (;;) {
-        long double scaled = (long double)v * pow10l_approx(16 - e);
-        /* nearest integer in the FPU's default mode: one fistp, no rounding-mode switch */
-        int64_t r = __builtin_llrintl(scaled);
-        long double frac = scaled - (long double)r; /* in [-0.5, 0.5] */
-        uint64_t n = (uint64_t)r;
-        if (frac < -0.48L || frac > 0.48L) {
-            /* near a tie: decide exactly, half to even like printf */
-            uint64_t below = frac > 0 ? n : n - 1;
-            int side = midpoint_side(v, 16 - e, below);
+    for (int tries = 0; tries < 3; tries++) {
+        int p = 16 - e;
+        if (p < POW10_MIN || p > POW10_MAX)
+            return 0;
+        const struct pow10_entry *t = &pow10_table[p - POW10_MIN];
+        unsigned __int128 lo = (unsigned __int128)m * t->lo, hi = (unsigned __int128)m * t->hi;
+        unsigned __int128 mid = (lo >> 64) + (uint64_t)hi;
+        uint64_t p0 = (uint64_t)lo, p1 = (uint64_t)mid;
+        uint64_t p2 = (uint64_t)(hi >> 64) + (uint64_t)(mid >> 64);
+        int s = -(q + t->e);
+        if (s <= 64 || s >= 128)
+            return 0;
+        /* N = (p2:p1) >> (s − 64); fraction F = low s bits; half H = 2^(s−1) */
+        int sh = s - 64;
+        unsigned __int128 top = ((unsigned __int128)p2 << 64) | p1;
+        uint64_t n = (uint64_t)(top >> sh);
+        unsigned __int128 f = ((unsigned __int128)(p1 & ((UINT64_C(1) << sh) - 1)) << 64) | p0;
+        unsigned __int128 h = (unsigned __int128)1 << (s - 1);
+        unsigned __int128 slack = (unsigned __int128)1 << 54;
+        if (f + slack >= h && f <= h + slack) {
+            int side = midpoint_side(v, p, n);
             if (side == 2)
                 return 0;
-            n = below + (side > 0 || (side == 0 && (below & 1)));
+            n += side > 0 || (side == 0 && (n & 1));
+        } else {
+            n += f > h;
         }
         if (n >= UINT64_C(100000000000000000)) {
             e++;
@@ -169,6 +170,27 @@ static uint64_t digits17(double v, int *e10)
         *e10 = e;
         return n;
     }
+    return 0;
+}
+
+/* Exactly 8 decimal digits of x < 10^8, with 32-bit arithmetic and the pair table. */
+void rtc_fmt_u64_fixed8(uint32_t x, char *p)
+{
+    uint32_t hi = x / 10000, lo = x % 10000;
+    memcpy(p, digit_pairs + 2 * (hi / 100), 2);
+    memcpy(p + 2, digit_pairs + 2 * (hi % 100), 2);
+    memcpy(p + 4, digit_pairs + 2 * (lo / 100), 2);
+    memcpy(p + 6, digit_pairs + 2 * (lo % 100), 2);
+}
+
+/* The 17 digits of n in [10^16, 10^17): one 64-bit division, then 32-bit work only. */
+static void write17(uint64_t n, char *p)
+{
+    uint64_t a = n / 100000000; /* 9 digits */
+    uint32_t b = (uint32_t)(n % 100000000), a0 = (uint32_t)(a / 100000000);
+    p[0] = (char)('0' + a0);
+    rtc_fmt_u64_fixed8((uint32_t)(a % 100000000), p + 1);
+    rtc_fmt_u64_fixed8(b, p + 9);
 }
 
 size_t rtc_fmt_double(double v, char *buf)
@@ -196,7 +218,7 @@ size_t rtc_fmt_double(double v, char *buf)
     if (n == 0) /* extreme magnitudes near a tie: exact but slower */
         return (size_t)(p - buf) + (size_t)snprintf(p, RTC_NUMFMT_MAX - 1, "%.17g", v);
     char d[17];
-    u64_digits(n, d + 17);
+    write17(n, d);
     int nd = 17;
     while (nd > 1 && d[nd - 1] == '0')
         nd--;

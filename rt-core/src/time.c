@@ -7,11 +7,13 @@
  * every communication point of a run.
  */
 #include "rtcosim/time.h"
+#include "rtcosim/numfmt.h"
 #include "rtcosim/status.h"
 
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Multiply *v by 10^e (e >= 0) with overflow detection. */
 static bool scale_up(int64_t *v, int e)
@@ -110,42 +112,28 @@ int rtc_time_from_s(double s, int64_t *ns)
 
 size_t rtc_time_format_s(int64_t ns, char *buf, size_t cap)
 {
+    /* Whole seconds with rtc_fmt_u64, then the nine fraction digits written at once and
+     * trimmed: this runs once per result row, so no per-digit loop on the fraction. */
     char tmp[32];
     size_t n = 0;
     uint64_t u = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-    uint64_t sec = u / 1000000000u, frac = u % 1000000000u;
-    /* Fraction digits, right to left, dropping trailing zeros. */
-    char fd[9];
-    int nf = 0;
-    if (frac) {
-        for (int i = 8; i >= 0; i--) {
-            fd[i] = (char)('0' + frac % 10);
-            frac /= 10;
-        }
-        nf = 9;
-        while (nf > 0 && fd[nf - 1] == '0')
-            nf--;
-    }
-    char sd[20];
-    int ns_digits = 0;
-    do {
-        sd[ns_digits++] = (char)('0' + sec % 10);
-        sec /= 10;
-    } while (sec);
+    uint32_t frac = (uint32_t)(u % 1000000000u);
     if (ns < 0)
         tmp[n++] = '-';
-    while (ns_digits)
-        tmp[n++] = sd[--ns_digits];
-    if (nf) {
+    n += rtc_fmt_u64(u / 1000000000u, tmp + n);
+    if (frac) {
         tmp[n++] = '.';
-        for (int i = 0; i < nf; i++)
-            tmp[n++] = fd[i];
+        tmp[n] = (char)('0' + frac / 100000000u);
+        rtc_fmt_u64_fixed8(frac % 100000000u, tmp + n + 1);
+        size_t nf = 9;
+        while (tmp[n + nf - 1] == '0')
+            nf--;
+        n += nf;
     }
     if (cap == 0)
         return 0;
     size_t w = n < cap - 1 ? n : cap - 1;
-    for (size_t i = 0; i < w; i++)
-        buf[i] = tmp[i];
+    memcpy(buf, tmp, w);
     buf[w] = '\0';
     return w;
 }

@@ -3,8 +3,8 @@
  *
  * Result files hold one text row per communication point, so formatting speed bounds how
  * fast a recorded run can go. snprintf("%.17g") costs a few hundred ns per double; the
- * formatter here produces the same layout (17 significant digits, %g's choice between
- * fixed and exponent notation, trailing zeros removed) in a fraction of that, and the text
+ * formatter here produces the same text (17 significant digits, %g's choice between fixed
+ * and exponent notation, trailing zeros removed) in about a ninth of that, and the text
  * always reads back (strtod) to exactly the same double.
  */
 #ifndef RTCOSIM_NUMFMT_H
@@ -23,7 +23,7 @@
  *
  * @param buf at least RTC_NUMFMT_MAX bytes.
  * Returns: the length written (excluding the NUL).
- * RT-safe: no (about one value in 150, close to a rounding tie, goes through snprintf).
+ * RT-safe: no (a value of extreme magnitude right at a rounding tie goes through snprintf).
  */
 size_t rtc_fmt_double(double v, char *buf);
 
@@ -33,5 +33,9 @@ size_t rtc_fmt_i64(int64_t v, char *buf);
 
 /** Format an unsigned integer in decimal. Returns the length. RT-safe: yes. */
 size_t rtc_fmt_u64(uint64_t v, char *buf);
+
+/** Write exactly 8 digits of @p x < 10^8 (leading zeros kept, no terminator) to @p p.
+ *  RT-safe: yes. */
+void rtc_fmt_u64_fixed8(uint32_t x, char *p);
 
 #endif
