@@ -1,0 +1,366 @@
+/*
+ * Shared driver plumbing (see drv_common.h).
+ *
+ * Counters are relaxed atomics: the I/O thread is their only writer and readers only want
+ * a recent value, never an ordering with other memory. The stop flag uses release/acquire
+ * so that whatever stop()'s caller wrote before asking is visible to the loop. The
+ * safe-values hand-off is a request flag plus a semaphore, because the caller must wait
+ * (with a timeout) for libmodbus/liblo work that only the I/O thread may do.
+ */
+#include "drv_common.h"
+
+#include "rtcosim/status.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+/* ---- settings ---- */
+
+int drv_bad(const drv_ctx *c, const char *sig, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (sig)
+        rtc_log(c->lg, RTC_LOG_ERROR, "%s '%s' signal '%s': %s", c->driver, c->component, sig,
+                msg);
+    else
+        rtc_log(c->lg, RTC_LOG_ERROR, "%s '%s': %s", c->driver, c->component, msg);
+    return RTC_EINVAL;
+}
+
+int drv_get_double(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n,
+                   const char *key, double dflt, double lo, double hi, double *out)
+{
+    const char *v = rtc_kv_get(kv, n, key);
+    if (!v) {
+        *out = dflt;
+        return RTC_OK;
+    }
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    if (end == v || *end != '\0' || errno == ERANGE || !isfinite(d))
+        return drv_bad(c, sig, "setting %s=%s: not a number", key, v);
+    if (d < lo || d > hi)
+        return drv_bad(c, sig, "setting %s=%s: out of range [%g, %g]", key, v, lo, hi);
+    *out = d;
+    return RTC_OK;
+}
+
+int drv_get_opt_double(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n,
+                       const char *key, bool *has, double *out)
+{
+    *has = rtc_kv_get(kv, n, key) != NULL;
+    return drv_get_double(c, sig, kv, n, key, 0.0, -HUGE_VAL, HUGE_VAL, out);
+}
+
+int drv_get_int(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n, const char *key,
+                long dflt, long lo, long hi, long *out)
+{
+    const char *v = rtc_kv_get(kv, n, key);
+    if (!v) {
+        *out = dflt;
+        return RTC_OK;
+    }
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 0);
+    if (end == v || *end != '\0' || errno == ERANGE)
+        return drv_bad(c, sig, "setting %s=%s: not an integer", key, v);
+    if (x < lo || x > hi)
+        return drv_bad(c, sig, "setting %s=%s: out of range [%ld, %ld]", key, v, lo, hi);
+    *out = x;
+    return RTC_OK;
+}
+
+int drv_get_bool(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n,
+                 const char *key, bool dflt, bool *out)
+{
+    const char *v = rtc_kv_get(kv, n, key);
+    if (!v)
+        *out = dflt;
+    else if (strcasecmp(v, "true") == 0 || strcmp(v, "1") == 0)
+        *out = true;
+    else if (strcasecmp(v, "false") == 0 || strcmp(v, "0") == 0)
+        *out = false;
+    else
+        return drv_bad(c, sig, "setting %s=%s: expected true or false", key, v);
+    return RTC_OK;
+}
+
+int drv_get_choice(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n,
+                   const char *key, const char *const *choices, int dflt, int *out)
+{
+    const char *v = rtc_kv_get(kv, n, key);
+    if (!v) {
+        *out = dflt;
+        return RTC_OK;
+    }
+    for (int i = 0; choices[i]; i++) {
+        if (strcasecmp(v, choices[i]) == 0) {
+            *out = i;
+            return RTC_OK;
+        }
+    }
+    char list[160] = "";
+    for (int i = 0; choices[i]; i++) {
+        size_t len = strlen(list);
+        snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", choices[i]);
+    }
+    return drv_bad(c, sig, "setting %s=%s: expected one of %s", key, v, list);
+}
+
+/* ---- counters ---- */
+
+int drv_stats_init(drv_stats *st, size_t n_signals)
+{
+    memset(st, 0, sizeof *st);
+    st->health = calloc(n_signals ? n_signals : 1, sizeof *st->health);
+    if (!st->health)
+        return RTC_ENOMEM;
+    st->n_signals = n_signals;
+    return RTC_OK;
+}
+
+void drv_stats_clear(drv_stats *st)
+{
+    free(st->health);
+    st->health = NULL;
+}
+
+void drv_count(_Atomic uint64_t *c)
+{
+    atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
+}
+
+void drv_latency(drv_stats *st, int64_t ns)
+{
+    if (ns < 0)
+        ns = 0;
+    /* Single writer (the I/O thread): plain read-modify-write of min/max is race-free. */
+    atomic_fetch_add_explicit(&st->hist[rtc_lathist_bin(ns)], 1, memory_order_relaxed);
+    uint64_t n = atomic_load_explicit(&st->hist_n, memory_order_relaxed);
+    if (n == 0 || ns < atomic_load_explicit(&st->hist_min, memory_order_relaxed))
+        atomic_store_explicit(&st->hist_min, ns, memory_order_relaxed);
+    if (ns > atomic_load_explicit(&st->hist_max, memory_order_relaxed))
+        atomic_store_explicit(&st->hist_max, ns, memory_order_relaxed);
+    atomic_fetch_add_explicit(&st->hist_sum, ns, memory_order_relaxed);
+    atomic_store_explicit(&st->hist_n, n + 1, memory_order_relaxed);
+}
+
+#define LD(x) atomic_load_explicit(&(x), memory_order_relaxed)
+
+static void snapshot_health(drv_stats *st, rtc_driver_stats *out)
+{
+    out->n_signals = st->n_signals;
+    for (size_t i = 0; out->signals && i < out->n_signals_cap && i < st->n_signals; i++) {
+        drv_health *h = &st->health[i];
+        out->signals[i] = (rtc_signal_health){
+            .quality = LD(h->quality), .updates = LD(h->updates),
+            .stale_events = LD(h->stale_events), .errors = LD(h->errors),
+            .clamped = LD(h->clamped), .last_ns = LD(h->last_ns)};
+    }
+}
+
+void drv_snapshot(drv_stats *st, rtc_driver_stats *out)
+{
+    out->cycles = LD(st->cycles);
+    out->overruns = LD(st->overruns);
+    out->requests = LD(st->requests);
+    out->errors = LD(st->errors);
+    out->timeouts = LD(st->timeouts);
+    out->exceptions = LD(st->exceptions);
+    out->reconnects = LD(st->reconnects);
+    out->connects = LD(st->connects);
+    out->malformed = LD(st->malformed);
+    out->unknown = LD(st->unknown);
+    out->rejected = LD(st->rejected);
+    out->sent = LD(st->sent);
+    out->safe_writes = LD(st->safe_writes);
+    out->port = LD(st->port);
+    out->connected = LD(st->connected);
+    memset(&out->latency, 0, sizeof out->latency);
+    for (size_t b = 0; b < RTC_LATHIST_BINS; b++)
+        out->latency.count[b] = LD(st->hist[b]);
+    out->latency.n = LD(st->hist_n);
+    out->latency.min_ns = LD(st->hist_min);
+    out->latency.max_ns = LD(st->hist_max);
+    out->latency.sum_ns = LD(st->hist_sum);
+    snapshot_health(st, out);
+}
+
+void drv_publish(drv_stats *st, size_t i, rtc_mailbox *mb, double v, int64_t sample_ns,
+                 int64_t arrival_ns)
+{
+    rtc_sample s = {.value = v, .sample_ns = sample_ns, .arrival_ns = arrival_ns,
+                    .quality = RTC_QUALITY_FRESH};
+    if (mb)
+        rtc_mailbox_write(mb, &s);
+    drv_health *h = &st->health[i];
+    atomic_store_explicit(&h->quality, RTC_QUALITY_FRESH, memory_order_relaxed);
+    atomic_fetch_add_explicit(&h->updates, 1, memory_order_relaxed);
+    atomic_store_explicit(&h->last_ns, arrival_ns, memory_order_relaxed);
+}
+
+void drv_publish_sent(drv_stats *st, size_t i)
+{
+    atomic_store_explicit(&st->health[i].quality, RTC_QUALITY_FRESH, memory_order_relaxed);
+    atomic_fetch_add_explicit(&st->health[i].updates, 1, memory_order_relaxed);
+    atomic_store_explicit(&st->health[i].last_ns, rtc_driver_now_ns(), memory_order_relaxed);
+}
+
+void drv_set_quality(drv_stats *st, size_t i, rtc_mailbox *mb, rtc_quality q)
+{
+    drv_health *h = &st->health[i];
+    uint8_t old = atomic_load_explicit(&h->quality, memory_order_relaxed);
+    if (old == q)
+        return;
+    if (q == RTC_QUALITY_STALE)
+        atomic_fetch_add_explicit(&h->stale_events, 1, memory_order_relaxed);
+    atomic_store_explicit(&h->quality, (uint8_t)q, memory_order_relaxed);
+    if (mb)
+        rtc_mailbox_set_quality(mb, q);
+}
+
+/* ---- I/O thread ---- */
+
+int drv_thread_init(drv_thread *t, int priority)
+{
+    memset(t, 0, sizeof *t);
+    atomic_init(&t->stop, false);
+    atomic_init(&t->safe_req, 0);
+    atomic_init(&t->safe_result, RTC_OK);
+    t->priority = priority;
+    return sem_init(&t->safe_done, 0, 0) == 0 ? RTC_OK : RTC_ESYS;
+}
+
+void drv_thread_clear(drv_thread *t)
+{
+    sem_destroy(&t->safe_done);
+}
+
+/* One warning per process when SCHED_FIFO is refused (LinuxCNC-style "report once"). */
+static atomic_bool fifo_warned;
+
+int drv_thread_start(drv_thread *t, const drv_ctx *c, void *(*fn)(void *), void *arg)
+{
+    if (t->running)
+        return RTC_ESTATE;
+    atomic_store_explicit(&t->stop, false, memory_order_release);
+    int rc = EPERM;
+    if (t->priority > 0) {
+        pthread_attr_t attr;
+        struct sched_param sp = {.sched_priority = t->priority};
+        pthread_attr_init(&attr);
+        pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+        pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+        pthread_attr_setschedparam(&attr, &sp);
+        rc = pthread_create(&t->tid, &attr, fn, arg);
+        pthread_attr_destroy(&attr);
+        if (rc != 0 && rc != EPERM && rc != EINVAL)
+            return RTC_ESYS;
+    }
+    if (rc != 0) {
+        if (t->priority > 0 && !atomic_exchange(&fifo_warned, true))
+            rtc_log(c->lg, RTC_LOG_WARNING,
+                    "%s '%s': SCHED_FIFO priority %d not permitted; I/O threads run "
+                    "SCHED_OTHER", c->driver, c->component, t->priority);
+        rc = pthread_create(&t->tid, NULL, fn, arg);
+        if (rc != 0)
+            return RTC_ESYS;
+    }
+    t->running = true;
+    return RTC_OK;
+}
+
+void drv_thread_stop(drv_thread *t)
+{
+    if (!t->running)
+        return;
+    atomic_store_explicit(&t->stop, true, memory_order_release);
+    pthread_join(t->tid, NULL);
+    t->running = false;
+}
+
+int drv_safe_request(drv_thread *t, int timeout_ms, int (*fn)(void *), void *arg)
+{
+    if (!t->running)
+        return fn(arg);
+    while (sem_trywait(&t->safe_done) == 0) {
+        /* drain an answer left over from an earlier timed-out request */
+    }
+    /* Release: the I/O thread's acquire read of the flag sees everything before it. */
+    atomic_store_explicit(&t->safe_req, 1, memory_order_release);
+    struct timespec dl;
+    clock_gettime(CLOCK_MONOTONIC, &dl);
+    int64_t ns = dl.tv_nsec + (int64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000;
+    dl.tv_sec += ns / 1000000000;
+    dl.tv_nsec = ns % 1000000000;
+    while (sem_clockwait(&t->safe_done, CLOCK_MONOTONIC, &dl) != 0) {
+        if (errno != EINTR)
+            return RTC_ETIME;
+    }
+    return atomic_load_explicit(&t->safe_result, memory_order_acquire);
+}
+
+void drv_safe_serve(drv_thread *t, int (*fn)(void *), void *arg)
+{
+    int expected = 1;
+    if (!atomic_compare_exchange_strong_explicit(&t->safe_req, &expected, 0,
+                                                 memory_order_acquire, memory_order_relaxed))
+        return;
+    atomic_store_explicit(&t->safe_result, fn(arg), memory_order_release);
+    sem_post(&t->safe_done);
+}
+
+/* ---- time and backoff ---- */
+
+void drv_sleep_until(int64_t t_ns)
+{
+    struct timespec ts = {.tv_sec = t_ns / 1000000000, .tv_nsec = t_ns % 1000000000};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+    }
+}
+
+bool drv_sleep_interruptible(drv_thread *t, int64_t dur_ns)
+{
+    int64_t end = rtc_driver_now_ns() + dur_ns;
+    for (;;) {
+        if (drv_should_stop(t))
+            return true;
+        int64_t now = rtc_driver_now_ns();
+        if (now >= end)
+            return false;
+        drv_sleep_until(now + (end - now < 10000000 ? end - now : 10000000));
+    }
+}
+
+uint64_t drv_rand(uint64_t *s)
+{
+    /* xorshift64*: enough for jitter, no shared state, no locks (rand() has a lock). */
+    uint64_t x = *s ? *s : 0x9e3779b97f4a7c15ull;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *s = x;
+    return x * 0x2545f4914f6cdd1dull;
+}
+
+int64_t drv_backoff_next(int64_t *cur_ns, int64_t min_ns, int64_t max_ns, uint64_t *rng)
+{
+    int64_t base = *cur_ns < min_ns ? min_ns : *cur_ns;
+    *cur_ns = base > max_ns / 2 ? max_ns : base * 2;
+    /* Jitter of +-25 % keeps several clients from reconnecting in lockstep. */
+    double f = 0.75 + 0.5 * (double)(drv_rand(rng) >> 11) / 9007199254740992.0;
+    return (int64_t)((double)base * f);
+}

@@ -1,0 +1,15 @@
+/*
+ * Registration of the built-in drivers under their SSP component types.
+ */
+#include "rtcosim/iodrivers.h"
+#include "rtcosim/status.h"
+
+int rtc_iodrivers_register(void)
+{
+    int rc = rtc_driver_register(RTC_DRIVER_TYPE_MODBUS_CLIENT, &rtc_modbus_client_ops);
+    if (rc == RTC_OK)
+        rc = rtc_driver_register(RTC_DRIVER_TYPE_MODBUS_SERVER, &rtc_modbus_server_ops);
+    if (rc == RTC_OK)
+        rc = rtc_driver_register(RTC_DRIVER_TYPE_OSC, &rtc_osc_ops);
+    return rc;
+}

@@ -1,0 +1,554 @@
+/*
+ * Modbus client driver (TCP and RTU, libmodbus): the engine polls bench I/O modules.
+ *
+ * Threads (DESIGN.md "Threads and the three phases"): open() only parses and builds the
+ * register map; every libmodbus call happens in the driver's I/O thread, except
+ * write_safe_values() while that thread is not running (then the caller is the only user).
+ * The RT loop sees nothing but the mailboxes.
+ *
+ * One cycle, every poll_ms on absolute CLOCK_MONOTONIC deadlines (missed ones skipped and
+ * counted as overruns): one read request per batch of contiguous from-bench addresses,
+ * one write request per batch of to-bench addresses whose mailbox changed (or every
+ * cycle with write_mode=cycle), the heartbeat, then the staleness check.
+ *
+ * Failures are never fatal (STYLE rule 22, mb2hal): an exception response marks the
+ * batch's signals ERROR and keeps the link; a timeout flushes the link and keeps it for
+ * up to three timeouts in a row; anything else (reset, refused, broken pipe) closes the
+ * link, flags every from-bench signal STALE (the last good value stays readable), and
+ * reconnects after an exponential backoff with jitter.
+ */
+#include "modbus_priv.h"
+
+#include "rtcosim/iodrivers.h"
+#include "rtcosim/status.h"
+
+#include <errno.h>
+#include <modbus.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { LINK_OK = 0, LINK_EXCEPTION, LINK_TIMEOUT, LINK_PROTOCOL, LINK_DOWN };
+
+typedef struct mbc {
+    drv_ctx c;
+    char *component;
+    mb_map map;
+    /* settings */
+    bool rtu;
+    char *host, *device;
+    long port, baud, data_bits, stop_bits, unit_id;
+    char parity;
+    int64_t poll_ns, timeout_ns, stale_ns, backoff_min_ns, backoff_max_ns;
+    bool write_cycle;
+    int safe_timeout_ms;
+    /* I/O thread state */
+    modbus_t *ctx;
+    bool ever_connected, force_write, latched;
+    int timeouts_in_row;
+    int64_t backoff_ns;
+    uint64_t rng;
+    uint16_t regs[128];
+    uint8_t bits[2000];
+    drv_thread th;
+    drv_stats st;
+} mbc;
+
+static const char *const transports[] = {"tcp", "rtu", NULL};
+static const char *const parities[] = {"N", "E", "O", NULL};
+static const char *const write_modes[] = {"on_change", "cycle", NULL};
+
+/* ---- settings ---- */
+
+static int parse_line(mbc *d, const rtc_driver_config *cfg)
+{
+    const rtc_kv *kv = cfg->settings;
+    size_t n = cfg->n_settings;
+    int tr = 0, par = 0;
+    int rc = drv_get_choice(&d->c, NULL, kv, n, "transport", transports, 0, &tr);
+    if (rc == RTC_OK)
+        rc = drv_get_int(&d->c, NULL, kv, n, "port", 502, 0, 65535, &d->port);
+    if (rc == RTC_OK)
+        rc = drv_get_int(&d->c, NULL, kv, n, "baud", 19200, 50, 4000000, &d->baud);
+    if (rc == RTC_OK)
+        rc = drv_get_choice(&d->c, NULL, kv, n, "parity", parities, 0, &par);
+    if (rc == RTC_OK)
+        rc = drv_get_int(&d->c, NULL, kv, n, "data_bits", 8, 5, 8, &d->data_bits);
+    if (rc == RTC_OK)
+        rc = drv_get_int(&d->c, NULL, kv, n, "stop_bits", 1, 1, 2, &d->stop_bits);
+    if (rc == RTC_OK)
+        rc = drv_get_int(&d->c, NULL, kv, n, "unit_id", 1, 0, 255, &d->unit_id);
+    if (rc != RTC_OK)
+        return rc;
+    d->rtu = tr == 1;
+    d->parity = "NEO"[par];
+    const char *host = rtc_kv_get(kv, n, "host"), *dev = rtc_kv_get(kv, n, "device");
+    if (d->rtu && !dev)
+        return drv_bad(&d->c, NULL, "transport rtu needs setting device (a tty path)");
+    d->host = strdup(host ? host : "127.0.0.1");
+    d->device = strdup(dev ? dev : "");
+    return d->host && d->device ? RTC_OK : RTC_ENOMEM;
+}
+
+static int parse_timing(mbc *d, const rtc_driver_config *cfg)
+{
+    const rtc_kv *kv = cfg->settings;
+    size_t n = cfg->n_settings;
+    double poll, tmo, stale, bmin, bmax;
+    long prio, safe_to;
+    int wm = 0;
+    int rc = drv_get_double(&d->c, NULL, kv, n, "poll_ms", 10, 0.1, 60000, &poll);
+    if (rc == RTC_OK)
+        rc = drv_get_double(&d->c, NULL, kv, n, "timeout_ms", poll / 2, 0.1, 60000, &tmo);
+    if (rc == RTC_OK)
+        rc = drv_get_double(&d->c, NULL, kv, n, "stale_ms", 3 * poll, 0.1, 1e7, &stale);
+    if (rc == RTC_OK)
+        rc = drv_get_double(&d->c, NULL, kv, n, "reconnect_min_ms", 100, 1, 1e6, &bmin);
+    if (rc == RTC_OK)
+        rc = drv_get_double(&d->c, NULL, kv, n, "reconnect_max_ms", 5000, 1, 1e7, &bmax);
+    if (rc == RTC_OK)
+        rc = drv_get_choice(&d->c, NULL, kv, n, "write_mode", write_modes, 0, &wm);
+    if (rc == RTC_OK)
+        rc = drv_get_int(&d->c, NULL, kv, n, "priority", 20, 0, 99, &prio);
+    if (rc == RTC_OK)
+        rc = drv_get_int(&d->c, NULL, kv, n, "safe_timeout_ms", 500, 1, 600000, &safe_to);
+    if (rc != RTC_OK)
+        return rc;
+    if (tmo >= poll)
+        return drv_bad(&d->c, NULL, "setting timeout_ms=%g must be below poll_ms=%g", tmo,
+                       poll);
+    if (bmin > bmax)
+        return drv_bad(&d->c, NULL, "reconnect_min_ms %g is above reconnect_max_ms %g", bmin,
+                       bmax);
+    d->poll_ns = (int64_t)(poll * 1e6);
+    d->timeout_ns = (int64_t)(tmo * 1e6);
+    d->stale_ns = (int64_t)(stale * 1e6);
+    d->backoff_min_ns = (int64_t)(bmin * 1e6);
+    d->backoff_max_ns = (int64_t)(bmax * 1e6);
+    d->write_cycle = wm == 1;
+    d->safe_timeout_ms = (int)safe_to;
+    d->th.priority = (int)prio;
+    return RTC_OK;
+}
+
+static void mbc_close(void *self);
+
+static int mbc_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **self)
+{
+    if (!cfg || !self)
+        return RTC_EINVAL;
+    mbc *d = calloc(1, sizeof *d);
+    if (!d)
+        return RTC_ENOMEM;
+    d->component = strdup(cfg->component ? cfg->component : "?");
+    d->c = (drv_ctx){.lg = lg, .driver = "modbus-client", .component = d->component};
+    long gap;
+    int rc = d->component ? drv_thread_init(&d->th, 0) : RTC_ENOMEM;
+    if (rc == RTC_OK)
+        rc = drv_get_int(&d->c, NULL, cfg->settings, cfg->n_settings, "max_gap", 0, 0, 100,
+                         &gap);
+    if (rc == RTC_OK)
+        rc = parse_line(d, cfg);
+    if (rc == RTC_OK)
+        rc = parse_timing(d, cfg);
+    if (rc == RTC_OK)
+        rc = mb_map_build(&d->map, cfg, &d->c, false, (int)gap);
+    if (rc == RTC_OK)
+        rc = drv_stats_init(&d->st, cfg->n_signals);
+    if (rc != RTC_OK) {
+        mbc_close(d);
+        return rc;
+    }
+    d->rng = (uint64_t)rtc_driver_now_ns() ^ (uint64_t)(uintptr_t)d;
+    *self = d;
+    return RTC_OK;
+}
+
+/* ---- link ---- */
+
+static int classify_errno(int e)
+{
+    if (e > MODBUS_ENOBASE && e <= EMBXGTAR)
+        return LINK_EXCEPTION;
+    if (e == ETIMEDOUT)
+        return LINK_TIMEOUT;
+    if (e >= EMBBADCRC && e <= EMBBADSLAVE)
+        return LINK_PROTOCOL;
+    return LINK_DOWN;
+}
+
+static void link_close(mbc *d)
+{
+    if (d->ctx) {
+        modbus_close(d->ctx);
+        modbus_free(d->ctx);
+        d->ctx = NULL;
+    }
+    atomic_store_explicit(&d->st.connected, false, memory_order_relaxed);
+}
+
+static modbus_t *new_ctx(mbc *d)
+{
+    modbus_t *ctx = d->rtu ? modbus_new_rtu(d->device, (int)d->baud, d->parity,
+                                            (int)d->data_bits, (int)d->stop_bits)
+                           : modbus_new_tcp(d->host, (int)d->port);
+    if (!ctx)
+        return NULL;
+    uint32_t us = (uint32_t)(d->timeout_ns / 1000);
+    /* The response timeout bounds one request; it is below the poll period so a dead
+     * peer costs at most one cycle (STYLE rule 22). The byte timeout bounds the gap inside
+     * one frame. */
+    modbus_set_response_timeout(ctx, us / 1000000, us % 1000000);
+    modbus_set_byte_timeout(ctx, us / 1000000, us % 1000000);
+    modbus_set_error_recovery(ctx, MODBUS_ERROR_RECOVERY_NONE);
+    if (d->rtu || d->unit_id != 1)
+        modbus_set_slave(ctx, (int)d->unit_id);
+    return ctx;
+}
+
+static bool link_open(mbc *d)
+{
+    d->ctx = new_ctx(d);
+    if (!d->ctx)
+        return false;
+    if (modbus_connect(d->ctx) == -1) {
+        modbus_free(d->ctx);
+        d->ctx = NULL;
+        return false;
+    }
+    if (d->ever_connected)
+        drv_count(&d->st.reconnects);
+    d->ever_connected = true;
+    drv_count(&d->st.connects);
+    d->backoff_ns = 0;
+    d->force_write = true;
+    d->timeouts_in_row = 0;
+    atomic_store_explicit(&d->st.connected, true, memory_order_relaxed);
+    rtc_log(d->c.lg, RTC_LOG_INFO, "modbus-client '%s': connected to %s", d->component,
+            d->rtu ? d->device : d->host);
+    return true;
+}
+
+static void mark_all_stale(mbc *d)
+{
+    for (size_t i = 0; i < d->map.n; i++) {
+        mb_sig *s = &d->map.sigs[i];
+        if (s->dir == RTC_IO_FROM_BENCH && s->last_ok_ns != 0)
+            drv_set_quality(&d->st, i, s->mb, RTC_QUALITY_STALE);
+    }
+}
+
+/* Count a failed request by kind; returns true when the link must be dropped. */
+static bool request_failed(mbc *d, int kind)
+{
+    switch (kind) {
+    case LINK_EXCEPTION:
+        drv_count(&d->st.exceptions);
+        return false;
+    case LINK_TIMEOUT:
+        drv_count(&d->st.timeouts);
+        modbus_flush(d->ctx); /* a late answer must not be taken for the next one */
+        return ++d->timeouts_in_row >= 3;
+    case LINK_PROTOCOL:
+        drv_count(&d->st.errors);
+        modbus_flush(d->ctx);
+        return false;
+    default:
+        drv_count(&d->st.errors);
+        return true;
+    }
+}
+
+/* ---- one cycle ---- */
+
+static int do_read(mbc *d, const mb_batch *b)
+{
+    int rc;
+    switch (b->table) {
+    case MB_COIL: rc = modbus_read_bits(d->ctx, b->addr, b->count, d->bits); break;
+    case MB_DISCRETE: rc = modbus_read_input_bits(d->ctx, b->addr, b->count, d->bits); break;
+    case MB_HOLDING: rc = modbus_read_registers(d->ctx, b->addr, b->count, d->regs); break;
+    default: rc = modbus_read_input_registers(d->ctx, b->addr, b->count, d->regs); break;
+    }
+    return rc == -1 ? classify_errno(errno) : LINK_OK;
+}
+
+/* Decode one read batch into the mailboxes. The value was true somewhere between request
+ * and response; the midpoint is the estimate with the smallest worst-case error. */
+static void publish_batch(mbc *d, const mb_batch *b, int64_t t0, int64_t t1)
+{
+    bool bits = b->table == MB_COIL || b->table == MB_DISCRETE;
+    for (size_t k = b->first; k < b->first + b->n; k++) {
+        size_t i = d->map.order[k];
+        mb_sig *s = &d->map.sigs[i];
+        bool clamped;
+        unsigned off = s->addr - b->addr;
+        double v = bits ? mb_decode_bit(s, d->bits[off], &clamped)
+                        : mb_decode_regs(s, &d->regs[off], &clamped);
+        if (clamped)
+            drv_count(&d->st.health[i].clamped);
+        drv_publish(&d->st, i, s->mb, v, t0 + (t1 - t0) / 2, t1);
+        s->last_ok_ns = t1;
+    }
+}
+
+static void mark_batch(mbc *d, const mb_batch *b, rtc_quality q)
+{
+    for (size_t k = b->first; k < b->first + b->n; k++) {
+        size_t i = d->map.order[k];
+        drv_count(&d->st.health[i].errors);
+        drv_set_quality(&d->st, i, d->map.sigs[i].mb, q);
+    }
+}
+
+/* Poll every read batch; false when the link went down. */
+static bool cycle_reads(mbc *d)
+{
+    for (size_t k = 0; k < d->map.n_reads; k++) {
+        const mb_batch *b = &d->map.reads[k];
+        int64_t t0 = rtc_driver_now_ns();
+        int kind = do_read(d, b);
+        int64_t t1 = rtc_driver_now_ns();
+        drv_count(&d->st.requests);
+        if (kind == LINK_OK) {
+            drv_latency(&d->st, t1 - t0);
+            d->timeouts_in_row = 0;
+            publish_batch(d, b, t0, t1);
+            continue;
+        }
+        if (kind == LINK_EXCEPTION)
+            mark_batch(d, b, RTC_QUALITY_ERROR);
+        if (request_failed(d, kind))
+            return false;
+    }
+    return true;
+}
+
+/* Encode the batch's values (mailbox or latched safe value); true when anything changed. */
+static bool encode_batch(mbc *d, const mb_batch *b, uint32_t *seqs)
+{
+    bool bits = b->table == MB_COIL, dirty = d->force_write || d->write_cycle;
+    for (size_t k = b->first; k < b->first + b->n; k++) {
+        size_t i = d->map.order[k];
+        mb_sig *s = &d->map.sigs[i];
+        rtc_sample smp = {0};
+        if (!rtc_mailbox_read(s->mb, &smp))
+            smp.seq = s->last_seq; /* writer busy: keep what the bench has */
+        double v = d->latched && s->has_safe ? s->safe : smp.value;
+        seqs[k - b->first] = smp.seq;
+        dirty |= smp.seq != s->last_seq && smp.seq != 0;
+        unsigned off = s->addr - b->addr;
+        if (bits)
+            d->bits[off] = mb_encode_bit(s, v);
+        else if (mb_encode_regs(s, v, &d->regs[off]))
+            drv_count(&d->st.health[i].clamped);
+    }
+    return dirty;
+}
+
+static int do_write(mbc *d, mb_table t, uint16_t addr, uint16_t count)
+{
+    int rc = t == MB_COIL ? modbus_write_bits(d->ctx, addr, count, d->bits)
+                          : modbus_write_registers(d->ctx, addr, count, d->regs);
+    return rc == -1 ? classify_errno(errno) : LINK_OK;
+}
+
+static bool cycle_writes(mbc *d)
+{
+    uint32_t seqs[2000];
+    for (size_t k = 0; k < d->map.n_writes; k++) {
+        const mb_batch *b = &d->map.writes[k];
+        if (!encode_batch(d, b, seqs))
+            continue;
+        int64_t t0 = rtc_driver_now_ns();
+        int kind = do_write(d, b->table, b->addr, b->count);
+        drv_count(&d->st.requests);
+        if (kind == LINK_OK) {
+            drv_latency(&d->st, rtc_driver_now_ns() - t0);
+            for (size_t j = 0; j < b->n; j++) {
+                size_t i = d->map.order[b->first + j];
+                d->map.sigs[i].last_seq = seqs[j];
+                drv_publish_sent(&d->st, i);
+            }
+            continue;
+        }
+        if (kind == LINK_EXCEPTION)
+            mark_batch(d, b, RTC_QUALITY_ERROR);
+        if (request_failed(d, kind))
+            return false;
+    }
+    d->force_write = false;
+    return true;
+}
+
+static bool cycle_heartbeat(mbc *d)
+{
+    if (!d->map.hb || d->latched)
+        return true; /* a latched (safe) driver lets the bench's watchdog expire */
+    uint16_t v = mb_heartbeat_next(&d->map);
+    int rc = d->map.hb_table == MB_COIL ? modbus_write_bit(d->ctx, d->map.hb_addr, v & 1)
+                                        : modbus_write_register(d->ctx, d->map.hb_addr, v);
+    drv_count(&d->st.requests);
+    return rc != -1 || !request_failed(d, classify_errno(errno));
+}
+
+static void check_stale(mbc *d, int64_t now)
+{
+    for (size_t i = 0; i < d->map.n; i++) {
+        mb_sig *s = &d->map.sigs[i];
+        if (s->dir == RTC_IO_FROM_BENCH && s->last_ok_ns && now - s->last_ok_ns > d->stale_ns)
+            drv_set_quality(&d->st, i, s->mb, RTC_QUALITY_STALE);
+    }
+}
+
+/* ---- safe values ---- */
+
+/* Write every safe value, one request per signal (they need not be contiguous). */
+static int write_safe_now(mbc *d)
+{
+    int result = RTC_OK;
+    for (size_t i = 0; i < d->map.n; i++) {
+        mb_sig *s = &d->map.sigs[i];
+        if (s->dir != RTC_IO_TO_BENCH || !s->has_safe)
+            continue;
+        if (s->table == MB_COIL)
+            d->bits[0] = mb_encode_bit(s, s->safe);
+        else
+            mb_encode_regs(s, s->safe, d->regs);
+        drv_count(&d->st.requests);
+        if (do_write(d, s->table, s->addr, s->nregs) != LINK_OK) {
+            drv_count(&d->st.errors);
+            result = RTC_EIO;
+        }
+    }
+    d->latched = true;
+    if (result == RTC_OK)
+        drv_count(&d->st.safe_writes);
+    return result;
+}
+
+/* Run in the I/O thread, or in the caller when the thread is not running. */
+static int safe_job(void *arg)
+{
+    mbc *d = arg;
+    bool own = d->ctx == NULL;
+    if (own && !link_open(d)) {
+        d->latched = true;
+        rtc_log(d->c.lg, RTC_LOG_ERROR, "modbus-client '%s': safe values not written: %s "
+                "unreachable", d->component, d->rtu ? d->device : d->host);
+        return RTC_EIO;
+    }
+    int rc = write_safe_now(d);
+    if (own)
+        link_close(d);
+    return rc;
+}
+
+/* ---- I/O thread ---- */
+
+static void run_cycle(mbc *d)
+{
+    bool ok = cycle_reads(d);
+    if (ok)
+        ok = cycle_writes(d);
+    if (ok)
+        ok = cycle_heartbeat(d);
+    if (!ok) {
+        rtc_log(d->c.lg, RTC_LOG_WARNING, "modbus-client '%s': link lost (%s); reconnecting",
+                d->component, modbus_strerror(errno));
+        link_close(d);
+        mark_all_stale(d);
+    }
+}
+
+static void *mbc_thread(void *arg)
+{
+    mbc *d = arg;
+    int64_t next = rtc_driver_now_ns();
+    while (!drv_should_stop(&d->th)) {
+        drv_safe_serve(&d->th, safe_job, d);
+        if (!d->ctx && !link_open(d)) {
+            mark_all_stale(d);
+            int64_t wait = drv_backoff_next(&d->backoff_ns, d->backoff_min_ns,
+                                            d->backoff_max_ns, &d->rng);
+            drv_sleep_interruptible(&d->th, wait);
+            next = rtc_driver_now_ns();
+            continue;
+        }
+        drv_count(&d->st.cycles);
+        run_cycle(d);
+        check_stale(d, rtc_driver_now_ns());
+        next += d->poll_ns;
+        int64_t now = rtc_driver_now_ns();
+        if (now > next) { /* skip missed periods, like cyclictest */
+            drv_count(&d->st.overruns);
+            next = now + d->poll_ns - (now - next) % d->poll_ns;
+        }
+        drv_sleep_interruptible(&d->th, next - now);
+    }
+    if (d->map.has_safe && d->ctx) {
+        if (write_safe_now(d) != RTC_OK)
+            rtc_log(d->c.lg, RTC_LOG_ERROR, "modbus-client '%s': safe values on stop failed",
+                    d->component);
+    }
+    link_close(d);
+    return NULL;
+}
+
+static int mbc_start(void *self)
+{
+    mbc *d = self;
+    if (!d)
+        return RTC_EINVAL;
+    d->latched = false;
+    d->force_write = true;
+    return drv_thread_start(&d->th, &d->c, mbc_thread, d);
+}
+
+static int mbc_stop(void *self)
+{
+    if (!self)
+        return RTC_EINVAL;
+    drv_thread_stop(&((mbc *)self)->th);
+    return RTC_OK;
+}
+
+static int mbc_write_safe_values(void *self, int timeout_ms)
+{
+    if (!self)
+        return RTC_EINVAL;
+    return drv_safe_request(&((mbc *)self)->th, timeout_ms, safe_job, self);
+}
+
+static void mbc_close(void *self)
+{
+    mbc *d = self;
+    if (!d)
+        return;
+    drv_thread_stop(&d->th);
+    link_close(d);
+    drv_thread_clear(&d->th);
+    drv_stats_clear(&d->st);
+    mb_map_clear(&d->map);
+    free(d->host);
+    free(d->device);
+    free(d->component);
+    free(d);
+}
+
+static int mbc_stats(void *self, rtc_driver_stats *out)
+{
+    if (!self || !out)
+        return RTC_EINVAL;
+    drv_snapshot(&((mbc *)self)->st, out);
+    return RTC_OK;
+}
+
+const rtc_driver_ops rtc_modbus_client_ops = {
+    .name = "modbus-client",
+    .open = mbc_open,
+    .start = mbc_start,
+    .stop = mbc_stop,
+    .write_safe_values = mbc_write_safe_values,
+    .close = mbc_close,
+    .stats = mbc_stats,
+};

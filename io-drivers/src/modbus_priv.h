@@ -1,0 +1,90 @@
+/*
+ * Private to the Modbus drivers: the register map computed once at open (signal ->
+ * table/address/registers/codec) and the batches of contiguous addresses that become one
+ * request each, plus the value codec. No libmodbus type appears here, so the codec can be
+ * tested and reused by the bench tools without a connection.
+ */
+#ifndef RTC_IO_MODBUS_PRIV_H
+#define RTC_IO_MODBUS_PRIV_H
+
+#include "drv_common.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum { MB_COIL = 0, MB_DISCRETE, MB_HOLDING, MB_INPUT, MB_NTABLES } mb_table;
+
+typedef enum {
+    MB_BOOL = 0, MB_INT16, MB_UINT16, MB_INT32, MB_UINT32, MB_FLOAT32, MB_INT64, MB_UINT64,
+    MB_FLOAT64, MB_NTYPES
+} mb_dtype;
+
+/* Signal as the Modbus drivers see it. */
+typedef struct mb_sig {
+    char *name;
+    rtc_io_dir dir;
+    rtc_mailbox *mb;
+    mb_table table;
+    uint16_t addr;
+    uint16_t nregs; /* registers (or bits: 1) the value occupies */
+    mb_dtype type;
+    bool word_little, byte_swap;
+    double scale, offset;
+    bool has_min, has_max, has_safe;
+    double min, max, safe;
+    uint32_t last_seq;  /* TO_BENCH: mailbox seq last sent */
+    int64_t last_ok_ns; /* FROM_BENCH: arrival of the last good value */
+} mb_sig;
+
+/* One request: table, first address, count, and the signals inside (indices into order). */
+typedef struct mb_batch {
+    mb_table table;
+    uint16_t addr, count;
+    size_t first, n;
+} mb_batch;
+
+typedef struct mb_map {
+    mb_sig *sigs;
+    size_t n;
+    size_t *order; /* signal indices sorted by (table, address) */
+    mb_batch *reads, *writes;
+    size_t n_reads, n_writes;
+    bool hb;               /* heartbeat configured */
+    mb_table hb_table;     /* MB_COIL or MB_HOLDING */
+    uint16_t hb_addr;
+    bool hb_count;         /* count mode (else toggle) */
+    uint16_t hb_value;
+    bool has_safe;         /* any signal has a safe value */
+    int lo[MB_NTABLES], hi[MB_NTABLES]; /* occupied address span per table, hi exclusive */
+} mb_map;
+
+extern const char *const mb_table_names[];
+extern const char *const mb_type_names[];
+
+/*
+ * Parse every signal's map settings and the heartbeat, check directions against tables
+ * (server = true flips the rules, see driver.h), reject overlaps, sort and batch (reads
+ * may bridge gaps of up to max_gap unmapped registers; writes never do).
+ */
+int mb_map_build(mb_map *m, const rtc_driver_config *cfg, const drv_ctx *c, bool server,
+                 int max_gap);
+void mb_map_clear(mb_map *m);
+
+/* Engineering value of a register-table signal from its nregs raw registers. *clamped is
+ * set when min/max applied. */
+double mb_decode_regs(const mb_sig *s, const uint16_t *regs, bool *clamped);
+/* Raw registers for an engineering value; returns true when the value was clamped (to
+ * min/max or to the type's range) or was NaN. */
+bool mb_encode_regs(const mb_sig *s, double v, uint16_t *regs);
+/* Bit-table signals (coils, discrete inputs). */
+double mb_decode_bit(const mb_sig *s, uint8_t bit, bool *clamped);
+uint8_t mb_encode_bit(const mb_sig *s, double v);
+
+/* Registers a data type occupies. */
+uint16_t mb_type_regs(mb_dtype t);
+
+/* Advance the heartbeat value (toggle 0/1 or count) and return it. */
+uint16_t mb_heartbeat_next(mb_map *m);
+
+#endif

@@ -1,0 +1,648 @@
+/*
+ * OSC driver (liblo, UDP): operators move set-points and parameters from a control
+ * surface; chosen engine outputs are streamed back.
+ *
+ * Inbound: every message reaches one generic handler, which checks in this order
+ *   sender allowed?  (liblo 0.31 binds every interface, so "bind=127.0.0.1" is enforced
+ *                     here: only 127.0.0.0/8 senders; "allow" narrows to a list)
+ *   path exposed?    (a from-bench signal's path; a to-bench path is refused as rejected,
+ *                     anything else is counted unknown)
+ *   one numeric arg? (i h f d T F; anything else is malformed)
+ * then clamps to min/max (counted) and publishes a sample. A message inside a bundle with
+ * a real timetag is dated by that timetag (converted from NTP wall time to CLOCK_MONOTONIC);
+ * otherwise its sample time is its arrival. Bundles are dispatched at once (queueing off):
+ * the estimators, not liblo, decide what a late or early sample means.
+ *
+ * Outbound: every 1/rate_hz the to-bench mailboxes are read and sent to each target as
+ * bundles whose timetag is the samples' time (one bundle per distinct sample time). The
+ * messages are built once at start; each period only their argument is overwritten and
+ * the bundle is serialised into a buffer sized at start, then sent with sendto() from the
+ * server's socket, so replies find their way back and nothing is allocated per period.
+ *
+ * Threads: liblo runs only in the I/O thread. liblo's error callback has no user pointer,
+ * so a thread-local pointer names the driver whose recv is in progress.
+ */
+#include "drv_common.h"
+
+#include "rtcosim/iodrivers.h"
+#include "rtcosim/status.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <lo/lo.h>
+#include <math.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define OSC_MAX_PEERS 16
+#define NTP_UNIX_OFFSET 2208988800ull /* seconds from 1900-01-01 to 1970-01-01 */
+
+typedef struct osc_sig {
+    char *path;
+    rtc_io_dir dir;
+    rtc_mailbox *mb;
+    char osc_type;
+    bool has_min, has_max, has_safe;
+    double min, max, safe;
+    lo_message msg; /* to-bench: prebuilt message with one argument */
+    bool in_bundle; /* scratch while grouping by sample time */
+} osc_sig;
+
+typedef struct osc {
+    drv_ctx c;
+    char *component, *port;
+    osc_sig *sigs;
+    size_t n;
+    bool loopback_only;
+    struct in_addr allow[OSC_MAX_PEERS];
+    int n_allow;
+    struct sockaddr_in targets[OSC_MAX_PEERS];
+    int n_targets;
+    int64_t period_ns;
+    char *hb_path;
+    lo_message hb_msg;
+    bool hb_count;
+    int32_t hb_value;
+    /* I/O thread */
+    lo_server srv;
+    int send_fd;      /* the server's socket, or a temporary one when not running */
+    rtc_sample *smp;  /* scratch: one sample per signal, sized at open */
+    sem_t ready;      /* start() waits until the thread has bound its port */
+    atomic_int start_rc;
+    int64_t arrival_ns;
+    bool latched;
+    unsigned char *buf;
+    size_t buf_cap;
+    drv_thread th;
+    drv_stats st;
+} osc;
+
+static _Thread_local osc *current; /* the driver inside lo_server_recv_noblock() */
+
+static const char *const hb_modes[] = {"toggle", "count", NULL};
+
+/* ---- settings ---- */
+
+static int parse_allow(osc *d, const char *list)
+{
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s", list);
+    for (char *save, *tok = strtok_r(tmp, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+        if (d->n_allow == OSC_MAX_PEERS)
+            return drv_bad(&d->c, NULL, "setting allow: more than %d addresses", OSC_MAX_PEERS);
+        if (inet_pton(AF_INET, tok, &d->allow[d->n_allow]) != 1)
+            return drv_bad(&d->c, NULL, "setting allow: '%s' is not an IPv4 address", tok);
+        d->n_allow++;
+    }
+    return RTC_OK;
+}
+
+static int parse_targets(osc *d, const char *list)
+{
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s", list);
+    for (char *save, *tok = strtok_r(tmp, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+        char *colon = strrchr(tok, ':');
+        if (!colon || d->n_targets == OSC_MAX_PEERS)
+            return drv_bad(&d->c, NULL, "setting targets: '%s' is not host:port (at most %d)",
+                           tok, OSC_MAX_PEERS);
+        *colon = '\0';
+        struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_DGRAM}, *ai;
+        if (getaddrinfo(tok, colon + 1, &hints, &ai) != 0)
+            return drv_bad(&d->c, NULL, "setting targets: cannot resolve %s:%s", tok,
+                           colon + 1);
+        memcpy(&d->targets[d->n_targets++], ai->ai_addr, sizeof d->targets[0]);
+        freeaddrinfo(ai);
+    }
+    return RTC_OK;
+}
+
+static int parse_component(osc *d, const rtc_driver_config *cfg)
+{
+    const rtc_kv *kv = cfg->settings;
+    size_t n = cfg->n_settings;
+    long port, prio;
+    double rate;
+    int hbm = 0;
+    int rc = drv_get_int(&d->c, NULL, kv, n, "port", 0, 0, 65535, &port);
+    if (rc == RTC_OK)
+        rc = drv_get_double(&d->c, NULL, kv, n, "rate_hz", 50, 0.01, 10000, &rate);
+    if (rc == RTC_OK)
+        rc = drv_get_int(&d->c, NULL, kv, n, "priority", 20, 0, 99, &prio);
+    if (rc == RTC_OK)
+        rc = drv_get_choice(&d->c, NULL, kv, n, "heartbeat_mode", hb_modes, 0, &hbm);
+    if (rc != RTC_OK)
+        return rc;
+    const char *bind = rtc_kv_get(kv, n, "bind"), *allow = rtc_kv_get(kv, n, "allow");
+    const char *targets = rtc_kv_get(kv, n, "targets"), *hb = rtc_kv_get(kv, n, "heartbeat");
+    if (bind && strcmp(bind, "127.0.0.1") != 0 && strcmp(bind, "0.0.0.0") != 0)
+        return drv_bad(&d->c, NULL, "setting bind=%s: liblo 0.31 binds every interface; use "
+                       "127.0.0.1 (loopback senders only) or 0.0.0.0 with allow", bind);
+    d->loopback_only = !bind || strcmp(bind, "127.0.0.1") == 0;
+    if (allow && (rc = parse_allow(d, allow)) != RTC_OK)
+        return rc;
+    if (targets && (rc = parse_targets(d, targets)) != RTC_OK)
+        return rc;
+    if (hb && hb[0] != '/')
+        return drv_bad(&d->c, NULL, "setting heartbeat=%s: an OSC path starts with '/'", hb);
+    char p[16];
+    snprintf(p, sizeof p, "%ld", port);
+    d->port = strdup(p);
+    d->hb_path = hb ? strdup(hb) : NULL;
+    d->hb_count = hbm == 1;
+    d->period_ns = (int64_t)(1e9 / rate);
+    d->th.priority = (int)prio;
+    return d->port && (!hb || d->hb_path) ? RTC_OK : RTC_ENOMEM;
+}
+
+static int parse_signal(osc *d, osc_sig *s, const rtc_io_signal *in)
+{
+    static const char *const types[] = {"f", "d", "i", NULL};
+    int t = 0;
+    char path[256];
+    const char *p = rtc_kv_get(in->settings, in->n_settings, "path");
+    snprintf(path, sizeof path, p ? "%s" : "/%s", p ? p : in->name);
+    if (path[0] != '/' || strpbrk(path, " #*,?[]{}"))
+        return drv_bad(&d->c, in->name, "setting path=%s: must start with '/' and contain no "
+                       "pattern characters", path);
+    int rc = drv_get_choice(&d->c, in->name, in->settings, in->n_settings, "osc_type", types, 0,
+                            &t);
+    if (rc == RTC_OK)
+        rc = drv_get_opt_double(&d->c, in->name, in->settings, in->n_settings, "min",
+                                &s->has_min, &s->min);
+    if (rc == RTC_OK)
+        rc = drv_get_opt_double(&d->c, in->name, in->settings, in->n_settings, "max",
+                                &s->has_max, &s->max);
+    if (rc == RTC_OK)
+        rc = drv_get_opt_double(&d->c, in->name, in->settings, in->n_settings, "safe",
+                                &s->has_safe, &s->safe);
+    if (rc != RTC_OK)
+        return rc;
+    if (s->has_min && s->has_max && s->min > s->max)
+        return drv_bad(&d->c, in->name, "min %g is above max %g", s->min, s->max);
+    for (size_t k = 0; k < (size_t)(s - d->sigs); k++)
+        if (strcmp(d->sigs[k].path, path) == 0)
+            return drv_bad(&d->c, in->name, "path %s is already used by another signal", path);
+    s->osc_type = "fdi"[t];
+    s->dir = in->dir;
+    s->mb = in->mailbox;
+    s->path = strdup(path);
+    return s->path ? RTC_OK : RTC_ENOMEM;
+}
+
+/* Prebuild the outbound messages and size the bundle buffer for the worst case. */
+static int build_outbound(osc *d)
+{
+    size_t need = 16; /* "#bundle\0" + timetag */
+    for (size_t i = 0; i < d->n; i++) {
+        osc_sig *s = &d->sigs[i];
+        if (s->dir != RTC_IO_TO_BENCH)
+            continue;
+        s->msg = lo_message_new();
+        if (!s->msg)
+            return RTC_ENOMEM;
+        if (s->osc_type == 'f')
+            lo_message_add_float(s->msg, 0.0f);
+        else if (s->osc_type == 'd')
+            lo_message_add_double(s->msg, 0.0);
+        else
+            lo_message_add_int32(s->msg, 0);
+        lo_message_get_argv(s->msg); /* build argv now: later writes go through it */
+        need += 4 + lo_message_length(s->msg, s->path);
+    }
+    if (d->hb_path) {
+        if (!(d->hb_msg = lo_message_new()))
+            return RTC_ENOMEM;
+        lo_message_add_int32(d->hb_msg, 0);
+        lo_message_get_argv(d->hb_msg);
+        need += 4 + lo_message_length(d->hb_msg, d->hb_path);
+    }
+    d->buf_cap = need;
+    d->buf = malloc(need);
+    return d->buf ? RTC_OK : RTC_ENOMEM;
+}
+
+static void osc_close(void *self);
+
+static int osc_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **self)
+{
+    if (!cfg || !self)
+        return RTC_EINVAL;
+    osc *d = calloc(1, sizeof *d);
+    if (!d)
+        return RTC_ENOMEM;
+    d->component = strdup(cfg->component ? cfg->component : "?");
+    d->c = (drv_ctx){.lg = lg, .driver = "osc", .component = d->component};
+    d->send_fd = -1;
+    d->n = cfg->n_signals;
+    d->sigs = calloc(d->n ? d->n : 1, sizeof *d->sigs);
+    int rc = d->component && d->sigs ? drv_thread_init(&d->th, 0) : RTC_ENOMEM;
+    if (rc == RTC_OK)
+        rc = parse_component(d, cfg);
+    for (size_t i = 0; rc == RTC_OK && i < d->n; i++) {
+        if (!cfg->signals[i].name || !cfg->signals[i].mailbox)
+            rc = drv_bad(&d->c, NULL, "signal %zu has no name or no mailbox", i);
+        else
+            rc = parse_signal(d, &d->sigs[i], &cfg->signals[i]);
+    }
+    if (rc == RTC_OK)
+        rc = build_outbound(d);
+    if (rc == RTC_OK)
+        rc = drv_stats_init(&d->st, d->n);
+    if (rc == RTC_OK)
+        rc = (d->smp = calloc(d->n ? d->n : 1, sizeof *d->smp)) ? RTC_OK : RTC_ENOMEM;
+    if (rc == RTC_OK)
+        rc = sem_init(&d->ready, 0, 0) == 0 ? RTC_OK : RTC_ESYS;
+    if (rc != RTC_OK) {
+        d->n = d->sigs ? d->n : 0;
+        osc_close(d);
+        return rc;
+    }
+    *self = d;
+    return RTC_OK;
+}
+
+/* ---- time conversion ---- */
+
+static int64_t realtime_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* CLOCK_MONOTONIC ns -> NTP timetag of the same instant on the wall clock. */
+static lo_timetag mono_to_tt(int64_t mono_ns)
+{
+    int64_t wall = realtime_ns() - (rtc_driver_now_ns() - mono_ns);
+    lo_timetag tt;
+    tt.sec = (uint32_t)((uint64_t)(wall / 1000000000) + NTP_UNIX_OFFSET);
+    tt.frac = (uint32_t)(((uint64_t)(wall % 1000000000) << 32) / 1000000000u);
+    return tt;
+}
+
+static int64_t tt_to_mono(lo_timetag tt)
+{
+    int64_t wall = ((int64_t)tt.sec - (int64_t)NTP_UNIX_OFFSET) * 1000000000 +
+                   (int64_t)(((uint64_t)tt.frac * 1000000000u) >> 32);
+    return rtc_driver_now_ns() - (realtime_ns() - wall);
+}
+
+/* ---- inbound ---- */
+
+static bool sender_allowed(const osc *d, lo_message msg)
+{
+    lo_address src = lo_message_get_source(msg);
+    const char *host = src ? lo_address_get_hostname(src) : NULL;
+    struct in_addr a;
+    if (!host || inet_pton(AF_INET, host, &a) != 1)
+        return false;
+    if (d->loopback_only && (ntohl(a.s_addr) >> 24) != 127)
+        return false;
+    if (d->n_allow == 0)
+        return true;
+    for (int k = 0; k < d->n_allow; k++)
+        if (d->allow[k].s_addr == a.s_addr)
+            return true;
+    return false;
+}
+
+static bool numeric_arg(char type, lo_arg *a, double *v)
+{
+    switch (type) {
+    case LO_INT32: *v = a->i; return true;
+    case LO_INT64: *v = (double)a->h; return true;
+    case LO_FLOAT: *v = a->f; return isfinite(*v);
+    case LO_DOUBLE: *v = a->d; return isfinite(*v);
+    case LO_TRUE: *v = 1.0; return true;
+    case LO_FALSE: *v = 0.0; return true;
+    default: return false;
+    }
+}
+
+static int on_message(const char *path, const char *types, lo_arg **argv, int argc,
+                      lo_message msg, void *user)
+{
+    osc *d = user;
+    drv_count(&d->st.requests);
+    if (!sender_allowed(d, msg)) {
+        drv_count(&d->st.rejected);
+        return 0;
+    }
+    size_t i = 0;
+    while (i < d->n && strcmp(d->sigs[i].path, path) != 0)
+        i++;
+    if (i == d->n) {
+        drv_count(&d->st.unknown);
+        return 0;
+    }
+    osc_sig *s = &d->sigs[i];
+    double v;
+    if (s->dir != RTC_IO_FROM_BENCH) { /* an engine output is not writable */
+        drv_count(&d->st.rejected);
+        return 0;
+    }
+    if (argc != 1 || !numeric_arg(types[0], argv[0], &v)) {
+        drv_count(&d->st.malformed);
+        drv_count(&d->st.health[i].errors);
+        return 0;
+    }
+    if ((s->has_min && v < s->min) || (s->has_max && v > s->max)) {
+        v = s->has_min && v < s->min ? s->min : s->max;
+        drv_count(&d->st.health[i].clamped);
+    }
+    lo_timetag tt = lo_message_get_timestamp(msg);
+    bool dated = !(tt.sec == 0 && tt.frac <= 1); /* 0/1 is OSC's "immediately" */
+    int64_t sample = dated ? tt_to_mono(tt) : d->arrival_ns;
+    drv_publish(&d->st, i, s->mb, v, sample, d->arrival_ns);
+    return 0;
+}
+
+static void on_error(int num, const char *msg, const char *where)
+{
+    (void)num;
+    (void)msg;
+    (void)where;
+    if (current) /* undecodable packet, bad type tag, truncated bundle, ... */
+        drv_count(&current->st.malformed);
+}
+
+static void receive_all(osc *d)
+{
+    current = d;
+    d->arrival_ns = rtc_driver_now_ns();
+    for (int k = 0; k < 256 && lo_server_recv_noblock(d->srv, 0) > 0; k++)
+        d->arrival_ns = rtc_driver_now_ns();
+    current = NULL;
+}
+
+/* ---- outbound ---- */
+
+static void put_be32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
+static void set_arg(osc_sig *s, double v)
+{
+    lo_arg *a = lo_message_get_argv(s->msg)[0];
+    if (s->osc_type == 'f')
+        a->f = (float)v;
+    else if (s->osc_type == 'd')
+        a->d = v;
+    else
+        a->i = (int32_t)lrint(fmax(-2147483648.0, fmin(2147483647.0, v)));
+}
+
+/* Append one message as a bundle element; returns the new length. */
+static size_t add_element(osc *d, size_t len, lo_message m, const char *path)
+{
+    size_t sz = d->buf_cap - len - 4;
+    if (!lo_message_serialise(m, path, d->buf + len + 4, &sz))
+        return len;
+    put_be32(d->buf + len, (uint32_t)sz);
+    return len + 4 + sz;
+}
+
+static void send_buf(osc *d, size_t len)
+{
+    int fd = d->send_fd;
+    for (int k = 0; k < d->n_targets; k++) {
+        int64_t t0 = rtc_driver_now_ns();
+        if (sendto(fd, d->buf, len, 0, (const struct sockaddr *)&d->targets[k],
+                   sizeof d->targets[k]) < 0) {
+            drv_count(&d->st.errors);
+            continue;
+        }
+        drv_latency(&d->st, rtc_driver_now_ns() - t0);
+        drv_count(&d->st.sent);
+    }
+}
+
+/* Send the outputs whose sample time is t (or all pending when safe) as one bundle. */
+static void send_group(osc *d, const rtc_sample *smp, int64_t t, bool with_hb)
+{
+    lo_timetag tt = mono_to_tt(t);
+    memcpy(d->buf, "#bundle", 8);
+    put_be32(d->buf + 8, tt.sec);
+    put_be32(d->buf + 12, tt.frac);
+    size_t len = 16;
+    for (size_t i = 0; i < d->n; i++) {
+        osc_sig *s = &d->sigs[i];
+        if (!s->in_bundle || smp[i].sample_ns != t)
+            continue;
+        s->in_bundle = false;
+        set_arg(s, d->latched && s->has_safe ? s->safe : smp[i].value);
+        len = add_element(d, len, s->msg, s->path);
+        drv_publish_sent(&d->st, i);
+    }
+    if (with_hb) {
+        d->hb_value = d->hb_count ? d->hb_value + 1 : !d->hb_value;
+        lo_message_get_argv(d->hb_msg)[0]->i = d->hb_value;
+        len = add_element(d, len, d->hb_msg, d->hb_path);
+    }
+    send_buf(d, len);
+}
+
+static void send_outputs(osc *d, rtc_sample *smp)
+{
+    bool any = false;
+    int64_t now = rtc_driver_now_ns();
+    for (size_t i = 0; i < d->n; i++) {
+        osc_sig *s = &d->sigs[i];
+        s->in_bundle = false;
+        if (s->dir != RTC_IO_TO_BENCH)
+            continue;
+        if (d->latched && s->has_safe) {
+            smp[i] = (rtc_sample){.value = s->safe, .sample_ns = now, .seq = 1};
+        } else if (!rtc_mailbox_read(s->mb, &smp[i]) || smp[i].seq == 0) {
+            continue; /* never written yet: nothing to say */
+        }
+        s->in_bundle = any = true;
+    }
+    bool hb = d->hb_path && !d->latched;
+    for (size_t i = 0; i < d->n; i++)
+        if (d->sigs[i].in_bundle) {
+            send_group(d, smp, smp[i].sample_ns, hb);
+            hb = false;
+        }
+    if (hb && !any) /* no output to send: the heartbeat still goes out, dated now */
+        send_group(d, smp, now, true);
+}
+
+/* ---- safe values and thread ---- */
+
+static int safe_job(void *arg)
+{
+    osc *d = arg;
+    d->latched = true;
+    bool own = d->send_fd < 0; /* not running: a plain UDP socket carries the bundle */
+    if (own && (d->send_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+        return RTC_EIO;
+    send_outputs(d, d->smp);
+    if (own) {
+        close(d->send_fd);
+        d->send_fd = -1;
+    }
+    drv_count(&d->st.safe_writes);
+    return RTC_OK;
+}
+
+static bool open_server(osc *d)
+{
+    d->srv = lo_server_new_with_proto(d->port, LO_UDP, on_error);
+    if (!d->srv)
+        return false;
+    d->send_fd = lo_server_get_socket_fd(d->srv);
+    lo_server_enable_queue(d->srv, 0, 1);
+    lo_server_add_method(d->srv, NULL, NULL, on_message, d);
+    /* getsockname, not lo_server_get_port(): with port "0" the kernel picks the port and
+     * liblo 0.31 reports the 0 it was given. */
+    struct sockaddr_in sa;
+    socklen_t sl = sizeof sa;
+    if (getsockname(d->send_fd, (struct sockaddr *)&sa, &sl) != 0 || sa.sin_family != AF_INET)
+        return true;
+    int port = ntohs(sa.sin_port);
+    atomic_store_explicit(&d->st.port, port, memory_order_relaxed);
+    if (sa.sin_addr.s_addr == htonl(INADDR_ANY) && d->loopback_only)
+        rtc_log(d->c.lg, RTC_LOG_INFO, "osc '%s': liblo bound every interface on port %d; "
+                "only loopback senders are accepted", d->component, port);
+    return true;
+}
+
+static void close_server(osc *d)
+{
+    if (d->srv)
+        lo_server_free(d->srv);
+    d->srv = NULL;
+    d->send_fd = -1;
+}
+
+static bool has_safe_output(const osc *d)
+{
+    for (size_t i = 0; i < d->n; i++)
+        if (d->sigs[i].dir == RTC_IO_TO_BENCH && d->sigs[i].has_safe)
+            return true;
+    return false;
+}
+
+static void *osc_thread(void *arg)
+{
+    osc *d = arg;
+    int rc = open_server(d) ? RTC_OK : RTC_EIO;
+    if (rc != RTC_OK)
+        rtc_log(d->c.lg, RTC_LOG_ERROR, "osc '%s': cannot open UDP port %s", d->component,
+                d->port);
+    atomic_store_explicit(&d->start_rc, rc, memory_order_release);
+    sem_post(&d->ready);
+    int64_t next = rtc_driver_now_ns();
+    while (rc == RTC_OK && !drv_should_stop(&d->th)) {
+        drv_safe_serve(&d->th, safe_job, d);
+        int64_t now = rtc_driver_now_ns();
+        if (now >= next) {
+            drv_count(&d->st.cycles);
+            if (d->n_targets > 0)
+                send_outputs(d, d->smp);
+            next += d->period_ns;
+            if (now > next) {
+                drv_count(&d->st.overruns);
+                next = now + d->period_ns;
+            }
+        }
+        int64_t wait = next - rtc_driver_now_ns();
+        wait = wait < 0 ? 0 : wait > 10000000 ? 10000000 : wait;
+        struct pollfd p = {.fd = d->send_fd, .events = POLLIN};
+        struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)wait};
+        if (ppoll(&p, 1, &ts, NULL) > 0)
+            receive_all(d);
+    }
+    if (rc == RTC_OK && !d->latched && d->n_targets > 0 && has_safe_output(d))
+        safe_job(d); /* stop path: stream the safe values once */
+    close_server(d);
+    return NULL;
+}
+
+static int osc_start(void *self)
+{
+    osc *d = self;
+    if (!d)
+        return RTC_EINVAL;
+    d->latched = false;
+    int rc = drv_thread_start(&d->th, &d->c, osc_thread, d);
+    if (rc != RTC_OK)
+        return rc;
+    while (sem_wait(&d->ready) != 0 && errno == EINTR) {
+    }
+    rc = atomic_load_explicit(&d->start_rc, memory_order_acquire);
+    if (rc != RTC_OK)
+        drv_thread_stop(&d->th);
+    return rc;
+}
+
+static int osc_stop(void *self)
+{
+    osc *d = self;
+    if (!d)
+        return RTC_EINVAL;
+    drv_thread_stop(&d->th);
+    return RTC_OK;
+}
+
+static int osc_write_safe_values(void *self, int timeout_ms)
+{
+    if (!self)
+        return RTC_EINVAL;
+    return drv_safe_request(&((osc *)self)->th, timeout_ms, safe_job, self);
+}
+
+static void osc_close(void *self)
+{
+    osc *d = self;
+    if (!d)
+        return;
+    osc_stop(d);
+    drv_thread_clear(&d->th);
+    sem_destroy(&d->ready);
+    free(d->smp);
+    for (size_t i = 0; d->sigs && i < d->n; i++) {
+        free(d->sigs[i].path);
+        if (d->sigs[i].msg)
+            lo_message_free(d->sigs[i].msg);
+    }
+    if (d->hb_msg)
+        lo_message_free(d->hb_msg);
+    drv_stats_clear(&d->st);
+    free(d->sigs);
+    free(d->buf);
+    free(d->hb_path);
+    free(d->port);
+    free(d->component);
+    free(d);
+}
+
+static int osc_stats(void *self, rtc_driver_stats *out)
+{
+    if (!self || !out)
+        return RTC_EINVAL;
+    drv_snapshot(&((osc *)self)->st, out);
+    return RTC_OK;
+}
+
+const rtc_driver_ops rtc_osc_ops = {
+    .name = "osc",
+    .open = osc_open,
+    .start = osc_start,
+    .stop = osc_stop,
+    .write_safe_values = osc_write_safe_values,
+    .close = osc_close,
+    .stats = osc_stats,
+};

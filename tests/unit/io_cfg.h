@@ -1,0 +1,31 @@
+/*
+ * Building rtc_driver_config values in tests: component settings, signals with their own
+ * settings and a fresh mailbox each. Everything is freed by io_cfg_free().
+ */
+#ifndef RTC_TEST_IO_CFG_H
+#define RTC_TEST_IO_CFG_H
+
+#include "rtcosim/driver.h"
+
+#define IO_CFG_MAX_SIGS 64
+#define IO_CFG_MAX_KV 16
+
+typedef struct io_cfg {
+    rtc_kv comp[IO_CFG_MAX_KV];
+    rtc_io_signal sig[IO_CFG_MAX_SIGS];
+    rtc_kv skv[IO_CFG_MAX_SIGS][IO_CFG_MAX_KV];
+    rtc_driver_config cfg;
+} io_cfg;
+
+void io_cfg_init(io_cfg *c, const char *component);
+/* Add a component setting (copied). */
+void io_cfg_set(io_cfg *c, const char *key, const char *value);
+/* Add a signal with NULL-terminated key, value pairs; returns its index. */
+size_t io_cfg_sig(io_cfg *c, const char *name, rtc_io_dir dir, rtc_type type, ...);
+void io_cfg_free(io_cfg *c);
+/* Write a fresh sample (now) into signal i's mailbox. */
+void io_cfg_put(io_cfg *c, size_t i, double v);
+/* Read signal i's mailbox. */
+rtc_sample io_cfg_get(io_cfg *c, size_t i);
+
+#endif

@@ -1,0 +1,270 @@
+/*
+ * Shared I/O test helpers (see io_util.h). Peers run inside the test process or as child
+ * processes the test owns by pid: nothing is found or killed by name.
+ */
+#include "io_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* ---- logger ---- */
+
+static void io_log_cb(void *user, int level, const char *msg)
+{
+    io_log *l = user;
+    pthread_mutex_lock(&l->mu);
+    size_t len = strlen(l->text);
+    snprintf(l->text + len, sizeof l->text - len, "%s: %s\n", rtc_log_level_name(level), msg);
+    l->n_errors += level == RTC_LOG_ERROR;
+    l->n_warnings += level == RTC_LOG_WARNING;
+    pthread_mutex_unlock(&l->mu);
+    if (getenv("RTC_TEST_VERBOSE"))
+        fprintf(stderr, "[log] %s\n", msg);
+}
+
+void io_log_init(io_log *l)
+{
+    memset(l, 0, sizeof *l);
+    pthread_mutex_init(&l->mu, NULL);
+    l->lg = (rtc_logger){.log = io_log_cb, .user = l, .max_level = RTC_LOG_INFO};
+}
+
+bool io_log_has(io_log *l, const char *needle)
+{
+    pthread_mutex_lock(&l->mu);
+    bool has = strstr(l->text, needle) != NULL;
+    pthread_mutex_unlock(&l->mu);
+    return has;
+}
+
+void io_log_reset(io_log *l)
+{
+    pthread_mutex_lock(&l->mu);
+    l->text[0] = '\0';
+    l->n_errors = l->n_warnings = 0;
+    pthread_mutex_unlock(&l->mu);
+}
+
+void io_sleep_ms(int ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
+    while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {
+    }
+}
+
+bool io_wait(bool (*pred)(void *), void *arg, int timeout_ms)
+{
+    int64_t end = rtc_driver_now_ns() + (int64_t)timeout_ms * 1000000;
+    while (!pred(arg)) {
+        if (rtc_driver_now_ns() > end)
+            return pred(arg);
+        io_sleep_ms(1);
+    }
+    return true;
+}
+
+/* ---- plain server ---- */
+
+static void srv_serve(plain_srv *s, int fd)
+{
+    uint8_t q[MODBUS_TCP_MAX_ADU_LENGTH];
+    pthread_mutex_lock(&s->mu);
+    int k = 0;
+    while (k < s->n_clients && s->clients[k] != fd)
+        k++;
+    if (k == s->n_clients) { /* kicked meanwhile */
+        pthread_mutex_unlock(&s->mu);
+        return;
+    }
+    modbus_set_socket(s->ctx, fd);
+    int rc = modbus_receive(s->ctx, q);
+    if (rc > 0) {
+        modbus_reply(s->ctx, q, rc, s->map);
+        atomic_fetch_add(&s->served, 1);
+    } else if (rc == -1) {
+        close(fd);
+        s->clients[k] = s->clients[--s->n_clients];
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+static void *srv_thread(void *arg)
+{
+    plain_srv *s = arg;
+    while (!atomic_load(&s->stop)) {
+        struct pollfd p[9] = {{.fd = s->lfd, .events = POLLIN}};
+        pthread_mutex_lock(&s->mu);
+        int n = s->n_clients;
+        for (int k = 0; k < n; k++)
+            p[k + 1] = (struct pollfd){.fd = s->clients[k], .events = POLLIN};
+        pthread_mutex_unlock(&s->mu);
+        if (poll(p, (nfds_t)n + 1, 10) <= 0)
+            continue;
+        for (int k = n - 1; k >= 0; k--)
+            if (p[k + 1].revents)
+                srv_serve(s, p[k + 1].fd);
+        if (p[0].revents & POLLIN) {
+            int fd = accept(s->lfd, NULL, NULL);
+            pthread_mutex_lock(&s->mu);
+            if (fd >= 0 && s->n_clients < 8) {
+                s->clients[s->n_clients++] = fd;
+                atomic_fetch_add(&s->accepted, 1);
+            } else if (fd >= 0) {
+                close(fd);
+            }
+            pthread_mutex_unlock(&s->mu);
+        }
+    }
+    return NULL;
+}
+
+int plain_srv_start(plain_srv *s)
+{
+    memset(s, 0, sizeof *s);
+    pthread_mutex_init(&s->mu, NULL);
+    s->ctx = modbus_new_tcp("127.0.0.1", 0);
+    s->map = modbus_mapping_new(2000, 2000, 2000, 2000);
+    if (!s->ctx || !s->map)
+        return -1;
+    s->lfd = modbus_tcp_listen(s->ctx, 8);
+    struct sockaddr_in sa;
+    socklen_t sl = sizeof sa;
+    if (s->lfd < 0 || getsockname(s->lfd, (struct sockaddr *)&sa, &sl) != 0)
+        return -1;
+    s->port = ntohs(sa.sin_port);
+    return pthread_create(&s->tid, NULL, srv_thread, s) == 0 ? 0 : -1;
+}
+
+void plain_srv_kick(plain_srv *s)
+{
+    pthread_mutex_lock(&s->mu);
+    while (s->n_clients > 0)
+        close(s->clients[--s->n_clients]);
+    pthread_mutex_unlock(&s->mu);
+}
+
+void plain_srv_stop(plain_srv *s)
+{
+    atomic_store(&s->stop, true);
+    pthread_join(s->tid, NULL);
+    plain_srv_kick(s);
+    close(s->lfd);
+    modbus_set_socket(s->ctx, -1);
+    modbus_free(s->ctx);
+    modbus_mapping_free(s->map);
+    pthread_mutex_destroy(&s->mu);
+}
+
+/* ---- children ---- */
+
+int io_child_spawn(io_child *c, char *const argv[], bool merge_stderr)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return -1;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+    if (merge_stderr)
+        posix_spawn_file_actions_adddup2(&fa, p[1], 2);
+    int rc = posix_spawn(&c->pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(p[1]);
+    if (rc != 0) {
+        close(p[0]);
+        return -1;
+    }
+    c->out_fd = p[0];
+    return 0;
+}
+
+bool io_child_line(io_child *c, const char *prefix, char *line, size_t cap, int timeout_ms)
+{
+    size_t len = 0;
+    int64_t end = rtc_driver_now_ns() + (int64_t)timeout_ms * 1000000;
+    for (;;) {
+        int left = (int)((end - rtc_driver_now_ns()) / 1000000);
+        struct pollfd p = {.fd = c->out_fd, .events = POLLIN};
+        if (left <= 0 || poll(&p, 1, left) <= 0)
+            return false;
+        char ch;
+        if (read(c->out_fd, &ch, 1) != 1)
+            return false;
+        if (ch != '\n') {
+            if (len + 1 < cap)
+                line[len++] = ch;
+            continue;
+        }
+        line[len] = '\0';
+        if (strncmp(line, prefix, strlen(prefix)) == 0)
+            return true;
+        len = 0;
+    }
+}
+
+int io_child_kill(io_child *c, int sig)
+{
+    int st = -1;
+    if (c->pid <= 0)
+        return -1;
+    kill(c->pid, sig);
+    for (int i = 0; i < 5000; i++) {
+        if (waitpid(c->pid, &st, WNOHANG) == c->pid)
+            goto out;
+        io_sleep_ms(1);
+    }
+    kill(c->pid, SIGKILL);
+    waitpid(c->pid, &st, 0);
+out:
+    close(c->out_fd);
+    c->pid = 0;
+    return st;
+}
+
+bool io_pty_pair(io_child *socat, char *a, char *b, size_t cap, char *why, size_t why_cap)
+{
+    const char *path = access("/usr/bin/socat", X_OK) == 0 ? "/usr/bin/socat" : NULL;
+    if (!path) {
+        snprintf(why, why_cap, "socat not installed (scripts/setup installs it)");
+        return false;
+    }
+    char *argv[] = {(char *)path, "-d", "-d", "pty,raw,echo=0", "pty,raw,echo=0", NULL};
+    if (io_child_spawn(socat, argv, true) != 0) {
+        snprintf(why, why_cap, "cannot start socat");
+        return false;
+    }
+    /* socat -d -d prints "... N PTY is /dev/pts/X" for each side, then "starting data
+     * transfer loop" once both exist. */
+    char line[256], *out[2] = {a, b};
+    for (int k = 0; k < 2; k++) {
+        const char *p = NULL;
+        while (!p) {
+            if (!io_child_line(socat, "", line, sizeof line, 5000)) {
+                snprintf(why, why_cap, "socat printed no pty path");
+                io_child_kill(socat, SIGTERM);
+                return false;
+            }
+            p = strstr(line, "PTY is ");
+        }
+        snprintf(out[k], cap, "%s", p + 7);
+    }
+    while (io_child_line(socat, "", line, sizeof line, 5000))
+        if (strstr(line, "starting data transfer loop"))
+            return true;
+    snprintf(why, why_cap, "socat did not start its transfer loop");
+    io_child_kill(socat, SIGTERM);
+    return false;
+}

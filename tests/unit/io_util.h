@@ -1,0 +1,65 @@
+/*
+ * Helpers shared by the I/O driver tests: a logger that keeps messages for substring
+ * assertions, condition polling with a deadline, a plain libmodbus TCP server running in
+ * a thread of the test process on an ephemeral 127.0.0.1 port, child processes with their
+ * stdout piped (bench tools), and socat pty pairs.
+ */
+#ifndef RTC_TEST_IO_UTIL_H
+#define RTC_TEST_IO_UTIL_H
+
+#include "rtcosim/driver.h"
+
+#include <modbus.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* ---- logger that remembers ---- */
+typedef struct io_log {
+    rtc_logger lg;
+    pthread_mutex_t mu;
+    char text[16384];
+    int n_errors, n_warnings;
+} io_log;
+void io_log_init(io_log *l);
+/* True when some logged line contains needle. */
+bool io_log_has(io_log *l, const char *needle);
+void io_log_reset(io_log *l);
+
+/* Poll pred(arg) every ms until true or timeout_ms passed; returns the last result. */
+bool io_wait(bool (*pred)(void *), void *arg, int timeout_ms);
+void io_sleep_ms(int ms);
+
+/* ---- a plain libmodbus TCP server in a thread ---- */
+typedef struct plain_srv {
+    modbus_t *ctx;
+    modbus_mapping_t *map; /* 2000 of each table from address 0; lock mu to touch */
+    pthread_mutex_t mu;
+    int lfd, port;
+    int clients[8], n_clients;
+    atomic_bool stop;
+    atomic_int accepted, served;
+    pthread_t tid;
+} plain_srv;
+int plain_srv_start(plain_srv *s);
+void plain_srv_stop(plain_srv *s);
+/* Drop every connected client (simulates a device reboot), keep listening. */
+void plain_srv_kick(plain_srv *s);
+
+/* ---- child processes ---- */
+typedef struct io_child {
+    pid_t pid;
+    int out_fd; /* child's stdout (and stderr when merged) */
+} io_child;
+/* Spawn argv (argv[0] a path), stdout piped; returns 0 or -1. */
+int io_child_spawn(io_child *c, char *const argv[], bool merge_stderr);
+/* Read lines from the child until one starts with prefix (within timeout_ms); copy it. */
+bool io_child_line(io_child *c, const char *prefix, char *line, size_t cap, int timeout_ms);
+/* Send sig and reap (waits up to 5 s, then SIGKILL); returns the wait status. */
+int io_child_kill(io_child *c, int sig);
+
+/* socat pty pair: fills a and b with /dev/pts paths. false (reason in why) if unavailable. */
+bool io_pty_pair(io_child *socat, char *a, char *b, size_t cap, char *why, size_t why_cap);
+
+#endif
