@@ -22,10 +22,15 @@ typedef struct factory_ctx {
     size_t n_open;
 } factory_ctx;
 
-static int create(void *vctx, const char *source, const char *name, const rtc_logger *lg,
-                  rtc_unit **out)
+static int create(void *vctx, const rtc_unit_spec *spec, const rtc_logger *lg, rtc_unit **out)
 {
     factory_ctx *ctx = vctx;
+    const char *source = spec->source, *name = spec->name;
+    if (!source) {
+        rtc_log(lg, RTC_LOG_ERROR, "%s:%u: Component %s: an FMU component needs a source",
+                spec->file, spec->line, name);
+        return RTC_EINVAL;
+    }
     open_fmu *o = NULL;
     for (size_t i = 0; i < ctx->n_open && !o; i++)
         if (!strcmp(ctx->open[i].source, source))

@@ -7,7 +7,9 @@
 #include "cli.h"
 
 #include "rtcosim/csv.h"
+#include "rtcosim/driver.h"
 #include "rtcosim/fmu.h"
+#include "rtcosim/iodrivers.h"
 #include "rtcosim/pfast.h"
 #include "rtcosim/recorder.h"
 #include "rtcosim/status.h"
@@ -126,12 +128,19 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
     return st;
 }
 
+/* Units come from FMUs and from the built-in I/O drivers (one factory per component type). */
 static int load(const sys_opts *o, rtc_system **sys)
 {
-    rtc_unit_factory f;
-    if (rtc_fmu_factory(&f) != RTC_OK)
+    static const char *const io_types[] = {RTC_DRIVER_TYPE_MODBUS_CLIENT,
+                                           RTC_DRIVER_TYPE_MODBUS_SERVER, RTC_DRIVER_TYPE_OSC};
+    rtc_unit_factory f[4];
+    size_t n = 0;
+    if (rtc_iodrivers_register() != RTC_OK || rtc_fmu_factory(&f[n++]) != RTC_OK)
         return RTC_ENOMEM;
-    return rtc_system_load(o->path, &f, 1, &o->so, &rtc_cli_log, sys);
+    for (size_t i = 0; i < sizeof io_types / sizeof io_types[0]; i++)
+        if (rtc_io_unit_factory(&f[n], io_types[i]) == RTC_OK)
+            n++;
+    return rtc_system_load(o->path, f, n, &o->so, &rtc_cli_log, sys);
 }
 
 static double now_s(void)

@@ -21,7 +21,28 @@
 
 static bool due(const rtc_system *sys, const sys_unit *u, int64_t t)
 {
-    return t % u->step_ns == 0 && t + u->step_ns <= sys->stop_ns;
+    return !u->io && t % u->step_ns == 0 && t + u->step_ns <= sys->stop_ns;
+}
+
+/* I/O units first: what arrived from outside becomes their outputs at t (estimated at t),
+ * and what goes out is taken from what is visible at t. They never step. */
+static int refresh_io(rtc_system *sys, int64_t t)
+{
+    for (size_t i = 0; i < sys->n_units; i++) {
+        sys_unit *u = &sys->units[i];
+        if (!u->io)
+            continue;
+        int rc = u->unit->ops->refresh(u->unit->self, t);
+        if (rc == RTC_OK)
+            rc = rtc__sys_fetch(sys, u, false);
+        u->t_cur_ns = t;
+        rtc__sys_inputs_at(sys, u, t);
+        if (rc == RTC_OK)
+            rc = rtc__sys_set_inputs(sys, u);
+        if (rc != RTC_OK)
+            return rc;
+    }
+    return RTC_OK;
 }
 
 /* An input whose estimator reported FAULT stops the run (the safe-state path). */
@@ -244,6 +265,8 @@ int rtc__master_tick(rtc_system *sys)
         return RTC_ESTATE;
     int rc;
     sys->microstep = 0;
+    if (sys->has_io && (rc = refresh_io(sys, t)) != RTC_OK)
+        return rc;
     if (sys->algorithm == RTC_MASTER_PARALLEL_FAST)
         rc = parallel_fast(sys, t);
     else if (sys->workers)

@@ -660,6 +660,32 @@ void rtc_system_set_unit_timer(rtc_system *sys, rtc_unit_timer fn, void *user)
     sys->unit_timer_user = user;
 }
 
+bool rtc_system_has_io(const rtc_system *sys)
+{
+    return sys->has_io;
+}
+
+void rtc_system_set_time_base(rtc_system *sys, int64_t t0_mono_ns, double rtf)
+{
+    for (size_t i = 0; i < sys->n_units; i++) {
+        const rtc_unit *u = sys->units[i].unit;
+        if (u && u->ops->set_time_base)
+            u->ops->set_time_base(u->self, t0_mono_ns, rtf);
+    }
+}
+
+int rtc_system_write_safe(rtc_system *sys)
+{
+    int first = RTC_OK;
+    for (size_t i = 0; i < sys->n_units; i++) {
+        const rtc_unit *u = sys->units[i].unit;
+        int rc = u && u->ops->write_safe ? u->ops->write_safe(u->self) : RTC_OK;
+        if (first == RTC_OK)
+            first = rc;
+    }
+    return first;
+}
+
 size_t rtc_system_link_count(const rtc_system *sys)
 {
     return sys->n_links;

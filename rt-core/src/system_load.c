@@ -22,25 +22,77 @@ static const rtc_unit_factory *find_factory(const rtc_system *sys, const char *t
     return NULL;
 }
 
-static int add_unit(rtc_system *sys, const char *type, const char *source, const char *name,
-                    const char *file, unsigned line)
+static int add_unit(rtc_system *sys, const rtc_unit_spec *spec)
 {
-    const rtc_unit_factory *f = find_factory(sys, type);
+    const rtc_unit_factory *f = find_factory(sys, spec->type);
     if (!f) {
         rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Component %s: no unit type \"%s\" is available",
-                file, line, name, type);
+                spec->file, spec->line, spec->name, spec->type);
         return RTC_EUNSUPPORTED;
     }
     rtc_unit *unit = NULL;
-    int rc = f->create(f->ctx, source, name, sys->lg, &unit);
+    int rc = f->create(f->ctx, spec, sys->lg, &unit);
     if (rc != RTC_OK)
         return rc;
     sys_unit *u = &sys->units[sys->n_units++];
     memset(u, 0, sizeof *u);
     u->unit = unit;
-    u->line = line;
-    u->name = strdup(name);
+    u->line = spec->line;
+    u->io = unit->ops->refresh != NULL;
+    sys->has_io |= u->io;
+    u->name = strdup(spec->name);
     return u->name ? RTC_OK : RTC_ENOMEM;
+}
+
+/* The component's opaque annotation settings as key/value lists: the rtc:Component
+ * attributes for the unit, and each rtc:Signal child (its "name" says which connector)
+ * for that port. Points into the SSP description; freed by free_spec(). */
+static int spec_from_component(const rtc_ssp *ssp, const rtc_ssp_component *c, rtc_unit_spec *sp)
+{
+    rtc_kv *kv = calloc(c->n_settings + 1, sizeof *kv);
+    rtc_unit_port *ports = calloc(c->n_connectors + 1, sizeof *ports);
+    if (!kv || !ports) {
+        free(kv);
+        free(ports);
+        return RTC_ENOMEM;
+    }
+    *sp = (rtc_unit_spec){.name = c->name, .type = c->type, .source = c->source,
+                          .file = ssp->display_path, .line = c->line, .settings = kv,
+                          .ports = ports, .n_ports = c->n_connectors};
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_settings; i++) /* group 0: the component's own keys */
+        if (c->settings[i].group == 0)
+            kv[n++] = (rtc_kv){c->settings[i].key, c->settings[i].value};
+    sp->n_settings = n;
+    for (size_t p = 0; p < c->n_connectors; p++) {
+        const rtc_ssp_connector *k = &c->connectors[p];
+        ports[p] = (rtc_unit_port){.name = k->name, .unit = k->unit,
+                                   .type = k->has_type ? k->type : RTC_TYPE_FLOAT64,
+                                   .causality = k->kind == RTC_SSP_KIND_INPUT
+                                                    ? RTC_CAUSALITY_INPUT
+                                                    : k->kind == RTC_SSP_KIND_OUTPUT
+                                                          ? RTC_CAUSALITY_OUTPUT
+                                                          : RTC_CAUSALITY_PARAMETER};
+        /* the rtc:Signal group naming this connector: its keys follow in kv */
+        for (size_t i = 0; i < c->n_settings; i++) {
+            const rtc_ssp_setting *st = &c->settings[i];
+            if (st->group && !strcmp(st->element, "Signal") && !strcmp(st->key, "name") &&
+                !strcmp(st->value, k->name)) {
+                ports[p].settings = kv + n;
+                for (size_t j = 0; j < c->n_settings; j++)
+                    if (c->settings[j].group == st->group)
+                        kv[n++] = (rtc_kv){c->settings[j].key, c->settings[j].value};
+                ports[p].n_settings = (size_t)(kv + n - ports[p].settings);
+            }
+        }
+    }
+    return RTC_OK;
+}
+
+static void free_spec(rtc_unit_spec *sp)
+{
+    free((void *)sp->settings);
+    free((void *)sp->ports);
 }
 
 /* Each connector of an FMU component must name a variable of matching causality. */
@@ -251,10 +303,15 @@ static int build_from_ssp(rtc_system *sys, const rtc_ssp *ssp, const rtc_system_
     unsigned errors = 0;
     for (size_t i = 0; i < ssp->n_components; i++) {
         const rtc_ssp_component *c = &ssp->components[i];
-        int rc = add_unit(sys, c->type, c->source, c->name, ssp->display_path, c->line);
+        rtc_unit_spec spec = {0};
+        int rc = spec_from_component(ssp, c, &spec);
+        if (rc == RTC_OK)
+            rc = add_unit(sys, &spec);
+        free_spec(&spec);
         if (rc != RTC_OK)
             return rc; /* units stay aligned with components: stop at the first failure */
-        errors += check_connectors(sys, ssp, c, &sys->units[i]);
+        if (!sys->units[i].io)
+            errors += check_connectors(sys, ssp, c, &sys->units[i]);
     }
     if (sys->stop_ns < 0) {
         rtc_log(sys->lg, RTC_LOG_WARNING, "%s: no stop time (DefaultExperiment stopTime or "
@@ -279,7 +336,9 @@ static int build_from_fmu(rtc_system *sys, const rtc_system_options *o)
     sys->units = calloc(2, sizeof *sys->units);
     if (!sys->units)
         return RTC_ENOMEM;
-    int rc = add_unit(sys, "application/x-fmu-sharedlibrary", sys->path, "fmu", sys->path, 0);
+    rtc_unit_spec spec = {.name = "fmu", .type = "application/x-fmu-sharedlibrary",
+                          .source = sys->path, .file = sys->path};
+    int rc = add_unit(sys, &spec);
     if (rc != RTC_OK)
         return rc;
     const rtc_model_desc *md = sys->units[0].unit->md;

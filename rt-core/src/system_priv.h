@@ -49,6 +49,7 @@ typedef struct sys_unit {
     size_t *links_in;     /* links whose destination is this unit */
     size_t n_links_in;
     size_t owner;         /* thread that makes every call of this unit (0: coordinator) */
+    bool io;              /* exchanges with the outside (ops->refresh): never steps */
     bool due_now;         /* Jacobi with workers: steps in the current tick */
     void *state;          /* saved FMU state (strong coupling) */
     double *iter_prev;    /* Float64 outputs of the previous iterate (strong coupling) */
@@ -122,6 +123,7 @@ struct rtc_system {
     size_t *order;          /* Gauss-Seidel order (unit indices) */
     bool initialized, terminated;
     bool failed;            /* a unit call failed: no further calls but free */
+    bool has_io;            /* some unit exchanges with the outside (needs real time) */
     unsigned n_workers;     /* requested worker threads (Jacobi) */
     rtc_workers *workers;   /* running worker threads, or NULL */
     unsigned warnings;

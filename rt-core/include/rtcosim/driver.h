@@ -81,6 +81,7 @@
 
 #include "rtcosim/log.h"
 #include "rtcosim/mailbox.h"
+#include "rtcosim/unit.h"
 #include "rtcosim/model.h"
 
 /** SSP component types of the built-in drivers. */
@@ -88,11 +89,6 @@
 #define RTC_DRIVER_TYPE_MODBUS_SERVER "application/x-rtcosim-modbus-server"
 #define RTC_DRIVER_TYPE_OSC "application/x-rtcosim-osc"
 
-/** One key/value setting from the rtcosim annotation (both strings, owned by the caller). */
-typedef struct rtc_kv {
-    const char *key;
-    const char *value;
-} rtc_kv;
 
 /** Direction of a signal, seen from the engine. */
 typedef enum {
@@ -241,13 +237,22 @@ bool rtc_driver_is_io_type(const char *type);
 
 /* ---- helpers for implementations and callers ---- */
 
-/** Value of @p key in @p kv[0..n) (last one wins), or NULL. RT-safe: yes. */
-const char *rtc_kv_get(const rtc_kv *kv, size_t n, const char *key);
 
 /** CLOCK_MONOTONIC now in ns (the time base of mailbox samples). RT-safe: yes (vDSO). */
 RTC_RT_SAFE int64_t rtc_driver_now_ns(void);
 
 /** Name of a quality value: "none", "fresh", "stale", "error". RT-safe: yes. */
 const char *rtc_quality_name(int quality);
+
+/**
+ * The unit factory for SSP components of a registered driver @p type: each component
+ * becomes a unit whose connectors are the driver's signals (output connectors carry what
+ * the bench sends, input connectors what goes to it), refreshed by the master every tick
+ * and estimated per signal ("estimator"/"params" keys of its rtc:Signal; default zoh).
+ * The driver is opened — and its map checked — when the unit is created.
+ * Returns RTC_OK or RTC_ENOTFOUND (no driver registered for @p type). RT-safe: no.
+ */
+struct rtc_unit_factory;
+int rtc_io_unit_factory(struct rtc_unit_factory *out, const char *type);
 
 #endif

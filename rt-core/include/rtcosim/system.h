@@ -38,9 +38,9 @@ typedef struct rtc_system rtc_system;
 /** A way to create units of one SSP component type (MIME type). */
 typedef struct rtc_unit_factory {
     const char *type; /**< e.g. "application/x-fmu-sharedlibrary" */
-    /** Create an uninstantiated unit from @p source (a file path). */
-    int (*create)(void *ctx, const char *source, const char *instance_name,
-                  const rtc_logger *lg, rtc_unit **out);
+    /** Create an uninstantiated unit for one component of the system file. Problems are
+     *  logged as "FILE:LINE: ..." with the spec's file and line. */
+    int (*create)(void *ctx, const rtc_unit_spec *spec, const rtc_logger *lg, rtc_unit **out);
     /** Release what the factory shares between its units (called once, after every unit of
      *  the system is freed). May be NULL. */
     void (*release)(void *ctx);
@@ -93,6 +93,25 @@ int rtc_system_load(const char *path, const rtc_unit_factory *factories, size_t 
 /** Terminate (if initialized), free every unit and the system. NULL is a no-op.
  *  RT-safe: no. */
 void rtc_system_free(rtc_system *sys);
+
+/** True when the system has I/O components (drivers): such a system runs only in real
+ *  time, against the wall clock. RT-safe: yes. */
+bool rtc_system_has_io(const rtc_system *sys);
+
+/**
+ * The wall clock of a real-time run: logical time t corresponds to CLOCK_MONOTONIC
+ * t0_mono_ns + t / rtf. Call when the run is anchored and at every re-anchoring (resume);
+ * I/O units map the timestamps of what arrives with it. RT-safe: yes (no allocation).
+ */
+void rtc_system_set_time_base(rtc_system *sys, int64_t t0_mono_ns, double rtf);
+
+/**
+ * Put every I/O component in its safe state now (drivers write their configured safe
+ * values). The one call of every stop path: normal end, error, fault, overrun policy,
+ * signals, watchdog. Returns the first failure (all are attempted). RT-safe: no.
+ * Thread: any non-RT thread.
+ */
+int rtc_system_write_safe(rtc_system *sys);
 
 /** Number of warnings found while loading and validating. RT-safe: yes. */
 unsigned rtc_system_warnings(const rtc_system *sys);

@@ -22,6 +22,39 @@
 #include "rtcosim/log.h"
 #include "rtcosim/model.h"
 
+/** One key=value setting (from the system file's annotations; strings owned by the
+ *  caller, valid while the unit is being created). */
+typedef struct rtc_kv {
+    const char *key;
+    const char *value;
+} rtc_kv;
+
+/** Value of @p key in @p kv[0..n) (the last one wins), or NULL. RT-safe: yes. */
+const char *rtc_kv_get(const rtc_kv *kv, size_t n, const char *key);
+
+/** A connector a unit is created with (I/O components take their signals from these). */
+typedef struct rtc_unit_port {
+    const char *name;
+    rtc_causality causality; /**< INPUT (the system writes it) or OUTPUT (it produces it) */
+    rtc_type type;
+    const char *unit;        /**< or NULL */
+    const rtc_kv *settings;  /**< per-port settings (e.g. an I/O signal's register map) */
+    size_t n_settings;
+} rtc_unit_port;
+
+/** What a unit factory is asked to create: one component of the system file. */
+typedef struct rtc_unit_spec {
+    const char *name;        /**< instance (component) name */
+    const char *type;        /**< component type (MIME) */
+    const char *source;      /**< file (FMU) or NULL */
+    const char *file;        /**< system file, for diagnostics */
+    unsigned line;           /**< line of the component in it */
+    const rtc_kv *settings;  /**< component settings */
+    size_t n_settings;
+    const rtc_unit_port *ports;
+    size_t n_ports;
+} rtc_unit_spec;
+
 /** Capability flags of a unit instance. */
 enum {
     RTC_UNIT_CAN_GET_SET_STATE = 1u << 0,
@@ -87,6 +120,19 @@ typedef struct rtc_unit_ops {
     int (*terminate)(void *self);
     /** Free the instance; safe in any state and after failures. */
     void (*free)(void *self);
+
+    /* ---- units that exchange with the outside world (I/O components); NULL otherwise ---- */
+
+    /** Make the outputs valid at logical time @p t_ns (read what arrived, estimate at t).
+     *  Such a unit never steps: the master refreshes it at the start of every tick, before
+     *  the other units read it, and sets its inputs (what goes out) at the same time.
+     *  RT-safe: yes. */
+    int (*refresh)(void *self, int64_t t_ns);
+    /** The wall clock of a real-time run: logical t corresponds to CLOCK_MONOTONIC
+     *  t0_mono_ns + t / rtf. Called when a run is anchored and on every re-anchoring. */
+    void (*set_time_base)(void *self, int64_t t0_mono_ns, double rtf);
+    /** Put the outside world in its safe state now (any non-RT thread, any time). */
+    int (*write_safe)(void *self);
 } rtc_unit_ops;
 
 /** A unit: operations, instance data and its description. */

@@ -1,0 +1,358 @@
+/*
+ * I/O units: SSP components whose type names a driver (Modbus client/server, OSC) become
+ * units of the system, so their signals connect to FMUs with ordinary connections (units,
+ * transformations, estimators and delays apply). See DESIGN.md "One communication step".
+ *
+ * Each connector is a signal with a mailbox shared with the driver's I/O thread: an output
+ * connector carries what the bench sends (FROM_BENCH), an input connector what goes to it
+ * (TO_BENCH). The master refreshes an I/O unit at the start of every tick (ops->refresh):
+ * new samples are pushed, with their own sample and arrival times mapped to logical time,
+ * into the signal's estimator, which answers "the value at t" — late, irregular or noisy
+ * bench data is estimated at the engine's current instant instead of being held stale.
+ * The RT side touches only mailboxes and estimators: no allocation, lock or system call.
+ */
+#include "rtcosim/driver.h"
+#include "rtcosim/estimate.h"
+#include "rtcosim/status.h"
+#include "rtcosim/system.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct io_signal {
+    rtc_mailbox *mb;
+    rtc_est *est;       /* FROM_BENCH: estimator of the bench value */
+    uint32_t seen_seq;  /* newest mailbox sequence pushed into est */
+    double value;       /* output: the estimate; input: the last value sent */
+    bool from_bench;
+} io_signal;
+
+typedef struct io_unit {
+    rtc_unit unit;
+    rtc_model_desc md;
+    const rtc_driver_ops *ops;
+    void *drv;
+    const rtc_logger *lg;
+    char *name;
+    io_signal *sig;
+    size_t n;
+    int64_t t0_mono_ns; /* wall clock of logical time 0 */
+    double rtf;
+    int64_t now_ns;     /* logical time of the last refresh */
+    bool started, clock;
+    void **owned;       /* copies of every string and list handed to the driver */
+    size_t n_owned;
+} io_unit;
+
+/* Logical time of a CLOCK_MONOTONIC instant under the current time base. */
+static int64_t to_logical(const io_unit *u, int64_t mono_ns)
+{
+    double d = (double)(mono_ns - u->t0_mono_ns) * u->rtf;
+    return u->rtf == 1.0 ? mono_ns - u->t0_mono_ns : (int64_t)d;
+}
+
+static int64_t to_mono(const io_unit *u, int64_t t_ns)
+{
+    return u->t0_mono_ns + (u->rtf == 1.0 ? t_ns : (int64_t)((double)t_ns / u->rtf));
+}
+
+static int u_refresh(void *self, int64_t t_ns)
+{
+    io_unit *u = self;
+    u->now_ns = t_ns;
+    for (size_t i = 0; i < u->n; i++) {
+        io_signal *s = &u->sig[i];
+        if (!s->from_bench)
+            continue;
+        rtc_sample smp;
+        if (u->clock && rtc_mailbox_read(s->mb, &smp) && smp.seq && smp.seq != s->seen_seq &&
+            smp.quality == RTC_QUALITY_FRESH) {
+            rtc_est_sample e = {.t_ns = to_logical(u, smp.sample_ns),
+                                .arrival_ns = to_logical(u, smp.arrival_ns),
+                                .value = smp.value};
+            rtc_est_push(s->est, &e);
+            s->seen_seq = smp.seq;
+        }
+        rtc_est_out o;
+        int q = rtc_est_query(s->est, t_ns, &o);
+        if (q == RTC_EST_FAULT)
+            return RTC_ESTALE; /* stale beyond the signal's limit, fault policy: stop */
+        if (q >= 0 && q != RTC_EST_NODATA)
+            s->value = o.value;
+    }
+    return RTC_OK;
+}
+
+static void u_set_time_base(void *self, int64_t t0_mono_ns, double rtf)
+{
+    io_unit *u = self;
+    u->t0_mono_ns = t0_mono_ns;
+    u->rtf = rtf > 0 ? rtf : 1.0;
+    u->clock = true;
+}
+
+static double to_double(rtc_type t, const void *v, size_t i)
+{
+    rtc_value x = rtc_value_load(t, v, i);
+    switch (t) {
+    case RTC_TYPE_FLOAT64: return x.f64;
+    case RTC_TYPE_FLOAT32: return x.f32;
+    case RTC_TYPE_BOOL: return x.b ? 1.0 : 0.0;
+    case RTC_TYPE_UINT8: case RTC_TYPE_UINT16: case RTC_TYPE_UINT32:
+    case RTC_TYPE_UINT64: return (double)x.u64;
+    default: return (double)x.i64;
+    }
+}
+
+/* What goes to the bench: one mailbox write per signal, stamped with the tick's time. */
+static int u_set(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, const void *values,
+                 size_t n_values)
+{
+    io_unit *u = self;
+    if (n_values != n_vr || type == RTC_TYPE_STRING || type == RTC_TYPE_BINARY)
+        return RTC_EINVAL;
+    int64_t now = u->clock ? to_mono(u, u->now_ns) : rtc_driver_now_ns();
+    for (size_t i = 0; i < n_vr; i++) {
+        if (vr[i] >= u->n || u->sig[vr[i]].from_bench)
+            return RTC_EINVAL;
+        io_signal *s = &u->sig[vr[i]];
+        s->value = to_double(type, values, i);
+        rtc_sample smp = {.value = s->value, .sample_ns = now, .arrival_ns = now,
+                          .quality = RTC_QUALITY_FRESH};
+        rtc_mailbox_write(s->mb, &smp);
+    }
+    return RTC_OK;
+}
+
+static int u_get(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, void *values,
+                 size_t n_values)
+{
+    io_unit *u = self;
+    if (n_values != n_vr || type == RTC_TYPE_STRING || type == RTC_TYPE_BINARY)
+        return RTC_EINVAL;
+    for (size_t i = 0; i < n_vr; i++) {
+        if (vr[i] >= u->n)
+            return RTC_EINVAL;
+        double x = u->sig[vr[i]].value;
+        rtc_value v = {0};
+        switch (type) {
+        case RTC_TYPE_FLOAT64: v.f64 = x; break;
+        case RTC_TYPE_FLOAT32: v.f32 = (float)x; break;
+        case RTC_TYPE_BOOL: v.b = x != 0; break;
+        case RTC_TYPE_UINT8: case RTC_TYPE_UINT16: case RTC_TYPE_UINT32:
+        case RTC_TYPE_UINT64: v.u64 = x > 0 ? (uint64_t)(x + 0.5) : 0; break;
+        default: v.i64 = (int64_t)(x < 0 ? x - 0.5 : x + 0.5); break;
+        }
+        rtc_value_store(type, &v, values, i);
+    }
+    return RTC_OK;
+}
+
+static int u_instantiate(void *self, const rtc_unit_setup *setup)
+{
+    (void)self, (void)setup; /* the driver was opened (and its map checked) at creation */
+    return RTC_OK;
+}
+
+/* The I/O thread starts with initialization, so values flow before the first step. */
+static int u_enter_init(void *self)
+{
+    io_unit *u = self;
+    int rc = u->ops->start(u->drv);
+    if (rc != RTC_OK) {
+        rtc_log(u->lg, RTC_LOG_ERROR, "%s: cannot start the %s driver: %s", u->name,
+                u->ops->name, rtc_strerror(rc));
+        return rc;
+    }
+    u->started = true;
+    return RTC_OK;
+}
+
+static int u_nothing(void *self)
+{
+    (void)self;
+    return RTC_OK;
+}
+
+static int u_do_step(void *self, double t_s, double h_s, rtc_step_result *res)
+{
+    (void)self;
+    res->outcome = RTC_STEP_DONE; /* never called: the master refreshes I/O units */
+    res->last_time_s = t_s + h_s;
+    res->event_needed = false;
+    return RTC_OK;
+}
+
+static int u_write_safe(void *self)
+{
+    io_unit *u = self;
+    return u->ops->write_safe_values(u->drv, 200);
+}
+
+/* Terminate: the driver's stop writes the safe values on its way out. */
+static int u_terminate(void *self)
+{
+    io_unit *u = self;
+    int rc = RTC_OK;
+    if (u->started)
+        rc = u->ops->stop(u->drv);
+    u->started = false;
+    return rc;
+}
+
+static void u_free(void *self)
+{
+    io_unit *u = self;
+    if (!u)
+        return;
+    if (u->started)
+        u->ops->stop(u->drv);
+    if (u->drv)
+        u->ops->close(u->drv);
+    for (size_t i = 0; i < u->n; i++) {
+        rtc_mailbox_free(u->sig[i].mb);
+        rtc_est_free(u->sig[i].est);
+        free(u->md.vars[i].start);
+    }
+    for (size_t i = 0; i < u->n_owned; i++)
+        free(u->owned[i]);
+    free(u->owned);
+    free(u->md.vars);
+    free(u->sig);
+    free(u->name);
+    free(u);
+}
+
+static const rtc_unit_ops io_ops = {
+    .kind = "io",
+    .instantiate = u_instantiate,
+    .enter_init = u_enter_init,
+    .exit_init = u_nothing,
+    .set = u_set,
+    .get = u_get,
+    .do_step = u_do_step,
+    .terminate = u_terminate,
+    .free = u_free,
+    .refresh = u_refresh,
+    .set_time_base = u_set_time_base,
+    .write_safe = u_write_safe,
+};
+
+/* Keep @p block (owned by the unit until free); returns it, or NULL (and frees it). */
+static void *own(io_unit *u, void *block)
+{
+    void **l = block ? realloc(u->owned, (u->n_owned + 1) * sizeof *l) : NULL;
+    if (!l) {
+        free(block);
+        return NULL;
+    }
+    u->owned = l;
+    return l[u->n_owned++] = block;
+}
+
+/* A copy of @p s kept by the unit (the driver may hold the pointers for its lifetime). */
+static const char *keep(io_unit *u, const char *s)
+{
+    return own(u, strdup(s ? s : ""));
+}
+
+static rtc_kv *keep_kv(io_unit *u, const rtc_kv *kv, size_t n)
+{
+    rtc_kv *c = own(u, calloc(n + 1, sizeof *c));
+    for (size_t i = 0; c && i < n; i++)
+        c[i] = (rtc_kv){keep(u, kv[i].key), keep(u, kv[i].value)};
+    return c;
+}
+
+/* Signal i from port i: mailbox, estimator (FROM_BENCH), and its variable. */
+static int make_signal(io_unit *u, const rtc_unit_spec *sp, size_t i, rtc_io_signal *cfg)
+{
+    const rtc_unit_port *p = &sp->ports[i];
+    io_signal *s = &u->sig[i];
+    rtc_var *v = &u->md.vars[i];
+    if (p->causality != RTC_CAUSALITY_INPUT && p->causality != RTC_CAUSALITY_OUTPUT) {
+        rtc_log(u->lg, RTC_LOG_ERROR, "%s:%u: Component %s: connector %s must be an input or "
+                "an output of an I/O component", sp->file, sp->line, sp->name, p->name);
+        return RTC_EINVAL;
+    }
+    s->from_bench = p->causality == RTC_CAUSALITY_OUTPUT;
+    int rc = rtc_mailbox_new(&s->mb);
+    if (rc != RTC_OK)
+        return rc;
+    *v = (rtc_var){.name = (char *)keep(u, p->name), .vr = (uint32_t)i, .type = p->type,
+                   .causality = p->causality, .derivative_of = -1,
+                   .variability = p->type <= RTC_TYPE_FLOAT32 ? RTC_VARIABILITY_CONTINUOUS
+                                                              : RTC_VARIABILITY_DISCRETE,
+                   .initial = s->from_bench ? RTC_INITIAL_CALCULATED : RTC_INITIAL_NONE,
+                   .unit = (char *)keep(u, p->unit)};
+    if (!s->from_bench) { /* inputs start at 0, like an unconnected FMU input */
+        v->n_start = 1;
+        v->start = calloc(1, sizeof *v->start);
+    }
+    const rtc_kv *kv = keep_kv(u, p->settings, p->n_settings);
+    *cfg = (rtc_io_signal){.name = v->name, .type = p->type, .settings = kv,
+                           .n_settings = p->n_settings, .mailbox = s->mb,
+                           .dir = s->from_bench ? RTC_IO_FROM_BENCH : RTC_IO_TO_BENCH};
+    if (!v->name || !kv)
+        return RTC_ENOMEM;
+    if (!s->from_bench)
+        return RTC_OK;
+    /* "estimator" and "params" of the rtc:Signal: how late, noisy bench data is estimated */
+    const char *method = rtc_kv_get(p->settings, p->n_settings, "estimator");
+    rtc_est_config ec;
+    char err[256] = "";
+    rc = rtc_est_config_parse(&ec, method ? method : "zoh",
+                              rtc_kv_get(p->settings, p->n_settings, "params"), err, sizeof err);
+    if (rc == RTC_OK)
+        rc = rtc_est_new(&ec, &s->est, err, sizeof err);
+    if (rc != RTC_OK)
+        rtc_log(u->lg, RTC_LOG_ERROR, "%s:%u: Component %s, signal %s: estimator: %s", sp->file,
+                sp->line, sp->name, p->name, err);
+    return rc;
+}
+
+static int io_create(void *ctx, const rtc_unit_spec *sp, const rtc_logger *lg, rtc_unit **out)
+{
+    const rtc_driver_ops *ops = ctx;
+    io_unit *u = calloc(1, sizeof *u);
+    if (!u)
+        return RTC_ENOMEM;
+    u->ops = ops;
+    u->lg = lg;
+    u->rtf = 1.0;
+    u->n = sp->n_ports;
+    u->name = strdup(sp->name);
+    u->sig = calloc(u->n + 1, sizeof *u->sig);
+    u->md.vars = calloc(u->n + 1, sizeof *u->md.vars);
+    rtc_io_signal *cfg = calloc(u->n + 1, sizeof *cfg);
+    int rc = u->name && u->sig && u->md.vars && cfg ? RTC_OK : RTC_ENOMEM;
+    for (size_t i = 0; rc == RTC_OK && i < u->n; i++)
+        rc = make_signal(u, sp, i, &cfg[i]);
+    u->md.n_vars = u->n;
+    u->md.model_name = u->name;
+    u->md.path = (char *)keep(u, sp->file);
+    u->md.guid = (char *)keep(u, sp->type);
+    rtc_driver_config dc = {.component = u->name, .signals = cfg, .n_signals = u->n,
+                            .settings = keep_kv(u, sp->settings, sp->n_settings),
+                            .n_settings = sp->n_settings};
+    if (rc == RTC_OK)
+        rc = ops->open(&dc, lg, &u->drv); /* checks the register map / addresses now */
+    free(cfg); /* the driver copied what it keeps; the strings it points to are ours */
+    if (rc != RTC_OK) {
+        u_free(u);
+        return rc;
+    }
+    u->unit = (rtc_unit){.ops = &io_ops, .self = u, .md = &u->md, .name = u->name};
+    *out = &u->unit;
+    return RTC_OK;
+}
+
+int rtc_io_unit_factory(rtc_unit_factory *out, const char *type)
+{
+    const rtc_driver_ops *ops = rtc_driver_find(type);
+    if (!ops)
+        return RTC_ENOTFOUND;
+    *out = (rtc_unit_factory){.type = type, .create = io_create, .ctx = (void *)ops};
+    return RTC_OK;
+}
