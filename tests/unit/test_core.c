@@ -5,6 +5,7 @@
 #include "rtcosim/log.h"
 #include "rtcosim/model.h"
 #include "rtcosim/numfmt.h"
+#include "rtcosim/sha256.h"
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
@@ -285,6 +286,47 @@ static void csv_open_missing_directory_fails(void)
     CU_ASSERT_PTR_EQUAL(w, (rtc_csv *)0x1);
 }
 
+/* FIPS 180-4 example vectors (NIST CSRC "SHA256.pdf" / the usual test strings). */
+static void sha256_known_vectors(void)
+{
+    const struct {
+        const char *msg;
+        const char *hex;
+    } v[] = {
+        {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+        {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+        {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        rtc_sha256 s;
+        uint8_t d[32];
+        char hex[65];
+        rtc_sha256_init(&s);
+        rtc_sha256_update(&s, v[i].msg, strlen(v[i].msg));
+        rtc_sha256_final(&s, d);
+        for (int j = 0; j < 32; j++)
+            snprintf(hex + 2 * j, 3, "%02x", d[j]);
+        CU_ASSERT_STRING_EQUAL(hex, v[i].hex);
+    }
+    /* one million 'a', fed in uneven pieces */
+    rtc_sha256 s;
+    uint8_t d[32];
+    char hex[65], a[997];
+    memset(a, 'a', sizeof a);
+    rtc_sha256_init(&s);
+    size_t left = 1000000;
+    while (left) {
+        size_t n = left < sizeof a ? left : sizeof a;
+        rtc_sha256_update(&s, a, n);
+        left -= n;
+    }
+    rtc_sha256_final(&s, d);
+    for (int j = 0; j < 32; j++)
+        snprintf(hex + 2 * j, 3, "%02x", d[j]);
+    CU_ASSERT_STRING_EQUAL(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
 static void model_type_tables_cover_every_type(void)
 {
     for (int t = 0; t < RTC_TYPE_COUNT; t++) {
@@ -302,6 +344,7 @@ void rtc_test_register(void)
         {"log_below_threshold_not_evaluated", log_below_threshold_not_evaluated},
         {"log_long_message_truncated", log_long_message_truncated},
         {"model_type_tables_cover_every_type", model_type_tables_cover_every_type},
+        {"sha256_known_vectors", sha256_known_vectors},
         {NULL, NULL}};
     static const rtc_test_case time_cases[] = {
         {"time_parse_decimal_exact", time_parse_decimal_exact},
