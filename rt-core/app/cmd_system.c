@@ -5,6 +5,7 @@
  *   rtcosim plan SYSTEM   Parallel Fast planning: Ê(H), D̂(H) and the recommended H*
  */
 #include "cli.h"
+#include "rt_cli.h"
 
 #include "rtcosim/csv.h"
 #include "rtcosim/driver.h"
@@ -57,6 +58,7 @@ typedef struct sys_opts {
     const char **records;
     size_t n_records;
     long decimation;
+    rtc_cli_rt rt; /* --realtime and its options (cmd_rt.c) */
 } sys_opts;
 
 enum { O_ALGO = 300, O_STEP, O_SYNC, O_START, O_STOP, O_ITER, O_TOL, O_MAXIT, O_RECORD, O_DEC,
@@ -74,7 +76,7 @@ static int time_opt(const char *name, const char *text, int64_t *ns)
 
 static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
 {
-    static const struct option opts[] = {
+    static const struct option base[] = {
         {"algorithm", required_argument, NULL, O_ALGO}, {"step", required_argument, NULL, O_STEP},
         {"sync-step", required_argument, NULL, O_SYNC}, {"start", required_argument, NULL, O_START},
         {"stop", required_argument, NULL, O_STOP},      {"iterate", no_argument, NULL, O_ITER},
@@ -86,6 +88,13 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
         {"workers", required_argument, NULL, O_WORKERS},
         {"verbose", no_argument, NULL, 'v'},            {"help", no_argument, NULL, 'h'},
         {0}};
+    static struct option opts[48]; /* base + the real-time options of cmd_rt.c */
+    size_t n_opts = 0;
+    for (size_t i = 0; base[i].name; i++)
+        opts[n_opts++] = base[i];
+    for (size_t i = 0; rtc_cli_rt_longopts[i].name; i++)
+        opts[n_opts++] = rtc_cli_rt_longopts[i];
+    rtc_cli_rt_init(&o->rt);
     int c, st = RTC_EXIT_OK;
     optind = 1;
     while (st == RTC_EXIT_OK && (c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
@@ -117,7 +126,12 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
         case O_WORKERS: o->so.workers = (unsigned)atoi(optarg); break;
         case 'v': rtc_cli_log.max_level = RTC_LOG_INFO; break;
         case 'h': return -1;
-        default: return rtc_cli_usage_error(cmd, "unknown option");
+        default:
+            if (c >= RTC_CLI_RT_OPT_FIRST && c <= RTC_CLI_RT_OPT_LAST) {
+                st = rtc_cli_rt_option(&o->rt, c, optarg, argc, argv, cmd);
+                break;
+            }
+            return rtc_cli_usage_error(cmd, "unknown option");
         }
     }
     if (st == RTC_EXIT_OK && optind != argc - 1)
@@ -151,7 +165,7 @@ static double now_s(void)
 }
 
 static void write_summary(const char *dir, const rtc_system *sys, const char *path, int rc,
-                          double wall_s, const rtc_recorder_stats *rs)
+                          double wall_s, const rtc_recorder_stats *rs, const char *status)
 {
     char file[4096];
     snprintf(file, sizeof file, "%s/summary.json", dir);
@@ -165,7 +179,7 @@ static void write_summary(const char *dir, const rtc_system *sys, const char *pa
     char t[32];
     rtc_time_format_s(rtc_system_time_ns(sys), t, sizeof t);
     fprintf(f, "{\n  \"system\": \"%s\",\n  \"status\": \"%s\",\n  \"algorithm\": \"%s\",\n",
-            path, rc == RTC_OK ? "completed" : rtc_strerror(rc),
+            path, status ? status : rc == RTC_OK ? "completed" : rtc_strerror(rc),
             rtc_master_name(rtc_system_algorithm(sys)));
     fprintf(f, "  \"tick_ns\": %lld,\n  \"ticks\": %lld,\n  \"end_time_s\": %s,\n",
             (long long)rtc_system_tick_ns(sys), (long long)rtc_system_tick_index(sys), t);
@@ -194,9 +208,13 @@ static void write_summary(const char *dir, const rtc_system *sys, const char *pa
         rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: write failed", file);
 }
 
-/* Step to the stop time, queueing a row every `decimation` ticks. */
-static int run_ticks(rtc_system *sys, rtc_recorder *rec, long decimation)
+/* Step to the stop time, queueing a row every `decimation` ticks; with --realtime the
+ * executive paces the same steps and rows against the wall clock (cmd_rt.c). */
+static int run_ticks(rtc_system *sys, rtc_recorder *rec, long decimation, sys_opts *o,
+                     rtc_csv *csv)
 {
+    if (o->rt.enabled)
+        return rtc_cli_rt_run(sys, rec, csv, decimation, o->dir, &o->rt);
     int64_t start = rtc_system_start_ns(sys), stop = rtc_system_stop_ns(sys);
     int rc = rtc_recorder_push(rec, start);
     while (rc == RTC_OK && rtc_system_time_ns(sys) + rtc_system_tick_ns(sys) <= stop) {
@@ -212,8 +230,10 @@ int rtc_cmd_run_system(int argc, char **argv)
     sys_opts o = {.dir = ".", .decimation = 1};
     int st = parse_sys_args(argc, argv, &o, "run");
     if (st != RTC_EXIT_OK) {
-        if (st < 0)
+        if (st < 0) {
             fputs(run_help, stdout);
+            fputs(rtc_cli_rt_help, stdout);
+        }
         free(o.records);
         return st < 0 ? RTC_EXIT_OK : st;
     }
@@ -237,17 +257,18 @@ int rtc_cmd_run_system(int argc, char **argv)
         rc = RTC_ESYS;
     }
     if (rc == RTC_OK)
-        rc = rtc_recorder_start(rec, csv, 4096, true, &r);
+        rc = rtc_recorder_start(rec, csv, o.rt.enabled ? RTC_CLI_RT_RING_ROWS : 4096,
+                                !o.rt.enabled, &r); /* real time: never wait, count drops */
     double t0 = now_s();
     if (rc == RTC_OK)
-        rc = run_ticks(sys, r, o.decimation);
+        rc = run_ticks(sys, r, o.decimation, &o, csv);
     int wrc = rtc_recorder_stop(r, &rs);
     if (csv && (rtc_csv_close(csv) != RTC_OK || wrc != RTC_OK)) {
         rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: write failed", file);
         rc = rc == RTC_OK ? RTC_ESYS : rc;
     }
     if (sys && r)
-        write_summary(o.dir, sys, o.path, rc, now_s() - t0, &rs);
+        write_summary(o.dir, sys, o.path, rc, now_s() - t0, &rs, o.rt.status);
     if (sys && r)
         rtc_log(&rtc_cli_log, RTC_LOG_INFO, "%lld ticks in %.3f s; %llu rows in %s",
                 (long long)rtc_system_tick_index(sys), now_s() - t0,
@@ -256,6 +277,8 @@ int rtc_cmd_run_system(int argc, char **argv)
     rtc_record_free(rec);
     free(o.records);
     /* An FMU that ended the simulation itself is a clean end (its reason was logged). */
+    if (o.rt.exit_code)
+        return o.rt.exit_code; /* stopped by SIGINT/SIGTERM: 128 + signal */
     return rc == RTC_OK || rc == RTC_ETERMINATED ? RTC_EXIT_OK : RTC_EXIT_ERROR;
 }
 

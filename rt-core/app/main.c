@@ -3,6 +3,7 @@
  * Dispatches to the sub-commands; each prints its own --help.
  */
 #include "cli.h"
+#include "rt_cli.h"
 
 #include "rtcosim/rtc_config.h"
 
@@ -25,6 +26,7 @@ static const char usage[] =
     "  run SYSTEM       run an SSP system (.ssd/.ssp) with a master algorithm\n"
     "  check SYSTEM     validate a system: every problem with file:line\n"
     "  plan SYSTEM      Parallel Fast planning: E(H), D(H) and the recommended sync step\n"
+    "  bench            timing-jitter benchmark of the real-time loop (vs cyclictest)\n"
     "\n"
     "Run 'rtcosim <command> --help' for the options of a command.\n"
     "options: --version, --help\n";
@@ -79,6 +81,8 @@ int main(int argc, char **argv)
         return rtc_cmd_check(argc - 1, argv + 1);
     if (!strcmp(cmd, "plan"))
         return rtc_cmd_plan(argc - 1, argv + 1);
+    if (!strcmp(cmd, "bench"))
+        return rtc_cmd_bench(argc - 1, argv + 1);
     fprintf(stderr, "rtcosim: error: unknown command '%s' (see 'rtcosim --help')\n", cmd);
     return RTC_EXIT_USAGE;
 }

@@ -12,6 +12,8 @@ rtc_add_test(system SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fm
 rtc_add_test(ssp LIBS rtc_rtcore PkgConfig::MINIZIP)
 rtc_add_test(io_mailbox LIBS rtc_rtcore)
 rtc_add_test(io_modbus SOURCES unit/io_util.c unit/io_cfg.c LIBS rtc_iodrivers PkgConfig::LIBMODBUS)
+rtc_add_test(rt_hygiene SOURCES unit/fmu_util.c LIBS rtc_fmuhost ${CMAKE_DL_LIBS} DEPENDS rtc_test_fmus rtc_configs)
+rtc_add_test(exec SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtc_configs rtcosim)
 rtc_add_test(io_osc SOURCES unit/io_util.c unit/io_cfg.c LIBS rtc_iodrivers PkgConfig::LIBMODBUS PkgConfig::LIBLO)
 rtc_add_test(io_tools SOURCES unit/io_util.c unit/io_cfg.c LIBS rtc_iodrivers PkgConfig::LIBMODBUS DEPENDS rtcosim-bench-sim rtcosim-fault-proxy)
 target_compile_definitions(test_io_tools PRIVATE RTC_BENCH_SIM_EXE="$<TARGET_FILE:rtcosim-bench-sim>" RTC_FAULT_PROXY_EXE="$<TARGET_FILE:rtcosim-fault-proxy>")

@@ -1,0 +1,405 @@
+/*
+ * `rtcosim bench`: timing-jitter benchmark of the real-time executive.
+ *
+ * Without --system the executive runs its bare pacing loop (sleep to the deadline,
+ * measure, account — no model); with a system it runs the full step. --load spins one
+ * hog thread on every other CPU for the whole benchmark. --compare-cyclictest alternates
+ * runs of equal length of rtcosim and cyclictest (rt-tests) at the same period, priority
+ * and CPU, both with memory locked and /dev/cpu_dma_latency held at 0, and compares the
+ * wake-up latency histograms. Both sides are read from 1-µs histograms with latencies
+ * truncated to whole µs (cyclictest's convention), and the percentiles of both are taken
+ * the same way, so the ratios compare like with like.
+ */
+#include "cli.h"
+#include "rt_cli.h"
+
+#include "rtcosim/fmu.h"
+#include "rtcosim/status.h"
+#include "rtcosim/time.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char bench_help[] =
+    "usage: rtcosim bench [options]\n"
+    "\n"
+    "Measure the wake-up latency of the real-time executive (and, with a system, its step\n"
+    "time) and optionally compare it with cyclictest on the same CPU and priority.\n"
+    "\n"
+    "options:\n"
+    "  --period US          loop period in microseconds (default 1000; with --system it\n"
+    "                       becomes the step of every unit without its own)\n"
+    "  --duration S         seconds per side (default 10)\n"
+    "  --system FILE        step this system (.ssd/.ssp) instead of the bare loop\n"
+    "  --priority N         SCHED_FIFO priority (default 80)\n"
+    "  --cpu N              CPU of the measuring thread (default: the last CPU)\n"
+    "  --spin-us N          busy-wait the last N us before each deadline (default 0)\n"
+    "  --load               spin a CPU hog on every other CPU during the benchmark\n"
+    "  --compare-cyclictest alternate runs with 'cyclictest -m -q -p PRIO -i US -D S -a CPU\n"
+    "                       -h 10000' and print both sides and the ratios\n"
+    "  --rounds N           alternations when comparing (default 2; each run: S/N s)\n"
+    "  --output-dir DIR     timing.json, histogram.txt, latency.csv of rtcosim;\n"
+    "                       cyclictest-histogram.txt and compare.txt when comparing\n"
+    "  -v, --verbose        progress information\n"
+    "  -h, --help           this text\n";
+
+typedef struct bench_opts {
+    long period_us, duration_s, rounds, spin_us;
+    int priority, cpu;
+    const char *system, *dir;
+    bool load, compare;
+} bench_opts;
+
+/* A 1-µs latency histogram with min/max/sum, the form both tools are compared in. */
+typedef struct us_hist {
+    uint64_t b[RTC_EXEC_HIST_US], over, n;
+    double sum_us;
+    long min_us, max_us;
+} us_hist;
+
+enum { B_PERIOD = 500, B_DUR, B_SYS, B_PRIO, B_CPU, B_SPIN, B_LOAD, B_CMP, B_ROUNDS, B_DIR };
+
+static int parse(int argc, char **argv, bench_opts *o)
+{
+    static const struct option opts[] = {
+        {"period", required_argument, NULL, B_PERIOD},
+        {"duration", required_argument, NULL, B_DUR},
+        {"system", required_argument, NULL, B_SYS},
+        {"priority", required_argument, NULL, B_PRIO},
+        {"cpu", required_argument, NULL, B_CPU},
+        {"spin-us", required_argument, NULL, B_SPIN},
+        {"load", no_argument, NULL, B_LOAD},
+        {"compare-cyclictest", no_argument, NULL, B_CMP},
+        {"rounds", required_argument, NULL, B_ROUNDS},
+        {"output-dir", required_argument, NULL, B_DIR},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+        switch (c) {
+        case B_PERIOD: o->period_us = atol(optarg); break;
+        case B_DUR: o->duration_s = atol(optarg); break;
+        case B_SYS: o->system = optarg; break;
+        case B_PRIO: o->priority = atoi(optarg); break;
+        case B_CPU: o->cpu = atoi(optarg); break;
+        case B_SPIN: o->spin_us = atol(optarg); break;
+        case B_LOAD: o->load = true; break;
+        case B_CMP: o->compare = true; break;
+        case B_ROUNDS: o->rounds = atol(optarg); break;
+        case B_DIR: o->dir = optarg; break;
+        case 'v': rtc_cli_log.max_level = RTC_LOG_INFO; break;
+        case 'h': return -1;
+        default: return rtc_cli_usage_error("bench", "unknown option");
+        }
+    }
+    const char *bad = optind != argc                                 ? "unexpected argument"
+                      : o->period_us < 10 || o->period_us > 10000000 ? "--period: 10..10000000 us"
+                      : o->duration_s < 1                            ? "--duration: at least 1 s"
+                      : o->priority < 0 || o->priority > 99          ? "--priority: 0..99"
+                      : o->cpu < 0 || o->cpu >= rtc_rt_cpu_count()   ? "--cpu: no such CPU"
+                      : o->rounds < 1                                ? "--rounds: at least 1"
+                      : o->spin_us < 0                               ? "--spin-us: >= 0"
+                                                                     : NULL;
+    return bad ? rtc_cli_usage_error("bench", "%s", bad) : RTC_EXIT_OK;
+}
+
+/* ---- the CPU hog of --load ---- */
+
+typedef struct hog {
+    _Atomic bool stop;
+    pthread_t t[256];
+    int n;
+} hog;
+
+static void *hog_main(void *arg)
+{
+    hog *h = arg;
+    volatile uint64_t x = 0;
+    while (!atomic_load_explicit(&h->stop, memory_order_relaxed))
+        x = x * 6364136223846793005u + 1; /* keep the core and its caches busy */
+    return NULL;
+}
+
+static void hog_start(hog *h, int rt_cpu)
+{
+    for (int cpu = 0; cpu < rtc_rt_cpu_count() && h->n < 256; cpu++) {
+        if (cpu == rt_cpu)
+            continue;
+        pthread_attr_t a;
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(cpu, &set);
+        pthread_attr_init(&a);
+        pthread_attr_setaffinity_np(&a, sizeof set, &set);
+        if (pthread_create(&h->t[h->n], &a, hog_main, h) == 0)
+            h->n++;
+        pthread_attr_destroy(&a);
+    }
+}
+
+static void hog_stop(hog *h)
+{
+    atomic_store_explicit(&h->stop, true, memory_order_relaxed);
+    for (int i = 0; i < h->n; i++)
+        pthread_join(h->t[i], NULL);
+}
+
+/* ---- histograms ---- */
+
+static void hist_init(us_hist *h)
+{
+    memset(h, 0, sizeof *h);
+    h->min_us = -1;
+}
+
+/* Value at quantile q: the smallest bucket reaching ceil(q·n) (overflow: the max). */
+static double hist_q(const us_hist *h, double q)
+{
+    uint64_t rank = (uint64_t)ceil(q * (double)h->n), seen = 0;
+    rank = rank < 1 ? 1 : rank;
+    for (size_t i = 0; i < RTC_EXEC_HIST_US; i++)
+        if ((seen += h->b[i]) >= rank)
+            return (double)i;
+    return (double)h->max_us;
+}
+
+/* Add one rtcosim run (its exec histogram and exact min/max/avg). */
+static void add_exec(us_hist *h, const rtc_exec *ex)
+{
+    uint64_t b[RTC_EXEC_HIST_US], over;
+    rtc_exec_latency_us(ex, b, RTC_EXEC_HIST_US, &over);
+    rtc_exec_stats st;
+    rtc_exec_stats_get(ex, &st);
+    for (size_t i = 0; i < RTC_EXEC_HIST_US; i++)
+        h->b[i] += b[i];
+    h->over += over;
+    h->n += st.wakeup.count;
+    h->sum_us += st.wakeup.avg / 1000.0 * (double)st.wakeup.count;
+    long mn = (long)(st.wakeup.min / 1000), mx = (long)(st.wakeup.max / 1000);
+    h->min_us = h->min_us < 0 || mn < h->min_us ? mn : h->min_us;
+    h->max_us = mx > h->max_us ? mx : h->max_us;
+}
+
+/* ---- cyclictest ---- */
+
+/* Run cyclictest for @p secs and add its -h output to @p h; a copy goes to @p raw. */
+static int run_cyclictest(const bench_opts *o, long secs, us_hist *h, FILE *raw)
+{
+    char cmd[512];
+    /* clock_nanosleep with TIMER_ABSTIME is cyclictest's default mode (rt-tests ≥ 2.0
+     * dropped -n); -q: only the histogram and summary at the end */
+    snprintf(cmd, sizeof cmd, "cyclictest -m -q -p %d -i %ld -D %ld -a %d -h %d 2>&1",
+             o->priority, o->period_us, secs, o->cpu, RTC_EXEC_HIST_US);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return RTC_ESYS;
+    char line[512];
+    long v, mn = -1, mx = -1, lines = 0;
+    unsigned long long cnt;
+    double avg = 0;
+    uint64_t n = 0;
+    while (fgets(line, sizeof line, p)) {
+        if (raw)
+            fputs(line, raw);
+        if (sscanf(line, "%ld %llu", &v, &cnt) == 2 && v >= 0 && v < RTC_EXEC_HIST_US) {
+            h->b[v] += cnt;
+            n += cnt;
+            lines++;
+        } else if (sscanf(line, "# Min Latencies: %ld", &v) == 1) {
+            mn = v;
+        } else if (sscanf(line, "# Avg Latencies: %ld", &v) == 1) {
+            avg = (double)v;
+        } else if (sscanf(line, "# Max Latencies: %ld", &v) == 1) {
+            mx = v;
+        } else if (sscanf(line, "# Histogram Overflows: %llu", &cnt) == 1) {
+            h->over += cnt;
+            n += cnt;
+        }
+    }
+    int st = pclose(p);
+    if (st != 0 || lines == 0 || mx < 0) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "'%s' failed (status %d) or printed no "
+                "histogram: is rt-tests installed (scripts/setup)?", cmd, st);
+        return RTC_ESYS;
+    }
+    h->n += n;
+    h->sum_us += avg * (double)n; /* cyclictest prints only the rounded average */
+    h->min_us = h->min_us < 0 || mn < h->min_us ? mn : h->min_us;
+    h->max_us = mx > h->max_us ? mx : h->max_us;
+    return RTC_OK;
+}
+
+/* ---- rtcosim ---- */
+
+static int load_system(const bench_opts *o, long secs, rtc_system **sys)
+{
+    rtc_unit_factory f;
+    rtc_system_options so = {.has_stop = true, .has_start = true, .start_ns = 0};
+    so.stop_ns = (int64_t)secs * RTC_NS_PER_S;
+    if (o->period_us > 0)
+        so.step_ns = (int64_t)o->period_us * 1000;
+    if (rtc_fmu_factory(&f) != RTC_OK)
+        return RTC_ENOMEM;
+    int rc = rtc_system_load(o->system, &f, 1, &so, &rtc_cli_log, sys);
+    if (rc == RTC_OK)
+        rc = rtc_system_init(*sys);
+    return rc;
+}
+
+/* One rtcosim run of @p secs; the last one writes the output directory's files. */
+static int run_rtcosim(const bench_opts *o, long secs, us_hist *h, bool last)
+{
+    rtc_system *sys = NULL;
+    rtc_exec *ex = NULL;
+    char path[4096] = "";
+    int rc = o->system ? load_system(o, secs, &sys) : RTC_OK;
+    rtc_exec_options eo;
+    rtc_exec_options_init(&eo);
+    eo.period_ns = sys ? 0 : (int64_t)o->period_us * 1000;
+    eo.max_steps = (int64_t)secs * 1000000 / o->period_us;
+    eo.priority = o->priority;
+    eo.cpu = o->cpu;
+    eo.spin_ns = (int64_t)o->spin_us * 1000;
+    eo.overrun = RTC_EXEC_SKIP; /* like cyclictest: a late wake-up skips missed periods */
+    eo.lg = &rtc_cli_log;
+    eo.status_line = true;
+    if (last && o->dir) {
+        snprintf(path, sizeof path, "%s/latency.csv", o->dir);
+        eo.trace_path = path;
+    }
+    if (rc == RTC_OK)
+        rc = rtc_exec_new(sys, &eo, &ex);
+    if (rc == RTC_OK) {
+        rtc_cli_rt_signals(ex);
+        rc = rtc_exec_run(ex);
+        rtc_cli_rt_signals(NULL);
+    }
+    if (rc == RTC_OK) {
+        add_exec(h, ex);
+        if (rtc_exec_stop_reason(ex) == RTC_EXEC_SIGNAL)
+            rc = RTC_ETERMINATED;
+    }
+    if (ex && last && o->dir) {
+        snprintf(path, sizeof path, "%s/timing.json", o->dir);
+        rtc_exec_write_timing(ex, path, NULL);
+        snprintf(path, sizeof path, "%s/histogram.txt", o->dir);
+        rtc_exec_write_histogram(ex, path);
+    }
+    if (ex && sys) {
+        rtc_exec_stats st;
+        rtc_exec_stats_get(ex, &st);
+        printf("rtcosim step time: p50 %.1f us, p99 %.1f us, max %.1f us (%zu units)\n",
+               st.step.p50 / 1e3, st.step.p99 / 1e3, st.step.max / 1e3,
+               rtc_system_unit_count(sys));
+    }
+    rtc_exec_free(ex);
+    rtc_system_free(sys);
+    return rc;
+}
+
+/* ---- report ---- */
+
+static void print_row(FILE *f, const char *name, const us_hist *h)
+{
+    fprintf(f, "%-11s %10llu %7ld %7.1f %7.0f %7.0f %7.0f %7ld %9llu\n", name,
+            (unsigned long long)h->n, h->min_us, h->n ? h->sum_us / (double)h->n : 0.0,
+            hist_q(h, 0.50), hist_q(h, 0.99), hist_q(h, 0.999), h->max_us,
+            (unsigned long long)h->over);
+}
+
+static double ratio(double a, double b)
+{
+    return b > 0 ? a / b : a > 0 ? INFINITY : 1.0;
+}
+
+static void report(FILE *f, const bench_opts *o, const us_hist *r, const us_hist *c)
+{
+    fprintf(f, "period %ld us, %ld s per side in %ld round(s), priority %d, CPU %d, %s%s%s\n",
+            o->period_us, o->duration_s, o->compare ? o->rounds : 1, o->priority, o->cpu,
+            o->load ? "load on the other CPUs" : "idle", o->system ? ", system " : ", bare loop",
+            o->system ? o->system : "");
+    fprintf(f, "wake-up latency (us)   samples     min     avg     p50     p99   p99.9     max "
+            " >10ms\n");
+    print_row(f, "rtcosim", r);
+    if (!c)
+        return;
+    print_row(f, "cyclictest", c);
+    fprintf(f, "ratio rtcosim/cyclictest: p50 %.2f  p99 %.2f  p99.9 %.2f  max %.2f\n",
+            ratio(hist_q(r, .5), hist_q(c, .5)), ratio(hist_q(r, .99), hist_q(c, .99)),
+            ratio(hist_q(r, .999), hist_q(c, .999)), ratio((double)r->max_us, (double)c->max_us));
+}
+
+static int bench_rounds(const bench_opts *o, us_hist *r, us_hist *c)
+{
+    long rounds = o->compare ? o->rounds : 1, secs = o->duration_s / rounds;
+    secs = secs < 1 ? 1 : secs;
+    FILE *raw = NULL;
+    char path[4096];
+    if (o->compare && o->dir) {
+        snprintf(path, sizeof path, "%s/cyclictest-histogram.txt", o->dir);
+        raw = fopen(path, "w");
+    }
+    int rc = RTC_OK;
+    for (long i = 0; rc == RTC_OK && i < rounds; i++) {
+        rtc_log(&rtc_cli_log, RTC_LOG_INFO, "round %ld/%ld: rtcosim %ld s", i + 1, rounds, secs);
+        rc = run_rtcosim(o, secs, r, i == rounds - 1);
+        if (rc == RTC_OK && o->compare) {
+            rtc_log(&rtc_cli_log, RTC_LOG_INFO, "round %ld/%ld: cyclictest %ld s", i + 1,
+                    rounds, secs);
+            rc = run_cyclictest(o, secs, c, raw);
+        }
+    }
+    if (raw)
+        fclose(raw);
+    return rc;
+}
+
+int rtc_cmd_bench(int argc, char **argv)
+{
+    bench_opts o = {.period_us = 1000, .duration_s = 10, .rounds = 2, .priority = 80,
+                    .cpu = rtc_rt_cpu_count() - 1};
+    int st = parse(argc, argv, &o);
+    if (st != RTC_EXIT_OK) {
+        if (st < 0)
+            fputs(bench_help, stdout);
+        return st < 0 ? RTC_EXIT_OK : st;
+    }
+    if (o.dir)
+        mkdir(o.dir, 0755);
+    us_hist *r = malloc(sizeof *r), *c = malloc(sizeof *c);
+    if (!r || !c) {
+        free(r);
+        free(c);
+        return RTC_EXIT_ERROR;
+    }
+    hist_init(r);
+    hist_init(c);
+    hog h = {.n = 0};
+    if (o.load)
+        hog_start(&h, o.cpu);
+    int rc = bench_rounds(&o, r, c);
+    if (o.load)
+        hog_stop(&h);
+    if (rc == RTC_OK) {
+        report(stdout, &o, r, o.compare ? c : NULL);
+        char path[4096];
+        snprintf(path, sizeof path, "%s/compare.txt", o.dir ? o.dir : ".");
+        FILE *f = o.dir ? fopen(path, "w") : NULL;
+        if (f) {
+            report(f, &o, r, o.compare ? c : NULL);
+            fclose(f);
+        }
+    }
+    free(r);
+    free(c);
+    return rc == RTC_OK ? RTC_EXIT_OK : rc == RTC_ETERMINATED ? 130 : RTC_EXIT_ERROR;
+}

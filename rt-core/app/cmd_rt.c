@@ -1,0 +1,229 @@
+/*
+ * `rtcosim run SYSTEM --realtime`: the real-time path of the system runner (cmd_system.c
+ * parses the common options, loads, initializes and starts the recorder; this file paces
+ * the run with the executive, rtcosim/exec.h, and writes the timing files).
+ *
+ * Signals: SIGINT/SIGTERM handlers store the signal into the executive with one atomic
+ * (async-signal-safe); the RT thread stops at its next step boundary, the safe state is
+ * applied, and the caller flushes the CSV and writes the summary; the process exits with
+ * 128 + signal (130 for SIGINT, 143 for SIGTERM), like a shell reports a killed job.
+ *
+ * --test-safe-file PATH (for tests, documented in the help): registers a safe-state
+ * callback that writes "safe\n" to PATH — a stand-in for an I/O driver's safe values,
+ * so a test can check that every kind of stop reaches the safe state.
+ */
+#include "cli.h"
+#include "rt_cli.h"
+
+#include "rtcosim/status.h"
+
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { O_RT = RTC_CLI_RT_OPT_FIRST, O_PRIO, O_CPU, O_SPIN, O_OVERRUN, O_MAXOV, O_WD, O_SAFE };
+
+const struct option rtc_cli_rt_longopts[] = {
+    {"realtime", optional_argument, NULL, O_RT},   {"priority", required_argument, NULL, O_PRIO},
+    {"cpu", required_argument, NULL, O_CPU},       {"spin-us", required_argument, NULL, O_SPIN},
+    {"overrun", required_argument, NULL, O_OVERRUN},
+    {"max-overruns", required_argument, NULL, O_MAXOV},
+    {"watchdog-ms", required_argument, NULL, O_WD},
+    {"test-safe-file", required_argument, NULL, O_SAFE},
+    {NULL, 0, NULL, 0}};
+
+const char rtc_cli_rt_help[] =
+    "  --realtime [RTF]     pace the run against the wall clock (SCHED_FIFO thread), RTF\n"
+    "                       simulated seconds per wall second (default 1); DIR also gets\n"
+    "                       timing.json, histogram.txt (cyclictest -h layout), latency.csv\n"
+    "  --priority N         SCHED_FIFO priority 1..99 of the RT thread (default 80; 0:\n"
+    "                       SCHED_OTHER); refused without privileges: one warning, SCHED_OTHER\n"
+    "  --cpu N              pin the RT thread to CPU N\n"
+    "  --spin-us N          busy-wait the last N us before each deadline (default 0)\n"
+    "  --overrun P          catch-up | skip | stop | substitute (not available yet):\n"
+    "                       what a step finishing after the next deadline does (default\n"
+    "                       catch-up)\n"
+    "  --max-overruns N     stop policy: consecutive overruns that stop the run (default 3)\n"
+    "  --watchdog-ms N      exit (status 3) with the safe state applied when one tick takes\n"
+    "                       longer than N ms (e.g. an FMU call that hangs)\n"
+    "  --test-safe-file F   testing: the safe-state callback writes F on every stop\n"
+    "  SIGINT/SIGTERM stop a real-time run at the next step; exit status 130/143.\n";
+
+void rtc_cli_rt_init(rtc_cli_rt *rt)
+{
+    *rt = (rtc_cli_rt){.rtf = 1.0, .priority = 80, .cpu = -1, .max_overruns = 3};
+}
+
+/* A whole-string number, or false. */
+static bool number(const char *s, double *out)
+{
+    char *end;
+    if (!s || !*s)
+        return false;
+    *out = strtod(s, &end);
+    return *end == '\0';
+}
+
+static int int_opt(const char *cmd, const char *name, const char *arg, long lo, long hi,
+                   long *out)
+{
+    double v;
+    if (!number(arg, &v) || v != (double)(long)v || v < (double)lo || v > (double)hi)
+        return rtc_cli_usage_error(cmd, "--%s %s: expected an integer in %ld..%ld", name,
+                                   arg, lo, hi);
+    *out = (long)v;
+    return RTC_EXIT_OK;
+}
+
+int rtc_cli_rt_option(rtc_cli_rt *rt, int c, const char *arg, int argc, char **argv,
+                      const char *cmd)
+{
+    long v = 0;
+    int st = RTC_EXIT_OK;
+    double d;
+    switch (c) {
+    case O_RT:
+        rt->enabled = true;
+        /* "--realtime 2": getopt leaves an optional argument in the next word */
+        if (!arg && optind < argc && number(argv[optind], &d))
+            arg = argv[optind++];
+        if (arg && (!number(arg, &rt->rtf) || !(rt->rtf > 0)))
+            st = rtc_cli_usage_error(cmd, "--realtime %s: the real-time factor must be a "
+                                     "number > 0", arg);
+        break;
+    case O_PRIO: st = int_opt(cmd, "priority", arg, 0, 99, &v); rt->priority = (int)v; break;
+    case O_CPU: st = int_opt(cmd, "cpu", arg, 0, 4095, &v); rt->cpu = (int)v; break;
+    case O_SPIN: st = int_opt(cmd, "spin-us", arg, 0, 1000000, &rt->spin_us); break;
+    case O_MAXOV: st = int_opt(cmd, "max-overruns", arg, 1, 1000000, &rt->max_overruns); break;
+    case O_WD: st = int_opt(cmd, "watchdog-ms", arg, 1, 3600000, &rt->watchdog_ms); break;
+    case O_SAFE: rt->safe_file = arg; break;
+    case O_OVERRUN:
+        if (rtc_exec_overrun_parse(arg, &rt->overrun) != RTC_OK)
+            st = rtc_cli_usage_error(cmd, "--overrun %s: expected catch-up, skip, stop or "
+                                     "substitute", arg);
+        break;
+    default: st = rtc_cli_usage_error(cmd, "unknown option");
+    }
+    return st;
+}
+
+/* ---- signals: one atomic pointer, read by the handler ---- */
+
+static _Atomic(rtc_exec *) signal_target;
+
+static void on_signal(int signo)
+{
+    rtc_exec *ex = atomic_load_explicit(&signal_target, memory_order_acquire);
+    if (ex)
+        rtc_exec_signal(ex, signo); /* a lock-free atomic store: async-signal-safe */
+}
+
+void rtc_cli_rt_signals(rtc_exec *ex)
+{
+    atomic_store_explicit(&signal_target, ex, memory_order_release);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = ex ? on_signal : SIG_DFL;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* ---- safe state and watchdog ---- */
+
+static void write_safe_marker(void *user)
+{
+    int fd = open((const char *)user, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        ssize_t n = write(fd, "safe\n", 5);
+        (void)n;
+        close(fd);
+    }
+}
+
+typedef struct wd_ctx {
+    rtc_recorder *rec;
+    rtc_csv *csv;
+    const char *dir;
+} wd_ctx;
+
+/* The watchdog fired (its thread; the RT thread is stuck in a unit): keep what we have. */
+static void on_watchdog(rtc_exec *ex, void *user)
+{
+    wd_ctx *w = user;
+    char path[4096];
+    rtc_recorder_stop(w->rec, NULL); /* rows queued so far reach results.csv */
+    rtc_csv_close(w->csv);
+    snprintf(path, sizeof path, "%s/timing.json", w->dir);
+    rtc_exec_write_timing(ex, path, "watchdog");
+    snprintf(path, sizeof path, "%s/histogram.txt", w->dir);
+    rtc_exec_write_histogram(ex, path);
+}
+
+static void options_of(const rtc_cli_rt *rt, rtc_recorder *rec, long decimation,
+                       const char *trace, rtc_exec_options *eo)
+{
+    rtc_exec_options_init(eo);
+    eo->rtf = rt->rtf;
+    eo->priority = rt->priority;
+    eo->cpu = rt->cpu;
+    eo->spin_ns = (int64_t)rt->spin_us * 1000;
+    eo->overrun = rt->overrun;
+    eo->max_overruns = (uint32_t)rt->max_overruns;
+    eo->watchdog_ns = (int64_t)rt->watchdog_ms * 1000000;
+    eo->recorder = rec;
+    eo->decimation = decimation;
+    eo->trace_path = trace;
+    eo->status_line = true;
+    eo->lg = &rtc_cli_log;
+}
+
+/* timing.json, histogram.txt and the outcome for the summary and the exit status. */
+static void finish(rtc_exec *ex, const char *dir, rtc_cli_rt *rt)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/timing.json", dir);
+    rtc_exec_write_timing(ex, path, NULL);
+    snprintf(path, sizeof path, "%s/histogram.txt", dir);
+    rtc_exec_write_histogram(ex, path);
+    rtc_exec_stats st;
+    rtc_exec_stats_get(ex, &st);
+    rtc_log(&rtc_cli_log, RTC_LOG_INFO, "real time (%s %d): %llu steps, wake-up latency p50 "
+            "%.1f us p99 %.1f us max %.1f us, %llu overrun(s)", st.sched_policy, st.priority,
+            (unsigned long long)st.steps, st.wakeup.p50 / 1e3, st.wakeup.p99 / 1e3,
+            st.wakeup.max / 1e3, (unsigned long long)st.overruns);
+    if (st.stop == RTC_EXEC_SIGNAL)
+        rt->exit_code = 128 + st.stop_signal;
+    if (st.stop != RTC_EXEC_END)
+        rt->status = rtc_exec_stop_name(st.stop);
+}
+
+int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decimation,
+                   const char *dir, rtc_cli_rt *rt)
+{
+    char trace[4096];
+    snprintf(trace, sizeof trace, "%s/latency.csv", dir);
+    static wd_ctx w;
+    w = (wd_ctx){rec, csv, dir};
+    rtc_exec_options eo;
+    options_of(rt, rec, decimation, trace, &eo);
+    eo.on_watchdog = on_watchdog;
+    eo.watchdog_user = &w;
+    rtc_exec *ex = NULL;
+    int rc = rtc_exec_new(sys, &eo, &ex);
+    if (rc == RTC_OK && rt->safe_file)
+        rc = rtc_exec_add_safe(ex, write_safe_marker, (void *)rt->safe_file);
+    if (rc == RTC_OK) {
+        rtc_cli_rt_signals(ex);
+        rc = rtc_exec_run(ex);
+        rtc_cli_rt_signals(NULL);
+        finish(ex, dir, rt);
+    }
+    rtc_exec_free(ex);
+    return rc;
+}

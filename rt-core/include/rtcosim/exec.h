@@ -1,0 +1,245 @@
+/*
+ * rtcosim/exec.h — the real-time executive: paces a system against the wall clock.
+ *
+ * The executive owns one real-time (RT) thread that steps a system (or, for benchmarks,
+ * runs the bare pacing loop without one) at absolute deadlines on CLOCK_MONOTONIC:
+ *
+ *     deadline_j = t0 + j · period_ns,   period_ns = round(tick_ns / rtf)
+ *
+ * j is an integer step count; t0 is re-anchored on resume and moved by whole periods by
+ * the skip policy. rtf is a double only to compute period_ns once: the period is rounded
+ * to the nearest nanosecond, so a non-integer tick/rtf drifts from the ideal schedule by
+ * less than 0.5 ns per step (rtf = 1 and integer divisors are exact).
+ *
+ * One step j (DESIGN.md, "one communication step"):
+ *   1. sleep to deadline_j with clock_nanosleep(TIMER_ABSTIME) (optionally sleep to
+ *      deadline_j − spin and busy-wait the rest); wake-up latency = now − deadline_j;
+ *   2. rtc_system_step() (phase "step"; each unit's do_step is timed too);
+ *   3. hand-off: a result row to the recorder ring every `decimation` ticks and a record
+ *      to the latency trace ring (phase "handoff");
+ *   4. overrun check: the step is late when it finished after deadline_{j+1}; it is
+ *      counted, its lateness kept (max), its cause (the longest phase, and within "step"
+ *      the slowest unit) logged through the rtlog ring, and the policy applied:
+ *        catch-up  nothing: the next deadlines are already past, late steps run back to
+ *                  back until the schedule is met again;
+ *        skip      deadline_{j+1} moves by whole periods to the first one in the future;
+ *                  logical time is unchanged (no tick is dropped), the gap is recorded;
+ *        stop      after max_overruns consecutive overruns the run stops (safe state);
+ *        substitute  not available yet (rtc_exec_new() fails with a clear error).
+ *
+ * Three phases: rtc_exec_new() allocates everything (histograms, rings, tables) — the
+ * arm phase; rtc_exec_run() prepares the process (rtcosim/rt.h), starts the threads and
+ * blocks until the run stops; during the run the RT thread does no malloc/free, no lock,
+ * no stdio and no blocking syscall other than its sleep (tests/unit/test_rt_hygiene.c
+ * proves it). Control requests (pause, resume, single step, stop, signals) are atomics
+ * honoured at step boundaries. Every stop — the end, a unit's error, the overrun policy,
+ * a signal, a request — takes one path: the RT thread leaves its loop, the executive
+ * calls every registered safe-state callback once (drivers write their safe values)
+ * and returns; the caller then stops the recorder, frees the system (units terminate) and
+ * writes the summary. A watchdog thread (optional) notices an RT thread stuck in one
+ * tick longer than watchdog_ns: it applies the safe state, calls on_watchdog (to write
+ * what can be written) and exits the process with RTC_EXEC_WATCHDOG_EXIT — an FMU call
+ * cannot be cancelled.
+ *
+ * Threads: the RT thread (SCHED_FIFO, pinned), a monitor thread (drains the rtlog and
+ * the latency trace, draws the status line) and the watchdog; all but the caller's
+ * block SIGINT/SIGTERM so the application's handler runs on the caller's thread.
+ */
+#ifndef RTCOSIM_EXEC_H
+#define RTCOSIM_EXEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtcosim/hist.h"
+#include "rtcosim/log.h"
+#include "rtcosim/recorder.h"
+#include "rtcosim/rt.h"
+#include "rtcosim/system.h"
+
+typedef struct rtc_exec rtc_exec;
+
+/** Marks functions that may be called on the RT thread (STYLE rule 13). */
+#ifndef RTC_RT_SAFE
+#define RTC_RT_SAFE
+#endif
+
+/** Exit status of a process ended by the watchdog. */
+#define RTC_EXEC_WATCHDOG_EXIT 3
+/** Most safe-state callbacks one executive holds. */
+#define RTC_EXEC_MAX_SAFE 16
+/** Buckets (1 µs each) of the cyclictest-style latency histogram (histogram.txt). */
+#define RTC_EXEC_HIST_US 10000
+
+typedef enum {
+    RTC_EXEC_CATCH_UP = 0,
+    RTC_EXEC_SKIP,
+    RTC_EXEC_SUBSTITUTE, /**< accepted by the parser; rtc_exec_new() refuses it for now */
+    RTC_EXEC_STOP,
+} rtc_exec_overrun;
+
+/** Why a run stopped. */
+typedef enum {
+    RTC_EXEC_RUNNING = 0,
+    RTC_EXEC_END,      /**< stop time or step count reached, or a unit ended the run */
+    RTC_EXEC_ERROR,    /**< a unit's Error/Fatal (rtc_exec_stop_status() has it) */
+    RTC_EXEC_OVERRUNS, /**< the stop policy: max_overruns consecutive overruns */
+    RTC_EXEC_SIGNAL,   /**< rtc_exec_signal() (SIGINT/SIGTERM handler) */
+    RTC_EXEC_REQUEST,  /**< rtc_exec_request_stop() */
+    RTC_EXEC_WATCHDOG, /**< the watchdog fired (the process then exits) */
+} rtc_exec_stop;
+
+/** Phase an overrun is blamed on (the longest of the late step). */
+typedef enum {
+    RTC_EXEC_PHASE_WAKEUP = 0, /**< woke up late (sleep/scheduling) */
+    RTC_EXEC_PHASE_STEP,       /**< rtc_system_step(): the units */
+    RTC_EXEC_PHASE_HANDOFF,    /**< recorder and trace rings */
+} rtc_exec_phase;
+
+/** A safe-state callback (an I/O driver writes its safe values). Called on a non-RT
+ *  thread, once per run, on every kind of stop. */
+typedef void (*rtc_exec_safe_fn)(void *user);
+
+typedef struct rtc_exec_options {
+    double rtf;              /**< real-time factor, > 0 (default 1) */
+    int64_t period_ns;       /**< without a system: the loop period (required); with a
+                                  system: 0 = tick/rtf */
+    int64_t max_steps;       /**< stop after this many steps (0: the system's stop time;
+                                  required without a system) */
+    int priority;            /**< SCHED_FIFO priority 1..99 (default 80); 0: SCHED_OTHER */
+    int cpu;                 /**< CPU of the RT thread, -1: not pinned (default) */
+    int64_t spin_ns;         /**< busy-wait the last spin_ns before each deadline (0) */
+    rtc_exec_overrun overrun; /**< default catch-up */
+    uint32_t max_overruns;   /**< stop policy: consecutive overruns that stop (default 3) */
+    int64_t watchdog_ns;     /**< 0: no watchdog */
+    bool lock_memory;        /**< rtc_rt_prepare_process() (default true) */
+    bool hard;               /**< RT set-up failures are errors, not warnings (false) */
+    size_t heap_reserve;     /**< bytes prefaulted into the heap (default 16 MiB) */
+    size_t stack_bytes;      /**< RT thread stack (default 1 MiB; half is prefaulted) */
+    size_t rtlog_depth;      /**< rtlog ring records (default 1024) */
+    rtc_recorder *recorder;  /**< rows go here (NULL: none); must be in real-time
+                                  (non-lossless) mode to keep the RT thread from waiting */
+    long decimation;         /**< a row every n-th tick (default 1), as `rtcosim run` */
+    const char *trace_path;  /**< per-step latency trace CSV, NULL: none (copied) */
+    size_t trace_depth;      /**< trace ring records (default 65536) */
+    bool status_line;        /**< live status on stderr when it is a terminal */
+    bool unit_timing;        /**< time each unit's do_step (default true) */
+    const rtc_logger *lg;    /**< messages (rtlog lines included); may be NULL */
+    /** Called by the watchdog after the safe state, before the process exits. */
+    void (*on_watchdog)(rtc_exec *ex, void *user);
+    void *watchdog_user;
+} rtc_exec_options;
+
+/** Summary of a run (a snapshot while it runs). */
+typedef struct rtc_exec_stats {
+    int64_t period_ns;
+    uint64_t steps;              /**< steps executed (paced and single steps) */
+    int64_t sim_time_ns;         /**< logical time reached, ns from the start */
+    uint64_t overruns;
+    uint64_t max_consecutive;    /**< longest run of consecutive overruns */
+    int64_t max_lateness_ns;     /**< worst finish after deadline_{j+1} */
+    uint64_t skipped_periods;    /**< skip policy: periods jumped over */
+    int64_t gap_ns;              /**< skip policy: wall time jumped over */
+    long minor_faults, major_faults; /**< of the RT thread during the run; -1: unknown */
+    rtc_hist_summary wakeup, step, handoff, slack;
+    uint64_t rtlog_dropped, trace_dropped, rows_dropped;
+    const char *sched_policy;    /**< "SCHED_FIFO" / "SCHED_OTHER" ("" before the run) */
+    int priority, cpu;
+    rtc_rt_info rt;
+    rtc_exec_stop stop;
+    int stop_status;             /**< RTC_ERROR stop: the unit's status */
+    int stop_signal;             /**< RTC_EXEC_SIGNAL stop: the signal number */
+} rtc_exec_stats;
+
+/** Defaults (see each field). RT-safe: yes. */
+void rtc_exec_options_init(rtc_exec_options *o);
+
+/** "catch-up", "skip", "substitute", "stop". RT-safe: yes. */
+const char *rtc_exec_overrun_name(rtc_exec_overrun p);
+/** Parse an overrun policy name. Returns RTC_OK or RTC_EPARSE. RT-safe: yes. */
+int rtc_exec_overrun_parse(const char *name, rtc_exec_overrun *out);
+/** "running", "completed", "error", "overruns", "signal", "stopped", "watchdog". */
+const char *rtc_exec_stop_name(rtc_exec_stop s);
+/** "wakeup", "step", "handoff". RT-safe: yes. */
+const char *rtc_exec_phase_name(rtc_exec_phase p);
+
+/**
+ * Arm: validate @p o, compute the period, allocate and touch every buffer. @p sys
+ * (initialized, not yet stepped; may be NULL for the bare loop) must outlive the
+ * executive; the executive installs its unit timer on it.
+ * Returns RTC_OK; RTC_EINVAL (bad option: logged); RTC_EUNSUPPORTED (substitute policy:
+ * logged "not available yet"); RTC_ENOMEM. RT-safe: no.
+ */
+int rtc_exec_new(rtc_system *sys, const rtc_exec_options *o, rtc_exec **out);
+
+/** Free (after rtc_exec_run returned, or without running); NULL is a no-op. Removes
+ *  the unit timer from the system. RT-safe: no. */
+void rtc_exec_free(rtc_exec *ex);
+
+/**
+ * Register a safe-state callback (before rtc_exec_run). Returns RTC_OK or RTC_ELIMIT
+ * (more than RTC_EXEC_MAX_SAFE). RT-safe: no.
+ */
+int rtc_exec_add_safe(rtc_exec *ex, rtc_exec_safe_fn fn, void *user);
+
+/**
+ * Prepare the process, start the threads, pace the run until it stops, apply the safe
+ * state. Blocks; may be called once per executive.
+ * Returns RTC_OK (END, SIGNAL, REQUEST); the unit's status (ERROR); RTC_ELIMIT
+ * (OVERRUNS); RTC_ESYS (a thread could not be started, or hard mode and the RT set-up
+ * failed). RT-safe: no. Thread: the caller's (should handle SIGINT/SIGTERM).
+ */
+int rtc_exec_run(rtc_exec *ex);
+
+/** Pause at the next step boundary. RT-safe: yes. Thread: any. */
+RTC_RT_SAFE void rtc_exec_pause(rtc_exec *ex);
+/** Resume: the schedule is re-anchored to now (no burst of catch-up steps).
+ *  RT-safe: yes. Thread: any. */
+RTC_RT_SAFE void rtc_exec_resume(rtc_exec *ex);
+/** While paused: run one step at once (unpaced, not in the latency statistics).
+ *  RT-safe: yes. Thread: any. */
+RTC_RT_SAFE void rtc_exec_single_step(rtc_exec *ex);
+/** Stop at the next step boundary (RTC_EXEC_REQUEST). RT-safe: yes. Thread: any. */
+RTC_RT_SAFE void rtc_exec_request_stop(rtc_exec *ex);
+/** Stop at the next step boundary because of signal @p signo (RTC_EXEC_SIGNAL).
+ *  Async-signal-safe (one lock-free atomic store). Thread: any. */
+RTC_RT_SAFE void rtc_exec_signal(rtc_exec *ex, int signo);
+/** True once the RT thread is parked in a pause. RT-safe: yes. Thread: any. */
+RTC_RT_SAFE bool rtc_exec_is_paused(const rtc_exec *ex);
+
+/**
+ * True on the executive's RT thread between arming and the end of its loop (a
+ * thread-local flag, for tests that count what the RT thread does). RT-safe: yes.
+ */
+RTC_RT_SAFE bool rtc_exec_is_rt_thread(void);
+
+/** Snapshot of the counters and histograms. RT-safe: no. Thread: any. */
+void rtc_exec_stats_get(const rtc_exec *ex, rtc_exec_stats *out);
+
+/** Units timed (0 without a system or unit timing), and one's do_step summary. */
+size_t rtc_exec_unit_count(const rtc_exec *ex);
+void rtc_exec_unit_stats(const rtc_exec *ex, size_t i, rtc_hist_summary *out);
+
+/**
+ * Copy the 1-µs wake-up latency histogram (cyclictest -h layout): @p n buckets
+ * (≤ RTC_EXEC_HIST_US) into @p buckets, the values beyond into *overflow.
+ * RT-safe: no. Thread: any.
+ */
+void rtc_exec_latency_us(const rtc_exec *ex, uint64_t *buckets, size_t n, uint64_t *overflow);
+
+/** Why the run stopped (RTC_EXEC_RUNNING while it runs). RT-safe: yes. */
+rtc_exec_stop rtc_exec_stop_reason(const rtc_exec *ex);
+
+/**
+ * Write timing.json: period, steps, overruns, policy, scheduling, kernel, and min/avg/
+ * p50/p99/p999/p9999/max of wakeup_latency_ns, step_time_ns, handoff_ns, slack_ns and
+ * units.<name>.do_step_ns. @p status overrides the stop name (NULL: from the stop).
+ * Returns RTC_OK or RTC_EIO (logged). RT-safe: no.
+ */
+int rtc_exec_write_timing(const rtc_exec *ex, const char *path, const char *status);
+
+/** Write histogram.txt in cyclictest's -h layout. Returns RTC_OK or RTC_EIO. RT-safe: no. */
+int rtc_exec_write_histogram(const rtc_exec *ex, const char *path);
+
+#endif

@@ -1,0 +1,357 @@
+/*
+ * The real-time executive's RT thread: the pacing loop, the overrun policies and the
+ * control requests (rtcosim/exec.h explains the schedule and the policies).
+ *
+ * DESIGN: run phase rules hold from rtc_exec_is_rt_thread() turning true to the end of
+ * the loop — no allocation (every buffer comes from rtc_exec_new), no lock, no stdio,
+ * no blocking call but the deadline sleep; text is never formatted here, conditions go
+ * to the rtlog ring as numbers. The schedule is integer nanoseconds on CLOCK_MONOTONIC:
+ *     deadline(j) = anchor_wall + (j − anchor_j) · period
+ * Resume sets (anchor_wall, anchor_j) to (now, j); skip subtracts the skipped periods
+ * from anchor_j. Nothing accumulates floating-point error.
+ */
+#include "exec_priv.h"
+
+#include "rtcosim/status.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <time.h>
+
+static _Thread_local bool on_rt_thread;
+
+bool rtc_exec_is_rt_thread(void)
+{
+    return on_rt_thread;
+}
+
+int64_t rtc__exec_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The one sleep of the RT thread: absolute, CLOCK_MONOTONIC; clock_nanosleep returns the
+ * error number (it does not set errno), EINTR means "sleep again to the same time". */
+static void sleep_until(int64_t t_ns)
+{
+    struct timespec ts = {.tv_sec = t_ns / 1000000000, .tv_nsec = t_ns % 1000000000};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+        ;
+}
+
+/* Sleep to deadline − spin, then busy-wait to the deadline (spin 0: plain sleep). */
+static void wait_deadline(const rtc_exec *ex, int64_t deadline)
+{
+    if (ex->o.spin_ns <= 0) {
+        sleep_until(deadline);
+        return;
+    }
+    sleep_until(deadline - ex->o.spin_ns);
+    while (rtc__exec_now_ns() < deadline)
+        ;
+}
+
+static inline void bump(_Atomic uint64_t *c, uint64_t by)
+{
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + by,
+                          memory_order_relaxed);
+}
+
+static inline void raise_max(_Atomic int64_t *m, int64_t v)
+{
+    if (v > atomic_load_explicit(m, memory_order_relaxed))
+        atomic_store_explicit(m, v, memory_order_relaxed);
+}
+
+/* State of the loop, private to the RT thread. */
+typedef struct loop {
+    int64_t j;                  /* steps executed */
+    int64_t anchor_wall, anchor_j;
+    uint64_t consec;            /* consecutive overruns */
+    uint32_t steps_taken;       /* single steps honoured */
+    bool paused;
+    rtc_exec_stop stop;
+} loop;
+
+/* A unit's do_step begins/ends (rtc_system_set_unit_timer). */
+static void unit_timer(void *user, size_t i, bool end)
+{
+    rtc_exec *ex = user;
+    int64_t t = rtc__exec_now_ns();
+    if (!end) {
+        ex->unit_t0 = t;
+        atomic_store_explicit(&ex->cur_unit, (long)i, memory_order_relaxed);
+        return;
+    }
+    int64_t d = t - ex->unit_t0;
+    if (i < ex->n_units)
+        rtc_hist_add(ex->h_unit[i], d);
+    if (d > ex->tick_unit_max_ns) {
+        ex->tick_unit_max_ns = d;
+        ex->tick_unit_max = (long)i;
+    }
+    atomic_store_explicit(&ex->cur_unit, -1, memory_order_relaxed);
+}
+
+void rtc__exec_install_timer(rtc_exec *ex)
+{
+    if (ex->sys && ex->o.unit_timing)
+        rtc_system_set_unit_timer(ex->sys, unit_timer, ex);
+}
+
+static void end_with(loop *s, rtc_exec *ex, rtc_exec_stop why, int status, int signo)
+{
+    s->stop = why;
+    ex->stop_status = status;
+    ex->stop_signal = signo;
+    rtc_rtlog_push_ext(ex->log, RTC_RTLOG_STOPPING, (uint32_t)why, s->j, signo ? signo : status,
+                       0);
+}
+
+/* Apply the overrun policy after a step that finished after deadline(j+1). */
+static void overrun(rtc_exec *ex, loop *s, const int64_t t[4], int64_t next)
+{
+    int64_t late = t[3] - next;
+    int64_t ph[3] = {t[1] - t[0], t[2] - t[1], t[3] - t[2]};
+    int phase = ph[1] >= ph[0] && ph[1] >= ph[2] ? RTC_EXEC_PHASE_STEP
+                : ph[0] >= ph[2]                 ? RTC_EXEC_PHASE_WAKEUP
+                                                 : RTC_EXEC_PHASE_HANDOFF;
+    long unit = phase == RTC_EXEC_PHASE_STEP ? ex->tick_unit_max : -1;
+    bump(&ex->overruns, 1);
+    s->consec++;
+    raise_max(&ex->max_late, late);
+    if (s->consec > atomic_load_explicit(&ex->max_consec, memory_order_relaxed))
+        atomic_store_explicit(&ex->max_consec, s->consec, memory_order_relaxed);
+    rtc_rtlog_push_ext(ex->log, RTC_RTLOG_OVERRUN, (uint32_t)phase | (uint32_t)(unit + 1) << 4,
+                       s->j, late, unit >= 0 ? ex->tick_unit_max_ns : ph[phase]);
+    if (ex->o.overrun == RTC_EXEC_SKIP) {
+        /* first deadline after the finish: next + n·period > t_end */
+        int64_t n = late / ex->period_ns + 1;
+        s->anchor_j -= n;
+        bump(&ex->skipped, (uint64_t)n);
+        atomic_store_explicit(&ex->gap_ns,
+                              atomic_load_explicit(&ex->gap_ns, memory_order_relaxed) +
+                                  n * ex->period_ns,
+                              memory_order_relaxed);
+        rtc_rtlog_push_ext(ex->log, RTC_RTLOG_SKIP, 0, s->j, n, n * ex->period_ns);
+    } else if (ex->o.overrun == RTC_EXEC_STOP && s->consec >= ex->o.max_overruns) {
+        end_with(s, ex, RTC_EXEC_OVERRUNS, RTC_ELIMIT, 0);
+    }
+}
+
+/* Record the step's telemetry; t = {deadline, woke, stepped, handed off}. */
+static void account(rtc_exec *ex, loop *s, const int64_t t[4])
+{
+    int64_t wake = t[1] - t[0], next = t[0] + ex->period_ns;
+    rtc_hist_add(ex->h_wake, wake);
+    rtc_hist_add(ex->h_step, t[2] - t[1]);
+    rtc_hist_add(ex->h_handoff, t[3] - t[2]);
+    int64_t us = wake > 0 ? wake / 1000 : 0;
+    if (us < RTC_EXEC_HIST_US)
+        bump(&ex->lat_us[us], 1);
+    else
+        bump(&ex->lat_us_over, 1);
+    if (t[3] > next) {
+        overrun(ex, s, t, next);
+    } else {
+        s->consec = 0;
+        rtc_hist_add(ex->h_slack, next - t[3]);
+    }
+}
+
+/* Hand-off: a result row (as `rtcosim run` does: every decimation-th tick) and the trace. */
+static int handoff(rtc_exec *ex, loop *s, const int64_t t[3])
+{
+    rtc_system *sys = ex->sys;
+    if (sys && ex->o.recorder && rtc_system_tick_index(sys) % ex->o.decimation == 0) {
+        int rc = rtc_recorder_push(ex->o.recorder,
+                                   rtc_system_start_ns(sys) + rtc_system_time_ns(sys));
+        if (rc == RTC_ELIMIT) {
+            bump(&ex->rows_dropped, 1);
+            rtc_rtlog_push(ex->log, RTC_RTLOG_ROW_DROPPED, s->j, 0);
+        } else if (rc != RTC_OK) {
+            return rc;
+        }
+    }
+    if (ex->trace) {
+        trace_rec r = {s->j, t[1] - t[0], t[2] - t[1]};
+        if (!rtc_ring_push(ex->trace, &r)) {
+            bump(&ex->trace_dropped, 1);
+            rtc_rtlog_push(ex->log, RTC_RTLOG_TRACE_DROPPED, s->j, 0);
+        }
+    }
+    return RTC_OK;
+}
+
+/* One step at deadline t0 (woken at t1); paced = false for single steps while paused. */
+static void tick(rtc_exec *ex, loop *s, int64_t deadline, int64_t woke, bool paced)
+{
+    int64_t t[4] = {deadline, woke, 0, 0};
+    /* relaxed: the watchdog only needs a recent timestamp, not ordering with the step */
+    atomic_store_explicit(&ex->cur_k, s->j, memory_order_relaxed);
+    atomic_store_explicit(&ex->step_begin_ns, woke, memory_order_relaxed);
+    ex->tick_unit_max_ns = 0;
+    ex->tick_unit_max = -1;
+    int rc = ex->sys ? rtc_system_step(ex->sys) : RTC_OK;
+    t[2] = rtc__exec_now_ns();
+    if (rc == RTC_OK)
+        rc = handoff(ex, s, t);
+    t[3] = rtc__exec_now_ns();
+    atomic_store_explicit(&ex->step_begin_ns, 0, memory_order_relaxed);
+    if (rc != RTC_OK) {
+        if (rc != RTC_ETERMINATED)
+            rtc_rtlog_push(ex->log, RTC_RTLOG_STEP_FAILED, s->j, rc);
+        end_with(s, ex, rc == RTC_ETERMINATED ? RTC_EXEC_END : RTC_EXEC_ERROR, rc, 0);
+        return;
+    }
+    bump(&ex->steps, 1);
+    atomic_store_explicit(&ex->sim_ns,
+                          ex->sys ? rtc_system_time_ns(ex->sys) : (s->j + 1) * ex->period_ns,
+                          memory_order_relaxed);
+    if (paced)
+        account(ex, s, t);
+    s->j++;
+}
+
+/* Boundary checks: a stop request, or the end of the run. */
+static bool at_end(rtc_exec *ex, loop *s)
+{
+    if (s->stop != RTC_EXEC_RUNNING)
+        return true;
+    int req = atomic_load_explicit(&ex->ctl_stop, memory_order_acquire);
+    if (req) {
+        end_with(s, ex, (rtc_exec_stop)(req & 0xff), RTC_OK, req >> 8);
+        return true;
+    }
+    bool done = ex->o.max_steps > 0 && s->j >= ex->o.max_steps;
+    if (ex->sys)
+        done |= rtc_system_time_ns(ex->sys) + rtc_system_tick_ns(ex->sys) >
+                rtc_system_stop_ns(ex->sys);
+    if (done)
+        end_with(s, ex, RTC_EXEC_END, RTC_OK, 0);
+    return done;
+}
+
+/* Paused: honour single steps, otherwise nap 1 ms. Returns true while still paused. */
+static bool pause_point(rtc_exec *ex, loop *s)
+{
+    bool want = atomic_load_explicit(&ex->ctl_pause, memory_order_acquire);
+    if (want && !s->paused) {
+        s->paused = true;
+        atomic_store_explicit(&ex->paused, true, memory_order_release);
+        rtc_rtlog_push(ex->log, RTC_RTLOG_PAUSED, s->j, 0);
+    }
+    if (!want && s->paused) {
+        /* re-anchor: the first step after a resume is due now, the rest follow at the
+         * period — the time spent paused is not owed (no catch-up burst) */
+        s->paused = false;
+        s->anchor_wall = rtc__exec_now_ns();
+        s->anchor_j = s->j;
+        atomic_store_explicit(&ex->paused, false, memory_order_release);
+        rtc_rtlog_push(ex->log, RTC_RTLOG_RESUMED, s->j, 0);
+    }
+    if (!s->paused)
+        return false;
+    uint32_t asked = atomic_load_explicit(&ex->ctl_step, memory_order_acquire);
+    if (asked != s->steps_taken) {
+        s->steps_taken++;
+        rtc_rtlog_push(ex->log, RTC_RTLOG_SINGLE_STEP, s->j, 0);
+        int64_t now = rtc__exec_now_ns();
+        tick(ex, s, now, now, false);
+    } else {
+        sleep_until(rtc__exec_now_ns() + 1000000);
+    }
+    return true;
+}
+
+static void run_loop(rtc_exec *ex)
+{
+    loop s = {.anchor_wall = rtc__exec_now_ns() + ex->period_ns};
+    if (ex->sys && ex->o.recorder &&
+        rtc_recorder_push(ex->o.recorder, rtc_system_start_ns(ex->sys)) == RTC_ELIMIT)
+        bump(&ex->rows_dropped, 1);
+    while (!at_end(ex, &s)) {
+        if (pause_point(ex, &s))
+            continue;
+        int64_t deadline = s.anchor_wall + (s.j - s.anchor_j) * ex->period_ns;
+        wait_deadline(ex, deadline);
+        tick(ex, &s, deadline, rtc__exec_now_ns(), true);
+    }
+    atomic_store_explicit(&ex->stop, s.stop, memory_order_release);
+}
+
+void *rtc__exec_rt_main(void *arg)
+{
+    rtc_exec *ex = arg;
+    rtc__exec_block_signals();
+    rtc_rt_prefault_stack(ex->o.stack_bytes / 2);
+    (void)rtc__exec_now_ns(); /* bind the vDSO call before the run */
+    pthread_barrier_wait(&ex->start);
+    struct rusage r0, r1;
+    bool ru = getrusage(RUSAGE_THREAD, &r0) == 0;
+    on_rt_thread = true;
+    run_loop(ex);
+    on_rt_thread = false;
+    if (ru && getrusage(RUSAGE_THREAD, &r1) == 0) {
+        atomic_store_explicit(&ex->minflt, r1.ru_minflt - r0.ru_minflt, memory_order_relaxed);
+        atomic_store_explicit(&ex->majflt, r1.ru_majflt - r0.ru_majflt, memory_order_relaxed);
+    }
+    return NULL;
+}
+
+/* ---- control requests (any thread) ---- */
+
+void rtc_exec_pause(rtc_exec *ex)
+{
+    atomic_store_explicit(&ex->ctl_pause, true, memory_order_release);
+}
+
+void rtc_exec_resume(rtc_exec *ex)
+{
+    atomic_store_explicit(&ex->ctl_pause, false, memory_order_release);
+}
+
+void rtc_exec_single_step(rtc_exec *ex)
+{
+    atomic_fetch_add_explicit(&ex->ctl_step, 1, memory_order_acq_rel);
+}
+
+void rtc_exec_request_stop(rtc_exec *ex)
+{
+    int none = 0;
+    /* the first request wins (a signal after a request does not rewrite the reason) */
+    atomic_compare_exchange_strong_explicit(&ex->ctl_stop, &none,
+                                            STOP_REQ(RTC_EXEC_REQUEST, 0),
+                                            memory_order_acq_rel, memory_order_relaxed);
+}
+
+void rtc_exec_signal(rtc_exec *ex, int signo)
+{
+    int none = 0;
+    /* lock-free atomic CAS: async-signal-safe */
+    atomic_compare_exchange_strong_explicit(&ex->ctl_stop, &none,
+                                            STOP_REQ(RTC_EXEC_SIGNAL, signo),
+                                            memory_order_acq_rel, memory_order_relaxed);
+}
+
+bool rtc_exec_is_paused(const rtc_exec *ex)
+{
+    return atomic_load_explicit(&ex->paused, memory_order_acquire);
+}
+
+rtc_exec_stop rtc_exec_stop_reason(const rtc_exec *ex)
+{
+    return (rtc_exec_stop)atomic_load_explicit(&ex->stop, memory_order_acquire);
+}
+
+void rtc__exec_apply_safe(rtc_exec *ex)
+{
+    /* once per run, whichever thread gets here first (main or watchdog) */
+    if (atomic_flag_test_and_set(&ex->safe_done))
+        return;
+    for (size_t i = 0; i < ex->n_safe; i++)
+        ex->safe[i](ex->safe_user[i]);
+}

@@ -1,0 +1,233 @@
+/*
+ * The executive's arm phase and accessors (rtcosim/exec.h): options, validation, every
+ * allocation of a run (histograms, rings, the 1-µs latency table), and the snapshots that
+ * non-RT threads read while the RT thread writes (relaxed loads of single-writer atomics).
+ */
+#include "exec_priv.h"
+
+#include "rtcosim/status.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Histogram range: 1000 s in ns — anything longer is clamped into the top bucket. */
+#define HIST_MAX_NS INT64_C(1000000000000)
+
+static const char *const overrun_names[] = {"catch-up", "skip", "substitute", "stop"};
+
+void rtc_exec_options_init(rtc_exec_options *o)
+{
+    *o = (rtc_exec_options){
+        .rtf = 1.0,
+        .priority = 80,
+        .cpu = -1,
+        .overrun = RTC_EXEC_CATCH_UP,
+        .max_overruns = 3,
+        .lock_memory = true,
+        .heap_reserve = (size_t)16 << 20,
+        .stack_bytes = (size_t)1 << 20,
+        .rtlog_depth = 1024,
+        .decimation = 1,
+        .trace_depth = 65536,
+        .unit_timing = true,
+    };
+}
+
+const char *rtc_exec_overrun_name(rtc_exec_overrun p)
+{
+    return (unsigned)p < 4 ? overrun_names[p] : "?";
+}
+
+int rtc_exec_overrun_parse(const char *name, rtc_exec_overrun *out)
+{
+    for (int i = 0; i < 4; i++) {
+        if (!strcmp(name, overrun_names[i])) {
+            *out = (rtc_exec_overrun)i;
+            return RTC_OK;
+        }
+    }
+    return RTC_EPARSE;
+}
+
+const char *rtc_exec_stop_name(rtc_exec_stop s)
+{
+    static const char *const names[] = {"running", "completed", "error",   "overruns",
+                                        "signal",  "stopped",   "watchdog"};
+    return (unsigned)s < 7 ? names[s] : "?";
+}
+
+const char *rtc_exec_phase_name(rtc_exec_phase p)
+{
+    static const char *const names[] = {"wakeup", "step", "handoff"};
+    return (unsigned)p < 3 ? names[p] : "?";
+}
+
+/* Options that make no run; each reason logged. */
+static int validate(const rtc_system *sys, const rtc_exec_options *o, const rtc_logger *lg)
+{
+    if (o->overrun == RTC_EXEC_SUBSTITUTE) {
+        rtc_log(lg, RTC_LOG_ERROR, "overrun policy 'substitute' is not available yet "
+                "(use catch-up, skip or stop)");
+        return RTC_EUNSUPPORTED;
+    }
+    const char *bad = !(o->rtf > 0 && o->rtf < 1e9)          ? "rtf must be > 0"
+                      : !sys && o->period_ns <= 0             ? "the bare loop needs a period"
+                      : !sys && o->max_steps <= 0             ? "the bare loop needs a step count"
+                      : o->priority < 0 || o->priority > 99   ? "priority must be 0..99"
+                      : o->cpu >= rtc_rt_cpu_count()          ? "no such CPU"
+                      : o->spin_ns < 0 || o->watchdog_ns < 0  ? "negative time"
+                      : (unsigned)o->overrun > RTC_EXEC_STOP  ? "unknown overrun policy"
+                      : o->max_overruns < 1                   ? "max overruns must be >= 1"
+                      : o->decimation < 1                     ? "decimation must be >= 1"
+                      : o->rtlog_depth < 1                    ? "rtlog depth must be >= 1"
+                                                              : NULL;
+    if (bad) {
+        rtc_log(lg, RTC_LOG_ERROR, "real-time executive: %s", bad);
+        return RTC_EINVAL;
+    }
+    return RTC_OK;
+}
+
+/* period = round(tick / rtf), computed once; integer ns from here on. */
+static int64_t period_of(const rtc_system *sys, const rtc_exec_options *o)
+{
+    if (!sys || o->period_ns > 0)
+        return o->period_ns;
+    double p = (double)rtc_system_tick_ns(sys) / o->rtf + 0.5;
+    return p < 1 ? 1 : (int64_t)p;
+}
+
+static int alloc_tables(rtc_exec *ex)
+{
+    int rc = RTC_OK;
+    rtc_hist **h[] = {&ex->h_wake, &ex->h_step, &ex->h_handoff, &ex->h_slack};
+    for (size_t i = 0; rc == RTC_OK && i < 4; i++)
+        rc = rtc_hist_new(HIST_MAX_NS, h[i]);
+    if (rc == RTC_OK && ex->n_units) {
+        ex->h_unit = calloc(ex->n_units, sizeof *ex->h_unit);
+        rc = ex->h_unit ? RTC_OK : RTC_ENOMEM;
+    }
+    for (size_t i = 0; rc == RTC_OK && i < ex->n_units; i++)
+        rc = rtc_hist_new(HIST_MAX_NS, &ex->h_unit[i]);
+    if (rc == RTC_OK) {
+        ex->lat_us = calloc(RTC_EXEC_HIST_US, sizeof *ex->lat_us);
+        rc = ex->lat_us ? RTC_OK : RTC_ENOMEM;
+    }
+    if (rc == RTC_OK)
+        rc = rtc_rtlog_new(ex->o.rtlog_depth, ex->lg, &ex->log);
+    if (rc == RTC_OK && ex->o.trace_path) {
+        /* our own copy: the caller's string may be gone by the time the run starts */
+        ex->o.trace_path = ex->trace_path_copy = strdup(ex->o.trace_path);
+        rc = ex->trace_path_copy ? RTC_OK : RTC_ENOMEM;
+    }
+    if (rc == RTC_OK && ex->o.trace_path)
+        rc = rtc_ring_new(sizeof(trace_rec), ex->o.trace_depth ? ex->o.trace_depth : 65536,
+                          &ex->trace);
+    return rc;
+}
+
+int rtc_exec_new(rtc_system *sys, const rtc_exec_options *o, rtc_exec **out)
+{
+    int rc = validate(sys, o, o->lg);
+    if (rc != RTC_OK)
+        return rc;
+    rtc_exec *ex = calloc(1, sizeof *ex);
+    if (!ex)
+        return RTC_ENOMEM;
+    ex->sys = sys;
+    ex->o = *o;
+    ex->lg = o->lg;
+    ex->period_ns = period_of(sys, o);
+    ex->n_units = sys && o->unit_timing ? rtc_system_unit_count(sys) : 0;
+    ex->policy = "";
+    atomic_init(&ex->cur_unit, -1);
+    atomic_flag_clear(&ex->safe_done);
+    rc = alloc_tables(ex);
+    /* calloc'ed pages may be untouched: write every bucket once (arm, not run) */
+    for (size_t b = 0; rc == RTC_OK && b < RTC_EXEC_HIST_US; b++)
+        atomic_store_explicit(&ex->lat_us[b], 0, memory_order_relaxed);
+    if (rc != RTC_OK) {
+        rtc_exec_free(ex);
+        return rc;
+    }
+    rtc__exec_install_timer(ex);
+    *out = ex;
+    return RTC_OK;
+}
+
+void rtc_exec_free(rtc_exec *ex)
+{
+    if (!ex)
+        return;
+    if (ex->sys)
+        rtc_system_set_unit_timer(ex->sys, NULL, NULL);
+    rtc_hist_free(ex->h_wake);
+    rtc_hist_free(ex->h_step);
+    rtc_hist_free(ex->h_handoff);
+    rtc_hist_free(ex->h_slack);
+    for (size_t i = 0; ex->h_unit && i < ex->n_units; i++)
+        rtc_hist_free(ex->h_unit[i]);
+    free(ex->h_unit);
+    free(ex->lat_us);
+    rtc_rtlog_free(ex->log);
+    rtc_ring_free(ex->trace);
+    free(ex->trace_path_copy);
+    free(ex);
+}
+
+int rtc_exec_add_safe(rtc_exec *ex, rtc_exec_safe_fn fn, void *user)
+{
+    if (ex->n_safe >= RTC_EXEC_MAX_SAFE)
+        return RTC_ELIMIT;
+    ex->safe[ex->n_safe] = fn;
+    ex->safe_user[ex->n_safe++] = user;
+    return RTC_OK;
+}
+
+#define LOAD(x) atomic_load_explicit(&(x), memory_order_relaxed)
+
+void rtc_exec_stats_get(const rtc_exec *ex, rtc_exec_stats *out)
+{
+    *out = (rtc_exec_stats){
+        .period_ns = ex->period_ns, .steps = LOAD(ex->steps), .sim_time_ns = LOAD(ex->sim_ns),
+        .overruns = LOAD(ex->overruns), .max_consecutive = LOAD(ex->max_consec),
+        .max_lateness_ns = LOAD(ex->max_late), .skipped_periods = LOAD(ex->skipped),
+        .gap_ns = LOAD(ex->gap_ns), .minor_faults = LOAD(ex->minflt),
+        .major_faults = LOAD(ex->majflt), .rtlog_dropped = rtc_rtlog_dropped(ex->log),
+        .trace_dropped = LOAD(ex->trace_dropped), .rows_dropped = LOAD(ex->rows_dropped),
+        .sched_policy = ex->policy, .priority = ex->priority, .cpu = ex->o.cpu,
+        .rt = ex->info, .stop = rtc_exec_stop_reason(ex), .stop_status = ex->stop_status,
+        .stop_signal = ex->stop_signal};
+    if (!ex->ran)
+        out->minor_faults = out->major_faults = -1;
+    rtc_hist_summarize(ex->h_wake, &out->wakeup);
+    rtc_hist_summarize(ex->h_step, &out->step);
+    rtc_hist_summarize(ex->h_handoff, &out->handoff);
+    rtc_hist_summarize(ex->h_slack, &out->slack);
+}
+
+size_t rtc_exec_unit_count(const rtc_exec *ex)
+{
+    return ex->n_units;
+}
+
+void rtc_exec_unit_stats(const rtc_exec *ex, size_t i, rtc_hist_summary *out)
+{
+    if (i < ex->n_units)
+        rtc_hist_summarize(ex->h_unit[i], out);
+    else
+        *out = (rtc_hist_summary){0};
+}
+
+void rtc_exec_latency_us(const rtc_exec *ex, uint64_t *buckets, size_t n, uint64_t *overflow)
+{
+    uint64_t over = LOAD(ex->lat_us_over);
+    for (size_t i = 0; i < RTC_EXEC_HIST_US; i++) {
+        uint64_t c = LOAD(ex->lat_us[i]);
+        if (i < n)
+            buckets[i] = c;
+        else
+            over += c;
+    }
+    *overflow = over;
+}

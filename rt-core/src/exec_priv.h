@@ -1,0 +1,100 @@
+/*
+ * Internals of the real-time executive (rtcosim/exec.h), shared by exec.c (arming, the
+ * RT loop, control), exec_threads.c (monitor, watchdog, run) and exec_report.c
+ * (timing.json, histogram.txt).
+ *
+ * Ownership of the fields during a run:
+ *   RT thread writes    counters (_Atomic, relaxed single-writer stores: readers only
+ *                       need each value whole), histograms, the trace/rtlog rings
+ *                       (producer side), step_begin_ns / cur_unit (watchdog), paused;
+ *   any thread writes   the control requests ctl_* (the RT thread reads them with
+ *                       acquire at step boundaries);
+ *   monitor thread      the rings' consumer side and the trace file;
+ *   main thread         everything else (arming, joining, safe callbacks).
+ */
+#ifndef RTC_EXEC_PRIV_H
+#define RTC_EXEC_PRIV_H
+
+#include "rtcosim/exec.h"
+#include "rtcosim/ring.h"
+#include "rtcosim/rtlog.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+/* Record of the latency trace ring (one per paced step). */
+typedef struct trace_rec {
+    int64_t k, wakeup_ns, step_ns;
+} trace_rec;
+
+/* Stop request encoding in ctl_stop: 0 none; reason | signo << 8. */
+#define STOP_REQ(reason, signo) ((int)(reason) | ((signo) << 8))
+
+struct rtc_exec {
+    rtc_system *sys;
+    rtc_exec_options o;
+    int64_t period_ns;
+    const rtc_logger *lg;
+
+    /* telemetry (RT thread writes) */
+    rtc_hist *h_wake, *h_step, *h_handoff, *h_slack;
+    rtc_hist **h_unit;          /* n_units, NULL without unit timing */
+    size_t n_units;
+    _Atomic uint64_t *lat_us;   /* RTC_EXEC_HIST_US buckets of 1 µs */
+    _Atomic uint64_t lat_us_over;
+    _Atomic uint64_t steps, overruns, max_consec, skipped;
+    _Atomic int64_t max_late, gap_ns, sim_ns;
+    _Atomic long minflt, majflt;
+    _Atomic uint64_t rows_dropped, trace_dropped;
+
+    /* per-tick unit timing (RT thread only) */
+    int64_t unit_t0, tick_unit_max_ns;
+    long tick_unit_max;
+
+    /* control (any thread → RT thread) */
+    _Atomic bool ctl_pause;
+    _Atomic uint32_t ctl_step;  /* single steps requested so far */
+    _Atomic int ctl_stop;       /* STOP_REQ() or 0 */
+    _Atomic bool paused;        /* RT thread is parked */
+
+    /* watchdog view (RT thread publishes) */
+    _Atomic int64_t step_begin_ns; /* wall time the current tick began, 0 between ticks */
+    _Atomic int64_t cur_k;
+    _Atomic long cur_unit;      /* unit in do_step, -1 none */
+
+    /* outcome */
+    _Atomic int stop;           /* rtc_exec_stop */
+    int stop_status, stop_signal;
+    atomic_flag safe_done;
+    rtc_exec_safe_fn safe[RTC_EXEC_MAX_SAFE];
+    void *safe_user[RTC_EXEC_MAX_SAFE];
+    size_t n_safe;
+
+    /* threads and rings */
+    rtc_rtlog *log;
+    rtc_ring *trace;
+    FILE *trace_file;
+    char *trace_path_copy;
+    rtc_rt_thread *rt;
+    pthread_t mon, wd;
+    bool mon_started, wd_started, ran;
+    _Atomic bool mon_stop;
+    pthread_barrier_t start;
+    rtc_rt_info info;
+    const char *policy;
+    int priority;
+};
+
+/* exec.c */
+int64_t rtc__exec_now_ns(void);
+void *rtc__exec_rt_main(void *arg);
+void rtc__exec_apply_safe(rtc_exec *ex);
+void rtc__exec_install_timer(rtc_exec *ex);
+
+/* exec_threads.c */
+void *rtc__exec_monitor_main(void *arg);
+void *rtc__exec_watchdog_main(void *arg);
+void rtc__exec_block_signals(void);
+
+#endif
