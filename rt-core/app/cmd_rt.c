@@ -86,6 +86,7 @@ int rtc_cli_rt_option(rtc_cli_rt *rt, int c, const char *arg, int argc, char **a
     long v = 0;
     int st = RTC_EXIT_OK;
     double d;
+    rt->given |= 1u << (c - RTC_CLI_RT_OPT_FIRST);
     switch (c) {
     case O_RT:
         rt->enabled = true;
@@ -203,9 +204,35 @@ static void finish(rtc_exec *ex, const char *dir, rtc_cli_rt *rt)
         rt->status = rtc_exec_stop_name(st.stop);
 }
 
+/* The system file's org.rtcosim.realtime settings where the command line is silent
+ * (an RTF on --realtime itself counts as given only when a number followed it). */
+static void apply_hints(const rtc_system *sys, rtc_cli_rt *rt)
+{
+    const rtc_system_rt_hints *h = rtc_system_rt(sys);
+#define GIVEN(opt) (rt->given & (1u << ((opt)-RTC_CLI_RT_OPT_FIRST)))
+    if (h->has_rtf && h->rtf > 0 && rt->rtf == 1.0)
+        rt->rtf = h->rtf;
+    if (h->has_priority && !GIVEN(O_PRIO))
+        rt->priority = h->priority;
+    if (h->has_cpu && !GIVEN(O_CPU))
+        rt->cpu = h->cpu;
+    if (h->has_overrun && !GIVEN(O_OVERRUN))
+        rtc_exec_overrun_parse(h->overrun, &rt->overrun);
+    if (h->has_max_overruns && !GIVEN(O_MAXOV))
+        rt->max_overruns = (long)h->max_overruns;
+#undef GIVEN
+}
+
+/* Every stop path: the I/O components write their safe values (exec's safe callbacks). */
+static void system_safe(void *user)
+{
+    rtc_system_write_safe(user);
+}
+
 int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decimation,
                    const char *dir, rtc_cli_rt *rt)
 {
+    apply_hints(sys, rt);
     char trace[4096];
     snprintf(trace, sizeof trace, "%s/latency.csv", dir);
     static wd_ctx w;
@@ -216,6 +243,8 @@ int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decima
     eo.watchdog_user = &w;
     rtc_exec *ex = NULL;
     int rc = rtc_exec_new(sys, &eo, &ex);
+    if (rc == RTC_OK)
+        rc = rtc_exec_add_safe(ex, system_safe, sys);
     if (rc == RTC_OK && rt->safe_file)
         rc = rtc_exec_add_safe(ex, write_safe_marker, (void *)rt->safe_file);
     if (rc == RTC_OK) {

@@ -215,6 +215,7 @@ static int run_ticks(rtc_system *sys, rtc_recorder *rec, long decimation, sys_op
 {
     if (o->rt.enabled)
         return rtc_cli_rt_run(sys, rec, csv, decimation, o->dir, &o->rt);
+
     int64_t start = rtc_system_start_ns(sys), stop = rtc_system_stop_ns(sys);
     int rc = rtc_recorder_push(rec, start);
     while (rc == RTC_OK && rtc_system_time_ns(sys) + rtc_system_tick_ns(sys) <= stop) {
@@ -246,6 +247,11 @@ int rtc_cmd_run_system(int argc, char **argv)
     snprintf(file, sizeof file, "%s/results.csv", o.dir);
     mkdir(o.dir, 0755);
     int rc = load(&o, &sys);
+    if (rc == RTC_OK && rtc_system_has_io(sys) && !o.rt.enabled) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: the system has I/O components (bench "
+                "drivers): run it against the wall clock with --realtime", o.path);
+        rc = RTC_EINVAL;
+    }
     if (rc == RTC_OK)
         rc = rtc_record_new(&rec);
     if (rc == RTC_OK)

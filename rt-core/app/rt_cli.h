@@ -29,6 +29,8 @@ typedef struct rtc_cli_rt {
     long max_overruns;
     long watchdog_ms;
     const char *safe_file; /**< --test-safe-file: a safe-state callback writes it */
+    unsigned given;        /**< bit (c − RTC_CLI_RT_OPT_FIRST) per option on the command
+                                line: the system file's settings fill in the others */
     /* outcome */
     int exit_code;         /**< 128 + signal when stopped by SIGINT/SIGTERM, else 0 */
     const char *status;    /**< summary status when not "completed", else NULL */

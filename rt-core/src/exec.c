@@ -111,6 +111,16 @@ static void end_with(loop *s, rtc_exec *ex, rtc_exec_stop why, int status, int s
                        0);
 }
 
+/* Tell the system how logical time maps to the wall clock (I/O units timestamp what
+ * arrives with it): t_j = j·tick is due at anchor_wall + (j − anchor_j)·period, so logical
+ * 0 is at anchor_wall − anchor_j·period. Called whenever the anchor moves. */
+static void announce_time_base(rtc_exec *ex, const loop *s)
+{
+    if (ex->sys)
+        rtc_system_set_time_base(ex->sys, s->anchor_wall - s->anchor_j * ex->period_ns,
+                                 ex->o.rtf);
+}
+
 /* Apply the overrun policy after a step that finished after deadline(j+1). */
 static void overrun(rtc_exec *ex, loop *s, const int64_t t[4], int64_t next)
 {
@@ -137,6 +147,7 @@ static void overrun(rtc_exec *ex, loop *s, const int64_t t[4], int64_t next)
                                   n * ex->period_ns,
                               memory_order_relaxed);
         rtc_rtlog_push_ext(ex->log, RTC_RTLOG_SKIP, 0, s->j, n, n * ex->period_ns);
+        announce_time_base(ex, s);
     } else if (ex->o.overrun == RTC_EXEC_STOP && s->consec >= ex->o.max_overruns) {
         end_with(s, ex, RTC_EXEC_OVERRUNS, RTC_ELIMIT, 0);
     }
@@ -250,6 +261,7 @@ static bool pause_point(rtc_exec *ex, loop *s)
         s->paused = false;
         s->anchor_wall = rtc__exec_now_ns();
         s->anchor_j = s->j;
+        announce_time_base(ex, s);
         atomic_store_explicit(&ex->paused, false, memory_order_release);
         rtc_rtlog_push(ex->log, RTC_RTLOG_RESUMED, s->j, 0);
     }
@@ -270,6 +282,7 @@ static bool pause_point(rtc_exec *ex, loop *s)
 static void run_loop(rtc_exec *ex)
 {
     loop s = {.anchor_wall = rtc__exec_now_ns() + ex->period_ns};
+    announce_time_base(ex, &s);
     if (ex->sys && ex->o.recorder &&
         rtc_recorder_push(ex->o.recorder, rtc_system_start_ns(ex->sys)) == RTC_ELIMIT)
         bump(&ex->rows_dropped, 1);

@@ -330,6 +330,13 @@ static int io_create(void *ctx, const rtc_unit_spec *sp, const rtc_logger *lg, r
     for (size_t i = 0; rc == RTC_OK && i < u->n; i++)
         rc = make_signal(u, sp, i, &cfg[i]);
     u->md.n_vars = u->n;
+    /* What comes from outside never depends within the tick on what goes out: outputs
+     * have no direct feedthrough (no algebraic loop through the bench). */
+    u->md.structure.outputs = own(u, calloc(u->n + 1, sizeof(rtc_unknown)));
+    for (size_t i = 0; u->md.structure.outputs && i < u->n; i++)
+        if (u->sig[i].from_bench)
+            u->md.structure.outputs[u->md.structure.n_outputs++] =
+                (rtc_unknown){.var = i, .deps_given = true};
     u->md.model_name = u->name;
     u->md.path = (char *)keep(u, sp->file);
     u->md.guid = (char *)keep(u, sp->type);

@@ -660,6 +660,11 @@ void rtc_system_set_unit_timer(rtc_system *sys, rtc_unit_timer fn, void *user)
     sys->unit_timer_user = user;
 }
 
+const rtc_system_rt_hints *rtc_system_rt(const rtc_system *sys)
+{
+    return &sys->rt;
+}
+
 bool rtc_system_has_io(const rtc_system *sys)
 {
     return sys->has_io;

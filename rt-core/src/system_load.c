@@ -294,9 +294,21 @@ static int copy_record(rtc_system *sys, char *const *names, size_t n)
     return RTC_OK;
 }
 
+/* The annotation's real-time settings, for the executive (names are static strings). */
+static void copy_rt_hints(rtc_system *sys, const rtc_ssp_realtime *r)
+{
+    sys->rt = (rtc_system_rt_hints){
+        .has_rtf = r->has_rtf, .rtf = r->rtf, .has_priority = r->has_priority,
+        .priority = r->priority, .has_cpu = r->has_cpu, .cpu = r->cpu,
+        .has_overrun = r->has_overrun, .overrun = rtc_ssp_overrun_name(r->overrun),
+        .has_max_overruns = r->has_max_overruns, .max_overruns = r->max_overruns,
+        .has_decimation = r->has_decimation, .decimation = r->decimation};
+}
+
 static int build_from_ssp(rtc_system *sys, const rtc_ssp *ssp, const rtc_system_options *o)
 {
     resolve_settings(sys, ssp, o);
+    copy_rt_hints(sys, &ssp->realtime);
     sys->units = calloc(ssp->n_components + 1, sizeof *sys->units);
     if (!sys->units)
         return RTC_ENOMEM;

@@ -114,6 +114,7 @@ struct rtc_system {
     size_t n_links;
     var_req *observe; /* recorded variables beyond the links' sources */
     size_t n_observe;
+    rtc_system_rt_hints rt; /* the file's real-time settings */
     char **record;    /* the system file's recording selection ("unit.variable") */
     size_t n_record;
     rtc_master algorithm;

@@ -94,6 +94,19 @@ int rtc_system_load(const char *path, const rtc_unit_factory *factories, size_t 
  *  RT-safe: no. */
 void rtc_system_free(rtc_system *sys);
 
+/** Real-time settings the system file asks for (org.rtcosim.realtime); each has_* says
+ *  it was given. The command line overrides them. */
+typedef struct rtc_system_rt_hints {
+    bool has_rtf, has_priority, has_cpu, has_overrun, has_max_overruns, has_decimation;
+    double rtf;
+    int priority, cpu;
+    const char *overrun; /**< "catch-up", "skip", "substitute", "stop" */
+    uint32_t max_overruns, decimation;
+} rtc_system_rt_hints;
+
+/** The file's real-time settings (valid while the system lives). RT-safe: yes. */
+const rtc_system_rt_hints *rtc_system_rt(const rtc_system *sys);
+
 /** True when the system has I/O components (drivers): such a system runs only in real
  *  time, against the wall clock. RT-safe: yes. */
 bool rtc_system_has_io(const rtc_system *sys);
