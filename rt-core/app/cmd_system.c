@@ -164,6 +164,41 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The I/O components' driver counters, request latency and per-signal health. */
+static void write_io_stats(FILE *f, const rtc_system *sys)
+{
+    fprintf(f, "  \"io\": [");
+    int n = 0;
+    for (size_t i = 0; i < rtc_system_unit_count(sys); i++) {
+        const rtc_unit *u = rtc_system_unit(sys, i);
+        rtc_signal_health h[64];
+        rtc_driver_stats st = {.signals = h, .n_signals_cap = 64};
+        if (rtc_io_unit_stats(u, &st) != RTC_OK)
+            continue;
+        fprintf(f, "%s\n    {\"unit\": \"%s\", \"requests\": %llu, \"errors\": %llu, "
+                   "\"timeouts\": %llu, \"exceptions\": %llu, \"reconnects\": %llu, "
+                   "\"malformed\": %llu, \"unknown\": %llu, \"rejected\": %llu, "
+                   "\"request_latency_ns\": {\"min\": %lld, \"p50\": %lld, \"p99\": %lld, "
+                   "\"max\": %lld}, \"signals\": [",
+                n++ ? "," : "", u->name, (unsigned long long)st.requests,
+                (unsigned long long)st.errors, (unsigned long long)st.timeouts,
+                (unsigned long long)st.exceptions, (unsigned long long)st.reconnects,
+                (unsigned long long)st.malformed, (unsigned long long)st.unknown,
+                (unsigned long long)st.rejected, (long long)st.latency.min_ns,
+                (long long)rtc_lathist_quantile_ns(&st.latency, 0.5),
+                (long long)rtc_lathist_quantile_ns(&st.latency, 0.99),
+                (long long)st.latency.max_ns);
+        for (size_t k = 0; k < st.n_signals && k < 64; k++)
+            fprintf(f, "%s{\"name\": \"%s\", \"quality\": \"%s\", \"updates\": %llu, "
+                       "\"stale_events\": %llu, \"clamped\": %llu}",
+                    k ? ", " : "", u->md->vars[k].name, rtc_quality_name(h[k].quality),
+                    (unsigned long long)h[k].updates, (unsigned long long)h[k].stale_events,
+                    (unsigned long long)h[k].clamped);
+        fprintf(f, "]}");
+    }
+    fprintf(f, "%s],\n", n ? "\n  " : "");
+}
+
 static void write_summary(const char *dir, const rtc_system *sys, const char *path, int rc,
                           double wall_s, const rtc_recorder_stats *rs, const char *status)
 {
@@ -199,6 +234,7 @@ static void write_summary(const char *dir, const rtc_system *sys, const char *pa
                 (unsigned long long)ls.samples, ls.error_rms, ls.error_max);
     }
     fprintf(f, "\n  ],\n");
+    write_io_stats(f, sys);
     fprintf(f, "  \"units\": [");
     for (size_t i = 0; i < rtc_system_unit_count(sys); i++)
         fprintf(f, "%s\n    {\"name\": \"%s\", \"step_ns\": %lld}", i ? "," : "",

@@ -363,3 +363,11 @@ int rtc_io_unit_factory(rtc_unit_factory *out, const char *type)
     *out = (rtc_unit_factory){.type = type, .create = io_create, .ctx = (void *)ops};
     return RTC_OK;
 }
+
+int rtc_io_unit_stats(const rtc_unit *unit, rtc_driver_stats *out)
+{
+    if (!unit || unit->ops != &io_ops)
+        return RTC_EINVAL;
+    const io_unit *u = unit->self;
+    return u->ops->stats(u->drv, out);
+}

@@ -255,4 +255,12 @@ const char *rtc_quality_name(int quality);
 struct rtc_unit_factory;
 int rtc_io_unit_factory(struct rtc_unit_factory *out, const char *type);
 
+/**
+ * Driver statistics of an I/O unit (a unit made by rtc_io_unit_factory()); the caller
+ * provides @p out->signals / n_signals_cap for the per-signal health, as for
+ * rtc_driver_ops.stats. Returns RTC_OK, or RTC_EINVAL when @p unit is not an I/O unit.
+ * RT-safe: no. Thread: any.
+ */
+int rtc_io_unit_stats(const rtc_unit *unit, rtc_driver_stats *out);
+
 #endif
