@@ -313,13 +313,19 @@ static bool sender_allowed(const osc *d, lo_message msg)
     return false;
 }
 
+/* liblo hands 64-bit arguments at 4-byte alignment inside the packet: copy them out
+ * instead of reading through the (misaligned) lo_arg pointer. */
 static bool numeric_arg(char type, lo_arg *a, double *v)
 {
+    int32_t i32;
+    int64_t i64;
+    float f;
+    double d;
     switch (type) {
-    case LO_INT32: *v = a->i; return true;
-    case LO_INT64: *v = (double)a->h; return true;
-    case LO_FLOAT: *v = a->f; return isfinite(*v);
-    case LO_DOUBLE: *v = a->d; return isfinite(*v);
+    case LO_INT32: memcpy(&i32, a, sizeof i32); *v = i32; return true;
+    case LO_INT64: memcpy(&i64, a, sizeof i64); *v = (double)i64; return true;
+    case LO_FLOAT: memcpy(&f, a, sizeof f); *v = f; return isfinite(*v);
+    case LO_DOUBLE: memcpy(&d, a, sizeof d); *v = d; return isfinite(*v);
     case LO_TRUE: *v = 1.0; return true;
     case LO_FALSE: *v = 0.0; return true;
     default: return false;
