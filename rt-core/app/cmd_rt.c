@@ -26,7 +26,8 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { O_RT = RTC_CLI_RT_OPT_FIRST, O_PRIO, O_CPU, O_SPIN, O_OVERRUN, O_MAXOV, O_WD, O_SAFE };
+enum { O_RT = RTC_CLI_RT_OPT_FIRST, O_PRIO, O_CPU, O_SPIN, O_OVERRUN, O_MAXOV, O_WD, O_SAFE,
+       O_EXPOSE, O_CTLPORT, O_CTLALLOW, O_DEADMAN };
 
 const struct option rtc_cli_rt_longopts[] = {
     {"realtime", optional_argument, NULL, O_RT},   {"priority", required_argument, NULL, O_PRIO},
@@ -35,6 +36,10 @@ const struct option rtc_cli_rt_longopts[] = {
     {"max-overruns", required_argument, NULL, O_MAXOV},
     {"watchdog-ms", required_argument, NULL, O_WD},
     {"test-safe-file", required_argument, NULL, O_SAFE},
+    {"expose", required_argument, NULL, O_EXPOSE},
+    {"control-port", required_argument, NULL, O_CTLPORT},
+    {"control-allow", no_argument, NULL, O_CTLALLOW},
+    {"deadman-ms", required_argument, NULL, O_DEADMAN},
     {NULL, 0, NULL, 0}};
 
 const char rtc_cli_rt_help[] =
@@ -45,18 +50,31 @@ const char rtc_cli_rt_help[] =
     "                       SCHED_OTHER); refused without privileges: one warning, SCHED_OTHER\n"
     "  --cpu N              pin the RT thread to CPU N\n"
     "  --spin-us N          busy-wait the last N us before each deadline (default 0)\n"
-    "  --overrun P          catch-up | skip | stop | substitute (not available yet):\n"
+    "  --overrun P          catch-up | skip | stop | substitute (late units keep running on\n"
+    "                       their own thread, their outputs extrapolated meanwhile):\n"
     "                       what a step finishing after the next deadline does (default\n"
     "                       catch-up)\n"
     "  --max-overruns N     stop policy: consecutive overruns that stop the run (default 3)\n"
     "  --watchdog-ms N      exit (status 3) with the safe state applied when one tick takes\n"
     "                       longer than N ms (e.g. an FMU call that hangs)\n"
     "  --test-safe-file F   testing: the safe-state callback writes F on every stop\n"
+    "  operator session (DIR also gets events.log, inputs.bin, system copy, fmus.sha256,\n"
+    "  session.conf; 'rtcosim replay DIR' re-runs it offline):\n"
+    "  --expose NAME[:OPT]  let the operator set unit.variable (repeatable; also\n"
+    "                       rtc:RealTime expose=); OPT: min=X, max=X (clamp), rate=R\n"
+    "                       (units per second), safe=X (dead-man value), ':'-separated\n"
+    "  --control-port N     OSC control surface on UDP 127.0.0.1:N (0: ephemeral, printed):\n"
+    "                       /rtcosim/pause, resume, step, stop, set, get, subscribe,\n"
+    "                       unsubscribe, status, mark (see the README)\n"
+    "  --control-allow      accept control messages from other hosts (binds 0.0.0.0)\n"
+    "  --deadman-ms N       when the control surface is silent N ms, exposed variables\n"
+    "                       with a safe value fall back to it (logged)\n"
     "  SIGINT/SIGTERM stop a real-time run at the next step; exit status 130/143.\n";
 
 void rtc_cli_rt_init(rtc_cli_rt *rt)
 {
-    *rt = (rtc_cli_rt){.rtf = 1.0, .priority = 80, .cpu = -1, .max_overruns = 3};
+    *rt = (rtc_cli_rt){.rtf = 1.0, .priority = 80, .cpu = -1, .max_overruns = 3,
+                       .control_port = -1};
 }
 
 /* A whole-string number, or false. */
@@ -103,6 +121,17 @@ int rtc_cli_rt_option(rtc_cli_rt *rt, int c, const char *arg, int argc, char **a
     case O_MAXOV: st = int_opt(cmd, "max-overruns", arg, 1, 1000000, &rt->max_overruns); break;
     case O_WD: st = int_opt(cmd, "watchdog-ms", arg, 1, 3600000, &rt->watchdog_ms); break;
     case O_SAFE: rt->safe_file = arg; break;
+    case O_CTLPORT: st = int_opt(cmd, "control-port", arg, 0, 65535, &rt->control_port); break;
+    case O_CTLALLOW: rt->control_allow = true; break;
+    case O_DEADMAN: st = int_opt(cmd, "deadman-ms", arg, 1, 3600000, &rt->deadman_ms); break;
+    case O_EXPOSE: {
+        const char **e = realloc(rt->expose, (rt->n_expose + 1) * sizeof *e);
+        if (!e)
+            return RTC_EXIT_ERROR;
+        rt->expose = e;
+        e[rt->n_expose++] = arg;
+        break;
+    }
     case O_OVERRUN:
         if (rtc_exec_overrun_parse(arg, &rt->overrun) != RTC_OK)
             st = rtc_cli_usage_error(cmd, "--overrun %s: expected catch-up, skip, stop or "
@@ -229,10 +258,15 @@ static void system_safe(void *user)
     rtc_system_write_safe(user);
 }
 
+int rtc_cli_rt_prepare(rtc_system *sys, rtc_cli_rt *rt)
+{
+    apply_hints(sys, rt);
+    return rt->overrun == RTC_EXEC_SUBSTITUTE ? rtc_system_use_substitute(sys) : RTC_OK;
+}
+
 int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decimation,
                    const char *dir, rtc_cli_rt *rt)
 {
-    apply_hints(sys, rt);
     char trace[4096];
     snprintf(trace, sizeof trace, "%s/latency.csv", dir);
     static wd_ctx w;
@@ -242,7 +276,12 @@ int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decima
     eo.on_watchdog = on_watchdog;
     eo.watchdog_user = &w;
     rtc_exec *ex = NULL;
-    int rc = rtc_exec_new(sys, &eo, &ex);
+    rtc_session *ses = NULL;
+    int rc = rtc_cli_session_start(sys, dir, decimation, rt, &eo, &ses);
+    if (rc == RTC_OK)
+        rc = rtc_exec_new(sys, &eo, &ex);
+    if (rc == RTC_OK)
+        rc = rtc_cli_session_attach(ses, ex, rt);
     if (rc == RTC_OK)
         rc = rtc_exec_add_safe(ex, system_safe, sys);
     if (rc == RTC_OK && rt->safe_file)
@@ -253,6 +292,7 @@ int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decima
         rtc_cli_rt_signals(NULL);
         finish(ex, dir, rt);
     }
+    rtc_cli_session_end(ses, sys, rt);
     rtc_exec_free(ex);
     return rc;
 }

@@ -143,7 +143,7 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
 }
 
 /* Units come from FMUs and from the built-in I/O drivers (one factory per component type). */
-static int load(const sys_opts *o, rtc_system **sys)
+static int load(const sys_opts *o, const rtc_logger *lg, rtc_system **sys)
 {
     static const char *const io_types[] = {RTC_DRIVER_TYPE_MODBUS_CLIENT,
                                            RTC_DRIVER_TYPE_MODBUS_SERVER, RTC_DRIVER_TYPE_OSC};
@@ -154,7 +154,7 @@ static int load(const sys_opts *o, rtc_system **sys)
     for (size_t i = 0; i < sizeof io_types / sizeof io_types[0]; i++)
         if (rtc_io_unit_factory(&f[n], io_types[i]) == RTC_OK)
             n++;
-    return rtc_system_load(o->path, f, n, &o->so, &rtc_cli_log, sys);
+    return rtc_system_load(o->path, f, n, &o->so, lg, sys);
 }
 
 static double now_s(void)
@@ -199,9 +199,26 @@ static void write_io_stats(FILE *f, const rtc_system *sys)
     fprintf(f, "%s],\n", n ? "\n  " : "");
 }
 
-static void write_summary(const char *dir, const rtc_system *sys, const char *path, int rc,
-                          double wall_s, const rtc_recorder_stats *rs, const char *status)
+/* The operator session's counters (real-time runs): all zero drops in a sound run. */
+static void write_session_stats(FILE *f, const rtc_cli_rt *rt, const rtc_recorder_stats *rs)
 {
+    if (!rt->has_session)
+        return;
+    const rtc_session_stats *s = &rt->session;
+    fprintf(f, "  \"session\": {\"inputs_written\": %llu, \"inputs_dropped\": %llu, "
+               "\"inputs_ring_high_water\": %zu, \"commands_applied\": %llu, "
+               "\"commands_dropped\": %llu, \"events\": %llu, \"exposed\": %zu, "
+               "\"recorder_ring_high_water\": %zu, \"recorder_ring_capacity\": %zu},\n",
+            (unsigned long long)s->inputs_written, (unsigned long long)s->inputs_dropped,
+            s->inputs_high_water, (unsigned long long)s->commands_applied,
+            (unsigned long long)s->commands_dropped, (unsigned long long)s->events,
+            s->n_exposed, rs->ring_high_water, rs->ring_capacity);
+}
+
+static void write_summary(const char *dir, const rtc_system *sys, const char *path, int rc,
+                          double wall_s, const rtc_recorder_stats *rs, const rtc_cli_rt *rt)
+{
+    const char *status = rt->status;
     char file[4096];
     snprintf(file, sizeof file, "%s/summary.json", dir);
     FILE *f = fopen(file, "w");
@@ -235,6 +252,7 @@ static void write_summary(const char *dir, const rtc_system *sys, const char *pa
     }
     fprintf(f, "\n  ],\n");
     write_io_stats(f, sys);
+    write_session_stats(f, rt, rs);
     fprintf(f, "  \"units\": [");
     for (size_t i = 0; i < rtc_system_unit_count(sys); i++)
         fprintf(f, "%s\n    {\"name\": \"%s\", \"step_ns\": %lld}", i ? "," : "",
@@ -272,6 +290,7 @@ int rtc_cmd_run_system(int argc, char **argv)
             fputs(rtc_cli_rt_help, stdout);
         }
         free(o.records);
+        rtc_cli_rt_clear(&o.rt);
         return st < 0 ? RTC_EXIT_OK : st;
     }
     rtc_system *sys = NULL;
@@ -282,12 +301,22 @@ int rtc_cmd_run_system(int argc, char **argv)
     char file[4096];
     snprintf(file, sizeof file, "%s/results.csv", o.dir);
     mkdir(o.dir, 0755);
-    int rc = load(&o, &sys);
+    /* a real-time run is an operator session: its events.log exists before the load, so
+     * the units' (FMUs', drivers') log lines reach it */
+    rtc_events *ev = NULL;
+    char evpath[4096];
+    snprintf(evpath, sizeof evpath, "%s/events.log", o.dir);
+    int rc = o.rt.enabled ? rtc_events_open(evpath, &rtc_cli_log, &ev) : RTC_OK;
+    const rtc_logger *lg = ev ? rtc_events_logger(ev, "unit") : &rtc_cli_log;
+    if (rc == RTC_OK)
+        rc = load(&o, lg, &sys);
     if (rc == RTC_OK && rtc_system_has_io(sys) && !o.rt.enabled) {
         rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: the system has I/O components (bench "
                 "drivers): run it against the wall clock with --realtime", o.path);
         rc = RTC_EINVAL;
     }
+    if (rc == RTC_OK && o.rt.enabled)
+        rc = rtc_cli_rt_prepare(sys, &o.rt);
     if (rc == RTC_OK)
         rc = rtc_record_new(&rec);
     if (rc == RTC_OK)
@@ -301,6 +330,12 @@ int rtc_cmd_run_system(int argc, char **argv)
     if (rc == RTC_OK)
         rc = rtc_recorder_start(rec, csv, o.rt.enabled ? RTC_CLI_RT_RING_ROWS : 4096,
                                 !o.rt.enabled, &r); /* real time: never wait, count drops */
+    o.rt.events = ev;
+    o.rt.record = rec;
+    o.rt.system_path = o.path;
+    o.rt.sys_options = &o.so;
+    o.rt.record_names = o.records;
+    o.rt.n_record_names = o.n_records;
     double t0 = now_s();
     if (rc == RTC_OK)
         rc = run_ticks(sys, r, o.decimation, &o, csv);
@@ -310,14 +345,16 @@ int rtc_cmd_run_system(int argc, char **argv)
         rc = rc == RTC_OK ? RTC_ESYS : rc;
     }
     if (sys && r)
-        write_summary(o.dir, sys, o.path, rc, now_s() - t0, &rs, o.rt.status);
+        write_summary(o.dir, sys, o.path, rc, now_s() - t0, &rs, &o.rt);
     if (sys && r)
         rtc_log(&rtc_cli_log, RTC_LOG_INFO, "%lld ticks in %.3f s; %llu rows in %s",
                 (long long)rtc_system_tick_index(sys), now_s() - t0,
                 (unsigned long long)rs.rows_written, file);
     rtc_system_free(sys);
+    rtc_events_close(ev); /* after the units: they may log while terminating */
     rtc_record_free(rec);
     free(o.records);
+    rtc_cli_rt_clear(&o.rt);
     /* An FMU that ended the simulation itself is a clean end (its reason was logged). */
     if (o.rt.exit_code)
         return o.rt.exit_code; /* stopped by SIGINT/SIGTERM: 128 + signal */
@@ -339,13 +376,14 @@ int rtc_cmd_check(int argc, char **argv)
     sys_opts o = {.dir = ".", .decimation = 1};
     int st = parse_sys_args(argc, argv, &o, "check");
     free(o.records);
+    rtc_cli_rt_clear(&o.rt);
     if (st != RTC_EXIT_OK) {
         if (st < 0)
             fputs(check_help, stdout);
         return st < 0 ? RTC_EXIT_OK : st;
     }
     rtc_system *sys = NULL;
-    if (load(&o, &sys) != RTC_OK) {
+    if (load(&o, &rtc_cli_log, &sys) != RTC_OK) {
         fprintf(stderr, "%s: not valid\n", o.path);
         return RTC_EXIT_ERROR;
     }
@@ -476,7 +514,7 @@ int rtc_cmd_plan(int argc, char **argv)
         return rtc_cli_usage_error("plan", "%s: expected a comma-separated list of numbers",
                                    n_cand < 0 ? "--candidates" : "--rtf");
     rtc_system *sys = NULL;
-    if (load(&o, &sys) != RTC_OK)
+    if (load(&o, &rtc_cli_log, &sys) != RTC_OK)
         return RTC_EXIT_ERROR;
     int rc = plan_system(sys, cand, n_cand, d, n_rtf, receiver);
     rtc_system_free(sys);

@@ -27,6 +27,7 @@ static const char usage[] =
     "  check SYSTEM     validate a system: every problem with file:line\n"
     "  plan SYSTEM      Parallel Fast planning: E(H), D(H) and the recommended sync step\n"
     "  bench            timing-jitter benchmark of the real-time loop (vs cyclictest)\n"
+    "  replay SESSION   re-run a recorded real-time session offline and compare results\n"
     "\n"
     "Run 'rtcosim <command> --help' for the options of a command.\n"
     "options: --version, --help\n";
@@ -77,6 +78,8 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "run"))
         return is_fmu_run(argc - 1, argv + 1) ? rtc_cmd_run(argc - 1, argv + 1)
                                                : rtc_cmd_run_system(argc - 1, argv + 1);
+    if (!strcmp(cmd, "replay"))
+        return rtc_cmd_replay(argc - 1, argv + 1);
     if (!strcmp(cmd, "check"))
         return rtc_cmd_check(argc - 1, argv + 1);
     if (!strcmp(cmd, "plan"))

@@ -8,6 +8,7 @@
 #include "rtcosim/csv.h"
 #include "rtcosim/exec.h"
 #include "rtcosim/recorder.h"
+#include "rtcosim/session.h"
 #include "rtcosim/system.h"
 
 #include <getopt.h>
@@ -29,15 +30,29 @@ typedef struct rtc_cli_rt {
     long max_overruns;
     long watchdog_ms;
     const char *safe_file; /**< --test-safe-file: a safe-state callback writes it */
+    /* operator session (cmd_session.c) */
+    const char **expose;   /**< --expose NAME[:k=v...] (repeatable; malloc'd array) */
+    size_t n_expose;
+    long control_port;     /**< --control-port N (-1: no control surface) */
+    bool control_allow;    /**< --control-allow: accept non-loopback senders */
+    long deadman_ms;       /**< --deadman-ms N (0: the file's, else none) */
+    rtc_events *events;    /**< set by cmd_system.c: the session's events.log */
+    rtc_record *record;    /**< set by cmd_system.c: the recorded columns */
+    const char *system_path;
+    const rtc_system_options *sys_options;
+    const char *const *record_names;
+    size_t n_record_names;
     unsigned given;        /**< bit (c − RTC_CLI_RT_OPT_FIRST) per option on the command
                                 line: the system file's settings fill in the others */
     /* outcome */
     int exit_code;         /**< 128 + signal when stopped by SIGINT/SIGTERM, else 0 */
     const char *status;    /**< summary status when not "completed", else NULL */
+    bool has_session;
+    rtc_session_stats session; /**< the session's counters, for summary.json */
 } rtc_cli_rt;
 
 /* getopt_long codes of the real-time options (above those of cmd_system.c). */
-enum { RTC_CLI_RT_OPT_FIRST = 400, RTC_CLI_RT_OPT_LAST = 407 };
+enum { RTC_CLI_RT_OPT_FIRST = 400, RTC_CLI_RT_OPT_LAST = 411 };
 
 /** The getopt_long entries (NULL-name terminated, RTC_CLI_RT_OPT_* codes). */
 extern const struct option rtc_cli_rt_longopts[];
@@ -66,6 +81,31 @@ int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decima
 /** Install SIGINT/SIGTERM handlers that stop @p ex (NULL: restore the defaults). */
 void rtc_cli_rt_signals(rtc_exec *ex);
 
+/**
+ * Before rtc_system_init(): take the system file's real-time settings where the command
+ * line is silent, and load the substitute policy's per-unit threads when it is chosen.
+ * Returns RTC_OK or the system's refusal (logged).
+ */
+int rtc_cli_rt_prepare(rtc_system *sys, rtc_cli_rt *rt);
+
 int rtc_cmd_bench(int argc, char **argv);
+
+/* ---- operator sessions (cmd_session.c) ---- */
+
+/** Free what the options allocated (the --expose list). */
+void rtc_cli_rt_clear(rtc_cli_rt *rt);
+
+/** Arm the session (and the control surface when asked) for a run about to start with
+ *  @p eo (its hook is set); NULL session when the run has no events log. Returns RTC_OK
+ *  or the failure (logged). */
+int rtc_cli_session_start(rtc_system *sys, const char *dir, long decimation, rtc_cli_rt *rt,
+                          rtc_exec_options *eo, rtc_session **out);
+/** The executive exists: let the session drive it, then start the control surface. */
+int rtc_cli_session_attach(rtc_session *s, rtc_exec *ex, rtc_cli_rt *rt);
+/** After the run: stop the control surface, keep the counters, close the session. */
+void rtc_cli_session_end(rtc_session *s, rtc_system *sys, rtc_cli_rt *rt);
+
+/** `rtcosim replay SESSION_DIR [--output-dir DIR]` (cmd_replay.c). */
+int rtc_cmd_replay(int argc, char **argv);
 
 #endif

@@ -197,6 +197,12 @@ static int handoff(rtc_exec *ex, loop *s, const int64_t t[3])
     return RTC_OK;
 }
 
+/* The k the loop hook is given: the system's tick index (the bare loop: steps done). */
+static int64_t hook_k(const rtc_exec *ex, const loop *s)
+{
+    return ex->sys ? rtc_system_tick_index(ex->sys) : s->j;
+}
+
 /* One step at deadline t0 (woken at t1); paced = false for single steps while paused. */
 static void tick(rtc_exec *ex, loop *s, int64_t deadline, int64_t woke, bool paced)
 {
@@ -206,7 +212,20 @@ static void tick(rtc_exec *ex, loop *s, int64_t deadline, int64_t woke, bool pac
     atomic_store_explicit(&ex->step_begin_ns, woke, memory_order_relaxed);
     ex->tick_unit_max_ns = 0;
     ex->tick_unit_max = -1;
+    uint64_t late = 0;
+    if (ex->sys && ex->o.overrun == RTC_EXEC_SUBSTITUTE) {
+        /* the units must be done a tenth of a period before the next deadline; one that
+         * is not is left running and substituted (rtcosim/system.h) */
+        rtc_system_set_step_deadline(ex->sys, paced ? deadline + ex->period_ns -
+                                                          ex->period_ns / 10 : 0);
+        late = rtc_system_late_steps(ex->sys);
+    }
+    if (ex->o.hook)
+        ex->o.hook(ex->o.hook_user, RTC_EXEC_AT_STEP, hook_k(ex, s));
     int rc = ex->sys ? rtc_system_step(ex->sys) : RTC_OK;
+    if (ex->sys && ex->o.overrun == RTC_EXEC_SUBSTITUTE && rtc_system_late_steps(ex->sys) > late)
+        rtc_rtlog_push(ex->log, RTC_RTLOG_SUBSTITUTE, s->j,
+                       (int64_t)rtc_system_late_steps(ex->sys));
     t[2] = rtc__exec_now_ns();
     if (rc == RTC_OK)
         rc = handoff(ex, s, t);
@@ -225,6 +244,8 @@ static void tick(rtc_exec *ex, loop *s, int64_t deadline, int64_t woke, bool pac
     if (paced)
         account(ex, s, t);
     s->j++;
+    if (ex->o.hook)
+        ex->o.hook(ex->o.hook_user, RTC_EXEC_AT_STEPPED, hook_k(ex, s));
 }
 
 /* Boundary checks: a stop request, or the end of the run. */
@@ -287,6 +308,8 @@ static void run_loop(rtc_exec *ex)
         rtc_recorder_push(ex->o.recorder, rtc_system_start_ns(ex->sys)) == RTC_ELIMIT)
         bump(&ex->rows_dropped, 1);
     while (!at_end(ex, &s)) {
+        if (ex->o.hook) /* operator commands take effect here, before the pause check */
+            ex->o.hook(ex->o.hook_user, RTC_EXEC_AT_BOUNDARY, hook_k(ex, &s));
         if (pause_point(ex, &s))
             continue;
         int64_t deadline = s.anchor_wall + (s.j - s.anchor_j) * ex->period_ns;

@@ -65,9 +65,9 @@ const char *rtc_exec_phase_name(rtc_exec_phase p)
 /* Options that make no run; each reason logged. */
 static int validate(const rtc_system *sys, const rtc_exec_options *o, const rtc_logger *lg)
 {
-    if (o->overrun == RTC_EXEC_SUBSTITUTE) {
-        rtc_log(lg, RTC_LOG_ERROR, "overrun policy 'substitute' is not available yet "
-                "(use catch-up, skip or stop)");
+    if (o->overrun == RTC_EXEC_SUBSTITUTE && (!sys || !rtc_system_substitutes(sys))) {
+        rtc_log(lg, RTC_LOG_ERROR, "overrun policy 'substitute' needs a system loaded with "
+                "the substitute option (every unit on its own thread)");
         return RTC_EUNSUPPORTED;
     }
     const char *bad = !(o->rtf > 0 && o->rtf < 1e9)          ? "rtf must be > 0"
@@ -204,6 +204,15 @@ void rtc_exec_stats_get(const rtc_exec *ex, rtc_exec_stats *out)
     rtc_hist_summarize(ex->h_step, &out->step);
     rtc_hist_summarize(ex->h_handoff, &out->handoff);
     rtc_hist_summarize(ex->h_slack, &out->slack);
+}
+
+void rtc_exec_progress_get(const rtc_exec *ex, rtc_exec_progress *out)
+{
+    /* only atomics and the histograms: safe while rtc_exec_run() is still setting up */
+    *out = (rtc_exec_progress){.sim_time_ns = LOAD(ex->sim_ns), .steps = LOAD(ex->steps),
+                               .overruns = LOAD(ex->overruns),
+                               .wakeup_p99_ns = rtc_hist_quantile(ex->h_wake, 0.99),
+                               .paused = rtc_exec_is_paused(ex)};
 }
 
 size_t rtc_exec_unit_count(const rtc_exec *ex)

@@ -113,6 +113,11 @@ static int format_rec(void *user, const rtc_rtlog_rec *r, char *buf, size_t cap)
     case RTC_RTLOG_ROW_DROPPED:
         snprintf(buf, cap, "tick %lld: result row dropped (recorder ring full)", k);
         return RTC_LOG_WARNING;
+    case RTC_RTLOG_SUBSTITUTE:
+        snprintf(buf, cap, "substitute: a unit missed tick %lld's deadline and keeps running; its "
+                 "outputs are extrapolated until it catches up (%lld late step(s) so far)", k,
+                 (long long)r->b);
+        return RTC_LOG_WARNING;
     case RTC_RTLOG_TRACE_DROPPED:
         snprintf(buf, cap, "tick %lld: latency trace record dropped (ring full)", k);
         return RTC_LOG_WARNING;
@@ -223,7 +228,8 @@ static int arm_run(rtc_exec *ex)
     if (rc != RTC_OK)
         return rc;
     static const uint32_t recurring[] = {RTC_RTLOG_OVERRUN, RTC_RTLOG_SKIP,
-                                         RTC_RTLOG_ROW_DROPPED, RTC_RTLOG_TRACE_DROPPED};
+                                         RTC_RTLOG_ROW_DROPPED, RTC_RTLOG_TRACE_DROPPED,
+                                         RTC_RTLOG_SUBSTITUTE};
     for (size_t i = 0; i < sizeof recurring / sizeof recurring[0]; i++)
         rtc_rtlog_set_recurring(ex->log, recurring[i], true);
     rtc_rtlog_set_format(ex->log, format_rec, ex);

@@ -26,6 +26,11 @@ typedef struct io_signal {
     uint32_t seen_seq;  /* newest mailbox sequence pushed into est */
     double value;       /* output: the estimate; input: the last value sent */
     bool from_bench;
+    /* an operator's value replacing the bench's (set on an output): it holds from the
+     * tick it was set at until a sample newer than that tick arrives */
+    bool forced, force_new;
+    double force_value;
+    long feed_idx;      /* replay: the signal's index in the recorded feed, -1: none */
 } io_signal;
 
 typedef struct io_unit {
@@ -43,6 +48,11 @@ typedef struct io_unit {
     bool started, clock;
     void **owned;       /* copies of every string and list handed to the driver */
     size_t n_owned;
+    /* session recording: every sample pushed into an estimator goes to the tap */
+    rtc_io_tap_fn tap;
+    void *tap_user;
+    uint32_t tap_base;  /* session signal index of signal 0 */
+    const rtc_io_replay_feed *feed; /* replay unit: samples come from here, no driver */
 } io_unit;
 
 /* Logical time of a CLOCK_MONOTONIC instant under the current time base. */
@@ -57,6 +67,47 @@ static int64_t to_mono(const io_unit *u, int64_t t_ns)
     return u->t0_mono_ns + (u->rtf == 1.0 ? t_ns : (int64_t)((double)t_ns / u->rtf));
 }
 
+/* The one place a sample enters a signal's estimator: live from the mailbox and in replay
+ * from the recorded feed, so both feed the same (sample, query) sequence at the same tick.
+ * The tap copies what was pushed (numbers only) for the session recording. */
+static void push_sample(io_unit *u, size_t i, int64_t t_ns, const rtc_est_sample *e,
+                        uint8_t quality)
+{
+    rtc_est_push(u->sig[i].est, e);
+    if (u->tap)
+        u->tap(u->tap_user, &(rtc_io_tap_rec){.signal = u->tap_base + (uint32_t)i,
+                                              .quality = quality, .t_ns = t_ns,
+                                              .sample_ns = e->t_ns,
+                                              .arrival_ns = e->arrival_ns,
+                                              .value = e->value});
+}
+
+/* New samples of signal i at t: from the mailbox (live) or the feed (replay). */
+static bool take_new(io_unit *u, size_t i, int64_t t_ns)
+{
+    io_signal *s = &u->sig[i];
+    bool any = false;
+    rtc_est_sample e = {0};
+    if (u->feed) {
+        while (s->feed_idx >= 0 && u->feed->next(u->feed->user, s->feed_idx, t_ns, &e.value,
+                                                 &e.t_ns, &e.arrival_ns)) {
+            push_sample(u, i, t_ns, &e, RTC_QUALITY_FRESH);
+            any = true;
+        }
+        return any;
+    }
+    rtc_sample smp;
+    if (u->clock && rtc_mailbox_read(s->mb, &smp) && smp.seq && smp.seq != s->seen_seq &&
+        smp.quality == RTC_QUALITY_FRESH) {
+        e = (rtc_est_sample){.t_ns = to_logical(u, smp.sample_ns),
+                             .arrival_ns = to_logical(u, smp.arrival_ns), .value = smp.value};
+        push_sample(u, i, t_ns, &e, smp.quality);
+        s->seen_seq = smp.seq;
+        any = true;
+    }
+    return any;
+}
+
 static int u_refresh(void *self, int64_t t_ns)
 {
     io_unit *u = self;
@@ -65,20 +116,18 @@ static int u_refresh(void *self, int64_t t_ns)
         io_signal *s = &u->sig[i];
         if (!s->from_bench)
             continue;
-        rtc_sample smp;
-        if (u->clock && rtc_mailbox_read(s->mb, &smp) && smp.seq && smp.seq != s->seen_seq &&
-            smp.quality == RTC_QUALITY_FRESH) {
-            rtc_est_sample e = {.t_ns = to_logical(u, smp.sample_ns),
-                                .arrival_ns = to_logical(u, smp.arrival_ns),
-                                .value = smp.value};
-            rtc_est_push(s->est, &e);
-            s->seen_seq = smp.seq;
-        }
+        bool fresh = take_new(u, i, t_ns);
+        if (s->forced && s->force_new)
+            s->force_new = false; /* set at this tick: it wins over this tick's sample */
+        else if (s->forced && fresh)
+            s->forced = false;    /* the bench spoke again after the operator's value */
         rtc_est_out o;
         int q = rtc_est_query(s->est, t_ns, &o);
-        if (q == RTC_EST_FAULT)
+        if (q == RTC_EST_FAULT && !s->forced)
             return RTC_ESTALE; /* stale beyond the signal's limit, fault policy: stop */
-        if (q >= 0 && q != RTC_EST_NODATA)
+        if (s->forced)
+            s->value = s->force_value;
+        else if (q >= 0 && q != RTC_EST_NODATA)
             s->value = o.value;
     }
     return RTC_OK;
@@ -113,10 +162,16 @@ static int u_set(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, con
     if (n_values != n_vr || type == RTC_TYPE_STRING || type == RTC_TYPE_BINARY)
         return RTC_EINVAL;
     int64_t now = u->clock ? to_mono(u, u->now_ns) : rtc_driver_now_ns();
-    for (size_t i = 0; i < n_vr; i++) {
-        if (vr[i] >= u->n || u->sig[vr[i]].from_bench)
+    for (size_t i = 0; i < n_vr; i++)
+        if (vr[i] >= u->n)
             return RTC_EINVAL;
+    for (size_t i = 0; i < n_vr; i++) {
         io_signal *s = &u->sig[vr[i]];
+        if (s->from_bench) { /* an operator's override of what the bench sends */
+            s->forced = s->force_new = true;
+            s->force_value = s->value = to_double(type, values, i);
+            continue;
+        }
         s->value = to_double(type, values, i);
         rtc_sample smp = {.value = s->value, .sample_ns = now, .arrival_ns = now,
                           .quality = RTC_QUALITY_FRESH};
@@ -159,6 +214,8 @@ static int u_instantiate(void *self, const rtc_unit_setup *setup)
 static int u_enter_init(void *self)
 {
     io_unit *u = self;
+    if (!u->drv)
+        return RTC_OK; /* replay: nothing to start */
     int rc = u->ops->start(u->drv);
     if (rc != RTC_OK) {
         rtc_log(u->lg, RTC_LOG_ERROR, "%s: cannot start the %s driver: %s", u->name,
@@ -187,7 +244,7 @@ static int u_do_step(void *self, double t_s, double h_s, rtc_step_result *res)
 static int u_write_safe(void *self)
 {
     io_unit *u = self;
-    return u->ops->write_safe_values(u->drv, 200);
+    return u->drv ? u->ops->write_safe_values(u->drv, 200) : RTC_OK;
 }
 
 /* Terminate: the driver's stop writes the safe values on its way out. */
@@ -208,7 +265,7 @@ static void u_free(void *self)
         return;
     if (u->started)
         u->ops->stop(u->drv);
-    if (u->drv)
+    if (u->drv && u->ops)
         u->ops->close(u->drv);
     for (size_t i = 0; i < u->n; i++) {
         rtc_mailbox_free(u->sig[i].mb);
@@ -277,6 +334,7 @@ static int make_signal(io_unit *u, const rtc_unit_spec *sp, size_t i, rtc_io_sig
         return RTC_EINVAL;
     }
     s->from_bench = p->causality == RTC_CAUSALITY_OUTPUT;
+    s->feed_idx = -1;
     int rc = rtc_mailbox_new(&s->mb);
     if (rc != RTC_OK)
         return rc;
@@ -312,13 +370,15 @@ static int make_signal(io_unit *u, const rtc_unit_spec *sp, size_t i, rtc_io_sig
     return rc;
 }
 
-static int io_create(void *ctx, const rtc_unit_spec *sp, const rtc_logger *lg, rtc_unit **out)
+/* A live unit (@p ops: its driver is opened) or a replay unit (@p feed: no driver). */
+static int create_unit(const rtc_driver_ops *ops, const rtc_io_replay_feed *feed,
+                       const rtc_unit_spec *sp, const rtc_logger *lg, rtc_unit **out)
 {
-    const rtc_driver_ops *ops = ctx;
     io_unit *u = calloc(1, sizeof *u);
     if (!u)
         return RTC_ENOMEM;
     u->ops = ops;
+    u->feed = feed;
     u->lg = lg;
     u->rtf = 1.0;
     u->n = sp->n_ports;
@@ -343,8 +403,11 @@ static int io_create(void *ctx, const rtc_unit_spec *sp, const rtc_logger *lg, r
     rtc_driver_config dc = {.component = u->name, .signals = cfg, .n_signals = u->n,
                             .settings = keep_kv(u, sp->settings, sp->n_settings),
                             .n_settings = sp->n_settings};
-    if (rc == RTC_OK)
+    if (rc == RTC_OK && ops)
         rc = ops->open(&dc, lg, &u->drv); /* checks the register map / addresses now */
+    for (size_t i = 0; rc == RTC_OK && feed && i < u->n; i++)
+        if (u->sig[i].from_bench)
+            u->sig[i].feed_idx = feed->lookup(feed->user, u->name, u->md.vars[i].name);
     free(cfg); /* the driver copied what it keeps; the strings it points to are ours */
     if (rc != RTC_OK) {
         u_free(u);
@@ -353,6 +416,17 @@ static int io_create(void *ctx, const rtc_unit_spec *sp, const rtc_logger *lg, r
     u->unit = (rtc_unit){.ops = &io_ops, .self = u, .md = &u->md, .name = u->name};
     *out = &u->unit;
     return RTC_OK;
+}
+
+static int io_create(void *ctx, const rtc_unit_spec *sp, const rtc_logger *lg, rtc_unit **out)
+{
+    return create_unit(ctx, NULL, sp, lg, out);
+}
+
+static int replay_create(void *ctx, const rtc_unit_spec *sp, const rtc_logger *lg,
+                         rtc_unit **out)
+{
+    return create_unit(NULL, ctx, sp, lg, out);
 }
 
 int rtc_io_unit_factory(rtc_unit_factory *out, const char *type)
@@ -364,10 +438,35 @@ int rtc_io_unit_factory(rtc_unit_factory *out, const char *type)
     return RTC_OK;
 }
 
+int rtc_io_unit_replay_factory(rtc_unit_factory *out, const char *type,
+                               const rtc_io_replay_feed *feed)
+{
+    if (!out || !type || !feed || !feed->lookup || !feed->next)
+        return RTC_EINVAL;
+    *out = (rtc_unit_factory){.type = type, .create = replay_create, .ctx = (void *)feed};
+    return RTC_OK;
+}
+
 int rtc_io_unit_stats(const rtc_unit *unit, rtc_driver_stats *out)
 {
     if (!unit || unit->ops != &io_ops)
         return RTC_EINVAL;
     const io_unit *u = unit->self;
-    return u->ops->stats(u->drv, out);
+    return u->drv ? u->ops->stats(u->drv, out) : RTC_EINVAL;
+}
+
+bool rtc_io_unit_is(const rtc_unit *unit)
+{
+    return unit && unit->ops == &io_ops;
+}
+
+int rtc_io_unit_set_tap(rtc_unit *unit, rtc_io_tap_fn fn, void *user, uint32_t first_signal)
+{
+    if (!rtc_io_unit_is(unit))
+        return RTC_EINVAL;
+    io_unit *u = unit->self;
+    u->tap = fn;
+    u->tap_user = user;
+    u->tap_base = first_signal;
+    return RTC_OK;
 }

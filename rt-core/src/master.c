@@ -269,6 +269,8 @@ int rtc__master_tick(rtc_system *sys)
         return rc;
     if (sys->algorithm == RTC_MASTER_PARALLEL_FAST)
         rc = parallel_fast(sys, t);
+    else if (sys->substitute)
+        rc = rtc__async_tick(sys, t);
     else if (sys->workers)
         rc = parallel_jacobi(sys, t);
     else

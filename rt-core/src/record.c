@@ -221,6 +221,31 @@ int rtc_record_sample(rtc_record *rec, void *row)
     return RTC_OK;
 }
 
+const char *rtc_record_column_name(const rtc_record *rec, size_t i)
+{
+    return i < rec->n_columns ? rec->columns[i].name : NULL;
+}
+
+bool rtc_record_column_double(const rtc_record *rec, const void *row, size_t i, double *out)
+{
+    if (i >= rec->n_columns)
+        return false;
+    const column *c = &rec->columns[i];
+    const group *g = &rec->groups[c->group];
+    if (g->type == RTC_TYPE_STRING || g->type == RTC_TYPE_BINARY || g->type == RTC_TYPE_CLOCK)
+        return false;
+    rtc_value v = rtc_value_load(g->type, (const char *)row + g->offset, c->element);
+    switch (g->type) {
+    case RTC_TYPE_FLOAT64: *out = v.f64; break;
+    case RTC_TYPE_FLOAT32: *out = v.f32; break;
+    case RTC_TYPE_BOOL: *out = v.b ? 1.0 : 0.0; break;
+    case RTC_TYPE_UINT8: case RTC_TYPE_UINT16: case RTC_TYPE_UINT32:
+    case RTC_TYPE_UINT64: *out = (double)v.u64; break;
+    default: *out = (double)v.i64; break;
+    }
+    return true;
+}
+
 static void write_value(rtc_csv *csv, rtc_type type, const void *p)
 {
     switch (type) {

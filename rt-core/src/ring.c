@@ -71,7 +71,10 @@ void *rtc_ring_reserve(rtc_ring *r)
         if (head - r->tail_cache > r->mask)
             return NULL;
     }
-    size_t used = (size_t)(head - r->tail_cache) + 1;
+    /* the fill level against the consumer's real position (the cached tail is only
+     * refreshed when the ring looks full, so it would report the capacity); relaxed: a
+     * statistic, ordered with nothing */
+    size_t used = (size_t)(head - atomic_load_explicit(&r->tail, memory_order_relaxed)) + 1;
     if (used > atomic_load_explicit(&r->high_water, memory_order_relaxed))
         atomic_store_explicit(&r->high_water, used, memory_order_relaxed); /* statistic only */
     return r->data + (head & r->mask) * r->record_size;

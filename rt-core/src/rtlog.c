@@ -29,6 +29,7 @@ struct rtc_rtlog {
 static const char *const code_names[] = {
     "none",      "overrun",     "skip",       "step failed",      "paused",
     "resumed",   "single step", "stopping",   "result row dropped", "trace record dropped",
+    "substitute",
 };
 
 const char *rtc_rtlog_code_name(uint32_t code)

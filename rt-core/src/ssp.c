@@ -269,6 +269,12 @@ static int read_ssd(rtc__ssp_load *L)
     char *abs = rtc__ssp_abspath(L->ssp->ssd_path);
     L->ssd_dir = abs ? rtc__ssp_dirname(abs) : NULL;
     free(abs);
+    /* a copied .ssd (a session's system.ssd) resolves against its original directory;
+     * a package keeps its own resources */
+    if (L->ssd_dir && L->base_dir && !L->ssp->extract_dir) {
+        free(L->ssd_dir);
+        L->ssd_dir = strdup(L->base_dir);
+    }
     if (!L->ssd_dir)
         return RTC_ENOMEM;
     xmlDoc *doc = NULL;
@@ -284,10 +290,16 @@ static int read_ssd(rtc__ssp_load *L)
 
 int rtc_ssp_load(const char *path, const rtc_logger *lg, rtc_ssp **out)
 {
+    return rtc_ssp_load_from(path, NULL, lg, out);
+}
+
+int rtc_ssp_load_from(const char *path, const char *base_dir, const rtc_logger *lg,
+                      rtc_ssp **out)
+{
     if (!path || !out)
         return RTC_EINVAL;
     *out = NULL;
-    rtc__ssp_load L = {.user_lg = lg};
+    rtc__ssp_load L = {.user_lg = lg, .base_dir = base_dir};
     L.lg = (rtc_logger){.log = wrap_log, .user = &L, .max_level = RTC_LOG_DEBUG};
     L.ssp = calloc(1, sizeof *L.ssp);
     if (!L.ssp)

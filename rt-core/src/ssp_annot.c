@@ -94,8 +94,8 @@ static int ranged(rtc__ssp_load *L, const xmlNode *n, const char *attr, uint64_t
     return rc;
 }
 
-/* "a.x  b.y" → {"a.x", "b.y"}; any XML white space separates. */
-static int split_record(const char *text, rtc_ssp_realtime *rt)
+/* "a.x  b.y" → {"a.x", "b.y"}; any XML white space separates (record, expose). */
+static int split_words(const char *text, char ***list, size_t *n)
 {
     const char *p = text;
     while (*p) {
@@ -103,13 +103,13 @@ static int split_record(const char *text, rtc_ssp_realtime *rt)
         size_t len = strcspn(p, " \t\r\n");
         if (!len)
             break;
-        char **r = realloc(rt->record, (rt->n_record + 1) * sizeof *r);
+        char **r = realloc(*list, (*n + 1) * sizeof *r);
         if (!r)
             return RTC_ENOMEM;
-        rt->record = r;
-        if (!(r[rt->n_record] = strndup(p, len)))
+        *list = r;
+        if (!(r[*n] = strndup(p, len)))
             return RTC_ENOMEM;
-        rt->n_record++;
+        (*n)++;
         p += len;
     }
     return RTC_OK;
@@ -137,8 +137,16 @@ static int read_rt_numbers(rtc__ssp_load *L, const xmlNode *n, rtc_ssp_realtime 
         rt->decimation = (uint32_t)v;
     if (rtc__ssp_dup(rtc__xml_attr(n, "estimator"), &rt->estimator))
         return RTC_ENOMEM;
+    /* the operator's dead-man time: like a step, an exact positive time */
+    positive_time(L, n, "deadman", &rt->deadman_ns, &rt->has_deadman);
     const char *rec = rtc__xml_attr(n, "record");
-    return rec ? split_record(rec, rt) : RTC_OK;
+    int rc2 = rec ? split_words(rec, &rt->record, &rt->n_record) : RTC_OK;
+    /* exposed variables keep their ":key=value" options as text: the session parses and
+     * checks them against the system, which knows the variables */
+    const char *ex = rtc__xml_attr(n, "expose");
+    if (rc2 == RTC_OK && ex)
+        rc2 = split_words(ex, &rt->expose, &rt->n_expose);
+    return rc2;
 }
 
 /* rtc:RealTime: once per description. A second one would leave it unclear which value
@@ -147,7 +155,8 @@ static int read_realtime(rtc__ssp_load *L, const xmlNode *n)
 {
     static const char *const known[] = {"baseStep", "algorithm", "syncStep", "rtf",
                                         "priority", "cpu", "overrun", "maxOverruns",
-                                        "estimator", "decimation", "record", NULL};
+                                        "estimator", "decimation", "record", "expose",
+                                        "deadman", NULL};
     static const char *const algos[] = {"jacobi", "gauss-seidel", "parallel-fast", NULL};
     static const char *const overruns[] = {"catch-up", "skip", "substitute", "stop", NULL};
     rtc_ssp_realtime *rt = &L->ssp->realtime;
@@ -376,6 +385,9 @@ void rtc__ssp_realtime_clear(rtc_ssp_realtime *rt)
     for (size_t i = 0; rt->record && i < rt->n_record; i++)
         free(rt->record[i]);
     free(rt->record);
+    for (size_t i = 0; rt->expose && i < rt->n_expose; i++)
+        free(rt->expose[i]);
+    free(rt->expose);
     rtc__ssp_settings_free(rt->settings, rt->n_settings);
     memset(rt, 0, sizeof *rt);
 }

@@ -93,6 +93,7 @@ typedef struct rtc__ssp_load {
     int first_rc;      /**< status of the first error */
     rtc__xml_ctx x;    /**< diagnostics of the .ssd */
     char *ssd_dir;     /**< absolute directory of the .ssd (base of relative URIs) */
+    const char *base_dir; /**< rtc_ssp_load_from(): base of relative URIs instead, or NULL */
     size_t cap_components, cap_units, cap_enums, cap_params;
     size_t n_systems, cap_systems;
     rtc__ssp_sys *systems;

@@ -477,28 +477,17 @@ int rtc_system_record(rtc_system *sys, rtc_record *rec, const char *const *names
         }
     }
     for (size_t i = 0; i < n; i++) {
-        const char *dot = strchr(names[i], '.');
-        size_t u = 0;
-        long v = -1;
-        /* unit names may contain dots (flattened systems): try every split */
-        for (; dot && v < 0; dot = strchr(dot + 1, '.')) {
-            for (u = 0; u < sys->n_units; u++) {
-                const char *un = sys->units[u].name;
-                if (strlen(un) == (size_t)(dot - names[i]) && !strncmp(un, names[i], strlen(un)) &&
-                    (v = rtc_model_find_var(sys->units[u].unit->md, dot + 1)) >= 0)
-                    break;
-            }
-        }
-        if (v < 0) {
+        size_t u = 0, v = 0;
+        if (rtc_system_find_var(sys, names[i], &u, &v) != RTC_OK) {
             rtc_log(sys->lg, RTC_LOG_ERROR, "record %s: no such unit.variable in %s", names[i],
                     sys->path);
             return RTC_ENOTFOUND;
         }
         char prefix[512];
         snprintf(prefix, sizeof prefix, "%s.", sys->units[u].name);
-        int rc = rtc__sys_observe(sys, u, (size_t)v);
+        int rc = rtc__sys_observe(sys, u, v);
         if (rc == RTC_OK)
-            rc = rtc_record_add(rec, &sys->units[u].view, (size_t)v, prefix);
+            rc = rtc_record_add(rec, &sys->units[u].view, v, prefix);
         if (rc != RTC_OK)
             return rc;
     }
@@ -597,6 +586,8 @@ int rtc_system_init(rtc_system *sys)
     int rc = build_buffers(sys);
     if (rc == RTC_OK && sys->n_workers)
         rc = rtc__workers_start(sys, sys->n_workers);
+    if (rc == RTC_OK && sys->substitute)
+        rc = rtc__async_start(sys);
     if (rc == RTC_OK)
         rc = rtc__workers_run(sys, job_instantiate, NULL);
     if (rc == RTC_OK)
@@ -658,6 +649,35 @@ void rtc_system_set_unit_timer(rtc_system *sys, rtc_unit_timer fn, void *user)
 {
     sys->unit_timer = fn;
     sys->unit_timer_user = user;
+}
+
+void rtc_system_set_step_deadline(rtc_system *sys, int64_t mono_ns)
+{
+    sys->step_deadline_ns = mono_ns;
+}
+
+uint64_t rtc_system_late_steps(const rtc_system *sys)
+{
+    return sys->late_steps;
+}
+
+int rtc_system_use_substitute(rtc_system *sys)
+{
+    if (sys->initialized)
+        return RTC_ESTATE;
+    if (sys->algorithm != RTC_MASTER_JACOBI || sys->iterate || sys->n_workers) {
+        rtc_log(sys->lg, RTC_LOG_ERROR, "%s: the substitute overrun policy steps every unit "
+                "on its own thread: it needs the jacobi master, without --iterate or --workers",
+                sys->path);
+        return RTC_EINVAL;
+    }
+    sys->substitute = true;
+    return RTC_OK;
+}
+
+bool rtc_system_substitutes(const rtc_system *sys)
+{
+    return sys->substitute;
 }
 
 const rtc_system_rt_hints *rtc_system_rt(const rtc_system *sys)
@@ -760,6 +780,7 @@ static void free_unit(sys_unit *u)
     free(u->iter_prev);
     free(u->links_in);
     free(u->name);
+    free(u->source);
 }
 
 void rtc_system_free(rtc_system *sys)
@@ -768,6 +789,7 @@ void rtc_system_free(rtc_system *sys)
         return;
     rtc__workers_run(sys, job_release, NULL);
     rtc__workers_stop(sys);
+    rtc__async_stop(sys);
     for (size_t i = 0; i < sys->n_units; i++)
         free_unit(&sys->units[i]);
     for (size_t i = 0; i < sys->n_links; i++) {
@@ -787,6 +809,9 @@ void rtc_system_free(rtc_system *sys)
     for (size_t i = 0; i < sys->n_record; i++)
         free(sys->record[i]);
     free(sys->record);
+    for (size_t i = 0; i < sys->n_expose; i++)
+        free(sys->expose[i]);
+    free(sys->expose);
     free(sys->factories);
     free(sys->params);
     free(sys->units);

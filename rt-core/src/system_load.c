@@ -5,6 +5,7 @@
  */
 #include "system_priv.h"
 
+#include "rtcosim/sha256.h"
 #include "rtcosim/ssp.h"
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
@@ -41,7 +42,12 @@ static int add_unit(rtc_system *sys, const rtc_unit_spec *spec)
     u->io = unit->ops->refresh != NULL;
     sys->has_io |= u->io;
     u->name = strdup(spec->name);
-    return u->name ? RTC_OK : RTC_ENOMEM;
+    u->source = spec->source ? strdup(spec->source) : NULL;
+    /* hashed now: a package's FMUs live in an extraction directory removed after the
+     * load, and a session records what each unit was made from (rtc_system_unit_sha256) */
+    if (spec->source && rtc_sha256_file(spec->source, u->sha256) != RTC_OK)
+        u->sha256[0] = '\0';
+    return u->name && (u->source || !spec->source) ? RTC_OK : RTC_ENOMEM;
 }
 
 /* The component's opaque annotation settings as key/value lists: the rtc:Component
@@ -263,6 +269,7 @@ static void resolve_settings(rtc_system *sys, const rtc_ssp *ssp, const rtc_syst
         sys->stop_ns = -1; /* decided by the caller of build_* (FMU default or 1 s) */
     sys->iterate = o->iterate;
     sys->n_workers = o->workers;
+    sys->substitute = o->substitute;
     sys->tol = o->tolerance > 0 ? o->tolerance : 1e-10;
     sys->max_iter = o->max_iterations ? o->max_iterations : 50;
 }
@@ -283,13 +290,14 @@ static unsigned add_links(rtc_system *sys, const rtc_ssp *ssp)
     return errors + check_fan_in(sys);
 }
 
-static int copy_record(rtc_system *sys, char *const *names, size_t n)
+/* A copy of a list of strings (recording selection, exposed variables). */
+static int copy_list(char *const *names, size_t n, char ***out, size_t *n_out)
 {
-    sys->record = calloc(n + 1, sizeof *sys->record);
-    if (!sys->record)
+    *out = calloc(n + 1, sizeof **out);
+    if (!*out)
         return RTC_ENOMEM;
     for (size_t i = 0; i < n; i++)
-        if (!(sys->record[sys->n_record++] = strdup(names[i])))
+        if (!((*out)[(*n_out)++] = strdup(names[i])))
             return RTC_ENOMEM;
     return RTC_OK;
 }
@@ -302,7 +310,8 @@ static void copy_rt_hints(rtc_system *sys, const rtc_ssp_realtime *r)
         .priority = r->priority, .has_cpu = r->has_cpu, .cpu = r->cpu,
         .has_overrun = r->has_overrun, .overrun = rtc_ssp_overrun_name(r->overrun),
         .has_max_overruns = r->has_max_overruns, .max_overruns = r->max_overruns,
-        .has_decimation = r->has_decimation, .decimation = r->decimation};
+        .has_decimation = r->has_decimation, .decimation = r->decimation,
+        .has_deadman = r->has_deadman, .deadman_ns = r->deadman_ns};
 }
 
 static int build_from_ssp(rtc_system *sys, const rtc_ssp *ssp, const rtc_system_options *o)
@@ -336,7 +345,13 @@ static int build_from_ssp(rtc_system *sys, const rtc_ssp *ssp, const rtc_system_
     errors += add_links(sys, ssp);
     int rc = add_params(sys, ssp);
     if (rc == RTC_OK)
-        rc = copy_record(sys, ssp->realtime.record, ssp->realtime.n_record);
+        rc = copy_list(ssp->realtime.record, ssp->realtime.n_record, &sys->record,
+                       &sys->n_record);
+    if (rc == RTC_OK)
+        rc = copy_list(ssp->realtime.expose, ssp->realtime.n_expose, &sys->expose,
+                       &sys->n_expose);
+    sys->rt.expose = (const char *const *)sys->expose;
+    sys->rt.n_expose = sys->n_expose;
     sys->warnings += ssp->warnings;
     return rc != RTC_OK ? rc : errors ? RTC_EPARSE : RTC_OK;
 }
@@ -375,6 +390,12 @@ static bool ends_with(const char *s, const char *suffix)
 
 static int validate(rtc_system *sys)
 {
+    if (sys->substitute) { /* the same checks as switching to it later */
+        sys->substitute = false;
+        int src = rtc_system_use_substitute(sys);
+        if (src != RTC_OK)
+            return src;
+    }
     if (sys->n_workers && (sys->algorithm != RTC_MASTER_JACOBI || sys->iterate)) {
         rtc_log(sys->lg, RTC_LOG_ERROR, "%s: parallel stepping on worker threads needs the "
                 "jacobi master without --iterate (units then step independently)", sys->path);
@@ -413,7 +434,7 @@ int rtc_system_load(const char *path, const rtc_unit_factory *factories, size_t 
         rc = build_from_fmu(sys, opt ? opt : &none);
     } else {
         rtc_ssp *ssp = NULL;
-        rc = rtc_ssp_load(path, lg, &ssp);
+        rc = rtc_ssp_load_from(path, opt ? opt->source_dir : NULL, lg, &ssp);
         if (rc == RTC_OK)
             rc = build_from_ssp(sys, ssp, opt ? opt : &none);
         rtc_ssp_free(ssp);

@@ -20,6 +20,8 @@
 
 #define RTC_SYS_STR_CAP 256 /* bytes kept per observed string value */
 
+typedef struct rtc_async_unit rtc_async_unit;
+
 /* Variables of one type that the system reads from a unit after each step. */
 typedef struct obs_group {
     size_t n_vr, n_values;
@@ -39,6 +41,8 @@ typedef struct in_group {
 
 typedef struct sys_unit {
     char *name;
+    char *source;         /* file the unit was created from (spec.source), or NULL */
+    char sha256[65];      /* its sha256 at load time (hex), "" when none */
     rtc_unit *unit;
     rtc_unit view;        /* get() reads what is visible at the current tick */
     int64_t step_ns;
@@ -50,6 +54,7 @@ typedef struct sys_unit {
     size_t n_links_in;
     size_t owner;         /* thread that makes every call of this unit (0: coordinator) */
     bool io;              /* exchanges with the outside (ops->refresh): never steps */
+    rtc_async_unit *as;   /* substitute policy: the unit's own thread */
     bool due_now;         /* Jacobi with workers: steps in the current tick */
     void *state;          /* saved FMU state (strong coupling) */
     double *iter_prev;    /* Float64 outputs of the previous iterate (strong coupling) */
@@ -117,6 +122,8 @@ struct rtc_system {
     rtc_system_rt_hints rt; /* the file's real-time settings */
     char **record;    /* the system file's recording selection ("unit.variable") */
     size_t n_record;
+    char **expose;    /* the system file's exposed variables ("unit.variable[:k=v]...") */
+    size_t n_expose;
     rtc_master algorithm;
     int64_t tick_ns, start_ns, stop_ns, sync_ns;
     int64_t k;              /* current tick index */
@@ -126,6 +133,9 @@ struct rtc_system {
     bool failed;            /* a unit call failed: no further calls but free */
     bool has_io;            /* some unit exchanges with the outside (needs real time) */
     unsigned n_workers;     /* requested worker threads (Jacobi) */
+    bool substitute;        /* each unit on its own thread, late units left running */
+    int64_t step_deadline_ns; /* substitute: CLOCK_MONOTONIC budget of the current step */
+    uint64_t late_steps;    /* substitute: steps that missed their budget */
     rtc_workers *workers;   /* running worker threads, or NULL */
     unsigned warnings;
     /* strong coupling */
@@ -170,6 +180,12 @@ typedef int (*rtc__unit_job)(rtc_system *sys, sys_unit *u, void *arg);
 int rtc__workers_start(rtc_system *sys, size_t n);
 int rtc__workers_run(rtc_system *sys, rtc__unit_job job, void *arg);
 void rtc__workers_stop(rtc_system *sys);
+
+/* system_async.c: the substitute policy's per-unit threads */
+int rtc__async_start(rtc_system *sys);
+int rtc__async_run_all(rtc_system *sys, rtc__unit_job job, void *arg);
+int rtc__async_tick(rtc_system *sys, int64_t t);
+void rtc__async_stop(rtc_system *sys);
 
 /* master.c */
 int rtc__master_tick(rtc_system *sys);

@@ -106,6 +106,8 @@ int rtc__workers_run(rtc_system *sys, rtc__unit_job job, void *arg)
 {
     rtc_workers *w = sys->workers;
     int rc = RTC_OK;
+    if (sys->substitute && sys->n_units && sys->units[0].as)
+        return rtc__async_run_all(sys, job, arg); /* each unit on its own thread */
     if (!w) {
         for (size_t i = 0; i < sys->n_units && rc == RTC_OK; i++)
             rc = job(sys, &sys->units[i], arg);

@@ -293,12 +293,49 @@ static void overrun_stop_after_n_consecutive_goes_to_safe_state(void)
     free(safe);
 }
 
-static void overrun_substitute_not_available_yet(void)
+/* substitute: a Fault unit "f" whose every step from 0.5 s sleeps 120 ms (2.4 periods)
+ * beside a Decay unit "d" with the same 50 ms step. f is left running on its own thread
+ * and falls behind; d steps at every tick on time — its results are exactly e^(-t) — and
+ * logical time runs to the end. */
+static void overrun_substitute_keeps_the_other_units_on_time(void)
 {
+    write_fault_ssd("sub", 4, 0.12);
+    char path[700];
+    snprintf(path, sizeof path, "%s/sub.ssd", work);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "sed -i 's|</ssd:Elements>|<ssd:Component name=\"d\" "
+             "source=\"%s/fmi2/Decay.fmu\"><ssd:Connectors><ssd:Connector name=\"x\" "
+             "kind=\"output\"><ssc:Real/></ssd:Connector></ssd:Connectors></ssd:Component>"
+             "</ssd:Elements>|' '%s'", RTC_TEST_FMU_DIR, path);
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    CU_ASSERT_EQUAL(sh("'%s' run sub.ssd --realtime --overrun substitute --output-dir su "
+                       "--test-safe-file su/safe", RTCOSIM_EXE), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "substitute: a unit missed tick 10's deadline"));
+    char *t = slurp("su/timing.json");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_EQUAL(json_int(t, "steps"), 20);
+    free(t);
+    snprintf(path, sizeof path, "%s/su/results.csv", work);
+    tcsv c;
+    CU_ASSERT_TRUE_FATAL(tcsv_read(path, &c));
+    CU_ASSERT_EQUAL(c.n_rows, 21);
+    long x = tcsv_col(&c, "d.x"), y = tcsv_col(&c, "f.y");
+    CU_ASSERT_FATAL(x > 0 && y > 0);
+    for (size_t r = 0; r < c.n_rows; r++)
+        CU_ASSERT_DOUBLE_EQUAL(tcsv_at(&c, r, (size_t)x), exp(-0.05 * (double)r), 1e-12);
+    CU_ASSERT(tcsv_at(&c, c.n_rows - 1, (size_t)y) < 0.9); /* f's outputs lag behind t = 1 */
+    tcsv_free(&c);
+    char *safe = slurp("su/safe");
+    CU_ASSERT(safe && strcmp(safe, "safe\n") == 0);
+    free(safe);
+    /* with nothing late, substitute is exactly Jacobi: byte-identical to the fast run
+     * (10 ms periods leave every unit ample time, host spikes aside) */
+    CU_ASSERT_EQUAL(sh("'%s' run '%s/msd-jacobi.ssp' --stop 1 --output-dir sfast", RTCOSIM_EXE,
+                       RTC_TEST_CONFIG_DIR), 0);
+    CU_ASSERT_EQUAL(sh("'%s' run '%s/msd-jacobi.ssp' --stop 1 --realtime --overrun substitute "
+                       "--output-dir sreal", RTCOSIM_EXE, RTC_TEST_CONFIG_DIR), 0);
+    CU_ASSERT_EQUAL(sh("cmp sfast/results.csv sreal/results.csv"), 0);
     write_fault_ssd("plain", 0, 0);
-    CU_ASSERT_EQUAL(sh("'%s' run plain.ssd --realtime --overrun substitute --output-dir su",
-                       RTCOSIM_EXE), 1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "overrun policy 'substitute' is not available yet"));
     CU_ASSERT_EQUAL(sh("'%s' run plain.ssd --realtime --overrun sometimes", RTCOSIM_EXE), 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "expected catch-up, skip, stop or substitute"));
     CU_ASSERT_EQUAL(sh("'%s' run plain.ssd --realtime 0", RTCOSIM_EXE), 2);
@@ -530,7 +567,8 @@ void rtc_test_register(void)
          overrun_skip_reanchors_with_logical_time_unchanged},
         {"overrun_stop_after_n_consecutive_goes_to_safe_state",
          overrun_stop_after_n_consecutive_goes_to_safe_state},
-        {"overrun_substitute_not_available_yet", overrun_substitute_not_available_yet},
+        {"overrun_substitute_keeps_the_other_units_on_time",
+         overrun_substitute_keeps_the_other_units_on_time},
         {"sigint_stops_at_a_boundary_exit_130", sigint_stops_at_a_boundary_exit_130},
         {"sigterm_stops_exit_143", sigterm_stops_exit_143},
         {"watchdog_exits_with_safe_state_when_a_unit_hangs",

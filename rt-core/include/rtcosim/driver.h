@@ -263,4 +263,51 @@ int rtc_io_unit_factory(struct rtc_unit_factory *out, const char *type);
  */
 int rtc_io_unit_stats(const rtc_unit *unit, rtc_driver_stats *out);
 
+/** True when @p unit was made by rtc_io_unit_factory() or rtc_io_unit_replay_factory().
+ *  RT-safe: yes. */
+bool rtc_io_unit_is(const rtc_unit *unit);
+
+/* ---- session recording and replay (rtcosim/session.h) ---- */
+
+/** One sample as an I/O unit pushed it into a signal's estimator. Times are logical ns
+ *  from the start of the run (the estimator's clock). */
+typedef struct rtc_io_tap_rec {
+    uint32_t signal;     /**< first_signal of rtc_io_unit_set_tap() + the unit's port index */
+    uint8_t quality;     /**< rtc_quality of the mailbox sample (FRESH: only those are pushed) */
+    int64_t t_ns;        /**< the tick's logical time: the refresh that consumed it */
+    int64_t sample_ns;   /**< when the value was true */
+    int64_t arrival_ns;  /**< when it arrived */
+    double value;
+} rtc_io_tap_rec;
+
+/** Called on the stepping (RT) thread for every sample an I/O unit consumes; must be
+ *  RT-safe (copy the numbers into a ring). */
+typedef void (*rtc_io_tap_fn)(void *user, const rtc_io_tap_rec *rec);
+
+/**
+ * Send every sample I/O unit @p unit pushes into its estimators to @p fn (NULL: stop).
+ * Set before the run. Returns RTC_OK or RTC_EINVAL (not an I/O unit). RT-safe: no.
+ */
+int rtc_io_unit_set_tap(rtc_unit *unit, rtc_io_tap_fn fn, void *user, uint32_t first_signal);
+
+/** Recorded samples for replay units (`rtcosim replay`): @p lookup gives the feed's index
+ *  of a unit's signal (-1: none recorded); @p next returns, one per call, the samples of
+ *  signal @p signal that were consumed by the refresh at logical time @p t_ns (false when
+ *  there are no more for that tick). Called on the stepping thread. */
+typedef struct rtc_io_replay_feed {
+    long (*lookup)(void *user, const char *unit, const char *signal);
+    bool (*next)(void *user, long signal, int64_t t_ns, double *value, int64_t *sample_ns,
+                 int64_t *arrival_ns);
+    void *user;
+} rtc_io_replay_feed;
+
+/**
+ * A unit factory for I/O components of type @p type that opens no driver: each signal's
+ * samples come from @p feed (which must outlive the units) and are pushed into the same
+ * estimators, at the same ticks, as in the recorded run. Outputs to the bench go nowhere.
+ * Returns RTC_OK or RTC_EINVAL. RT-safe: no.
+ */
+int rtc_io_unit_replay_factory(struct rtc_unit_factory *out, const char *type,
+                               const rtc_io_replay_feed *feed);
+
 #endif

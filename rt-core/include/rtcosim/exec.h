@@ -25,7 +25,12 @@
  *        skip      deadline_{j+1} moves by whole periods to the first one in the future;
  *                  logical time is unchanged (no tick is dropped), the gap is recorded;
  *        stop      after max_overruns consecutive overruns the run stops (safe state);
- *        substitute  not available yet (rtc_exec_new() fails with a clear error).
+ *        substitute  every unit steps on its own thread and must be done a tenth of a
+ *                  period before the next deadline; a unit that is not is left running,
+ *                  its outputs extrapolated by its consumers until it catches up, while
+ *                  the other units and the I/O stay on time (the system must have been
+ *                  loaded or switched with the substitute option; per-unit do_step times
+ *                  are not measured in this mode).
  *
  * Three phases: rtc_exec_new() allocates everything (histograms, rings, tables) — the
  * arm phase; rtc_exec_run() prepares the process (rtcosim/rt.h), starts the threads and
@@ -75,7 +80,7 @@ typedef struct rtc_exec rtc_exec;
 typedef enum {
     RTC_EXEC_CATCH_UP = 0,
     RTC_EXEC_SKIP,
-    RTC_EXEC_SUBSTITUTE, /**< accepted by the parser; rtc_exec_new() refuses it for now */
+    RTC_EXEC_SUBSTITUTE, /**< late units left running, their outputs substituted */
     RTC_EXEC_STOP,
 } rtc_exec_overrun;
 
@@ -100,6 +105,9 @@ typedef enum {
 /** A safe-state callback (an I/O driver writes its safe values). Called on a non-RT
  *  thread, once per run, on every kind of stop. */
 typedef void (*rtc_exec_safe_fn)(void *user);
+
+/** Points of the loop where rtc_exec_options.hook is called. */
+enum { RTC_EXEC_AT_BOUNDARY = 0, RTC_EXEC_AT_STEP = 1, RTC_EXEC_AT_STEPPED = 2 };
 
 typedef struct rtc_exec_options {
     double rtf;              /**< real-time factor, > 0 (default 1) */
@@ -126,6 +134,16 @@ typedef struct rtc_exec_options {
     bool status_line;        /**< live status on stderr when it is a terminal */
     bool unit_timing;        /**< time each unit's do_step (default true) */
     const rtc_logger *lg;    /**< messages (rtlog lines included); may be NULL */
+    /** Called on the RT thread (so it must be RT-safe) at three points of the loop, with
+     *  k = the system's tick index (the bare loop: the step count):
+     *  RTC_EXEC_AT_BOUNDARY  every turn of the loop before the pause check — once per
+     *                        step, and about every millisecond while paused (operator
+     *                        commands are drained here: rtcosim/session.h);
+     *  RTC_EXEC_AT_STEP      right before the step of tick k (paced or single);
+     *  RTC_EXEC_AT_STEPPED   after the step and its hand-off (k is the new tick index).
+     *  NULL: none. */
+    void (*hook)(void *user, int at, int64_t k);
+    void *hook_user;
     /** Called by the watchdog after the safe state, before the process exits. */
     void (*on_watchdog)(rtc_exec *ex, void *user);
     void *watchdog_user;
@@ -168,8 +186,8 @@ const char *rtc_exec_phase_name(rtc_exec_phase p);
  * Arm: validate @p o, compute the period, allocate and touch every buffer. @p sys
  * (initialized, not yet stepped; may be NULL for the bare loop) must outlive the
  * executive; the executive installs its unit timer on it.
- * Returns RTC_OK; RTC_EINVAL (bad option: logged); RTC_EUNSUPPORTED (substitute policy:
- * logged "not available yet"); RTC_ENOMEM. RT-safe: no.
+ * Returns RTC_OK; RTC_EINVAL (bad option: logged); RTC_EUNSUPPORTED (substitute policy on
+ * a system not loaded with the substitute option: logged); RTC_ENOMEM. RT-safe: no.
  */
 int rtc_exec_new(rtc_system *sys, const rtc_exec_options *o, rtc_exec **out);
 
@@ -216,6 +234,19 @@ RTC_RT_SAFE bool rtc_exec_is_rt_thread(void);
 
 /** Snapshot of the counters and histograms. RT-safe: no. Thread: any. */
 void rtc_exec_stats_get(const rtc_exec *ex, rtc_exec_stats *out);
+
+/** What a live status display needs (rtcosim/session.h status). */
+typedef struct rtc_exec_progress {
+    int64_t sim_time_ns;   /**< logical time reached */
+    uint64_t steps, overruns;
+    int64_t wakeup_p99_ns; /**< wake-up latency p99 so far */
+    bool paused;
+} rtc_exec_progress;
+
+/** Snapshot of the live counters, safe from any thread at any time — also while
+ *  rtc_exec_run() is still starting up (rtc_exec_stats_get() also reads the scheduling
+ *  set-up, written then). RT-safe: no. Thread: any. */
+void rtc_exec_progress_get(const rtc_exec *ex, rtc_exec_progress *out);
 
 /** Units timed (0 without a system or unit timing), and one's do_step summary. */
 size_t rtc_exec_unit_count(const rtc_exec *ex);

@@ -57,6 +57,16 @@ void rtc_record_write_header(const rtc_record *rec, rtc_csv *csv);
  */
 int rtc_record_sample(rtc_record *rec, void *row);
 
+/** Name of column @p i (time excluded), or NULL past the end. RT-safe: yes. */
+const char *rtc_record_column_name(const rtc_record *rec, size_t i);
+
+/**
+ * The value of column @p i in a row filled by rtc_record_sample(), as a double (booleans
+ * 0/1, integers converted). Returns false for strings, binaries and out-of-range @p i.
+ * RT-safe: yes.
+ */
+bool rtc_record_column_double(const rtc_record *rec, const void *row, size_t i, double *out);
+
 /** Format one row: time @p t_ns, then every column of @p row. RT-safe: no. */
 void rtc_record_write_row(const rtc_record *rec, rtc_csv *csv, int64_t t_ns, const void *row);
 

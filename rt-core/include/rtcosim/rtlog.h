@@ -32,6 +32,7 @@ typedef enum {
     RTC_RTLOG_STOPPING,      /**< detail: stop reason; a: tick; b: signal number or status */
     RTC_RTLOG_ROW_DROPPED,   /**< a: tick (recorder ring full) */
     RTC_RTLOG_TRACE_DROPPED, /**< a: tick (latency trace ring full) */
+    RTC_RTLOG_SUBSTITUTE,    /**< a: tick; b: late steps so far (substitute policy) */
     RTC_RTLOG_USER = 32,     /**< first code free for other modules (up to 63) */
     RTC_RTLOG_MAX_CODE = 63,
 } rtc_rtlog_code;

@@ -44,8 +44,18 @@
  *                   maxOverruns="3"             consecutive overruns tolerated
  *                   estimator="zoh"             default estimator of every connection
  *                   decimation="1"              record every n-th base tick
- *                   record="a.x b.y"/>          recorded signals (component.variable),
+ *                   record="a.x b.y"            recorded signals (component.variable),
  *                                               white-space separated; absent = outputs
+ *                   expose="a.u b.k:rate=0.5"   variables an operator may set in a
+ *                                               real-time session (white-space separated
+ *                                               component.variable, each with optional
+ *                                               ":min=X", ":max=X" (narrow the declared
+ *                                               range; values beyond are clamped),
+ *                                               ":rate=R" (at most R units per simulated
+ *                                               second) and ":safe=X" (dead-man value))
+ *                   deadman="0.5"/>             dead-man time: when the control surface
+ *                                               is silent this long, exposed variables
+ *                                               with a safe value fall back to it
  *     Child elements of rtc:RealTime are kept as opaque settings (for I/O drivers).
  *
  *   In a ssd:Component's Annotations:
@@ -309,6 +319,10 @@ typedef struct rtc_ssp_realtime {
     uint32_t decimation; /**< ≥ 1 */
     size_t n_record;   /**< recording selection ("component.variable" each) */
     char **record;
+    size_t n_expose;   /**< operator-settable variables ("component.variable[:k=v]...") */
+    char **expose;
+    bool has_deadman;
+    int64_t deadman_ns; /**< dead-man time of the operator control surface */
     size_t n_settings; /**< opaque child elements of rtc:RealTime */
     rtc_ssp_setting *settings;
 } rtc_ssp_realtime;
@@ -358,6 +372,15 @@ typedef struct rtc_ssp {
  * RT-safe: no (parses, allocates, extracts). Thread: any; no shared state.
  */
 int rtc_ssp_load(const char *path, const rtc_logger *lg, rtc_ssp **out);
+
+/**
+ * As rtc_ssp_load(), but relative URIs of an .ssd (FMU sources, parameter files) resolve
+ * against @p base_dir instead of the file's own directory (NULL: the file's); packages
+ * (.ssp) are unaffected. Used to load the copy of a system kept in a session directory.
+ * Returns as rtc_ssp_load(). RT-safe: no.
+ */
+int rtc_ssp_load_from(const char *path, const char *base_dir, const rtc_logger *lg,
+                      rtc_ssp **out);
 
 /** Free @p ssp and everything it owns; remove its extraction directory. NULL is a no-op,
  *  and a partially built object is fine. RT-safe: no. */

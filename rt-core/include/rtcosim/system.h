@@ -35,6 +35,11 @@
 
 typedef struct rtc_system rtc_system;
 
+/** Marks functions that may be called on the RT thread (STYLE rule 13). */
+#ifndef RTC_RT_SAFE
+#define RTC_RT_SAFE
+#endif
+
 /** A way to create units of one SSP component type (MIME type). */
 typedef struct rtc_unit_factory {
     const char *type; /**< e.g. "application/x-fmu-sharedlibrary" */
@@ -73,6 +78,15 @@ typedef struct rtc_system_options {
                                their state): iterate every step to a fixed point */
     double tolerance;     /**< relative change that counts as converged (0: 1e-10) */
     unsigned max_iterations; /**< iteration cap per step (0: 50) */
+    bool substitute;      /**< every unit steps on its own thread; with a step deadline
+                               (rtc_system_set_step_deadline) a unit still running at the
+                               deadline is left running and its outputs are substituted
+                               (extrapolated by its consumers) until it catches up. Jacobi
+                               only. Without lateness the results equal Jacobi's. */
+    /** Resolve relative FMU sources and parameter files of an .ssd against this directory
+     *  instead of the file's own (NULL: the file's). A session's copy of a system is
+     *  loaded this way by `rtcosim replay`. */
+    const char *source_dir;
 } rtc_system_options;
 
 /**
@@ -102,10 +116,26 @@ typedef struct rtc_system_rt_hints {
     int priority, cpu;
     const char *overrun; /**< "catch-up", "skip", "substitute", "stop" */
     uint32_t max_overruns, decimation;
+    bool has_deadman;
+    int64_t deadman_ns;  /**< operator dead-man time (rtc:RealTime deadman) */
+    const char *const *expose; /**< operator-settable variables, "unit.var[:key=value]..." */
+    size_t n_expose;
 } rtc_system_rt_hints;
 
 /** The file's real-time settings (valid while the system lives). RT-safe: yes. */
 const rtc_system_rt_hints *rtc_system_rt(const rtc_system *sys);
+
+/** Substitute policy: the wall-clock time (CLOCK_MONOTONIC ns) by which the next step must
+ *  be done; 0: no limit. RT-safe: yes. */
+void rtc_system_set_step_deadline(rtc_system *sys, int64_t mono_ns);
+/** Substitute policy: steps that missed their deadline (left running). RT-safe: yes. */
+uint64_t rtc_system_late_steps(const rtc_system *sys);
+/** Switch a loaded, not yet initialized system to the substitute option (see
+ *  rtc_system_options.substitute). Returns RTC_OK, RTC_ESTATE (already initialized) or
+ *  RTC_EINVAL (not Jacobi, or with --iterate/--workers; logged). RT-safe: no. */
+int rtc_system_use_substitute(rtc_system *sys);
+/** True when the system was loaded with the substitute option. RT-safe: yes. */
+bool rtc_system_substitutes(const rtc_system *sys);
 
 /** True when the system has I/O components (drivers): such a system runs only in real
  *  time, against the wall clock. RT-safe: yes. */
@@ -164,6 +194,52 @@ rtc_master rtc_system_algorithm(const rtc_system *sys);
 size_t rtc_system_unit_count(const rtc_system *sys);
 const rtc_unit *rtc_system_unit(const rtc_system *sys, size_t i);
 int64_t rtc_system_unit_step_ns(const rtc_system *sys, size_t i);
+
+/** The file unit @p i was created from (its FMU; absolute for SSP components), or NULL
+ *  (I/O components). Valid while the system lives. RT-safe: yes. */
+const char *rtc_system_unit_source(const rtc_system *sys, size_t i);
+
+/** SHA-256 (64 hex digits) of that file as it was when the system was loaded, or NULL
+ *  (no source, or unreadable). RT-safe: yes. */
+const char *rtc_system_unit_sha256(const rtc_system *sys, size_t i);
+
+/* ---- operator access to variables (rtcosim/session.h applies commands with these) ---- */
+
+/**
+ * Find "unit.variable" (unit names may contain dots: every split is tried).
+ * Returns RTC_OK with *unit / *var (indices into rtc_system_unit() and its md->vars);
+ * RTC_ENOTFOUND; RTC_EINVAL (NULL). RT-safe: yes (no allocation).
+ */
+int rtc_system_find_var(const rtc_system *sys, const char *name, size_t *unit, size_t *var);
+
+/**
+ * Whether variable @p var of unit @p unit may be set while the system runs: a scalar
+ * numeric/boolean input that no connection drives, a tunable parameter, or an output of
+ * an I/O component (the value overrides the bench's until a newer sample arrives). With
+ * worker threads, only units stepped by the calling (coordinator) thread qualify.
+ * Call after rtc_system_init(). Returns RTC_OK or RTC_EINVAL with the reason in @p why
+ * ("lag.k1 is a fixed parameter ..."). RT-safe: no.
+ */
+int rtc_system_check_settable(const rtc_system *sys, size_t unit, size_t var, char *why,
+                              size_t cap);
+
+/**
+ * Write @p value (converted to the variable's type: rounded for integers, non-zero is
+ * true) through the unit's set operation. Call between steps on the stepping thread.
+ * Returns RTC_OK; RTC_EINVAL (not settable, see rtc_system_check_settable); RTC_ESTATE
+ * (not initialized, or a unit failed); the unit's error.
+ * RT-safe: yes (no allocation or formatting; the unit's own code aside).
+ */
+RTC_RT_SAFE int rtc_system_set_value(rtc_system *sys, size_t unit, size_t var, double value);
+
+/**
+ * Read a scalar numeric/boolean variable's current value from the unit (its get
+ * operation; for an FMU input or parameter: the value last set). Call between steps on
+ * the stepping thread. Returns RTC_OK, RTC_EINVAL, RTC_ESTATE or the unit's error.
+ * RT-safe: yes (the unit's own code aside).
+ */
+RTC_RT_SAFE int rtc_system_get_value(const rtc_system *sys, size_t unit, size_t var,
+                                     double *out);
 
 /** Connections (links) between units, and the units at their ends. RT-safe: yes. */
 size_t rtc_system_link_count(const rtc_system *sys);

@@ -1,0 +1,72 @@
+/*
+ * rtcosim/osc_control.h — the operator control surface of a real-time session over OSC.
+ *
+ * A UDP socket on its own (non-RT) thread receives OSC messages from any control surface
+ * (TouchOSC, Open Stage Control, `oscsend`, scripts/operator) and turns them into session
+ * calls (rtcosim/session.h); replies and errors go back to the sender's address and port.
+ * liblo is used only to decode and encode messages, on this thread. The socket binds
+ * 127.0.0.1 and accepts only loopback senders, unless allow_remote (then 0.0.0.0, any
+ * sender). Bundles are answered with an error.
+ *
+ * Address table (types after the address; "N" is any of i, h, f, d):
+ *   /rtcosim/pause                    pause at the next step boundary
+ *   /rtcosim/resume                   resume (the schedule re-anchors to now)
+ *   /rtcosim/step [N]                 while paused: N steps (default 1)
+ *   /rtcosim/stop                     stop the run (safe state, files written)
+ *   /rtcosim/set s:NAME N:VALUE       set an exposed variable (clamped, rate-limited)
+ *   /rtcosim/get s:NAME               reply the newest value of a recorded column
+ *   /rtcosim/subscribe s:NAME N:HZ    stream a recorded column to the sender (0 < HZ <= 1000)
+ *   /rtcosim/unsubscribe [s:NAME]     stop the sender's streams (all, or NAME's)
+ *   /rtcosim/status                   reply the run's status
+ *   /rtcosim/mark s:TEXT              an operator annotation in events.log
+ * Replies:
+ *   /rtcosim/reply s:COMMAND s:"ok"                       pause, resume, step, stop, mark
+ *   /rtcosim/reply s:"set" s:NAME d:APPLIED              the value that will be applied
+ *   /rtcosim/reply s:"get" s:NAME d:VALUE d:T_S h:K      T_S/K: the step it belongs to
+ *   /rtcosim/reply s:"subscribe" s:NAME d:HZ
+ *   /rtcosim/reply s:"unsubscribe" i:REMOVED
+ *   /rtcosim/reply s:"status" d:SIM_TIME_S d:RTF h:K h:OVERRUNS d:P99_WAKEUP_US i:PAUSED
+ *                  s:DRIVER_HEALTH
+ *   /rtcosim/value s:NAME d:VALUE d:T_S                  a subscription's sample
+ *   /rtcosim/error s:MESSAGE                              any refusal, with the reason
+ * Every message heard re-arms the session's dead-man (rtc_session_poll).
+ */
+#ifndef RTCOSIM_OSC_CONTROL_H
+#define RTCOSIM_OSC_CONTROL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rtcosim/log.h"
+#include "rtcosim/session.h"
+
+typedef struct rtc_osc_control rtc_osc_control;
+
+typedef struct rtc_osc_control_options {
+    int port;           /**< UDP port; 0: ephemeral (see rtc_osc_control_port) */
+    bool allow_remote;  /**< bind 0.0.0.0 and accept senders other than loopback */
+    const rtc_logger *lg;
+} rtc_osc_control_options;
+
+/** Most simultaneous subscriptions (all senders together). */
+#define RTC_OSC_CONTROL_MAX_SUBS 64
+
+/**
+ * Bind the socket and start the control thread for @p s (which must outlive it).
+ * Returns RTC_OK; RTC_EIO (cannot bind: logged); RTC_ESYS (thread); RTC_ENOMEM.
+ * RT-safe: no.
+ */
+int rtc_osc_control_start(rtc_session *s, const rtc_osc_control_options *o,
+                          rtc_osc_control **out);
+
+/** The bound UDP port. RT-safe: yes. */
+int rtc_osc_control_port(const rtc_osc_control *c);
+
+/** Messages handled, and refused (disallowed sender, malformed, errors). RT-safe: yes. */
+uint64_t rtc_osc_control_messages(const rtc_osc_control *c);
+uint64_t rtc_osc_control_refused(const rtc_osc_control *c);
+
+/** Stop and join the thread, close the socket, free. NULL is a no-op. RT-safe: no. */
+void rtc_osc_control_stop(rtc_osc_control *c);
+
+#endif

@@ -1,0 +1,172 @@
+/*
+ * rtcosim-operator — a minimal operator console for the OSC control surface of a real-time
+ * session (`rtcosim run --realtime --control-port PORT`; address table in the README,
+ * "Operator control surface"). scripts/operator wraps it.
+ *
+ *   rtcosim-operator PORT pause | resume | stop | status | step [N] | set NAME VALUE |
+ *                         get NAME | mark TEXT | watch NAME RATE_HZ [SECONDS]
+ *
+ * It sends one message from its own UDP socket (the control surface answers the sender)
+ * and prints the reply: "ok", the applied value, the value and its time, the status
+ * fields, or the error (exit 1). `watch` subscribes, prints "t value" lines until SECONDS
+ * pass (default: until interrupted) and unsubscribes.
+ */
+#include <lo/lo.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* liblo's arguments point into the packet at 4-byte alignment: read them with memcpy (a
+ * member access through the 8-byte-aligned lo_arg union would be undefined behaviour) */
+static double arg_f64(const lo_arg *a)
+{
+    double v;
+    memcpy(&v, (const void *)a, sizeof v);
+    return v;
+}
+
+static int64_t arg_i64(const lo_arg *a)
+{
+    int64_t v;
+    memcpy(&v, (const void *)a, sizeof v);
+    return v;
+}
+
+static float arg_f32(const lo_arg *a)
+{
+    float v;
+    memcpy(&v, (const void *)a, sizeof v);
+    return v;
+}
+
+static int32_t arg_i32(const lo_arg *a)
+{
+    int32_t v;
+    memcpy(&v, (const void *)a, sizeof v);
+    return v;
+}
+
+static atomic_bool interrupted;
+static int replies, errors;
+
+static void on_sigint(int s)
+{
+    (void)s;
+    atomic_store(&interrupted, true);
+}
+
+static void print_args(const char *types, lo_arg **argv, int argc)
+{
+    for (int i = 0; i < argc; i++) {
+        const char *sep = i ? " " : "";
+        switch (types[i]) {
+        case LO_STRING: printf("%s%s", sep, (const char *)argv[i]); break;
+        case LO_DOUBLE: printf("%s%.17g", sep, arg_f64(argv[i])); break;
+        case LO_FLOAT: printf("%s%.9g", sep, arg_f32(argv[i])); break;
+        case LO_INT32: printf("%s%d", sep, arg_i32(argv[i])); break;
+        case LO_INT64: printf("%s%lld", sep, (long long)arg_i64(argv[i])); break;
+        default: printf("%s?", sep);
+        }
+    }
+    printf("\n");
+}
+
+static int on_msg(const char *path, const char *types, lo_arg **argv, int argc, lo_message m,
+                  void *user)
+{
+    (void)m, (void)user;
+    if (!strcmp(path, "/rtcosim/value") && argc == 3) { /* name value t */
+        printf("%.9f %.17g\n", arg_f64(argv[2]), arg_f64(argv[1]));
+    } else if (!strcmp(path, "/rtcosim/error")) {
+        fprintf(stderr, "rtcosim-operator: error: %s\n", argc ? (const char *)argv[0] : "?");
+        errors++;
+        replies++;
+    } else {
+        print_args(types, argv, argc); /* /rtcosim/reply: what, then the fields */
+        replies++;
+    }
+    fflush(stdout);
+    return 0;
+}
+
+/* Wait up to ms for a reply (or until interrupted when ms < 0). */
+static void wait_reply(lo_server s, int ms)
+{
+    int want = replies + 1;
+    for (int t = 0; (ms < 0 || t < ms) && !atomic_load(&interrupted) && replies < want; t += 10)
+        lo_server_recv_noblock(s, 10);
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: rtcosim-operator PORT pause|resume|stop|status|step [N]|set NAME "
+            "VALUE|get NAME|mark TEXT|watch NAME RATE_HZ [SECONDS]\n");
+    return 2;
+}
+
+static lo_message build(int argc, char **argv, const char **path)
+{
+    static char p[64];
+    const char *cmd = argv[2];
+    snprintf(p, sizeof p, "/rtcosim/%s", !strcmp(cmd, "watch") ? "subscribe" : cmd);
+    *path = p;
+    lo_message m = lo_message_new();
+    if (!strcmp(cmd, "set") && argc == 5) {
+        lo_message_add_string(m, argv[3]);
+        lo_message_add_double(m, atof(argv[4]));
+    } else if ((!strcmp(cmd, "get") || !strcmp(cmd, "mark")) && argc == 4) {
+        lo_message_add_string(m, argv[3]);
+    } else if (!strcmp(cmd, "step") && argc <= 4) {
+        lo_message_add_int32(m, argc == 4 ? atoi(argv[3]) : 1);
+    } else if (!strcmp(cmd, "watch") && (argc == 5 || argc == 6)) {
+        lo_message_add_string(m, argv[3]);
+        lo_message_add_double(m, atof(argv[4]));
+    } else if (argc != 3 || (strcmp(cmd, "pause") && strcmp(cmd, "resume") &&
+                             strcmp(cmd, "stop") && strcmp(cmd, "status"))) {
+        lo_message_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3)
+        return usage();
+    const char *path;
+    lo_message m = build(argc, argv, &path);
+    if (!m)
+        return usage();
+    lo_server s = lo_server_new("0", NULL);
+    lo_address a = lo_address_new("127.0.0.1", argv[1]);
+    if (!s || !a)
+        return 1;
+    lo_server_add_method(s, NULL, NULL, on_msg, NULL);
+    signal(SIGINT, on_sigint);
+    signal(SIGTERM, on_sigint);
+    lo_send_message_from(a, s, path, m);
+    lo_message_free(m);
+    wait_reply(s, 3000);
+    bool watch = !strcmp(argv[2], "watch") && !errors && replies;
+    if (watch) { /* stream until SECONDS or an interrupt, then unsubscribe */
+        int ms = argc == 6 ? (int)(atof(argv[5]) * 1000) : -1;
+        for (int t = 0; (ms < 0 || t < ms) && !atomic_load(&interrupted); t += 10)
+            lo_server_recv_noblock(s, 10);
+        lo_message u = lo_message_new();
+        lo_message_add_string(u, argv[3]);
+        lo_send_message_from(a, s, "/rtcosim/unsubscribe", u);
+        lo_message_free(u);
+        atomic_store(&interrupted, false);
+        wait_reply(s, 1000);
+    }
+    int rc = !replies ? (fprintf(stderr, "rtcosim-operator: no reply from 127.0.0.1:%s\n",
+                                 argv[1]), 1)
+                      : errors ? 1 : 0;
+    lo_address_free(a);
+    lo_server_free(s);
+    return rc;
+}

@@ -1,0 +1,500 @@
+/*
+ * `rtcosim replay SESSION_DIR [--output-dir DIR]`: re-run a recorded real-time session
+ * offline, as fast as possible, and compare its results with the session's.
+ *
+ * Order of work: the FMU hashes of fmus.sha256 are checked first (a changed FMU makes the
+ * comparison meaningless, so it is named and the replay stops); then inputs.bin is read
+ * and checked; the session's copy of the system is loaded with its relative sources
+ * resolved where the original was (session.conf source_dir), every I/O component replaced
+ * by a replay unit (rtc_io_unit_replay_factory) fed from inputs.bin; the recorded operator
+ * commands are applied before the same steps; rows are recorded with the same selection
+ * and decimation; finally DIR/results.csv is compared with the session's byte for byte.
+ */
+#include "cli.h"
+#include "rt_cli.h"
+
+#include "rtcosim/driver.h"
+#include "rtcosim/fmu.h"
+#include "rtcosim/recorder.h"
+#include "rtcosim/session.h"
+#include "rtcosim/sha256.h"
+#include "rtcosim/status.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char replay_help[] =
+    "usage: rtcosim replay SESSION_DIR [--output-dir DIR]\n"
+    "\n"
+    "Re-run a real-time session (the --output-dir of 'rtcosim run --realtime') offline, as\n"
+    "fast as possible: the FMU hashes (fmus.sha256) are checked first, the session's copy\n"
+    "of the system is loaded, every I/O component is replaced by the samples recorded in\n"
+    "inputs.bin (fed to the same estimators at the same steps), the recorded operator\n"
+    "commands are applied at the same steps, and DIR/results.csv (default\n"
+    "SESSION_DIR/replay) is compared with the session's results.csv. Prints \"identical\"\n"
+    "(exit 0) or the first differing row and column (exit 1).\n"
+    "\n"
+    "options:\n"
+    "  --output-dir DIR     where the replay's results.csv goes\n"
+    "  -v, --verbose        progress information\n"
+    "  -h, --help           this text\n";
+
+/* session.conf: the command line's settings of the live run. */
+typedef struct conf {
+    rtc_system_options so;
+    char *system, *source_dir;
+    char **records;
+    size_t n_records;
+    long decimation;
+} conf;
+
+static void conf_clear(conf *c)
+{
+    free(c->system);
+    free(c->source_dir);
+    for (size_t i = 0; i < c->n_records; i++)
+        free(c->records[i]);
+    free(c->records);
+}
+
+/* Unknown keys are ignored: a newer session.conf stays readable by this replay. */
+static int conf_line(conf *c, const char *key, const char *v)
+{
+    long long n = strtoll(v, NULL, 10);
+    if (!strcmp(key, "system"))
+        c->system = strdup(v);
+    else if (!strcmp(key, "source_dir"))
+        c->so.source_dir = c->source_dir = strdup(v);
+    else if (!strcmp(key, "algorithm"))
+        c->so.has_algorithm = rtc_master_parse(v, &c->so.algorithm) == RTC_OK;
+    else if (!strcmp(key, "step_ns"))
+        c->so.step_ns = n;
+    else if (!strcmp(key, "sync_step_ns"))
+        c->so.sync_step_ns = n;
+    else if (!strcmp(key, "start_ns"))
+        c->so.has_start = true, c->so.start_ns = n;
+    else if (!strcmp(key, "stop_ns"))
+        c->so.has_stop = true, c->so.stop_ns = n;
+    else if (!strcmp(key, "iterate"))
+        c->so.iterate = n != 0;
+    else if (!strcmp(key, "tolerance"))
+        c->so.tolerance = strtod(v, NULL);
+    else if (!strcmp(key, "max_iterations"))
+        c->so.max_iterations = (unsigned)n;
+    else if (!strcmp(key, "workers"))
+        c->so.workers = (unsigned)n;
+    else if (!strcmp(key, "decimation"))
+        c->decimation = n > 0 ? (long)n : 1;
+    else if (!strcmp(key, "record")) {
+        char **r = realloc(c->records, (c->n_records + 1) * sizeof *r);
+        if (!r || !(r[c->n_records] = strdup(v)))
+            return RTC_ENOMEM;
+        c->records = r;
+        c->n_records++;
+    }
+    return RTC_OK;
+}
+
+static int read_conf(const char *dir, conf *c)
+{
+    char path[4096], line[4096];
+    snprintf(path, sizeof path, "%s/session.conf", dir);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "rtcosim replay: %s: cannot open: %s (not a session directory?)\n",
+                path, strerror(errno));
+        return RTC_EIO;
+    }
+    *c = (conf){.decimation = 1};
+    int rc = RTC_OK;
+    while (rc == RTC_OK && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        char *eq = strchr(line, '=');
+        if (line[0] == '#' || !eq)
+            continue;
+        *eq = '\0';
+        rc = conf_line(c, line, eq + 1);
+    }
+    fclose(f);
+    return rc;
+}
+
+/* ---- FMU hashes ---- */
+
+typedef struct hash_ent {
+    char hash[65], unit[256], path[3000];
+} hash_ent;
+
+static int read_hashes(const char *dir, hash_ent **out, size_t *n)
+{
+    char path[4096], line[4096];
+    snprintf(path, sizeof path, "%s/fmus.sha256", dir);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "rtcosim replay: %s: cannot open: %s\n", path, strerror(errno));
+        return RTC_EIO;
+    }
+    *out = NULL;
+    *n = 0;
+    while (fgets(line, sizeof line, f)) {
+        hash_ent e = {0};
+        if (sscanf(line, "%64s %255s %2999[^\n]", e.hash, e.unit, e.path) != 3)
+            continue;
+        hash_ent *a = realloc(*out, (*n + 1) * sizeof *a);
+        if (!a)
+            break;
+        *out = a;
+        a[(*n)++] = e;
+    }
+    fclose(f);
+    return RTC_OK;
+}
+
+/* Before loading: every recorded FMU that still exists must hash the same. */
+static bool fmus_unchanged(const hash_ent *h, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char hex[65];
+        if (access(h[i].path, R_OK) != 0)
+            continue; /* e.g. inside a package's extraction directory: checked after load */
+        if (rtc_sha256_file(h[i].path, hex) != RTC_OK || strcmp(hex, h[i].hash) != 0) {
+            fprintf(stderr, "rtcosim replay: the FMU of unit %s changed since the session: %s "
+                    "(sha256 now %s, recorded %s)\n", h[i].unit, h[i].path,
+                    rtc_sha256_file(h[i].path, hex) == RTC_OK ? hex : "unreadable",
+                    h[i].hash);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* After loading: each unit's FMU (as the system copy names it) hashes as recorded. */
+static bool units_match(const rtc_system *sys, const hash_ent *h, size_t n)
+{
+    for (size_t u = 0; u < rtc_system_unit_count(sys); u++) {
+        const char *src = rtc_system_unit_source(sys, u), *name = rtc_system_unit(sys, u)->name;
+        size_t size = src ? strlen(src) : 0;
+        if (!src || (size > 4 && (!strcmp(src + size - 4, ".ssd") ||
+                                  !strcmp(src + size - 4, ".ssp"))))
+            continue;
+        const hash_ent *e = NULL;
+        for (size_t i = 0; i < n && !e; i++)
+            e = !strcmp(h[i].unit, name) ? &h[i] : NULL;
+        const char *hex = rtc_system_unit_sha256(sys, u); /* hashed when loaded */
+        bool same = e && hex && !strcmp(hex, e->hash);
+        hex = hex ? hex : "unreadable";
+        if (!same) {
+            fprintf(stderr, "rtcosim replay: the FMU of unit %s changed since the session: %s "
+                    "(sha256 %s; the session used %s, sha256 %s)\n", name, src, hex,
+                    e ? e->path : "no recorded FMU", e ? e->hash : "-");
+            return false;
+        }
+    }
+    return true;
+}
+
+/* ---- the session's own counters ---- */
+
+/* A counter of summary.json ("key": N), or 0. */
+static unsigned long long summary_count(const char *text, const char *key)
+{
+    char pat[128];
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    const char *p = text ? strstr(text, pat) : NULL;
+    return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
+}
+
+static void warn_losses(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    FILE *f = fopen(path, "r");
+    char text[65536] = "";
+    if (f) {
+        size_t n = fread(text, 1, sizeof text - 1, f);
+        text[n] = '\0';
+        fclose(f);
+    }
+    unsigned long long rows = summary_count(text, "rows_dropped"),
+                       ins = summary_count(text, "inputs_dropped"),
+                       cmds = summary_count(text, "commands_dropped");
+    if (rows || ins || cmds)
+        fprintf(stderr, "rtcosim replay: warning: the session lost %llu result row(s), %llu "
+                "input record(s) and %llu command(s) (ring full): the replay cannot be "
+                "identical\n", rows, ins, cmds);
+}
+
+/* ---- the run ---- */
+
+/* The session's copy of the system, never the original (which may have been edited
+ * since); FMU units are made as live, I/O components become replay units that open no
+ * driver, so a replay needs no bench and no network. */
+static int load_replay(const char *dir, const conf *c, const rtc_io_replay_feed *feed,
+                       rtc_system **sys)
+{
+    static const char *const io_types[] = {RTC_DRIVER_TYPE_MODBUS_CLIENT,
+                                           RTC_DRIVER_TYPE_MODBUS_SERVER, RTC_DRIVER_TYPE_OSC};
+    static const char *const copies[] = {"system.ssd", "system.ssp", "system.fmu"};
+    char path[4096] = "";
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, copies[i]);
+        if (access(path, R_OK) == 0)
+            break;
+    }
+    rtc_unit_factory f[4];
+    size_t n = 0;
+    if (rtc_fmu_factory(&f[n++]) != RTC_OK)
+        return RTC_ENOMEM;
+    for (size_t i = 0; i < 3; i++)
+        if (rtc_io_unit_replay_factory(&f[n], io_types[i], feed) == RTC_OK)
+            n++;
+    return rtc_system_load(path, f, n, &c->so, &rtc_cli_log, sys);
+}
+
+/* Step as the live run did: commands before each step, a row every decimation ticks. */
+/* The recorder runs in lossless mode here (the producer waits): a replay has no
+ * deadline, and a dropped row would be a false difference. */
+static int run_steps(rtc_system *sys, rtc_replay *rp, rtc_recorder *rec, long dec, int64_t end)
+{
+    int64_t start = rtc_system_start_ns(sys);
+    int rc = rtc_recorder_push(rec, start);
+    for (int64_t k = 0; rc == RTC_OK && k < end; k++) {
+        rc = rtc_replay_before_step(rp, k);
+        if (rc == RTC_OK)
+            rc = rtc_system_step(sys);
+        if (rc == RTC_OK && rtc_system_tick_index(sys) % dec == 0)
+            rc = rtc_recorder_push(rec, start + rtc_system_time_ns(sys));
+    }
+    return rc == RTC_ETERMINATED ? RTC_OK : rc;
+}
+
+/* The step count to replay: the end record's, else up to the stop time (warned). */
+static int64_t end_step(const rtc_inputs *in, const rtc_system *sys)
+{
+    if (in->has_end)
+        return in->end_k;
+    fprintf(stderr, "rtcosim replay: warning: inputs.bin has no end record (the session did "
+            "not close cleanly): replaying to the stop time\n");
+    return rtc_system_stop_ns(sys) / rtc_system_tick_ns(sys);
+}
+
+static int replay_run(const char *dir, const char *out_dir, const conf *c, rtc_inputs *in,
+                      rtc_replay *rp, const hash_ent *h, size_t nh)
+{
+    rtc_system *sys = NULL;
+    rtc_record *rec = NULL;
+    rtc_csv *csv = NULL;
+    rtc_recorder *r = NULL;
+    char err[1024] = "", file[4096];
+    snprintf(file, sizeof file, "%.4000s/results.csv", out_dir);
+    int rc = load_replay(dir, c, rtc_replay_feed(rp), &sys);
+    if (rc == RTC_OK && !units_match(sys, h, nh))
+        rc = RTC_EINVAL;
+    if (rc == RTC_OK && (rc = rtc_record_new(&rec)) == RTC_OK)
+        rc = rtc_system_record(sys, rec, (const char *const *)c->records, c->n_records);
+    if (rc == RTC_OK)
+        rc = rtc_system_init(sys);
+    if (rc == RTC_OK && (rc = rtc_replay_bind(rp, sys, err, sizeof err)) != RTC_OK)
+        fprintf(stderr, "rtcosim replay: %s\n", err);
+    if (rc == RTC_OK && (rc = rtc_csv_open(file, &csv)) != RTC_OK)
+        fprintf(stderr, "rtcosim replay: %s: cannot create\n", file);
+    if (rc == RTC_OK)
+        rc = rtc_recorder_start(rec, csv, 4096, true, &r);
+    if (rc == RTC_OK)
+        rc = run_steps(sys, rp, r, c->decimation, end_step(in, sys));
+    int wrc = rtc_recorder_stop(r, NULL);
+    if (csv && (rtc_csv_close(csv) != RTC_OK || wrc != RTC_OK) && rc == RTC_OK)
+        rc = RTC_EIO;
+    if (rc == RTC_OK && rtc_replay_unconsumed(rp))
+        fprintf(stderr, "rtcosim replay: warning: %zu recorded sample(s) were not consumed\n",
+                rtc_replay_unconsumed(rp));
+    rtc_system_free(sys);
+    rtc_record_free(rec);
+    return rc;
+}
+
+/* ---- comparison ---- */
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t cap = 0, n = 0, got;
+    do {
+        if (n + 65536 + 1 > cap) {
+            char *nb = realloc(buf, cap = cap * 2 + 65536 + 1);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = nb;
+        }
+        got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+    } while (got > 0);
+    fclose(f);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* Field @p i of a CSV line (quotes respected), copied into out. */
+static void field(const char *line, size_t i, char *out, size_t cap)
+{
+    size_t f = 0, w = 0;
+    bool q = false;
+    for (const char *p = line; *p && *p != '\n'; p++) {
+        if (*p == '"')
+            q = !q;
+        else if (*p == ',' && !q)
+            f++;
+        else if (f == i && w + 1 < cap)
+            out[w++] = *p;
+    }
+    out[w] = '\0';
+}
+
+static size_t field_count(const char *line)
+{
+    size_t n = 1;
+    bool q = false;
+    for (const char *p = line; *p && *p != '\n'; p++) {
+        q ^= *p == '"';
+        n += *p == ',' && !q;
+    }
+    return n;
+}
+
+static bool same_line(const char *a, const char *b)
+{
+    size_t n = (size_t)(strchrnul(a, '\n') - a);
+    return n == (size_t)(strchrnul(b, '\n') - b) && !strncmp(a, b, n);
+}
+
+static const char *next_line(const char *p)
+{
+    p = strchrnul(p, '\n');
+    return *p ? p + 1 : p;
+}
+
+/* Print the first difference of two result files; 0 when identical. */
+/* Byte comparison decides; the line/field walk only explains where. Numbers are
+ * compared as text on purpose: results.csv holds 17 significant digits, so equal text is
+ * equal doubles, and any difference is a real one. */
+static int compare(const char *live_path, const char *new_path)
+{
+    size_t na = 0, nb = 0;
+    char *a = slurp(live_path, &na), *b = slurp(new_path, &nb);
+    int rc = 1;
+    if (!a || !b) {
+        fprintf(stderr, "rtcosim replay: cannot read %s\n", a ? new_path : live_path);
+    } else if (na == nb && !memcmp(a, b, na)) {
+        printf("identical\n");
+        rc = 0;
+    } else {
+        const char *la = a, *lb = b, *hdr = a;
+        size_t row = 0;
+        while (*la && *lb && same_line(la, lb)) {
+            la = next_line(la);
+            lb = next_line(lb);
+            row++;
+        }
+        if (!*la || !*lb) {
+            printf("results differ: the %s has fewer rows (first missing row %zu)\n",
+                   !*lb ? "replay" : "session", row);
+        } else {
+            size_t col = 0, n = field_count(la);
+            char fa[256], fb[256], name[256], t[64];
+            for (; col < n; col++) {
+                field(la, col, fa, sizeof fa);
+                field(lb, col, fb, sizeof fb);
+                if (strcmp(fa, fb))
+                    break;
+            }
+            field(hdr, col, name, sizeof name);
+            field(la, 0, t, sizeof t);
+            if (row == 0)
+                printf("results differ in the header, column %zu: session \"%s\", replay "
+                       "\"%s\"\n", col + 1, fa, fb);
+            else
+                printf("results differ at row %zu (time %s), column %zu \"%s\": session %s, "
+                       "replay %s\n", row, t, col + 1, name, fa, fb);
+        }
+    }
+    free(a);
+    free(b);
+    return rc;
+}
+
+static int parse_args(int argc, char **argv, const char **dir, const char **out)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+            return -1;
+        if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose"))
+            rtc_cli_log.max_level = RTC_LOG_INFO;
+        else if (!strcmp(argv[i], "--output-dir") && i + 1 < argc)
+            *out = argv[++i];
+        else if (argv[i][0] == '-' || *dir)
+            return rtc_cli_usage_error("replay", "unexpected argument '%s'", argv[i]);
+        else
+            *dir = argv[i];
+    }
+    return *dir ? RTC_EXIT_OK : rtc_cli_usage_error("replay", "expected a SESSION_DIR");
+}
+
+int rtc_cmd_replay(int argc, char **argv)
+{
+    const char *dir = NULL, *out = NULL;
+    int st = parse_args(argc, argv, &dir, &out);
+    if (st != RTC_EXIT_OK) {
+        if (st < 0)
+            fputs(replay_help, stdout);
+        return st < 0 ? RTC_EXIT_OK : st;
+    }
+    char out_buf[3000], path[4096], err[1024] = "";
+    if (!out) {
+        snprintf(out_buf, sizeof out_buf, "%.2900s/replay", dir);
+        out = out_buf;
+    }
+    conf c;
+    hash_ent *h = NULL;
+    size_t nh = 0;
+    rtc_inputs in = {0};
+    rtc_replay *rp = NULL;
+    int rc = read_conf(dir, &c);
+    if (rc != RTC_OK)
+        return RTC_EXIT_ERROR;
+    rc = read_hashes(dir, &h, &nh);
+    if (rc == RTC_OK && !fmus_unchanged(h, nh))
+        rc = RTC_EINVAL;
+    snprintf(path, sizeof path, "%s/inputs.bin", dir);
+    if (rc == RTC_OK && (rc = rtc_inputs_read(path, &in, err, sizeof err)) != RTC_OK)
+        fprintf(stderr, "rtcosim replay: %s\n", err);
+    if (rc == RTC_OK)
+        rc = rtc_replay_new(&in, &rp);
+    if (rc == RTC_OK) {
+        warn_losses(dir);
+        mkdir(out, 0755);
+        rc = replay_run(dir, out, &c, &in, rp, h, nh);
+    }
+    int exit_code = RTC_EXIT_ERROR;
+    if (rc == RTC_OK) {
+        char live[4096], again[4096];
+        snprintf(live, sizeof live, "%.4000s/results.csv", dir);
+        snprintf(again, sizeof again, "%.4000s/results.csv", out);
+        exit_code = compare(live, again) == 0 ? RTC_EXIT_OK : RTC_EXIT_ERROR;
+    }
+    rtc_replay_free(rp);
+    rtc_inputs_clear(&in);
+    free(h);
+    conf_clear(&c);
+    return exit_code;
+}

@@ -1,0 +1,90 @@
+/*
+ * The operator session of `rtcosim run SYSTEM --realtime` (rtcosim/session.h): arming it
+ * around the executive, the OSC control surface (rtcosim/osc_control.h), and its counters
+ * for summary.json. cmd_system.c opens events.log before loading (so the units' log lines
+ * reach it); cmd_rt.c calls these three around rtc_exec_run().
+ */
+#include "cli.h"
+#include "rt_cli.h"
+
+#include "rtcosim/osc_control.h"
+#include "rtcosim/status.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static rtc_osc_control *control; /* one run per process */
+
+void rtc_cli_rt_clear(rtc_cli_rt *rt)
+{
+    free(rt->expose);
+    rt->expose = NULL;
+    rt->n_expose = 0;
+}
+
+int rtc_cli_session_start(rtc_system *sys, const char *dir, long decimation, rtc_cli_rt *rt,
+                          rtc_exec_options *eo, rtc_session **out)
+{
+    *out = NULL;
+    if (!rt->events)
+        return RTC_OK;
+    if (rt->deadman_ms > 0 && rt->control_port < 0) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "--deadman-ms needs a control surface "
+                "(--control-port): the dead-man watches it");
+        return RTC_EINVAL;
+    }
+    rtc_session_options so = {.dir = dir, .system_path = rt->system_path,
+                              .expose = rt->expose, .n_expose = rt->n_expose,
+                              .deadman_ns = (int64_t)rt->deadman_ms * 1000000,
+                              .record = rt->record, .sys_options = rt->sys_options,
+                              .record_names = rt->record_names,
+                              .n_record_names = rt->n_record_names, .decimation = decimation};
+    int rc = rtc_session_new(sys, &so, rt->events, out);
+    if (rc != RTC_OK) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: cannot start the session (see %s/events.log)",
+                rt->system_path, dir);
+        return rc;
+    }
+    eo->hook = rtc_session_hook;
+    eo->hook_user = *out;
+    const rtc_logger *lg = rtc_events_logger(rt->events, "rt"); /* rtlog lines, too */
+    if (lg)
+        eo->lg = lg;
+    return RTC_OK;
+}
+
+int rtc_cli_session_attach(rtc_session *s, rtc_exec *ex, rtc_cli_rt *rt)
+{
+    if (!s)
+        return RTC_OK;
+    rtc_session_attach(s, ex);
+    if (rt->control_port < 0)
+        return RTC_OK;
+    rtc_osc_control_options co = {.port = (int)rt->control_port,
+                                  .allow_remote = rt->control_allow, .lg = &rtc_cli_log};
+    int rc = rtc_osc_control_start(s, &co, &control);
+    if (rc != RTC_OK)
+        return rc;
+    int port = rtc_osc_control_port(control);
+    rtc_events_add(rt->events, "session", "control surface: OSC on UDP %s:%d",
+                   rt->control_allow ? "0.0.0.0" : "127.0.0.1", port);
+    fprintf(stderr, "rtcosim: control surface listening on %s:%d\n",
+            rt->control_allow ? "0.0.0.0" : "127.0.0.1", port);
+    return RTC_OK;
+}
+
+void rtc_cli_session_end(rtc_session *s, rtc_system *sys, rtc_cli_rt *rt)
+{
+    rtc_osc_control_stop(control);
+    control = NULL;
+    if (!s)
+        return;
+    rt->has_session = true;
+    rtc_session_close(s, rtc_system_tick_index(sys), &rt->session);
+    rt->session.events = rtc_events_count(rt->events);
+    if (rt->session.inputs_dropped || rt->session.commands_dropped)
+        rtc_log(&rtc_cli_log, RTC_LOG_WARNING, "session: %llu input record(s) and %llu "
+                "command(s) dropped: a replay of this session cannot be exact",
+                (unsigned long long)rt->session.inputs_dropped,
+                (unsigned long long)rt->session.commands_dropped);
+}

@@ -1,0 +1,340 @@
+/*
+ * rtcosim/session.h — operator sessions: the session directory of a real-time run, the
+ * operator command queue, the event log, and the recorded inputs that `rtcosim replay`
+ * feeds back (DESIGN.md "Outputs of a run", "One communication step").
+ *
+ * A session directory holds results.csv, summary.json, timing.json, histogram.txt (written
+ * by the caller) and, from this module:
+ *   events.log   one line per event: "K T_S WALL SOURCE TEXT" — step index k (or "-"
+ *                before the run), logical time in s, wall time (CLOCK_REALTIME, ISO-8601
+ *                UTC with ms), a source word (operator, io, rt, unit, system, session)
+ *                and the text. Written by non-RT threads under a mutex.
+ *   inputs.bin   every external sample exactly as the RT loop consumed it and every
+ *                operator command with the step at which it took effect (format below).
+ *   system.ssd | system.ssp | system.fmu   a copy of the system file.
+ *   fmus.sha256  "HASH  UNIT  PATH" per unit created from a file (an FMU), sha256 in hex.
+ *   session.conf the command-line settings replay needs: "key=value" lines (system,
+ *                source_dir, algorithm, step_ns, sync_step_ns, start_ns, stop_ns,
+ *                iterate, tolerance, max_iterations, workers, decimation, record=NAME...).
+ *
+ * Threads. The RT thread calls rtc_session_hook() (installed as the executive's loop hook)
+ * and the I/O units' tap; both only move fixed-size records through preallocated SPSC
+ * rings and atomics. One control thread (rtcosim/osc_control.h) calls the operator
+ * functions (rtc_session_set, _control, _get, _mark, _poll); it is the single producer of
+ * the command ring. A writer thread drains the inputs ring into inputs.bin, turns command
+ * records into events.log lines, and watches the I/O components' counters (reconnects,
+ * link up/down, stale signals) for I/O events. Nothing on the RT side blocks or formats;
+ * a full ring drops the record and counts it (summary.json "session"; zero in normal runs).
+ *
+ * Operator commands take effect at a step boundary: every command the control thread
+ * queued is applied on the RT thread before the next step (also while paused), and
+ * recorded with that step index k. `set` writes an exposed variable; values beyond the
+ * variable's range (declared min/max narrowed by the expose options) are clamped and the
+ * clamp is logged; a variable with a rate limit approaches its target by at most
+ * rate·tick per step; pause/resume/step/stop map to the executive's controls. The
+ * dead-man (rtc_session_poll) puts every exposed variable with a safe value to it when
+ * the control surface has been silent too long (applied immediately, no rate limit).
+ *
+ * Exposed variables: "unit.variable[:min=X][:max=X][:rate=R][:safe=X]" (rtc:RealTime
+ * expose="..." and `rtcosim run --expose`). Only variables rtc_system_check_settable()
+ * accepts may be exposed.
+ *
+ * ---- inputs.bin (version 1, little-endian) ----
+ *   header   0  char[8]  magic "RTCINPUT"
+ *            8  u32      version (1)
+ *           12  u32      header_bytes: offset of the first record (a multiple of 8)
+ *           16  u32      record_bytes (40)
+ *           20  u32      n_signals
+ *           24  u32      n_vars
+ *           28  u32      0
+ *           32  i64      tick_ns (the base tick)
+ *           40  i64      start_ns (the system's start time)
+ *           48  signal table: n_signals x (u16 length + unit name, u16 length + signal
+ *                            name), the I/O components' connectors in declaration order
+ *               variable table: n_vars x (u16 length + expose entry "unit.var[:k=v]...")
+ *               zero padding to header_bytes
+ *   records (40 bytes each, k never decreasing):
+ *            0  u8   kind: 1 sample, 2 command, 3 end
+ *            1  u8   sample: quality (rtc_quality); command: op (1 set, 2 safe, 3 pause,
+ *                    4 resume, 5 step, 6 stop)
+ *            2  u16  0
+ *            4  u32  sample: signal table index; set/safe: variable table index;
+ *                    step: number of steps; otherwise 0
+ *            8  i64  k: the step index — sample: the tick whose refresh consumed it;
+ *                    command: the boundary before step k; end: the last tick reached
+ *           16  f64  sample: value; set/safe: the value applied (after clamping)
+ *           24  i64  sample: logical time the value was true (ns); command: k·tick
+ *           32  i64  sample: logical arrival time (ns); command: the sender, IPv4
+ *                    address << 16 | UDP port (0: the engine itself, e.g. the dead-man)
+ *   Within one k, commands precede samples (commands are applied before the step's
+ *   refresh). The end record is written when the session closes cleanly.
+ */
+#ifndef RTCOSIM_SESSION_H
+#define RTCOSIM_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rtcosim/log.h"
+#include "rtcosim/record.h"
+#include "rtcosim/system.h"
+
+struct rtc_exec;
+
+/* ---- events.log ---- */
+
+typedef struct rtc_events rtc_events;
+
+/**
+ * Create (truncate) @p path and write its header line. Lines logged through the event
+ * log's loggers are also passed to @p tee (may be NULL) when its level admits them.
+ * Returns RTC_OK, RTC_EIO (logged to @p tee) or RTC_ENOMEM. RT-safe: no.
+ */
+int rtc_events_open(const char *path, const rtc_logger *tee, rtc_events **out);
+
+/** Flush and close; NULL is a no-op. Every logger obtained from it must be unused by
+ *  then. RT-safe: no. */
+void rtc_events_close(rtc_events *ev);
+
+/**
+ * A logger whose lines go to the event log with source word @p source (a static
+ * string: "unit", "io", "rt", ...) and to the tee. At most 8 sources per event log.
+ * Returns a pointer valid until rtc_events_close(), or NULL when the table is full.
+ * RT-safe: no. Thread: any (the logger itself: any non-RT thread).
+ */
+const rtc_logger *rtc_events_logger(rtc_events *ev, const char *source);
+
+/** Append one event line. Thread: any non-RT thread. RT-safe: no. */
+void rtc_events_add(rtc_events *ev, const char *source, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/** Set the step index and tick used for the K and T_S fields of later lines (the RT
+ *  hook updates it every step). RT-safe: yes (one relaxed atomic store). */
+void rtc_events_set_step(rtc_events *ev, int64_t k);
+void rtc_events_set_clock(rtc_events *ev, int64_t start_ns, int64_t tick_ns);
+
+/** Lines written so far. RT-safe: yes. */
+uint64_t rtc_events_count(const rtc_events *ev);
+
+/* ---- the live session ---- */
+
+typedef struct rtc_session rtc_session;
+
+typedef struct rtc_session_options {
+    const char *dir;             /**< the session directory (exists) */
+    const char *system_path;     /**< the system file: copied into dir */
+    const char *const *expose;   /**< exposed variables beyond the system file's */
+    size_t n_expose;
+    int64_t deadman_ns;          /**< 0: the file's deadman, else no dead-man */
+    size_t inputs_ring;          /**< inputs records the ring holds (default 65536) */
+    size_t command_ring;         /**< queued operator commands (default 256) */
+    rtc_record *record;          /**< the recorded columns, for get/subscribe (may be NULL) */
+    /** session.conf: the command line's overrides of the system, for replay */
+    const rtc_system_options *sys_options;
+    const char *const *record_names; /**< --record names (none: the default selection) */
+    size_t n_record_names;
+    long decimation;
+} rtc_session_options;
+
+/**
+ * Arm a session for initialized system @p sys: parse and check the exposed variables
+ * (logged, with the reason, when one cannot be set), copy the system file, hash every
+ * FMU (fmus.sha256), write session.conf and the inputs.bin header, register the tap on
+ * every I/O unit, allocate the rings and the snapshot, start the writer thread. Events go
+ * to @p ev (must outlive the session).
+ * Returns RTC_OK; RTC_EINVAL (a bad expose entry); RTC_EIO; RTC_ENOMEM; RTC_ESYS.
+ * RT-safe: no.
+ */
+int rtc_session_new(rtc_system *sys, const rtc_session_options *o, rtc_events *ev,
+                    rtc_session **out);
+
+/** The executive whose pause/resume/step/stop the operator commands drive (before the
+ *  run). RT-safe: no. */
+void rtc_session_attach(rtc_session *s, struct rtc_exec *ex);
+
+/**
+ * The executive's loop hook (rtc_exec_options.hook, hook_user = the session): drains the
+ * command queue at RTC_EXEC_AT_BOUNDARY, moves rate-limited variables at
+ * RTC_EXEC_AT_STEP, publishes the snapshot of the recorded columns at
+ * RTC_EXEC_AT_STEPPED. RT-safe: yes. Thread: the RT thread.
+ */
+void rtc_session_hook(void *session, int at, int64_t k);
+
+/**
+ * End the session: stop the writer (draining everything), write the end record (@p end_k:
+ * the tick index reached; negative: none), close inputs.bin, fill @p stats (may be NULL)
+ * with the final counters and free. NULL is a no-op.
+ * RT-safe: no. Thread: after the RT thread and the control thread stopped.
+ */
+struct rtc_session_stats;
+void rtc_session_close(rtc_session *s, int64_t end_k, struct rtc_session_stats *stats);
+
+/** Counters for summary.json. */
+typedef struct rtc_session_stats {
+    uint64_t inputs_written, inputs_dropped; /**< inputs.bin records (end record excluded) */
+    uint64_t commands_applied, commands_dropped; /**< operator commands (queue full: dropped) */
+    uint64_t events;                         /**< events.log lines */
+    size_t inputs_high_water;                /**< inputs ring high-water mark (records) */
+    size_t n_exposed;
+} rtc_session_stats;
+
+/** Snapshot of the counters. RT-safe: yes. Thread: any. */
+void rtc_session_stats_get(const rtc_session *s, rtc_session_stats *out);
+
+/* ---- operator functions: one control thread ---- */
+
+/** Operator controls (the executive's). */
+typedef enum {
+    RTC_SESSION_PAUSE = 3,
+    RTC_SESSION_RESUME = 4,
+    RTC_SESSION_STEP = 5,
+    RTC_SESSION_STOP = 6,
+} rtc_session_control_op;
+
+/**
+ * Queue @p op (STEP: @p n steps, 1..1000000, only while paused) from @p origin (IPv4 << 16 |
+ * port; 0: the engine). Takes effect at the next step boundary.
+ * Returns RTC_OK; RTC_EINVAL or RTC_ESTATE with the reason in @p err; RTC_ELIMIT (queue
+ * full). RT-safe: no. Thread: the control thread.
+ */
+int rtc_session_control(rtc_session *s, rtc_session_control_op op, long n, int64_t origin,
+                        char *err, size_t cap);
+
+/**
+ * Queue a set of exposed variable @p name to @p value: clamped to its range (the clamp is
+ * logged as an event); *applied receives the value that will be applied.
+ * Returns RTC_OK; RTC_ENOTFOUND ("not exposed", in @p err); RTC_EINVAL (not a number);
+ * RTC_ELIMIT (queue full). RT-safe: no. Thread: the control thread.
+ */
+int rtc_session_set(rtc_session *s, const char *name, double value, int64_t origin,
+                    double *applied, char *err, size_t cap);
+
+/**
+ * The newest published value of recorded column @p name and the tick index it belongs to.
+ * Returns RTC_OK or RTC_ENOTFOUND (not a recorded column). RT-safe: yes (lock-free read).
+ * Thread: any.
+ */
+int rtc_session_get(rtc_session *s, const char *name, double *value, int64_t *k);
+
+/** Index of recorded column @p name (-1: none), their count, and a column's value by
+ *  index (for subscriptions). RT-safe: yes. */
+long rtc_session_column(const rtc_session *s, const char *name);
+size_t rtc_session_columns(const rtc_session *s);
+const char *rtc_session_column_name(const rtc_session *s, size_t i);
+bool rtc_session_get_column(rtc_session *s, size_t i, double *value, int64_t *k);
+
+/** Logical time of step @p k in seconds (absolute: start time + k·tick). RT-safe: yes. */
+double rtc_session_time_s(const rtc_session *s, int64_t k);
+
+/** An operator mark: one events.log line "operator <origin text>: mark <text>".
+ *  RT-safe: no. Thread: any non-RT. */
+void rtc_session_mark(rtc_session *s, const char *text, const char *who);
+
+/** Log an operator event (e.g. a rejected command) with the sender. RT-safe: no. */
+void rtc_session_note(rtc_session *s, const char *who, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/** Status for /rtcosim/status. */
+typedef struct rtc_session_status {
+    double sim_time_s;      /**< logical time reached */
+    int64_t k;              /**< tick index reached */
+    double rtf;             /**< measured since the previous status call (or the start) */
+    uint64_t overruns;
+    double p99_wakeup_us;   /**< wake-up latency p99 */
+    bool paused;
+    char health[512];       /**< "name: up|down, stale N, reconnects N; ..." per I/O unit */
+} rtc_session_status;
+
+/** Fill @p out. RT-safe: no. Thread: the control thread. */
+void rtc_session_status_get(rtc_session *s, rtc_session_status *out);
+
+/**
+ * The control surface heard from an operator (@p heard true) — or just time passing.
+ * Checks the dead-man: when the surface has been silent for the dead-man time, every
+ * exposed variable with a safe value is set to it (one event line); it re-arms when the
+ * surface speaks again. Returns true when the fallback fired on this call.
+ * RT-safe: no. Thread: the control thread.
+ */
+bool rtc_session_poll(rtc_session *s, bool heard);
+
+/** The dead-man time in ns (0: none). RT-safe: yes. */
+int64_t rtc_session_deadman_ns(const rtc_session *s);
+
+/* ---- reading inputs.bin (replay) ---- */
+
+/** One record of inputs.bin, decoded. */
+typedef struct rtc_inputs_rec {
+    uint8_t kind, op;  /**< kind 1 sample (op: quality), 2 command (op), 3 end */
+    uint32_t index;
+    int64_t k;
+    double value;
+    int64_t a_ns, b_ns; /**< sample: sample/arrival logical ns; command: k·tick / origin */
+} rtc_inputs_rec;
+
+/** A decoded inputs.bin. */
+typedef struct rtc_inputs {
+    int64_t tick_ns, start_ns;
+    size_t n_signals, n_vars;
+    char **sig_unit, **sig_name; /**< n_signals each */
+    char **var_spec;             /**< n_vars */
+    rtc_inputs_rec *recs;
+    size_t n_recs;
+    bool has_end;
+    int64_t end_k;
+} rtc_inputs;
+
+/**
+ * Read and check @p path: magic, version, tables, whole records, k never decreasing,
+ * indices inside the tables, known kinds and ops. A problem is one line in @p err
+ * ("inputs.bin: record 12 at offset 528: step 7 after step 9 (out of order)").
+ * Returns RTC_OK; RTC_EPARSE (err says why); RTC_EIO; RTC_ENOMEM. RT-safe: no.
+ */
+int rtc_inputs_read(const char *path, rtc_inputs *out, char *err, size_t cap);
+
+/** Free what rtc_inputs_read() allocated. RT-safe: no. */
+void rtc_inputs_clear(rtc_inputs *in);
+
+/** Name of a command op ("set", "safe", "pause", "resume", "step", "stop"). */
+const char *rtc_inputs_op_name(unsigned op);
+
+/* ---- replay of recorded inputs and commands ---- */
+
+typedef struct rtc_replay rtc_replay;
+
+/**
+ * Prepare a replay of @p in (which must outlive it): the feed for the replay I/O units
+ * (rtc_io_unit_replay_factory). Returns RTC_OK or RTC_ENOMEM. RT-safe: no.
+ */
+int rtc_replay_new(const rtc_inputs *in, rtc_replay **out);
+void rtc_replay_free(rtc_replay *r);
+const struct rtc_io_replay_feed *rtc_replay_feed(rtc_replay *r);
+
+/**
+ * After the system is loaded and initialized: check that every recorded signal is an I/O
+ * signal of @p sys and resolve the recorded exposed variables. Returns RTC_OK or
+ * RTC_EPARSE with one line in @p err. RT-safe: no.
+ */
+int rtc_replay_bind(rtc_replay *r, rtc_system *sys, char *err, size_t cap);
+
+/**
+ * Before step k: apply the commands recorded at k (set/safe exactly as live, rate limits
+ * included; pause/resume/step/stop change nothing logical and are skipped) and move the
+ * rate-limited variables. Returns RTC_OK or a unit's error. RT-safe: yes.
+ */
+int rtc_replay_before_step(rtc_replay *r, int64_t k);
+
+/** Samples recorded but never consumed (a replay that diverged in timing): 0 when every
+ *  recorded sample was fed. */
+size_t rtc_replay_unconsumed(const rtc_replay *r);
+
+/* ---- helpers ---- */
+
+/** "127.0.0.1:9000" for an origin (IPv4 << 16 | port), "engine" for 0. */
+void rtc_session_origin_text(int64_t origin, char *buf, size_t cap);
+
+/** ISO-8601 UTC CLOCK_REALTIME now with milliseconds, e.g. "2024-05-01T12:00:00.123Z". */
+void rtc_session_wall_text(char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,260 @@
+/*
+ * The operator's side of a session (rtcosim/session.h): the functions a control surface
+ * (rtcosim/osc_control.h) calls on its one thread — queue commands, read the published
+ * snapshot, marks, status, the dead-man.
+ *
+ * DESIGN: this thread is the only producer of the command ring, so the operator's commands
+ * and the dead-man's fallbacks reach the RT thread in the order they were decided. Checks
+ * (exposed? a number? paused for a step?) and the clamp happen here, before queueing, so
+ * the RT thread applies only valid commands and inputs.bin records the value applied.
+ */
+#include "session_priv.h"
+
+#include "rtcosim/driver.h"
+#include "rtcosim/status.h"
+
+#include <arpa/inet.h>
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+#include <time.h>
+
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void rtc_session_origin_text(int64_t origin, char *buf, size_t cap)
+{
+    if (origin <= 0) {
+        snprintf(buf, cap, "engine");
+        return;
+    }
+    struct in_addr a = {.s_addr = htonl((uint32_t)(origin >> 16))};
+    char ip[INET_ADDRSTRLEN] = "?";
+    inet_ntop(AF_INET, &a, ip, sizeof ip);
+    snprintf(buf, cap, "%s:%u", ip, (unsigned)(origin & 0xffff));
+}
+
+/* The one producer call of the command ring: a full ring means the RT thread has not
+ * drained it for 256 commands — it stopped — so the command is refused, never waited for. */
+static int queue(rtc_session *s, const rtc__cmd *c, char *err, size_t cap)
+{
+    if (rtc_ring_push(s->cmd, c))
+        return RTC_OK;
+    atomic_fetch_add_explicit(&s->cmd_dropped, 1, memory_order_relaxed);
+    snprintf(err, cap, "command queue full: the run does not take commands (stopped?)");
+    return RTC_ELIMIT;
+}
+
+/* A step is accepted once a pause is queued, not only once the RT thread has parked:
+ * "pause; step 5" from a script must work without polling the status in between. */
+int rtc_session_control(rtc_session *s, rtc_session_control_op op, long n, int64_t origin,
+                        char *err, size_t cap)
+{
+    if (!s->ex) {
+        snprintf(err, cap, "no run to control");
+        return RTC_ESTATE;
+    }
+    if (op == RTC_SESSION_STEP && !(s->pause_queued || rtc_exec_is_paused(s->ex))) {
+        snprintf(err, cap, "step needs a paused run (send /rtcosim/pause first)");
+        return RTC_ESTATE;
+    }
+    if (op == RTC_SESSION_STEP && (n < 1 || n > 1000000)) {
+        snprintf(err, cap, "step %ld: expected 1..1000000 steps", n);
+        return RTC_EINVAL;
+    }
+    rtc__cmd c = {.op = (uint8_t)op, .index = op == RTC_SESSION_STEP ? (uint32_t)n : 0,
+                  .origin = origin};
+    int rc = queue(s, &c, err, cap);
+    if (rc == RTC_OK && (op == RTC_SESSION_PAUSE || op == RTC_SESSION_RESUME))
+        s->pause_queued = op == RTC_SESSION_PAUSE;
+    return rc;
+}
+
+static long find_var(const rtc_session *s, const char *name)
+{
+    for (size_t i = 0; i < s->n_var; i++)
+        if (!strcmp(s->var[i].name, name))
+            return (long)i;
+    return -1;
+}
+
+/* The clamp happens here, on the control thread, and the clamped value is what is queued
+ * and recorded: the RT thread and a replay never see an out-of-range value. */
+int rtc_session_set(rtc_session *s, const char *name, double value, int64_t origin,
+                    double *applied, char *err, size_t cap)
+{
+    long i = find_var(s, name);
+    if (i < 0) {
+        snprintf(err, cap, "%s is not exposed (only variables named by expose= or --expose "
+                 "can be set)", name);
+        return RTC_ENOTFOUND;
+    }
+    if (!isfinite(value)) {
+        snprintf(err, cap, "set %s: the value is not a finite number", name);
+        return RTC_EINVAL;
+    }
+    double v = value;
+    if (rtc__xvar_clamp(&s->var[i], &v)) {
+        char who[64];
+        rtc_session_origin_text(origin, who, sizeof who);
+        rtc_events_add(s->ev, "operator", "%s: set %s = %.17g clamped to %.17g (range %g..%g)",
+                       who, name, value, v, s->var[i].has_min ? s->var[i].min : -INFINITY,
+                       s->var[i].has_max ? s->var[i].max : INFINITY);
+    }
+    rtc__cmd c = {.op = RTC__OP_SET, .index = (uint32_t)i, .value = v, .origin = origin};
+    int rc = queue(s, &c, err, cap);
+    if (rc == RTC_OK && applied)
+        *applied = v;
+    return rc;
+}
+
+long rtc_session_column(const rtc_session *s, const char *name)
+{
+    for (size_t i = 0; i < s->n_col; i++)
+        if (!strcmp(rtc_record_column_name(s->rec, i), name))
+            return (long)i;
+    return -1;
+}
+
+size_t rtc_session_columns(const rtc_session *s)
+{
+    return s->n_col;
+}
+
+const char *rtc_session_column_name(const rtc_session *s, size_t i)
+{
+    return i < s->n_col ? rtc_record_column_name(s->rec, i) : NULL;
+}
+
+/* Seqlock read (C11, Boehm): retry while the RT thread is writing the snapshot. */
+bool rtc_session_get_column(rtc_session *s, size_t i, double *value, int64_t *k)
+{
+    if (i >= s->n_col)
+        return false;
+    for (int tries = 0; tries < 1000; tries++) {
+        uint32_t q1 = atomic_load_explicit(&s->snap_seq, memory_order_acquire);
+        if (q1 & 1)
+            continue;
+        uint64_t bits = atomic_load_explicit(&s->snap[i], memory_order_relaxed);
+        int64_t kk = atomic_load_explicit(&s->snap_k, memory_order_relaxed);
+        atomic_thread_fence(memory_order_acquire); /* the values are read before q2 */
+        if (atomic_load_explicit(&s->snap_seq, memory_order_relaxed) != q1)
+            continue;
+        memcpy(value, &bits, sizeof *value);
+        *k = q1 ? kk : -1; /* -1: nothing published yet */
+        return true;
+    }
+    return false;
+}
+
+int rtc_session_get(rtc_session *s, const char *name, double *value, int64_t *k)
+{
+    long i = rtc_session_column(s, name);
+    if (i < 0 || !rtc_session_get_column(s, (size_t)i, value, k))
+        return RTC_ENOTFOUND;
+    return RTC_OK;
+}
+
+double rtc_session_time_s(const rtc_session *s, int64_t k)
+{
+    return (double)(s->start_ns + (k > 0 ? k : 0) * s->tick_ns) / 1e9;
+}
+
+void rtc_session_mark(rtc_session *s, const char *text, const char *who)
+{
+    rtc_events_add(s->ev, "operator", "%s: mark %s", who, text);
+}
+
+void rtc_session_note(rtc_session *s, const char *who, const char *fmt, ...)
+{
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    rtc_events_add(s->ev, "operator", "%s: %s", who, text);
+}
+
+/* "bench: up, stale 0, reconnects 1; operator: up, ..." for every I/O unit. */
+static void health(rtc_session *s, char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < rtc_system_unit_count(s->sys) && len < cap; i++) {
+        const rtc_unit *u = rtc_system_unit(s->sys, i); /* not an I/O unit: skipped below */
+        rtc_signal_health h[64];
+        rtc_driver_stats st = {.signals = h, .n_signals_cap = 64};
+        if (rtc_io_unit_stats(u, &st) != RTC_OK)
+            continue;
+        unsigned stale = 0;
+        for (size_t k = 0; k < st.n_signals && k < 64; k++)
+            stale += h[k].quality == RTC_QUALITY_STALE || h[k].quality == RTC_QUALITY_ERROR;
+        int n = snprintf(buf + len, cap - len, "%s%s: %s, stale %u, reconnects %llu",
+                         len ? "; " : "", u->name, st.connected ? "up" : "down", stale,
+                         (unsigned long long)st.reconnects);
+        len += n > 0 ? (size_t)n : 0;
+    }
+}
+
+/* RTF is measured between two status calls (simulated over wall time), the way an
+ * operator watching the status sees the run keep up — or not. */
+void rtc_session_status_get(rtc_session *s, rtc_session_status *out)
+{
+    rtc_exec_progress st;
+    rtc_exec_progress_get(s->ex, &st);
+    int64_t now = mono_ns();
+    if (!s->status_wall_ns) /* the first call measures from the arming of the session */
+        s->status_wall_ns = s->armed_ns;
+    double dt = (double)(now - s->status_wall_ns);
+    *out = (rtc_session_status){
+        .sim_time_s = (double)(s->start_ns + st.sim_time_ns) / 1e9,
+        .k = st.sim_time_ns / s->tick_ns,
+        .rtf = dt > 0 ? (double)(st.sim_time_ns - s->status_sim_ns) / dt : 0,
+        .overruns = st.overruns,
+        .p99_wakeup_us = (double)st.wakeup_p99_ns / 1e3,
+        .paused = st.paused};
+    s->status_wall_ns = now;
+    s->status_sim_ns = st.sim_time_ns;
+    health(s, out->health, sizeof out->health);
+}
+
+int64_t rtc_session_deadman_ns(const rtc_session *s)
+{
+    return s->deadman_ns;
+}
+
+/* The dead-man fires once per silence: the safe values are queued as SAFE commands
+ * (applied at once, rate limits ignored — a fallback must not creep) and recorded with
+ * origin 0, the engine. Hearing the surface again re-arms it without undoing anything:
+ * who sets values after a fallback is the operator's decision. */
+bool rtc_session_poll(rtc_session *s, bool heard)
+{
+    int64_t now = mono_ns();
+    if (heard) {
+        if (s->deadman_fired)
+            rtc_events_add(s->ev, "operator", "dead-man: the control surface is back; the "
+                           "safe values stay until the operator sets new ones");
+        s->last_heard_ns = now;
+        s->deadman_fired = false;
+        return false;
+    }
+    if (!s->deadman_ns || s->deadman_fired || now - s->last_heard_ns < s->deadman_ns)
+        return false;
+    s->deadman_fired = true;
+    char err[128];
+    unsigned n = 0;
+    for (size_t i = 0; i < s->n_var; i++) {
+        if (!s->var[i].has_safe)
+            continue;
+        rtc__cmd c = {.op = RTC__OP_SAFE, .index = (uint32_t)i, .value = s->var[i].safe};
+        n += queue(s, &c, err, sizeof err) == RTC_OK;
+    }
+    rtc_events_add(s->ev, "operator", "dead-man: the control surface was silent for %.0f ms "
+                   "(limit %.0f ms): %u input(s) fall back to their safe values",
+                   (double)(now - s->last_heard_ns) / 1e6, (double)s->deadman_ns / 1e6, n);
+    return true;
+}

@@ -1,0 +1,109 @@
+/*
+ * Internals of operator sessions (rtcosim/session.h), shared by session.c (arming, the RT
+ * hook, the writer thread), session_ops.c (the control thread's operator functions),
+ * session_events.c (events.log), session_apply.c (exposed variables: parsing, clamping,
+ * rate limits — used identically by live sessions and replay) and session_inputs.c
+ * (inputs.bin: encoding, reading, the replay feed).
+ */
+#ifndef RTC_SESSION_PRIV_H
+#define RTC_SESSION_PRIV_H
+
+#include "rtcosim/exec.h"
+#include "rtcosim/ring.h"
+#include "rtcosim/session.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#define RTC__INPUTS_MAGIC "RTCINPUT"
+#define RTC__INPUTS_VERSION 1
+#define RTC__INPUTS_RECORD 40
+#define RTC__INPUTS_HEADER 48
+
+enum { RTC__KIND_SAMPLE = 1, RTC__KIND_COMMAND = 2, RTC__KIND_END = 3 };
+enum { RTC__OP_SET = 1, RTC__OP_SAFE = 2 }; /* 3..6: rtc_session_control_op */
+
+/* One exposed variable: what the operator may set, and its ramp (RT thread state). */
+typedef struct rtc__xvar {
+    char *spec;       /* the entry as written: "unit.var[:key=value]..." */
+    char *name;       /* "unit.var" */
+    size_t unit, var;
+    bool has_min, has_max, has_rate, has_safe;
+    double min, max;  /* declared range, narrowed by the entry's min/max */
+    double rate;      /* units per simulated second */
+    double safe;
+    bool ramping;     /* RT thread: moving towards target by rate·tick per step */
+    double target, cur;
+} rtc__xvar;
+
+/* session_apply.c */
+int rtc__xvar_parse(rtc_system *sys, const char *spec, rtc__xvar *x, char *err, size_t cap);
+void rtc__xvar_clear(rtc__xvar *x);
+/* Clamp @p v to the variable's range; true when it was changed. */
+bool rtc__xvar_clamp(const rtc__xvar *x, double *v);
+/* Apply op SET (rate-limited) or SAFE (immediate) on the stepping thread. */
+int rtc__xvar_apply(rtc_system *sys, rtc__xvar *x, unsigned op, double value);
+/* Move every ramping variable one step (before the step of each tick). */
+int rtc__xvar_ramp(rtc_system *sys, rtc__xvar *xs, size_t n, int64_t tick_ns);
+
+/* session_events.c */
+void rtc__events_add_at(rtc_events *ev, int64_t k, const char *source, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* session_inputs.c: little-endian encoding of one record into 40 bytes */
+void rtc__inputs_encode(const rtc_inputs_rec *r, unsigned char out[RTC__INPUTS_RECORD]);
+
+/* A queued operator command (control thread → RT thread). */
+typedef struct rtc__cmd {
+    uint8_t op;
+    uint32_t index; /* variable index (set/safe), steps (step) */
+    double value;
+    int64_t origin;
+} rtc__cmd;
+
+/* Last observed state of one I/O unit (writer thread: link and staleness events). */
+typedef struct rtc__io_watch {
+    size_t unit;
+    bool seen, connected;
+    uint64_t reconnects, stale, errors;
+} rtc__io_watch;
+
+struct rtc_session {
+    rtc_system *sys;
+    rtc_exec *ex;
+    rtc_events *ev;
+    rtc_record *rec;
+    char *dir;
+    int64_t tick_ns, start_ns;
+    /* signal table (I/O connectors) and exposed variables */
+    size_t n_sig;
+    char **sig_unit, **sig_name;
+    size_t n_var;
+    rtc__xvar *var;
+    /* rings: commands (control → RT), inputs records (RT → writer) */
+    rtc_ring *cmd, *inputs;
+    _Atomic uint64_t cmd_dropped, applied;
+    /* writer thread */
+    pthread_t writer;
+    bool writer_started;
+    _Atomic bool writer_stop;
+    FILE *bin;
+    _Atomic uint64_t written;
+    rtc__io_watch *watch;
+    size_t n_watch;
+    /* snapshot of the recorded columns: seqlock over relaxed atomics (the RT thread
+     * writes every step, readers retry while a write is in progress) */
+    size_t n_col;
+    void *row;
+    _Atomic uint64_t *snap;  /* doubles as bits */
+    _Atomic int64_t snap_k;
+    _Atomic uint32_t snap_seq;
+    /* control thread */
+    int64_t deadman_ns, last_heard_ns;
+    bool deadman_fired, pause_queued;
+    int64_t armed_ns, status_wall_ns, status_sim_ns;
+    /* RT thread */
+    int64_t ramp_k;
+};
+
+#endif

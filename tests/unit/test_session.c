@@ -1,0 +1,710 @@
+/*
+ * Operator sessions end to end: `rtcosim run --realtime --control-port 0` driven by a liblo
+ * client in this process (pause, step, set, get, subscribe, resume, mark, status, stop),
+ * the session directory it leaves (events.log lines, inputs.bin, the effect of each set on
+ * results.csv, checked against the Lag FMU's exact discrete solution), `rtcosim replay`
+ * reproducing results.csv byte for byte, and replay refusing a changed FMU or a tampered
+ * inputs.bin with a clear one-line message. Also: the dead-man fallback, and a Modbus
+ * bench session behind the fault proxy (delays, a disconnect) replayed identically.
+ *
+ * Lag (tests/fmus): y_{k+1} = T + (y_k − T)·e^(−h/τ), T = k1·u1 + k2·u2 + b with τ = 1,
+ * k1 = k2 = 0.5, b = 1; h = 1 ms. The results row of tick k holds y_k, so a set applied
+ * before step K changes T from row K+1 on — and not before.
+ */
+#include "cu_main.h"
+#include "fmu_util.h"
+#include "io_util.h"
+
+#include <arpa/inet.h>
+#include <lo/lo.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* liblo's arguments point into the packet at 4-byte alignment: read them with memcpy (a
+ * member access through the 8-byte-aligned lo_arg union would be undefined behaviour) */
+static double arg_f64(const lo_arg *a)
+{
+    double v;
+    memcpy(&v, (const void *)a, sizeof v);
+    return v;
+}
+
+static int64_t arg_i64(const lo_arg *a)
+{
+    int64_t v;
+    memcpy(&v, (const void *)a, sizeof v);
+    return v;
+}
+
+static int32_t arg_i32(const lo_arg *a)
+{
+    int32_t v;
+    memcpy(&v, (const void *)a, sizeof v);
+    return v;
+}
+
+static char work[512];
+
+static int setup(void)
+{
+    rtc_test_tmpdir(work, sizeof work);
+    char cmd[1200];
+    /* a private copy of the FMU, so a test can change it without touching the build */
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s/Lag.fmu'", tfmu_path(2, "Lag"), work);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static int teardown(void)
+{
+    rtc_test_rmtree(work);
+    return 0;
+}
+
+static int free_udp_port(void)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    int port = -1;
+    if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+        getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+        port = ntohs(a.sin_port);
+    if (fd >= 0)
+        close(fd);
+    return port;
+}
+
+/* ---- a liblo client: sends from its own server socket, collects the replies ---- */
+
+typedef struct reply {
+    char path[64], types[16];
+    char s[8][256];
+    double d[8];
+} reply;
+
+typedef struct client {
+    lo_server srv;
+    lo_address ctl;
+    reply last;
+    bool got;
+    int values; /* /rtcosim/value messages received */
+} client;
+
+static int on_msg(const char *path, const char *types, lo_arg **argv, int argc, lo_message m,
+                  void *user)
+{
+    (void)m;
+    client *c = user;
+    if (!strcmp(path, "/rtcosim/value")) {
+        c->values++;
+        return 0;
+    }
+    memset(&c->last, 0, sizeof c->last);
+    snprintf(c->last.path, sizeof c->last.path, "%s", path);
+    snprintf(c->last.types, sizeof c->last.types, "%s", types);
+    for (int i = 0; i < argc && i < 8; i++) {
+        if (types[i] == LO_STRING)
+            snprintf(c->last.s[i], sizeof c->last.s[i], "%s", (const char *)argv[i]);
+        else if (types[i] == LO_DOUBLE)
+            c->last.d[i] = arg_f64(argv[i]);
+        else if (types[i] == LO_INT32)
+            c->last.d[i] = arg_i32(argv[i]);
+        else if (types[i] == LO_INT64)
+            c->last.d[i] = (double)arg_i64(argv[i]);
+    }
+    c->got = true;
+    return 0;
+}
+
+static void client_open(client *c, int port)
+{
+    memset(c, 0, sizeof *c);
+    c->srv = lo_server_new("0", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c->srv);
+    lo_server_add_method(c->srv, NULL, NULL, on_msg, c);
+    char p[16];
+    snprintf(p, sizeof p, "%d", port);
+    c->ctl = lo_address_new("127.0.0.1", p);
+}
+
+static void client_close(client *c)
+{
+    lo_address_free(c->ctl);
+    lo_server_free(c->srv);
+}
+
+/* Receive for up to ms milliseconds (all messages, replies and values). */
+static void pump(client *c, int ms)
+{
+    for (int i = 0; i < ms / 5; i++)
+        lo_server_recv_noblock(c->srv, 5);
+}
+
+/* Send @p m to the control port and wait up to 3 s for a reply or an error. */
+static bool call(client *c, const char *path, lo_message m)
+{
+    c->got = false;
+    lo_send_message_from(c->ctl, c->srv, path, m);
+    lo_message_free(m);
+    for (int i = 0; i < 600 && !c->got; i++)
+        lo_server_recv_noblock(c->srv, 5);
+    return c->got;
+}
+
+static lo_message msg(const char *types, ...)
+{
+    lo_message m = lo_message_new();
+    va_list ap;
+    va_start(ap, types);
+    for (const char *t = types; *t; t++) {
+        if (*t == 's')
+            lo_message_add_string(m, va_arg(ap, const char *));
+        else if (*t == 'd')
+            lo_message_add_double(m, va_arg(ap, double));
+        else if (*t == 'f')
+            lo_message_add_float(m, (float)va_arg(ap, double));
+        else if (*t == 'i')
+            lo_message_add_int32(m, va_arg(ap, int));
+    }
+    va_end(ap);
+    return m;
+}
+
+static bool reply_ok(client *c, const char *what)
+{
+    return !strcmp(c->last.path, "/rtcosim/reply") && !strcmp(c->last.s[0], what) &&
+           !strcmp(c->last.s[1], "ok");
+}
+
+/* status until pred on the reply holds (polling every 20 ms, up to 5 s) */
+static bool status_until(client *c, int paused, double min_k)
+{
+    for (int i = 0; i < 250; i++) {
+        if (call(c, "/rtcosim/status", lo_message_new()) && c->last.d[6] == paused &&
+            c->last.d[3] >= min_k)
+            return true;
+        io_sleep_ms(20);
+    }
+    return false;
+}
+
+/* ---- systems and processes ---- */
+
+static const char ssd_head[] =
+    "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" name=\"op\" "
+    "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
+    "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\" "
+    "xmlns:rtc=\"urn:rtcosim:realtime:1\">\n<ssd:System name=\"s\">\n<ssd:Elements>\n";
+
+static void lag_component(FILE *f, const char *name, const char *fmu)
+{
+    fprintf(f, "<ssd:Component name=\"%s\" source=\"%s\"><ssd:Connectors>"
+               "<ssd:Connector name=\"u1\" kind=\"input\"><ssc:Real/></ssd:Connector>"
+               "<ssd:Connector name=\"u2\" kind=\"input\"><ssc:Real/></ssd:Connector>"
+               "<ssd:Connector name=\"y\" kind=\"output\"><ssc:Real/></ssd:Connector>"
+               "</ssd:Connectors></ssd:Component>\n", name, fmu);
+}
+
+/* op (OSC set-point on @p osc_port) -> lag.u1; lag2 alone; @p rt: rtc:RealTime attributes */
+static void write_osc_system(const char *path, int osc_port, const char *rt)
+{
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    char fmu[700];
+    snprintf(fmu, sizeof fmu, "%s/Lag.fmu", work);
+    fprintf(f, "%s<ssd:Component name=\"op\" type=\"application/x-rtcosim-osc\">"
+               "<ssd:Connectors><ssd:Connector name=\"sp\" kind=\"output\"><ssc:Real/>"
+               "</ssd:Connector></ssd:Connectors><ssd:Annotations><ssc:Annotation "
+               "type=\"org.rtcosim.realtime\"><rtc:Component port=\"%d\" priority=\"0\">"
+               "<rtc:Signal name=\"sp\" path=\"/sp\"/></rtc:Component></ssc:Annotation>"
+               "</ssd:Annotations></ssd:Component>\n", ssd_head, osc_port);
+    lag_component(f, "lag", fmu);
+    lag_component(f, "lag2", fmu);
+    fprintf(f, "</ssd:Elements>\n<ssd:Connections><ssd:Connection startElement=\"op\" "
+               "startConnector=\"sp\" endElement=\"lag\" endConnector=\"u1\"/>"
+               "</ssd:Connections>\n<ssd:Annotations><ssc:Annotation "
+               "type=\"org.rtcosim.realtime\"><rtc:RealTime baseStep=\"0.001\" "
+               "record=\"lag.y lag2.y op.sp\" %s/></ssc:Annotation></ssd:Annotations>\n"
+               "</ssd:System>\n<ssd:DefaultExperiment startTime=\"0\" stopTime=\"30\"/>\n"
+               "</ssd:SystemStructureDescription>\n", rt);
+    fclose(f);
+}
+
+/* Start `rtcosim run SYSTEM --realtime ... --output-dir DIR`; returns the control port. */
+static int start_run(io_child *run, const char *system_file, const char *dir, const char *extra)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cd '%s' && exec '%s' run '%s' --realtime --priority 0 "
+             "--control-port 0 --output-dir '%s' %s", work, RTCOSIM_EXE, system_file, dir,
+             extra);
+    char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+    CU_ASSERT_EQUAL_FATAL(io_child_spawn(run, argv, true), 0);
+    char line[256] = "";
+    CU_ASSERT_TRUE_FATAL(io_child_line(run, "rtcosim: control surface listening on", line,
+                                       sizeof line, 10000));
+    return atoi(strrchr(line, ':') + 1);
+}
+
+/* Wait (up to 15 s) for the run to exit; returns its exit status. */
+static int wait_run(io_child *run)
+{
+    int st = 0;
+    for (int i = 0; i < 1500; i++) {
+        if (waitpid(run->pid, &st, WNOHANG) == run->pid) {
+            close(run->out_fd);
+            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        }
+        io_sleep_ms(10);
+    }
+    return io_child_kill(run, SIGKILL);
+}
+
+/* The step index K of the events.log line containing @p needle: "K T WALL ...", or -1. */
+static long event_k(const char *dir, const char *needle)
+{
+    char path[800];
+    snprintf(path, sizeof path, "%s/%s/events.log", work, dir);
+    char *text = rtc_test_slurp(path, NULL);
+    char *p = text ? strstr(text, needle) : NULL;
+    long k = -1;
+    if (p) {
+        while (p > text && p[-1] != '\n')
+            p--;
+        k = strtol(p, NULL, 10);
+    }
+    free(text);
+    return k;
+}
+
+static bool events_have(const char *dir, const char *needle)
+{
+    char path[800];
+    snprintf(path, sizeof path, "%s/%s/events.log", work, dir);
+    char *text = rtc_test_slurp(path, NULL);
+    bool has = text && strstr(text, needle);
+    free(text);
+    return has;
+}
+
+/* One Lag step: y' = T + (y − T)·e^(−h/τ). */
+static double lag_next(double y, double u1, double u2)
+{
+    double T = 0.5 * u1 + 0.5 * u2 + 1.0;
+    return T + (y - T) * exp(-0.001);
+}
+
+/* ---- the operator session ---- */
+
+static int osc_port_live;
+
+/* Pause, step, set (clamped, refused, rate-limited), subscribe, resume, mark, status, stop. */
+static void drive_session(client *c, int osc_port)
+{
+    CU_ASSERT_TRUE_FATAL(status_until(c, 0, 50)); /* running */
+    char p[16];
+    snprintf(p, sizeof p, "%d", osc_port);
+    lo_address op = lo_address_new("127.0.0.1", p);
+    lo_send(op, "/sp", "f", 2.0f); /* the OSC component's set-point, a recorded sample */
+    lo_address_free(op);
+    bool seen = false;
+    for (int i = 0; i < 200 && !seen; i++, io_sleep_ms(10))
+        seen = call(c, "/rtcosim/get", msg("s", "op.sp")) && c->last.d[2] == 2.0;
+    CU_ASSERT_TRUE_FATAL(seen);
+    CU_ASSERT_TRUE(call(c, "/rtcosim/pause", lo_message_new()) && reply_ok(c, "pause"));
+    CU_ASSERT_TRUE_FATAL(status_until(c, 1, 0));
+    CU_ASSERT_TRUE(call(c, "/rtcosim/get", msg("s", "lag.y")));
+    double k0 = c->last.d[4];
+    /* 9 is beyond max=5: clamped, and the reply says what will be applied */
+    CU_ASSERT_TRUE(call(c, "/rtcosim/set", msg("sf", "lag.u2", 9.0)));
+    CU_ASSERT_STRING_EQUAL(c->last.s[0], "set");
+    CU_ASSERT_DOUBLE_EQUAL(c->last.d[2], 5.0, 0.0);
+    CU_ASSERT_TRUE(call(c, "/rtcosim/set", msg("sd", "lag2.u2", 1.0)));
+    CU_ASSERT_DOUBLE_EQUAL(c->last.d[2], 1.0, 0.0);
+    CU_ASSERT_TRUE(call(c, "/rtcosim/set", msg("si", "lag.y", 1)));
+    CU_ASSERT_STRING_EQUAL(c->last.path, "/rtcosim/error");
+    CU_ASSERT_PTR_NOT_NULL(strstr(c->last.s[0], "lag.y is not exposed"));
+    CU_ASSERT_TRUE(call(c, "/rtcosim/step", msg("i", 20)) && reply_ok(c, "step"));
+    bool stepped = false; /* paused: exactly 20 steps later */
+    for (int i = 0; i < 200 && !stepped; i++, io_sleep_ms(10))
+        stepped = call(c, "/rtcosim/get", msg("s", "lag.y")) && c->last.d[4] == k0 + 20;
+    CU_ASSERT_TRUE(stepped);
+    CU_ASSERT_TRUE(call(c, "/rtcosim/subscribe", msg("sd", "lag.y", 50.0)));
+    CU_ASSERT_STRING_EQUAL(c->last.s[0], "subscribe");
+    CU_ASSERT_TRUE(call(c, "/rtcosim/resume", lo_message_new()) && reply_ok(c, "resume"));
+    pump(c, 400);
+    CU_ASSERT(c->values >= 5); /* 50 Hz for 0.4 s: about 20 */
+    CU_ASSERT_TRUE(call(c, "/rtcosim/mark", msg("s", "valve 3 opened")) && reply_ok(c, "mark"));
+    CU_ASSERT_TRUE(call(c, "/rtcosim/unsubscribe", lo_message_new()));
+    CU_ASSERT_DOUBLE_EQUAL(c->last.d[1], 1.0, 0.0);
+    CU_ASSERT_TRUE(call(c, "/rtcosim/status", lo_message_new()));
+    CU_ASSERT_STRING_EQUAL(c->last.s[0], "status");
+    CU_ASSERT(c->last.d[1] > 0.1 && c->last.d[3] > k0 + 20 && c->last.d[6] == 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(c->last.s[7], "op: "));
+    CU_ASSERT_TRUE(call(c, "/rtcosim/bogus", lo_message_new()));
+    CU_ASSERT_PTR_NOT_NULL(strstr(c->last.s[0], "unknown address /rtcosim/bogus"));
+    CU_ASSERT_TRUE(call(c, "/rtcosim/stop", lo_message_new()) && reply_ok(c, "stop"));
+}
+
+/* The sets took effect exactly at the steps events.log names: Lag's exact solution. */
+static void check_effects(void)
+{
+    long K = event_k("live", "set lag.u2 = 5 (applied before step");
+    long K2 = event_k("live", "set lag2.u2 = 1 (applied before step");
+    CU_ASSERT_FATAL(K > 10 && K2 > 10);
+    char path[800];
+    snprintf(path, sizeof path, "%s/live/results.csv", work);
+    tcsv t;
+    CU_ASSERT_TRUE_FATAL(tcsv_read(path, &t));
+    long y = tcsv_col(&t, "lag.y"), y2 = tcsv_col(&t, "lag2.y"), sp = tcsv_col(&t, "op.sp");
+    CU_ASSERT_FATAL(y > 0 && y2 > 0 && sp > 0 && t.n_rows > (size_t)K2 + 20);
+    double u1 = tcsv_at(&t, (size_t)K + 1, (size_t)sp);
+    CU_ASSERT_DOUBLE_EQUAL(u1, 2.0, 0.0);
+    /* u2 = 0 up to step K − 1, 5 from step K on */
+    CU_ASSERT_DOUBLE_EQUAL(tcsv_at(&t, (size_t)K, (size_t)y),
+                           lag_next(tcsv_at(&t, (size_t)K - 1, (size_t)y), u1, 0.0), 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(tcsv_at(&t, (size_t)K + 1, (size_t)y),
+                           lag_next(tcsv_at(&t, (size_t)K, (size_t)y), u1, 5.0), 1e-12);
+    /* lag2.u2 ramps at rate=100/s: 0.1 per 1-ms step, reaching 1 after 10 steps */
+    for (int j = 0; j < 15; j++) {
+        double u = j + 1 < 10 ? 0.1 * (j + 1) : 1.0;
+        CU_ASSERT_DOUBLE_EQUAL(tcsv_at(&t, (size_t)(K2 + j + 1), (size_t)y2),
+                               lag_next(tcsv_at(&t, (size_t)(K2 + j), (size_t)y2), 0.0, u),
+                               1e-12);
+    }
+    tcsv_free(&t);
+}
+
+static void operator_session_over_osc_is_recorded(void)
+{
+    char ssd[700];
+    snprintf(ssd, sizeof ssd, "%s/op.ssd", work);
+    osc_port_live = free_udp_port();
+    write_osc_system(ssd, osc_port_live, "expose=\"lag.u2:min=-1:max=5 lag2.u2:rate=100\"");
+    io_child run;
+    int port = start_run(&run, "op.ssd", "live", "");
+    CU_ASSERT_FATAL(port > 0);
+    client c;
+    client_open(&c, port);
+    drive_session(&c, osc_port_live);
+    client_close(&c);
+    CU_ASSERT_EQUAL(wait_run(&run), 0);
+    /* events.log: every operator action with its sender and step */
+    CU_ASSERT_TRUE(events_have("live", "set lag.u2 = 9 clamped to 5 (range -1..5)"));
+    CU_ASSERT_TRUE(events_have("live", ": pause (before step"));
+    CU_ASSERT_TRUE(events_have("live", ": step 20 (from step"));
+    CU_ASSERT_TRUE(events_have("live", ": mark valve 3 opened"));
+    CU_ASSERT_TRUE(events_have("live", ": subscribe lag.y at 50 Hz"));
+    CU_ASSERT_TRUE(events_have("live", "refused: set: lag.y is not exposed"));
+    CU_ASSERT_TRUE(events_have("live", " rt paused before tick "));
+    CU_ASSERT_TRUE(events_have("live", ": stop (before step"));
+    char path[800];
+    snprintf(path, sizeof path, "%s/live/summary.json", work);
+    char *sum = rtc_test_slurp(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sum);
+    CU_ASSERT_PTR_NOT_NULL(strstr(sum, "\"inputs_written\": "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(sum, "\"inputs_dropped\": 0,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(sum, "\"rows_dropped\": 0,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(sum, "\"status\": \"stopped\""));
+    free(sum);
+    check_effects();
+}
+
+/* Byte-identical results from the recorded inputs and commands. */
+static void replay_of_session_is_identical(void)
+{
+    char cmd[1200], out[4096];
+    snprintf(cmd, sizeof cmd, "'%s' replay '%s/live' --output-dir '%s/rep'", RTCOSIM_EXE,
+             work, work);
+    CU_ASSERT_EQUAL(rtc_test_run(cmd, out, sizeof out), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "identical"));
+    char a[800], b[800];
+    snprintf(a, sizeof a, "%s/live/results.csv", work);
+    snprintf(b, sizeof b, "%s/rep/results.csv", work);
+    size_t na = 0, nb = 0;
+    char *x = rtc_test_slurp(a, &na), *y = rtc_test_slurp(b, &nb);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(y);
+    CU_ASSERT_EQUAL(na, nb);
+    CU_ASSERT(na == nb && memcmp(x, y, na) == 0);
+    free(x);
+    free(y);
+}
+
+/* ---- replay refuses what would make it meaningless ---- */
+
+/* Copy the live session to @p name and run replay on it; output in out. */
+static int replay_copy(const char *name, const char *prep, char *out, size_t cap)
+{
+    char cmd[2400];
+    snprintf(cmd, sizeof cmd, "cd '%s' && rm -rf %s && cp -r live %s && %s", work, name, name,
+             prep ? prep : "true");
+    CU_ASSERT_EQUAL(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "'%s' replay '%s/%s'", RTCOSIM_EXE, work, name);
+    return rtc_test_run(cmd, out, cap);
+}
+
+/* Patch @p n bytes at @p off of NAME/inputs.bin (off < 0: from the end, truncating). */
+static void patch_inputs(const char *name, long off, const void *bytes, size_t n)
+{
+    char path[800];
+    snprintf(path, sizeof path, "%s/%s/inputs.bin", work, name);
+    FILE *f = fopen(path, "r+b");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    if (off < 0) {
+        fseek(f, 0, SEEK_END);
+        CU_ASSERT_EQUAL(ftruncate(fileno(f), ftell(f) + off), 0);
+    } else {
+        fseek(f, off, SEEK_SET);
+        fwrite(bytes, 1, n, f);
+    }
+    fclose(f);
+}
+
+/* Offset of the first record of @p kind in the live session's inputs.bin. */
+static long first_record(int kind, long *last)
+{
+    char path[800];
+    snprintf(path, sizeof path, "%s/live/inputs.bin", work);
+    size_t n = 0;
+    unsigned char *b = (unsigned char *)rtc_test_slurp(path, &n);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    long hdr = b[12] | b[13] << 8 | b[14] << 16 | (long)b[15] << 24, found = -1;
+    for (long off = hdr; off + 40 <= (long)n && found < 0; off += 40)
+        if (b[off] == kind)
+            found = off;
+    *last = (long)n - 40;
+    free(b);
+    return found;
+}
+
+/* `rtcosim replay NAME` on an already prepared copy. */
+static int replay_dir(const char *name, char *out, size_t cap)
+{
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "'%s' replay '%s/%s'", RTCOSIM_EXE, work, name);
+    return rtc_test_run(cmd, out, cap);
+}
+
+static void replay_rejects_tampered_inputs(void)
+{
+    char out[4096];
+    CU_ASSERT_EQUAL(replay_copy("t1", NULL, out, sizeof out), 0); /* the untouched copy */
+    patch_inputs("t1", 0, "XTCINPUT", 8);
+    CU_ASSERT_EQUAL(replay_dir("t1", out, sizeof out), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "inputs.bin: bad magic"));
+    replay_copy("t2", NULL, out, sizeof out);
+    patch_inputs("t2", -7, NULL, 0);
+    CU_ASSERT_EQUAL(replay_dir("t2", out, sizeof out), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "inputs.bin: truncated record at offset"));
+    long last = 0, sample = first_record(1, &last);
+    CU_ASSERT_FATAL(sample > 0 && last > sample);
+    replay_copy("t3", NULL, out, sizeof out);
+    static const unsigned char zero[8];
+    patch_inputs("t3", last + 8, zero, 8); /* the end record at step 0: out of order */
+    CU_ASSERT_EQUAL(replay_dir("t3", out, sizeof out), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "step 0 after step"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "(out of order)"));
+    replay_copy("t4", NULL, out, sizeof out);
+    static const unsigned char idx[4] = {99, 0, 0, 0};
+    patch_inputs("t4", sample + 4, idx, 4);
+    CU_ASSERT_EQUAL(replay_dir("t4", out, sizeof out), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "unknown signal index 99 (the table has 1 signals)"));
+    CU_ASSERT_PTR_NULL(strstr(out, "identical")); /* refused before any replay */
+}
+
+static void replay_detects_changed_fmu(void)
+{
+    char out[4096], prep[1200];
+    /* the system copy now takes lag2 from another FMU (FMI 3 Lag: same variables) */
+    snprintf(prep, sizeof prep, "sed -i 's|name=\"lag2\" source=\"[^\"]*\"|name=\"lag2\" "
+             "source=\"%s\"|' c1/system.ssd", tfmu_path(3, "Lag"));
+    CU_ASSERT_EQUAL(replay_copy("c1", prep, out, sizeof out), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "the FMU of unit lag2 changed since the session"));
+    /* the FMU file itself changed: caught before anything is loaded */
+    snprintf(prep, sizeof prep, "cp Lag.fmu Lag.keep && printf x >> Lag.fmu");
+    CU_ASSERT_EQUAL(replay_copy("c2", prep, out, sizeof out), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "the FMU of unit lag changed since the session"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "/Lag.fmu (sha256 now"));
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "cd '%s' && mv Lag.keep Lag.fmu", work);
+    CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
+/* Only variables that can change during a run may be exposed; the reason is given. */
+static void expose_refuses_what_cannot_be_set(void)
+{
+    char ssd[700], cmd[1600], out[4096];
+    snprintf(ssd, sizeof ssd, "%s/ex.ssd", work);
+    write_osc_system(ssd, free_udp_port(), "");
+    static const struct {
+        const char *expose, *why;
+    } cases[] = {
+        {"lag.k1", "expose lag.k1: cannot be set during a run: lag.k1 is a fixed parameter"},
+        {"lag.u1", "expose lag.u1: cannot be set during a run: lag.u1 is driven by a "
+                   "connection"},
+        {"lag.nope", "expose lag.nope: no such unit.variable"},
+        {"lag.u2:rate=-1", "expose lag.u2:rate=-1: option \"rate=-1\": expected min=, max=, "
+                           "rate= (> 0) or safe="},
+        {"lag.u2:min=2:max=1", "expose lag.u2:min=2:max=1: min 2 is above max 1"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(cmd, sizeof cmd, "cd '%s' && '%s' run ex.ssd --realtime --priority 0 --stop 0.1 "
+                 "--expose '%s' --output-dir ex", work, RTCOSIM_EXE, cases[i].expose);
+        CU_ASSERT_EQUAL(rtc_test_run(cmd, out, sizeof out), 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, "cannot start the session"));
+        CU_ASSERT_TRUE(events_have("ex", cases[i].why));
+        char path[800]; /* refused before the run: no results beyond the header */
+        snprintf(path, sizeof path, "%s/ex/inputs.bin", work);
+        CU_ASSERT_NOT_EQUAL(access(path, F_OK), 0);
+        snprintf(cmd, sizeof cmd, "rm -rf '%s/ex'", work);
+        CU_ASSERT_EQUAL(system(cmd), 0);
+    }
+}
+
+/* ---- the dead-man ---- */
+
+/* The control surface falls silent: lag.u2 and the OSC set-point fall back to their safe
+ * values at one step, logged, and the run (and its replay) shows it from that step on. */
+static void deadman_falls_back_to_safe_values(void)
+{
+    char ssd[700];
+    snprintf(ssd, sizeof ssd, "%s/dm.ssd", work);
+    int osc = free_udp_port();
+    write_osc_system(ssd, osc, "expose=\"lag.u2:safe=-1 op.sp:safe=0\"");
+    io_child run;
+    int port = start_run(&run, "dm.ssd", "dm", "--deadman-ms 300 --stop 2");
+    client c;
+    client_open(&c, port);
+    CU_ASSERT_TRUE(status_until(&c, 0, 50));
+    char p[16];
+    snprintf(p, sizeof p, "%d", osc);
+    lo_address op = lo_address_new("127.0.0.1", p);
+    lo_send(op, "/sp", "f", 4.0f);
+    lo_address_free(op);
+    CU_ASSERT_TRUE(call(&c, "/rtcosim/set", msg("sd", "lag.u2", 3.0))); /* then: silence */
+    client_close(&c);
+    CU_ASSERT_EQUAL(wait_run(&run), 0);
+    CU_ASSERT_TRUE(events_have("dm", "dead-man: the control surface was silent for"));
+    CU_ASSERT_TRUE(events_have("dm", "2 input(s) fall back to their safe values"));
+    long K = event_k("dm", "engine: safe lag.u2 = -1 (applied before step");
+    long K2 = event_k("dm", "engine: safe op.sp = 0 (applied before step");
+    long Ks = event_k("dm", ": set lag.u2 = 3 (applied before step");
+    CU_ASSERT_FATAL(K > 0 && K == K2 && Ks > 0 && K - Ks >= 250);
+    char path[800];
+    snprintf(path, sizeof path, "%s/dm/results.csv", work);
+    tcsv t;
+    CU_ASSERT_TRUE_FATAL(tcsv_read(path, &t));
+    long y = tcsv_col(&t, "lag.y"), sp = tcsv_col(&t, "op.sp");
+    CU_ASSERT_FATAL(y > 0 && sp > 0 && t.n_rows > (size_t)K + 5);
+    CU_ASSERT_DOUBLE_EQUAL(tcsv_at(&t, (size_t)K, (size_t)sp), 4.0, 0.0);
+    CU_ASSERT_DOUBLE_EQUAL(tcsv_at(&t, (size_t)K + 1, (size_t)sp), 0.0, 0.0);
+    CU_ASSERT_DOUBLE_EQUAL(tcsv_at(&t, (size_t)K, (size_t)y),
+                           lag_next(tcsv_at(&t, (size_t)K - 1, (size_t)y), 4.0, 3.0), 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(tcsv_at(&t, (size_t)K + 1, (size_t)y),
+                           lag_next(tcsv_at(&t, (size_t)K, (size_t)y), 0.0, -1.0), 1e-12);
+    tcsv_free(&t);
+    char out[4096];
+    CU_ASSERT_EQUAL(replay_dir("dm", out, sizeof out), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "identical"));
+}
+
+/* ---- a Modbus bench behind the fault proxy ---- */
+
+static int tool_port(io_child *ch, char *const argv[])
+{
+    char line[256] = "";
+    CU_ASSERT_EQUAL_FATAL(io_child_spawn(ch, argv, true), 0);
+    CU_ASSERT_TRUE_FATAL(io_child_line(ch, argv[0][0] ? strrchr(argv[0], '/') + 1 : "", line,
+                                       sizeof line, 5000));
+    return atoi(strrchr(line, ':') + 1);
+}
+
+static void write_bench_system(const char *path, int port)
+{
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f, "%s<ssd:Component name=\"bench\" type=\"application/x-rtcosim-modbus-client\">"
+               "<ssd:Connectors><ssd:Connector name=\"voltage\" kind=\"input\"><ssc:Real/>"
+               "</ssd:Connector><ssd:Connector name=\"speed\" kind=\"output\"><ssc:Real/>"
+               "</ssd:Connector></ssd:Connectors><ssd:Annotations><ssc:Annotation "
+               "type=\"org.rtcosim.realtime\"><rtc:Component host=\"127.0.0.1\" port=\"%d\" "
+               "poll_ms=\"20\" timeout_ms=\"15\" stale_ms=\"100\" reconnect_min_ms=\"20\" "
+               "reconnect_max_ms=\"100\" priority=\"0\"><rtc:Signal name=\"voltage\" "
+               "table=\"holding\" address=\"0\" type=\"float32\" safe=\"0\"/><rtc:Signal "
+               "name=\"speed\" table=\"input\" address=\"0\" type=\"float32\" "
+               "estimator=\"kalman-cv\" params=\"q=1e5 r=0.01 gate=1000 stale=0.5 "
+               "policy=hold\"/></rtc:Component></ssc:Annotation></ssd:Annotations>"
+               "</ssd:Component>\n", ssd_head, port);
+    char fmu[700];
+    snprintf(fmu, sizeof fmu, "%s/Lag.fmu", work);
+    lag_component(f, "lag", fmu);
+    fprintf(f, "</ssd:Elements>\n<ssd:Connections><ssd:Connection startElement=\"bench\" "
+               "startConnector=\"speed\" endElement=\"lag\" endConnector=\"u1\"/>"
+               "<ssd:Connection startElement=\"lag\" startConnector=\"y\" endElement=\"bench\" "
+               "endConnector=\"voltage\"/></ssd:Connections>\n<ssd:Annotations>"
+               "<ssc:Annotation type=\"org.rtcosim.realtime\"><rtc:RealTime "
+               "baseStep=\"0.001\" record=\"lag.y bench.speed\"/></ssc:Annotation>"
+               "</ssd:Annotations>\n</ssd:System>\n<ssd:DefaultExperiment startTime=\"0\" "
+               "stopTime=\"3\"/>\n</ssd:SystemStructureDescription>\n");
+    fclose(f);
+}
+
+static void bench_session_behind_fault_proxy_replays_identically(void)
+{
+    char *sim_argv[] = {RTC_BENCH_SIM_EXE, "--port", "0", "--noise", "0.002", "--delay-ms", "2",
+                        "--duration", "60", NULL};
+    io_child sim, proxy, run;
+    int bench = tool_port(&sim, sim_argv);
+    char target[64];
+    snprintf(target, sizeof target, "127.0.0.1:%d", bench);
+    char *proxy_argv[] = {RTC_FAULT_PROXY_EXE, "--listen", "127.0.0.1:0", "--target", target,
+                          "--delay-ms", "1", "--jitter-ms", "1", "--duration", "60", NULL};
+    int pport = tool_port(&proxy, proxy_argv);
+    CU_ASSERT_FATAL(bench > 0 && pport > 0);
+    char ssd[700];
+    snprintf(ssd, sizeof ssd, "%s/bench.ssd", work);
+    write_bench_system(ssd, pport);
+    int port = start_run(&run, "bench.ssd", "bs", "");
+    CU_ASSERT(port > 0);
+    io_sleep_ms(1500);
+    kill(proxy.pid, SIGUSR1); /* every connection through the proxy drops */
+    CU_ASSERT_EQUAL(wait_run(&run), 0);
+    io_child_kill(&proxy, SIGTERM);
+    io_child_kill(&sim, SIGTERM);
+    CU_ASSERT_TRUE(events_have("bs", " io bench: reconnected"));
+    char path[800];
+    snprintf(path, sizeof path, "%s/bs/summary.json", work);
+    char *sum = rtc_test_slurp(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sum);
+    CU_ASSERT_PTR_NOT_NULL(strstr(sum, "\"inputs_dropped\": 0,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(sum, "\"rows_dropped\": 0,"));
+    char *w = strstr(sum, "\"inputs_written\": ");
+    CU_ASSERT(w && atol(w + 18) > 50); /* 20 ms polls for 3 s: ~150 samples */
+    free(sum);
+    char out[4096];
+    CU_ASSERT_EQUAL(replay_dir("bs", out, sizeof out), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "identical"));
+}
+
+void rtc_test_register(void)
+{
+    static const rtc_test_case cases[] = {
+        {"operator_session_over_osc_is_recorded", operator_session_over_osc_is_recorded},
+        {"replay_of_session_is_identical", replay_of_session_is_identical},
+        {"replay_rejects_tampered_inputs", replay_rejects_tampered_inputs},
+        {"replay_detects_changed_fmu", replay_detects_changed_fmu},
+        {"expose_refuses_what_cannot_be_set", expose_refuses_what_cannot_be_set},
+        {"deadman_falls_back_to_safe_values", deadman_falls_back_to_safe_values},
+        {"bench_session_behind_fault_proxy_replays_identically",
+         bench_session_behind_fault_proxy_replays_identically},
+        {NULL, NULL}};
+    rtc_test_add_suite("session", setup, teardown, cases);
+}
