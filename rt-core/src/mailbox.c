@@ -2,21 +2,21 @@
  * Per-signal mailbox: a single-writer seqlock (see rtcosim/mailbox.h for the contract).
  *
  * Layout: a version counter that is odd while a write is in progress, then the payload.
- * Every payload word is itself an atomic accessed with relaxed order: in C11 a plain
- * read racing with a plain write is undefined even if the result is discarded, so the
- * torn-read-then-retry idea of a seqlock is only legal on atomic words (Boehm, "Can
- * seqlocks get along with programming language memory models?", MSPC 2012). The orders
- * come from the fences, not from the payload accesses:
+ * Every payload word is itself an atomic: in C11 a plain read racing with a plain write
+ * is undefined even if the result is discarded, so the torn-read-then-retry idea of a
+ * seqlock is only legal on atomic words (Boehm, "Can seqlocks get along with programming
+ * language memory models?", MSPC 2012). The payload accesses carry the ordering, so no
+ * stand-alone fence is needed (ThreadSanitizer does not model fences, and on x86-64 these
+ * orders compile to the same plain moves):
  *
- *   writer: version = v+1 (relaxed); fence(release); payload (relaxed); version = v+2
- *           (release)
- *   reader: v1 = version (acquire); payload (relaxed); fence(acquire); v2 = version
- *           (relaxed); consistent iff v1 == v2 and v1 is even
+ *   writer: version = v+1 (relaxed); payload (release); version = v+2 (release)
+ *   reader: v1 = version (acquire); payload (acquire); v2 = version (relaxed);
+ *           consistent iff v1 == v2 and v1 is even
  *
- * The release fence keeps the payload stores from moving above the odd version, so a
- * reader that sees any new payload word also sees (after its acquire fence) a version
- * other than v1. The final release store publishes the whole payload to a reader whose
- * acquire load sees v+2.
+ * A reader whose acquire load sees any payload word of write v synchronises with that
+ * release store, so the odd version v+1 stored before it is visible to the later load of
+ * v2, which then differs from v1. The final release store publishes the whole payload to
+ * a reader whose acquire load sees v+2.
  */
 #include "rtcosim/mailbox.h"
 #include "rtcosim/status.h"
@@ -63,13 +63,13 @@ void rtc_mailbox_free(rtc_mailbox *mb)
     free(mb);
 }
 
-/* Enter the write section: make the version odd before any payload store is visible. */
+/* Enter the write section: make the version odd (the release payload stores after it
+ * keep it from being seen late). */
 static uint64_t write_begin(rtc_mailbox *mb)
 {
     /* Relaxed load: this thread is the only one that ever stores the version. */
     uint64_t v = atomic_load_explicit(&mb->version, memory_order_relaxed);
     atomic_store_explicit(&mb->version, v + 1, memory_order_relaxed);
-    atomic_thread_fence(memory_order_release);
     return v;
 }
 
@@ -88,10 +88,10 @@ uint32_t rtc_mailbox_write(rtc_mailbox *mb, const rtc_sample *s)
     if (seq == 0)
         seq = 1; /* 0 is reserved for "never written" */
     uint64_t v = write_begin(mb);
-    atomic_store_explicit(&mb->value_bits, bits, memory_order_relaxed);
-    atomic_store_explicit(&mb->sample_ns, s->sample_ns, memory_order_relaxed);
-    atomic_store_explicit(&mb->arrival_ns, s->arrival_ns, memory_order_relaxed);
-    atomic_store_explicit(&mb->meta, pack_meta(seq, s->quality), memory_order_relaxed);
+    atomic_store_explicit(&mb->value_bits, bits, memory_order_release);
+    atomic_store_explicit(&mb->sample_ns, s->sample_ns, memory_order_release);
+    atomic_store_explicit(&mb->arrival_ns, s->arrival_ns, memory_order_release);
+    atomic_store_explicit(&mb->meta, pack_meta(seq, s->quality), memory_order_release);
     write_end(mb, v);
     return seq;
 }
@@ -100,7 +100,7 @@ void rtc_mailbox_set_quality(rtc_mailbox *mb, rtc_quality q)
 {
     uint64_t meta = atomic_load_explicit(&mb->meta, memory_order_relaxed);
     uint64_t v = write_begin(mb);
-    atomic_store_explicit(&mb->meta, pack_meta((uint32_t)meta, (uint8_t)q), memory_order_relaxed);
+    atomic_store_explicit(&mb->meta, pack_meta((uint32_t)meta, (uint8_t)q), memory_order_release);
     write_end(mb, v);
 }
 
@@ -110,12 +110,10 @@ bool rtc_mailbox_read(rtc_mailbox *mb, rtc_sample *out)
         uint64_t v1 = atomic_load_explicit(&mb->version, memory_order_acquire);
         if (v1 & 1u)
             continue; /* writer inside: the payload is being replaced */
-        uint64_t bits = atomic_load_explicit(&mb->value_bits, memory_order_relaxed);
-        int64_t sample_ns = atomic_load_explicit(&mb->sample_ns, memory_order_relaxed);
-        int64_t arrival_ns = atomic_load_explicit(&mb->arrival_ns, memory_order_relaxed);
-        uint64_t meta = atomic_load_explicit(&mb->meta, memory_order_relaxed);
-        /* The acquire fence orders the payload loads before the re-check of the version. */
-        atomic_thread_fence(memory_order_acquire);
+        uint64_t bits = atomic_load_explicit(&mb->value_bits, memory_order_acquire);
+        int64_t sample_ns = atomic_load_explicit(&mb->sample_ns, memory_order_acquire);
+        int64_t arrival_ns = atomic_load_explicit(&mb->arrival_ns, memory_order_acquire);
+        uint64_t meta = atomic_load_explicit(&mb->meta, memory_order_acquire);
         if (atomic_load_explicit(&mb->version, memory_order_relaxed) != v1)
             continue;
         memcpy(&out->value, &bits, sizeof bits);

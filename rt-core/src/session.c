@@ -78,16 +78,17 @@ static void publish(rtc_session *s, int64_t k)
     if (!s->n_col || rtc_record_sample(s->rec, s->row) != RTC_OK)
         return;
     uint32_t q = atomic_load_explicit(&s->snap_seq, memory_order_relaxed);
+    /* Release stores of the values keep the odd count from being seen late (the same
+     * fence-free seqlock as rt-core/src/mailbox.c). */
     atomic_store_explicit(&s->snap_seq, q + 1, memory_order_relaxed);
-    atomic_thread_fence(memory_order_release); /* the odd count is seen before any value */
     for (size_t i = 0; i < s->n_col; i++) {
         double v = 0;
         uint64_t bits;
         rtc_record_column_double(s->rec, s->row, i, &v);
         memcpy(&bits, &v, sizeof bits);
-        atomic_store_explicit(&s->snap[i], bits, memory_order_relaxed);
+        atomic_store_explicit(&s->snap[i], bits, memory_order_release);
     }
-    atomic_store_explicit(&s->snap_k, k, memory_order_relaxed);
+    atomic_store_explicit(&s->snap_k, k, memory_order_release);
     atomic_store_explicit(&s->snap_seq, q + 2, memory_order_release);
 }
 

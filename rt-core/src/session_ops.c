@@ -139,9 +139,9 @@ bool rtc_session_get_column(rtc_session *s, size_t i, double *value, int64_t *k)
         uint32_t q1 = atomic_load_explicit(&s->snap_seq, memory_order_acquire);
         if (q1 & 1)
             continue;
-        uint64_t bits = atomic_load_explicit(&s->snap[i], memory_order_relaxed);
-        int64_t kk = atomic_load_explicit(&s->snap_k, memory_order_relaxed);
-        atomic_thread_fence(memory_order_acquire); /* the values are read before q2 */
+        /* Acquire loads keep the re-check of the count below them (see mailbox.c). */
+        uint64_t bits = atomic_load_explicit(&s->snap[i], memory_order_acquire);
+        int64_t kk = atomic_load_explicit(&s->snap_k, memory_order_acquire);
         if (atomic_load_explicit(&s->snap_seq, memory_order_relaxed) != q1)
             continue;
         memcpy(value, &bits, sizeof *value);
