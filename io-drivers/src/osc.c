@@ -25,6 +25,7 @@
 #include "drv_common.h"
 
 #include "rtcosim/iodrivers.h"
+#include "rtcosim/osc_args.h"
 #include "rtcosim/status.h"
 
 #include <arpa/inet.h>
@@ -313,23 +314,14 @@ static bool sender_allowed(const osc *d, lo_message msg)
     return false;
 }
 
-/* liblo hands 64-bit arguments at 4-byte alignment inside the packet: copy them out
- * instead of reading through the (misaligned) lo_arg pointer. */
+/* A numeric or boolean argument as a finite double. */
 static bool numeric_arg(char type, lo_arg *a, double *v)
 {
-    int32_t i32;
-    int64_t i64;
-    float f;
-    double d;
-    switch (type) {
-    case LO_INT32: memcpy(&i32, a, sizeof i32); *v = i32; return true;
-    case LO_INT64: memcpy(&i64, a, sizeof i64); *v = (double)i64; return true;
-    case LO_FLOAT: memcpy(&f, a, sizeof f); *v = f; return isfinite(*v);
-    case LO_DOUBLE: memcpy(&d, a, sizeof d); *v = d; return isfinite(*v);
-    case LO_TRUE: *v = 1.0; return true;
-    case LO_FALSE: *v = 0.0; return true;
-    default: return false;
+    if (type == LO_TRUE || type == LO_FALSE) {
+        *v = type == LO_TRUE;
+        return true;
     }
+    return rtc_osc_number(type, a, v) && isfinite(*v);
 }
 
 static int on_message(const char *path, const char *types, lo_arg **argv, int argc,

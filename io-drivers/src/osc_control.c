@@ -9,6 +9,7 @@
  * ring keeps one producer. Nothing here runs on the RT thread; values come from the
  * session's lock-free snapshot.
  */
+#include "rtcosim/osc_args.h"
 #include "rtcosim/osc_control.h"
 
 #include "rtcosim/status.h"
@@ -27,36 +28,6 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-
-/* liblo's arguments point into the packet at 4-byte alignment: read them with memcpy (a
- * member access through the 8-byte-aligned lo_arg union would be undefined behaviour) */
-static double arg_f64(const lo_arg *a)
-{
-    double v;
-    memcpy(&v, (const void *)a, sizeof v);
-    return v;
-}
-
-static int64_t arg_i64(const lo_arg *a)
-{
-    int64_t v;
-    memcpy(&v, (const void *)a, sizeof v);
-    return v;
-}
-
-static float arg_f32(const lo_arg *a)
-{
-    float v;
-    memcpy(&v, (const void *)a, sizeof v);
-    return v;
-}
-
-static int32_t arg_i32(const lo_arg *a)
-{
-    int32_t v;
-    memcpy(&v, (const void *)a, sizeof v);
-    return v;
-}
 
 #define NAP_NS 10000000
 
@@ -136,17 +107,6 @@ static void reply_ok(rtc_osc_control *c, const char *what)
 
 /* ---- arguments ---- */
 
-static bool number(char type, const lo_arg *a, double *v)
-{
-    switch (type) {
-    case LO_INT32: *v = arg_i32(a); return true;
-    case LO_INT64: *v = (double)arg_i64(a); return true;
-    case LO_FLOAT: *v = arg_f32(a); return true;
-    case LO_DOUBLE: *v = arg_f64(a); return true;
-    default: return false;
-    }
-}
-
 static bool is_str(const char *types, int i)
 {
     return types[i] == LO_STRING || types[i] == LO_SYMBOL;
@@ -166,7 +126,7 @@ static void do_control(rtc_osc_control *c, const char *what, rtc_session_control
 static void do_step(rtc_osc_control *c, const char *types, lo_arg **argv, int argc)
 {
     double n = 1;
-    if (argc > 1 || (argc == 1 && (!number(types[0], argv[0], &n) || n != floor(n)))) {
+    if (argc > 1 || (argc == 1 && (!rtc_osc_number(types[0], argv[0], &n) || n != floor(n)))) {
         reply_error(c, "usage: /rtcosim/step [i:N]");
         return;
     }
@@ -177,7 +137,7 @@ static void do_set(rtc_osc_control *c, const char *types, lo_arg **argv, int arg
 {
     double v, applied = 0;
     char err[512];
-    if (argc != 2 || !is_str(types, 0) || !number(types[1], argv[1], &v)) {
+    if (argc != 2 || !is_str(types, 0) || !rtc_osc_number(types[1], argv[1], &v)) {
         reply_error(c, "usage: /rtcosim/set s:NAME f|d|i:VALUE");
         return;
     }
@@ -230,7 +190,7 @@ static bool same_peer(const struct sockaddr_in *a, const struct sockaddr_in *b)
 static void do_subscribe(rtc_osc_control *c, const char *types, lo_arg **argv, int argc)
 {
     double hz;
-    if (argc != 2 || !is_str(types, 0) || !number(types[1], argv[1], &hz)) {
+    if (argc != 2 || !is_str(types, 0) || !rtc_osc_number(types[1], argv[1], &hz)) {
         reply_error(c, "usage: /rtcosim/subscribe s:NAME f|d|i:RATE_HZ");
         return;
     }

@@ -11,6 +11,8 @@
  * fields, or the error (exit 1). `watch` subscribes, prints "t value" lines until SECONDS
  * pass (default: until interrupted) and unsubscribes.
  */
+#include "rtcosim/osc_args.h"
+
 #include <lo/lo.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -19,36 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* liblo's arguments point into the packet at 4-byte alignment: read them with memcpy (a
- * member access through the 8-byte-aligned lo_arg union would be undefined behaviour) */
-static double arg_f64(const lo_arg *a)
-{
-    double v;
-    memcpy(&v, (const void *)a, sizeof v);
-    return v;
-}
-
-static int64_t arg_i64(const lo_arg *a)
-{
-    int64_t v;
-    memcpy(&v, (const void *)a, sizeof v);
-    return v;
-}
-
-static float arg_f32(const lo_arg *a)
-{
-    float v;
-    memcpy(&v, (const void *)a, sizeof v);
-    return v;
-}
-
-static int32_t arg_i32(const lo_arg *a)
-{
-    int32_t v;
-    memcpy(&v, (const void *)a, sizeof v);
-    return v;
-}
 
 static atomic_bool interrupted;
 static int replies, errors;
@@ -65,10 +37,10 @@ static void print_args(const char *types, lo_arg **argv, int argc)
         const char *sep = i ? " " : "";
         switch (types[i]) {
         case LO_STRING: printf("%s%s", sep, (const char *)argv[i]); break;
-        case LO_DOUBLE: printf("%s%.17g", sep, arg_f64(argv[i])); break;
-        case LO_FLOAT: printf("%s%.9g", sep, arg_f32(argv[i])); break;
-        case LO_INT32: printf("%s%d", sep, arg_i32(argv[i])); break;
-        case LO_INT64: printf("%s%lld", sep, (long long)arg_i64(argv[i])); break;
+        case LO_DOUBLE: printf("%s%.17g", sep, rtc_osc_f64(argv[i])); break;
+        case LO_FLOAT: printf("%s%.9g", sep, rtc_osc_f32(argv[i])); break;
+        case LO_INT32: printf("%s%d", sep, rtc_osc_i32(argv[i])); break;
+        case LO_INT64: printf("%s%lld", sep, (long long)rtc_osc_i64(argv[i])); break;
         default: printf("%s?", sep);
         }
     }
@@ -80,7 +52,7 @@ static int on_msg(const char *path, const char *types, lo_arg **argv, int argc, 
 {
     (void)m, (void)user;
     if (!strcmp(path, "/rtcosim/value") && argc == 3) { /* name value t */
-        printf("%.9f %.17g\n", arg_f64(argv[2]), arg_f64(argv[1]));
+        printf("%.9f %.17g\n", rtc_osc_f64(argv[2]), rtc_osc_f64(argv[1]));
     } else if (!strcmp(path, "/rtcosim/error")) {
         fprintf(stderr, "rtcosim-operator: error: %s\n", argc ? (const char *)argv[0] : "?");
         errors++;

@@ -14,6 +14,7 @@
 #include "cu_main.h"
 #include "fmu_util.h"
 #include "io_util.h"
+#include "rtcosim/osc_args.h"
 
 #include <arpa/inet.h>
 #include <lo/lo.h>
@@ -27,29 +28,6 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-/* liblo's arguments point into the packet at 4-byte alignment: read them with memcpy (a
- * member access through the 8-byte-aligned lo_arg union would be undefined behaviour) */
-static double arg_f64(const lo_arg *a)
-{
-    double v;
-    memcpy(&v, (const void *)a, sizeof v);
-    return v;
-}
-
-static int64_t arg_i64(const lo_arg *a)
-{
-    int64_t v;
-    memcpy(&v, (const void *)a, sizeof v);
-    return v;
-}
-
-static int32_t arg_i32(const lo_arg *a)
-{
-    int32_t v;
-    memcpy(&v, (const void *)a, sizeof v);
-    return v;
-}
 
 static char work[512];
 
@@ -114,11 +92,11 @@ static int on_msg(const char *path, const char *types, lo_arg **argv, int argc, 
         if (types[i] == LO_STRING)
             snprintf(c->last.s[i], sizeof c->last.s[i], "%s", (const char *)argv[i]);
         else if (types[i] == LO_DOUBLE)
-            c->last.d[i] = arg_f64(argv[i]);
+            c->last.d[i] = rtc_osc_f64(argv[i]);
         else if (types[i] == LO_INT32)
-            c->last.d[i] = arg_i32(argv[i]);
+            c->last.d[i] = rtc_osc_i32(argv[i]);
         else if (types[i] == LO_INT64)
-            c->last.d[i] = (double)arg_i64(argv[i]);
+            c->last.d[i] = (double)rtc_osc_i64(argv[i]);
     }
     c->got = true;
     return 0;
