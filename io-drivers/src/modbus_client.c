@@ -12,10 +12,14 @@
  * cycle with write_mode=cycle), the heartbeat, then the staleness check.
  *
  * Failures are never fatal (STYLE rule 22, mb2hal): an exception response marks the
- * batch's signals ERROR and keeps the link; a timeout flushes the link and keeps it for
- * up to three timeouts in a row; anything else (reset, refused, broken pipe) closes the
- * link, flags every from-bench signal STALE (the last good value stays readable), and
- * reconnects after an exponential backoff with jitter.
+ * batch's signals ERROR and keeps the link. On TCP a timeout or a mismatched answer drops
+ * the link and reconnects at the next cycle: the answer that timed out may still arrive
+ * after any flush, and libmodbus would then pair every later answer with the wrong
+ * request (a mismatched transaction id, for ever). On RTU a timeout flushes the line and
+ * keeps it for up to three timeouts in a row. Anything else (reset, refused, broken pipe)
+ * closes the link, flags every from-bench signal STALE (the last good value stays
+ * readable), and reconnects after an exponential backoff with jitter. Safe values are
+ * written over a fresh connection when the current one fails.
  */
 #include "modbus_priv.h"
 
@@ -246,10 +250,14 @@ static bool request_failed(mbc *d, int kind)
         return false;
     case LINK_TIMEOUT:
         drv_count(&d->st.timeouts);
-        modbus_flush(d->ctx); /* a late answer must not be taken for the next one */
+        if (!d->rtu)
+            return true; /* the late answer would be taken for the next request's */
+        modbus_flush(d->ctx);
         return ++d->timeouts_in_row >= 3;
     case LINK_PROTOCOL:
         drv_count(&d->st.errors);
+        if (!d->rtu)
+            return true; /* out of step with the peer: resynchronise by reconnecting */
         modbus_flush(d->ctx);
         return false;
     default:
@@ -426,18 +434,33 @@ static int write_safe_now(mbc *d)
     return result;
 }
 
-/* Run in the I/O thread, or in the caller when the thread is not running. */
-static int safe_job(void *arg)
+/* Write the safe values over the current link, or over a fresh one when there is none or
+ * the current one fails them (it may be out of step after a timeout). Leaves the link open
+ * when it wrote them. */
+static int write_safe_values(mbc *d)
 {
-    mbc *d = arg;
-    bool own = d->ctx == NULL;
-    if (own && !link_open(d)) {
+    if (d->ctx && write_safe_now(d) == RTC_OK)
+        return RTC_OK;
+    link_close(d);
+    if (!link_open(d)) {
         d->latched = true;
         rtc_log(d->c.lg, RTC_LOG_ERROR, "modbus-client '%s': safe values not written: %s "
                 "unreachable", d->component, d->rtu ? d->device : d->host);
         return RTC_EIO;
     }
     int rc = write_safe_now(d);
+    if (rc != RTC_OK)
+        rtc_log(d->c.lg, RTC_LOG_ERROR, "modbus-client '%s': safe values not written: %s",
+                d->component, modbus_strerror(errno));
+    return rc;
+}
+
+/* Run in the I/O thread, or in the caller when the thread is not running. */
+static int safe_job(void *arg)
+{
+    mbc *d = arg;
+    bool own = d->ctx == NULL;
+    int rc = write_safe_values(d);
     if (own)
         link_close(d);
     return rc;
@@ -485,11 +508,8 @@ static void *mbc_thread(void *arg)
         }
         drv_sleep_interruptible(&d->th, next - now);
     }
-    if (d->map.has_safe && d->ctx) {
-        if (write_safe_now(d) != RTC_OK)
-            rtc_log(d->c.lg, RTC_LOG_ERROR, "modbus-client '%s': safe values on stop failed",
-                    d->component);
-    }
+    if (d->map.has_safe)
+        write_safe_values(d); /* logs when they could not be written */
     link_close(d);
     return NULL;
 }

@@ -92,6 +92,9 @@ static void srv_serve(plain_srv *s, int fd)
     modbus_set_socket(s->ctx, fd);
     int rc = modbus_receive(s->ctx, q);
     if (rc > 0) {
+        int late = atomic_exchange(&s->delay_next_ms, 0);
+        if (late > 0)
+            io_sleep_ms(late); /* an answer that arrives after the client gave up */
         modbus_reply(s->ctx, q, rc, s->map);
         atomic_fetch_add(&s->served, 1);
     } else if (rc == -1) {

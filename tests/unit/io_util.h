@@ -40,6 +40,7 @@ typedef struct plain_srv {
     int clients[8], n_clients;
     atomic_bool stop;
     atomic_int accepted, served;
+    atomic_int delay_next_ms; /* >0: the next answer goes out this late (once) */
     pthread_t tid;
 } plain_srv;
 int plain_srv_start(plain_srv *s);
