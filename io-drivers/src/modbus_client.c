@@ -15,8 +15,9 @@
  * batch's signals ERROR and keeps the link. On TCP a timeout or a mismatched answer drops
  * the link and reconnects at the next cycle: the answer that timed out may still arrive
  * after any flush, and libmodbus would then pair every later answer with the wrong
- * request (a mismatched transaction id, for ever). On RTU a timeout flushes the line and
- * keeps it for up to three timeouts in a row. Anything else (reset, refused, broken pipe)
+ * request (a mismatched transaction id, for ever). On RTU a timeout waits one more
+ * response timeout for a late answer, flushes the line, and keeps it for up to three
+ * timeouts in a row. Anything else (reset, refused, broken pipe)
  * closes the link, flags every from-bench signal STALE (the last good value stays
  * readable), and reconnects after an exponential backoff with jitter. Safe values are
  * written over a fresh connection when the current one fails.
@@ -252,6 +253,8 @@ static bool request_failed(mbc *d, int kind)
         drv_count(&d->st.timeouts);
         if (!d->rtu)
             return true; /* the late answer would be taken for the next request's */
+        /* RTU frames carry no transaction id: let a late answer arrive, then drop it */
+        drv_sleep_interruptible(&d->th, d->timeout_ns);
         modbus_flush(d->ctx);
         return ++d->timeouts_in_row >= 3;
     case LINK_PROTOCOL:
