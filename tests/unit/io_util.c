@@ -4,6 +4,7 @@
  */
 #include "io_util.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -132,6 +133,27 @@ static void *srv_thread(void *arg)
         }
     }
     return NULL;
+}
+
+int io_free_port(int type)
+{
+    int fd = socket(AF_INET, type, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    int port = -1;
+    if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+        getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+        port = ntohs(a.sin_port);
+    if (fd >= 0)
+        close(fd);
+    return port;
+}
+
+rtc_driver_stats io_drv_stats(io_drv *d, rtc_signal_health *h, size_t cap)
+{
+    rtc_driver_stats st = {.signals = h, .n_signals_cap = cap};
+    d->ops->stats(d->self, &st);
+    return st;
 }
 
 int plain_srv_start(plain_srv *s)

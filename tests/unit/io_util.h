@@ -31,6 +31,18 @@ void io_log_reset(io_log *l);
 bool io_wait(bool (*pred)(void *), void *arg, int timeout_ms);
 void io_sleep_ms(int ms);
 
+/* A loopback port of the given socket type (SOCK_STREAM, SOCK_DGRAM) that was free a
+ * moment ago (bind to 0, read it back, release it); -1 on failure. */
+int io_free_port(int type);
+
+/* ---- a driver under test: its operations and its instance ---- */
+typedef struct io_drv {
+    const rtc_driver_ops *ops;
+    void *self;
+} io_drv;
+/* The driver's counters, with up to cap signals' health into h. */
+rtc_driver_stats io_drv_stats(io_drv *d, rtc_signal_health *h, size_t cap);
+
 /* ---- a plain libmodbus TCP server in a thread ---- */
 typedef struct plain_srv {
     modbus_t *ctx;

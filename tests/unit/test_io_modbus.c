@@ -96,18 +96,6 @@ static void add_case_signals(io_cfg *c, const char *prefix, rtc_io_dir dir, int 
     }
 }
 
-typedef struct drv {
-    const rtc_driver_ops *ops;
-    void *self;
-} drv;
-
-static rtc_driver_stats stats_of(drv *d, rtc_signal_health *h, size_t cap)
-{
-    rtc_driver_stats st = {.signals = h, .n_signals_cap = cap};
-    d->ops->stats(d->self, &st);
-    return st;
-}
-
 /* ---- predicates for io_wait ---- */
 typedef struct seq_wait {
     io_cfg *c;
@@ -124,7 +112,7 @@ static bool all_written(void *arg)
 }
 
 typedef struct sent_wait {
-    drv *d;
+    io_drv *d;
     size_t first, n;
     uint64_t min;
 } sent_wait;
@@ -133,7 +121,7 @@ static bool all_sent(void *arg)
 {
     sent_wait *w = arg;
     rtc_signal_health h[IO_CFG_MAX_SIGS];
-    rtc_driver_stats st = stats_of(w->d, h, IO_CFG_MAX_SIGS);
+    rtc_driver_stats st = io_drv_stats(w->d, h, IO_CFG_MAX_SIGS);
     for (size_t i = w->first; i < w->first + w->n; i++)
         if (i >= st.n_signals || h[i].updates < w->min)
             return false;
@@ -172,10 +160,10 @@ static void server_outputs_encode_every_type(void)
     io_cfg_put(c, cout, 1.0);
     io_cfg_put(c, dout, 1.0);
     io_cfg_put(c, iout, -0.15625);
-    drv d = {&rtc_modbus_server_ops, NULL};
+    io_drv d = {&rtc_modbus_server_ops, NULL};
     CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
     CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
-    rtc_driver_stats st = stats_of(&d, NULL, 0);
+    rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
     CU_ASSERT_TRUE_FATAL(st.port > 0);
     sent_wait sw = {&d, 0, N_CASES, 1};
     CU_ASSERT_TRUE(io_wait(all_sent, &sw, 2000));
@@ -232,7 +220,7 @@ static void server_outputs_encode_every_type(void)
     errno = 0;
     CU_ASSERT_EQUAL(modbus_read_registers(cl, 1900, 2, back), -1); /* outside the map */
     CU_ASSERT_EQUAL(errno, EMBXILADD);
-    st = stats_of(&d, NULL, 0);
+    st = io_drv_stats(&d, NULL, 0);
     CU_ASSERT_EQUAL(st.rejected, 1);
     CU_ASSERT_EQUAL(st.exceptions, 2);
     CU_ASSERT_TRUE(st.connected);
@@ -326,7 +314,7 @@ static void client_roundtrips_every_type(void)
     for (size_t k = 0; k < N_CASES; k++)
         io_cfg_put(c, N_CASES + k, CASES[k].value);
     io_cfg_put(c, co, 1.0);
-    drv d = {&rtc_modbus_client_ops, NULL};
+    io_drv d = {&rtc_modbus_client_ops, NULL};
     CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
     int64_t t0 = rtc_driver_now_ns();
     CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
@@ -351,7 +339,7 @@ static void client_roundtrips_every_type(void)
     CU_ASSERT_EQUAL(srv.map->tab_bits[8], 1);
     pthread_mutex_unlock(&srv.mu);
     d.ops->stop(d.self);
-    rtc_driver_stats st = stats_of(&d, NULL, 0);
+    rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
     CU_ASSERT_EQUAL(st.errors + st.exceptions, 0);
     CU_ASSERT_EQUAL(st.connects, 1 + st.reconnects);
     printf("\n    client latency (request->response, loopback): n=%llu p50=%lld ns p99=%lld ns "
@@ -379,12 +367,12 @@ static void client_batches_contiguous_and_counts_heartbeat(void)
     io_cfg_sig(c, "c", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, "address", "3", "type", "uint16", NULL);
     io_cfg_sig(c, "x", RTC_IO_TO_BENCH, RTC_TYPE_FLOAT64, "address", "100", "type", "int16", NULL);
     io_cfg_sig(c, "y", RTC_IO_TO_BENCH, RTC_TYPE_FLOAT64, "address", "101", "type", "int32", NULL);
-    drv d = {&rtc_modbus_client_ops, NULL};
+    io_drv d = {&rtc_modbus_client_ops, NULL};
     CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
     CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
     io_sleep_ms(150);
     d.ops->stop(d.self);
-    rtc_driver_stats st = stats_of(&d, NULL, 0);
+    rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
     CU_ASSERT_TRUE(st.cycles >= 5);
     /* 1 read batch (a,b,c) + 1 write batch (x,y) + heartbeat per cycle */
     CU_ASSERT_EQUAL(st.requests, 3 * st.cycles);
@@ -408,7 +396,7 @@ static void client_on_change_writes_only_new_samples(void)
     size_t out = io_cfg_sig(c, "out", RTC_IO_TO_BENCH, RTC_TYPE_FLOAT64, "address", "10",
                             "type", "int16", NULL);
     io_cfg_put(c, out, 11);
-    drv d = {&rtc_modbus_client_ops, NULL};
+    io_drv d = {&rtc_modbus_client_ops, NULL};
     CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
     CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
     uint16_t want11[1] = {11}, want12[1] = {12};
@@ -420,7 +408,7 @@ static void client_on_change_writes_only_new_samples(void)
     CU_ASSERT_TRUE(io_wait(srv_regs_equal, &rw, 2000));
     io_sleep_ms(30);
     d.ops->stop(d.self);
-    rtc_driver_stats st = stats_of(&d, NULL, 0);
+    rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
     /* one read per cycle + two writes; a timed-out write is retried (one more request) */
     CU_ASSERT_TRUE(st.requests >= st.cycles + 2 && st.requests <= st.cycles + 2 + st.timeouts);
     d.ops->close(d.self);
@@ -442,7 +430,7 @@ static void client_exception_counted_not_fatal(void)
                             "type", "int16", NULL);
     size_t good = io_cfg_sig(c, "good", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, "address", "10",
                              "type", "int16", NULL);
-    drv d = {&rtc_modbus_client_ops, NULL};
+    io_drv d = {&rtc_modbus_client_ops, NULL};
     CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
     CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
     seq_wait w = {c, good, 1};
@@ -450,7 +438,7 @@ static void client_exception_counted_not_fatal(void)
     io_sleep_ms(30);
     d.ops->stop(d.self);
     rtc_signal_health h[2];
-    rtc_driver_stats st = stats_of(&d, h, 2);
+    rtc_driver_stats st = io_drv_stats(&d, h, 2);
     CU_ASSERT_TRUE(st.exceptions >= 3);
     CU_ASSERT_EQUAL(st.exceptions, st.cycles);
     CU_ASSERT_EQUAL(st.reconnects, 0);
@@ -466,7 +454,7 @@ static void client_exception_counted_not_fatal(void)
 }
 
 typedef struct health_wait {
-    drv *d;
+    io_drv *d;
     size_t i;
     uint8_t quality;
     uint64_t min_reconnects;
@@ -476,7 +464,7 @@ static bool health_is(void *arg)
 {
     health_wait *w = arg;
     rtc_signal_health h[IO_CFG_MAX_SIGS];
-    rtc_driver_stats st = stats_of(w->d, h, IO_CFG_MAX_SIGS);
+    rtc_driver_stats st = io_drv_stats(w->d, h, IO_CFG_MAX_SIGS);
     return h[w->i].quality == w->quality && st.reconnects >= w->min_reconnects;
 }
 
@@ -489,7 +477,7 @@ static void client_reconnects_after_peer_drop(void)
     client_cfg(c, srv.port, "10");
     size_t in = io_cfg_sig(c, "in", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, "address", "0",
                            "type", "int16", NULL);
-    drv d = {&rtc_modbus_client_ops, NULL};
+    io_drv d = {&rtc_modbus_client_ops, NULL};
     CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
     CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
     health_wait hw = {&d, in, RTC_QUALITY_FRESH, 0};
@@ -498,7 +486,7 @@ static void client_reconnects_after_peer_drop(void)
     hw.min_reconnects = 1;
     CU_ASSERT_TRUE(io_wait(health_is, &hw, 3000));
     rtc_signal_health h[1];
-    rtc_driver_stats st = stats_of(&d, h, 1);
+    rtc_driver_stats st = io_drv_stats(&d, h, 1);
     CU_ASSERT_EQUAL(st.reconnects, 1);
     CU_ASSERT_EQUAL(h[0].stale_events, 1);
     CU_ASSERT_TRUE(io_log_has(&LOG, "link lost"));
@@ -545,7 +533,7 @@ static void client_recovers_from_late_answer(void)
     pthread_mutex_lock(&srv.mu);
     srv.map->tab_registers[0] = 7;
     pthread_mutex_unlock(&srv.mu);
-    drv d = {&rtc_modbus_client_ops, NULL};
+    io_drv d = {&rtc_modbus_client_ops, NULL};
     CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
     CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
     value_wait vw = {c, in, 7};
@@ -559,11 +547,11 @@ static void client_recovers_from_late_answer(void)
     vw.want = 11;
     CU_ASSERT_TRUE(io_wait(reads_value, &vw, 2000));
     rtc_signal_health h[1];
-    rtc_driver_stats st = stats_of(&d, h, 1);
+    rtc_driver_stats st = io_drv_stats(&d, h, 1);
     CU_ASSERT_TRUE(st.timeouts >= 1);
     /* back in step: every later request is answered (the bug failed every other one) */
     io_sleep_ms(100);
-    rtc_driver_stats st2 = stats_of(&d, h, 1);
+    rtc_driver_stats st2 = io_drv_stats(&d, h, 1);
     CU_ASSERT_TRUE(st2.requests >= st.requests + 5);
     /* (one spurious timeout allowed on a loaded machine; the bug fails about ten) */
     CU_ASSERT_TRUE(st2.errors + st2.timeouts <= st.errors + st.timeouts + 1);
@@ -583,7 +571,7 @@ static void client_safe_values_latched_and_on_stop(void)
     size_t valve = io_cfg_sig(c, "valve", RTC_IO_TO_BENCH, RTC_TYPE_FLOAT64, "address", "20",
                               "type", "float32", "safe", "7.5", NULL);
     io_cfg_put(c, valve, 3.0);
-    drv d = {&rtc_modbus_client_ops, NULL};
+    io_drv d = {&rtc_modbus_client_ops, NULL};
     CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
     CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
     const uint16_t f3[2] = {0x4040, 0}, f4[2] = {0x4080, 0}, f75[2] = {0x40F0, 0};
@@ -611,7 +599,7 @@ static void client_safe_values_latched_and_on_stop(void)
     io_log_reset(&LOG);
     CU_ASSERT_EQUAL(d.ops->write_safe_values(d.self, 500), RTC_EIO); /* nobody listening */
     CU_ASSERT_TRUE(io_log_has(&LOG, "safe values not written"));
-    rtc_driver_stats st = stats_of(&d, NULL, 0);
+    rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
     CU_ASSERT_EQUAL(st.safe_writes, 4); /* running, two stop paths, stopped */
     d.ops->close(d.self);
     io_cfg_free(c);
@@ -720,7 +708,7 @@ static void rtu_over_pty_pair_roundtrips(void)
     size_t cc = io_cfg_sig(c, "cmd", RTC_IO_TO_BENCH, RTC_TYPE_FLOAT64, "address", "10", "type",
                            "int16", NULL);
     io_cfg_put(c, cc, -7.0);
-    drv s = {&rtc_modbus_server_ops, NULL}, d = {&rtc_modbus_client_ops, NULL};
+    io_drv s = {&rtc_modbus_server_ops, NULL}, d = {&rtc_modbus_client_ops, NULL};
     CU_ASSERT_EQUAL_FATAL(s.ops->open(&srv_c->cfg, &LOG.lg, &s.self), RTC_OK);
     CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
     CU_ASSERT_EQUAL(s.ops->start(s.self), RTC_OK);
@@ -731,7 +719,7 @@ static void rtu_over_pty_pair_roundtrips(void)
     CU_ASSERT_EQUAL(io_cfg_get(c, cs).value, 42.5);
     CU_ASSERT_EQUAL(io_cfg_get(srv_c, cmd).value, -7.0);
     d.ops->stop(d.self);
-    rtc_driver_stats st = stats_of(&d, NULL, 0);
+    rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
     printf("\n    RTU 115200 Bd over pty: n=%llu p50=%lld ns max=%lld ns errors=%llu\n",
            (unsigned long long)st.latency.n, (long long)rtc_lathist_quantile_ns(&st.latency, 0.5),
            (long long)st.latency.max_ns, (unsigned long long)(st.errors + st.timeouts));
@@ -764,12 +752,12 @@ static void mbpoll_reads_and_writes_server_map(void)
                            "type", "int16", "scale", "0.5", NULL);
     io_cfg_put(c, t, -2.0);
     io_cfg_put(c, f, 1.5);
-    drv d = {&rtc_modbus_server_ops, NULL};
+    io_drv d = {&rtc_modbus_server_ops, NULL};
     CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
     CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
     sent_wait sw = {&d, 0, 2, 1};
     CU_ASSERT_TRUE(io_wait(all_sent, &sw, 2000));
-    int port = stats_of(&d, NULL, 0).port;
+    int port = io_drv_stats(&d, NULL, 0).port;
     char cmd[256], out[4096];
     /* mbpoll's references are 1-based: -r 1 is PDU address 0 */
     snprintf(cmd, sizeof cmd, "mbpoll -m tcp -a 1 -r 1 -c 1 -t 4 -1 -p %d 127.0.0.1", port);
@@ -793,7 +781,7 @@ static void mbpoll_reads_and_writes_server_map(void)
     snprintf(cmd, sizeof cmd, "mbpoll -m tcp -a 1 -0 -r 0 -t 4 -p %d 127.0.0.1 -- 5", port);
     CU_ASSERT_NOT_EQUAL(rtc_test_run(cmd, out, sizeof out), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "Illegal data address"));
-    CU_ASSERT_EQUAL(stats_of(&d, NULL, 0).rejected, 1);
+    CU_ASSERT_EQUAL(io_drv_stats(&d, NULL, 0).rejected, 1);
     d.ops->close(d.self);
     io_cfg_free(c);
 }

@@ -36,27 +36,15 @@ static int suite_clean(void)
     return 0;
 }
 
-typedef struct drv {
-    const rtc_driver_ops *ops;
-    void *self;
-} drv;
-
-static rtc_driver_stats stats_of(drv *d, rtc_signal_health *h, size_t cap)
-{
-    rtc_driver_stats st = {.signals = h, .n_signals_cap = cap};
-    d->ops->stats(d->self, &st);
-    return st;
-}
-
 typedef struct req_wait {
-    drv *d;
+    io_drv *d;
     uint64_t n;
 } req_wait;
 
 static bool requests_reached(void *arg)
 {
     req_wait *w = arg;
-    return stats_of(w->d, NULL, 0).requests >= w->n;
+    return io_drv_stats(w->d, NULL, 0).requests >= w->n;
 }
 
 /* Wall-clock NTP timetag of a CLOCK_MONOTONIC instant (the test's own conversion). */
@@ -101,10 +89,10 @@ static void osc_setpoints_checked_clamped_and_filtered(void)
     size_t gain = io_cfg_sig(c, "gain", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, "path",
                              "/ctrl/gain", NULL);
     io_cfg_sig(c, "y", RTC_IO_TO_BENCH, RTC_TYPE_FLOAT64, NULL);
-    drv d = {&rtc_osc_ops, NULL};
+    io_drv d = {&rtc_osc_ops, NULL};
     CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
     CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
-    int port = stats_of(&d, NULL, 0).port;
+    int port = io_drv_stats(&d, NULL, 0).port;
     CU_ASSERT_TRUE_FATAL(port > 0);
     char ps[16];
     snprintf(ps, sizeof ps, "%d", port);
@@ -184,7 +172,7 @@ static void osc_setpoints_checked_clamped_and_filtered(void)
     CU_ASSERT_EQUAL(s.seq, seq_before);
 
     rtc_signal_health h[3];
-    rtc_driver_stats st = stats_of(&d, h, 3);
+    rtc_driver_stats st = io_drv_stats(&d, h, 3);
     CU_ASSERT_EQUAL(st.requests, 11);
     CU_ASSERT_EQUAL(st.unknown, 1);
     CU_ASSERT_EQUAL(st.rejected, 2);   /* output path + disallowed sender */
@@ -204,12 +192,12 @@ static void osc_loopback_default_accepts_loopback_peers(void)
     io_cfg *c = CFG;
     io_cfg_init(c, "operator");
     size_t sp = io_cfg_sig(c, "sp", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, NULL);
-    drv d = {&rtc_osc_ops, NULL};
+    io_drv d = {&rtc_osc_ops, NULL};
     CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
     io_log_reset(&LOG);
     CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
     CU_ASSERT_TRUE(io_log_has(&LOG, "only loopback senders are accepted"));
-    int port = stats_of(&d, NULL, 0).port;
+    int port = io_drv_stats(&d, NULL, 0).port;
     lo_message m = lo_message_new();
     lo_message_add_int32(m, 9);
     send_from("127.0.0.2", port, "/sp", m);
@@ -217,7 +205,7 @@ static void osc_loopback_default_accepts_loopback_peers(void)
     req_wait rw = {&d, 1};
     CU_ASSERT_TRUE(io_wait(requests_reached, &rw, 2000));
     CU_ASSERT_EQUAL(io_cfg_get(c, sp).value, 9.0);
-    CU_ASSERT_EQUAL(stats_of(&d, NULL, 0).rejected, 0);
+    CU_ASSERT_EQUAL(io_drv_stats(&d, NULL, 0).rejected, 0);
     d.ops->close(d.self);
     io_cfg_free(c);
 }
@@ -296,7 +284,7 @@ static void osc_stream_bundles_dated_by_samples(void)
     rtc_mailbox_write(c->sig[y].mailbox, &s);
     s.value = -0.25;
     rtc_mailbox_write(c->sig[u].mailbox, &s);
-    drv d = {&rtc_osc_ops, NULL};
+    io_drv d = {&rtc_osc_ops, NULL};
     CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
     CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
     lo_timetag expect = tt_of_mono(when);
@@ -318,7 +306,7 @@ static void osc_stream_bundles_dated_by_samples(void)
     CU_ASSERT_TRUE(r.n_y > before);
     CU_ASSERT_EQUAL(r.y[r.n_y - 1], 0.0f);
     CU_ASSERT_EQUAL(r.u[r.n_u - 1], -0.25); /* no safe value: keeps streaming its sample */
-    rtc_driver_stats st = stats_of(&d, NULL, 0);
+    rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
     CU_ASSERT_TRUE(st.sent >= 5);
     CU_ASSERT_EQUAL(st.errors, 0);
     printf("\n    osc send latency: n=%llu p50=%lld ns max=%lld ns\n",

@@ -39,21 +39,6 @@ static int teardown(void)
     return 0;
 }
 
-/* A loopback port that was free a moment ago (bind to 0, read it back, release it). */
-static int free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof a;
-    int port = -1;
-    if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
-        getsockname(fd, (struct sockaddr *)&a, &len) == 0)
-        port = ntohs(a.sin_port);
-    if (fd >= 0)
-        close(fd);
-    return port;
-}
-
 static int64_t mono_ns(void)
 {
     struct timespec ts;
@@ -129,7 +114,7 @@ static float read_speed(modbus_t *mb)
 
 static void plc_sets_point_and_reads_plant_output(void)
 {
-    int port = free_port();
+    int port = io_free_port(SOCK_STREAM);
     CU_ASSERT_FATAL(port > 0);
     char path[700];
     snprintf(path, sizeof path, "%s/io.ssd", work);

@@ -39,18 +39,6 @@ static int suite_clean(void)
     return 0;
 }
 
-typedef struct drv {
-    const rtc_driver_ops *ops;
-    void *self;
-} drv;
-
-static rtc_driver_stats stats_of(drv *d, rtc_signal_health *h, size_t cap)
-{
-    rtc_driver_stats st = {.signals = h, .n_signals_cap = cap};
-    d->ops->stats(d->self, &st);
-    return st;
-}
-
 /* Start a tool and return the port it printed ("...: listening on 127.0.0.1:PORT"). */
 static int spawn_tool(io_child *c, char **argv)
 {
@@ -97,7 +85,7 @@ static void bench_client(io_cfg *c, int port, const char *poll_ms, const char *t
 enum { SIG_V = 0, SIG_SPEED = 1, SIG_POS = 2, SIG_TIME = 3 };
 
 typedef struct cond {
-    drv *d;
+    io_drv *d;
     io_cfg *c;
     uint8_t quality;
     uint64_t reconnects;
@@ -108,7 +96,7 @@ static bool speed_quality_is(void *arg)
 {
     cond *w = arg;
     rtc_signal_health h[4];
-    rtc_driver_stats st = stats_of(w->d, h, 4);
+    rtc_driver_stats st = io_drv_stats(w->d, h, 4);
     return h[SIG_SPEED].quality == w->quality && st.reconnects >= w->reconnects &&
            io_cfg_get(w->c, SIG_TIME).value >= w->bench_time;
 }
@@ -128,7 +116,7 @@ static void bench_sim_motor_reaches_steady_speed(void)
     CU_ASSERT_TRUE_FATAL(port > 0);
     io_cfg *c = CFG;
     bench_client(c, port, "10", "9");
-    drv d = {&rtc_modbus_client_ops, NULL};
+    io_drv d = {&rtc_modbus_client_ops, NULL};
     CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
     CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
     /* 1 s of bench time = 12 mechanical time constants (J R / (Kt Ke) = 80 ms) */
@@ -140,7 +128,7 @@ static void bench_sim_motor_reaches_steady_speed(void)
     CU_ASSERT_DOUBLE_EQUAL(speed, w_ss, 1e-3 * w_ss); /* exp(-12) residue, float32 */
     CU_ASSERT_TRUE(io_cfg_get(c, SIG_POS).value > 0.5 * w_ss * 0.5);
     d.ops->stop(d.self);
-    rtc_driver_stats st = stats_of(&d, NULL, 0);
+    rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
     print_latency("client request latency, loopback bench-sim", &st);
     CU_ASSERT_EQUAL(st.errors + st.timeouts, 0);
     d.ops->close(d.self);
@@ -155,7 +143,7 @@ static void bench_sim_restart_stale_then_reconnect(void)
     CU_ASSERT_TRUE_FATAL(port > 0);
     io_cfg *c = CFG;
     bench_client(c, port, "10", "9");
-    drv d = {&rtc_modbus_client_ops, NULL};
+    io_drv d = {&rtc_modbus_client_ops, NULL};
     CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
     CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
     cond w = {&d, c, RTC_QUALITY_FRESH, 0, 0.2};
@@ -168,14 +156,14 @@ static void bench_sim_restart_stale_then_reconnect(void)
     CU_ASSERT_TRUE(last.value > 0); /* the last good value stays readable */
     io_sleep_ms(150); /* several failed reconnects while the bench is down */
     CU_ASSERT_EQUAL(io_cfg_get(c, SIG_SPEED).seq, last.seq);
-    CU_ASSERT_FALSE(stats_of(&d, NULL, 0).connected);
+    CU_ASSERT_FALSE(io_drv_stats(&d, NULL, 0).connected);
     char ps[16];
     snprintf(ps, sizeof ps, "%d", port);
     CU_ASSERT_EQUAL_FATAL(spawn_bench(&sim, ps), port); /* same port, like a rebooted bench */
     w = (cond){&d, c, RTC_QUALITY_FRESH, 1, 0.0};
     CU_ASSERT_TRUE(io_wait(speed_quality_is, &w, 5000));
     rtc_signal_health h[4];
-    rtc_driver_stats st = stats_of(&d, h, 4);
+    rtc_driver_stats st = io_drv_stats(&d, h, 4);
     CU_ASSERT_EQUAL(st.reconnects, 1);
     CU_ASSERT_EQUAL(h[SIG_SPEED].stale_events, 1);
     CU_ASSERT_TRUE(io_cfg_get(c, SIG_SPEED).seq > last.seq);
@@ -197,12 +185,12 @@ static void fault_proxy_delays_and_disconnects(void)
     CU_ASSERT_TRUE_FATAL(pport > 0);
     io_cfg *c = CFG;
     bench_client(c, pport, "30", "25");
-    drv d = {&rtc_modbus_client_ops, NULL};
+    io_drv d = {&rtc_modbus_client_ops, NULL};
     CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
     CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
     cond w = {&d, c, RTC_QUALITY_FRESH, 0, 0.3};
     CU_ASSERT_TRUE(io_wait(speed_quality_is, &w, 5000));
-    rtc_driver_stats st = stats_of(&d, NULL, 0);
+    rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
     /* request and response each wait >= 5 ms in the proxy: round trip >= 10 ms */
     CU_ASSERT_TRUE(st.latency.n >= 5);
     CU_ASSERT_TRUE(st.latency.min_ns >= 10000000);
@@ -210,7 +198,7 @@ static void fault_proxy_delays_and_disconnects(void)
     kill(px.pid, SIGUSR1); /* drop the connection now */
     w = (cond){&d, c, RTC_QUALITY_FRESH, 1, 0.0};
     CU_ASSERT_TRUE(io_wait(speed_quality_is, &w, 5000));
-    st = stats_of(&d, NULL, 0);
+    st = io_drv_stats(&d, NULL, 0);
     CU_ASSERT_EQUAL(st.reconnects, 1);
     CU_ASSERT_EQUAL(st.connects, 2);
     d.ops->close(d.self);

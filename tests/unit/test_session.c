@@ -46,20 +46,6 @@ static int teardown(void)
     return 0;
 }
 
-static int free_udp_port(void)
-{
-    int fd = socket(AF_INET, SOCK_DGRAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof a;
-    int port = -1;
-    if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
-        getsockname(fd, (struct sockaddr *)&a, &len) == 0)
-        port = ntohs(a.sin_port);
-    if (fd >= 0)
-        close(fd);
-    return port;
-}
-
 /* ---- a liblo client: sends from its own server socket, collects the replies ---- */
 
 typedef struct reply {
@@ -364,7 +350,7 @@ static void operator_session_over_osc_is_recorded(void)
 {
     char ssd[700];
     snprintf(ssd, sizeof ssd, "%s/op.ssd", work);
-    osc_port_live = free_udp_port();
+    osc_port_live = io_free_port(SOCK_DGRAM);
     write_osc_system(ssd, osc_port_live, "expose=\"lag.u2:min=-1:max=5 lag2.u2:rate=100\"");
     io_child run;
     int port = start_run(&run, "op.ssd", "live", "");
@@ -521,7 +507,7 @@ static void expose_refuses_what_cannot_be_set(void)
 {
     char ssd[700], cmd[1600], out[4096];
     snprintf(ssd, sizeof ssd, "%s/ex.ssd", work);
-    write_osc_system(ssd, free_udp_port(), "");
+    write_osc_system(ssd, io_free_port(SOCK_DGRAM), "");
     static const struct {
         const char *expose, *why;
     } cases[] = {
@@ -555,7 +541,7 @@ static void deadman_falls_back_to_safe_values(void)
 {
     char ssd[700];
     snprintf(ssd, sizeof ssd, "%s/dm.ssd", work);
-    int osc = free_udp_port();
+    int osc = io_free_port(SOCK_DGRAM);
     write_osc_system(ssd, osc, "expose=\"lag.u2:safe=-1 op.sp:safe=0\"");
     io_child run;
     int port = start_run(&run, "dm.ssd", "dm", "--deadman-ms 300 --stop 2");
