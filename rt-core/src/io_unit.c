@@ -141,19 +141,6 @@ static void u_set_time_base(void *self, int64_t t0_mono_ns, double rtf)
     u->clock = true;
 }
 
-static double to_double(rtc_type t, const void *v, size_t i)
-{
-    rtc_value x = rtc_value_load(t, v, i);
-    switch (t) {
-    case RTC_TYPE_FLOAT64: return x.f64;
-    case RTC_TYPE_FLOAT32: return x.f32;
-    case RTC_TYPE_BOOL: return x.b ? 1.0 : 0.0;
-    case RTC_TYPE_UINT8: case RTC_TYPE_UINT16: case RTC_TYPE_UINT32:
-    case RTC_TYPE_UINT64: return (double)x.u64;
-    default: return (double)x.i64;
-    }
-}
-
 /* What goes to the bench: one mailbox write per signal, stamped with the tick's time. */
 static int u_set(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, const void *values,
                  size_t n_values)
@@ -169,10 +156,10 @@ static int u_set(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, con
         io_signal *s = &u->sig[vr[i]];
         if (s->from_bench) { /* an operator's override of what the bench sends */
             s->forced = s->force_new = true;
-            s->force_value = s->value = to_double(type, values, i);
+            s->force_value = s->value = rtc_value_to_double(type, rtc_value_load(type, values, i));
             continue;
         }
-        s->value = to_double(type, values, i);
+        s->value = rtc_value_to_double(type, rtc_value_load(type, values, i));
         rtc_sample smp = {.value = s->value, .sample_ns = now, .arrival_ns = now,
                           .quality = RTC_QUALITY_FRESH};
         rtc_mailbox_write(s->mb, &smp);
@@ -189,16 +176,7 @@ static int u_get(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, voi
     for (size_t i = 0; i < n_vr; i++) {
         if (vr[i] >= u->n)
             return RTC_EINVAL;
-        double x = u->sig[vr[i]].value;
-        rtc_value v = {0};
-        switch (type) {
-        case RTC_TYPE_FLOAT64: v.f64 = x; break;
-        case RTC_TYPE_FLOAT32: v.f32 = (float)x; break;
-        case RTC_TYPE_BOOL: v.b = x != 0; break;
-        case RTC_TYPE_UINT8: case RTC_TYPE_UINT16: case RTC_TYPE_UINT32:
-        case RTC_TYPE_UINT64: v.u64 = x > 0 ? (uint64_t)(x + 0.5) : 0; break;
-        default: v.i64 = (int64_t)(x < 0 ? x - 0.5 : x + 0.5); break;
-        }
+        rtc_value v = rtc_value_from_double(type, u->sig[vr[i]].value);
         rtc_value_store(type, &v, values, i);
     }
     return RTC_OK;

@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,6 +187,39 @@ rtc_value rtc_value_load(rtc_type type, const void *array, size_t i)
     case RTC_TYPE_STRING: v.str = ((const char *const *)array)[i]; break;
     case RTC_TYPE_BINARY: v.bin = ((const rtc_binary *)array)[i]; break;
     default: break;
+    }
+    return v;
+}
+
+double rtc_value_to_double(rtc_type t, rtc_value v)
+{
+    switch (t) {
+    case RTC_TYPE_FLOAT64: return v.f64;
+    case RTC_TYPE_FLOAT32: return v.f32;
+    case RTC_TYPE_UINT8: case RTC_TYPE_UINT16: case RTC_TYPE_UINT32:
+    case RTC_TYPE_UINT64: return (double)v.u64;
+    case RTC_TYPE_BOOL: return v.b ? 1.0 : 0.0;
+    case RTC_TYPE_STRING: case RTC_TYPE_BINARY: return 0.0;
+    default: return (double)v.i64;
+    }
+}
+
+rtc_value rtc_value_from_double(rtc_type t, double x)
+{
+    rtc_value v = {0};
+    switch (t) {
+    case RTC_TYPE_FLOAT64: v.f64 = x; break;
+    case RTC_TYPE_FLOAT32: v.f32 = (float)x; break;
+    case RTC_TYPE_BOOL: v.b = x != 0.0; break;
+    case RTC_TYPE_UINT8: case RTC_TYPE_UINT16: case RTC_TYPE_UINT32: case RTC_TYPE_UINT64:
+        x = nearbyint(x);
+        v.u64 = x <= 0 ? 0 : x >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)x;
+        break;
+    default:
+        x = nearbyint(x);
+        v.i64 = x <= -9223372036854775808.0 ? INT64_MIN
+                : x >= 9223372036854775807.0 ? INT64_MAX : (int64_t)x;
+        break;
     }
     return v;
 }

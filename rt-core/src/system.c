@@ -246,50 +246,18 @@ int rtc__sys_fetch(rtc_system *sys, sys_unit *u, bool into_nxt)
     return RTC_OK;
 }
 
-static double as_double(rtc_type t, rtc_value v)
-{
-    switch (t) {
-    case RTC_TYPE_FLOAT64: return v.f64;
-    case RTC_TYPE_FLOAT32: return v.f32;
-    case RTC_TYPE_UINT8: case RTC_TYPE_UINT16: case RTC_TYPE_UINT32:
-    case RTC_TYPE_UINT64: return (double)v.u64;
-    case RTC_TYPE_BOOL: return v.b ? 1.0 : 0.0;
-    default: return (double)v.i64;
-    }
-}
-
-/* Numeric conversion into the destination type: integers round to nearest and saturate. */
-static rtc_value from_double(rtc_type t, double x)
-{
-    rtc_value v = {0};
-    switch (t) {
-    case RTC_TYPE_FLOAT64: v.f64 = x; break;
-    case RTC_TYPE_FLOAT32: v.f32 = (float)x; break;
-    case RTC_TYPE_BOOL: v.b = x != 0.0; break;
-    case RTC_TYPE_UINT8: case RTC_TYPE_UINT16: case RTC_TYPE_UINT32: case RTC_TYPE_UINT64:
-        x = nearbyint(x);
-        v.u64 = x <= 0 ? 0 : x >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)x;
-        break;
-    default:
-        x = nearbyint(x);
-        v.i64 = x <= -9223372036854775808.0 ? INT64_MIN
-                : x >= 9223372036854775807.0 ? INT64_MAX : (int64_t)x;
-        break;
-    }
-    return v;
-}
-
 static rtc_value convert(const sys_link *l, rtc_value v)
 {
     if (l->mode == LINK_COPY)
         return v;
     if (l->mode == LINK_AFFINE)
-        return from_double(l->dst_type, l->k * as_double(l->src_type, v) + l->d);
-    int64_t key = l->src_type == RTC_TYPE_BOOL ? v.b : (int64_t)as_double(l->src_type, v);
+        return rtc_value_from_double(l->dst_type,
+                                     l->k * rtc_value_to_double(l->src_type, v) + l->d);
+    int64_t key = l->src_type == RTC_TYPE_BOOL ? v.b : (int64_t)rtc_value_to_double(l->src_type, v);
     for (size_t i = 0; i < l->n_map; i++)
         if (l->map[i].from == key)
-            return from_double(l->dst_type, (double)l->map[i].to);
-    return from_double(l->dst_type, (double)key); /* unmapped values pass unchanged */
+            return rtc_value_from_double(l->dst_type, (double)l->map[i].to);
+    return rtc_value_from_double(l->dst_type, (double)key); /* unmapped values pass unchanged */
 }
 
 /* The source buffer a consumer querying at @p q_ns sees, and its time. */
@@ -348,7 +316,7 @@ static void apply_delayed(sys_link *l, double x, int64_t t_src, int64_t q_ns, vo
     held = l->hist_arrived ? l->hist[l->hist_first].v : held;
     if (l->est && l->hist_arrived)
         held = estimate(l, q_ns, held);
-    rtc_value w = convert(l, from_double(l->src_type, held));
+    rtc_value w = convert(l, rtc_value_from_double(l->src_type, held));
     rtc_value_store(l->dst_type, &w, dst, l->dst_off);
 }
 
@@ -359,7 +327,7 @@ void rtc__sys_link_apply(rtc_system *sys, sys_link *l, int64_t q_ns, const void 
     const void *src = src_override ? src_override : visible(s, l->src_type, q_ns, &t_src);
     void *dst = sys->units[l->dst].in[l->dst_type].values;
     if (l->delay_ns) {
-        double x = as_double(l->src_type, rtc_value_load(l->src_type, src, l->src_off));
+        double x = rtc_value_to_double(l->src_type, rtc_value_load(l->src_type, src, l->src_off));
         apply_delayed(l, x, t_src, q_ns, dst);
         return;
     }
@@ -367,12 +335,13 @@ void rtc__sys_link_apply(rtc_system *sys, sys_link *l, int64_t q_ns, const void 
         /* Estimated link: feed the source's newest value once, then ask for time q. */
         rtc_value v = rtc_value_load(l->src_type, src, l->src_off);
         if (t_src > l->fed_ns) {
-            rtc_est_sample smp = {.t_ns = t_src, .value = as_double(l->src_type, v),
+            rtc_est_sample smp = {.t_ns = t_src, .value = rtc_value_to_double(l->src_type, v),
                                   .arrival_ns = q_ns};
             rtc_est_push_monitored(l->est, &smp, &l->errmon);
             l->fed_ns = t_src;
         }
-        v = from_double(l->src_type, estimate(l, q_ns, as_double(l->src_type, v)));
+        double x = estimate(l, q_ns, rtc_value_to_double(l->src_type, v));
+        v = rtc_value_from_double(l->src_type, x);
         rtc_value w = convert(l, v);
         rtc_value_store(l->dst_type, &w, dst, l->dst_off);
         return;

@@ -94,21 +94,6 @@ int rtc_system_check_settable(const rtc_system *sys, size_t unit, size_t var, ch
     return r ? RTC_EINVAL : RTC_OK;
 }
 
-/* A double as the variable's C type (rounded for integers, 0/1 for booleans). */
-static void store_double(rtc_type t, double x, void *buf)
-{
-    rtc_value v = {0};
-    switch (t) {
-    case RTC_TYPE_FLOAT64: v.f64 = x; break;
-    case RTC_TYPE_FLOAT32: v.f32 = (float)x; break;
-    case RTC_TYPE_BOOL: v.b = x != 0; break;
-    case RTC_TYPE_UINT8: case RTC_TYPE_UINT16: case RTC_TYPE_UINT32:
-    case RTC_TYPE_UINT64: v.u64 = x > 0 ? (uint64_t)(x + 0.5) : 0; break;
-    default: v.i64 = (int64_t)(x < 0 ? x - 0.5 : x + 0.5); break;
-    }
-    rtc_value_store(t, &v, buf, 0);
-}
-
 int rtc_system_set_value(rtc_system *sys, size_t unit, size_t var, double value)
 {
     if (!sys || !sys->initialized || sys->failed || unit >= sys->n_units)
@@ -118,7 +103,8 @@ int rtc_system_set_value(rtc_system *sys, size_t unit, size_t var, double value)
         return RTC_EINVAL;
     const rtc_var *v = &u->unit->md->vars[var];
     uint64_t buf[2] = {0};
-    store_double(v->type, value, buf);
+    rtc_value x = rtc_value_from_double(v->type, value);
+    rtc_value_store(v->type, &x, buf, 0);
     return u->unit->ops->set(u->unit->self, v->type, &v->vr, 1, buf, 1);
 }
 
@@ -136,14 +122,6 @@ int rtc_system_get_value(const rtc_system *sys, size_t unit, size_t var, double 
     int rc = u->unit->ops->get(u->unit->self, v->type, &v->vr, 1, buf, 1);
     if (rc != RTC_OK)
         return rc;
-    rtc_value x = rtc_value_load(v->type, buf, 0);
-    switch (v->type) {
-    case RTC_TYPE_FLOAT64: *out = x.f64; break;
-    case RTC_TYPE_FLOAT32: *out = x.f32; break;
-    case RTC_TYPE_BOOL: *out = x.b ? 1.0 : 0.0; break;
-    case RTC_TYPE_UINT8: case RTC_TYPE_UINT16: case RTC_TYPE_UINT32:
-    case RTC_TYPE_UINT64: *out = (double)x.u64; break;
-    default: *out = (double)x.i64; break;
-    }
+    *out = rtc_value_to_double(v->type, rtc_value_load(v->type, buf, 0));
     return RTC_OK;
 }

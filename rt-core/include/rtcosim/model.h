@@ -267,6 +267,14 @@ void rtc_value_store(rtc_type type, const rtc_value *v, void *array, size_t inde
 /** Read element @p index of a typed array of @p type into an rtc_value. RT-safe: yes. */
 rtc_value rtc_value_load(rtc_type type, const void *array, size_t index);
 
+/** A numeric value of @p type as a double (booleans 0/1; strings and binaries 0).
+ *  RT-safe: yes. */
+double rtc_value_to_double(rtc_type type, rtc_value v);
+
+/** A double as a value of numeric @p type: integers round to nearest (ties to even) and
+ *  saturate at the type's 64-bit range, booleans are x != 0. RT-safe: yes. */
+rtc_value rtc_value_from_double(rtc_type type, double x);
+
 /**
  * Decode hexadecimal text ("0a1B", whitespace ignored) into @p buf.
  * Returns RTC_OK and *n; RTC_EPARSE (odd digit count, not hex); RTC_ELIMIT (over @p cap).
