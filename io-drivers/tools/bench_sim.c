@@ -325,8 +325,13 @@ int main(int argc, char **argv)
         return 1;
     }
     run(&s);
+    /* What the bench was last commanded: the demo's test checks that rtcosim's safe values
+     * (voltage 0, drive disabled) arrived before the bench was stopped. */
+    double v_last = s.int16_map ? (int16_t)s.map->tab_registers[0] / 1000.0
+                                : get_f32(s.map->tab_registers);
     fprintf(stderr, "rtcosim-bench-sim: stopped after %.3f s bench time, %llu requests, "
-            "%llu resyncs\n", s.t_s, s.requests, s.skipped);
+            "%llu resyncs; last command: voltage %.3f V, enable %d\n", s.t_s, s.requests,
+            s.skipped, v_last, s.map->tab_bits[0] ? 1 : 0);
     while (s.n_clients > 0)
         close(s.clients[--s.n_clients]);
     if (!s.rtu_dev) {
