@@ -413,3 +413,95 @@ uint16_t mb_heartbeat_next(mb_map *m)
     m->hb_value = m->hb_count ? (uint16_t)(m->hb_value + 1) : (uint16_t)!m->hb_value;
     return m->hb_value;
 }
+
+/* ---- request PDUs a server receives ---- */
+
+static uint16_t be16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/* Quantity limits of the Modbus Application Protocol V1.1b3 (also libmodbus' MODBUS_MAX_*). */
+enum { MAX_READ_BITS = 2000, MAX_READ_REGS = 125, MAX_WRITE_BITS = 1968, MAX_WRITE_REGS = 123,
+       MAX_RW_WRITE_REGS = 121 };
+
+static bool qty_ok(int n, int max)
+{
+    return n >= 1 && n <= max;
+}
+
+/* FC 15/16: quantity, byte count and the implied length must agree. */
+static mb_pdu_verdict check_multi_write(const uint8_t *p, int len, mb_req *r)
+{
+    bool coils = r->fc == 15;
+    if (len < 6)
+        return MB_PDU_ILLEGAL_VALUE;
+    r->wt = coils ? MB_COIL : MB_HOLDING;
+    r->waddr = be16(p + 1);
+    r->wn = be16(p + 3);
+    int bytes = coils ? (r->wn + 7) / 8 : 2 * r->wn;
+    if (!qty_ok(r->wn, coils ? MAX_WRITE_BITS : MAX_WRITE_REGS) || p[5] != bytes ||
+        len != 6 + bytes)
+        return MB_PDU_ILLEGAL_VALUE;
+    return MB_PDU_OK;
+}
+
+/* FC 23: the read half, the write half, its byte count and the implied length. */
+static mb_pdu_verdict check_read_write(const uint8_t *p, int len, mb_req *r)
+{
+    if (len < 10)
+        return MB_PDU_ILLEGAL_VALUE;
+    r->rt = r->wt = MB_HOLDING;
+    r->raddr = be16(p + 1);
+    r->rn = be16(p + 3);
+    r->waddr = be16(p + 5);
+    r->wn = be16(p + 7);
+    if (!qty_ok(r->rn, MAX_READ_REGS) || !qty_ok(r->wn, MAX_RW_WRITE_REGS) ||
+        p[9] != 2 * r->wn || len != 10 + 2 * r->wn)
+        return MB_PDU_ILLEGAL_VALUE;
+    return MB_PDU_OK;
+}
+
+/* A flat switch over the function codes the server serves; each case checks the exact
+ * length its layout implies, so libmodbus never reads past the frame. */
+mb_pdu_verdict mb_pdu_check(const uint8_t *p, int len, mb_req *r)
+{
+    *r = (mb_req){.fc = len >= 1 ? p[0] : 0};
+    if (r->fc == 0 || r->fc >= 0x80)
+        return MB_PDU_NOT_REQUEST;
+    switch (r->fc) {
+    case 1: case 2: case 3: case 4: {
+        static const mb_table tab[] = {MB_COIL, MB_COIL, MB_DISCRETE, MB_HOLDING, MB_INPUT};
+        if (len != 5)
+            return MB_PDU_ILLEGAL_VALUE;
+        r->rt = tab[r->fc];
+        r->raddr = be16(p + 1);
+        r->rn = be16(p + 3);
+        return qty_ok(r->rn, r->fc <= 2 ? MAX_READ_BITS : MAX_READ_REGS) ? MB_PDU_OK
+                                                                         : MB_PDU_ILLEGAL_VALUE;
+    }
+    case 5: case 6:
+        if (len != 5)
+            return MB_PDU_ILLEGAL_VALUE;
+        r->wt = r->fc == 5 ? MB_COIL : MB_HOLDING;
+        r->waddr = be16(p + 1);
+        r->wn = 1;
+        /* a coil is switched by 0xFF00 (on) or 0x0000 (off), nothing else */
+        if (r->fc == 5 && be16(p + 3) != 0xFF00 && be16(p + 3) != 0)
+            return MB_PDU_ILLEGAL_VALUE;
+        return MB_PDU_OK;
+    case 15: case 16:
+        return check_multi_write(p, len, r);
+    case 22:
+        if (len != 7)
+            return MB_PDU_ILLEGAL_VALUE;
+        r->wt = MB_HOLDING;
+        r->waddr = be16(p + 1);
+        r->wn = 1;
+        return MB_PDU_OK;
+    case 23:
+        return check_read_write(p, len, r);
+    default:
+        return MB_PDU_ILLEGAL_FUNCTION;
+    }
+}

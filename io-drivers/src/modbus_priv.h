@@ -87,4 +87,29 @@ uint16_t mb_type_regs(mb_dtype t);
 /* Advance the heartbeat value (toggle 0/1 or count) and return it. */
 uint16_t mb_heartbeat_next(mb_map *m);
 
+/* ---- requests a server receives (checked before libmodbus sees them) ---- */
+
+/* What a server does with a request PDU; the positive values are Modbus exception codes. */
+typedef enum {
+    MB_PDU_OK = 0,               /* well-formed and served: modbus_reply may see it */
+    MB_PDU_ILLEGAL_FUNCTION = 1, /* a function code the server does not serve */
+    MB_PDU_ILLEGAL_VALUE = 3,    /* quantity out of range, byte count or implied length wrong */
+    MB_PDU_NOT_REQUEST = -1,     /* no function code, 0, or 128..255 (exception codes) */
+} mb_pdu_verdict;
+
+/* The address ranges a request reads and writes (rn, wn = 0: no such part). */
+typedef struct mb_req {
+    int fc;
+    mb_table rt, wt;
+    int raddr, rn, waddr, wn;
+} mb_req;
+
+/*
+ * Check one request PDU (function code first, len bytes, no MBAP header or CRC) against
+ * the Modbus Application Protocol: function codes 1-6, 15, 16, 22 and 23 are served; every
+ * length must be exactly what the function code and its byte count imply. Fills *r with
+ * the ranges (as far as decoded) for the caller's address checks (exception 02).
+ */
+mb_pdu_verdict mb_pdu_check(const uint8_t *pdu, int len, mb_req *r);
+
 #endif

@@ -10,10 +10,19 @@
  * by the I/O thread alone: no lock.
  *
  * One loop: ppoll on the listen socket and every client (TCP) or the tty (RTU) with a
- * timeout up to the next update; each readable client gets modbus_receive + modbus_reply.
- * Writes are checked against the map first: a write that touches any address not exposed
- * as a from-bench signal is refused with ILLEGAL DATA ADDRESS and counted as rejected, so
- * a PLC cannot overwrite an engine output between updates.
+ * timeout up to the next update or connection deadline. TCP clients never block each
+ * other: each connection has its own receive buffer, the loop takes what a readable
+ * socket holds (non-blocking recv) and frames requests itself from the MBAP header (its
+ * length field says how many bytes follow), so a peer that sends half a frame and stops
+ * costs only its own connection. A frame not complete within frame_timeout_ms, or a
+ * connection without a byte for idle_timeout_ms, is closed; at max_clients the
+ * connection idle the longest yields to a new one. (RTU is one line with one master:
+ * libmodbus frames it, bounded by the byte timeout.)
+ *
+ * Least privilege: libmodbus sees only requests checked by mb_pdu_check (served function
+ * codes, exact lengths: it trusts byte counts) whose every written address is exposed as
+ * a from-bench signal, whatever the function code (5, 6, 15, 16, 22, 23); others get
+ * exception 01, 03 or 02 and are counted, so a PLC cannot overwrite an engine output.
  */
 #include "modbus_priv.h"
 
@@ -21,6 +30,7 @@
 #include "rtcosim/status.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <modbus.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -31,6 +41,23 @@
 #include <unistd.h>
 
 #define MBS_MAX_CLIENTS 64
+#define MBAP_LEN 7 /* transaction id, protocol id, length, unit id */
+
+/* One TCP client: the request being received and when its bytes came. */
+typedef struct mbs_conn {
+    int fd;
+    int n;            /* bytes of the frame under way */
+    int64_t first_ns; /* arrival of its first byte (n > 0) */
+    int64_t last_ns;  /* accept or the last byte received */
+    uint8_t rx[MODBUS_TCP_MAX_ADU_LENGTH];
+} mbs_conn;
+
+/* The Modbus server's own counters (driver.h, appended fields); relaxed like drv_stats. */
+typedef struct mbs_counters {
+    _Atomic uint64_t write_refused, fc_unsupported, bad_requests, frame_timeouts, idle_closed,
+        evicted, clients_refused;
+    _Atomic int clients, clients_max;
+} mbs_counters;
 
 typedef struct mbs {
     drv_ctx c;
@@ -40,20 +67,21 @@ typedef struct mbs {
     char *bind, *device;
     long port, baud, data_bits, stop_bits, unit_id, max_clients;
     char parity;
-    int64_t update_ns, stale_ns;
+    int64_t update_ns, stale_ns, frame_ns, idle_ns;
     /* I/O thread state */
     modbus_t *ctx;
     modbus_mapping_t *mapping;
     uint8_t *writable[MB_NTABLES]; /* per address of the mapping: 1 = peer may write */
     int listen_fd;
-    int clients[MBS_MAX_CLIENTS];
-    int n_clients;
+    mbs_conn conns[MBS_MAX_CLIENTS];
+    int n_conns;
     bool latched;
-    uint8_t query[MODBUS_TCP_MAX_ADU_LENGTH];
+    uint8_t query[MODBUS_RTU_MAX_ADU_LENGTH];
     sem_t ready;
     atomic_int start_rc;
     drv_thread th;
     drv_stats st;
+    mbs_counters mc;
 } mbs;
 
 static const char *const transports[] = {"tcp", "rtu", NULL};
@@ -65,7 +93,7 @@ static int parse_settings(mbs *d, const rtc_driver_config *cfg)
     size_t n = cfg->n_settings;
     int tr = 0, par = 0;
     long prio;
-    double upd, stale;
+    double upd, stale, frame, idle;
     int rc = drv_get_choice(&d->c, NULL, kv, n, "transport", transports, 0, &tr);
     if (rc == RTC_OK)
         rc = drv_get_int(&d->c, NULL, kv, n, "port", 502, 0, 65535, &d->port);
@@ -83,6 +111,10 @@ static int parse_settings(mbs *d, const rtc_driver_config *cfg)
         rc = drv_get_int(&d->c, NULL, kv, n, "max_clients", 8, 1, MBS_MAX_CLIENTS,
                          &d->max_clients);
     if (rc == RTC_OK)
+        rc = drv_get_double(&d->c, NULL, kv, n, "frame_timeout_ms", 500, 1, 60000, &frame);
+    if (rc == RTC_OK)
+        rc = drv_get_double(&d->c, NULL, kv, n, "idle_timeout_ms", 60000, 0, 1e8, &idle);
+    if (rc == RTC_OK)
         rc = drv_get_double(&d->c, NULL, kv, n, "update_ms", 1, 0.05, 60000, &upd);
     if (rc == RTC_OK)
         rc = drv_get_double(&d->c, NULL, kv, n, "stale_ms", 0, 0, 1e7, &stale);
@@ -94,6 +126,8 @@ static int parse_settings(mbs *d, const rtc_driver_config *cfg)
     d->parity = "NEO"[par];
     d->update_ns = (int64_t)(upd * 1e6);
     d->stale_ns = (int64_t)(stale * 1e6);
+    d->frame_ns = (int64_t)(frame * 1e6);
+    d->idle_ns = (int64_t)(idle * 1e6);
     d->th.priority = (int)prio;
     const char *bind = rtc_kv_get(kv, n, "bind"), *dev = rtc_kv_get(kv, n, "device");
     if (d->rtu && !dev)
@@ -250,123 +284,171 @@ static bool may_write(const mbs *d, mb_table t, int addr, int n)
     return true;
 }
 
-typedef struct mb_req {
-    int fc;
-    mb_table rt, wt; /* read / write table */
-    int raddr, rn, waddr, wn;
-} mb_req;
-
-static uint16_t be16(const uint8_t *p)
+static int refuse(mbs *d, const uint8_t *adu, int code, _Atomic uint64_t *why)
 {
-    return (uint16_t)(p[0] << 8 | p[1]);
+    drv_count(why);
+    drv_count(&d->st.exceptions);
+    return modbus_reply_exception(d->ctx, adu, (unsigned)code);
 }
 
-/* Decode the function code and the address ranges of a request (PDU after the header). */
-static mb_req parse_req(const uint8_t *p, int len)
-{
-    mb_req r = {.fc = len >= 5 ? p[0] : -1};
-    switch (r.fc) {
-    case 1: case 2: case 3: case 4: {
-        static const mb_table tab[] = {MB_COIL, MB_COIL, MB_DISCRETE, MB_HOLDING, MB_INPUT};
-        r.rt = tab[r.fc];
-        r.raddr = be16(p + 1);
-        r.rn = be16(p + 3);
-        break;
-    }
-    case 5: case 6:
-        r.wt = r.fc == 5 ? MB_COIL : MB_HOLDING;
-        r.waddr = be16(p + 1);
-        r.wn = 1;
-        break;
-    case 15: case 16:
-        r.wt = r.fc == 15 ? MB_COIL : MB_HOLDING;
-        r.waddr = be16(p + 1);
-        r.wn = be16(p + 3);
-        break;
-    case 23:
-        if (len < 9)
-            break;
-        r.rt = r.wt = MB_HOLDING;
-        r.raddr = be16(p + 1);
-        r.rn = be16(p + 3);
-        r.waddr = be16(p + 5);
-        r.wn = be16(p + 7);
-        break;
-    default:
-        break;
-    }
-    return r;
-}
-
-/* Answer one received request; returns false when the peer's socket failed. */
-static bool handle_request(mbs *d, int len, int64_t t0)
+/*
+ * Answer one complete request (the ADU of len bytes, CRC included on RTU) on the socket
+ * set in d->ctx; arrival is when its last byte came. Returns false when the connection
+ * is no longer usable (not a request, or the reply could not be sent).
+ */
+static bool answer(mbs *d, const uint8_t *adu, int len, int64_t arrival)
 {
     int hl = modbus_get_header_length(d->ctx);
-    mb_req r = parse_req(d->query + hl, len - hl);
+    mb_req r;
+    mb_pdu_verdict v = mb_pdu_check(adu + hl, len - hl - (d->rtu ? 2 : 0), &r);
     drv_count(&d->st.requests);
+    if (v == MB_PDU_NOT_REQUEST) {
+        drv_count(&d->mc.bad_requests); /* an exception can only echo a function code */
+        return false;
+    }
     int rc;
-    if (r.wn > 0 && !may_write(d, r.wt, r.waddr, r.wn)) {
+    if (v != MB_PDU_OK) {
+        rc = refuse(d, adu, v, v == MB_PDU_ILLEGAL_FUNCTION ? &d->mc.fc_unsupported
+                                                             : &d->mc.bad_requests);
+    } else if (r.wn > 0 && !may_write(d, r.wt, r.waddr, r.wn)) {
         /* exposed but read-only (an engine output) or outside the map */
         if (in_map(d, r.wt, r.waddr, r.wn))
             drv_count(&d->st.rejected);
-        drv_count(&d->st.exceptions);
-        rc = modbus_reply_exception(d->ctx, d->query, MODBUS_EXCEPTION_ILLEGAL_DATA_ADDRESS);
+        rc = refuse(d, adu, MODBUS_EXCEPTION_ILLEGAL_DATA_ADDRESS, &d->mc.write_refused);
     } else {
-        if (r.rn > 0 && !in_map(d, r.rt, r.raddr, r.rn))
+        bool read_ok = r.rn == 0 || in_map(d, r.rt, r.raddr, r.rn);
+        if (!read_ok)
             drv_count(&d->st.exceptions); /* libmodbus answers ILLEGAL DATA ADDRESS */
-        rc = modbus_reply(d->ctx, d->query, len, d->mapping);
-        if (rc != -1 && r.wn > 0)
-            publish_written(d, r.wt, r.waddr, r.wn, t0);
+        rc = modbus_reply(d->ctx, adu, len, d->mapping);
+        if (rc != -1 && r.wn > 0 && read_ok) /* (FC 23 writes nothing when it refuses) */
+            publish_written(d, r.wt, r.waddr, r.wn, arrival);
     }
     if (rc == -1) {
         drv_count(&d->st.errors);
         return false;
     }
-    drv_latency(&d->st, rtc_driver_now_ns() - t0);
+    drv_latency(&d->st, rtc_driver_now_ns() - arrival);
     return true;
 }
 
-/* ---- connections ---- */
+/* ---- TCP connections ---- */
 
-static void drop_client(mbs *d, int k)
+static void set_clients(mbs *d, int n)
 {
-    close(d->clients[k]);
-    d->clients[k] = d->clients[--d->n_clients];
-    atomic_store_explicit(&d->st.connected, d->n_clients > 0, memory_order_relaxed);
+    d->n_conns = n;
+    atomic_store_explicit(&d->mc.clients, n, memory_order_relaxed);
+    if (n > atomic_load_explicit(&d->mc.clients_max, memory_order_relaxed))
+        atomic_store_explicit(&d->mc.clients_max, n, memory_order_relaxed);
+    atomic_store_explicit(&d->st.connected, n > 0, memory_order_relaxed);
 }
 
-static void accept_client(mbs *d)
+/* Close connection c, counting why (NULL: the peer left); compact() removes it. */
+static void conn_close(mbs_conn *c, _Atomic uint64_t *why)
 {
-    int fd = accept4(d->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+    if (why)
+        drv_count(why);
+    close(c->fd);
+    c->fd = -1;
+}
+
+static void compact(mbs *d)
+{
+    int n = 0;
+    for (int k = 0; k < d->n_conns; k++)
+        if (d->conns[k].fd >= 0)
+            d->conns[n++] = d->conns[k];
+    set_clients(d, n);
+}
+
+/* Total length of the frame whose MBAP header starts rx, or -1 when the header is
+ * broken (protocol id not 0; length below unit id + function code or above one ADU). */
+static int mbap_frame_len(const uint8_t *rx)
+{
+    int proto = rx[2] << 8 | rx[3], len = rx[4] << 8 | rx[5];
+    if (proto != 0 || len < 2 || 6 + len > MODBUS_TCP_MAX_ADU_LENGTH)
+        return -1;
+    return 6 + len;
+}
+
+/* Take what the peer sent (never blocks) and answer every complete frame in order.
+ * Returns false when the connection must be closed. */
+static bool conn_read(mbs *d, mbs_conn *c, int64_t now)
+{
+    ssize_t got = recv(c->fd, c->rx + c->n, sizeof c->rx - (size_t)c->n, 0);
+    if (got <= 0)
+        return got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR);
+    if (c->n == 0)
+        c->first_ns = now;
+    c->n += (int)got;
+    c->last_ns = now;
+    while (c->n >= MBAP_LEN) {
+        int len = mbap_frame_len(c->rx);
+        if (len < 0) {
+            /* no way to find the next frame in the stream: drop this peer only */
+            drv_count(&d->mc.bad_requests);
+            return false;
+        }
+        if (c->n < len)
+            break;
+        modbus_set_socket(d->ctx, c->fd);
+        if (!answer(d, c->rx, len, now))
+            return false;
+        c->n -= len;
+        memmove(c->rx, c->rx + len, (size_t)c->n);
+        c->first_ns = now; /* the rest came with this read */
+    }
+    return true;
+}
+
+/* Close connections past their frame or idle deadline; returns the earliest deadline
+ * left (or until when none is earlier). */
+static int64_t expire_conns(mbs *d, int64_t now, int64_t until)
+{
+    for (int k = 0; k < d->n_conns; k++) {
+        mbs_conn *c = &d->conns[k];
+        int64_t due = c->n > 0 ? c->first_ns + d->frame_ns
+                               : d->idle_ns > 0 ? c->last_ns + d->idle_ns : INT64_MAX;
+        if (now >= due)
+            conn_close(c, c->n > 0 ? &d->mc.frame_timeouts : &d->mc.idle_closed);
+        else if (due < until)
+            until = due;
+    }
+    compact(d);
+    return until;
+}
+
+/* At max_clients: the connection without a partial frame that has been quiet longest,
+ * if quiet for at least frame_timeout_ms (a polling PLC is never idle that long). */
+static mbs_conn *idle_victim(mbs *d, int64_t now)
+{
+    mbs_conn *v = NULL;
+    for (int k = 0; k < d->n_conns; k++) {
+        mbs_conn *c = &d->conns[k];
+        if (c->n == 0 && now - c->last_ns >= d->frame_ns && (!v || c->last_ns < v->last_ns))
+            v = c;
+    }
+    return v;
+}
+
+static void accept_client(mbs *d, int64_t now)
+{
+    int fd = accept4(d->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd < 0)
         return;
-    if (d->n_clients >= d->max_clients) {
-        close(fd); /* over the limit: refuse rather than starve the others */
-        drv_count(&d->st.rejected);
+    mbs_conn *c = d->n_conns < d->max_clients ? &d->conns[d->n_conns] : idle_victim(d, now);
+    if (!c) {
+        close(fd); /* every slot busy: refuse rather than starve the others */
+        drv_count(&d->mc.clients_refused);
         return;
     }
-    d->clients[d->n_clients++] = fd;
+    if (c != &d->conns[d->n_conns])
+        conn_close(c, &d->mc.evicted); /* the slot is reused at once */
+    *c = (mbs_conn){.fd = fd, .last_ns = now};
     drv_count(&d->st.connects);
-    atomic_store_explicit(&d->st.connected, true, memory_order_relaxed);
+    set_clients(d, d->n_conns + (c == &d->conns[d->n_conns]));
 }
 
-static void serve_fd(mbs *d, int k, int fd)
-{
-    modbus_set_socket(d->ctx, fd);
-    int64_t t0 = rtc_driver_now_ns();
-    int len = modbus_receive(d->ctx, d->query);
-    if (len > 0 && handle_request(d, len, t0))
-        return;
-    if (len == 0)
-        return; /* RTU: addressed to another unit */
-    if (d->rtu) {
-        /* a garbled frame on a serial line: count it and resynchronise */
-        drv_count(&d->st.errors);
-        modbus_flush(d->ctx);
-        return;
-    }
-    drop_client(d, k); /* peer closed or broke its socket */
-}
+/* ---- endpoint ---- */
 
 static int open_endpoint(mbs *d)
 {
@@ -375,7 +457,8 @@ static int open_endpoint(mbs *d)
                     : modbus_new_tcp(d->bind, (int)d->port);
     if (!d->ctx)
         return RTC_ENOMEM;
-    modbus_set_byte_timeout(d->ctx, 0, 100000); /* a stalled peer costs at most 100 ms */
+    /* RTU: a stalled frame holds the line at most 100 ms (TCP frames itself, see above) */
+    modbus_set_byte_timeout(d->ctx, 0, 100000);
     if (d->rtu) {
         modbus_set_slave(d->ctx, (int)d->unit_id);
         if (modbus_connect(d->ctx) == -1)
@@ -387,6 +470,9 @@ static int open_endpoint(mbs *d)
     d->listen_fd = modbus_tcp_listen(d->ctx, (int)d->max_clients);
     if (d->listen_fd < 0)
         return RTC_EIO;
+    /* a client gone between poll and accept must not block the loop in accept */
+    if (fcntl(d->listen_fd, F_SETFL, fcntl(d->listen_fd, F_GETFL) | O_NONBLOCK) == -1)
+        return RTC_ESYS;
     struct sockaddr_in sa;
     socklen_t sl = sizeof sa;
     if (getsockname(d->listen_fd, (struct sockaddr *)&sa, &sl) == 0)
@@ -396,8 +482,9 @@ static int open_endpoint(mbs *d)
 
 static void close_endpoint(mbs *d)
 {
-    while (d->n_clients > 0)
-        drop_client(d, d->n_clients - 1);
+    for (int k = 0; k < d->n_conns; k++)
+        conn_close(&d->conns[k], NULL);
+    set_clients(d, 0);
     if (d->ctx) {
         if (!d->rtu) {
             /* ctx->s last pointed at a client socket that is already closed */
@@ -428,32 +515,53 @@ static int safe_job(void *arg)
 
 /* ---- I/O thread ---- */
 
-static void poll_once(mbs *d, int64_t until)
+/* ppoll until the absolute time until, at most 10 ms (to see stop and safe requests). */
+static int poll_until(struct pollfd *pfd, int n, int64_t until)
 {
-    struct pollfd pfd[MBS_MAX_CLIENTS + 1];
-    int n = 0;
-    pfd[n++] = (struct pollfd){.fd = d->listen_fd, .events = POLLIN};
-    for (int k = 0; k < d->n_clients; k++)
-        pfd[n++] = (struct pollfd){.fd = d->clients[k], .events = POLLIN};
     int64_t wait = until - rtc_driver_now_ns();
     if (wait < 0)
         wait = 0;
     if (wait > 10000000)
-        wait = 10000000; /* wake at least every 10 ms to see stop/safe requests */
+        wait = 10000000;
     struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)wait};
-    if (ppoll(pfd, (nfds_t)n, &ts, NULL) <= 0)
+    return ppoll(pfd, (nfds_t)n, &ts, NULL);
+}
+
+/* RTU: one frame from the line (libmodbus frames it), then the common answer path. */
+static void serve_rtu(mbs *d, int64_t until)
+{
+    struct pollfd pfd = {.fd = d->listen_fd, .events = POLLIN};
+    if (poll_until(&pfd, 1, until) <= 0 || !(pfd.revents & POLLIN))
         return;
-    if (d->rtu) {
-        if (pfd[0].revents & POLLIN)
-            serve_fd(d, -1, d->listen_fd);
+    int len = modbus_receive(d->ctx, d->query);
+    if (len == 0)
+        return; /* addressed to another unit */
+    if (len > 0 && answer(d, d->query, len, rtc_driver_now_ns()))
         return;
-    }
-    /* Serve clients from the last so drop_client's swap-with-last keeps indices valid. */
-    for (int k = n - 2; k >= 0; k--)
-        if (pfd[k + 1].revents & (POLLIN | POLLHUP | POLLERR))
-            serve_fd(d, k, pfd[k + 1].fd);
+    /* a garbled frame on a serial line: count it and resynchronise */
+    drv_count(&d->st.errors);
+    modbus_flush(d->ctx);
+}
+
+/* TCP: expire, wait, read every readable client once (fair: one recv each), accept. */
+static void serve_tcp(mbs *d, int64_t until)
+{
+    struct pollfd pfd[MBS_MAX_CLIENTS + 1];
+    until = expire_conns(d, rtc_driver_now_ns(), until);
+    int n = 0;
+    pfd[n++] = (struct pollfd){.fd = d->listen_fd, .events = POLLIN};
+    for (int k = 0; k < d->n_conns; k++)
+        pfd[n++] = (struct pollfd){.fd = d->conns[k].fd, .events = POLLIN};
+    if (poll_until(pfd, n, until) <= 0)
+        return;
+    int64_t now = rtc_driver_now_ns();
+    for (int k = 0; k < n - 1; k++)
+        if ((pfd[k + 1].revents & (POLLIN | POLLHUP | POLLERR)) &&
+            !conn_read(d, &d->conns[k], now))
+            conn_close(&d->conns[k], NULL);
+    compact(d);
     if (pfd[0].revents & POLLIN)
-        accept_client(d);
+        accept_client(d, now);
 }
 
 static void *mbs_thread(void *arg)
@@ -479,7 +587,10 @@ static void *mbs_thread(void *arg)
                 next = now + d->update_ns;
             }
         }
-        poll_once(d, next);
+        if (d->rtu)
+            serve_rtu(d, next);
+        else
+            serve_tcp(d, next);
     }
     close_endpoint(d);
     return NULL;
@@ -543,7 +654,19 @@ static int mbs_stats(void *self, rtc_driver_stats *out)
 {
     if (!self || !out)
         return RTC_EINVAL;
-    drv_snapshot(&((mbs *)self)->st, out);
+    mbs *d = self;
+    drv_snapshot(&d->st, out);
+#define MC(f) atomic_load_explicit(&d->mc.f, memory_order_relaxed)
+    out->write_refused = MC(write_refused);
+    out->fc_unsupported = MC(fc_unsupported);
+    out->bad_requests = MC(bad_requests);
+    out->frame_timeouts = MC(frame_timeouts);
+    out->idle_closed = MC(idle_closed);
+    out->evicted = MC(evicted);
+    out->clients_refused = MC(clients_refused);
+    out->clients = MC(clients);
+    out->clients_max = MC(clients_max);
+#undef MC
     return RTC_OK;
 }
 

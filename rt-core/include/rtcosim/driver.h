@@ -42,7 +42,12 @@
  * Modbus server (application/x-rtcosim-modbus-server), component keys:
  *   transport, device, baud, parity, data_bits, stop_bits, unit_id   as above
  *   bind, port    TCP listen address; port 0 = ephemeral (see stats.port)   [127.0.0.1, 502]
- *   max_clients   simultaneous TCP clients                                  [8]
+ *   max_clients   simultaneous TCP clients; at the limit the connection idle the
+ *                 longest (idle at least frame_timeout_ms) yields to a new one   [8]
+ *   frame_timeout_ms  a request must arrive whole within this from its first byte,
+ *                 else its connection is closed                             [500]
+ *   idle_timeout_ms   a connection without a byte for this long is closed; 0 = never
+ *                                                                           [60000]
  *   update_ms     period of copying outputs into the register map           [1]
  * Modbus per-signal keys (the register map):
  *   table         coil | discrete | holding | input. FROM_BENCH on the client may use all
@@ -181,6 +186,18 @@ typedef struct rtc_driver_stats {
     rtc_signal_health *signals; /**< in: caller's array; out: filled up to n_signals_cap */
     size_t n_signals_cap;       /**< in: capacity of signals */
     size_t n_signals;           /**< out: the driver's signal count */
+    /* Modbus server: request checks and connection hygiene (0 for the other drivers) */
+    uint64_t write_refused;   /**< write requests refused with exception 02 (any target not
+                                   mapped as a from-bench signal), whatever the function code */
+    uint64_t fc_unsupported;  /**< requests with a function code not served (exception 01) */
+    uint64_t bad_requests;    /**< malformed requests: length, byte count or quantity wrong
+                                   (exception 03), or a broken MBAP header (connection closed) */
+    uint64_t frame_timeouts;  /**< connections closed: a request not complete in frame_timeout_ms */
+    uint64_t idle_closed;     /**< connections closed after idle_timeout_ms without a byte */
+    uint64_t evicted;         /**< idle connections closed to admit a new one at max_clients */
+    uint64_t clients_refused; /**< connections refused at max_clients with none idle */
+    int clients;              /**< TCP connections open now */
+    int clients_max;          /**< most TCP connections open at once */
 } rtc_driver_stats;
 
 /* ---- the driver vtable ---- */
