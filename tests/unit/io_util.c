@@ -293,3 +293,81 @@ bool io_pty_pair(io_child *socat, char *a, char *b, size_t cap, char *why, size_
     io_child_kill(socat, SIGTERM);
     return false;
 }
+
+/* ---- raw TCP peers ---- */
+
+int io_tcp_connect(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0)
+        return fd;
+    if (fd >= 0)
+        close(fd);
+    return -1;
+}
+
+bool io_tcp_send(int fd, const void *buf, size_t n)
+{
+    const uint8_t *p = buf;
+    while (n > 0) {
+        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return false;
+        p += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
+/* Read exactly n bytes by deadline_ns (CLOCK_MONOTONIC); 0: the peer closed. */
+static int read_full(int fd, uint8_t *buf, size_t n, int64_t deadline_ns)
+{
+    size_t have = 0;
+    while (have < n) {
+        int64_t left_ms = (deadline_ns - rtc_driver_now_ns()) / 1000000;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (left_ms < 0 || poll(&p, 1, (int)left_ms) <= 0)
+            return -1;
+        ssize_t r = recv(fd, buf + have, n - have, 0);
+        if (r == 0 || (r < 0 && errno == ECONNRESET))
+            return 0;
+        if (r < 0 && errno != EINTR)
+            return -1;
+        have += r > 0 ? (size_t)r : 0;
+    }
+    return (int)n;
+}
+
+int io_tcp_recv_frame(int fd, uint8_t *buf, size_t cap, int timeout_ms)
+{
+    int64_t deadline = rtc_driver_now_ns() + (int64_t)timeout_ms * 1000000;
+    if (cap < 7)
+        return -1;
+    int r = read_full(fd, buf, 6, deadline);
+    if (r <= 0)
+        return r;
+    size_t len = (size_t)(buf[4] << 8 | buf[5]);
+    if (6 + len > cap)
+        return -1;
+    r = read_full(fd, buf + 6, len, deadline);
+    return r <= 0 ? r : (int)(6 + len);
+}
+
+bool io_tcp_wait_closed(int fd, int timeout_ms)
+{
+    int64_t deadline = rtc_driver_now_ns() + (int64_t)timeout_ms * 1000000;
+    uint8_t junk[256];
+    for (;;) {
+        int64_t left_ms = (deadline - rtc_driver_now_ns()) / 1000000;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (left_ms < 0 || poll(&p, 1, (int)left_ms) <= 0)
+            return false;
+        ssize_t r = recv(fd, junk, sizeof junk, 0);
+        if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN))
+            return true;
+    }
+}

@@ -75,4 +75,16 @@ int io_child_kill(io_child *c, int sig);
 /* socat pty pair: fills a and b with /dev/pts paths. false (reason in why) if unavailable. */
 bool io_pty_pair(io_child *socat, char *a, char *b, size_t cap, char *why, size_t why_cap);
 
+/* ---- raw TCP peers (hostile Modbus clients) ---- */
+/* A blocking TCP socket connected to 127.0.0.1:port, or -1. */
+int io_tcp_connect(int port);
+/* Send all n bytes; false on error. */
+bool io_tcp_send(int fd, const void *buf, size_t n);
+/* Read one Modbus TCP frame (MBAP header + what its length field says) into buf, waiting
+ * up to timeout_ms; returns its length, 0 when the peer closed, -1 on timeout or error. */
+int io_tcp_recv_frame(int fd, uint8_t *buf, size_t cap, int timeout_ms);
+/* True when the peer closes the connection (EOF or reset) within timeout_ms; bytes that
+ * arrive meanwhile are discarded. */
+bool io_tcp_wait_closed(int fd, int timeout_ms);
+
 #endif

@@ -1,0 +1,417 @@
+/*
+ * The Modbus server driver against hostile peers on 127.0.0.1 (ephemeral ports): writes
+ * to engine outputs through every write function code, slowloris and idle sockets beside
+ * a polling PLC, frame and idle timeouts, max_clients, malformed MBAP headers and PDUs.
+ * The PLC is a real libmodbus client; the attackers are raw TCP sockets. Nothing here
+ * asserts a latency: a PLC that is starved times out (generous response timeouts), and
+ * the figures come from scripts/bench/bench_modbus_fair.
+ */
+#include "cu_main.h"
+#include "io_cfg.h"
+#include "io_util.h"
+
+#include "rtcosim/iodrivers.h"
+#include "rtcosim/status.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define WAIT_MS 30000 /* events only; generous for TSan on a loaded 2-core machine */
+
+static io_log LOG;
+static io_cfg *CFG;
+
+static int suite_init(void)
+{
+    io_log_init(&LOG);
+    CFG = calloc(1, sizeof *CFG);
+    signal(SIGPIPE, SIG_IGN);
+    return CFG ? 0 : 1;
+}
+
+static int suite_clean(void)
+{
+    free(CFG);
+    return 0;
+}
+
+/* The map of every test: holding 0 and coil 10 are engine outputs (read-only for the
+ * peer), holding 1 and coil 11 engine inputs (writable). */
+enum { OUT_REG, IN_REG, OUT_COIL, IN_COIL };
+
+/* Open and start a server with the map above and settings kv (NULL-terminated pairs). */
+static int srv_start(io_drv *d, const char *const *kv)
+{
+    io_cfg *c = CFG;
+    io_cfg_init(c, "plc_link");
+    io_cfg_set(c, "port", "0");
+    for (; kv && kv[0]; kv += 2)
+        io_cfg_set(c, kv[0], kv[1]);
+    io_cfg_sig(c, "out", RTC_IO_TO_BENCH, RTC_TYPE_FLOAT64, "address", "0", "type", "int16",
+               NULL);
+    io_cfg_sig(c, "in", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, "address", "1", "type", "int16",
+               NULL);
+    io_cfg_sig(c, "cout", RTC_IO_TO_BENCH, RTC_TYPE_BOOL, "table", "coil", "address", "10",
+               NULL);
+    io_cfg_sig(c, "cin", RTC_IO_FROM_BENCH, RTC_TYPE_BOOL, "table", "coil", "address", "11",
+               NULL);
+    io_cfg_put(c, OUT_REG, 7.0);
+    io_cfg_put(c, OUT_COIL, 1.0);
+    *d = (io_drv){&rtc_modbus_server_ops, NULL};
+    if (d->ops->open(&c->cfg, &LOG.lg, &d->self) != RTC_OK || d->ops->start(d->self) != RTC_OK)
+        return -1;
+    return io_drv_stats(d, NULL, 0).port;
+}
+
+static void srv_stop(io_drv *d)
+{
+    d->ops->close(d->self);
+    io_cfg_free(CFG);
+}
+
+static bool outputs_sent(void *arg)
+{
+    rtc_signal_health h[4];
+    io_drv_stats(arg, h, 4);
+    return h[OUT_REG].updates > 0 && h[OUT_COIL].updates > 0;
+}
+
+static modbus_t *plc(int port, int timeout_ms)
+{
+    modbus_t *cl = modbus_new_tcp("127.0.0.1", port);
+    if (!cl)
+        return NULL;
+    modbus_set_response_timeout(cl, (uint32_t)timeout_ms / 1000,
+                                (uint32_t)(timeout_ms % 1000) * 1000);
+    if (modbus_connect(cl) == 0)
+        return cl;
+    modbus_free(cl);
+    return NULL;
+}
+
+static void plc_free(modbus_t *cl)
+{
+    if (cl) {
+        modbus_close(cl);
+        modbus_free(cl);
+    }
+}
+
+/* ---- least privilege: every write function code ---- */
+
+static void expect_refused(int rc)
+{
+    int e = errno;
+    CU_ASSERT_EQUAL(rc, -1);
+    CU_ASSERT_EQUAL(e, EMBXILADD);
+}
+
+static void server_refuses_writes_to_outputs_whatever_the_function_code(void)
+{
+    io_drv d;
+    int port = srv_start(&d, NULL);
+    CU_ASSERT_TRUE_FATAL(port > 0);
+    CU_ASSERT_TRUE(io_wait(outputs_sent, &d, WAIT_MS));
+    modbus_t *cl = plc(port, 5000);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cl);
+    uint16_t regs[2] = {0x1111, 0x2222}, back[2] = {0};
+    uint8_t bits[2] = {0, 1}, bit = 0;
+    expect_refused(modbus_mask_write_register(cl, 0, 0x0000, 0x1234)); /* FC 22 */
+    expect_refused(modbus_write_bit(cl, 10, 0));                       /* FC 5 */
+    expect_refused(modbus_write_bits(cl, 10, 2, bits));                /* FC 15 */
+    expect_refused(modbus_write_register(cl, 0, 5));                   /* FC 6 */
+    expect_refused(modbus_write_registers(cl, 0, 2, regs));            /* FC 16 */
+    expect_refused(modbus_write_and_read_registers(cl, 0, 1, regs, 1, 1, back)); /* FC 23 */
+    expect_refused(modbus_mask_write_register(cl, 500, 0, 1)); /* outside the map */
+    /* unchanged: the outputs keep the engine's values, the inputs got nothing */
+    CU_ASSERT_EQUAL(modbus_read_registers(cl, 0, 1, back), 1);
+    CU_ASSERT_EQUAL(back[0], 7);
+    CU_ASSERT_EQUAL(modbus_read_bits(cl, 10, 1, &bit), 1);
+    CU_ASSERT_EQUAL(bit, 1);
+    CU_ASSERT_EQUAL(io_cfg_get(CFG, IN_REG).seq, 0);
+    CU_ASSERT_EQUAL(io_cfg_get(CFG, IN_COIL).seq, 0);
+    rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
+    CU_ASSERT_EQUAL(st.write_refused, 7);
+    CU_ASSERT_EQUAL(st.rejected, 6); /* the six inside the map */
+    CU_ASSERT_EQUAL(st.exceptions, 7);
+    /* the writable input takes FC 22 and the write half of FC 23 */
+    CU_ASSERT_EQUAL(modbus_mask_write_register(cl, 1, 0x0000, 0x0005), 1);
+    CU_ASSERT_EQUAL(io_cfg_get(CFG, IN_REG).value, 5.0);
+    regs[0] = 9;
+    CU_ASSERT_EQUAL(modbus_write_and_read_registers(cl, 1, 1, regs, 0, 2, back), 2);
+    CU_ASSERT_EQUAL(back[0], 7);
+    CU_ASSERT_EQUAL(back[1], 9);
+    CU_ASSERT_EQUAL(io_cfg_get(CFG, IN_REG).value, 9.0);
+    CU_ASSERT_EQUAL(io_drv_stats(&d, NULL, 0).write_refused, 7);
+    plc_free(cl);
+    srv_stop(&d);
+}
+
+/* ---- fairness: slowloris and idle sockets beside a polling PLC ---- */
+
+/* Build an MBAP frame (unit 1) around pdu into b; returns its length. */
+static size_t mbap(uint8_t *b, uint16_t tid, const uint8_t *pdu, size_t n)
+{
+    b[0] = (uint8_t)(tid >> 8);
+    b[1] = (uint8_t)tid;
+    b[2] = b[3] = 0;
+    b[4] = (uint8_t)((n + 1) >> 8);
+    b[5] = (uint8_t)(n + 1);
+    b[6] = 1;
+    memcpy(b + 7, pdu, n);
+    return 7 + n;
+}
+
+/* Three slowloris peers: each trickles 253-byte FC 16 requests, one byte per 20 ms (below
+ * libmodbus' byte timeouts, so a server blocked in modbus_receive waits 5 s per frame). */
+typedef struct loris {
+    int fd[3];
+    atomic_int sent_min; /* bytes every socket has sent so far */
+    atomic_bool stop;
+    pthread_t tid;
+} loris;
+
+static void *loris_thread(void *arg)
+{
+    loris *l = arg;
+    uint8_t pdu[246] = {16, 0, 100, 0, 120, 240}, frame[260];
+    size_t n = mbap(frame, 1, pdu, sizeof pdu);
+    for (size_t k = 0; !atomic_load(&l->stop); k++) {
+        for (int s = 0; s < 3; s++)
+            io_tcp_send(l->fd[s], frame + k % n, 1);
+        atomic_store(&l->sent_min, (int)k + 1);
+        io_sleep_ms(20);
+    }
+    return NULL;
+}
+
+static bool loris_started(void *arg)
+{
+    return atomic_load(&((loris *)arg)->sent_min) >= 10;
+}
+
+typedef struct count_wait {
+    io_drv *d;
+    uint64_t connects;
+} count_wait;
+
+static bool connects_reached(void *arg)
+{
+    count_wait *w = arg;
+    return io_drv_stats(w->d, NULL, 0).connects >= w->connects;
+}
+
+static void server_serves_plc_beside_slowloris_and_idle_sockets(void)
+{
+    static const char *const kv[] = {"max_clients", "16", "frame_timeout_ms", "60000",
+                                     "idle_timeout_ms", "0", NULL};
+    io_drv d;
+    int port = srv_start(&d, kv);
+    CU_ASSERT_TRUE_FATAL(port > 0);
+    int idle[8];
+    for (int k = 0; k < 8; k++)
+        idle[k] = io_tcp_connect(port);
+    loris l = {.sent_min = 0};
+    for (int s = 0; s < 3; s++)
+        l.fd[s] = io_tcp_connect(port);
+    count_wait cw = {&d, 11};
+    CU_ASSERT_TRUE(io_wait(connects_reached, &cw, WAIT_MS));
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&l.tid, NULL, loris_thread, &l), 0);
+    CU_ASSERT_TRUE(io_wait(loris_started, &l, WAIT_MS));
+    /* the PLC's timeout is far below the 5 s a trickled frame holds a blocking server */
+    modbus_t *cl = plc(port, 2000);
+    CU_ASSERT_PTR_NOT_NULL(cl);
+    int ok = 0;
+    for (int k = 0; cl && k < 20; k++) {
+        uint16_t v = 0;
+        if (modbus_read_registers(cl, 0, 1, &v) == 1 && v == 7)
+            ok++;
+    }
+    CU_ASSERT_EQUAL(ok, 20);
+    rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
+    CU_ASSERT_EQUAL(st.clients, 12);
+    CU_ASSERT_EQUAL(st.frame_timeouts + st.idle_closed + st.evicted, 0);
+    atomic_store(&l.stop, true);
+    pthread_join(l.tid, NULL);
+    plc_free(cl);
+    for (int k = 0; k < 8; k++)
+        close(idle[k]);
+    for (int s = 0; s < 3; s++)
+        close(l.fd[s]);
+    srv_stop(&d);
+}
+
+/* ---- timeouts and max_clients ---- */
+
+static void server_closes_stalled_frames_and_idle_connections(void)
+{
+    static const char *const kv[] = {"frame_timeout_ms", "200", "idle_timeout_ms", "400",
+                                     NULL};
+    io_drv d;
+    int port = srv_start(&d, kv);
+    CU_ASSERT_TRUE_FATAL(port > 0);
+    uint8_t pdu[5] = {3, 0, 0, 0, 1}, f[16];
+    size_t n = mbap(f, 1, pdu, sizeof pdu);
+    int part = io_tcp_connect(port), lie = io_tcp_connect(port), quiet = io_tcp_connect(port);
+    CU_ASSERT_TRUE(io_tcp_send(part, f, 3));     /* half a header, then nothing */
+    f[5] = 20;                                   /* MBAP length says 20, 6 bytes follow */
+    CU_ASSERT_TRUE(io_tcp_send(lie, f, n));
+    CU_ASSERT_TRUE(io_tcp_wait_closed(part, WAIT_MS));
+    CU_ASSERT_TRUE(io_tcp_wait_closed(lie, WAIT_MS));
+    CU_ASSERT_TRUE(io_tcp_wait_closed(quiet, WAIT_MS));
+    rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
+    CU_ASSERT_EQUAL(st.frame_timeouts, 2);
+    CU_ASSERT_EQUAL(st.idle_closed, 1);
+    CU_ASSERT_EQUAL(st.requests, 0);
+    modbus_t *cl = plc(port, 5000); /* the server is as good as new */
+    uint16_t v = 0;
+    CU_ASSERT_EQUAL(cl ? modbus_read_registers(cl, 0, 1, &v) : -1, 1);
+    plc_free(cl);
+    close(part);
+    close(lie);
+    close(quiet);
+    srv_stop(&d);
+}
+
+/* A new PLC at max_clients: retried until served (a connection quiet for less than
+ * frame_timeout_ms is not idle yet and the new one is refused meanwhile). */
+static modbus_t *plc_until_served(int port)
+{
+    int64_t until = rtc_driver_now_ns() + (int64_t)WAIT_MS * 1000000;
+    while (rtc_driver_now_ns() < until) {
+        modbus_t *cl = plc(port, 5000);
+        uint16_t v;
+        if (cl && modbus_read_registers(cl, 0, 1, &v) == 1)
+            return cl;
+        plc_free(cl);
+        io_sleep_ms(20);
+    }
+    return NULL;
+}
+
+static void server_at_max_clients_oldest_idle_yields(void)
+{
+    static const char *const kv[] = {"max_clients", "2", "frame_timeout_ms", "100",
+                                     "idle_timeout_ms", "0", NULL};
+    io_drv d;
+    int port = srv_start(&d, kv);
+    CU_ASSERT_TRUE_FATAL(port > 0);
+    uint16_t v;
+    modbus_t *a = plc(port, 5000), *b = NULL, *c = NULL;
+    CU_ASSERT_EQUAL_FATAL(a ? modbus_read_registers(a, 0, 1, &v) : -1, 1);
+    b = plc(port, 5000);
+    CU_ASSERT_EQUAL(b ? modbus_read_registers(b, 0, 1, &v) : -1, 1); /* b active after a */
+    c = plc_until_served(port);
+    CU_ASSERT_PTR_NOT_NULL(c);
+    CU_ASSERT_TRUE(io_tcp_wait_closed(modbus_get_socket(a), WAIT_MS)); /* the oldest went */
+    CU_ASSERT_EQUAL(b ? modbus_read_registers(b, 0, 1, &v) : -1, 1);
+    rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
+    CU_ASSERT_EQUAL(st.evicted, 1);
+    CU_ASSERT_EQUAL(st.clients, 2);
+    CU_ASSERT_EQUAL(st.clients_max, 2);
+    plc_free(a);
+    plc_free(b);
+    plc_free(c);
+    srv_stop(&d);
+}
+
+/* ---- malformed requests ---- */
+
+/* Send a frame on fd and expect the exception fc|0x80, code for transaction tid. */
+static void expect_exception(int fd, uint16_t tid, const uint8_t *pdu, size_t n, int code)
+{
+    uint8_t f[300], r[300];
+    CU_ASSERT_TRUE(io_tcp_send(fd, f, mbap(f, tid, pdu, n)));
+    int len = io_tcp_recv_frame(fd, r, sizeof r, WAIT_MS);
+    CU_ASSERT_EQUAL(len, 9);
+    if (len != 9)
+        return;
+    CU_ASSERT_EQUAL(r[0] << 8 | r[1], tid);
+    CU_ASSERT_EQUAL(r[7], pdu[0] | 0x80);
+    CU_ASSERT_EQUAL(r[8], code);
+}
+
+/* A header the stream cannot be framed by closes that connection, no other. */
+static void expect_closed(int port, const uint8_t *head, size_t n)
+{
+    int fd = io_tcp_connect(port);
+    CU_ASSERT_TRUE(io_tcp_send(fd, head, n));
+    CU_ASSERT_TRUE(io_tcp_wait_closed(fd, WAIT_MS));
+    close(fd);
+}
+
+static void server_answers_malformed_requests_per_spec(void)
+{
+    io_drv d;
+    int port = srv_start(&d, NULL);
+    CU_ASSERT_TRUE_FATAL(port > 0);
+    CU_ASSERT_TRUE(io_wait(outputs_sent, &d, WAIT_MS));
+    modbus_t *cl = plc(port, 5000);
+    int fd = io_tcp_connect(port);
+    CU_ASSERT_TRUE_FATAL(fd >= 0);
+    static const uint8_t bc_lie[] = {16, 0, 1, 0, 2, 4, 0, 9},   /* 4 data bytes said, 2 sent */
+        qty0[] = {3, 0, 0, 0, 0}, qty126[] = {3, 0, 0, 0, 126},
+        extra[] = {3, 0, 0, 0, 1, 0xAA, 0xBB},                   /* 2 bytes past the PDU */
+        short16[] = {16, 0, 1}, coil_odd[] = {5, 0, 11, 0x12, 0x34},
+        fc7[] = {7}, fc17[] = {17}, fc43[] = {43, 14, 1, 0};
+    expect_exception(fd, 1, bc_lie, sizeof bc_lie, 3);
+    expect_exception(fd, 2, qty0, sizeof qty0, 3);
+    expect_exception(fd, 3, qty126, sizeof qty126, 3);
+    expect_exception(fd, 4, extra, sizeof extra, 3);
+    expect_exception(fd, 5, short16, sizeof short16, 3);
+    expect_exception(fd, 6, coil_odd, sizeof coil_odd, 3);
+    expect_exception(fd, 7, fc7, sizeof fc7, 1);
+    expect_exception(fd, 8, fc17, sizeof fc17, 1);
+    expect_exception(fd, 9, fc43, sizeof fc43, 1);
+    /* two requests in one segment: two answers, in order, on the same connection */
+    uint8_t two[32], r[64];
+    static const uint8_t rd[] = {3, 0, 0, 0, 1};
+    size_t n = mbap(two, 0x0101, rd, sizeof rd);
+    n += mbap(two + n, 0x0102, rd, sizeof rd);
+    CU_ASSERT_TRUE(io_tcp_send(fd, two, n));
+    for (int k = 1; k <= 2; k++) {
+        CU_ASSERT_EQUAL(io_tcp_recv_frame(fd, r, sizeof r, WAIT_MS), 11);
+        CU_ASSERT_EQUAL(r[0] << 8 | r[1], 0x0100 + k);
+        CU_ASSERT_EQUAL(r[9] << 8 | r[10], 7);
+    }
+    static const uint8_t len0[] = {0, 1, 0, 0, 0, 0, 1}, len1[] = {0, 1, 0, 0, 0, 1, 1},
+                         len300[] = {0, 1, 0, 0, 1, 44, 1}, proto5[] = {0, 1, 0, 5, 0, 6, 1},
+                         exc[] = {0, 1, 0, 0, 0, 2, 1, 0x83};
+    expect_closed(port, len0, sizeof len0);
+    expect_closed(port, len1, sizeof len1);
+    expect_closed(port, len300, sizeof len300);
+    expect_closed(port, proto5, sizeof proto5);
+    expect_closed(port, exc, sizeof exc);
+    uint16_t v = 0; /* the other clients never noticed */
+    CU_ASSERT_EQUAL(cl ? modbus_read_registers(cl, 0, 1, &v) : -1, 1);
+    CU_ASSERT_EQUAL(v, 7);
+    rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
+    CU_ASSERT_EQUAL(st.fc_unsupported, 3);
+    CU_ASSERT_EQUAL(st.bad_requests, 6 + 5);
+    CU_ASSERT_EQUAL(st.write_refused, 0);
+    CU_ASSERT_EQUAL(io_cfg_get(CFG, IN_COIL).seq, 0);
+    close(fd);
+    plc_free(cl);
+    srv_stop(&d);
+}
+
+void rtc_test_register(void)
+{
+    static const rtc_test_case cases[] = {
+        {"server_refuses_writes_to_outputs_whatever_the_function_code",
+         server_refuses_writes_to_outputs_whatever_the_function_code},
+        {"server_serves_plc_beside_slowloris_and_idle_sockets",
+         server_serves_plc_beside_slowloris_and_idle_sockets},
+        {"server_closes_stalled_frames_and_idle_connections",
+         server_closes_stalled_frames_and_idle_connections},
+        {"server_at_max_clients_oldest_idle_yields", server_at_max_clients_oldest_idle_yields},
+        {"server_answers_malformed_requests_per_spec",
+         server_answers_malformed_requests_per_spec},
+        {NULL, NULL},
+    };
+    rtc_test_add_suite("io_modbus_server", suite_init, suite_clean, cases);
+}
