@@ -98,6 +98,9 @@ static void srv_serve(plain_srv *s, int fd)
             io_sleep_ms(late); /* an answer that arrives after the client gave up */
         modbus_reply(s->ctx, q, rc, s->map);
         atomic_fetch_add(&s->served, 1);
+        if (rc >= 12 && s->n_log < (int)(sizeof s->log / sizeof s->log[0]))
+            s->log[s->n_log++] = (plain_req){q[7], (uint16_t)(q[8] << 8 | q[9]),
+                                            (uint16_t)(q[10] << 8 | q[11])};
     } else if (rc == -1) {
         close(fd);
         s->clients[k] = s->clients[--s->n_clients];

@@ -44,6 +44,12 @@ typedef struct io_drv {
 rtc_driver_stats io_drv_stats(io_drv *d, rtc_signal_health *h, size_t cap);
 
 /* ---- a plain libmodbus TCP server in a thread ---- */
+/* A request it served: function code, first address, and the quantity (reads, FC 15/16)
+ * or the value (FC 5/6). */
+typedef struct plain_req {
+    uint8_t fc;
+    uint16_t addr, arg;
+} plain_req;
 typedef struct plain_srv {
     modbus_t *ctx;
     modbus_mapping_t *map; /* 2000 of each table from address 0; lock mu to touch */
@@ -54,6 +60,8 @@ typedef struct plain_srv {
     atomic_int accepted, served;
     atomic_int delay_next_ms; /* >0: the next answer goes out this late (once) */
     pthread_t tid;
+    plain_req log[256]; /* the first requests served (lock mu) */
+    int n_log;
 } plain_srv;
 int plain_srv_start(plain_srv *s);
 void plain_srv_stop(plain_srv *s);

@@ -20,6 +20,12 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Every wait is for an event, bounded generously: the suite runs under TSan on a loaded
+ * 2-core machine. Tests that count requests per cycle poll slowly, so that a response
+ * timeout (a wall-clock window the client driver needs) is far above any scheduling delay;
+ * none asserts a speed. */
+#define WAIT_MS 30000
+
 static io_log LOG;
 static io_cfg *CFG;
 
@@ -133,6 +139,8 @@ static bool all_sent(void *arg)
 static modbus_t *plain_client(int port)
 {
     modbus_t *cl = modbus_new_tcp("127.0.0.1", port);
+    if (cl)
+        modbus_set_response_timeout(cl, 5, 0);
     if (cl && modbus_connect(cl) == 0)
         return cl;
     modbus_free(cl);
@@ -166,7 +174,7 @@ static void server_outputs_encode_every_type(void)
     rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
     CU_ASSERT_TRUE_FATAL(st.port > 0);
     sent_wait sw = {&d, 0, N_CASES, 1};
-    CU_ASSERT_TRUE(io_wait(all_sent, &sw, 2000));
+    CU_ASSERT_TRUE(io_wait(all_sent, &sw, WAIT_MS));
     modbus_t *cl = plain_client(st.port);
     CU_ASSERT_PTR_NOT_NULL_FATAL(cl);
     for (size_t k = 0; k < N_CASES; k++) {
@@ -196,7 +204,7 @@ static void server_outputs_encode_every_type(void)
                                                CASES[k].regs), case_regs(&CASES[k]));
     CU_ASSERT_EQUAL(modbus_write_bit(cl, 501, 1), 1);
     seq_wait w = {c, N_CASES, N_CASES};
-    CU_ASSERT_TRUE(io_wait(all_written, &w, 2000));
+    CU_ASSERT_TRUE(io_wait(all_written, &w, WAIT_MS));
     int64_t t_after = rtc_driver_now_ns();
     for (size_t k = 0; k < N_CASES; k++) {
         rtc_sample s = io_cfg_get(c, N_CASES + k);
@@ -207,7 +215,7 @@ static void server_outputs_encode_every_type(void)
         CU_ASSERT_TRUE(s.arrival_ns >= s.sample_ns);
     }
     seq_wait wc = {c, cin, 1};
-    CU_ASSERT_TRUE(io_wait(all_written, &wc, 2000));
+    CU_ASSERT_TRUE(io_wait(all_written, &wc, WAIT_MS));
     CU_ASSERT_EQUAL(io_cfg_get(c, cin).value, 1.0);
 
     /* an engine output is read-only for the peer: refused, register unchanged */
@@ -248,6 +256,24 @@ static void server_outputs_encode_every_type(void)
 
 /* ---- client driver <-> plain libmodbus server ---- */
 
+typedef struct cycles_wait {
+    io_drv *d;
+    uint64_t min;
+} cycles_wait;
+
+static bool cycles_reached(void *arg)
+{
+    cycles_wait *w = arg;
+    return io_drv_stats(w->d, NULL, 0).cycles >= w->min;
+}
+
+/* Wait until the driver has run n more cycles than now. */
+static bool more_cycles(io_drv *d, uint64_t n)
+{
+    cycles_wait w = {d, io_drv_stats(d, NULL, 0).cycles + n};
+    return io_wait(cycles_reached, &w, WAIT_MS);
+}
+
 typedef struct regs_wait {
     plain_srv *srv;
     int addr, n;
@@ -261,14 +287,6 @@ static bool srv_regs_equal(void *arg)
     bool eq = memcmp(w->srv->map->tab_registers + w->addr, w->want, (size_t)w->n * 2) == 0;
     pthread_mutex_unlock(&w->srv->mu);
     return eq;
-}
-
-static uint16_t srv_reg(plain_srv *s, int addr)
-{
-    pthread_mutex_lock(&s->mu);
-    uint16_t v = s->map->tab_registers[addr];
-    pthread_mutex_unlock(&s->mu);
-    return v;
 }
 
 static void client_cfg(io_cfg *c, int port, const char *poll_ms)
@@ -300,7 +318,7 @@ static void client_roundtrips_every_type(void)
     pthread_mutex_unlock(&srv.mu);
 
     io_cfg *c = CFG;
-    client_cfg(c, srv.port, "5");
+    client_cfg(c, srv.port, "50");
     add_case_signals(c, "in", RTC_IO_FROM_BENCH, 0);
     add_case_signals(c, "out", RTC_IO_TO_BENCH, 1000);
     size_t ci = io_cfg_sig(c, "coil_in", RTC_IO_FROM_BENCH, RTC_TYPE_BOOL, "table", "coil",
@@ -319,9 +337,9 @@ static void client_roundtrips_every_type(void)
     int64_t t0 = rtc_driver_now_ns();
     CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
     seq_wait w = {c, 0, N_CASES};
-    CU_ASSERT_TRUE(io_wait(all_written, &w, 3000));
+    CU_ASSERT_TRUE(io_wait(all_written, &w, WAIT_MS));
     seq_wait wb = {c, ci, 3};
-    CU_ASSERT_TRUE(io_wait(all_written, &wb, 3000));
+    CU_ASSERT_TRUE(io_wait(all_written, &wb, WAIT_MS));
     for (size_t k = 0; k < N_CASES; k++) {
         rtc_sample s = io_cfg_get(c, k);
         CU_ASSERT_DOUBLE_EQUAL(s.value, CASES[k].value, 1e-9 * (1 + fabs(CASES[k].value)));
@@ -333,7 +351,7 @@ static void client_roundtrips_every_type(void)
     CU_ASSERT_EQUAL(io_cfg_get(c, ci + 2).value, -2.75);
     for (size_t k = 0; k < N_CASES; k++) {
         regs_wait rw = {&srv, 1000 + 10 * (int)k, case_regs(&CASES[k]), CASES[k].regs};
-        CU_ASSERT_TRUE(io_wait(srv_regs_equal, &rw, 3000));
+        CU_ASSERT_TRUE(io_wait(srv_regs_equal, &rw, WAIT_MS));
     }
     pthread_mutex_lock(&srv.mu);
     CU_ASSERT_EQUAL(srv.map->tab_bits[8], 1);
@@ -351,13 +369,29 @@ static void client_roundtrips_every_type(void)
     plain_srv_stop(&srv);
 }
 
+typedef struct beats_wait {
+    plain_srv *srv;
+    int min;
+} beats_wait;
+
+static bool beats_seen(void *arg)
+{
+    beats_wait *w = arg;
+    int n = 0;
+    pthread_mutex_lock(&w->srv->mu);
+    for (int k = 0; k < w->srv->n_log; k++)
+        n += w->srv->log[k].fc == 6;
+    pthread_mutex_unlock(&w->srv->mu);
+    return n >= w->min;
+}
+
 /* Contiguous addresses become one request; heartbeat counts one per cycle. */
 static void client_batches_contiguous_and_counts_heartbeat(void)
 {
     plain_srv srv;
     CU_ASSERT_EQUAL_FATAL(plain_srv_start(&srv), 0);
     io_cfg *c = CFG;
-    client_cfg(c, srv.port, "10");
+    client_cfg(c, srv.port, "20");
     io_cfg_set(c, "write_mode", "cycle");
     io_cfg_set(c, "heartbeat", "holding:1999");
     io_cfg_set(c, "heartbeat_mode", "count");
@@ -370,15 +404,35 @@ static void client_batches_contiguous_and_counts_heartbeat(void)
     io_drv d = {&rtc_modbus_client_ops, NULL};
     CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
     CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
-    io_sleep_ms(150);
+    beats_wait bw = {&srv, 5};
+    CU_ASSERT_TRUE(io_wait(beats_seen, &bw, WAIT_MS));
     d.ops->stop(d.self);
     rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
-    CU_ASSERT_TRUE(st.cycles >= 5);
-    /* 1 read batch (a,b,c) + 1 write batch (x,y) + heartbeat per cycle */
-    CU_ASSERT_EQUAL(st.requests, 3 * st.cycles);
-    CU_ASSERT_EQUAL(st.reconnects, 0);
-    CU_ASSERT_EQUAL(srv_reg(&srv, 1999), (uint16_t)st.cycles);
-    CU_ASSERT_EQUAL(atomic_load(&srv.served), (int)st.requests);
+    /* What the device saw, whatever load did to response times (a timed-out request ends
+     * its cycle): 1 read batch (a,b,c), 1 write batch (x,y), heartbeat values 1, 2, 3...
+     * (served in any order across a reconnect), at most one of each per cycle. */
+    int reads = 0, writes = 0, beats = 0, other = 0, top = 0;
+    bool seen[256] = {false};
+    pthread_mutex_lock(&srv.mu);
+    for (int k = 0; k < srv.n_log; k++) {
+        plain_req r = srv.log[k];
+        if (r.fc == 3 && r.addr == 0 && r.arg == 4)
+            reads++;
+        else if (r.fc == 16 && r.addr == 100 && r.arg == 3)
+            writes++;
+        else if (r.fc == 6 && r.addr == 1999 && r.arg >= 1 && r.arg < 256 && !seen[r.arg])
+            seen[r.arg] = true, beats++, top = r.arg > top ? r.arg : top;
+        else
+            other++;
+    }
+    pthread_mutex_unlock(&srv.mu);
+    CU_ASSERT_EQUAL(other, 0);
+    CU_ASSERT_TRUE(beats >= 5);
+    CU_ASSERT_EQUAL(top, beats); /* none skipped */
+    CU_ASSERT_TRUE(reads <= (int)st.cycles && writes <= (int)st.cycles);
+    CU_ASSERT_TRUE(beats <= (int)st.cycles);
+    if (st.timeouts + st.errors == 0) /* a calm run: exactly three per cycle */
+        CU_ASSERT_EQUAL(st.requests, 3 * st.cycles);
     d.ops->close(d.self);
     io_cfg_free(c);
     plain_srv_stop(&srv);
@@ -390,7 +444,7 @@ static void client_on_change_writes_only_new_samples(void)
     plain_srv srv;
     CU_ASSERT_EQUAL_FATAL(plain_srv_start(&srv), 0);
     io_cfg *c = CFG;
-    client_cfg(c, srv.port, "10");
+    client_cfg(c, srv.port, "50");
     io_cfg_sig(c, "in", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, "address", "0", "type", "int16",
                NULL);
     size_t out = io_cfg_sig(c, "out", RTC_IO_TO_BENCH, RTC_TYPE_FLOAT64, "address", "10",
@@ -401,12 +455,12 @@ static void client_on_change_writes_only_new_samples(void)
     CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
     uint16_t want11[1] = {11}, want12[1] = {12};
     regs_wait rw = {&srv, 10, 1, want11};
-    CU_ASSERT_TRUE(io_wait(srv_regs_equal, &rw, 2000));
-    io_sleep_ms(30);
+    CU_ASSERT_TRUE(io_wait(srv_regs_equal, &rw, WAIT_MS));
+    CU_ASSERT_TRUE(more_cycles(&d, 2));
     io_cfg_put(c, out, 12);
     rw.want = want12;
-    CU_ASSERT_TRUE(io_wait(srv_regs_equal, &rw, 2000));
-    io_sleep_ms(30);
+    CU_ASSERT_TRUE(io_wait(srv_regs_equal, &rw, WAIT_MS));
+    CU_ASSERT_TRUE(more_cycles(&d, 2));
     d.ops->stop(d.self);
     rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
     /* one read per cycle + two writes; a timed-out write is retried (one more request) */
@@ -425,7 +479,7 @@ static void client_exception_counted_not_fatal(void)
     srv.map->tab_registers[10] = 77;
     pthread_mutex_unlock(&srv.mu);
     io_cfg *c = CFG;
-    client_cfg(c, srv.port, "10");
+    client_cfg(c, srv.port, "20");
     size_t bad = io_cfg_sig(c, "bad", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, "address", "5000",
                             "type", "int16", NULL);
     size_t good = io_cfg_sig(c, "good", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, "address", "10",
@@ -434,15 +488,18 @@ static void client_exception_counted_not_fatal(void)
     CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
     CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
     seq_wait w = {c, good, 1};
-    CU_ASSERT_TRUE(io_wait(all_written, &w, 2000));
-    io_sleep_ms(30);
+    CU_ASSERT_TRUE(io_wait(all_written, &w, WAIT_MS));
+    CU_ASSERT_TRUE(more_cycles(&d, 3));
     d.ops->stop(d.self);
     rtc_signal_health h[2];
     rtc_driver_stats st = io_drv_stats(&d, h, 2);
     CU_ASSERT_TRUE(st.exceptions >= 3);
-    CU_ASSERT_EQUAL(st.exceptions, st.cycles);
-    CU_ASSERT_EQUAL(st.reconnects, 0);
-    CU_ASSERT_EQUAL(st.connects, 1);
+    CU_ASSERT_TRUE(st.exceptions <= st.cycles);
+    /* the link stays: a reconnect may only follow a timeout (a loaded machine), never an
+     * exception */
+    CU_ASSERT_TRUE(st.reconnects <= st.timeouts);
+    if (st.timeouts == 0)
+        CU_ASSERT_EQUAL(st.exceptions, st.cycles);
     CU_ASSERT_EQUAL(h[bad].quality, RTC_QUALITY_ERROR);
     CU_ASSERT_EQUAL(h[bad].errors, st.exceptions);
     CU_ASSERT_EQUAL(h[good].quality, RTC_QUALITY_FRESH);
@@ -474,21 +531,22 @@ static void client_reconnects_after_peer_drop(void)
     plain_srv srv;
     CU_ASSERT_EQUAL_FATAL(plain_srv_start(&srv), 0);
     io_cfg *c = CFG;
-    client_cfg(c, srv.port, "10");
+    client_cfg(c, srv.port, "20");
     size_t in = io_cfg_sig(c, "in", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, "address", "0",
                            "type", "int16", NULL);
     io_drv d = {&rtc_modbus_client_ops, NULL};
     CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
     CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
     health_wait hw = {&d, in, RTC_QUALITY_FRESH, 0};
-    CU_ASSERT_TRUE(io_wait(health_is, &hw, 2000));
+    CU_ASSERT_TRUE(io_wait(health_is, &hw, WAIT_MS));
     plain_srv_kick(&srv);
     hw.min_reconnects = 1;
-    CU_ASSERT_TRUE(io_wait(health_is, &hw, 3000));
+    CU_ASSERT_TRUE(io_wait(health_is, &hw, WAIT_MS));
     rtc_signal_health h[1];
     rtc_driver_stats st = io_drv_stats(&d, h, 1);
-    CU_ASSERT_EQUAL(st.reconnects, 1);
-    CU_ASSERT_EQUAL(h[0].stale_events, 1);
+    /* the drop costs one reconnect; a loaded machine may add one per timeout */
+    CU_ASSERT_TRUE(st.reconnects >= 1 && st.reconnects <= 1 + st.timeouts);
+    CU_ASSERT_TRUE(h[0].stale_events >= 1 && h[0].stale_events <= st.reconnects);
     CU_ASSERT_TRUE(io_log_has(&LOG, "link lost"));
     d.ops->close(d.self);
     io_cfg_free(c);
@@ -519,6 +577,17 @@ static bool served_more(void *arg)
     return atomic_load(&w->srv->served) > w->more_than;
 }
 
+typedef struct requests_wait {
+    io_drv *d;
+    uint64_t min;
+} requests_wait;
+
+static bool requests_reached(void *arg)
+{
+    requests_wait *w = arg;
+    return io_drv_stats(w->d, NULL, 0).requests >= w->min;
+}
+
 /* An answer that comes after the response timeout must not be paired with the next
  * request: libmodbus would then reject every later answer (transaction id one behind) and
  * the signal would freeze. The client resynchronises and reads the new value. */
@@ -537,24 +606,24 @@ static void client_recovers_from_late_answer(void)
     CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
     CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
     value_wait vw = {c, in, 7};
-    CU_ASSERT_TRUE_FATAL(io_wait(reads_value, &vw, 2000));
+    CU_ASSERT_TRUE_FATAL(io_wait(reads_value, &vw, WAIT_MS));
     served_wait sw = {&srv, atomic_load(&srv.served)};
     atomic_store(&srv.delay_next_ms, 20); /* past the 9 ms response timeout, before the next */
-    CU_ASSERT_TRUE(io_wait(served_more, &sw, 2000)); /* the late answer went out */
+    CU_ASSERT_TRUE(io_wait(served_more, &sw, WAIT_MS)); /* the late answer went out */
     pthread_mutex_lock(&srv.mu);
     srv.map->tab_registers[0] = 11;
     pthread_mutex_unlock(&srv.mu);
     vw.want = 11;
-    CU_ASSERT_TRUE(io_wait(reads_value, &vw, 2000));
+    CU_ASSERT_TRUE(io_wait(reads_value, &vw, WAIT_MS));
     rtc_signal_health h[1];
     rtc_driver_stats st = io_drv_stats(&d, h, 1);
     CU_ASSERT_TRUE(st.timeouts >= 1);
-    /* back in step: every later request is answered (the bug failed every other one) */
-    io_sleep_ms(100);
+    /* back in step: later answers match their requests. The bug failed every other one
+     * with a transaction id mismatch (an error); a loaded machine only adds timeouts. */
+    requests_wait rq = {&d, st.requests + 5};
+    CU_ASSERT_TRUE(io_wait(requests_reached, &rq, WAIT_MS));
     rtc_driver_stats st2 = io_drv_stats(&d, h, 1);
-    CU_ASSERT_TRUE(st2.requests >= st.requests + 5);
-    /* (one spurious timeout allowed on a loaded machine; the bug fails about ten) */
-    CU_ASSERT_TRUE(st2.errors + st2.timeouts <= st.errors + st.timeouts + 1);
+    CU_ASSERT_EQUAL(st2.errors, st.errors);
     d.ops->close(d.self);
     io_cfg_free(c);
     plain_srv_stop(&srv);
@@ -566,7 +635,8 @@ static void client_safe_values_latched_and_on_stop(void)
     plain_srv srv;
     CU_ASSERT_EQUAL_FATAL(plain_srv_start(&srv), 0);
     io_cfg *c = CFG;
-    client_cfg(c, srv.port, "20");
+    /* a safe write must not time out (900 ms) on a loaded machine: it would fail the call */
+    client_cfg(c, srv.port, "1000");
     io_cfg_set(c, "heartbeat", "coil:3");
     size_t valve = io_cfg_sig(c, "valve", RTC_IO_TO_BENCH, RTC_TYPE_FLOAT64, "address", "20",
                               "type", "float32", "safe", "7.5", NULL);
@@ -576,24 +646,24 @@ static void client_safe_values_latched_and_on_stop(void)
     CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
     const uint16_t f3[2] = {0x4040, 0}, f4[2] = {0x4080, 0}, f75[2] = {0x40F0, 0};
     regs_wait rw = {&srv, 20, 2, f3};
-    CU_ASSERT_TRUE(io_wait(srv_regs_equal, &rw, 2000));
-    CU_ASSERT_EQUAL(d.ops->write_safe_values(d.self, 500), RTC_OK);
+    CU_ASSERT_TRUE(io_wait(srv_regs_equal, &rw, WAIT_MS));
+    CU_ASSERT_EQUAL(d.ops->write_safe_values(d.self, WAIT_MS), RTC_OK);
     rw.want = f75;
     CU_ASSERT_TRUE(srv_regs_equal(&rw)); /* synchronous: done when the call returns */
     io_cfg_put(c, valve, 4.0);
-    io_sleep_ms(30);
+    CU_ASSERT_TRUE(more_cycles(&d, 1));
     CU_ASSERT_TRUE(srv_regs_equal(&rw)); /* latched: the new sample is not written */
     d.ops->stop(d.self);
     CU_ASSERT_EQUAL(d.ops->start(d.self), RTC_OK); /* a new run releases the latch */
     rw.want = f4;
-    CU_ASSERT_TRUE(io_wait(srv_regs_equal, &rw, 2000));
+    CU_ASSERT_TRUE(io_wait(srv_regs_equal, &rw, WAIT_MS));
     d.ops->stop(d.self);
     rw.want = f75;
     CU_ASSERT_TRUE(srv_regs_equal(&rw)); /* stop path wrote the safe value */
     pthread_mutex_lock(&srv.mu);
     srv.map->tab_registers[20] = 0;
     pthread_mutex_unlock(&srv.mu);
-    CU_ASSERT_EQUAL(d.ops->write_safe_values(d.self, 500), RTC_OK); /* thread not running */
+    CU_ASSERT_EQUAL(d.ops->write_safe_values(d.self, WAIT_MS), RTC_OK); /* not running */
     CU_ASSERT_TRUE(srv_regs_equal(&rw));
     plain_srv_stop(&srv);
     io_log_reset(&LOG);
@@ -714,8 +784,8 @@ static void rtu_over_pty_pair_roundtrips(void)
     CU_ASSERT_EQUAL(s.ops->start(s.self), RTC_OK);
     CU_ASSERT_EQUAL(d.ops->start(d.self), RTC_OK);
     seq_wait w1 = {c, cs, 1}, w2 = {srv_c, cmd, 1};
-    CU_ASSERT_TRUE(io_wait(all_written, &w1, 3000));
-    CU_ASSERT_TRUE(io_wait(all_written, &w2, 3000));
+    CU_ASSERT_TRUE(io_wait(all_written, &w1, WAIT_MS));
+    CU_ASSERT_TRUE(io_wait(all_written, &w2, WAIT_MS));
     CU_ASSERT_EQUAL(io_cfg_get(c, cs).value, 42.5);
     CU_ASSERT_EQUAL(io_cfg_get(srv_c, cmd).value, -7.0);
     d.ops->stop(d.self);
@@ -723,7 +793,8 @@ static void rtu_over_pty_pair_roundtrips(void)
     printf("\n    RTU 115200 Bd over pty: n=%llu p50=%lld ns max=%lld ns errors=%llu\n",
            (unsigned long long)st.latency.n, (long long)rtc_lathist_quantile_ns(&st.latency, 0.5),
            (long long)st.latency.max_ns, (unsigned long long)(st.errors + st.timeouts));
-    CU_ASSERT_TRUE(st.latency.n >= 2);
+    CU_ASSERT_TRUE(st.latency.n >= 1); /* the read that delivered the value (the write may
+                                          have timed out on a loaded machine, yet landed) */
     d.ops->close(d.self);
     s.ops->close(s.self);
     io_cfg_free(c);
@@ -756,7 +827,7 @@ static void mbpoll_reads_and_writes_server_map(void)
     CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
     CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
     sent_wait sw = {&d, 0, 2, 1};
-    CU_ASSERT_TRUE(io_wait(all_sent, &sw, 2000));
+    CU_ASSERT_TRUE(io_wait(all_sent, &sw, WAIT_MS));
     int port = io_drv_stats(&d, NULL, 0).port;
     char cmd[256], out[4096];
     /* mbpoll's references are 1-based: -r 1 is PDU address 0 */
@@ -775,7 +846,7 @@ static void mbpoll_reads_and_writes_server_map(void)
     if (rtc_test_run(cmd, out, sizeof out) != 0)
         printf("\n    mbpoll write output:\n%s", out);
     seq_wait w = {c, sp, 1};
-    CU_ASSERT_TRUE(io_wait(all_written, &w, 2000));
+    CU_ASSERT_TRUE(io_wait(all_written, &w, WAIT_MS));
     CU_ASSERT_EQUAL(io_cfg_get(c, sp).value, -150.0); /* 65236 = int16 -300, x scale 0.5 */
     /* writing an engine output is refused */
     snprintf(cmd, sizeof cmd, "mbpoll -m tcp -a 1 -0 -r 0 -t 4 -p %d 127.0.0.1 -- 5", port);
