@@ -1,0 +1,357 @@
+/*
+ * bench_modbus_fair — does a hostile peer cost a PLC anything (issue 10, bullet 6)?
+ *
+ * A table, not a test: the real Modbus server driver runs in this process on an ephemeral
+ * 127.0.0.1 port; a real libmodbus client (the PLC) reads one holding register N times,
+ * one read per period (a PLC scan; 1 ms: a phase spans several frame timeouts, so the
+ * attackers' close-and-reconnect cycle is part of it), first on a quiet server, then while three slowloris peers each send part of a frame and
+ * then nothing (reconnecting whenever the server closes them) and eight idle sockets are
+ * open. Request latency p50/p99/max of both phases from the same run, with the difference
+ * and the ratio (target: p99 within 2 ms of quiet). Then the lock-out case: at the default
+ * max_clients (8), eight idle sockets connect first; how long until a new PLC is served.
+ *
+ * The latency phases run with max_clients 16 so that every attacker is admitted: they
+ * measure service, the last line measures admission. Exit status 0 unless something failed
+ * to run; verdicts are printed, not returned.
+ *
+ * Usage: bench_modbus_fair [--requests N] [--period-ms P] [--max-seconds S]
+ */
+#include "rtcosim/driver.h"
+#include "rtcosim/iodrivers.h"
+#include "rtcosim/mailbox.h"
+#include "rtcosim/status.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <modbus.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define N_LORIS 3
+#define N_IDLE 8
+
+static int64_t now_ns(void)
+{
+    return rtc_driver_now_ns();
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+/* ---- the server under test ---- */
+
+typedef struct server {
+    rtc_mailbox *mb[2];
+    rtc_kv comp[2], sig_kv[2][2];
+    rtc_io_signal sig[2];
+    void *self;
+    int port;
+} server;
+
+static int server_start(server *s, const char *max_clients)
+{
+    memset(s, 0, sizeof *s);
+    s->comp[0] = (rtc_kv){"port", "0"};
+    s->comp[1] = (rtc_kv){"max_clients", max_clients};
+    static const char *const names[] = {"speed", "setpoint"}, *const addr[] = {"0", "1"};
+    for (int i = 0; i < 2; i++) {
+        if (rtc_mailbox_new(&s->mb[i]) != RTC_OK)
+            return -1;
+        s->sig_kv[i][0] = (rtc_kv){"address", addr[i]};
+        s->sig_kv[i][1] = (rtc_kv){"type", "int16"};
+        s->sig[i] = (rtc_io_signal){.name = names[i], .type = RTC_TYPE_FLOAT64,
+                                    .dir = i ? RTC_IO_FROM_BENCH : RTC_IO_TO_BENCH,
+                                    .settings = s->sig_kv[i], .n_settings = 2,
+                                    .mailbox = s->mb[i]};
+    }
+    rtc_driver_config cfg = {.component = "plc_link", .settings = s->comp, .n_settings = 2,
+                             .signals = s->sig, .n_signals = 2};
+    static rtc_logger lg;
+    lg = rtc_logger_stderr(RTC_LOG_WARNING);
+    if (rtc_modbus_server_ops.open(&cfg, &lg, &s->self) != RTC_OK ||
+        rtc_modbus_server_ops.start(s->self) != RTC_OK)
+        return -1;
+    rtc_driver_stats st = {0};
+    rtc_modbus_server_ops.stats(s->self, &st);
+    s->port = st.port;
+    return 0;
+}
+
+static void server_stop(server *s)
+{
+    rtc_modbus_server_ops.close(s->self);
+    for (int i = 0; i < 2; i++)
+        rtc_mailbox_free(s->mb[i]);
+}
+
+static rtc_driver_stats server_stats(server *s)
+{
+    rtc_driver_stats st = {0};
+    rtc_modbus_server_ops.stats(s->self, &st);
+    return st;
+}
+
+/* ---- attackers: partial frames and idle sockets, one thread ---- */
+
+static int tcp_connect(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0)
+        return fd;
+    if (fd >= 0)
+        close(fd);
+    return -1;
+}
+
+typedef struct attack {
+    int port;
+    int fd[N_LORIS + N_IDLE];
+    atomic_bool stop;
+    atomic_uint reconnects;
+    pthread_t tid;
+} attack;
+
+/* (Re)open socket k: a slowloris sends the first 3 bytes of an MBAP header, an idle one
+ * sends nothing. */
+static void attacker_open(attack *a, int k)
+{
+    static const uint8_t part[3] = {0x00, 0x01, 0x00};
+    a->fd[k] = tcp_connect(a->port);
+    if (a->fd[k] >= 0 && k < N_LORIS)
+        (void)!send(a->fd[k], part, sizeof part, MSG_NOSIGNAL);
+}
+
+static void *attack_thread(void *arg)
+{
+    attack *a = arg;
+    struct pollfd p[N_LORIS + N_IDLE];
+    while (!atomic_load(&a->stop)) {
+        for (int k = 0; k < N_LORIS + N_IDLE; k++)
+            p[k] = (struct pollfd){.fd = a->fd[k], .events = POLLIN};
+        if (poll(p, N_LORIS + N_IDLE, 10) <= 0)
+            continue;
+        uint8_t junk[64];
+        for (int k = 0; k < N_LORIS + N_IDLE; k++) {
+            if (!p[k].revents || recv(a->fd[k], junk, sizeof junk, MSG_DONTWAIT) > 0)
+                continue;
+            close(a->fd[k]); /* the server closed it: come back at once */
+            attacker_open(a, k);
+            atomic_fetch_add(&a->reconnects, 1);
+        }
+    }
+    return NULL;
+}
+
+static int attack_start(attack *a, int port)
+{
+    a->port = port;
+    for (int k = 0; k < N_LORIS + N_IDLE; k++)
+        attacker_open(a, k);
+    return pthread_create(&a->tid, NULL, attack_thread, a) == 0 ? 0 : -1;
+}
+
+static void attack_stop(attack *a)
+{
+    atomic_store(&a->stop, true);
+    pthread_join(a->tid, NULL);
+    for (int k = 0; k < N_LORIS + N_IDLE; k++)
+        if (a->fd[k] >= 0)
+            close(a->fd[k]);
+}
+
+/* ---- the PLC ---- */
+
+typedef struct phase {
+    const char *name;
+    int n, failed;
+    double p50_ms, p99_ms, max_ms;
+} phase;
+
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+static modbus_t *plc_new(int port, int timeout_ms)
+{
+    modbus_t *cl = modbus_new_tcp("127.0.0.1", port);
+    if (!cl)
+        return NULL;
+    modbus_set_response_timeout(cl, (uint32_t)timeout_ms / 1000,
+                                (uint32_t)(timeout_ms % 1000) * 1000);
+    if (modbus_connect(cl) == 0)
+        return cl;
+    modbus_free(cl);
+    return NULL;
+}
+
+typedef struct plan {
+    int n;
+    int64_t period_ns;
+    double max_s;
+} plan;
+
+/* One read per period (absolute deadlines; a late read starts the next at once), at most
+ * max_s seconds; failed reads are counted, not timed. */
+static void plc_run(modbus_t *cl, phase *ph, const plan *pl, int64_t *lat)
+{
+    int64_t start = now_ns(), end = start + (int64_t)(pl->max_s * 1e9);
+    int got = 0;
+    ph->failed = 0;
+    for (int k = 0; k < pl->n && now_ns() < end; k++) {
+        int64_t due = start + k * pl->period_ns;
+        struct timespec ts = {due / 1000000000, due % 1000000000};
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+        }
+        uint16_t v;
+        int64_t t0 = now_ns();
+        if (modbus_read_registers(cl, 0, 1, &v) == 1)
+            lat[got++] = now_ns() - t0;
+        else
+            ph->failed++;
+    }
+    ph->n = got;
+    qsort(lat, (size_t)got, sizeof *lat, cmp_i64);
+    ph->p50_ms = got ? (double)lat[got / 2] / 1e6 : 0;
+    ph->p99_ms = got ? (double)lat[(got * 99) / 100 < got ? (got * 99) / 100 : got - 1] / 1e6 : 0;
+    ph->max_ms = got ? (double)lat[got - 1] / 1e6 : 0;
+}
+
+static void print_phase(const phase *p)
+{
+    printf("%-28s %6d %8d %10.3f %10.3f %10.3f\n", p->name, p->n, p->failed, p->p50_ms,
+           p->p99_ms, p->max_ms);
+}
+
+/* ---- lock-out: 8 idle sockets first, at the default max_clients ---- */
+
+static void lockout(double max_s)
+{
+    server s;
+    if (server_start(&s, "8") != 0) {
+        printf("lock-out: server did not start\n");
+        return;
+    }
+    int idle[N_IDLE];
+    for (int k = 0; k < N_IDLE; k++)
+        idle[k] = tcp_connect(s.port);
+    int64_t t0 = now_ns(), end = t0 + (int64_t)(max_s * 1e9);
+    double served_ms = -1;
+    while (served_ms < 0 && now_ns() < end) {
+        modbus_t *cl = plc_new(s.port, 500);
+        uint16_t v;
+        if (cl && modbus_read_registers(cl, 0, 1, &v) == 1)
+            served_ms = (double)(now_ns() - t0) / 1e6;
+        if (cl) {
+            modbus_close(cl);
+            modbus_free(cl);
+        }
+        if (served_ms < 0)
+            sleep_ms(20);
+    }
+    if (served_ms >= 0)
+        printf("lock-out (max_clients 8, 8 idle sockets first): new PLC served after %.1f ms\n",
+               served_ms);
+    else
+        printf("lock-out (max_clients 8, 8 idle sockets first): new PLC NOT served in %.0f s\n",
+               max_s);
+    for (int k = 0; k < N_IDLE; k++)
+        if (idle[k] >= 0)
+            close(idle[k]);
+    server_stop(&s);
+}
+
+static int parse_args(int argc, char **argv, plan *pl)
+{
+    double period_ms = 1;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--requests") == 0 && i + 1 < argc)
+            pl->n = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--period-ms") == 0 && i + 1 < argc)
+            period_ms = atof(argv[++i]);
+        else if (strcmp(argv[i], "--max-seconds") == 0 && i + 1 < argc)
+            pl->max_s = atof(argv[++i]);
+        else {
+            fprintf(stderr, "usage: bench_modbus_fair [--requests N] [--period-ms P] "
+                            "[--max-seconds S]\n");
+            return -1;
+        }
+    }
+    if (pl->n < 1 || pl->n > 10000000 || !(period_ms >= 0 && period_ms <= 10000) ||
+        !(pl->max_s > 0 && pl->max_s <= 3600)) {
+        fprintf(stderr, "bench_modbus_fair: want --requests 1..1e7, --period-ms 0..10000, "
+                        "--max-seconds in (0, 3600]\n");
+        return -1;
+    }
+    pl->period_ns = (int64_t)(period_ms * 1e6);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    plan pl = {.n = 2000, .max_s = 20};
+    if (parse_args(argc, argv, &pl) != 0)
+        return 2;
+    int n = pl.n;
+    signal(SIGPIPE, SIG_IGN);
+    int64_t *lat = malloc((size_t)n * sizeof *lat);
+    server s;
+    if (!lat || server_start(&s, "16") != 0) {
+        fprintf(stderr, "bench_modbus_fair: cannot start the Modbus server\n");
+        return 1;
+    }
+    rtc_mailbox_write(s.mb[0], &(rtc_sample){.value = 7, .quality = RTC_QUALITY_FRESH});
+    modbus_t *cl = plc_new(s.port, 5000);
+    if (!cl) {
+        fprintf(stderr, "bench_modbus_fair: PLC cannot connect\n");
+        return 1;
+    }
+    phase quiet = {.name = "quiet"}, hit = {.name = "3 slowloris + 8 idle"};
+    plc_run(cl, &quiet, &pl, lat);
+    attack a = {.port = 0};
+    if (attack_start(&a, s.port) != 0)
+        return 1;
+    sleep_ms(200); /* every attacker connected and holding its partial frame */
+    plc_run(cl, &hit, &pl, lat);
+    attack_stop(&a);
+    rtc_driver_stats st = server_stats(&s);
+    printf("Modbus server fairness: %d reads of 1 holding register by a libmodbus PLC on "
+           "127.0.0.1, one per %.3g ms (response timeout 5 s, at most %.0f s per phase)\n", n,
+           (double)pl.period_ns / 1e6, pl.max_s);
+    printf("%-28s %6s %8s %10s %10s %10s\n", "phase", "n", "failed", "p50_ms", "p99_ms",
+           "max_ms");
+    print_phase(&quiet);
+    print_phase(&hit);
+    printf("difference (attacked - quiet): p50 %+.3f ms, p99 %+.3f ms, max %+.3f ms; "
+           "p99 ratio %.2f  [target: p99 within 2 ms: %s]\n",
+           hit.p50_ms - quiet.p50_ms, hit.p99_ms - quiet.p99_ms, hit.max_ms - quiet.max_ms,
+           quiet.p99_ms > 0 ? hit.p99_ms / quiet.p99_ms : 0,
+           hit.failed == 0 && hit.n == n && hit.p99_ms - quiet.p99_ms <= 2.0 ? "met" : "MISSED");
+    printf("server counters: attacker reconnects %u, frame_timeouts %llu, idle_closed %llu, "
+           "evicted %llu, clients_refused %llu, clients_max %d\n", atomic_load(&a.reconnects),
+           (unsigned long long)st.frame_timeouts, (unsigned long long)st.idle_closed,
+           (unsigned long long)st.evicted, (unsigned long long)st.clients_refused,
+           st.clients_max);
+    modbus_close(cl);
+    modbus_free(cl);
+    server_stop(&s);
+    lockout(10);
+    free(lat);
+    return 0;
+}
