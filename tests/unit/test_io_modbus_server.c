@@ -103,6 +103,17 @@ static void plc_free(modbus_t *cl)
 
 /* ---- least privilege: every write function code ---- */
 
+typedef struct seq_wait {
+    size_t i;
+    uint32_t seq;
+} seq_wait;
+
+static bool seq_reached(void *arg)
+{
+    seq_wait *w = arg;
+    return io_cfg_get(CFG, w->i).seq >= w->seq;
+}
+
 static void expect_refused(int rc)
 {
     int e = errno;
@@ -138,13 +149,18 @@ static void server_refuses_writes_to_outputs_whatever_the_function_code(void)
     CU_ASSERT_EQUAL(st.write_refused, 7);
     CU_ASSERT_EQUAL(st.rejected, 6); /* the six inside the map */
     CU_ASSERT_EQUAL(st.exceptions, 7);
-    /* the writable input takes FC 22 and the write half of FC 23 */
+    /* the writable input takes FC 22 and the write half of FC 23 (published just after
+     * the reply went out: wait for the sample) */
+    seq_wait w = {IN_REG, 1};
     CU_ASSERT_EQUAL(modbus_mask_write_register(cl, 1, 0x0000, 0x0005), 1);
+    CU_ASSERT_TRUE(io_wait(seq_reached, &w, WAIT_MS));
     CU_ASSERT_EQUAL(io_cfg_get(CFG, IN_REG).value, 5.0);
     regs[0] = 9;
     CU_ASSERT_EQUAL(modbus_write_and_read_registers(cl, 1, 1, regs, 0, 2, back), 2);
     CU_ASSERT_EQUAL(back[0], 7);
     CU_ASSERT_EQUAL(back[1], 9);
+    w.seq = 2;
+    CU_ASSERT_TRUE(io_wait(seq_reached, &w, WAIT_MS));
     CU_ASSERT_EQUAL(io_cfg_get(CFG, IN_REG).value, 9.0);
     CU_ASSERT_EQUAL(io_drv_stats(&d, NULL, 0).write_refused, 7);
     plc_free(cl);
