@@ -4,9 +4,9 @@
  * A table, not a test: the real Modbus server driver runs in this process on an ephemeral
  * 127.0.0.1 port; a real libmodbus client (the PLC) reads one holding register N times,
  * one read per period (a PLC scan; 1 ms: a phase spans several frame timeouts, so the
- * attackers' close-and-reconnect cycle is part of it), first on a quiet server, then while three slowloris peers each send part of a frame and
- * then nothing (reconnecting whenever the server closes them) and eight idle sockets are
- * open. Request latency p50/p99/max of both phases from the same run, with the difference
+ * attackers' close-and-reconnect cycle is part of it), first on a quiet server, then
+ * while three slowloris peers each send part of a frame and then nothing (reconnecting
+ * whenever the server closes them) and eight idle sockets are open. Request latency p50/p99/max of both phases from the same run, with the difference
  * and the ratio (target: p99 within 2 ms of quiet). Then the lock-out case: at the default
  * max_clients (8), eight idle sockets connect first; how long until a new PLC is served.
  *

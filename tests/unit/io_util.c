@@ -374,3 +374,24 @@ bool io_tcp_wait_closed(int fd, int timeout_ms)
             return true;
     }
 }
+
+modbus_t *io_mb_client(int port, int timeout_ms)
+{
+    modbus_t *cl = modbus_new_tcp("127.0.0.1", port);
+    if (!cl)
+        return NULL;
+    modbus_set_response_timeout(cl, (uint32_t)timeout_ms / 1000,
+                                (uint32_t)(timeout_ms % 1000) * 1000);
+    if (modbus_connect(cl) == 0)
+        return cl;
+    modbus_free(cl);
+    return NULL;
+}
+
+void io_mb_client_free(modbus_t *cl)
+{
+    if (cl) {
+        modbus_close(cl);
+        modbus_free(cl);
+    }
+}

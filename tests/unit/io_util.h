@@ -94,5 +94,9 @@ int io_tcp_recv_frame(int fd, uint8_t *buf, size_t cap, int timeout_ms);
 /* True when the peer closes the connection (EOF or reset) within timeout_ms; bytes that
  * arrive meanwhile are discarded. */
 bool io_tcp_wait_closed(int fd, int timeout_ms);
+/* A libmodbus TCP client connected to 127.0.0.1:port with the given response timeout, or
+ * NULL; io_mb_client_free() closes and frees it (NULL is a no-op). */
+modbus_t *io_mb_client(int port, int timeout_ms);
+void io_mb_client_free(modbus_t *cl);
 
 #endif

@@ -138,13 +138,7 @@ static bool all_sent(void *arg)
 
 static modbus_t *plain_client(int port)
 {
-    modbus_t *cl = modbus_new_tcp("127.0.0.1", port);
-    if (cl)
-        modbus_set_response_timeout(cl, 5, 0);
-    if (cl && modbus_connect(cl) == 0)
-        return cl;
-    modbus_free(cl);
-    return NULL;
+    return io_mb_client(port, 5000);
 }
 
 static void server_outputs_encode_every_type(void)

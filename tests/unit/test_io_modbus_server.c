@@ -80,27 +80,6 @@ static bool outputs_sent(void *arg)
     return h[OUT_REG].updates > 0 && h[OUT_COIL].updates > 0;
 }
 
-static modbus_t *plc(int port, int timeout_ms)
-{
-    modbus_t *cl = modbus_new_tcp("127.0.0.1", port);
-    if (!cl)
-        return NULL;
-    modbus_set_response_timeout(cl, (uint32_t)timeout_ms / 1000,
-                                (uint32_t)(timeout_ms % 1000) * 1000);
-    if (modbus_connect(cl) == 0)
-        return cl;
-    modbus_free(cl);
-    return NULL;
-}
-
-static void plc_free(modbus_t *cl)
-{
-    if (cl) {
-        modbus_close(cl);
-        modbus_free(cl);
-    }
-}
-
 /* ---- least privilege: every write function code ---- */
 
 typedef struct seq_wait {
@@ -127,7 +106,7 @@ static void server_refuses_writes_to_outputs_whatever_the_function_code(void)
     int port = srv_start(&d, NULL);
     CU_ASSERT_TRUE_FATAL(port > 0);
     CU_ASSERT_TRUE(io_wait(outputs_sent, &d, WAIT_MS));
-    modbus_t *cl = plc(port, 5000);
+    modbus_t *cl = io_mb_client(port, 5000);
     CU_ASSERT_PTR_NOT_NULL_FATAL(cl);
     uint16_t regs[2] = {0x1111, 0x2222}, back[2] = {0};
     uint8_t bits[2] = {0, 1}, bit = 0;
@@ -163,7 +142,7 @@ static void server_refuses_writes_to_outputs_whatever_the_function_code(void)
     CU_ASSERT_TRUE(io_wait(seq_reached, &w, WAIT_MS));
     CU_ASSERT_EQUAL(io_cfg_get(CFG, IN_REG).value, 9.0);
     CU_ASSERT_EQUAL(io_drv_stats(&d, NULL, 0).write_refused, 7);
-    plc_free(cl);
+    io_mb_client_free(cl);
     srv_stop(&d);
 }
 
@@ -239,7 +218,7 @@ static void server_serves_plc_beside_slowloris_and_idle_sockets(void)
     CU_ASSERT_EQUAL_FATAL(pthread_create(&l.tid, NULL, loris_thread, &l), 0);
     CU_ASSERT_TRUE(io_wait(loris_started, &l, WAIT_MS));
     /* the PLC's timeout is far below the 5 s a trickled frame holds a blocking server */
-    modbus_t *cl = plc(port, 2000);
+    modbus_t *cl = io_mb_client(port, 2000);
     CU_ASSERT_PTR_NOT_NULL(cl);
     int ok = 0;
     for (int k = 0; cl && k < 20; k++) {
@@ -253,7 +232,7 @@ static void server_serves_plc_beside_slowloris_and_idle_sockets(void)
     CU_ASSERT_EQUAL(st.frame_timeouts + st.idle_closed + st.evicted, 0);
     atomic_store(&l.stop, true);
     pthread_join(l.tid, NULL);
-    plc_free(cl);
+    io_mb_client_free(cl);
     for (int k = 0; k < 8; k++)
         close(idle[k]);
     for (int s = 0; s < 3; s++)
@@ -283,10 +262,10 @@ static void server_closes_stalled_frames_and_idle_connections(void)
     CU_ASSERT_EQUAL(st.frame_timeouts, 2);
     CU_ASSERT_EQUAL(st.idle_closed, 1);
     CU_ASSERT_EQUAL(st.requests, 0);
-    modbus_t *cl = plc(port, 5000); /* the server is as good as new */
+    modbus_t *cl = io_mb_client(port, 5000); /* the server is as good as new */
     uint16_t v = 0;
     CU_ASSERT_EQUAL(cl ? modbus_read_registers(cl, 0, 1, &v) : -1, 1);
-    plc_free(cl);
+    io_mb_client_free(cl);
     close(part);
     close(lie);
     close(quiet);
@@ -299,11 +278,11 @@ static modbus_t *plc_until_served(int port)
 {
     int64_t until = rtc_driver_now_ns() + (int64_t)WAIT_MS * 1000000;
     while (rtc_driver_now_ns() < until) {
-        modbus_t *cl = plc(port, 5000);
+        modbus_t *cl = io_mb_client(port, 5000);
         uint16_t v;
         if (cl && modbus_read_registers(cl, 0, 1, &v) == 1)
             return cl;
-        plc_free(cl);
+        io_mb_client_free(cl);
         io_sleep_ms(20);
     }
     return NULL;
@@ -317,9 +296,9 @@ static void server_at_max_clients_oldest_idle_yields(void)
     int port = srv_start(&d, kv);
     CU_ASSERT_TRUE_FATAL(port > 0);
     uint16_t v;
-    modbus_t *a = plc(port, 5000), *b = NULL, *c = NULL;
+    modbus_t *a = io_mb_client(port, 5000), *b = NULL, *c = NULL;
     CU_ASSERT_EQUAL_FATAL(a ? modbus_read_registers(a, 0, 1, &v) : -1, 1);
-    b = plc(port, 5000);
+    b = io_mb_client(port, 5000);
     CU_ASSERT_EQUAL(b ? modbus_read_registers(b, 0, 1, &v) : -1, 1); /* b active after a */
     c = plc_until_served(port);
     CU_ASSERT_PTR_NOT_NULL(c);
@@ -329,9 +308,9 @@ static void server_at_max_clients_oldest_idle_yields(void)
     CU_ASSERT_EQUAL(st.evicted, 1);
     CU_ASSERT_EQUAL(st.clients, 2);
     CU_ASSERT_EQUAL(st.clients_max, 2);
-    plc_free(a);
-    plc_free(b);
-    plc_free(c);
+    io_mb_client_free(a);
+    io_mb_client_free(b);
+    io_mb_client_free(c);
     srv_stop(&d);
 }
 
@@ -366,7 +345,7 @@ static void server_answers_malformed_requests_per_spec(void)
     int port = srv_start(&d, NULL);
     CU_ASSERT_TRUE_FATAL(port > 0);
     CU_ASSERT_TRUE(io_wait(outputs_sent, &d, WAIT_MS));
-    modbus_t *cl = plc(port, 5000);
+    modbus_t *cl = io_mb_client(port, 5000);
     int fd = io_tcp_connect(port);
     CU_ASSERT_TRUE_FATAL(fd >= 0);
     static const uint8_t bc_lie[] = {16, 0, 1, 0, 2, 4, 0, 9},   /* 4 data bytes said, 2 sent */
@@ -411,7 +390,7 @@ static void server_answers_malformed_requests_per_spec(void)
     CU_ASSERT_EQUAL(st.write_refused, 0);
     CU_ASSERT_EQUAL(io_cfg_get(CFG, IN_COIL).seq, 0);
     close(fd);
-    plc_free(cl);
+    io_mb_client_free(cl);
     srv_stop(&d);
 }
 
