@@ -536,11 +536,11 @@ static void serve_rtu(mbs *d, int64_t until)
     int len = modbus_receive(d->ctx, d->query);
     if (len == 0)
         return; /* addressed to another unit */
-    if (len > 0 && answer(d, d->query, len, rtc_driver_now_ns()))
+    if (len < 0)
+        drv_count(&d->st.errors); /* a garbled frame on a serial line */
+    else if (answer(d, d->query, len, rtc_driver_now_ns()))
         return;
-    /* a garbled frame on a serial line: count it and resynchronise */
-    drv_count(&d->st.errors);
-    modbus_flush(d->ctx);
+    modbus_flush(d->ctx); /* (answer counted why it failed) resynchronise on the line */
 }
 
 /* TCP: expire, wait, read every readable client once (fair: one recv each), accept. */
