@@ -1,0 +1,49 @@
+/*
+ * tests/fuzz/fuzz_inputs.c — a session's inputs.bin through the reader `rtcosim replay`
+ * uses (rtc_inputs_read, which takes a path), then the replay feed: every signal's
+ * samples are handed out as the replay I/O units would ask for them, up to the last
+ * recorded tick, so the times the reader accepted are computed too.
+ */
+#include "fuzz_util.h"
+
+#include "rtcosim/driver.h"
+#include "rtcosim/session.h"
+#include "rtcosim/status.h"
+
+#include <limits.h>
+#include <stdint.h>
+
+/* Look every signal up by name, then ask for each one's samples up to the end of time,
+ * as the replay I/O units do tick by tick (feed->next computes each record's k·tick). */
+static void drain(const rtc_inputs *in, rtc_replay *r)
+{
+    const rtc_io_replay_feed *feed = rtc_replay_feed(r);
+    for (size_t s = 0; s < in->n_signals; s++) {
+        long sig = feed->lookup(feed->user, in->sig_unit[s], in->sig_name[s]);
+        if (sig < 0)
+            rtc_fuzz_fail("a signal of the table is not found by name", in->sig_name[s]);
+        double v;
+        int64_t a, b;
+        for (size_t n = 0; feed->next(feed->user, sig, INT64_MAX, &v, &a, &b); n++)
+            if (n > in->n_recs)
+                rtc_fuzz_fail("the feed hands out more samples than recorded", in->sig_name[s]);
+    }
+    (void)rtc_replay_unconsumed(r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char dir[PATH_MAX], path[PATH_MAX], err[512];
+    rtc_fuzz_tmpdir(dir, sizeof dir);
+    rtc_fuzz_write(dir, "inputs.bin", data, size, path);
+    rtc_inputs in;
+    if (rtc_inputs_read(path, &in, err, sizeof err) == RTC_OK) {
+        rtc_replay *r = NULL;
+        if (rtc_replay_new(&in, &r) == RTC_OK)
+            drain(&in, r);
+        rtc_replay_free(r);
+        rtc_inputs_clear(&in);
+    }
+    rtc_fuzz_rmdir(dir);
+    return 0;
+}

@@ -1,0 +1,22 @@
+/*
+ * tests/fuzz/fuzz_md.c — modelDescription.xml (FMI 2.0 and 3.0: the fmiVersion attribute
+ * picks the reader) through rtc_fmu_md_read(), which takes a path: the input is written to
+ * a private temporary directory removed after each run.
+ */
+#include "fuzz_util.h"
+
+#include "rtcosim/fmu.h"
+
+#include <limits.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char dir[PATH_MAX], path[PATH_MAX];
+    rtc_fuzz_tmpdir(dir, sizeof dir);
+    rtc_fuzz_write(dir, "modelDescription.xml", data, size, path);
+    rtc_model_desc *md = NULL;
+    rtc_fmu_md_read(path, rtc_fuzz_logger(), &md);
+    rtc_fmu_md_free(md);
+    rtc_fuzz_rmdir(dir);
+    return 0;
+}

@@ -1,0 +1,52 @@
+/* tests/fuzz/fuzz_util.c — helpers shared by the harnesses (see fuzz_util.h). */
+#include "fuzz_util.h"
+
+#include "rtcosim/archive.h"
+#include "rtcosim/status.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Touch the message so that an unterminated or garbage string is caught by ASan. */
+static void drop(void *user, int level, const char *msg)
+{
+    size_t *total = user;
+    *total += strlen(msg) + (size_t)level;
+}
+
+const rtc_logger *rtc_fuzz_logger(void)
+{
+    static size_t total;
+    static const rtc_logger lg = {.log = drop, .user = &total, .max_level = RTC_LOG_DEBUG};
+    return &lg;
+}
+
+_Noreturn void rtc_fuzz_fail(const char *reason, const char *detail)
+{
+    fprintf(stderr, "fuzz: %s%s%s\n", reason, detail ? ": " : "", detail ? detail : "");
+    abort();
+}
+
+void rtc_fuzz_tmpdir(char *out, size_t cap)
+{
+    if (rtc_tmpdir_new("rtcfuzz-", out, cap) != RTC_OK)
+        rtc_fuzz_fail("cannot create a temporary directory", strerror(errno));
+}
+
+void rtc_fuzz_write(const char *dir, const char *name, const void *data, size_t size,
+                    char *path)
+{
+    snprintf(path, PATH_MAX, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0)
+        rtc_fuzz_fail("cannot write the input file", path);
+}
+
+void rtc_fuzz_rmdir(const char *dir)
+{
+    if (rtc_tmpdir_remove(dir) != RTC_OK)
+        rtc_fuzz_fail("cannot remove the temporary directory", dir);
+}
