@@ -10,7 +10,6 @@
 #include "rtcosim/session.h"
 #include "rtcosim/status.h"
 
-#include <limits.h>
 #include <stdint.h>
 
 /* Look every signal up by name, then ask for each one's samples up to the end of time,
@@ -31,19 +30,21 @@ static void drain(const rtc_inputs *in, rtc_replay *r)
     (void)rtc_replay_unconsumed(r);
 }
 
+static void read_and_replay(const char *path)
+{
+    char err[512];
+    rtc_inputs in;
+    if (rtc_inputs_read(path, &in, err, sizeof err) != RTC_OK)
+        return;
+    rtc_replay *r = NULL;
+    if (rtc_replay_new(&in, &r) == RTC_OK)
+        drain(&in, r);
+    rtc_replay_free(r);
+    rtc_inputs_clear(&in);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char dir[PATH_MAX], path[PATH_MAX], err[512];
-    rtc_fuzz_tmpdir(dir, sizeof dir);
-    rtc_fuzz_write(dir, "inputs.bin", data, size, path);
-    rtc_inputs in;
-    if (rtc_inputs_read(path, &in, err, sizeof err) == RTC_OK) {
-        rtc_replay *r = NULL;
-        if (rtc_replay_new(&in, &r) == RTC_OK)
-            drain(&in, r);
-        rtc_replay_free(r);
-        rtc_inputs_clear(&in);
-    }
-    rtc_fuzz_rmdir(dir);
+    rtc_fuzz_on_file("inputs.bin", data, size, read_and_replay);
     return 0;
 }

@@ -7,16 +7,15 @@
 
 #include "rtcosim/fmu.h"
 
-#include <limits.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void read_md(const char *path)
 {
-    char dir[PATH_MAX], path[PATH_MAX];
-    rtc_fuzz_tmpdir(dir, sizeof dir);
-    rtc_fuzz_write(dir, "modelDescription.xml", data, size, path);
     rtc_model_desc *md = NULL;
     rtc_fmu_md_read(path, rtc_fuzz_logger(), &md);
     rtc_fmu_md_free(md);
-    rtc_fuzz_rmdir(dir);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    rtc_fuzz_on_file("modelDescription.xml", data, size, read_md);
     return 0;
 }

@@ -7,16 +7,15 @@
 
 #include "rtcosim/ssp.h"
 
-#include <limits.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void load(const char *path)
 {
-    char dir[PATH_MAX], path[PATH_MAX];
-    rtc_fuzz_tmpdir(dir, sizeof dir);
-    rtc_fuzz_write(dir, "SystemStructure.ssd", data, size, path);
     rtc_ssp *ssp = NULL;
     rtc_ssp_load(path, rtc_fuzz_logger(), &ssp);
     rtc_ssp_free(ssp);
-    rtc_fuzz_rmdir(dir);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    rtc_fuzz_on_file("SystemStructure.ssd", data, size, load);
     return 0;
 }

@@ -50,3 +50,13 @@ void rtc_fuzz_rmdir(const char *dir)
     if (rtc_tmpdir_remove(dir) != RTC_OK)
         rtc_fuzz_fail("cannot remove the temporary directory", dir);
 }
+
+void rtc_fuzz_on_file(const char *name, const uint8_t *data, size_t size,
+                      void (*fn)(const char *path))
+{
+    char dir[PATH_MAX], path[PATH_MAX];
+    rtc_fuzz_tmpdir(dir, sizeof dir);
+    rtc_fuzz_write(dir, name, data, size, path);
+    fn(path);
+    rtc_fuzz_rmdir(dir);
+}

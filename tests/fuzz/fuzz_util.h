@@ -28,6 +28,11 @@ void rtc_fuzz_tmpdir(char *out, size_t cap);
 void rtc_fuzz_write(const char *dir, const char *name, const void *data, size_t size,
                     char *path);
 
+/** Write the input as NAME in a fresh private directory, call @p fn with its path, then
+ *  remove the directory: for the readers that take a path. */
+void rtc_fuzz_on_file(const char *name, const uint8_t *data, size_t size,
+                      void (*fn)(const char *path));
+
 /** Remove a directory made by rtc_fuzz_tmpdir(); abort if it cannot be removed. */
 void rtc_fuzz_rmdir(const char *dir);
 
