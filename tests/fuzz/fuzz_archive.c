@@ -72,7 +72,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rtc_fuzz_write(root, "in.zip", data, size, zip);
     dest_path(root, out, sizeof out, false);
     const rtc_archive_limits lim = {.max_total_bytes = MAX_BYTES, .max_entries = 256};
-    rtc_archive_extract(zip, out, &lim, rtc_fuzz_logger());
+    rtc_fuzz_errors_reset();
+    rtc_fuzz_check_reported(rtc_archive_extract(zip, out, &lim, rtc_fuzz_logger()),
+                            "rtc_archive_extract");
     dest_path(root, out, sizeof out, true);
     walked_bytes = 0;
     if (nftw(out, check_entry, 16, FTW_PHYS) != 0)

@@ -11,6 +11,7 @@
 #include "rtcosim/status.h"
 
 #include <stdint.h>
+#include <string.h>
 
 /* Look every signal up by name, then ask for each one's samples up to the end of time,
  * as the replay I/O units do tick by tick (feed->next computes each record's k·tick). */
@@ -34,7 +35,11 @@ static void read_and_replay(const char *path)
 {
     char err[512];
     rtc_inputs in;
-    if (rtc_inputs_read(path, &in, err, sizeof err) != RTC_OK)
+    err[0] = '\0';
+    int rc = rtc_inputs_read(path, &in, err, sizeof err);
+    if (rc != RTC_OK && rc != RTC_ENOMEM && (!err[0] || strchr(err, '\n')))
+        rtc_fuzz_fail("rtc_inputs_read failed without a one-line reason", err);
+    if (rc != RTC_OK)
         return;
     rtc_replay *r = NULL;
     if (rtc_replay_new(&in, &r) == RTC_OK)

@@ -10,7 +10,8 @@
 static void read_md(const char *path)
 {
     rtc_model_desc *md = NULL;
-    rtc_fmu_md_read(path, rtc_fuzz_logger(), &md);
+    rtc_fuzz_errors_reset();
+    rtc_fuzz_check_reported(rtc_fmu_md_read(path, rtc_fuzz_logger(), &md), "rtc_fmu_md_read");
     rtc_fmu_md_free(md);
 }
 

@@ -10,7 +10,8 @@
 static void load(const char *path)
 {
     rtc_ssp *ssp = NULL;
-    rtc_ssp_load(path, rtc_fuzz_logger(), &ssp);
+    rtc_fuzz_errors_reset();
+    rtc_fuzz_check_reported(rtc_ssp_load(path, rtc_fuzz_logger(), &ssp), "rtc_ssp_load");
     rtc_ssp_free(ssp);
 }
 

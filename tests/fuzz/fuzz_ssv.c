@@ -77,7 +77,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rtc_fuzz_write(dir, "p.ssm", data, size, path);
     rtc_fuzz_write(dir, "SystemStructure.ssd", ssd, strlen(ssd), path);
     rtc_ssp *ssp = NULL;
-    rtc_ssp_load(path, rtc_fuzz_logger(), &ssp);
+    rtc_fuzz_errors_reset();
+    rtc_fuzz_check_reported(rtc_ssp_load(path, rtc_fuzz_logger(), &ssp), "rtc_ssp_load");
     rtc_ssp_free(ssp);
     rtc_fuzz_rmdir(dir);
     return 0;

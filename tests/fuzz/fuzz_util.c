@@ -10,18 +10,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+static size_t n_errors, n_chars;
+
 /* Touch the message so that an unterminated or garbage string is caught by ASan. */
 static void drop(void *user, int level, const char *msg)
 {
-    size_t *total = user;
-    *total += strlen(msg) + (size_t)level;
+    (void)user;
+    n_chars += strlen(msg);
+    n_errors += level == RTC_LOG_ERROR;
 }
 
 const rtc_logger *rtc_fuzz_logger(void)
 {
-    static size_t total;
-    static const rtc_logger lg = {.log = drop, .user = &total, .max_level = RTC_LOG_DEBUG};
+    static const rtc_logger lg = {.log = drop, .max_level = RTC_LOG_DEBUG};
     return &lg;
+}
+
+void rtc_fuzz_errors_reset(void)
+{
+    n_errors = 0;
+}
+
+void rtc_fuzz_check_reported(int rc, const char *what)
+{
+    if (rc != RTC_OK && rc != RTC_ENOMEM && n_errors == 0)
+        rtc_fuzz_fail("failed without an error line", what);
 }
 
 _Noreturn void rtc_fuzz_fail(const char *reason, const char *detail)

@@ -18,8 +18,16 @@
 /** The libFuzzer entry point each harness defines. Returns 0. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/** A logger that formats every message (so format paths are exercised) and drops it. */
+/** A logger that formats every message (so format paths are exercised) and drops it,
+ *  counting the error lines. */
 const rtc_logger *rtc_fuzz_logger(void);
+
+/** Start counting error lines afresh. */
+void rtc_fuzz_errors_reset(void);
+
+/** A reader returned @p rc: a failure (other than running out of memory) must have been
+ *  reported in at least one error line, never silently; abort otherwise. */
+void rtc_fuzz_check_reported(int rc, const char *what);
 
 /** Create a private directory (mkdtemp, 0700) or abort: a harness cannot go on without. */
 void rtc_fuzz_tmpdir(char *out, size_t cap);
