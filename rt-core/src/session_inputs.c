@@ -132,6 +132,10 @@ static int check_rec(const rtc_inputs *in, const rtc_inputs_rec *r, size_t i, si
     else if (r->k < 0 || r->k < prev_k)
         snprintf(why, sizeof why, "step %lld after step %lld (out of order)", (long long)r->k,
                  (long long)prev_k), bad = why;
+    else if (r->k > INT64_MAX / in->tick_ns) /* the replay computes k·tick */
+        snprintf(why, sizeof why, "step %lld of a %lld ns tick is past the time range (k·tick "
+                 "overflows 64-bit nanoseconds)", (long long)r->k, (long long)in->tick_ns),
+            bad = why;
     else if (r->kind == RTC__KIND_SAMPLE && r->index >= in->n_signals)
         snprintf(why, sizeof why, "unknown signal index %u (the table has %zu signals)",
                  r->index, in->n_signals), bad = why;

@@ -62,13 +62,18 @@ typedef struct value {
     const xmlNode *node; /* the ssv:Parameter, for diagnostics */
 } value;
 
+static void map_entry_clear(map_entry *e)
+{
+    free(e->source);
+    free(e->target);
+    rtc__ssp_transform_clear(&e->tr);
+    memset(e, 0, sizeof *e);
+}
+
 static void mapping_clear(mapping *m)
 {
-    for (size_t i = 0; m->e && i < m->n; i++) {
-        free(m->e[i].source);
-        free(m->e[i].target);
-        rtc__ssp_transform_clear(&m->e[i].tr);
-    }
+    for (size_t i = 0; m->e && i < m->n; i++)
+        map_entry_clear(&m->e[i]);
     free(m->e);
     m->e = NULL;
     m->n = 0;
@@ -462,7 +467,11 @@ static int read_ssm(rtc__ssp_load *L, rtc__xml_ctx *x, const xmlNode *n, mapping
         return RTC_ENOMEM;
     for (const xmlNode *c = rtc__xml_child(n); c; c = rtc__xml_next(c)) {
         if (rtc__ssp_is(c, RTC_SSP_NS_SSM, "MappingEntry")) {
+            /* An entry with an error (reported) is not kept: its source or target may be
+             * missing, and a half-read entry must not map anything. */
             rc = read_mapping_entry(L, x, c, &m->e[m->n++]);
+            if (rc != RTC_OK)
+                map_entry_clear(&m->e[--m->n]);
             if (rc == RTC_ENOMEM)
                 return rc;
             rtc__ssp_fail(L, rc);
