@@ -194,7 +194,7 @@ static void write_io_stats(FILE *f, const rtc_system *sys)
                     k ? ", " : "", u->md->vars[k].name, rtc_quality_name(h[k].quality),
                     (unsigned long long)h[k].updates, (unsigned long long)h[k].stale_events,
                     (unsigned long long)h[k].clamped);
-        fprintf(f, "]}");
+        fprintf(f, "], \"timetags_clamped\": %llu}", (unsigned long long)st.timetags_clamped);
     }
     fprintf(f, "%s],\n", n ? "\n  " : "");
 }

@@ -66,6 +66,8 @@
  *   allow         comma-separated sender IPv4 addresses; when set, only these  [none]
  *   targets       comma-separated host:port list that outbound bundles go to  [none]
  *   rate_hz       outbound stream rate                                       [50]
+ *   timetag_bound_s  a bundle timetag farther than this from the arrival (future or
+ *                 past) is replaced by the arrival, counted in timetags_clamped  [1]
  * OSC per-signal keys:
  *   path          OSC address pattern-free path, e.g. /plant/setpoint        [/<name>]
  *   osc_type      outbound argument type f | d | i                           [f]
@@ -181,6 +183,8 @@ typedef struct rtc_driver_stats {
     rtc_signal_health *signals; /**< in: caller's array; out: filled up to n_signals_cap */
     size_t n_signals_cap;       /**< in: capacity of signals */
     size_t n_signals;           /**< out: the driver's signal count */
+    uint64_t timetags_clamped;  /**< OSC: bundle timetags farther than timetag_bound_s
+                                     from arrival, replaced by the arrival time */
 } rtc_driver_stats;
 
 /* ---- the driver vtable ---- */
