@@ -4,6 +4,7 @@
 #include "session_util.h"
 
 #include "cu_main.h"
+#include "fmu_util.h"
 #include "rtcosim/osc_args.h"
 
 #include <signal.h>
@@ -183,12 +184,16 @@ int wait_run(io_child *run)
     return io_child_kill(run, SIGKILL);
 }
 
-/* The step index K of the events.log line containing @p needle: "K T WALL ...", or -1. */
-long event_k(const char *dir, const char *needle)
+static char *events_text(const char *dir)
 {
     char path[800];
     snprintf(path, sizeof path, "%s/%s/events.log", work, dir);
-    char *text = rtc_test_slurp(path, NULL);
+    return rtc_test_slurp(path, NULL);
+}
+
+long event_k(const char *dir, const char *needle)
+{
+    char *text = events_text(dir);
     char *p = text ? strstr(text, needle) : NULL;
     long k = -1;
     if (p) {
@@ -202,22 +207,30 @@ long event_k(const char *dir, const char *needle)
 
 bool events_have(const char *dir, const char *needle)
 {
-    char path[800];
-    snprintf(path, sizeof path, "%s/%s/events.log", work, dir);
-    char *text = rtc_test_slurp(path, NULL);
-    bool has = text && strstr(text, needle);
-    free(text);
-    return has;
+    return events_count(dir, needle) > 0;
 }
 
 size_t events_count(const char *dir, const char *needle)
 {
-    char path[800];
-    snprintf(path, sizeof path, "%s/%s/events.log", work, dir);
-    char *text = rtc_test_slurp(path, NULL);
+    char *text = events_text(dir);
     size_t n = 0;
     for (char *p = text; p && (p = strstr(p, needle)) != NULL; p += strlen(needle))
         n++;
     free(text);
     return n;
+}
+
+int session_setup(void)
+{
+    rtc_test_tmpdir(work, sizeof work);
+    char cmd[1200];
+    /* a private copy of the FMU, so a test can change it without touching the build */
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s/Lag.fmu'", tfmu_path(2, "Lag"), work);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int session_teardown(void)
+{
+    rtc_test_rmtree(work);
+    return 0;
 }

@@ -12,8 +12,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* The suite's private directory (set up by each suite). */
+/* The suite's private directory with a copy of the FMI 2 Lag FMU (a test may change it):
+ * session_setup/_teardown are the suite fixtures. */
 extern char work[512];
+int session_setup(void);
+int session_teardown(void);
 
 /* ---- a liblo client: sends from its own server socket, collects the replies ---- */
 typedef struct reply {

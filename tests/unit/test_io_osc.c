@@ -359,6 +359,17 @@ static void osc_open_rejects_bad_settings(void)
     io_cfg_free(c);
 }
 
+/* Open and start @p d on @p c; the address of its ephemeral port (free with
+ * lo_address_free). */
+static lo_address start_osc(io_drv *d, io_cfg *c)
+{
+    CU_ASSERT_EQUAL_FATAL(d->ops->open(&c->cfg, &LOG.lg, &d->self), RTC_OK);
+    CU_ASSERT_EQUAL_FATAL(d->ops->start(d->self), RTC_OK);
+    char ps[16];
+    snprintf(ps, sizeof ps, "%d", io_drv_stats(d, NULL, 0).port);
+    return lo_address_new("127.0.0.1", ps);
+}
+
 /* Send @p v to @p path in a bundle dated @p mono (CLOCK_MONOTONIC ns). */
 static void send_dated(lo_address to, const char *path, double v, int64_t mono)
 {
@@ -378,11 +389,7 @@ static void osc_far_timetags_clamped_to_arrival(void)
     io_cfg_init(c, "tt");
     size_t sp = io_cfg_sig(c, "sp", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, NULL);
     io_drv d = {&rtc_osc_ops, NULL};
-    CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
-    CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
-    char ps[16];
-    snprintf(ps, sizeof ps, "%d", io_drv_stats(&d, NULL, 0).port);
-    lo_address to = lo_address_new("127.0.0.1", ps);
+    lo_address to = start_osc(&d, c);
     req_wait rw = {&d, 1};
     send_dated(to, "/sp", 1.0, rtc_driver_now_ns() + 86400 * 1000000000LL);
     CU_ASSERT_TRUE_FATAL(io_wait(requests_reached, &rw, 5000));
@@ -427,11 +434,7 @@ static void osc_nonfinite_and_out_of_type_refused(void)
     size_t sp = io_cfg_sig(c, "sp", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, NULL);
     size_t n = io_cfg_sig(c, "n", RTC_IO_FROM_BENCH, RTC_TYPE_INT16, NULL);
     io_drv d = {&rtc_osc_ops, NULL};
-    CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
-    CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
-    char ps[16];
-    snprintf(ps, sizeof ps, "%d", io_drv_stats(&d, NULL, 0).port);
-    lo_address to = lo_address_new("127.0.0.1", ps);
+    lo_address to = start_osc(&d, c);
     lo_send(to, "/sp", "d", 1.5);
     lo_send(to, "/n", "i", 7);
     req_wait rw = {&d, 2};

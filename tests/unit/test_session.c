@@ -30,21 +30,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int setup(void)
-{
-    rtc_test_tmpdir(work, sizeof work);
-    char cmd[1200];
-    /* a private copy of the FMU, so a test can change it without touching the build */
-    snprintf(cmd, sizeof cmd, "cp '%s' '%s/Lag.fmu'", tfmu_path(2, "Lag"), work);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-static int teardown(void)
-{
-    rtc_test_rmtree(work);
-    return 0;
-}
-
 /* One Lag step: y' = T + (y − T)·e^(−h/τ). */
 static double lag_next(double y, double u1, double u2)
 {
@@ -458,5 +443,5 @@ void rtc_test_register(void)
         {"bench_session_behind_fault_proxy_replays_identically",
          bench_session_behind_fault_proxy_replays_identically},
         {NULL, NULL}};
-    rtc_test_add_suite("session", setup, teardown, cases);
+    rtc_test_add_suite("session", session_setup, session_teardown, cases);
 }

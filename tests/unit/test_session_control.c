@@ -16,6 +16,8 @@
 #include "io_util.h"
 #include "session_util.h"
 
+#include "rtcosim/driver.h"
+
 #include <arpa/inet.h>
 #include <math.h>
 #include <netinet/in.h>
@@ -27,33 +29,17 @@
 #include <time.h>
 #include <unistd.h>
 
-static int setup(void)
-{
-    rtc_test_tmpdir(work, sizeof work);
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "cp '%s' '%s/Lag.fmu'", tfmu_path(2, "Lag"), work);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-static int teardown(void)
-{
-    rtc_test_rmtree(work);
-    return 0;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* The I/O system (an OSC component feeding lag.u1) with lag.u2 exposed; @p step: s. */
 static void io_system(const char *name, const char *step)
 {
     char ssd[700];
     snprintf(ssd, sizeof ssd, "%s/%s", work, name);
     write_osc_system(ssd, io_free_port(SOCK_DGRAM), step, "expose=\"lag.u2\"");
+}
+
+static double now_s(void)
+{
+    return (double)rtc_driver_now_ns() * 1e-9;
 }
 
 static bool error_has(client *c, const char *needle)
@@ -353,5 +339,5 @@ void rtc_test_register(void)
         {"refused_datagram_flood_logs_bounded_lines", refused_datagram_flood_logs_bounded_lines},
         {"single_step_flood_logs_bounded_lines", single_step_flood_logs_bounded_lines},
         {NULL, NULL}};
-    rtc_test_add_suite("session_control", setup, teardown, cases);
+    rtc_test_add_suite("session_control", session_setup, session_teardown, cases);
 }
