@@ -328,12 +328,15 @@ static void dispatch(rtc_osc_control *c, const char *path, lo_message msg)
     types = types ? types : "";
     if (c->token_len) { /* the token goes first; the command sees the rest */
         if (!token_ok(c, types, argv, argc)) {
-            reply_error(c, "%s: refused: missing or wrong token (the first argument of every "
+            reply_error(c, "%s: missing or wrong token (the first argument of every "
                         "message must be the --control-token string)", path);
             return;
         }
         types++, argv++, argc--;
     }
+    /* the surface is alive: re-arm the dead-man — only for a message that passed the
+     * token, so a sender without it cannot keep the fallback from firing */
+    rtc_session_poll(c->s, true);
     bool bare = argc == 0;
     if (!strcmp(path, "/rtcosim/pause") && bare)
         do_control(c, "pause", RTC_SESSION_PAUSE, 0);
@@ -379,7 +382,6 @@ static void handle(rtc_osc_control *c, unsigned char *buf, size_t n)
         return;
     }
     atomic_fetch_add_explicit(&c->messages, 1, memory_order_relaxed);
-    rtc_session_poll(c->s, true); /* the surface is alive: re-arm the dead-man */
     if (n >= 8 && !memcmp(buf, "#bundle", 8)) {
         reply_error(c, "OSC bundles are not supported: send single messages");
         return;

@@ -25,7 +25,7 @@ static rtc_osc_control *control; /* one run per process */
  * empty, oversized or binary one. The buffer is wiped by the caller after use. */
 static int read_token(const char *path, char *tok, size_t cap, size_t *len)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
     const char *why = NULL;
     ssize_t n = -1;

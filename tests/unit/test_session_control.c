@@ -164,7 +164,7 @@ static void control_token_guards_every_command(void)
                                        "every user"));
     write_file("tok", "s3cret-token\n", 0600);
     io_child run;
-    int port = start_run(&run, "tok.ssd", "tokrun", "--control-token tok");
+    int port = start_run(&run, "tok.ssd", "tokrun", "--control-token tok --deadman-ms 2000");
     client c;
     client_open(&c, port);
     static const char *const wrong[] = {"s3cret-tokex", "s3cret", "s3cret-token!", ""};
@@ -189,6 +189,13 @@ static void control_token_guards_every_command(void)
     CU_ASSERT_EQUAL(operator_run(args, out, sizeof out), 1); /* no token: not stopped */
     CU_ASSERT_TRUE(call(&c, "/rtcosim/status", msg("s", "s3cret-token")));
     CU_ASSERT_STRING_EQUAL(c.last.s[0], "status");
+    /* messages without the token do not keep the dead-man (2 s) from firing */
+    for (int i = 0; i < 1000 && !events_have("tokrun", "dead-man: the control surface was "
+                                            "silent"); i++) {
+        CU_ASSERT_TRUE(call(&c, "/rtcosim/status", lo_message_new()));
+        io_sleep_ms(20);
+    }
+    CU_ASSERT_TRUE(events_have("tokrun", "dead-man: the control surface was silent"));
     snprintf(args, sizeof args, "RTCOSIM_CONTROL_TOKEN_FILE=tok && export "
              "RTCOSIM_CONTROL_TOKEN_FILE && '%s/scripts/operator' %d stop", RTC_SOURCE_DIR,
              port);

@@ -40,7 +40,8 @@
  *                  s:DRIVER_HEALTH
  *   /rtcosim/value s:NAME d:VALUE d:T_S                  a subscription's sample
  *   /rtcosim/error s:MESSAGE                              any refusal, with the reason
- * Every message heard re-arms the session's dead-man (rtc_session_poll).
+ * Every well-formed message (with the token, when one is required) re-arms the session's
+ * dead-man (rtc_session_poll).
  */
 #ifndef RTCOSIM_OSC_CONTROL_H
 #define RTCOSIM_OSC_CONTROL_H
