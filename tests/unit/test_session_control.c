@@ -29,12 +29,15 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The I/O system (an OSC component feeding lag.u1) with lag.u2 exposed; @p step: s. */
-static void io_system(const char *name, const char *step)
+/* The I/O system (an OSC component feeding lag.u1) with lag.u2 exposed; @p step: s.
+ * Returns the OSC component's port. */
+static int io_system(const char *name, const char *step)
 {
     char ssd[700];
     snprintf(ssd, sizeof ssd, "%s/%s", work, name);
-    write_osc_system(ssd, io_free_port(SOCK_DGRAM), step, "expose=\"lag.u2\"");
+    int port = io_free_port(SOCK_DGRAM);
+    write_osc_system(ssd, port, step, "expose=\"lag.u2\"");
+    return port;
 }
 
 static double now_s(void)
@@ -61,12 +64,27 @@ static double current_k(client *c)
 
 static void io_system_refuses_pause_and_step_without_capability(void)
 {
-    io_system("cap.ssd", "0.001");
+    int osc = io_system("cap.ssd", "0.001");
     io_child run;
     int port = start_run(&run, "cap.ssd", "cap", "");
     client c;
     client_open(&c, port);
     CU_ASSERT_TRUE_FATAL(status_until(&c, 0, 10));
+    char p[16]; /* a set-point dated a day ahead: clamped, counted in summary.json */
+    snprintf(p, sizeof p, "%d", osc);
+    lo_address op = lo_address_new("127.0.0.1", p);
+    lo_timetag tt;
+    lo_timetag_now(&tt);
+    tt.sec += 86400;
+    lo_bundle b = lo_bundle_new(tt);
+    lo_bundle_add_message(b, "/sp", msg("f", 2.0));
+    CU_ASSERT_TRUE(lo_send_bundle(op, b) > 0);
+    lo_bundle_free_recursive(b);
+    lo_address_free(op);
+    bool seen = false; /* the sample reached the run (and so the counter moved) */
+    for (int i = 0; i < 3000 && !seen; i++, io_sleep_ms(10))
+        seen = call(&c, "/rtcosim/get", msg("s", "op.sp")) && c.last.d[2] == 2.0;
+    CU_ASSERT_TRUE(seen);
     CU_ASSERT_TRUE(call(&c, "/rtcosim/pause", lo_message_new()));
     CU_ASSERT_TRUE(error_has(&c, "pause needs the capability 'pause'"));
     CU_ASSERT_TRUE(call(&c, "/rtcosim/step", msg("i", 3)));
@@ -83,6 +101,11 @@ static void io_system_refuses_pause_and_step_without_capability(void)
     client_close(&c);
     CU_ASSERT_EQUAL(wait_run(&run), 0);
     CU_ASSERT_TRUE(events_have("cap", "the operator may: set,stop,mark"));
+    char path[800];
+    snprintf(path, sizeof path, "%s/cap/summary.json", work);
+    char *sum = rtc_test_slurp(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL(sum && strstr(sum, "\"timetags_clamped\": 1}"));
+    free(sum);
     CU_ASSERT_TRUE(events_have("cap", "refused: pause: pause needs the capability 'pause'"));
     CU_ASSERT_FALSE(events_have("cap", ": pause (before step"));
 }
