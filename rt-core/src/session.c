@@ -4,12 +4,15 @@
  *
  * DESIGN: three threads touch a session.
  *   RT thread       rtc_session_hook() and the tap: pops the command ring (consumer),
- *                   pushes inputs records (producer), writes the snapshot seqlock. Only
+ *                   pushes inputs records (producer), writes the snapshot seqlock, and
+ *                   releases paced single steps one per period (systems with I/O). Only
  *                   preallocated memory, atomics and rtc_system_set_value/get_value.
  *   control thread  rtc_session_set/_control/_poll (session_ops.c): the command ring's
- *                   only producer, so operator commands and dead-man fallbacks are ordered.
+ *                   only producer, so operator commands and dead-man fallbacks are ordered;
+ *                   it checks the capabilities and the outstanding-steps bound.
  *   writer thread   drains the inputs ring every 10 ms into inputs.bin (one buffered
- *                   FILE), formats events.log lines for applied commands, and polls the
+ *                   FILE), formats events.log lines for applied commands (single steps
+ *                   rate-limited: 10 lines a second, then a count), and polls the
  *                   I/O units' counters every 100 ms for link/staleness events.
  * Both rings are SPSC (rtcosim/ring.h): a full ring drops and counts, never waits.
  */

@@ -5,8 +5,9 @@
  *
  * DESIGN: this thread is the only producer of the command ring, so the operator's commands
  * and the dead-man's fallbacks reach the RT thread in the order they were decided. Checks
- * (exposed? a number? paused for a step?) and the clamp happen here, before queueing, so
- * the RT thread applies only valid commands and inputs.bin records the value applied.
+ * (allowed? exposed? a finite number? paused for a step? too many steps outstanding?) and
+ * the clamp happen here, before queueing, so the RT thread applies only valid commands and
+ * inputs.bin records the value applied.
  */
 #include "session_priv.h"
 
