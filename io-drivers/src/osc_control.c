@@ -56,7 +56,7 @@ struct rtc_osc_control {
     char token[RTC_OSC_CONTROL_MAX_TOKEN];
     size_t token_len;       /* 0: no token required */
     rtc_ratelimit lines;    /* events.log lines for refusals */
-    char last_refused[64];  /* the sender of the last refusal only counted */
+    char last_refused[64];  /* the sender of the last datagram only counted */
     sub subs[RTC_OSC_CONTROL_MAX_SUBS];
     /* the message being handled */
     struct sockaddr_in from;
@@ -86,6 +86,16 @@ static void send_to(rtc_osc_control *c, const struct sockaddr_in *to, lo_message
     lo_message_free(m);
 }
 
+/* May this datagram's event be written to events.log one by one? Otherwise it is counted
+ * and refusals_due() writes one line for the window. */
+static bool may_log(rtc_osc_control *c)
+{
+    if (rtc_ratelimit_take(&c->lines, mono_ns()))
+        return true;
+    snprintf(c->last_refused, sizeof c->last_refused, "%s", c->who);
+    return false;
+}
+
 static void reply_error(rtc_osc_control *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Every refusal is answered, and logged within the rate limit: the operator sees why,
@@ -98,10 +108,8 @@ static void reply_error(rtc_osc_control *c, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     atomic_fetch_add_explicit(&c->refused, 1, memory_order_relaxed);
-    if (rtc_ratelimit_take(&c->lines, mono_ns()))
+    if (may_log(c))
         rtc_session_note(c->s, c->who, "refused: %s", msg);
-    else
-        snprintf(c->last_refused, sizeof c->last_refused, "%s", c->who);
     lo_message m = lo_message_new();
     if (!m)
         return;
@@ -236,7 +244,8 @@ static void do_subscribe(rtc_osc_control *c, const char *types, lo_arg **argv, i
     }
     *free_slot = (sub){.used = true, .to = c->from, .col = (size_t)col,
                        .period_ns = (int64_t)(1e9 / hz), .next_ns = mono_ns()};
-    rtc_session_note(c->s, c->who, "subscribe %s at %g Hz", name, hz);
+    if (may_log(c)) /* a flood of re-subscriptions, too */
+        rtc_session_note(c->s, c->who, "subscribe %s at %g Hz", name, hz);
     lo_message m = lo_message_new();
     if (!m)
         return;
@@ -261,8 +270,9 @@ static void do_unsubscribe(rtc_osc_control *c, const char *types, lo_arg **argv,
             removed++;
         }
     }
-    rtc_session_note(c->s, c->who, "unsubscribe %s (%d stream(s))",
-                     argc == 1 ? (const char *)argv[0] : "all", removed);
+    if (may_log(c))
+        rtc_session_note(c->s, c->who, "unsubscribe %s (%d stream(s))",
+                         argc == 1 ? (const char *)argv[0] : "all", removed);
     lo_message m = lo_message_new();
     if (!m)
         return;
@@ -430,9 +440,10 @@ static void refusals_due(rtc_osc_control *c, bool force)
 {
     uint64_t n = rtc_ratelimit_due(&c->lines, mono_ns(), force);
     if (n)
-        rtc_session_note(c->s, c->last_refused, "refused %llu more datagram(s) in the last "
-                         "%.0f s (this sender was the last; every refusal is answered and "
-                         "counted)", (unsigned long long)n, (double)c->lines.window_ns / 1e9);
+        rtc_session_note(c->s, c->last_refused, "refused (or subscription changes) %llu more "
+                         "datagram(s) in the last %.0f s, not logged one by one (this sender "
+                         "was the last; every one was answered)", (unsigned long long)n,
+                         (double)c->lines.window_ns / 1e9);
 }
 
 /* The loop sleeps in poll() at most 10 ms or until the next subscription is due, so

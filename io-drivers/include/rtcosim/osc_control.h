@@ -15,8 +15,8 @@
  * need the session's capability (rtcosim/session.h, --control-allow); a refusal names
  * the missing one. Numbers are checked before any conversion (step: a whole number in
  * 1..RTC_SESSION_MAX_STEPS; set: finite; subscribe: (0, 1000] Hz). Refusals are always
- * answered and counted; events.log gets the first 5 per second one by one and then one
- * line with the count.
+ * answered and counted; events.log gets the first 5 refusals or (un)subscriptions per
+ * second one by one and then one line with the count.
  *
  * Address table (types after the address; "N" is any of i, h, f, d):
  *   /rtcosim/pause                    pause at the next step boundary
