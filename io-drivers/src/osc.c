@@ -8,10 +8,17 @@
  *   path exposed?    (a from-bench signal's path; a to-bench path is refused as rejected,
  *                     anything else is counted unknown)
  *   one numeric arg? (i h f d T F; anything else is malformed)
+ *   in type?         (finite, and representable in the signal's engine-side type: an
+ *                     int16 signal refuses 1e6, any signal refuses NaN/Inf and an int64
+ *                     argument beyond 2^53; refused and counted malformed, never converted)
  * then clamps to min/max (counted) and publishes a sample. A message inside a bundle with
  * a real timetag is dated by that timetag (converted from NTP wall time to CLOCK_MONOTONIC);
- * otherwise its sample time is its arrival. Bundles are dispatched at once (queueing off):
- * the estimators, not liblo, decide what a late or early sample means.
+ * otherwise its sample time is its arrival. A timetag farther than timetag_bound_s from the
+ * arrival — either way — is clamped to the arrival and counted (timetags_clamped): one
+ * bundle dated next year would otherwise make every later sample "older" and freeze the
+ * input for the rest of the run. Bundles are dispatched at once (queueing off): within
+ * the bound, the estimators, not liblo, decide what a late or early sample means.
+ * Nothing here logs per datagram: refusals are counters (summary.json "io").
  *
  * Outbound: every 1/rate_hz the to-bench mailboxes are read and sent to each target as
  * bundles whose timetag is the samples' time (one bundle per distinct sample time). The
@@ -30,6 +37,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <float.h>
 #include <lo/lo.h>
 #include <math.h>
 #include <netdb.h>
@@ -49,6 +57,7 @@ typedef struct osc_sig {
     rtc_io_dir dir;
     rtc_mailbox *mb;
     char osc_type;
+    rtc_type type; /* engine-side type: the range an inbound value must fit */
     bool has_min, has_max, has_safe;
     double min, max, safe;
     lo_message msg; /* to-bench: prebuilt message with one argument */
@@ -66,6 +75,7 @@ typedef struct osc {
     struct sockaddr_in targets[OSC_MAX_PEERS];
     int n_targets;
     int64_t period_ns;
+    int64_t tt_bound_ns; /* timetag_bound_s */
     char *hb_path;
     lo_message hb_msg;
     bool hb_count;
@@ -82,6 +92,7 @@ typedef struct osc {
     size_t buf_cap;
     drv_thread th;
     drv_stats st;
+    _Atomic uint64_t tt_clamped; /* timetags farther than tt_bound_ns from arrival */
 } osc;
 
 static _Thread_local osc *current; /* the driver inside lo_server_recv_noblock() */
@@ -129,11 +140,13 @@ static int parse_component(osc *d, const rtc_driver_config *cfg)
     const rtc_kv *kv = cfg->settings;
     size_t n = cfg->n_settings;
     long port, prio;
-    double rate;
+    double rate, bound;
     int hbm = 0;
     int rc = drv_get_int(&d->c, NULL, kv, n, "port", 0, 0, 65535, &port);
     if (rc == RTC_OK)
         rc = drv_get_double(&d->c, NULL, kv, n, "rate_hz", 50, 0.01, 10000, &rate);
+    if (rc == RTC_OK)
+        rc = drv_get_double(&d->c, NULL, kv, n, "timetag_bound_s", 1, 0.001, 3600, &bound);
     if (rc == RTC_OK)
         rc = drv_get_int(&d->c, NULL, kv, n, "priority", 20, 0, 99, &prio);
     if (rc == RTC_OK)
@@ -158,6 +171,7 @@ static int parse_component(osc *d, const rtc_driver_config *cfg)
     d->hb_path = hb ? strdup(hb) : NULL;
     d->hb_count = hbm == 1;
     d->period_ns = (int64_t)(1e9 / rate);
+    d->tt_bound_ns = (int64_t)(bound * 1e9);
     d->th.priority = (int)prio;
     return d->port && (!hb || d->hb_path) ? RTC_OK : RTC_ENOMEM;
 }
@@ -191,6 +205,7 @@ static int parse_signal(osc *d, osc_sig *s, const rtc_io_signal *in)
         if (strcmp(d->sigs[k].path, path) == 0)
             return drv_bad(&d->c, in->name, "path %s is already used by another signal", path);
     s->osc_type = "fdi"[t];
+    s->type = in->type;
     s->dir = in->dir;
     s->mb = in->mailbox;
     s->path = strdup(path);
@@ -314,14 +329,50 @@ static bool sender_allowed(const osc *d, lo_message msg)
     return false;
 }
 
-/* A numeric or boolean argument as a finite double. */
-static bool numeric_arg(char type, lo_arg *a, double *v)
+/* Does @p v fit the engine-side type? Integers: the type's range (the engine rounds; the
+ * bounds are exact doubles: 2^63 and 2^64 are excluded). FLOAT32: its finite range. */
+static bool fits_type(rtc_type t, double v)
+{
+    switch (t) {
+    case RTC_TYPE_FLOAT32: return fabs(v) <= FLT_MAX;
+    case RTC_TYPE_INT8: return v >= -128.5 && v < 127.5;
+    case RTC_TYPE_UINT8: return v > -0.5 && v < 255.5;
+    case RTC_TYPE_INT16: return v >= -32768.5 && v < 32767.5;
+    case RTC_TYPE_UINT16: return v > -0.5 && v < 65535.5;
+    case RTC_TYPE_INT32: case RTC_TYPE_ENUM: return v >= -2147483648.5 && v < 2147483647.5;
+    case RTC_TYPE_UINT32: return v > -0.5 && v < 4294967295.5;
+    case RTC_TYPE_INT64: return v >= -9223372036854775808.0 && v < 9223372036854775808.0;
+    case RTC_TYPE_UINT64: return v > -0.5 && v < 18446744073709551616.0;
+    default: return true;
+    }
+}
+
+/* A numeric or boolean argument as a finite double that the signal's type holds. An int64
+ * argument beyond 2^53 has no exact double: refused rather than rounded. */
+static bool numeric_arg(const osc_sig *s, char type, lo_arg *a, double *v)
 {
     if (type == LO_TRUE || type == LO_FALSE) {
         *v = type == LO_TRUE;
         return true;
     }
-    return rtc_osc_number(type, a, v) && isfinite(*v);
+    int64_t big = type == LO_INT64 ? rtc_osc_i64(a) : 0;
+    if (big > (1LL << 53) || big < -(1LL << 53))
+        return false;
+    return rtc_osc_number(type, a, v) && isfinite(*v) && fits_type(s->type, *v);
+}
+
+/* The sample time of a message: its timetag when it has one within the bound of the
+ * arrival, else the arrival (counted when a timetag was there but too far off). */
+static int64_t sample_time(osc *d, lo_message msg)
+{
+    lo_timetag tt = lo_message_get_timestamp(msg);
+    if (tt.sec == 0 && tt.frac <= 1) /* 0/1 is OSC's "immediately" */
+        return d->arrival_ns;
+    int64_t t = tt_to_mono(tt);
+    if (llabs(t - d->arrival_ns) <= d->tt_bound_ns)
+        return t;
+    atomic_fetch_add_explicit(&d->tt_clamped, 1, memory_order_relaxed);
+    return d->arrival_ns;
 }
 
 static int on_message(const char *path, const char *types, lo_arg **argv, int argc,
@@ -346,7 +397,7 @@ static int on_message(const char *path, const char *types, lo_arg **argv, int ar
         drv_count(&d->st.rejected);
         return 0;
     }
-    if (argc != 1 || !numeric_arg(types[0], argv[0], &v)) {
+    if (argc != 1 || !numeric_arg(s, types[0], argv[0], &v)) {
         drv_count(&d->st.malformed);
         drv_count(&d->st.health[i].errors);
         return 0;
@@ -355,10 +406,7 @@ static int on_message(const char *path, const char *types, lo_arg **argv, int ar
         v = s->has_min && v < s->min ? s->min : s->max;
         drv_count(&d->st.health[i].clamped);
     }
-    lo_timetag tt = lo_message_get_timestamp(msg);
-    bool dated = !(tt.sec == 0 && tt.frac <= 1); /* 0/1 is OSC's "immediately" */
-    int64_t sample = dated ? tt_to_mono(tt) : d->arrival_ns;
-    drv_publish(&d->st, i, s->mb, v, sample, d->arrival_ns);
+    drv_publish(&d->st, i, s->mb, v, sample_time(d, msg), d->arrival_ns);
     return 0;
 }
 
@@ -631,7 +679,9 @@ static int osc_stats(void *self, rtc_driver_stats *out)
 {
     if (!self || !out)
         return RTC_EINVAL;
-    drv_snapshot(&((osc *)self)->st, out);
+    osc *d = self;
+    drv_snapshot(&d->st, out);
+    out->timetags_clamped = atomic_load_explicit(&d->tt_clamped, memory_order_relaxed);
     return RTC_OK;
 }
 

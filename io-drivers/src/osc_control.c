@@ -8,9 +8,16 @@
  * session's control thread: the only caller of the operator functions, so the command
  * ring keeps one producer. Nothing here runs on the RT thread; values come from the
  * session's lock-free snapshot.
+ *
+ * Trust: with a token, every message must carry it as its first argument (a string,
+ * compared in constant time) before anything else is looked at; what a sender may do
+ * beyond reading is the session's capability list. Every refusal is answered, but only
+ * the first few per second are written to events.log one by one: a flood costs one line
+ * per second ("refused N more datagram(s) ..."), not one per datagram.
  */
 #include "rtcosim/osc_args.h"
 #include "rtcosim/osc_control.h"
+#include "rtcosim/ratelimit.h"
 
 #include "rtcosim/status.h"
 
@@ -46,6 +53,10 @@ struct rtc_osc_control {
     pthread_t tid;
     _Atomic bool stop;
     _Atomic uint64_t messages, refused;
+    char token[RTC_OSC_CONTROL_MAX_TOKEN];
+    size_t token_len;       /* 0: no token required */
+    rtc_ratelimit lines;    /* events.log lines for refusals */
+    char last_refused[64];  /* the sender of the last datagram only counted */
     sub subs[RTC_OSC_CONTROL_MAX_SUBS];
     /* the message being handled */
     struct sockaddr_in from;
@@ -75,10 +86,20 @@ static void send_to(rtc_osc_control *c, const struct sockaddr_in *to, lo_message
     lo_message_free(m);
 }
 
+/* May this datagram's event be written to events.log one by one? Otherwise it is counted
+ * and refusals_due() writes one line for the window. */
+static bool may_log(rtc_osc_control *c)
+{
+    if (rtc_ratelimit_take(&c->lines, mono_ns()))
+        return true;
+    snprintf(c->last_refused, sizeof c->last_refused, "%s", c->who);
+    return false;
+}
+
 static void reply_error(rtc_osc_control *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* Every refusal is both answered and logged: the operator sees why, and events.log keeps
- * what was attempted. */
+/* Every refusal is answered, and logged within the rate limit: the operator sees why,
+ * and events.log keeps what was attempted without growing with a flood. */
 static void reply_error(rtc_osc_control *c, const char *fmt, ...)
 {
     char msg[512];
@@ -87,7 +108,8 @@ static void reply_error(rtc_osc_control *c, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     atomic_fetch_add_explicit(&c->refused, 1, memory_order_relaxed);
-    rtc_session_note(c->s, c->who, "refused: %s", msg);
+    if (may_log(c))
+        rtc_session_note(c->s, c->who, "refused: %s", msg);
     lo_message m = lo_message_new();
     if (!m)
         return;
@@ -123,11 +145,18 @@ static void do_control(rtc_osc_control *c, const char *what, rtc_session_control
         reply_error(c, "%s: %s", what, err);
 }
 
+/* The count is checked as a double — finite, whole, in range — before it becomes a long:
+ * converting Inf or 1e300 would be undefined behaviour. */
 static void do_step(rtc_osc_control *c, const char *types, lo_arg **argv, int argc)
 {
     double n = 1;
-    if (argc > 1 || (argc == 1 && (!rtc_osc_number(types[0], argv[0], &n) || n != floor(n)))) {
+    if (argc > 1 || (argc == 1 && !rtc_osc_number(types[0], argv[0], &n))) {
         reply_error(c, "usage: /rtcosim/step [i:N]");
+        return;
+    }
+    if (!isfinite(n) || n != floor(n) || n < 1 || n > RTC_SESSION_MAX_STEPS) {
+        reply_error(c, "step %g: the count must be a whole number in 1..%d", n,
+                    RTC_SESSION_MAX_STEPS);
         return;
     }
     do_control(c, "step", RTC_SESSION_STEP, (long)n);
@@ -215,7 +244,8 @@ static void do_subscribe(rtc_osc_control *c, const char *types, lo_arg **argv, i
     }
     *free_slot = (sub){.used = true, .to = c->from, .col = (size_t)col,
                        .period_ns = (int64_t)(1e9 / hz), .next_ns = mono_ns()};
-    rtc_session_note(c->s, c->who, "subscribe %s at %g Hz", name, hz);
+    if (may_log(c)) /* a flood of re-subscriptions, too */
+        rtc_session_note(c->s, c->who, "subscribe %s at %g Hz", name, hz);
     lo_message m = lo_message_new();
     if (!m)
         return;
@@ -240,8 +270,9 @@ static void do_unsubscribe(rtc_osc_control *c, const char *types, lo_arg **argv,
             removed++;
         }
     }
-    rtc_session_note(c->s, c->who, "unsubscribe %s (%d stream(s))",
-                     argc == 1 ? (const char *)argv[0] : "all", removed);
+    if (may_log(c))
+        rtc_session_note(c->s, c->who, "unsubscribe %s (%d stream(s))",
+                         argc == 1 ? (const char *)argv[0] : "all", removed);
     lo_message m = lo_message_new();
     if (!m)
         return;
@@ -270,12 +301,32 @@ static void do_status(rtc_osc_control *c)
 
 static void do_mark(rtc_osc_control *c, const char *types, lo_arg **argv, int argc)
 {
+    char err[256];
     if (argc != 1 || !is_str(types, 0)) {
         reply_error(c, "usage: /rtcosim/mark s:TEXT");
         return;
     }
+    if (rtc_session_check(c->s, RTC_SESSION_CAN_MARK, "mark", err, sizeof err) != RTC_OK) {
+        reply_error(c, "%s", err);
+        return;
+    }
     rtc_session_mark(c->s, (const char *)argv[0], c->who);
     reply_ok(c, "mark");
+}
+
+/* Constant time in the secret: every byte of the stored token is compared whatever the
+ * sent one holds, and the length difference is folded into the same accumulator, so the
+ * reply time tells nothing about how much of a guess was right. */
+static bool token_ok(const rtc_osc_control *c, const char *types, lo_arg **argv, int argc)
+{
+    if (argc < 1 || types[0] != LO_STRING)
+        return false;
+    const char *sent = (const char *)argv[0];
+    size_t n = strnlen(sent, RTC_OSC_CONTROL_MAX_TOKEN);
+    unsigned diff = n != c->token_len;
+    for (size_t i = 0; i < c->token_len; i++)
+        diff |= (unsigned char)c->token[i] ^ (unsigned char)(i < n ? sent[i] : 0);
+    return diff == 0;
 }
 
 /* Table-driven dispatch on the address; argument checks are in each handler. */
@@ -285,6 +336,17 @@ static void dispatch(rtc_osc_control *c, const char *path, lo_message msg)
     int argc = lo_message_get_argc(msg);
     lo_arg **argv = lo_message_get_argv(msg);
     types = types ? types : "";
+    if (c->token_len) { /* the token goes first; the command sees the rest */
+        if (!token_ok(c, types, argv, argc)) {
+            reply_error(c, "%s: missing or wrong token (the first argument of every "
+                        "message must be the --control-token string)", path);
+            return;
+        }
+        types++, argv++, argc--;
+    }
+    /* the surface is alive: re-arm the dead-man — only for a message that passed the
+     * token, so a sender without it cannot keep the fallback from firing */
+    rtc_session_poll(c->s, true);
     bool bare = argc == 0;
     if (!strcmp(path, "/rtcosim/pause") && bare)
         do_control(c, "pause", RTC_SESSION_PAUSE, 0);
@@ -330,7 +392,6 @@ static void handle(rtc_osc_control *c, unsigned char *buf, size_t n)
         return;
     }
     atomic_fetch_add_explicit(&c->messages, 1, memory_order_relaxed);
-    rtc_session_poll(c->s, true); /* the surface is alive: re-arm the dead-man */
     if (n >= 8 && !memcmp(buf, "#bundle", 8)) {
         reply_error(c, "OSC bundles are not supported: send single messages");
         return;
@@ -374,6 +435,17 @@ static int64_t stream(rtc_osc_control *c, int64_t now)
     return next;
 }
 
+/* The refusals of the last window that were only counted: one line for all of them. */
+static void refusals_due(rtc_osc_control *c, bool force)
+{
+    uint64_t n = rtc_ratelimit_due(&c->lines, mono_ns(), force);
+    if (n)
+        rtc_session_note(c->s, c->last_refused, "refused (or subscription changes) %llu more "
+                         "datagram(s) in the last %.0f s, not logged one by one (this sender "
+                         "was the last; every one was answered)", (unsigned long long)n,
+                         (double)c->lines.window_ns / 1e9);
+}
+
 /* The loop sleeps in poll() at most 10 ms or until the next subscription is due, so
  * streams keep their rate and the dead-man its resolution without a timer thread. */
 static void *control_main(void *arg)
@@ -395,7 +467,9 @@ static void *control_main(void *arg)
             }
         }
         rtc_session_poll(c->s, false);
+        refusals_due(c, false);
     }
+    refusals_due(c, true);
     return NULL;
 }
 
@@ -426,7 +500,15 @@ int rtc_osc_control_start(rtc_session *s, const rtc_osc_control_options *o,
     rtc_osc_control *c = calloc(1, sizeof *c);
     if (!c)
         return RTC_ENOMEM;
-    *c = (rtc_osc_control){.s = s, .lg = o->lg, .fd = -1, .allow_remote = o->allow_remote};
+    if (o->token_len > sizeof c->token || (o->token_len && !o->token)) {
+        free(c);
+        return RTC_EINVAL;
+    }
+    *c = (rtc_osc_control){.s = s, .lg = o->lg, .fd = -1, .allow_remote = o->allow_remote,
+                           .token_len = o->token_len,
+                           .lines = {.window_ns = 1000000000, .burst = 5}};
+    if (o->token_len)
+        memcpy(c->token, o->token, o->token_len);
     int rc = open_socket(c, o->port);
     if (rc == RTC_OK && pthread_create(&c->tid, NULL, control_main, c) != 0)
         rc = RTC_ESYS;
@@ -464,5 +546,6 @@ void rtc_osc_control_stop(rtc_osc_control *c)
     atomic_store_explicit(&c->stop, true, memory_order_release);
     pthread_join(c->tid, NULL);
     close(c->fd);
+    explicit_bzero(c->token, sizeof c->token);
     free(c);
 }

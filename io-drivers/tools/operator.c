@@ -3,17 +3,25 @@
  * session (`rtcosim run --realtime --control-port PORT`; address table in the README,
  * "Operator control surface"). scripts/operator wraps it.
  *
- *   rtcosim-operator PORT pause | resume | stop | status | step [N] | set NAME VALUE |
- *                         get NAME | mark TEXT | watch NAME RATE_HZ [SECONDS]
+ *   rtcosim-operator [--token-file FILE] PORT pause | resume | stop | status | step [N] |
+ *                    set NAME VALUE | get NAME | mark TEXT | watch NAME RATE_HZ [SECONDS]
  *
  * It sends one message from its own UDP socket (the control surface answers the sender)
  * and prints the reply: "ok", the applied value, the value and its time, the status
  * fields, or the error (exit 1). `watch` subscribes, prints "t value" lines until SECONDS
  * pass (default: until interrupted) and unsubscribes.
+ *
+ * Every number is checked before anything is sent: "abc", "12abc", "", "nan", "inf" are
+ * refused with one line on stderr and exit 2 (atof would have sent 0 or 12). With a token
+ * (--token-file FILE, or the file named by RTCOSIM_CONTROL_TOKEN_FILE) the secret is sent
+ * as the first string argument of every message, as `rtcosim run --control-token` wants.
  */
 #include "rtcosim/osc_args.h"
 
+#include <errno.h>
+#include <float.h>
 #include <lo/lo.h>
+#include <math.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -73,30 +81,68 @@ static void wait_reply(lo_server s, int ms)
         lo_server_recv_noblock(s, 10);
 }
 
+static const char *token; /* --token-file: sent first in every message */
+
 static int usage(void)
 {
-    fprintf(stderr, "usage: rtcosim-operator PORT pause|resume|stop|status|step [N]|set NAME "
-            "VALUE|get NAME|mark TEXT|watch NAME RATE_HZ [SECONDS]\n");
+    fprintf(stderr, "usage: rtcosim-operator [--token-file FILE] PORT pause|resume|stop|status|"
+            "step [N]|set NAME VALUE|get NAME|mark TEXT|watch NAME RATE_HZ [SECONDS]\n");
     return 2;
 }
 
-static lo_message build(int argc, char **argv, const char **path)
+/* The whole of @p text as a finite number in [lo, hi] (whole when @p whole), or one line
+ * on stderr naming the argument and false. */
+static bool number(const char *what, const char *text, double lo, double hi, bool whole,
+                   double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = *text ? strtod(text, &end) : NAN;
+    /* the range is checked first, so the whole-number test converts only a safe value */
+    if (!*text || *end || errno == ERANGE || !isfinite(v) || v < lo || v > hi ||
+        (whole && v != (double)(long long)v)) {
+        if (lo == -DBL_MAX)
+            fprintf(stderr, "rtcosim-operator: %s '%s': expected a finite number\n", what,
+                    text);
+        else
+            fprintf(stderr, "rtcosim-operator: %s '%s': expected %s in %g..%g\n", what, text,
+                    whole ? "a whole number" : "a number", lo, hi);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+/* The message for the command line, or NULL (usage, or a bad number: already said). */
+static lo_message build(int argc, char **argv, const char **path, bool *bad)
 {
     static char p[64];
     const char *cmd = argv[2];
+    double v = 1;
     snprintf(p, sizeof p, "/rtcosim/%s", !strcmp(cmd, "watch") ? "subscribe" : cmd);
     *path = p;
+    *bad = (!strcmp(cmd, "set") && argc == 5 &&
+            !number("set: VALUE", argv[4], -DBL_MAX, DBL_MAX, false, &v)) ||
+           (!strcmp(cmd, "step") && argc == 4 &&
+            !number("step: N", argv[3], 1, 10000, true, &v)) ||
+           (!strcmp(cmd, "watch") && (argc == 5 || argc == 6) &&
+            (!number("watch: RATE_HZ", argv[4], 1e-6, 1000, false, &v) ||
+             (argc == 6 && !number("watch: SECONDS", argv[5], 0, 1e6, false, &(double){0}))));
+    if (*bad)
+        return NULL;
     lo_message m = lo_message_new();
+    if (token)
+        lo_message_add_string(m, token);
     if (!strcmp(cmd, "set") && argc == 5) {
         lo_message_add_string(m, argv[3]);
-        lo_message_add_double(m, atof(argv[4]));
+        lo_message_add_double(m, v);
     } else if ((!strcmp(cmd, "get") || !strcmp(cmd, "mark")) && argc == 4) {
         lo_message_add_string(m, argv[3]);
     } else if (!strcmp(cmd, "step") && argc <= 4) {
-        lo_message_add_int32(m, argc == 4 ? atoi(argv[3]) : 1);
+        lo_message_add_int32(m, (int32_t)v);
     } else if (!strcmp(cmd, "watch") && (argc == 5 || argc == 6)) {
         lo_message_add_string(m, argv[3]);
-        lo_message_add_double(m, atof(argv[4]));
+        lo_message_add_double(m, v);
     } else if (argc != 3 || (strcmp(cmd, "pause") && strcmp(cmd, "resume") &&
                              strcmp(cmd, "stop") && strcmp(cmd, "status"))) {
         lo_message_free(m);
@@ -105,14 +151,45 @@ static lo_message build(int argc, char **argv, const char **path)
     return m;
 }
 
+/* The secret of FILE without a trailing newline (the same rules as the run's side). */
+static char *read_token(const char *path)
+{
+    static char buf[257];
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+        n--;
+    buf[n] = '\0';
+    if (!f || n == 0 || strlen(buf) != n) {
+        fprintf(stderr, "rtcosim-operator: --token-file %s: %s\n", path,
+                !f ? strerror(errno) : "empty or not text");
+        return NULL;
+    }
+    return buf;
+}
+
 int main(int argc, char **argv)
 {
+    const char *tf = getenv("RTCOSIM_CONTROL_TOKEN_FILE");
+    if (argc >= 3 && !strcmp(argv[1], "--token-file")) {
+        tf = argv[2];
+        argv[2] = argv[0];
+        argc -= 2, argv += 2;
+    }
+    if (tf && *tf && !(token = read_token(tf)))
+        return 2;
     if (argc < 3)
         return usage();
+    double port;
+    if (!number("PORT", argv[1], 1, 65535, true, &port))
+        return 2;
     const char *path;
-    lo_message m = build(argc, argv, &path);
+    bool bad = false;
+    lo_message m = build(argc, argv, &path, &bad);
     if (!m)
-        return usage();
+        return bad ? 2 : usage();
     lo_server s = lo_server_new("0", NULL);
     lo_address a = lo_address_new("127.0.0.1", argv[1]);
     if (!s || !a)
@@ -125,10 +202,12 @@ int main(int argc, char **argv)
     wait_reply(s, 3000);
     bool watch = !strcmp(argv[2], "watch") && !errors && replies;
     if (watch) { /* stream until SECONDS or an interrupt, then unsubscribe */
-        int ms = argc == 6 ? (int)(atof(argv[5]) * 1000) : -1;
+        int ms = argc == 6 ? (int)(strtod(argv[5], NULL) * 1000) : -1; /* checked above */
         for (int t = 0; (ms < 0 || t < ms) && !atomic_load(&interrupted); t += 10)
             lo_server_recv_noblock(s, 10);
         lo_message u = lo_message_new();
+        if (token)
+            lo_message_add_string(u, token);
         lo_message_add_string(u, argv[3]);
         lo_send_message_from(a, s, "/rtcosim/unsubscribe", u);
         lo_message_free(u);

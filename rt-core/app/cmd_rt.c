@@ -19,6 +19,7 @@
 
 #include <fcntl.h>
 #include <getopt.h>
+#include <math.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -27,7 +28,7 @@
 #include <unistd.h>
 
 enum { O_RT = RTC_CLI_RT_OPT_FIRST, O_PRIO, O_CPU, O_SPIN, O_OVERRUN, O_MAXOV, O_WD, O_SAFE,
-       O_EXPOSE, O_CTLPORT, O_CTLALLOW, O_DEADMAN };
+       O_EXPOSE, O_CTLPORT, O_CTLALLOW, O_DEADMAN, O_CTLTOKEN };
 
 const struct option rtc_cli_rt_longopts[] = {
     {"realtime", optional_argument, NULL, O_RT},   {"priority", required_argument, NULL, O_PRIO},
@@ -38,7 +39,8 @@ const struct option rtc_cli_rt_longopts[] = {
     {"test-safe-file", required_argument, NULL, O_SAFE},
     {"expose", required_argument, NULL, O_EXPOSE},
     {"control-port", required_argument, NULL, O_CTLPORT},
-    {"control-allow", no_argument, NULL, O_CTLALLOW},
+    {"control-allow", required_argument, NULL, O_CTLALLOW},
+    {"control-token", required_argument, NULL, O_CTLTOKEN},
     {"deadman-ms", required_argument, NULL, O_DEADMAN},
     {NULL, 0, NULL, 0}};
 
@@ -66,7 +68,13 @@ const char rtc_cli_rt_help[] =
     "  --control-port N     OSC control surface on UDP 127.0.0.1:N (0: ephemeral, printed):\n"
     "                       /rtcosim/pause, resume, step, stop, set, get, subscribe,\n"
     "                       unsubscribe, status, mark (see the README)\n"
-    "  --control-allow      accept control messages from other hosts (binds 0.0.0.0)\n"
+    "  --control-allow LIST what the control surface may do beyond reading, comma-\n"
+    "                       separated: set, pause (and resume), step, stop, mark, remote\n"
+    "                       (other hosts: binds 0.0.0.0), all (the first five), none;\n"
+    "                       default: set,stop,mark with I/O components (a bench is not\n"
+    "                       paused or stepped unless allowed), else all\n"
+    "  --control-token FILE every control message must start with the secret in FILE (a\n"
+    "                       string argument); FILE must not be readable by other users\n"
     "  --deadman-ms N       when the control surface is silent N ms, exposed variables\n"
     "                       with a safe value fall back to it (logged)\n"
     "  SIGINT/SIGTERM stop a real-time run at the next step; exit status 130/143.\n";
@@ -87,14 +95,25 @@ static bool number(const char *s, double *out)
     return *end == '\0';
 }
 
+/* Range first, conversion after: (long) of NaN, Inf or 1e300 is undefined behaviour. */
 static int int_opt(const char *cmd, const char *name, const char *arg, long lo, long hi,
                    long *out)
 {
     double v;
-    if (!number(arg, &v) || v != (double)(long)v || v < (double)lo || v > (double)hi)
+    if (!number(arg, &v) || !(v >= (double)lo && v <= (double)hi) || v != floor(v))
         return rtc_cli_usage_error(cmd, "--%s %s: expected an integer in %ld..%ld", name,
                                    arg, lo, hi);
     *out = (long)v;
+    return RTC_EXIT_OK;
+}
+
+static int caps_opt(rtc_cli_rt *rt, const char *cmd, const char *arg)
+{
+    char err[256];
+    if (rtc_session_caps_parse(arg, &rt->control_caps, err, sizeof err) != RTC_OK)
+        return rtc_cli_usage_error(cmd, "--control-allow %s: %s", arg, err);
+    rt->control_caps_given = true;
+    rt->control_allow = rt->control_caps & RTC_SESSION_CAN_REMOTE;
     return RTC_EXIT_OK;
 }
 
@@ -122,7 +141,8 @@ int rtc_cli_rt_option(rtc_cli_rt *rt, int c, const char *arg, int argc, char **a
     case O_WD: st = int_opt(cmd, "watchdog-ms", arg, 1, 3600000, &rt->watchdog_ms); break;
     case O_SAFE: rt->safe_file = arg; break;
     case O_CTLPORT: st = int_opt(cmd, "control-port", arg, 0, 65535, &rt->control_port); break;
-    case O_CTLALLOW: rt->control_allow = true; break;
+    case O_CTLALLOW: st = caps_opt(rt, cmd, arg); break;
+    case O_CTLTOKEN: rt->control_token = arg; break;
     case O_DEADMAN: st = int_opt(cmd, "deadman-ms", arg, 1, 3600000, &rt->deadman_ms); break;
     case O_EXPOSE: {
         const char **e = realloc(rt->expose, (rt->n_expose + 1) * sizeof *e);

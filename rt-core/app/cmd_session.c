@@ -10,10 +10,47 @@
 #include "rtcosim/osc_control.h"
 #include "rtcosim/status.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static rtc_osc_control *control; /* one run per process */
+
+/* The secret of --control-token FILE: the file's bytes without one trailing newline. A
+ * file other users can read is refused — the token would guard nothing — and so is an
+ * empty, oversized or binary one. The buffer is wiped by the caller after use. */
+static int read_token(const char *path, char *tok, size_t cap, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    const char *why = NULL;
+    ssize_t n = -1;
+    if (fd < 0 || fstat(fd, &st) != 0)
+        why = strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        why = "not a regular file";
+    else if (st.st_mode & (S_IROTH | S_IWOTH))
+        why = "readable or writable by every user (chmod 600 it)";
+    else if ((n = read(fd, tok, cap)) < 0)
+        why = strerror(errno);
+    if (fd >= 0)
+        close(fd);
+    size_t k = n > 0 ? (size_t)n : 0;
+    while (!why && k && (tok[k - 1] == '\n' || tok[k - 1] == '\r'))
+        k--;
+    if (!why && ((size_t)n == cap || k == 0 || memchr(tok, '\0', k)))
+        why = (size_t)n == cap ? "longer than 255 bytes" : k == 0 ? "empty" : "holds a NUL byte";
+    if (why) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "--control-token %s: %s", path, why);
+        return RTC_EINVAL;
+    }
+    *len = k;
+    return RTC_OK;
+}
 
 void rtc_cli_rt_clear(rtc_cli_rt *rt)
 {
@@ -28,9 +65,9 @@ int rtc_cli_session_start(rtc_system *sys, const char *dir, long decimation, rtc
     *out = NULL;
     if (!rt->events)
         return RTC_OK;
-    if (rt->deadman_ms > 0 && rt->control_port < 0) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "--deadman-ms needs a control surface "
-                "(--control-port): the dead-man watches it");
+    if ((rt->deadman_ms > 0 || rt->control_token) && rt->control_port < 0) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s needs a control surface (--control-port)",
+                rt->control_token ? "--control-token" : "--deadman-ms");
         return RTC_EINVAL;
     }
     rtc_session_options so = {.dir = dir, .system_path = rt->system_path,
@@ -38,7 +75,8 @@ int rtc_cli_session_start(rtc_system *sys, const char *dir, long decimation, rtc
                               .deadman_ns = (int64_t)rt->deadman_ms * 1000000,
                               .record = rt->record, .sys_options = rt->sys_options,
                               .record_names = rt->record_names,
-                              .n_record_names = rt->n_record_names, .decimation = decimation};
+                              .n_record_names = rt->n_record_names, .decimation = decimation,
+                              .caps = rt->control_caps, .caps_given = rt->control_caps_given};
     int rc = rtc_session_new(sys, &so, rt->events, out);
     if (rc != RTC_OK) {
         rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: cannot start the session (see %s/events.log)",
@@ -60,14 +98,23 @@ int rtc_cli_session_attach(rtc_session *s, rtc_exec *ex, rtc_cli_rt *rt)
     rtc_session_attach(s, ex);
     if (rt->control_port < 0)
         return RTC_OK;
+    char tok[RTC_OSC_CONTROL_MAX_TOKEN];
     rtc_osc_control_options co = {.port = (int)rt->control_port,
                                   .allow_remote = rt->control_allow, .lg = &rtc_cli_log};
-    int rc = rtc_osc_control_start(s, &co, &control);
+    int rc = rt->control_token ? read_token(rt->control_token, tok, sizeof tok, &co.token_len)
+                               : RTC_OK;
+    co.token = tok;
+    if (rc == RTC_OK)
+        rc = rtc_osc_control_start(s, &co, &control);
+    explicit_bzero(tok, sizeof tok);
     if (rc != RTC_OK)
         return rc;
     int port = rtc_osc_control_port(control);
-    rtc_events_add(rt->events, "session", "control surface: OSC on UDP %s:%d",
-                   rt->control_allow ? "0.0.0.0" : "127.0.0.1", port);
+    char caps[96];
+    rtc_session_caps_text(rtc_session_caps(s), caps, sizeof caps);
+    rtc_events_add(rt->events, "session", "control surface: OSC on UDP %s:%d, %s, "
+                   "allowed: %s", rt->control_allow ? "0.0.0.0" : "127.0.0.1", port,
+                   co.token_len ? "token required" : "no token", caps);
     fprintf(stderr, "rtcosim: control surface listening on %s:%d\n",
             rt->control_allow ? "0.0.0.0" : "127.0.0.1", port);
     return RTC_OK;

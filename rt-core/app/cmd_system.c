@@ -194,9 +194,11 @@ static void write_io_stats(FILE *f, const rtc_system *sys)
                     k ? ", " : "", u->md->vars[k].name, rtc_quality_name(h[k].quality),
                     (unsigned long long)h[k].updates, (unsigned long long)h[k].stale_events,
                     (unsigned long long)h[k].clamped);
-        fprintf(f, "], \"modbus_server\": {\"write_refused\": %llu, \"fc_unsupported\": %llu, "
+        fprintf(f, "], \"timetags_clamped\": %llu, "
+                   "\"modbus_server\": {\"write_refused\": %llu, \"fc_unsupported\": %llu, "
                    "\"bad_requests\": %llu, \"frame_timeouts\": %llu, \"idle_closed\": %llu, "
                    "\"evicted\": %llu, \"clients_refused\": %llu, \"clients_max\": %d}}",
+                (unsigned long long)st.timetags_clamped,
                 (unsigned long long)st.write_refused, (unsigned long long)st.fc_unsupported,
                 (unsigned long long)st.bad_requests, (unsigned long long)st.frame_timeouts,
                 (unsigned long long)st.idle_closed, (unsigned long long)st.evicted,

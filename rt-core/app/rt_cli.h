@@ -34,7 +34,10 @@ typedef struct rtc_cli_rt {
     const char **expose;   /**< --expose NAME[:k=v...] (repeatable; malloc'd array) */
     size_t n_expose;
     long control_port;     /**< --control-port N (-1: no control surface) */
-    bool control_allow;    /**< --control-allow: accept non-loopback senders */
+    bool control_allow;    /**< --control-allow ...,remote: accept non-loopback senders */
+    unsigned control_caps; /**< --control-allow LIST: RTC_SESSION_CAN_* bits */
+    bool control_caps_given;
+    const char *control_token; /**< --control-token FILE */
     long deadman_ms;       /**< --deadman-ms N (0: the file's, else none) */
     rtc_events *events;    /**< set by cmd_system.c: the session's events.log */
     rtc_record *record;    /**< set by cmd_system.c: the recorded columns */
@@ -52,7 +55,7 @@ typedef struct rtc_cli_rt {
 } rtc_cli_rt;
 
 /* getopt_long codes of the real-time options (above those of cmd_system.c). */
-enum { RTC_CLI_RT_OPT_FIRST = 400, RTC_CLI_RT_OPT_LAST = 411 };
+enum { RTC_CLI_RT_OPT_FIRST = 400, RTC_CLI_RT_OPT_LAST = 412 };
 
 /** The getopt_long entries (NULL-name terminated, RTC_CLI_RT_OPT_* codes). */
 extern const struct option rtc_cli_rt_longopts[];

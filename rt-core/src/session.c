@@ -4,12 +4,15 @@
  *
  * DESIGN: three threads touch a session.
  *   RT thread       rtc_session_hook() and the tap: pops the command ring (consumer),
- *                   pushes inputs records (producer), writes the snapshot seqlock. Only
+ *                   pushes inputs records (producer), writes the snapshot seqlock, and
+ *                   releases paced single steps one per period (systems with I/O). Only
  *                   preallocated memory, atomics and rtc_system_set_value/get_value.
  *   control thread  rtc_session_set/_control/_poll (session_ops.c): the command ring's
- *                   only producer, so operator commands and dead-man fallbacks are ordered.
+ *                   only producer, so operator commands and dead-man fallbacks are ordered;
+ *                   it checks the capabilities and the outstanding-steps bound.
  *   writer thread   drains the inputs ring every 10 ms into inputs.bin (one buffered
- *                   FILE), formats events.log lines for applied commands, and polls the
+ *                   FILE), formats events.log lines for applied commands (single steps
+ *                   rate-limited: 10 lines a second, then a count), and polls the
  *                   I/O units' counters every 100 ms for link/staleness events.
  * Both rings are SPSC (rtcosim/ring.h): a full ring drops and counts, never waits.
  */
@@ -46,6 +49,31 @@ static void tap(void *user, const rtc_io_tap_rec *t)
     rtc_ring_push(s->inputs, &r); /* full: counted by the ring (rtc_ring_dropped) */
 }
 
+/* Paced single steps not yet released are dropped by a resume or a stop (the operator
+ * left stepping); they count as done, so the outstanding bound frees up. */
+static void drop_steps(rtc_session *s)
+{
+    atomic_fetch_add_explicit(&s->steps_done, s->steps_pending, memory_order_relaxed);
+    s->steps_pending = 0;
+}
+
+/* With I/O components, single steps reach the executive one per period: a bench sees
+ * time pass at the run's pace, never a burst. Called at every boundary (about every ms
+ * while paused); at most one step is released per call, so the executive has taken the
+ * previous one before the next is due. */
+static void release_step(rtc_session *s)
+{
+    if (!s->steps_pending)
+        return;
+    int64_t now = mono_ns();
+    if (now < s->step_next_ns)
+        return;
+    rtc_exec_single_step(s->ex);
+    s->step_next_ns = now + s->period_ns;
+    s->steps_pending--;
+    atomic_fetch_add_explicit(&s->steps_done, 1, memory_order_relaxed);
+}
+
 /* Apply one queued command at boundary k and record it with that k. The executive's
  * controls are atomics honoured at its next boundary; a set goes through the same
  * rtc__xvar_apply() a replay uses. A failing set (a unit's error) is not reported here —
@@ -58,11 +86,22 @@ static void apply_cmd(rtc_session *s, const rtc__cmd *c, int64_t k)
         rtc__xvar_apply(s->sys, &s->var[c->index], c->op, c->value);
         break;
     case RTC_SESSION_PAUSE: rtc_exec_pause(s->ex); break;
-    case RTC_SESSION_RESUME: rtc_exec_resume(s->ex); break;
-    case RTC_SESSION_STOP: rtc_exec_request_stop(s->ex); break;
+    case RTC_SESSION_RESUME:
+        drop_steps(s);
+        rtc_exec_resume(s->ex);
+        break;
+    case RTC_SESSION_STOP:
+        drop_steps(s);
+        rtc_exec_request_stop(s->ex);
+        break;
     case RTC_SESSION_STEP:
+        if (s->has_io) { /* released one per period by release_step() */
+            s->steps_pending += c->index;
+            break;
+        }
         for (uint32_t i = 0; i < c->index; i++)
             rtc_exec_single_step(s->ex);
+        atomic_fetch_add_explicit(&s->steps_done, c->index, memory_order_relaxed);
         break;
     default: break;
     }
@@ -106,6 +145,7 @@ void rtc_session_hook(void *session, int at, int64_t k)
             apply_cmd(s, c, k);
             rtc_ring_release(s->cmd);
         }
+        release_step(s);
     } else if (at == RTC_EXEC_AT_STEP) {
         if (k != s->ramp_k) { /* once per tick, however often the boundary ran */
             s->ramp_k = k;
@@ -128,12 +168,27 @@ static void command_event(rtc_session *s, const rtc_inputs_rec *r)
         rtc__events_add_at(s->ev, r->k, "operator", "%s: %s %s = %.17g (applied before step "
                            "%lld)", who, rtc_inputs_op_name(r->op), s->var[r->index].name,
                            r->value, (long long)r->k);
+    else if (r->op == RTC_SESSION_STEP && !rtc_ratelimit_take(&s->step_lines, mono_ns()))
+        s->steps_unlogged += r->index; /* one line per window: step_lines_due() */
     else if (r->op == RTC_SESSION_STEP)
         rtc__events_add_at(s->ev, r->k, "operator", "%s: step %u (from step %lld)", who,
                            r->index, (long long)r->k);
     else
         rtc__events_add_at(s->ev, r->k, "operator", "%s: %s (before step %lld)", who,
                            rtc_inputs_op_name(r->op), (long long)r->k);
+}
+
+/* The step commands only counted in the last window: one line for all of them. */
+static void step_lines_due(rtc_session *s, bool force)
+{
+    uint64_t n = rtc_ratelimit_due(&s->step_lines, mono_ns(), force);
+    if (n)
+        rtc_events_add(s->ev, "operator", "%llu more step command(s) (%llu step(s)) in the "
+                       "last %.0f s, not logged one by one", (unsigned long long)n,
+                       (unsigned long long)s->steps_unlogged,
+                       (double)s->step_lines.window_ns / 1e9);
+    if (n)
+        s->steps_unlogged = 0;
 }
 
 /* Everything the ring holds, in one batch: one release of the consumer index per batch
@@ -193,6 +248,7 @@ static void *writer_main(void *arg)
         /* acquire: after the stop flag, every record the RT thread pushed is visible */
         bool last = atomic_load_explicit(&s->writer_stop, memory_order_acquire);
         drain(s);
+        step_lines_due(s, last);
         if (last || ++turn % WATCH_EVERY == 0) {
             for (size_t i = 0; i < s->n_watch; i++)
                 watch_unit(s, &s->watch[i]);
@@ -448,6 +504,9 @@ int rtc_session_new(rtc_system *sys, const rtc_session_options *o, rtc_events *e
     int rc = s->dir ? RTC_OK : RTC_ENOMEM;
     if (rc == RTC_OK)
         rc = build_signals(s);
+    s->has_io = s->n_watch > 0;
+    s->caps = o->caps_given ? o->caps : rtc_session_caps_default(s->has_io);
+    s->step_lines = (rtc_ratelimit){.window_ns = 1000000000, .burst = 10};
     if (rc == RTC_OK)
         rc = build_vars(s, o);
     if (rc == RTC_OK)
@@ -472,9 +531,11 @@ int rtc_session_new(rtc_system *sys, const rtc_session_options *o, rtc_events *e
         rtc_session_close(s, -1, NULL);
         return rc;
     }
+    char caps[96];
+    rtc_session_caps_text(s->caps, caps, sizeof caps);
     rtc_events_add(ev, "session", "session armed: %zu I/O signal(s) recorded, %zu exposed "
-                   "variable(s), %zu column(s) published%s", s->n_sig, s->n_var, s->n_col,
-                   s->deadman_ns ? ", dead-man armed" : "");
+                   "variable(s), %zu column(s) published%s; the operator may: %s", s->n_sig,
+                   s->n_var, s->n_col, s->deadman_ns ? ", dead-man armed" : "", caps);
     *out = s;
     return RTC_OK;
 }
@@ -482,6 +543,9 @@ int rtc_session_new(rtc_system *sys, const rtc_session_options *o, rtc_events *e
 void rtc_session_attach(rtc_session *s, rtc_exec *ex)
 {
     s->ex = ex;
+    rtc_exec_stats st;
+    rtc_exec_stats_get(ex, &st);
+    s->period_ns = st.period_ns; /* paced single steps follow the run's wall period */
 }
 
 void rtc_session_close(rtc_session *s, int64_t end_k, rtc_session_stats *stats)

@@ -5,8 +5,9 @@
  *
  * DESIGN: this thread is the only producer of the command ring, so the operator's commands
  * and the dead-man's fallbacks reach the RT thread in the order they were decided. Checks
- * (exposed? a number? paused for a step?) and the clamp happen here, before queueing, so
- * the RT thread applies only valid commands and inputs.bin records the value applied.
+ * (allowed? exposed? a finite number? paused for a step? too many steps outstanding?) and
+ * the clamp happen here, before queueing, so the RT thread applies only valid commands and
+ * inputs.bin records the value applied.
  */
 #include "session_priv.h"
 
@@ -49,26 +50,130 @@ static int queue(rtc_session *s, const rtc__cmd *c, char *err, size_t cap)
     return RTC_ELIMIT;
 }
 
+/* ---- capabilities ---- */
+
+static const struct {
+    const char *name;
+    unsigned bit;
+} cap_names[] = {
+    {"set", RTC_SESSION_CAN_SET},   {"pause", RTC_SESSION_CAN_PAUSE},
+    {"step", RTC_SESSION_CAN_STEP}, {"stop", RTC_SESSION_CAN_STOP},
+    {"mark", RTC_SESSION_CAN_MARK}, {"remote", RTC_SESSION_CAN_REMOTE},
+};
+#define N_CAPS (sizeof cap_names / sizeof cap_names[0])
+#define CAN_ALL_LOCAL (RTC_SESSION_CAN_SET | RTC_SESSION_CAN_PAUSE | RTC_SESSION_CAN_STEP | \
+                       RTC_SESSION_CAN_STOP | RTC_SESSION_CAN_MARK)
+
+int rtc_session_caps_parse(const char *list, unsigned *caps, char *err, size_t cap)
+{
+    unsigned bits = 0;
+    const char *p = list ? list : "";
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        unsigned bit = 0;
+        for (size_t i = 0; i < N_CAPS && !bit; i++)
+            bit = strlen(cap_names[i].name) == n && !strncmp(p, cap_names[i].name, n)
+                      ? cap_names[i].bit : 0;
+        bit |= n == 3 && !strncmp(p, "all", 3) ? CAN_ALL_LOCAL : 0;
+        if (!bit && !(n == 4 && !strncmp(p, "none", 4))) {
+            snprintf(err, cap, "unknown capability '%.*s' (expected a comma-separated list "
+                     "of set, pause, step, stop, mark, remote, all, none)", (int)n, p);
+            return RTC_EINVAL;
+        }
+        bits |= bit;
+        p += n + (p[n] == ',');
+    }
+    *caps = bits;
+    return RTC_OK;
+}
+
+unsigned rtc_session_caps_default(bool has_io)
+{
+    return has_io ? RTC_SESSION_CAN_SET | RTC_SESSION_CAN_STOP | RTC_SESSION_CAN_MARK
+                  : CAN_ALL_LOCAL;
+}
+
+void rtc_session_caps_text(unsigned caps, char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < N_CAPS && len < cap; i++)
+        if (caps & cap_names[i].bit) {
+            int n = snprintf(buf + len, cap - len, "%s%s", len ? "," : "", cap_names[i].name);
+            len += n > 0 ? (size_t)n : 0;
+        }
+    if (!len)
+        snprintf(buf, cap, "none");
+}
+
+unsigned rtc_session_caps(const rtc_session *s)
+{
+    return s->caps;
+}
+
+bool rtc_session_has_io(const rtc_session *s)
+{
+    return s->has_io;
+}
+
+int rtc_session_check(const rtc_session *s, unsigned can, const char *what, char *err,
+                      size_t cap)
+{
+    if (s->caps & can)
+        return RTC_OK;
+    const char *name = "?";
+    for (size_t i = 0; i < N_CAPS; i++)
+        name = cap_names[i].bit == can ? cap_names[i].name : name;
+    char have[96];
+    rtc_session_caps_text(s->caps, have, sizeof have);
+    snprintf(err, cap, "%s needs the capability '%s' (this run allows %s%s; name it in "
+             "--control-allow)", what, name, have,
+             s->has_io ? ", the run has I/O components" : "");
+    return RTC_ESTATE;
+}
+
+/* ---- commands ---- */
+
+static unsigned cap_of(rtc_session_control_op op)
+{
+    return op == RTC_SESSION_STEP   ? RTC_SESSION_CAN_STEP
+           : op == RTC_SESSION_STOP ? RTC_SESSION_CAN_STOP
+                                    : RTC_SESSION_CAN_PAUSE;
+}
+
 /* A step is accepted once a pause is queued, not only once the RT thread has parked:
- * "pause; step 5" from a script must work without polling the status in between. */
+ * "pause; step 5" from a script must work without polling the status in between. The
+ * outstanding bound counts steps queued but not yet run, so no sequence of commands can
+ * line up more than RTC_SESSION_MAX_STEPS of them. */
 int rtc_session_control(rtc_session *s, rtc_session_control_op op, long n, int64_t origin,
                         char *err, size_t cap)
 {
+    static const char *const names[] = {"pause", "resume", "step", "stop"};
+    const char *what = op >= RTC_SESSION_PAUSE && op <= RTC_SESSION_STOP
+                           ? names[op - RTC_SESSION_PAUSE] : "control";
     if (!s->ex) {
         snprintf(err, cap, "no run to control");
         return RTC_ESTATE;
     }
+    int rc = rtc_session_check(s, cap_of(op), what, err, cap);
+    if (rc != RTC_OK)
+        return rc;
+    uint64_t out = s->steps_asked - atomic_load_explicit(&s->steps_done, memory_order_relaxed);
     if (op == RTC_SESSION_STEP && !(s->pause_queued || rtc_exec_is_paused(s->ex))) {
         snprintf(err, cap, "step needs a paused run (send /rtcosim/pause first)");
         return RTC_ESTATE;
     }
-    if (op == RTC_SESSION_STEP && (n < 1 || n > 1000000)) {
-        snprintf(err, cap, "step %ld: expected 1..1000000 steps", n);
+    if (op == RTC_SESSION_STEP && (n < 1 || (uint64_t)n + out > RTC_SESSION_MAX_STEPS)) {
+        snprintf(err, cap, "step %ld: expected 1..%llu steps (%d at most outstanding, %llu "
+                 "still to run)", n, (unsigned long long)(RTC_SESSION_MAX_STEPS - out),
+                 RTC_SESSION_MAX_STEPS, (unsigned long long)out);
         return RTC_EINVAL;
     }
     rtc__cmd c = {.op = (uint8_t)op, .index = op == RTC_SESSION_STEP ? (uint32_t)n : 0,
                   .origin = origin};
-    int rc = queue(s, &c, err, cap);
+    rc = queue(s, &c, err, cap);
+    if (rc == RTC_OK && op == RTC_SESSION_STEP)
+        s->steps_asked += (uint64_t)n;
     if (rc == RTC_OK && (op == RTC_SESSION_PAUSE || op == RTC_SESSION_RESUME))
         s->pause_queued = op == RTC_SESSION_PAUSE;
     return rc;
@@ -87,6 +192,9 @@ static long find_var(const rtc_session *s, const char *name)
 int rtc_session_set(rtc_session *s, const char *name, double value, int64_t origin,
                     double *applied, char *err, size_t cap)
 {
+    int rc = rtc_session_check(s, RTC_SESSION_CAN_SET, "set", err, cap);
+    if (rc != RTC_OK)
+        return rc;
     long i = find_var(s, name);
     if (i < 0) {
         snprintf(err, cap, "%s is not exposed (only variables named by expose= or --expose "
@@ -106,7 +214,7 @@ int rtc_session_set(rtc_session *s, const char *name, double value, int64_t orig
                        s->var[i].has_max ? s->var[i].max : INFINITY);
     }
     rtc__cmd c = {.op = RTC__OP_SET, .index = (uint32_t)i, .value = v, .origin = origin};
-    int rc = queue(s, &c, err, cap);
+    rc = queue(s, &c, err, cap);
     if (rc == RTC_OK && applied)
         *applied = v;
     return rc;

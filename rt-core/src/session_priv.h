@@ -9,6 +9,7 @@
 #define RTC_SESSION_PRIV_H
 
 #include "rtcosim/exec.h"
+#include "rtcosim/ratelimit.h"
 #include "rtcosim/ring.h"
 #include "rtcosim/session.h"
 
@@ -102,8 +103,20 @@ struct rtc_session {
     int64_t deadman_ns, last_heard_ns;
     bool deadman_fired, pause_queued;
     int64_t armed_ns, status_wall_ns, status_sim_ns;
+    unsigned caps;            /* RTC_SESSION_CAN_*: fixed before the run */
+    bool has_io;              /* the system has I/O components: single steps are paced */
+    uint64_t steps_asked;     /* single steps queued so far */
+    /* single steps: asked − done are outstanding (bounded by RTC_SESSION_MAX_STEPS);
+     * the RT thread adds every step it released or dropped to steps_done */
+    _Atomic uint64_t steps_done;
+    /* writer thread: events.log lines for single steps are rate-limited */
+    rtc_ratelimit step_lines;
+    uint64_t steps_unlogged;  /* steps of the commands counted by step_lines */
     /* RT thread */
     int64_t ramp_k;
+    int64_t period_ns;        /* the executive's wall period (set at attach) */
+    uint64_t steps_pending;   /* paced single steps not yet released */
+    int64_t step_next_ns;     /* earliest release of the next paced single step */
 };
 
 #endif

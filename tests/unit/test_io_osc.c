@@ -13,6 +13,7 @@
 
 #include <arpa/inet.h>
 #include <lo/lo.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,10 +244,10 @@ static int rx_msg(const char *path, const char *types, lo_arg **argv, int argc, 
     (void)m;
     if (argc != 1)
         return 0;
-    if (strcmp(path, "/plant/y") == 0 && types[0] == 'f' && r->n_y < 64)
-        r->y[r->n_y++] = argv[0]->f;
-    else if (strcmp(path, "/plant/u") == 0 && types[0] == 'd' && r->n_u < 64)
-        r->u[r->n_u++] = argv[0]->d;
+    if (strcmp(path, "/plant/y") == 0 && types[0] == 'f') /* the first 64, and the last */
+        r->y[r->n_y < 64 ? r->n_y : 63] = argv[0]->f, r->n_y++;
+    else if (strcmp(path, "/plant/u") == 0 && types[0] == 'd')
+        r->u[r->n_u < 64 ? r->n_u : 63] = argv[0]->d, r->n_u++;
     else if (strcmp(path, "/hb") == 0 && types[0] == 'i' && r->n_hb < 64)
         r->hb[r->n_hb++] = argv[0]->i;
     return 0;
@@ -302,10 +303,17 @@ static void osc_stream_bundles_dated_by_samples(void)
     /* safe values: streamed at once and latched */
     CU_ASSERT_EQUAL(d.ops->write_safe_values(d.self, 500), RTC_OK);
     int before = r.n_y;
+    /* bundles sent before the latch may still wait in the socket: read until a safe value
+     * arrives; three bundles later the latest must still carry it */
+    int64_t end = rtc_driver_now_ns() + 10000000000LL;
+    while (!(r.n_y > before && r.y[r.n_y < 64 ? r.n_y - 1 : 63] == 0.0f) &&
+           rtc_driver_now_ns() < end)
+        lo_server_recv_noblock(recv, 5);
     rx_until(recv, &r, r.n_bundles + 3, 3000);
     CU_ASSERT_TRUE(r.n_y > before);
-    CU_ASSERT_EQUAL(r.y[r.n_y - 1], 0.0f);
-    CU_ASSERT_EQUAL(r.u[r.n_u - 1], -0.25); /* no safe value: keeps streaming its sample */
+    CU_ASSERT_EQUAL(r.y[r.n_y < 64 ? r.n_y - 1 : 63], 0.0f);
+    /* no safe value: keeps streaming its sample */
+    CU_ASSERT_EQUAL(r.u[r.n_u < 64 ? r.n_u - 1 : 63], -0.25);
     rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
     CU_ASSERT_TRUE(st.sent >= 5);
     CU_ASSERT_EQUAL(st.errors, 0);
@@ -326,6 +334,7 @@ static void osc_open_rejects_bad_settings(void)
         {"allow", "localhost", "/a", "setting allow: 'localhost' is not an IPv4 address"},
         {"targets", "127.0.0.1", "/a", "setting targets: '127.0.0.1' is not host:port"},
         {"rate_hz", "0", "/a", "setting rate_hz=0: out of range"},
+        {"timetag_bound_s", "0", "/a", "setting timetag_bound_s=0: out of range"},
         {NULL, NULL, "a/b", "setting path=a/b: must start with '/'"},
         {NULL, NULL, "/a/*", "setting path=/a/*: must start with '/' and contain no pattern"},
     };
@@ -357,6 +366,111 @@ static void osc_open_rejects_bad_settings(void)
     io_cfg_free(c);
 }
 
+/* Open and start @p d on @p c; the address of its ephemeral port (free with
+ * lo_address_free). */
+static lo_address start_osc(io_drv *d, io_cfg *c)
+{
+    CU_ASSERT_EQUAL_FATAL(d->ops->open(&c->cfg, &LOG.lg, &d->self), RTC_OK);
+    CU_ASSERT_EQUAL_FATAL(d->ops->start(d->self), RTC_OK);
+    char ps[16];
+    snprintf(ps, sizeof ps, "%d", io_drv_stats(d, NULL, 0).port);
+    return lo_address_new("127.0.0.1", ps);
+}
+
+/* Send @p v to @p path in a bundle dated @p mono (CLOCK_MONOTONIC ns). */
+static void send_dated(lo_address to, const char *path, double v, int64_t mono)
+{
+    lo_bundle b = lo_bundle_new(tt_of_mono(mono));
+    lo_message m = lo_message_new();
+    lo_message_add_double(m, v);
+    lo_bundle_add_message(b, path, m);
+    CU_ASSERT_TRUE(lo_send_bundle(to, b) > 0);
+    lo_bundle_free_recursive(b);
+}
+
+/* A timetag a day ahead or an hour behind is replaced by the arrival and counted, so the
+ * samples after it stay newer (the input keeps moving); one within the bound is kept. */
+static void osc_far_timetags_clamped_to_arrival(void)
+{
+    io_cfg *c = CFG;
+    io_cfg_init(c, "tt");
+    size_t sp = io_cfg_sig(c, "sp", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, NULL);
+    io_drv d = {&rtc_osc_ops, NULL};
+    lo_address to = start_osc(&d, c);
+    req_wait rw = {&d, 1};
+    send_dated(to, "/sp", 1.0, rtc_driver_now_ns() + 86400 * 1000000000LL);
+    CU_ASSERT_TRUE_FATAL(io_wait(requests_reached, &rw, 5000));
+    rtc_sample s1 = io_cfg_get(c, sp);
+    CU_ASSERT_EQUAL(s1.value, 1.0);
+    CU_ASSERT_EQUAL(s1.sample_ns, s1.arrival_ns);
+    CU_ASSERT_EQUAL(io_drv_stats(&d, NULL, 0).timetags_clamped, 1);
+    lo_send(to, "/sp", "d", 2.0); /* a plain message after it: newer, not "older" */
+    rw.n = 2;
+    CU_ASSERT_TRUE_FATAL(io_wait(requests_reached, &rw, 5000));
+    rtc_sample s2 = io_cfg_get(c, sp);
+    CU_ASSERT_EQUAL(s2.value, 2.0);
+    CU_ASSERT_TRUE(s2.sample_ns >= s1.sample_ns);
+    send_dated(to, "/sp", 3.0, rtc_driver_now_ns() - 3600 * 1000000000LL);
+    rw.n = 3;
+    CU_ASSERT_TRUE_FATAL(io_wait(requests_reached, &rw, 5000));
+    rtc_sample s3 = io_cfg_get(c, sp);
+    CU_ASSERT_EQUAL(s3.value, 3.0);
+    CU_ASSERT_EQUAL(s3.sample_ns, s3.arrival_ns);
+    CU_ASSERT_TRUE(s3.sample_ns >= s2.sample_ns);
+    int64_t when = rtc_driver_now_ns() - 200000000; /* inside the 1 s bound: kept */
+    send_dated(to, "/sp", 4.0, when);
+    rw.n = 4;
+    CU_ASSERT_TRUE_FATAL(io_wait(requests_reached, &rw, 5000));
+    rtc_sample s4 = io_cfg_get(c, sp);
+    CU_ASSERT_EQUAL(s4.value, 4.0);
+    CU_ASSERT_TRUE(llabs(s4.sample_ns - when) < 1000000);
+    rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
+    CU_ASSERT_EQUAL(st.timetags_clamped, 2);
+    CU_ASSERT_EQUAL(st.malformed, 0);
+    lo_address_free(to);
+    d.ops->close(d.self);
+    io_cfg_free(c);
+}
+
+/* NaN, Inf, an int64 beyond 2^53 and a value outside an int16 signal's range are refused
+ * and counted; the signals keep their last good value. */
+static void osc_nonfinite_and_out_of_type_refused(void)
+{
+    io_cfg *c = CFG;
+    io_cfg_init(c, "nf");
+    size_t sp = io_cfg_sig(c, "sp", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, NULL);
+    size_t n = io_cfg_sig(c, "n", RTC_IO_FROM_BENCH, RTC_TYPE_INT16, NULL);
+    io_drv d = {&rtc_osc_ops, NULL};
+    lo_address to = start_osc(&d, c);
+    lo_send(to, "/sp", "d", 1.5);
+    lo_send(to, "/n", "i", 7);
+    req_wait rw = {&d, 2};
+    CU_ASSERT_TRUE_FATAL(io_wait(requests_reached, &rw, 5000));
+    lo_send(to, "/sp", "d", (double)INFINITY);
+    lo_send(to, "/sp", "d", (double)NAN);
+    lo_send(to, "/sp", "f", -(float)INFINITY);
+    lo_send(to, "/sp", "h", (int64_t)1 << 60);
+    lo_send(to, "/n", "i", 1000000);
+    lo_send(to, "/n", "d", -40000.0);
+    rw.n = 8;
+    CU_ASSERT_TRUE_FATAL(io_wait(requests_reached, &rw, 5000));
+    rtc_signal_health h[2];
+    rtc_driver_stats st = io_drv_stats(&d, h, 2);
+    CU_ASSERT_EQUAL(st.malformed, 6);
+    CU_ASSERT_EQUAL(h[sp].errors, 4);
+    CU_ASSERT_EQUAL(h[n].errors, 2);
+    CU_ASSERT_EQUAL(io_cfg_get(c, sp).value, 1.5);
+    CU_ASSERT_EQUAL(io_cfg_get(c, sp).seq, 1);
+    CU_ASSERT_EQUAL(io_cfg_get(c, n).value, 7.0);
+    lo_send(to, "/n", "i", -32768); /* the type's own bound is fine */
+    rw.n = 9;
+    CU_ASSERT_TRUE_FATAL(io_wait(requests_reached, &rw, 5000));
+    CU_ASSERT_EQUAL(io_cfg_get(c, n).value, -32768.0);
+    lo_address_free(to);
+    d.ops->close(d.self);
+    io_cfg_free(c);
+}
+
 void rtc_test_register(void)
 {
     static const rtc_test_case cases[] = {
@@ -365,6 +479,8 @@ void rtc_test_register(void)
          osc_loopback_default_accepts_loopback_peers},
         {"osc_stream_bundles_dated_by_samples", osc_stream_bundles_dated_by_samples},
         {"osc_open_rejects_bad_settings", osc_open_rejects_bad_settings},
+        {"osc_far_timetags_clamped_to_arrival", osc_far_timetags_clamped_to_arrival},
+        {"osc_nonfinite_and_out_of_type_refused", osc_nonfinite_and_out_of_type_refused},
         {NULL, NULL},
     };
     rtc_test_add_suite("io_osc", suite_init, suite_clean, cases);

@@ -14,6 +14,7 @@
 #include "cu_main.h"
 #include "fmu_util.h"
 #include "io_util.h"
+#include "session_util.h"
 #include "rtcosim/osc_args.h"
 
 #include <arpa/inet.h>
@@ -28,235 +29,6 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static char work[512];
-
-static int setup(void)
-{
-    rtc_test_tmpdir(work, sizeof work);
-    char cmd[1200];
-    /* a private copy of the FMU, so a test can change it without touching the build */
-    snprintf(cmd, sizeof cmd, "cp '%s' '%s/Lag.fmu'", tfmu_path(2, "Lag"), work);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-static int teardown(void)
-{
-    rtc_test_rmtree(work);
-    return 0;
-}
-
-/* ---- a liblo client: sends from its own server socket, collects the replies ---- */
-
-typedef struct reply {
-    char path[64], types[16];
-    char s[8][256];
-    double d[8];
-} reply;
-
-typedef struct client {
-    lo_server srv;
-    lo_address ctl;
-    reply last;
-    bool got;
-    int values; /* /rtcosim/value messages received */
-} client;
-
-static int on_msg(const char *path, const char *types, lo_arg **argv, int argc, lo_message m,
-                  void *user)
-{
-    (void)m;
-    client *c = user;
-    if (!strcmp(path, "/rtcosim/value")) {
-        c->values++;
-        return 0;
-    }
-    memset(&c->last, 0, sizeof c->last);
-    snprintf(c->last.path, sizeof c->last.path, "%s", path);
-    snprintf(c->last.types, sizeof c->last.types, "%s", types);
-    for (int i = 0; i < argc && i < 8; i++) {
-        if (types[i] == LO_STRING)
-            snprintf(c->last.s[i], sizeof c->last.s[i], "%s", (const char *)argv[i]);
-        else if (types[i] == LO_DOUBLE)
-            c->last.d[i] = rtc_osc_f64(argv[i]);
-        else if (types[i] == LO_INT32)
-            c->last.d[i] = rtc_osc_i32(argv[i]);
-        else if (types[i] == LO_INT64)
-            c->last.d[i] = (double)rtc_osc_i64(argv[i]);
-    }
-    c->got = true;
-    return 0;
-}
-
-static void client_open(client *c, int port)
-{
-    memset(c, 0, sizeof *c);
-    c->srv = lo_server_new("0", NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(c->srv);
-    lo_server_add_method(c->srv, NULL, NULL, on_msg, c);
-    char p[16];
-    snprintf(p, sizeof p, "%d", port);
-    c->ctl = lo_address_new("127.0.0.1", p);
-}
-
-static void client_close(client *c)
-{
-    lo_address_free(c->ctl);
-    lo_server_free(c->srv);
-}
-
-/* Receive for up to ms milliseconds (all messages, replies and values). */
-static void pump(client *c, int ms)
-{
-    for (int i = 0; i < ms / 5; i++)
-        lo_server_recv_noblock(c->srv, 5);
-}
-
-/* Send @p m to the control port and wait up to 3 s for a reply or an error. */
-static bool call(client *c, const char *path, lo_message m)
-{
-    c->got = false;
-    lo_send_message_from(c->ctl, c->srv, path, m);
-    lo_message_free(m);
-    for (int i = 0; i < 600 && !c->got; i++)
-        lo_server_recv_noblock(c->srv, 5);
-    return c->got;
-}
-
-static lo_message msg(const char *types, ...)
-{
-    lo_message m = lo_message_new();
-    va_list ap;
-    va_start(ap, types);
-    for (const char *t = types; *t; t++) {
-        if (*t == 's')
-            lo_message_add_string(m, va_arg(ap, const char *));
-        else if (*t == 'd')
-            lo_message_add_double(m, va_arg(ap, double));
-        else if (*t == 'f')
-            lo_message_add_float(m, (float)va_arg(ap, double));
-        else if (*t == 'i')
-            lo_message_add_int32(m, va_arg(ap, int));
-    }
-    va_end(ap);
-    return m;
-}
-
-static bool reply_ok(client *c, const char *what)
-{
-    return !strcmp(c->last.path, "/rtcosim/reply") && !strcmp(c->last.s[0], what) &&
-           !strcmp(c->last.s[1], "ok");
-}
-
-/* status until pred on the reply holds (polling every 20 ms, up to 5 s) */
-static bool status_until(client *c, int paused, double min_k)
-{
-    for (int i = 0; i < 250; i++) {
-        if (call(c, "/rtcosim/status", lo_message_new()) && c->last.d[6] == paused &&
-            c->last.d[3] >= min_k)
-            return true;
-        io_sleep_ms(20);
-    }
-    return false;
-}
-
-/* ---- systems and processes ---- */
-
-static const char ssd_head[] =
-    "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" name=\"op\" "
-    "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
-    "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\" "
-    "xmlns:rtc=\"urn:rtcosim:realtime:1\">\n<ssd:System name=\"s\">\n<ssd:Elements>\n";
-
-static void lag_component(FILE *f, const char *name, const char *fmu)
-{
-    fprintf(f, "<ssd:Component name=\"%s\" source=\"%s\"><ssd:Connectors>"
-               "<ssd:Connector name=\"u1\" kind=\"input\"><ssc:Real/></ssd:Connector>"
-               "<ssd:Connector name=\"u2\" kind=\"input\"><ssc:Real/></ssd:Connector>"
-               "<ssd:Connector name=\"y\" kind=\"output\"><ssc:Real/></ssd:Connector>"
-               "</ssd:Connectors></ssd:Component>\n", name, fmu);
-}
-
-/* op (OSC set-point on @p osc_port) -> lag.u1; lag2 alone; @p rt: rtc:RealTime attributes */
-static void write_osc_system(const char *path, int osc_port, const char *rt)
-{
-    FILE *f = fopen(path, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    char fmu[700];
-    snprintf(fmu, sizeof fmu, "%s/Lag.fmu", work);
-    fprintf(f, "%s<ssd:Component name=\"op\" type=\"application/x-rtcosim-osc\">"
-               "<ssd:Connectors><ssd:Connector name=\"sp\" kind=\"output\"><ssc:Real/>"
-               "</ssd:Connector></ssd:Connectors><ssd:Annotations><ssc:Annotation "
-               "type=\"org.rtcosim.realtime\"><rtc:Component port=\"%d\" priority=\"0\">"
-               "<rtc:Signal name=\"sp\" path=\"/sp\"/></rtc:Component></ssc:Annotation>"
-               "</ssd:Annotations></ssd:Component>\n", ssd_head, osc_port);
-    lag_component(f, "lag", fmu);
-    lag_component(f, "lag2", fmu);
-    fprintf(f, "</ssd:Elements>\n<ssd:Connections><ssd:Connection startElement=\"op\" "
-               "startConnector=\"sp\" endElement=\"lag\" endConnector=\"u1\"/>"
-               "</ssd:Connections>\n<ssd:Annotations><ssc:Annotation "
-               "type=\"org.rtcosim.realtime\"><rtc:RealTime baseStep=\"0.001\" "
-               "record=\"lag.y lag2.y op.sp\" %s/></ssc:Annotation></ssd:Annotations>\n"
-               "</ssd:System>\n<ssd:DefaultExperiment startTime=\"0\" stopTime=\"30\"/>\n"
-               "</ssd:SystemStructureDescription>\n", rt);
-    fclose(f);
-}
-
-/* Start `rtcosim run SYSTEM --realtime ... --output-dir DIR`; returns the control port. */
-static int start_run(io_child *run, const char *system_file, const char *dir, const char *extra)
-{
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "cd '%s' && exec '%s' run '%s' --realtime --priority 0 "
-             "--control-port 0 --output-dir '%s' %s", work, RTCOSIM_EXE, system_file, dir,
-             extra);
-    char *argv[] = {"/bin/sh", "-c", cmd, NULL};
-    CU_ASSERT_EQUAL_FATAL(io_child_spawn(run, argv, true), 0);
-    char line[256] = "";
-    CU_ASSERT_TRUE_FATAL(io_child_line(run, "rtcosim: control surface listening on", line,
-                                       sizeof line, 10000));
-    return atoi(strrchr(line, ':') + 1);
-}
-
-/* Wait (up to 15 s) for the run to exit; returns its exit status. */
-static int wait_run(io_child *run)
-{
-    int st = 0;
-    for (int i = 0; i < 1500; i++) {
-        if (waitpid(run->pid, &st, WNOHANG) == run->pid) {
-            close(run->out_fd);
-            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-        }
-        io_sleep_ms(10);
-    }
-    return io_child_kill(run, SIGKILL);
-}
-
-/* The step index K of the events.log line containing @p needle: "K T WALL ...", or -1. */
-static long event_k(const char *dir, const char *needle)
-{
-    char path[800];
-    snprintf(path, sizeof path, "%s/%s/events.log", work, dir);
-    char *text = rtc_test_slurp(path, NULL);
-    char *p = text ? strstr(text, needle) : NULL;
-    long k = -1;
-    if (p) {
-        while (p > text && p[-1] != '\n')
-            p--;
-        k = strtol(p, NULL, 10);
-    }
-    free(text);
-    return k;
-}
-
-static bool events_have(const char *dir, const char *needle)
-{
-    char path[800];
-    snprintf(path, sizeof path, "%s/%s/events.log", work, dir);
-    char *text = rtc_test_slurp(path, NULL);
-    bool has = text && strstr(text, needle);
-    free(text);
-    return has;
-}
 
 /* One Lag step: y' = T + (y − T)·e^(−h/τ). */
 static double lag_next(double y, double u1, double u2)
@@ -351,9 +123,10 @@ static void operator_session_over_osc_is_recorded(void)
     char ssd[700];
     snprintf(ssd, sizeof ssd, "%s/op.ssd", work);
     osc_port_live = io_free_port(SOCK_DGRAM);
-    write_osc_system(ssd, osc_port_live, "expose=\"lag.u2:min=-1:max=5 lag2.u2:rate=100\"");
-    io_child run;
-    int port = start_run(&run, "op.ssd", "live", "");
+    write_osc_system(ssd, osc_port_live, "0.001",
+                     "expose=\"lag.u2:min=-1:max=5 lag2.u2:rate=100\"");
+    io_child run; /* an I/O component: pausing and stepping must be allowed explicitly */
+    int port = start_run(&run, "op.ssd", "live", "--control-allow set,pause,step,stop,mark");
     CU_ASSERT_FATAL(port > 0);
     client c;
     client_open(&c, port);
@@ -507,7 +280,7 @@ static void expose_refuses_what_cannot_be_set(void)
 {
     char ssd[700], cmd[1600], out[4096];
     snprintf(ssd, sizeof ssd, "%s/ex.ssd", work);
-    write_osc_system(ssd, io_free_port(SOCK_DGRAM), "");
+    write_osc_system(ssd, io_free_port(SOCK_DGRAM), "0.001", "");
     static const struct {
         const char *expose, *why;
     } cases[] = {
@@ -542,7 +315,7 @@ static void deadman_falls_back_to_safe_values(void)
     char ssd[700];
     snprintf(ssd, sizeof ssd, "%s/dm.ssd", work);
     int osc = io_free_port(SOCK_DGRAM);
-    write_osc_system(ssd, osc, "expose=\"lag.u2:safe=-1 op.sp:safe=0\"");
+    write_osc_system(ssd, osc, "0.001", "expose=\"lag.u2:safe=-1 op.sp:safe=0\"");
     io_child run;
     int port = start_run(&run, "dm.ssd", "dm", "--deadman-ms 300 --stop 2");
     client c;
@@ -670,5 +443,5 @@ void rtc_test_register(void)
         {"bench_session_behind_fault_proxy_replays_identically",
          bench_session_behind_fault_proxy_replays_identically},
         {NULL, NULL}};
-    rtc_test_add_suite("session", setup, teardown, cases);
+    rtc_test_add_suite("session", session_setup, session_teardown, cases);
 }

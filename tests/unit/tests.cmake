@@ -22,3 +22,8 @@ target_compile_definitions(test_io_system PRIVATE RTC_BENCH_SIM_EXE="$<TARGET_FI
 rtc_add_test(session SOURCES unit/fmu_util.c unit/io_util.c LIBS rtc_fmuhost rtc_iodrivers PkgConfig::LIBMODBUS PkgConfig::LIBLO DEPENDS rtc_test_fmus rtcosim rtcosim-bench-sim rtcosim-fault-proxy)
 target_compile_definitions(test_session PRIVATE RTC_BENCH_SIM_EXE="$<TARGET_FILE:rtcosim-bench-sim>" RTC_FAULT_PROXY_EXE="$<TARGET_FILE:rtcosim-fault-proxy>")
 rtc_add_test(io_modbus_server SOURCES unit/io_util.c unit/io_cfg.c LIBS rtc_iodrivers PkgConfig::LIBMODBUS)
+# operator-session helpers shared by test_session and test_session_control; the operator
+# console (scripts/operator) is exercised against live runs
+target_sources(test_session PRIVATE unit/session_util.c)
+rtc_add_test(session_control SOURCES unit/fmu_util.c unit/io_util.c unit/session_util.c LIBS rtc_fmuhost rtc_iodrivers PkgConfig::LIBMODBUS PkgConfig::LIBLO DEPENDS rtc_test_fmus rtcosim rtcosim-operator)
+target_compile_definitions(test_session_control PRIVATE RTC_OPERATOR_DIR="$<TARGET_FILE_DIR:rtcosim-operator>" RTC_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

@@ -8,10 +8,21 @@
  * 127.0.0.1 and accepts only loopback senders, unless allow_remote (then 0.0.0.0, any
  * sender). Bundles are answered with an error.
  *
+ * Token: when options.token is set, every message must carry it as its FIRST argument, a
+ * string (s:TOKEN), before the arguments listed below, e.g. /rtcosim/set s:TOKEN s:NAME
+ * d:VALUE; a message without it, or with another string, is refused with an error reply
+ * and nothing else is looked at. Capabilities: set, pause/resume, step, stop and mark
+ * need the session's capability (rtcosim/session.h, --control-allow); a refusal names
+ * the missing one. Numbers are checked before any conversion (step: a whole number in
+ * 1..RTC_SESSION_MAX_STEPS; set: finite; subscribe: (0, 1000] Hz). Refusals are always
+ * answered and counted; events.log gets the first 5 refusals or (un)subscriptions per
+ * second one by one and then one line with the count.
+ *
  * Address table (types after the address; "N" is any of i, h, f, d):
  *   /rtcosim/pause                    pause at the next step boundary
  *   /rtcosim/resume                   resume (the schedule re-anchors to now)
- *   /rtcosim/step [N]                 while paused: N steps (default 1)
+ *   /rtcosim/step [N]                 while paused: N steps (default 1; paced at the
+ *                                     period when the system has I/O components)
  *   /rtcosim/stop                     stop the run (safe state, files written)
  *   /rtcosim/set s:NAME N:VALUE       set an exposed variable (clamped, rate-limited)
  *   /rtcosim/get s:NAME               reply the newest value of a recorded column
@@ -29,7 +40,8 @@
  *                  s:DRIVER_HEALTH
  *   /rtcosim/value s:NAME d:VALUE d:T_S                  a subscription's sample
  *   /rtcosim/error s:MESSAGE                              any refusal, with the reason
- * Every message heard re-arms the session's dead-man (rtc_session_poll).
+ * Every well-formed message (with the token, when one is required) re-arms the session's
+ * dead-man (rtc_session_poll).
  */
 #ifndef RTCOSIM_OSC_CONTROL_H
 #define RTCOSIM_OSC_CONTROL_H
@@ -42,10 +54,16 @@
 
 typedef struct rtc_osc_control rtc_osc_control;
 
+/** Longest token (bytes). */
+#define RTC_OSC_CONTROL_MAX_TOKEN 256
+
 typedef struct rtc_osc_control_options {
     int port;           /**< UDP port; 0: ephemeral (see rtc_osc_control_port) */
     bool allow_remote;  /**< bind 0.0.0.0 and accept senders other than loopback */
     const rtc_logger *lg;
+    const char *token;  /**< shared secret every message must start with (copied); may
+                             be NULL when token_len is 0 */
+    size_t token_len;   /**< 0: no token; at most RTC_OSC_CONTROL_MAX_TOKEN */
 } rtc_osc_control_options;
 
 /** Most simultaneous subscriptions (all senders together). */
@@ -53,7 +71,8 @@ typedef struct rtc_osc_control_options {
 
 /**
  * Bind the socket and start the control thread for @p s (which must outlive it).
- * Returns RTC_OK; RTC_EIO (cannot bind: logged); RTC_ESYS (thread); RTC_ENOMEM.
+ * Returns RTC_OK; RTC_EINVAL (bad port or token length); RTC_EIO (cannot bind: logged);
+ * RTC_ESYS (thread); RTC_ENOMEM.
  * RT-safe: no.
  */
 int rtc_osc_control_start(rtc_session *s, const rtc_osc_control_options *o,

@@ -71,6 +71,8 @@
  *   allow         comma-separated sender IPv4 addresses; when set, only these  [none]
  *   targets       comma-separated host:port list that outbound bundles go to  [none]
  *   rate_hz       outbound stream rate                                       [50]
+ *   timetag_bound_s  a bundle timetag farther than this from the arrival (future or
+ *                 past) is replaced by the arrival, counted in timetags_clamped  [1]
  * OSC per-signal keys:
  *   path          OSC address pattern-free path, e.g. /plant/setpoint        [/<name>]
  *   osc_type      outbound argument type f | d | i                           [f]
@@ -198,6 +200,8 @@ typedef struct rtc_driver_stats {
     uint64_t clients_refused; /**< connections refused at max_clients with none idle */
     int clients;              /**< TCP connections open now */
     int clients_max;          /**< most TCP connections open at once */
+    uint64_t timetags_clamped;  /**< OSC: bundle timetags farther than timetag_bound_s
+                                     from arrival, replaced by the arrival time */
 } rtc_driver_stats;
 
 /* ---- the driver vtable ---- */

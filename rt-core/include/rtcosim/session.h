@@ -35,6 +35,15 @@
  * dead-man (rtc_session_poll) puts every exposed variable with a safe value to it when
  * the control surface has been silent too long (applied immediately, no rate limit).
  *
+ * Capabilities (`--control-allow LIST`, rtc_session_caps_parse): what the operator may do.
+ * Reading (get, status, subscribe, unsubscribe) is always allowed. A system with I/O
+ * components drives a real bench, so by default its operator may set, stop and mark but
+ * neither pause nor single-step it (a paused bench sees frozen outputs, and steps are
+ * what a bench sees as time passing); a system without I/O components allows every
+ * command. An explicit list replaces the default. Single steps of a system with I/O
+ * components are released one per period (paced like the run, never a burst); without
+ * I/O they run at once. At most RTC_SESSION_MAX_STEPS steps may be outstanding.
+ *
  * Exposed variables: "unit.variable[:min=X][:max=X][:rate=R][:safe=X]" (rtc:RealTime
  * expose="..." and `rtcosim run --expose`). Only variables rtc_system_check_settable()
  * accepts may be exposed.
@@ -136,6 +145,8 @@ typedef struct rtc_session_options {
     const char *const *record_names; /**< --record names (none: the default selection) */
     size_t n_record_names;
     long decimation;
+    unsigned caps;               /**< RTC_SESSION_CAN_* the operator has (see caps_given) */
+    bool caps_given;             /**< false: rtc_session_caps_default() for the system */
 } rtc_session_options;
 
 /**
@@ -183,6 +194,49 @@ typedef struct rtc_session_stats {
 /** Snapshot of the counters. RT-safe: yes. Thread: any. */
 void rtc_session_stats_get(const rtc_session *s, rtc_session_stats *out);
 
+/* ---- operator capabilities ---- */
+
+/** What a control surface may do beyond reading (bits of rtc_session_options.caps). */
+enum {
+    RTC_SESSION_CAN_SET = 1u << 0,    /**< "set": exposed variables */
+    RTC_SESSION_CAN_PAUSE = 1u << 1,  /**< "pause": pause and resume */
+    RTC_SESSION_CAN_STEP = 1u << 2,   /**< "step": single steps while paused */
+    RTC_SESSION_CAN_STOP = 1u << 3,   /**< "stop": end the run */
+    RTC_SESSION_CAN_MARK = 1u << 4,   /**< "mark": annotations in events.log */
+    RTC_SESSION_CAN_REMOTE = 1u << 5, /**< "remote": senders beyond loopback (the control
+                                           surface binds 0.0.0.0) */
+};
+
+/** Most single steps outstanding (asked for, not yet run) at any time. */
+#define RTC_SESSION_MAX_STEPS 10000
+
+/**
+ * Parse a comma-separated capability list ("set,pause,step,stop,mark,remote"; "all" is the
+ * first five; "none" or "" allows only reading) into RTC_SESSION_CAN_* bits.
+ * Returns RTC_OK or RTC_EINVAL with "unknown capability 'x' (expected ...)" in @p err.
+ * RT-safe: no.
+ */
+int rtc_session_caps_parse(const char *list, unsigned *caps, char *err, size_t cap);
+
+/** The default capabilities: set,stop,mark with I/O components, else set,pause,step,stop,
+ *  mark. RT-safe: yes. */
+unsigned rtc_session_caps_default(bool has_io);
+
+/** "set,pause,..." for @p caps into @p buf ("none" when empty). RT-safe: no. */
+void rtc_session_caps_text(unsigned caps, char *buf, size_t cap);
+
+/** The session's capabilities, and whether its system has I/O components. RT-safe: yes. */
+unsigned rtc_session_caps(const rtc_session *s);
+bool rtc_session_has_io(const rtc_session *s);
+
+/**
+ * Check that the session allows @p can (one RTC_SESSION_CAN_* bit) for command @p what;
+ * when not, one line naming the missing capability in @p err and RTC_ESTATE.
+ * RT-safe: no. Thread: any non-RT.
+ */
+int rtc_session_check(const rtc_session *s, unsigned can, const char *what, char *err,
+                      size_t cap);
+
 /* ---- operator functions: one control thread ---- */
 
 /** Operator controls (the executive's). */
@@ -194,10 +248,11 @@ typedef enum {
 } rtc_session_control_op;
 
 /**
- * Queue @p op (STEP: @p n steps, 1..1000000, only while paused) from @p origin (IPv4 << 16 |
- * port; 0: the engine). Takes effect at the next step boundary.
- * Returns RTC_OK; RTC_EINVAL or RTC_ESTATE with the reason in @p err; RTC_ELIMIT (queue
- * full). RT-safe: no. Thread: the control thread.
+ * Queue @p op (STEP: @p n steps, only while paused, at most RTC_SESSION_MAX_STEPS
+ * outstanding) from @p origin (IPv4 << 16 | port; 0: the engine). Takes effect at the next
+ * step boundary; a resume or stop drops the steps not yet run.
+ * Returns RTC_OK; RTC_EINVAL or RTC_ESTATE (also: the capability is missing) with the
+ * reason in @p err; RTC_ELIMIT (queue full). RT-safe: no. Thread: the control thread.
  */
 int rtc_session_control(rtc_session *s, rtc_session_control_op op, long n, int64_t origin,
                         char *err, size_t cap);
@@ -205,8 +260,8 @@ int rtc_session_control(rtc_session *s, rtc_session_control_op op, long n, int64
 /**
  * Queue a set of exposed variable @p name to @p value: clamped to its range (the clamp is
  * logged as an event); *applied receives the value that will be applied.
- * Returns RTC_OK; RTC_ENOTFOUND ("not exposed", in @p err); RTC_EINVAL (not a number);
- * RTC_ELIMIT (queue full). RT-safe: no. Thread: the control thread.
+ * Returns RTC_OK; RTC_ENOTFOUND ("not exposed", in @p err); RTC_EINVAL (not a finite
+ * number); RTC_ESTATE (no "set" capability); RTC_ELIMIT (queue full). RT-safe: no. Thread: the control thread.
  */
 int rtc_session_set(rtc_session *s, const char *name, double value, int64_t origin,
                     double *applied, char *err, size_t cap);
