@@ -249,7 +249,8 @@ static int arm_run(rtc_exec *ex)
 static int start_threads(rtc_exec *ex)
 {
     rtc_rt_thread_opts to = {.priority = ex->o.priority, .cpu = ex->o.cpu,
-                             .stack_bytes = ex->o.stack_bytes, .name = "rtcosim-rt"};
+                             .stack_bytes = ex->o.stack_bytes, .name = "rtcosim-rt",
+                             .log = ex->log}; /* its rtc_log() lines: queued, formatted here */
     int rc = rtc_rt_thread_start(&to, rtc__exec_rt_main, ex, ex->lg, &ex->rt);
     if (rc != RTC_OK)
         return rc;
