@@ -9,8 +9,8 @@
  * SCHED_OTHER.
  *
  * Every thread starts in a trampoline that, before the thread's function runs, binds the
- * thread to the rtlog of its options (so rtc_log() on it never formats: rtcosim/rtlog.h)
- * and prefaults half of its stack (with memory locked, the pages then stay).
+ * prefaults half of its stack (with memory locked, the pages then stay) and binds the
+ * thread to the rtlog of its options (so rtc_log() on it never formats: rtcosim/rtlog.h).
  * This is the one creator of threads that work on real-time paths: the executive's RT
  * thread, the Jacobi workers (system_workers.c) and the substitute units (system_async.c).
  */
@@ -43,9 +43,11 @@ struct rtc_rt_thread {
 static void *trampoline(void *p)
 {
     rtc_rt_thread *t = p;
+    rtc_rt_prefault_stack(t->prefault); /* may allocate (pthread_getattr_np): not bound yet */
     rtc_rtlog_bind_thread(t->log);
-    rtc_rt_prefault_stack(t->prefault);
-    return t->fn(t->arg);
+    void *r = t->fn(t->arg);
+    rtc_rtlog_bind_thread(NULL); /* the thread's end is not real-time work */
+    return r;
 }
 
 static atomic_flag fifo_warned = ATOMIC_FLAG_INIT;

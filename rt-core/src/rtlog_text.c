@@ -170,6 +170,12 @@ static void parse_spec(const char *p, spec *s)
     } else {
         s->width = p[n] >= '0' && p[n] <= '9' ? digits(p, &n) : -1;
     }
+    if (p[n] == '$') { /* positional: parsed whole, so that rendering skips all of it */
+        parse_spec(p + n + 1, s);
+        s->n += n + 1;
+        s->kind = K_STOP;
+        return;
+    }
     if (p[n] == '.') {
         n++;
         if (p[n] == '*') {
@@ -181,7 +187,7 @@ static void parse_spec(const char *p, spec *s)
     }
     s->len = length_of(p, &n);
     s->conv = p[n];
-    s->kind = p[n] == '$' || !p[n] ? K_STOP : kind_of(p[n], s->len);
+    s->kind = !p[n] ? K_STOP : kind_of(p[n], s->len);
     s->n = p[n] ? n + 1 : n;
 }
 
