@@ -29,9 +29,12 @@
 #include "fmu_util.h"
 
 #include "rtcosim/csv.h"
+#include "rtcosim/driver.h"
 #include "rtcosim/exec.h"
+#include "rtcosim/iodrivers.h"
 #include "rtcosim/recorder.h"
 #include "rtcosim/rtlog.h"
+#include "rtcosim/session.h"
 #include "rtcosim/status.h"
 #include "rtcosim/system.h"
 
@@ -40,6 +43,8 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <lo/lo.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -48,6 +53,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
@@ -543,6 +550,178 @@ static void fmus_logging_every_step_do_not_format_on_the_rt_side(void)
     assert_fmu_lines(&log);
 }
 
+/* ---- a live session with an I/O unit: the session hook, the tap, the events logger ---- */
+
+/* An OSC set-point "op.sp" (port @p port) into f2 (Fault FMI 2, logging every step) and f3. */
+static void write_session_ssd(const char *path, int port)
+{
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f, "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" "
+            "name=\"t\" xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
+            "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\" "
+            "xmlns:ssv=\"http://ssp-standard.org/SSP1/SystemStructureParameterValues\" "
+            "xmlns:rtc=\"urn:rtcosim:realtime:1\">\n<ssd:System name=\"s\">\n<ssd:Elements>\n"
+            "<ssd:Component name=\"op\" type=\"application/x-rtcosim-osc\"><ssd:Connectors>"
+            "<ssd:Connector name=\"sp\" kind=\"output\"><ssc:Real/></ssd:Connector>"
+            "</ssd:Connectors><ssd:Annotations><ssc:Annotation type=\"org.rtcosim.realtime\">"
+            "<rtc:Component port=\"%d\" priority=\"0\"><rtc:Signal name=\"sp\" path=\"/sp\"/>"
+            "</rtc:Component></ssc:Annotation></ssd:Annotations></ssd:Component>\n", port);
+    for (int v = 2; v <= 3; v++)
+        fprintf(f, "<ssd:Component name=\"f%d\" source=\"%s/fmi%d/Fault.fmu\">\n"
+                "<ssd:Connectors><ssd:Connector name=\"u\" kind=\"input\"><ssc:Real/>"
+                "</ssd:Connector><ssd:Connector name=\"y\" kind=\"output\"><ssc:Real/>"
+                "</ssd:Connector></ssd:Connectors>\n<ssd:ParameterBindings>"
+                "<ssd:ParameterBinding><ssd:ParameterValues><ssv:ParameterSet version=\"1.0\" "
+                "name=\"p\"><ssv:Parameters><ssv:Parameter name=\"mode\"><ssv:Integer "
+                "value=\"6\"/></ssv:Parameter></ssv:Parameters></ssv:ParameterSet>"
+                "</ssd:ParameterValues></ssd:ParameterBinding></ssd:ParameterBindings>\n"
+                "</ssd:Component>\n", v, RTC_TEST_FMU_DIR, v);
+    fprintf(f, "</ssd:Elements>\n<ssd:Connections><ssd:Connection startElement=\"op\" "
+            "startConnector=\"sp\" endElement=\"f2\" endConnector=\"u\" suppressUnitConversion=\"true\"/><ssd:Connection "
+            "startElement=\"op\" startConnector=\"sp\" endElement=\"f3\" endConnector=\"u\" suppressUnitConversion=\"true\"/>"
+            "</ssd:Connections>\n<ssd:Annotations><ssc:Annotation "
+            "type=\"org.rtcosim.realtime\"><rtc:RealTime baseStep=\"0.01\"/></ssc:Annotation></ssd:Annotations>\n</ssd:System>\n"
+            "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"1\"/>\n"
+            "</ssd:SystemStructureDescription>\n");
+    fclose(f);
+}
+
+/* A UDP port free right now on 127.0.0.1 (the kernel picks it). */
+static int free_udp_port(void)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    int port = fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+                       getsockname(fd, (struct sockaddr *)&a, &len) == 0
+                   ? ntohs(a.sin_port)
+                   : -1;
+    if (fd >= 0)
+        close(fd);
+    return port;
+}
+
+static void session_and_trace_hook(void *user, int at, int64_t k)
+{
+    rtc_session_hook(user, at, k);
+    trace_hook(NULL, at, k);
+}
+
+typedef struct sender {
+    int port;
+    _Atomic bool stop;
+    _Atomic unsigned sent;
+} sender;
+
+/* The bench side: a set-point every 5 ms until the run ends (at most 30 s). */
+static void *send_main(void *p)
+{
+    sender *x = p;
+    char port[16];
+    snprintf(port, sizeof port, "%d", x->port);
+    lo_address a = lo_address_new("127.0.0.1", port);
+    for (int i = 0; i < 6000 && !atomic_load(&x->stop); i++) {
+        if (lo_send(a, "/sp", "d", (double)(i % 5)) > 0)
+            atomic_fetch_add(&x->sent, 1);
+        nanosleep(&(struct timespec){0, 5000000}, NULL);
+    }
+    lo_address_free(a);
+    return NULL;
+}
+
+typedef struct ses_run {
+    rlog log;
+    rtc_events *ev;
+    rtc_system *sys;
+    rtc_session *ses;
+    rtc_exec *ex;
+    char dir[700];
+} ses_run;
+
+static void arm_session(ses_run *r, int port)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/io.ssd", work);
+    write_session_ssd(path, port);
+    rlog_init(&r->log);
+    snprintf(r->dir, sizeof r->dir, "%s/ses", work);
+    CU_ASSERT_EQUAL_FATAL(mkdir(r->dir, 0700), 0);
+    char ev_path[800];
+    snprintf(ev_path, sizeof ev_path, "%s/events.log", r->dir);
+    /* the units log to events.log (a mutex, fprintf, fflush), teed to the test's logger */
+    CU_ASSERT_EQUAL_FATAL(rtc_events_open(ev_path, &r->log.lg, &r->ev), RTC_OK);
+    rtc_unit_factory f[2];
+    CU_ASSERT_EQUAL_FATAL(rtc_fmu_factory(&f[0]), RTC_OK);
+    CU_ASSERT_EQUAL_FATAL(rtc_io_unit_factory(&f[1], RTC_DRIVER_TYPE_OSC), RTC_OK);
+    rtc_system_options so = {.has_stop = true, .stop_ns = INT64_C(1000000000)};
+    int rc = rtc_system_load(path, f, 2, &so, rtc_events_logger(r->ev, "unit"), &r->sys);
+    if (rc != RTC_OK)
+        printf("\n    load failed: %s\n%s", rtc_strerror(rc), r->log.text);
+    CU_ASSERT_EQUAL_FATAL(rc, RTC_OK);
+    CU_ASSERT_EQUAL_FATAL(rtc_system_set_threads(r->sys, 80, -1), RTC_OK);
+    CU_ASSERT_EQUAL_FATAL(rtc_system_init(r->sys), RTC_OK);
+    rtc_session_options sopt = {.dir = r->dir, .system_path = path};
+    rc = rtc_session_new(r->sys, &sopt, r->ev, &r->ses);
+    if (rc != RTC_OK)
+        printf("\n    session failed: %s\n%s", rtc_strerror(rc), r->log.text);
+    CU_ASSERT_EQUAL_FATAL(rc, RTC_OK);
+    rtc_exec_options o;
+    rtc_exec_options_init(&o);
+    o.rtf = 2;
+    o.lg = rtc_events_logger(r->ev, "rt");
+    o.hook = session_and_trace_hook;
+    o.hook_user = r->ses;
+    CU_ASSERT_EQUAL_FATAL(rtc_exec_new(r->sys, &o, &r->ex), RTC_OK);
+    rtc_session_attach(r->ses, r->ex);
+}
+
+static void session_with_io_unit_is_clean(void)
+{
+    if (!trace_supported())
+        rtc_test_skip("rt_hygiene syscall trace", "not x86-64 (the handler sets rax)");
+    CU_ASSERT_EQUAL_FATAL(rtc_iodrivers_register(), RTC_OK);
+    sender x = {.port = free_udp_port()};
+    CU_ASSERT_FATAL(x.port > 0);
+    static ses_run r; /* large: not on the stack */
+    memset(&r, 0, sizeof r);
+    arm_session(&r, x.port);
+    pthread_t th;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, send_main, &x), 0);
+    trace_reset(false);
+    atomic_store(&rt_mallocs, 0);
+    atomic_store(&rt_frees, 0);
+    CU_ASSERT_EQUAL(rtc_exec_run(r.ex), RTC_OK);
+    atomic_store(&x.stop, true);
+    pthread_join(th, NULL);
+    rtc_exec_stats st;
+    rtc_exec_stats_get(r.ex, &st);
+    rtc_session_stats ss;
+    rtc_session_close(r.ses, (int64_t)st.steps, &ss);
+    printf("\n    %llu steps, %u datagrams sent, %llu inputs.bin records; run-phase threads: "
+           "%lu mallocs, %lu frees; logger: %u lines, %u on the RT side",
+           (unsigned long long)st.steps, atomic_load(&x.sent),
+           (unsigned long long)ss.inputs_written, atomic_load(&rt_mallocs),
+           atomic_load(&rt_frees), atomic_load(&r.log.lines), atomic_load(&r.log.on_rt));
+    CU_ASSERT_EQUAL(st.steps, 100);
+    CU_ASSERT(ss.inputs_written > 0); /* the tap ran: samples reached inputs.bin */
+    CU_ASSERT_EQUAL(atomic_load(&rt_mallocs), 0);
+    CU_ASSERT_EQUAL(atomic_load(&rt_frees), 0);
+    CU_ASSERT_EQUAL(atomic_load(&r.log.on_rt), 0);
+    CU_ASSERT(atomic_load(&r.log.fmu_lines) >= 2 * 100);
+    if (trace_supported())
+        assert_trace_clean();
+    rtc_exec_free(r.ex);
+    rtc_system_free(r.sys);
+    rtc_events_close(r.ev);
+    char ev_path[800];
+    snprintf(ev_path, sizeof ev_path, "%s/events.log", r.dir);
+    char *text = rtc_test_slurp(ev_path, NULL);
+    CU_ASSERT_PTR_NOT_NULL(text && strstr(text, "f3 [logStatusWarning]: step 42 from t = "
+                                                "0.420000 s: Fault logs every step (100%)"));
+    free(text);
+}
+
 /* The text queue formats exactly like printf off the RT thread; what capture cannot take
  * safely shows "<?>"; a full queue is counted, never silent. */
 static void rtlog_text_formats_like_printf(void)
@@ -605,6 +784,7 @@ void rtc_test_register(void)
          syscall_trace_catches_a_write_on_the_rt_thread},
         {"fmus_logging_every_step_do_not_format_on_the_rt_side",
          fmus_logging_every_step_do_not_format_on_the_rt_side},
+        {"session_with_io_unit_is_clean", session_with_io_unit_is_clean},
         {NULL, NULL}};
     rtc_test_add_suite("rt_hygiene", setup, teardown, cases);
 }
