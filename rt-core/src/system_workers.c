@@ -12,13 +12,14 @@
  *   coordinator (the RT thread in a real-time run): writes job, arg and its own rtlog
  *     binding, sets done = 0, bumps `gen` (seq_cst: release for the job fields), then
  *     wakes the workers (FUTEX_WAKE only if one sleeps); runs its own units; then waits
- *     until done == n: a spin of SPIN_NS, then FUTEX_WAIT on `done`.
- *   worker: waits for gen to change (spin of SPIN_NS, then FUTEX_WAIT on `gen`), reads
+ *     until done == n: a spin of spin_ns, then FUTEX_WAIT on `done`.
+ *   worker: waits for gen to change (spin of spin_ns, then FUTEX_WAIT on `gen`), reads
  *     the job (acquire through gen), binds the coordinator's rtlog (so its units' log
  *     messages are queued, not formatted), runs its units, bumps `done` (seq_cst: release
  *     for the results); the worker that completes the count wakes the coordinator.
- * The spin covers the usual case (a tick's work takes microseconds) without a system
- * call; a longer wait sleeps in the kernel instead of keeping a CPU from other threads.
+ * In real-time runs the spin covers the usual case (a tick's work takes microseconds)
+ * without a system call; a longer wait sleeps in the kernel instead of keeping a CPU from
+ * other threads. Fast mode does not spin (see RT_SPIN_NS).
  * The only system calls on the RT thread are these futex waits and wakes.
  */
 #include "system_priv.h"
@@ -29,7 +30,12 @@
 
 #include <stdlib.h>
 
-#define SPIN_NS 20000 /* spin before sleeping: longer than a typical tick's work */
+/* Spin before sleeping, in real-time runs only (SCHED_FIFO workers, cores meant for the
+ * run): longer than a typical tick's work. In fast mode (SCHED_OTHER, a shared machine)
+ * no spin: measured with scripts/bench-system 300000 1 on a loaded 2-core machine, a 3 µs
+ * spin cost 58 µs per tick and 20 µs cost 174 µs, against 18 µs with none (the partner
+ * thread often waits for the very CPU the spinner holds). */
+#define RT_SPIN_NS 10000
 
 struct rtc_workers {
     size_t n;
@@ -43,6 +49,7 @@ struct rtc_workers {
     rtc__unit_job job;     /* what to run for each owned unit */
     void *arg;
     rtc_rtlog *log;        /* the coordinator's rtlog binding for this job */
+    int64_t spin_ns;       /* RT_SPIN_NS with SCHED_FIFO threads, else 0 */
     int *rc;               /* per unit */
 };
 
@@ -65,7 +72,7 @@ static void *worker_main(void *p)
     uint32_t seen = 0;
     for (;;) {
         /* acquire: the job fields written before the generation bump are visible */
-        seen = rtc_rt_wait_change(&w->gen, &w->gen_waiters, seen, SPIN_NS);
+        seen = rtc_rt_wait_change(&w->gen, &w->gen_waiters, seen, w->spin_ns);
         if (atomic_load_explicit(&w->quit, memory_order_acquire))
             break;
         rtc_rtlog_bind_thread(w->log);
@@ -84,6 +91,7 @@ int rtc__workers_start(rtc_system *sys, size_t n)
     if (!w)
         return RTC_ENOMEM;
     w->sys = sys;
+    w->spin_ns = sys->threads.priority > 0 ? RT_SPIN_NS : 0;
     w->threads = calloc(n, sizeof *w->threads);
     w->rc = calloc(sys->n_units + 1, sizeof *w->rc);
     if (!w->threads || !w->rc) {
@@ -140,7 +148,7 @@ int rtc__workers_run(rtc_system *sys, rtc__unit_job job, void *arg)
     uint32_t d;
     /* acquire: every worker's results are visible once done reaches n */
     while ((d = atomic_load_explicit(&w->done, memory_order_acquire)) < w->n)
-        rtc_rt_wait_change(&w->done, &w->done_waiters, d, SPIN_NS);
+        rtc_rt_wait_change(&w->done, &w->done_waiters, d, w->spin_ns);
     for (size_t i = 0; i < sys->n_units && rc == RTC_OK; i++)
         rc = w->rc[i];
     return rc;
