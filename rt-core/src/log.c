@@ -1,4 +1,5 @@
-/* The engine's logging path: format into a bounded buffer, hand the line to a callback. */
+/* The engine's logging path: format into a bounded buffer, hand the line to a callback —
+ * or, on a thread bound to an rtlog (a real-time thread), queue format and arguments there. */
 #include "rtcosim/log.h"
 #include "rtcosim/rtc_config.h"
 #include "rtcosim/rtlog.h"

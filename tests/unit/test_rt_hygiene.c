@@ -397,6 +397,28 @@ static void rlog_init(rlog *l)
 
 /* ---- systems of the cases below ---- */
 
+static const char ssd_head[] =
+    "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" name=\"t\" "
+    "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
+    "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\" "
+    "xmlns:ssv=\"http://ssp-standard.org/SSP1/SystemStructureParameterValues\" "
+    "xmlns:rtc=\"urn:rtcosim:realtime:1\">\n<ssd:System name=\"s\">\n<ssd:Elements>\n";
+
+/* "f2" (FMI 2) and "f3" (FMI 3): Fault units logging every step (mode 6), input u. */
+static void fault_components(FILE *f)
+{
+    for (int v = 2; v <= 3; v++)
+        fprintf(f, "<ssd:Component name=\"f%d\" source=\"%s/fmi%d/Fault.fmu\">\n"
+                "<ssd:Connectors><ssd:Connector name=\"u\" kind=\"input\"><ssc:Real/>"
+                "</ssd:Connector><ssd:Connector name=\"y\" kind=\"output\"><ssc:Real/>"
+                "</ssd:Connector></ssd:Connectors>\n<ssd:ParameterBindings>"
+                "<ssd:ParameterBinding><ssd:ParameterValues><ssv:ParameterSet version=\"1.0\" "
+                "name=\"p\"><ssv:Parameters><ssv:Parameter name=\"mode\"><ssv:Integer "
+                "value=\"6\"/></ssv:Parameter></ssv:Parameters></ssv:ParameterSet>"
+                "</ssd:ParameterValues></ssd:ParameterBinding></ssd:ParameterBindings>\n"
+                "</ssd:Component>\n", v, RTC_TEST_FMU_DIR, v);
+}
+
 /* Fault units logging every step (mode 6): "f2" FMI 2, "f3" FMI 3, and a Decay unit;
  * tick 10 ms, 1 s. Distinct FMU files: with one worker f2 steps on the RT thread and f3 on
  * the worker (owners round-robin over FMU files). */
@@ -404,20 +426,8 @@ static void write_logging_ssd(const char *path)
 {
     FILE *f = fopen(path, "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fprintf(f, "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" "
-            "name=\"t\" xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
-            "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\" "
-            "xmlns:ssv=\"http://ssp-standard.org/SSP1/SystemStructureParameterValues\" "
-            "xmlns:rtc=\"urn:rtcosim:realtime:1\">\n<ssd:System name=\"s\">\n<ssd:Elements>\n");
-    for (int v = 2; v <= 3; v++)
-        fprintf(f, "<ssd:Component name=\"f%d\" source=\"%s/fmi%d/Fault.fmu\">\n"
-                "<ssd:Connectors><ssd:Connector name=\"y\" kind=\"output\"><ssc:Real/>"
-                "</ssd:Connector></ssd:Connectors>\n<ssd:ParameterBindings>"
-                "<ssd:ParameterBinding><ssd:ParameterValues><ssv:ParameterSet version=\"1.0\" "
-                "name=\"p\"><ssv:Parameters><ssv:Parameter name=\"mode\"><ssv:Integer "
-                "value=\"6\"/></ssv:Parameter></ssv:Parameters></ssv:ParameterSet>"
-                "</ssd:ParameterValues></ssd:ParameterBinding></ssd:ParameterBindings>\n"
-                "</ssd:Component>\n", v, RTC_TEST_FMU_DIR, v);
+    fputs(ssd_head, f);
+    fault_components(f);
     fprintf(f, "<ssd:Component name=\"d\" source=\"%s/fmi2/Decay.fmu\"><ssd:Connectors>"
             "<ssd:Connector name=\"x\" kind=\"output\"><ssc:Real/></ssd:Connector>"
             "</ssd:Connectors></ssd:Component>\n</ssd:Elements>\n<ssd:Annotations>"
@@ -557,26 +567,13 @@ static void write_session_ssd(const char *path, int port)
 {
     FILE *f = fopen(path, "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fprintf(f, "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" "
-            "name=\"t\" xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
-            "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\" "
-            "xmlns:ssv=\"http://ssp-standard.org/SSP1/SystemStructureParameterValues\" "
-            "xmlns:rtc=\"urn:rtcosim:realtime:1\">\n<ssd:System name=\"s\">\n<ssd:Elements>\n"
-            "<ssd:Component name=\"op\" type=\"application/x-rtcosim-osc\"><ssd:Connectors>"
-            "<ssd:Connector name=\"sp\" kind=\"output\"><ssc:Real/></ssd:Connector>"
-            "</ssd:Connectors><ssd:Annotations><ssc:Annotation type=\"org.rtcosim.realtime\">"
-            "<rtc:Component port=\"%d\" priority=\"0\"><rtc:Signal name=\"sp\" path=\"/sp\"/>"
-            "</rtc:Component></ssc:Annotation></ssd:Annotations></ssd:Component>\n", port);
-    for (int v = 2; v <= 3; v++)
-        fprintf(f, "<ssd:Component name=\"f%d\" source=\"%s/fmi%d/Fault.fmu\">\n"
-                "<ssd:Connectors><ssd:Connector name=\"u\" kind=\"input\"><ssc:Real/>"
-                "</ssd:Connector><ssd:Connector name=\"y\" kind=\"output\"><ssc:Real/>"
-                "</ssd:Connector></ssd:Connectors>\n<ssd:ParameterBindings>"
-                "<ssd:ParameterBinding><ssd:ParameterValues><ssv:ParameterSet version=\"1.0\" "
-                "name=\"p\"><ssv:Parameters><ssv:Parameter name=\"mode\"><ssv:Integer "
-                "value=\"6\"/></ssv:Parameter></ssv:Parameters></ssv:ParameterSet>"
-                "</ssd:ParameterValues></ssd:ParameterBinding></ssd:ParameterBindings>\n"
-                "</ssd:Component>\n", v, RTC_TEST_FMU_DIR, v);
+    fprintf(f, "%s<ssd:Component name=\"op\" type=\"application/x-rtcosim-osc\">"
+            "<ssd:Connectors><ssd:Connector name=\"sp\" kind=\"output\"><ssc:Real/>"
+            "</ssd:Connector></ssd:Connectors><ssd:Annotations><ssc:Annotation "
+            "type=\"org.rtcosim.realtime\"><rtc:Component port=\"%d\" priority=\"0\">"
+            "<rtc:Signal name=\"sp\" path=\"/sp\"/></rtc:Component></ssc:Annotation>"
+            "</ssd:Annotations></ssd:Component>\n", ssd_head, port);
+    fault_components(f);
     fprintf(f, "</ssd:Elements>\n<ssd:Connections><ssd:Connection startElement=\"op\" "
             "startConnector=\"sp\" endElement=\"f2\" endConnector=\"u\" suppressUnitConversion=\"true\"/><ssd:Connection "
             "startElement=\"op\" startConnector=\"sp\" endElement=\"f3\" endConnector=\"u\" suppressUnitConversion=\"true\"/>"
