@@ -23,7 +23,8 @@
  * (getrusage, exit, munmap, madvise, mprotect, sigaltstack, rt_sigprocmask); every other
  * call traps (SECCOMP_RET_TRAP): the SIGSYS handler records its number in a preallocated
  * atomic array and makes it fail with ENOSYS. A positive control writes on the RT thread
- * and must be caught. x86-64 only (the handler sets the return register).
+ * and must be caught. x86-64 only (the handler sets the return register). Under ASan/TSan
+ * mmap is let through as well: their runtimes map memory on the thread itself.
  */
 #include "cu_main.h"
 #include "fmu_util.h"
@@ -288,6 +289,10 @@ static const int allowed[] = {
     SYS_clock_nanosleep, SYS_futex, SYS_rt_sigreturn, /* the design; the handler's return */
     SYS_getrusage, SYS_exit, SYS_munmap, SYS_madvise, SYS_mprotect, SYS_sigaltstack,
     SYS_rt_sigprocmask, /* the thread's end after its loop */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    SYS_mmap, /* the sanitizer runtimes map their own memory lazily (fake stacks, traces);
+                 the plain build screens it */
+#endif
 };
 #define N_ALLOWED (sizeof allowed / sizeof allowed[0])
 
