@@ -71,11 +71,14 @@ static int step_unit(rtc_system *sys, sys_unit *u, int64_t t)
         return rc;
     rtc_step_result res;
     size_t idx = (size_t)(u - sys->units);
-    if (sys->unit_timer)
+    /* the timer's bookkeeping belongs to the RT thread: units a worker steps are not
+     * timed one by one (their time is in the coordinator's wait) */
+    bool timed = sys->unit_timer && (!sys->workers || u->owner == 0);
+    if (timed)
         sys->unit_timer(sys->unit_timer_user, idx, false);
     rc = u->unit->ops->do_step(u->unit->self, rtc_time_to_s(sys->start_ns + t),
                                rtc_time_to_s(u->step_ns), &res);
-    if (sys->unit_timer)
+    if (timed)
         sys->unit_timer(sys->unit_timer_user, idx, true);
     if (rc != RTC_OK)
         return rc;
