@@ -8,6 +8,7 @@
  */
 #include "fmu_priv.h"
 
+#include "rtcosim/rtlog.h"
 #include "rtcosim/status.h"
 
 #include <stdarg.h>
@@ -30,19 +31,29 @@ typedef struct fmi2_unit {
     fmi2Boolean *bscratch;
 } fmi2_unit;
 
-/* The FMU's logger: a printf-style message, formatted here and routed to the engine log. */
+/* The FMU's logger: a printf-style message routed to the engine log. On a real-time thread
+ * (bound to an rtlog) nothing is formatted here: the format and its arguments go to an
+ * rtlog text slot (copied, truncated; see rtcosim/rtlog.h) and the drainer formats them. */
 static void fmu_logger(fmi2ComponentEnvironment env, fmi2String instance, fmi2Status status,
                        fmi2String category, fmi2String message, ...)
 {
     fmi2_unit *u = env;
-    if (!u || !rtc_log_enabled(u->lg, status <= fmi2OK ? RTC_LOG_INFO : RTC_LOG_WARNING))
+    int level = rtc__fmu_log_level((int)status);
+    if (!u || !rtc_log_enabled(u->lg, level))
         return;
-    char text[1024];
     va_list ap;
     va_start(ap, message);
-    vsnprintf(text, sizeof text, message ? message : "", ap);
+    rtc_rtlog *rt = rtc_rtlog_thread();
+    if (rt) {
+        const char *prefix[] = {instance ? instance : u->name, " [", category ? category : "",
+                                "]: ", NULL};
+        rtc_rtlog_vtext(rt, u->lg, level, prefix, message ? message : "", ap);
+    } else {
+        char text[1024];
+        vsnprintf(text, sizeof text, message ? message : "", ap);
+        rtc__fmu_log_message(u->lg, instance ? instance : u->name, (int)status, category, text);
+    }
     va_end(ap);
-    rtc__fmu_log_message(u->lg, instance ? instance : u->name, (int)status, category, text);
 }
 
 static int check(fmi2_unit *u, const char *fn, fmi2Status st)

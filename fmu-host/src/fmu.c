@@ -159,18 +159,23 @@ int rtc__fmu_check(const char *instance, const char *function, int fmi_status,
     static const int map[] = {RTC_OK, RTC_OK, RTC_ETERMINATED, RTC_EFMU, RTC_EFATAL};
     if (fmi_status == 0 || fmi_status == 1)
         return RTC_OK;
+    /* on a real-time thread this line is queued, not formatted (rtcosim/rtlog.h) */
     rtc_log(lg, RTC_LOG_ERROR, "%s: %s returned %s", instance, function,
             rtc__fmu_status_name(fmi_status));
     return fmi_status > 0 && fmi_status < 5 ? map[fmi_status] : RTC_EUNSUPPORTED;
 }
 
+int rtc__fmu_log_level(int fmi_status)
+{
+    return fmi_status <= 0 ? RTC_LOG_INFO : fmi_status <= 2 ? RTC_LOG_WARNING : RTC_LOG_ERROR;
+}
+
+/* On a thread bound to an rtlog (a real-time thread in the run phase), rtc_log() copies
+ * the three strings (truncated) into a text slot; the drainer formats the line. */
 void rtc__fmu_log_message(const rtc_logger *lg, const char *instance, int fmi_status,
                           const char *category, const char *message)
 {
-    int level = fmi_status <= 0   ? RTC_LOG_INFO
-                : fmi_status <= 2 ? RTC_LOG_WARNING
-                                  : RTC_LOG_ERROR;
-    rtc_log(lg, level, "%s [%s]: %s", instance ? instance : "?", category ? category : "",
+    rtc_log(lg, rtc__fmu_log_level(fmi_status), "%s [%s]: %s", instance ? instance : "?", category ? category : "",
             message ? message : "");
 }
 

@@ -148,6 +148,8 @@ const char *rtc__fmu_status_name(int fmi_status);
 
 /* Route one message of an FMU's logger callback to the engine log: status decides the
  * level, the line reads "<instance> [<category>]: <message>". */
+/* Engine log level of an FMU status (OK: info, Warning/Discard: warning, else error). */
+int rtc__fmu_log_level(int fmi_status);
 void rtc__fmu_log_message(const rtc_logger *lg, const char *instance, int fmi_status,
                           const char *category, const char *message);
 

@@ -322,8 +322,7 @@ static void run_loop(rtc_exec *ex)
 void *rtc__exec_rt_main(void *arg)
 {
     rtc_exec *ex = arg;
-    rtc__exec_block_signals();
-    rtc_rt_prefault_stack(ex->o.stack_bytes / 2);
+    rtc__exec_block_signals(); /* the stack was prefaulted by the thread creator */
     (void)rtc__exec_now_ns(); /* bind the vDSO call before the run */
     pthread_barrier_wait(&ex->start);
     struct rusage r0, r1;

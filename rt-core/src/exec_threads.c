@@ -4,7 +4,10 @@
  * trace file, the status line) and the watchdog.
  *
  * DESIGN: the RT thread only ever produces into rings and single-writer atomics; every
- * formatting and file write happens here, on SCHED_OTHER threads that may block. The
+ * formatting and file write happens here, on SCHED_OTHER threads that may block. The RT
+ * thread is bound to the rtlog at creation (rtc_rt_thread_opts.log), so its rtc_log()
+ * calls — and those of the workers and unit threads stepping for it — are queued as
+ * format + arguments and formatted by rtc_rtlog_drain() here. The
  * monitor polls every 20 ms: a ring of RTC_EXEC trace records is sized so that 20 ms of
  * steps at 10 kHz (200 records) is far from filling it. The watchdog needs no cooperation
  * from the RT thread beyond the timestamp the thread publishes when a tick begins, so it
@@ -249,7 +252,8 @@ static int arm_run(rtc_exec *ex)
 static int start_threads(rtc_exec *ex)
 {
     rtc_rt_thread_opts to = {.priority = ex->o.priority, .cpu = ex->o.cpu,
-                             .stack_bytes = ex->o.stack_bytes, .name = "rtcosim-rt"};
+                             .stack_bytes = ex->o.stack_bytes, .name = "rtcosim-rt",
+                             .log = ex->log}; /* its rtc_log() lines: queued, formatted here */
     int rc = rtc_rt_thread_start(&to, rtc__exec_rt_main, ex, ex->lg, &ex->rt);
     if (rc != RTC_OK)
         return rc;

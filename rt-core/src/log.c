@@ -1,6 +1,8 @@
-/* The engine's logging path: format into a bounded buffer, hand the line to a callback. */
+/* The engine's logging path: format into a bounded buffer, hand the line to a callback —
+ * or, on a thread bound to an rtlog (a real-time thread), queue format and arguments there. */
 #include "rtcosim/log.h"
 #include "rtcosim/rtc_config.h"
+#include "rtcosim/rtlog.h"
 
 #include <stdio.h>
 
@@ -8,6 +10,12 @@ void rtc_log_vwrite(const rtc_logger *lg, int level, const char *fmt, va_list ap
 {
     if (!rtc_log_enabled(lg, level))
         return;
+    /* a real-time thread never formats: the rtlog drainer does it (rtcosim/rtlog.h) */
+    rtc_rtlog *rt = rtc_rtlog_thread();
+    if (rt) {
+        rtc_rtlog_vtext(rt, lg, level, NULL, fmt, ap);
+        return;
+    }
     char msg[RTC_LOG_MSG_MAX];
     int n = vsnprintf(msg, sizeof msg, fmt, ap);
     if (n < 0)

@@ -8,8 +8,10 @@
  *                 earlier in the order pass their fresh outputs on;
  *   Parallel Fast only at synchronization points (pfast.h), from the partners'
  *                 outputs at their own qualifying step end; otherwise inputs are held.
- * No allocation, no lock, no text formatting on the success path: this runs on the
- * real-time thread. Failures are logged once, then the run stops.
+ * No allocation, no lock, no text formatting: this runs on the real-time thread. Failures
+ * are logged once, then the run stops; in a real-time run the thread is bound to the
+ * executive's rtlog, so rtc_log() here only queues the format and its numbers and strings
+ * (rtcosim/rtlog.h) — arguments must be plain values (no text made here beforehand).
  */
 #include "system_priv.h"
 
@@ -69,23 +71,25 @@ static int step_unit(rtc_system *sys, sys_unit *u, int64_t t)
         return rc;
     rtc_step_result res;
     size_t idx = (size_t)(u - sys->units);
-    if (sys->unit_timer)
+    /* the timer's bookkeeping belongs to the RT thread: units a worker steps are not
+     * timed one by one (their time is in the coordinator's wait) */
+    bool timed = sys->unit_timer && (!sys->workers || u->owner == 0);
+    if (timed)
         sys->unit_timer(sys->unit_timer_user, idx, false);
     rc = u->unit->ops->do_step(u->unit->self, rtc_time_to_s(sys->start_ns + t),
                                rtc_time_to_s(u->step_ns), &res);
-    if (sys->unit_timer)
+    if (timed)
         sys->unit_timer(sys->unit_timer_user, idx, true);
     if (rc != RTC_OK)
         return rc;
     if (res.outcome != RTC_STEP_DONE) {
-        char when[32];
-        rtc_time_format_s(sys->start_ns + t, when, sizeof when);
-        rtc_log(sys->lg, RTC_LOG_WARNING, "%s: %s the step from t=%s; stopping the system there",
+        rtc_log(sys->lg, RTC_LOG_WARNING, "%s: %s the step from t=%.9g s; stopping the system "
+                "there",
                 u->name,
                 res.outcome == RTC_STEP_TERMINATE ? "requested termination during"
                 : res.outcome == RTC_STEP_EARLY   ? "returned early from"
                                                   : "discarded",
-                when);
+                rtc_time_to_s(sys->start_ns + t));
         return RTC_ETERMINATED;
     }
     rc = rtc__sys_fetch(sys, u, true);

@@ -7,22 +7,48 @@
  * return positive error numbers; errno is not used. EPERM from pthread_create means the
  * kernel refused the policy: one warning per process, then the same attributes with
  * SCHED_OTHER.
+ *
+ * Every thread starts in a trampoline that, before the thread's function runs, binds the
+ * prefaults half of its stack (with memory locked, the pages then stay) and binds the
+ * thread to the rtlog of its options (so rtc_log() on it never formats: rtcosim/rtlog.h).
+ * This is the one creator of threads that work on real-time paths: the executive's RT
+ * thread, the Jacobi workers (system_workers.c) and the substitute units (system_async.c).
  */
 #include "rtcosim/rt.h"
+#include "rtcosim/rtlog.h"
 #include "rtcosim/status.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 struct rtc_rt_thread {
     pthread_t id;
     bool fifo;
     int priority;
+    void *(*fn)(void *);
+    void *arg;
+    rtc_rtlog *log;
+    size_t prefault;
 };
+
+static void *trampoline(void *p)
+{
+    rtc_rt_thread *t = p;
+    rtc_rt_prefault_stack(t->prefault); /* may allocate (pthread_getattr_np): not bound yet */
+    rtc_rtlog_bind_thread(t->log);
+    void *r = t->fn(t->arg);
+    rtc_rtlog_bind_thread(NULL); /* the thread's end is not real-time work */
+    return r;
+}
 
 static atomic_flag fifo_warned = ATOMIC_FLAG_INIT;
 
@@ -51,14 +77,13 @@ static int make_attr(pthread_attr_t *a, const rtc_rt_thread_opts *o, bool fifo)
     return e;
 }
 
-static int create(rtc_rt_thread *t, const rtc_rt_thread_opts *o, bool fifo,
-                  void *(*fn)(void *), void *arg)
+static int create(rtc_rt_thread *t, const rtc_rt_thread_opts *o, bool fifo)
 {
     pthread_attr_t a;
     int e = make_attr(&a, o, fifo);
     if (e)
         return e;
-    e = pthread_create(&t->id, &a, fn, arg);
+    e = pthread_create(&t->id, &a, trampoline, t);
     pthread_attr_destroy(&a);
     t->fifo = fifo;
     t->priority = fifo ? o->priority : 0;
@@ -74,13 +99,15 @@ int rtc_rt_thread_start(const rtc_rt_thread_opts *o, void *(*fn)(void *), void *
     rtc_rt_thread *t = calloc(1, sizeof *t);
     if (!t)
         return RTC_ENOMEM;
+    *t = (rtc_rt_thread){.fn = fn, .arg = arg, .log = o->log,
+                         .prefault = (o->stack_bytes ? o->stack_bytes : (size_t)1 << 20) / 2};
     bool fifo = o->priority > 0;
-    int e = create(t, o, fifo, fn, arg);
+    int e = create(t, o, fifo);
     if (e == EPERM && fifo) {
         if (!atomic_flag_test_and_set(&fifo_warned))
             rtc_log(lg, RTC_LOG_WARNING, "SCHED_FIFO priority %d refused (no CAP_SYS_NICE or "
                     "RLIMIT_RTPRIO): running SCHED_OTHER, timing will suffer", o->priority);
-        e = create(t, o, false, fn, arg);
+        e = create(t, o, false);
     }
     if (e) {
         rtc_log(lg, RTC_LOG_ERROR, "cannot create thread%s%s: %s", o->name ? " " : "",
@@ -110,4 +137,69 @@ const char *rtc_rt_thread_policy(const rtc_rt_thread *t)
 int rtc_rt_thread_priority(const rtc_rt_thread *t)
 {
     return t->priority;
+}
+
+/* ---- waiting for another thread: a bounded spin, then the futex ----
+ *
+ * Protocol (Dekker's, through seq_cst): the waiter announces itself (waiters++), then
+ * reads the word again and sleeps in FUTEX_WAIT only if it is still unchanged — the
+ * kernel compares once more under its hash-bucket lock, so a change after the read makes
+ * FUTEX_WAIT return at once. The waker changes the word first, then (seq_cst fence) reads
+ * waiters and issues FUTEX_WAKE only if someone may sleep. One of the two always sees the
+ * other: no lost wake-up, and no system call when nobody sleeps. The word is read with
+ * (at least) acquire order, so what the waker wrote before changing it is visible. */
+
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts); /* vDSO: no system call */
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+uint32_t rtc_rt_wait_change(_Atomic uint32_t *word, _Atomic uint32_t *waiters, uint32_t old,
+                            int64_t spin_ns)
+{
+    return rtc_rt_wait_change_until(word, waiters, old, spin_ns, 0);
+}
+
+uint32_t rtc_rt_wait_change_until(_Atomic uint32_t *word, _Atomic uint32_t *waiters,
+                                  uint32_t old, int64_t spin_ns, int64_t deadline_ns)
+{
+    uint32_t v = atomic_load_explicit(word, memory_order_acquire);
+    int64_t until = v == old && spin_ns > 0 ? mono_ns() + spin_ns : 0;
+    if (until && deadline_ns && deadline_ns < until)
+        until = deadline_ns; /* the spin never outlasts the caller's deadline */
+    for (unsigned i = 1; v == old && until; i++) {
+        cpu_relax();
+        v = atomic_load_explicit(word, memory_order_acquire);
+        if ((i & 31) == 0 && mono_ns() >= until)
+            break;
+    }
+    /* FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC time (FUTEX_WAIT a relative one) */
+    struct timespec at = {.tv_sec = deadline_ns / 1000000000, .tv_nsec = deadline_ns % 1000000000};
+    while (v == old && !(deadline_ns && mono_ns() >= deadline_ns)) {
+        atomic_fetch_add_explicit(waiters, 1, memory_order_seq_cst);
+        if ((v = atomic_load_explicit(word, memory_order_seq_cst)) == old)
+            syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_BITSET_PRIVATE, old,
+                    deadline_ns ? &at : NULL, NULL, FUTEX_BITSET_MATCH_ANY);
+        atomic_fetch_sub_explicit(waiters, 1, memory_order_relaxed);
+        v = atomic_load_explicit(word, memory_order_acquire);
+    }
+    return v;
+}
+
+void rtc_rt_wake(_Atomic uint32_t *word, _Atomic uint32_t *waiters)
+{
+    atomic_thread_fence(memory_order_seq_cst); /* the caller's change before the look */
+    if (atomic_load_explicit(waiters, memory_order_seq_cst) > 0)
+        syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }

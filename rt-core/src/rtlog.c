@@ -7,7 +7,7 @@
  * call — happens on the consumer. The per-code counters belong to the consumer alone, so
  * they need no atomics; the recurring flags are set before the producer starts.
  */
-#include "rtcosim/rtlog.h"
+#include "rtlog_priv.h"
 #include "rtcosim/ring.h"
 #include "rtcosim/status.h"
 
@@ -16,9 +16,11 @@
 #include <time.h>
 
 #define N_CODES (RTC_RTLOG_MAX_CODE + 1)
+#define TEXT_DEPTH 256 /* text messages between two drains (the monitor drains every 20 ms) */
 
 struct rtc_rtlog {
     rtc_ring *ring;
+    rtc__rtlog_text *text; /* printf-style messages, any producer thread */
     const rtc_logger *lg;
     rtc_rtlog_format fmt;
     void *fmt_user;
@@ -55,7 +57,10 @@ int rtc_rtlog_new(size_t depth, const rtc_logger *lg, rtc_rtlog **out)
     if (!log)
         return RTC_ENOMEM;
     int rc = rtc_ring_new(sizeof(rtc_rtlog_rec), depth, &log->ring);
+    if (rc == RTC_OK)
+        rc = rtc__rtlog_text_new(TEXT_DEPTH, &log->text);
     if (rc != RTC_OK) {
+        rtc_ring_free(log->ring);
         free(log);
         return rc;
     }
@@ -70,6 +75,7 @@ void rtc_rtlog_free(rtc_rtlog *log)
     if (!log)
         return;
     rtc_ring_free(log->ring);
+    rtc__rtlog_text_free(log->text);
     free(log);
 }
 
@@ -93,12 +99,32 @@ bool rtc_rtlog_push_ext(rtc_rtlog *log, uint32_t code, uint32_t detail, int64_t 
         rtc_ring_drop(log->ring);
         return false;
     }
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
     *r = (rtc_rtlog_rec){.code = code, .detail = detail, .a = a, .b = b, .c = c,
-                         .wall_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec};
+                         .wall_ns = rtc__rtlog_now_ns()};
     rtc_ring_commit(log->ring);
     return true;
+}
+
+int64_t rtc__rtlog_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+bool rtc_rtlog_vtext(rtc_rtlog *log, const rtc_logger *lg, int level, const char *const *prefix,
+                     const char *fmt, va_list ap)
+{
+    return rtc__rtlog_text_push(log->text, lg, level, prefix, fmt, ap);
+}
+
+bool rtc_rtlog_text(rtc_rtlog *log, const rtc_logger *lg, int level, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    bool ok = rtc__rtlog_text_push(log->text, lg, level, NULL, fmt, ap);
+    va_end(ap);
+    return ok;
 }
 
 bool rtc_rtlog_push(rtc_rtlog *log, uint32_t code, int64_t a, int64_t b)
@@ -123,7 +149,7 @@ size_t rtc_rtlog_drain(rtc_rtlog *log)
         rtc_log(log->lg, level, "%s%s", line,
                 log->recurring[code] ? " (reported once; further ones are counted)" : "");
     }
-    return n;
+    return n + rtc__rtlog_text_drain(log->text);
 }
 
 uint64_t rtc_rtlog_count(const rtc_rtlog *log, uint32_t code)
@@ -133,7 +159,7 @@ uint64_t rtc_rtlog_count(const rtc_rtlog *log, uint32_t code)
 
 uint64_t rtc_rtlog_dropped(const rtc_rtlog *log)
 {
-    return rtc_ring_dropped(log->ring);
+    return rtc_ring_dropped(log->ring) + rtc__rtlog_text_dropped(log->text);
 }
 
 void rtc_rtlog_report(rtc_rtlog *log)

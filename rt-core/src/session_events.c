@@ -7,8 +7,10 @@
  * DESIGN: several producers, one file: a PRIO_INHERIT mutex around the formatted write
  * (STYLE rule 19 allows a lock off the RT thread). The step index comes from an atomic the
  * RT thread stores every step, so a line says when in the run it happened without asking
- * the RT thread anything. FMU log lines may arrive on the RT thread (an FMU logging inside
- * doStep); that is the FMU's own choice of breaking the run-phase rules (DESIGN.md).
+ * the RT thread anything. A line raised on a real-time thread during the run (an FMU
+ * logging inside doStep, an engine error) never gets here on that thread: rtc_log() there
+ * queues it in the executive's rtlog (rtcosim/rtlog.h) and the monitor thread calls
+ * source_log() — so the mutex and the stdio below stay off the RT thread.
  */
 #include "session_priv.h"
 

@@ -644,6 +644,15 @@ int rtc_system_use_substitute(rtc_system *sys)
     return RTC_OK;
 }
 
+int rtc_system_set_threads(rtc_system *sys, int priority, int cpu)
+{
+    if (sys->initialized)
+        return RTC_ESTATE;
+    sys->threads.priority = priority;
+    sys->threads.cpu = cpu;
+    return RTC_OK;
+}
+
 bool rtc_system_substitutes(const rtc_system *sys)
 {
     return sys->substitute;

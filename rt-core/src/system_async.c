@@ -9,55 +9,70 @@
  * Without lateness the result equals Jacobi exactly: a unit steps from t with inputs
  * taken at t, and its outputs become visible at t + h.
  *
- * Hand-off per unit: the RT thread writes the unit's inputs and the job, then stores
- * state = RUN (release) and wakes the unit's thread (futex wake: a non-blocking system
- * call); the thread runs the job and stores state = DONE (release); the RT thread reads
- * DONE (acquire) before it touches the results. Each FMU instance is called only from its
- * own thread, from instantiation to free.
+ * DESIGN — hand-off per unit, no lock, no sched_yield, no nap (rtc_rt_wait_change/wake of
+ * rtcosim/rt.h: a short spin, then FUTEX_WAIT; FUTEX_WAKE only when someone sleeps):
+ *   RT thread: writes the unit's inputs, the job and its own rtlog binding, stores
+ *     state = RUN (seq_cst: release for those) and wakes the unit's thread.
+ *   unit thread: waits for state to leave IDLE/DONE (acquire), binds the rtlog (its FMU's
+ *     log messages are queued, not formatted), runs the job, stores state = DONE
+ *     (seq_cst: release for the results, nxt buffers and rc), wakes waiters on its state
+ *     word, then bumps the system's `async_done` and wakes waiters on that.
+ *   RT thread, per tick: waits on `async_done` until no unit runs or the step's budget
+ *     ends (FUTEX_WAIT_BITSET with the absolute deadline); reads DONE (acquire) before it
+ *     touches a unit's results. Load phase and teardown wait on each unit's state word.
+ * The unit threads come from the RT-thread creator (SCHED_FIFO at the system's priority,
+ * prefaulted stack). Each FMU instance is called only from its own thread, from
+ * instantiation to free.
  */
 #include "system_priv.h"
 
+#include "rtcosim/rtlog.h"
 #include "rtcosim/status.h"
 
-#include <linux/futex.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
+
+#define RT_SPIN_NS 10000 /* with SCHED_FIFO threads only, as system_workers.c explains */
+
+static int64_t spin_ns(const rtc_system *sys)
+{
+    return sys->threads.priority > 0 ? RT_SPIN_NS : 0;
+}
 
 enum { A_IDLE, A_RUN, A_DONE, A_QUIT };
 
 struct rtc_async_unit {
-    pthread_t thread;
-    _Atomic uint32_t state;
+    rtc_rt_thread *thread;
+    _Atomic uint32_t state;   /* futex word */
+    _Atomic uint32_t waiters;
     rtc_system *sys;
     sys_unit *u;
     rtc__unit_job job;
     void *arg;
+    rtc_rtlog *log;   /* the dispatcher's rtlog binding for this job */
     int rc;
     int64_t t_start;  /* logical start of the step being run */
     bool late;        /* counted as late for this step already */
 };
 
-static void futex_wake(_Atomic uint32_t *addr)
-{
-    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
-
 static void *async_main(void *p)
 {
     rtc_async_unit *a = p;
+    uint32_t s = A_IDLE;
     for (;;) {
-        uint32_t s;
         /* acquire: the inputs and the job written before RUN are visible */
         while ((s = atomic_load_explicit(&a->state, memory_order_acquire)) != A_RUN &&
                s != A_QUIT)
-            syscall(SYS_futex, (uint32_t *)&a->state, FUTEX_WAIT_PRIVATE, s, NULL, NULL, 0);
+            rtc_rt_wait_change(&a->state, &a->waiters, s, spin_ns(a->sys));
         if (s == A_QUIT)
             return NULL;
+        rtc_rtlog_bind_thread(a->log);
         a->rc = a->job(a->sys, a->u, a->arg);
         /* release: the step's results (nxt buffers, rc) are visible with DONE */
-        atomic_store_explicit(&a->state, A_DONE, memory_order_release);
+        atomic_store_explicit(&a->state, A_DONE, memory_order_seq_cst);
+        rtc_rt_wake(&a->state, &a->waiters);
+        atomic_fetch_add_explicit(&a->sys->async_done, 1, memory_order_seq_cst);
+        rtc_rt_wake(&a->sys->async_done, &a->sys->async_waiters);
     }
 }
 
@@ -65,8 +80,19 @@ static void dispatch(rtc_async_unit *a, rtc__unit_job job, void *arg)
 {
     a->job = job;
     a->arg = arg;
-    atomic_store_explicit(&a->state, A_RUN, memory_order_release);
-    futex_wake(&a->state);
+    a->log = rtc_rtlog_thread();
+    atomic_store_explicit(&a->state, A_RUN, memory_order_seq_cst);
+    rtc_rt_wake(&a->state, &a->waiters);
+}
+
+/* Wait while the unit runs a step (a late one at the end of a run, or the job of
+ * rtc__async_run_all); returns the state it left RUN for. */
+static uint32_t wait_not_running(rtc_async_unit *a)
+{
+    uint32_t s;
+    while ((s = atomic_load_explicit(&a->state, memory_order_acquire)) == A_RUN)
+        rtc_rt_wait_change(&a->state, &a->waiters, A_RUN, spin_ns(a->sys));
+    return s;
 }
 
 static bool done(rtc_async_unit *a)
@@ -82,7 +108,9 @@ int rtc__async_start(rtc_system *sys)
         if (!u->as)
             return RTC_ENOMEM;
         *u->as = (rtc_async_unit){.sys = sys, .u = u};
-        if (pthread_create(&u->as->thread, NULL, async_main, u->as) != 0) {
+        rtc_rt_thread_opts o = sys->threads;
+        o.name = "rtcosim-unit";
+        if (rtc_rt_thread_start(&o, async_main, u->as, sys->lg, &u->as->thread) != RTC_OK) {
             free(u->as);
             u->as = NULL;
             return RTC_ESYS;
@@ -96,16 +124,13 @@ int rtc__async_run_all(rtc_system *sys, rtc__unit_job job, void *arg)
 {
     for (size_t i = 0; i < sys->n_units; i++) {
         rtc_async_unit *a = sys->units[i].as;
-        /* a late step may still run (the end of a run): let it finish first */
-        while (atomic_load_explicit(&a->state, memory_order_acquire) == A_RUN)
-            sched_yield();
+        wait_not_running(a); /* a late step may still run (the end of a run) */
         dispatch(a, job, arg);
     }
     int rc = RTC_OK;
     for (size_t i = 0; i < sys->n_units; i++) {
         rtc_async_unit *a = sys->units[i].as;
-        while (!done(a))
-            sched_yield();
+        wait_not_running(a);
         if (rc == RTC_OK)
             rc = a->rc;
         atomic_store_explicit(&a->state, A_IDLE, memory_order_relaxed);
@@ -119,11 +144,10 @@ void rtc__async_stop(rtc_system *sys)
         rtc_async_unit *a = sys->units[i].as;
         if (!a)
             continue;
-        while (atomic_load_explicit(&a->state, memory_order_acquire) == A_RUN)
-            sched_yield(); /* a late step still running: it must end before its FMU goes */
-        atomic_store_explicit(&a->state, A_QUIT, memory_order_release);
-        futex_wake(&a->state);
-        pthread_join(a->thread, NULL);
+        wait_not_running(a); /* a late step still running: it must end before its FMU goes */
+        atomic_store_explicit(&a->state, A_QUIT, memory_order_seq_cst);
+        rtc_rt_wake(&a->state, &a->waiters);
+        rtc_rt_thread_join(a->thread);
         free(a);
         sys->units[i].as = NULL;
     }
@@ -147,13 +171,6 @@ static int job_step(rtc_system *sys, sys_unit *u, void *arg)
     return rc == RTC_OK ? rtc__sys_fetch(sys, u, true) : rc;
 }
 
-static int64_t mono_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* Start every idle unit that is due at t, or behind t (catching up), from its own time. */
 static void start_due(rtc_system *sys, int64_t t)
 {
@@ -175,19 +192,19 @@ static void start_due(rtc_system *sys, int64_t t)
 int rtc__async_tick(rtc_system *sys, int64_t t)
 {
     start_due(sys, t);
-    /* Wait for the running steps, up to the budget (none: wait for all, as Jacobi). The
-     * RT thread naps 20 µs between polls rather than spinning: a SCHED_FIFO spin would
-     * keep the units' threads off its CPU. */
+    /* Wait for the running steps, up to the budget (none: wait for all, as Jacobi): a
+     * FUTEX_WAIT on the count of finished steps, read before the states so that a step
+     * finishing after the look changes the count and ends the wait. */
     for (;;) {
+        uint32_t seen = atomic_load_explicit(&sys->async_done, memory_order_seq_cst);
         bool running = false;
         for (size_t i = 0; i < sys->n_units && !running; i++)
             running = sys->units[i].as &&
                       atomic_load_explicit(&sys->units[i].as->state, memory_order_acquire) == A_RUN;
-        int64_t now = sys->step_deadline_ns ? mono_now() : 0;
-        if (!running || (sys->step_deadline_ns && now >= sys->step_deadline_ns))
-            break;
-        struct timespec nap = {0, 20000};
-        nanosleep(&nap, NULL);
+        if (!running ||
+            rtc_rt_wait_change_until(&sys->async_done, &sys->async_waiters, seen, spin_ns(sys),
+                                     sys->step_deadline_ns) == seen)
+            break; /* all finished, or the budget is spent */
     }
     for (size_t i = 0; i < sys->n_units; i++) {
         sys_unit *u = &sys->units[i];

@@ -421,6 +421,7 @@ int rtc_system_load(const char *path, const rtc_unit_factory *factories, size_t 
     if (!sys)
         return RTC_ENOMEM;
     sys->lg = lg;
+    sys->threads = (rtc_rt_thread_opts){.cpu = -1, .stack_bytes = 256u << 10}; /* SCHED_OTHER */
     sys->path = strdup(path);
     sys->factories = calloc(n_factories + 1, sizeof *sys->factories);
     if (!sys->path || !sys->factories) {

@@ -13,6 +13,7 @@
 #define RTC_SYSTEM_PRIV_H
 
 #include "rtcosim/estimate.h"
+#include "rtcosim/rt.h"
 #include "rtcosim/system.h"
 
 #include <pthread.h>
@@ -137,6 +138,8 @@ struct rtc_system {
     int64_t step_deadline_ns; /* substitute: CLOCK_MONOTONIC budget of the current step */
     uint64_t late_steps;    /* substitute: steps that missed their budget */
     rtc_workers *workers;   /* running worker threads, or NULL */
+    rtc_rt_thread_opts threads; /* attributes of worker and substitute threads */
+    _Atomic uint32_t async_done, async_waiters; /* substitute: steps finished (futex word) */
     unsigned warnings;
     /* strong coupling */
     bool iterate;

@@ -9,7 +9,11 @@
  * unit-step = (engine time − baseline time) / unit-steps: the time spent outside FMU
  * calls (links, buffers, due checks, status handling, the unit interface).
  *
- * usage: bench_system LAG_FMU [UNIT_STEPS]
+ * With WORKERS > 0 only Jacobi runs, on that many worker threads: every Lag instance
+ * shares one owner (one FMU file), so the rows measure the per-tick hand-off between the
+ * coordinator and the workers (system_workers.c) on top of the sequential engine.
+ *
+ * usage: bench_system LAG_FMU [UNIT_STEPS [WORKERS]]
  */
 #include "rtc_fmi2.h"
 #include "rtcosim/fmu.h"
@@ -61,11 +65,12 @@ static int write_ring(const char *dir, const char *fmu, size_t n, const char *al
     return fclose(f);
 }
 
-static double run_engine(const char *ssd, long ticks, const rtc_logger *lg)
+static double run_engine(const char *ssd, long ticks, unsigned workers, const rtc_logger *lg)
 {
     rtc_unit_factory f;
     rtc_system *sys = NULL;
-    if (rtc_fmu_factory(&f) != RTC_OK || rtc_system_load(ssd, &f, 1, NULL, lg, &sys) != RTC_OK ||
+    rtc_system_options so = {.workers = workers};
+    if (rtc_fmu_factory(&f) != RTC_OK || rtc_system_load(ssd, &f, 1, &so, lg, &sys) != RTC_OK ||
         rtc_system_init(sys) != RTC_OK) {
         rtc_system_free(sys);
         return -1;
@@ -140,10 +145,11 @@ static double run_raw(void *dl, const char *guid, size_t n, long ticks)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: bench_system LAG_FMU [UNIT_STEPS]\n");
+        fprintf(stderr, "usage: bench_system LAG_FMU [UNIT_STEPS [WORKERS]]\n");
         return 2;
     }
     long unit_steps = argc > 2 ? atol(argv[2]) : 3000000;
+    unsigned workers = argc > 3 ? (unsigned)atoi(argv[3]) : 0;
     char fmu_path[PATH_MAX]; /* absolute: the SSD refers to it from a temporary directory */
     if (!realpath(argv[1], fmu_path)) {
         perror(argv[1]);
@@ -162,7 +168,9 @@ int main(int argc, char **argv)
     static const char *const algos[] = {"jacobi", "gauss-seidel"};
     printf("%-13s %5s %10s %14s %14s %14s %8s\n", "master", "units", "ticks", "engine ns/us",
            "FMI ns/us", "overhead ns/us", "vs 1");
-    for (int a = 0; a < 2; a++) {
+    if (workers)
+        printf("(Jacobi on %u worker thread(s))\n", workers);
+    for (int a = 0; a < (workers ? 1 : 2); a++) {
         double first = 0;
         for (int s = 0; s < 3; s++) {
             size_t n = sizes[s];
@@ -172,7 +180,7 @@ int main(int argc, char **argv)
                 return 1;
             double best_e = 1e9, best_r = 1e9; /* best of 3: the machine is shared */
             for (int rep = 0; rep < 3; rep++) {
-                double e = run_engine(ssd, ticks, &lg), r = run_raw(dl, rtc_fmu_model(fmu)->guid, n, ticks);
+                double e = run_engine(ssd, ticks, workers, &lg), r = run_raw(dl, rtc_fmu_model(fmu)->guid, n, ticks);
                 if (e < 0 || r < 0)
                     return 1;
                 best_e = e < best_e ? e : best_e;

@@ -1,47 +1,85 @@
 /*
- * RT hygiene of the executive (issue 4, item 2): while the coupled mass-spring-damper runs
- * in real time with recording and the latency trace on, the RT thread makes no
- * malloc/calloc/realloc/free call and takes no page fault.
+ * RT hygiene of the run phase (issue 4 item 2, issue 10 item 8): while systems run in real
+ * time the RT thread — and the Jacobi workers and substitute units while they step for it —
+ * makes no malloc/calloc/realloc/free call, takes no page fault, calls no logger (text is
+ * queued in the rtlog and formatted by the monitor), and makes no system call but
+ * clock_nanosleep and futex.
  *
- * How: this executable defines malloc, calloc, realloc and free itself (they win over
- * libc's at symbol resolution) and forwards them to glibc's __libc_* entry points,
- * counting the calls made while rtc_exec_is_rt_thread() is true — the executive sets that
- * thread-local flag on its RT thread after arming and clears it at the end of the loop.
- * Under ASan/TSan, whose allocators must stay in charge, the sanitizers' own malloc/free
- * hooks count instead. A positive control proves the counters are live: clock_nanosleep is
- * interposed too, and the RT thread must be seen sleeping in it (flag true) on every step.
+ * Allocations: this executable defines malloc, calloc, realloc and free itself (they win
+ * over libc's at symbol resolution) and forwards them to glibc's __libc_* entry points,
+ * counting the calls made on a run-phase thread: rtc_exec_is_rt_thread() (the executive's
+ * flag) or a thread bound to an rtlog (a worker or unit thread while it runs a job for the
+ * RT thread). Under ASan/TSan, whose allocators must stay in charge, the sanitizers' own
+ * malloc/free hooks count instead. A positive control proves the counters are live:
+ * clock_nanosleep is interposed too, and the RT thread must be seen sleeping in it.
  * Page faults: the executive reads getrusage(RUSAGE_THREAD) on the RT thread before and
- * after its loop; both counts must be 0 — asserted only when memory could be locked
- * (otherwise the skip and its reason are printed).
+ * after its loop; both counts must be 0 — asserted only when memory could be locked.
+ *
+ * System calls: at the first loop boundary (exec hook, on the RT thread) the test installs
+ * a seccomp filter on the RT thread alone (no root needed: PR_SET_NO_NEW_PRIVS first).
+ * It lets through clock_nanosleep and futex (the design: the pacing sleep, the worker and
+ * substitute hand-offs of system_workers.c / system_async.c), rt_sigreturn (the return
+ * from the tracer's own handler) and what the thread needs to end after its loop
+ * (getrusage, exit, munmap, madvise, mprotect, sigaltstack, rt_sigprocmask); every other
+ * call traps (SECCOMP_RET_TRAP): the SIGSYS handler records its number in a preallocated
+ * atomic array and makes it fail with ENOSYS. A positive control writes on the RT thread
+ * and must be caught. x86-64 only (the handler sets the return register). Under ASan/TSan
+ * mmap is let through as well: their runtimes map memory on the thread itself.
  */
 #include "cu_main.h"
 #include "fmu_util.h"
 
 #include "rtcosim/csv.h"
+#include "rtcosim/driver.h"
 #include "rtcosim/exec.h"
+#include "rtcosim/iodrivers.h"
 #include "rtcosim/recorder.h"
+#include "rtcosim/rtlog.h"
+#include "rtcosim/session.h"
 #include "rtcosim/status.h"
 #include "rtcosim/system.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <lo/lo.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
 
 static _Atomic unsigned long rt_mallocs, rt_frees, any_mallocs, rt_sleeps;
+
+/* A thread doing run-phase work: the RT thread, or a worker/unit thread inside a job it
+ * was handed by the RT thread (bound to the executive's rtlog for that job). */
+static bool run_phase_thread(void)
+{
+    return rtc_exec_is_rt_thread() || rtc_rtlog_thread() != NULL;
+}
 
 static void count_alloc(void)
 {
     atomic_fetch_add_explicit(&any_mallocs, 1, memory_order_relaxed);
-    if (rtc_exec_is_rt_thread())
+    if (run_phase_thread())
         atomic_fetch_add_explicit(&rt_mallocs, 1, memory_order_relaxed);
 }
 
 static void count_free(void)
 {
-    if (rtc_exec_is_rt_thread())
+    if (run_phase_thread())
         atomic_fetch_add_explicit(&rt_frees, 1, memory_order_relaxed);
 }
 
@@ -223,11 +261,536 @@ static void rt_thread_allocates_nothing_and_takes_no_page_fault(void)
     disarm(&x);
 }
 
+/* ---- the system-call tracer (see the file comment) ---- */
+
+#define MAX_TRAPS 64
+static _Atomic unsigned n_traps, n_traps_after;
+static _Atomic int traps[MAX_TRAPS];
+static _Atomic bool traced, violate, trace_failed;
+
+static void on_sigsys(int sig, siginfo_t *si, void *ctx)
+{
+    (void)sig;
+#if defined(__x86_64__)
+    if (rtc_exec_is_rt_thread()) {
+        unsigned i = atomic_fetch_add(&n_traps, 1);
+        if (i < MAX_TRAPS)
+            atomic_store(&traps[i], si->si_syscall);
+    } else {
+        atomic_fetch_add(&n_traps_after, 1); /* after the loop: not the run phase */
+    }
+    ((ucontext_t *)ctx)->uc_mcontext.gregs[REG_RAX] = -ENOSYS;
+#else
+    (void)si, (void)ctx;
+#endif
+}
+
+static const int allowed[] = {
+    SYS_clock_nanosleep, SYS_futex, SYS_rt_sigreturn, /* the design; the handler's return */
+    SYS_getrusage, SYS_exit, SYS_munmap, SYS_madvise, SYS_mprotect, SYS_sigaltstack,
+    SYS_rt_sigprocmask, /* the thread's end after its loop */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    SYS_mmap, /* the sanitizer runtimes map their own memory lazily (fake stacks, traces);
+                 the plain build screens it */
+#endif
+};
+#define N_ALLOWED (sizeof allowed / sizeof allowed[0])
+
+/* Runs on the RT thread at the first boundary: from here on every call is screened. */
+static void install_filter(void)
+{
+    struct sock_filter f[N_ALLOWED + 6];
+    size_t n = 0;
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                                          offsetof(struct seccomp_data, arch));
+    f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP);
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                                          offsetof(struct seccomp_data, nr));
+    for (size_t i = 0; i < N_ALLOWED; i++) /* a match jumps to the ALLOW at the end */
+        f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)allowed[i],
+                                              (unsigned char)(N_ALLOWED - i), 0);
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP);
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    struct sock_fprog prog = {.len = (unsigned short)n, .filter = f};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+        syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
+        atomic_store(&trace_failed, true);
+    else
+        atomic_store(&traced, true);
+}
+
+static void trace_hook(void *user, int at, int64_t k)
+{
+    (void)user;
+    if (at == RTC_EXEC_AT_BOUNDARY && !atomic_load(&traced) && !atomic_load(&trace_failed))
+        install_filter();
+    if (at == RTC_EXEC_AT_STEP && k == 5 && atomic_load(&violate))
+        (void)!write(STDERR_FILENO, "", 0); /* positive control: a system call */
+}
+
+static void trace_reset(bool with_violation)
+{
+    atomic_store(&n_traps, 0);
+    atomic_store(&n_traps_after, 0);
+    atomic_store(&traced, false);
+    atomic_store(&trace_failed, false);
+    atomic_store(&violate, with_violation);
+}
+
+/* The run phase held no system call outside the allowed set (listed when it did). */
+static void assert_trace_clean(void)
+{
+    if (!atomic_load(&traced)) {
+        rtc_test_skip("rt_hygiene syscall trace", "seccomp filter refused by the kernel");
+        return;
+    }
+    unsigned n = atomic_load(&n_traps);
+    if (n) {
+        printf("\n    run-phase system calls on the RT thread:");
+        for (unsigned i = 0; i < n && i < MAX_TRAPS; i++)
+            printf(" %d", atomic_load(&traps[i]));
+    }
+    printf("\n    syscall trace: %u run-phase violation(s), %u after the loop", n,
+           atomic_load(&n_traps_after));
+    CU_ASSERT_EQUAL(n, 0);
+}
+
+static bool trace_supported(void)
+{
+#if defined(__x86_64__)
+    struct sigaction sa = {.sa_sigaction = on_sigsys, .sa_flags = SA_SIGINFO};
+    sigemptyset(&sa.sa_mask);
+    return sigaction(SIGSYS, &sa, NULL) == 0;
+#else
+    return false;
+#endif
+}
+
+/* ---- a logger that tells on which thread it was called ---- */
+
+typedef struct rlog {
+    rtc_logger lg;
+    pthread_mutex_t mu;
+    _Atomic unsigned lines, on_rt, fmu_lines;
+    char text[16384];
+    size_t len;
+} rlog;
+
+static void rlog_cb(void *user, int level, const char *msg)
+{
+    rlog *l = user;
+    (void)level;
+    atomic_fetch_add(&l->lines, 1);
+    if (run_phase_thread()) /* a logger on the RT side formats, locks, writes: a violation */
+        atomic_fetch_add(&l->on_rt, 1);
+    if (strstr(msg, "Fault logs every step"))
+        atomic_fetch_add(&l->fmu_lines, 1);
+    pthread_mutex_lock(&l->mu);
+    int n = snprintf(l->text + l->len, sizeof l->text - l->len, "%s\n", msg);
+    if (n > 0 && l->len + (size_t)n < sizeof l->text)
+        l->len += (size_t)n;
+    pthread_mutex_unlock(&l->mu);
+}
+
+static void rlog_init(rlog *l)
+{
+    memset(l, 0, sizeof *l);
+    pthread_mutex_init(&l->mu, NULL);
+    l->lg = (rtc_logger){.log = rlog_cb, .user = l, .max_level = RTC_LOG_WARNING};
+}
+
+/* ---- systems of the cases below ---- */
+
+static const char ssd_head[] =
+    "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" name=\"t\" "
+    "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
+    "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\" "
+    "xmlns:ssv=\"http://ssp-standard.org/SSP1/SystemStructureParameterValues\" "
+    "xmlns:rtc=\"urn:rtcosim:realtime:1\">\n<ssd:System name=\"s\">\n<ssd:Elements>\n";
+
+/* "f2" (FMI 2) and "f3" (FMI 3): Fault units logging every step (mode 6), input u. */
+static void fault_components(FILE *f)
+{
+    for (int v = 2; v <= 3; v++)
+        fprintf(f, "<ssd:Component name=\"f%d\" source=\"%s/fmi%d/Fault.fmu\">\n"
+                "<ssd:Connectors><ssd:Connector name=\"u\" kind=\"input\"><ssc:Real/>"
+                "</ssd:Connector><ssd:Connector name=\"y\" kind=\"output\"><ssc:Real/>"
+                "</ssd:Connector></ssd:Connectors>\n<ssd:ParameterBindings>"
+                "<ssd:ParameterBinding><ssd:ParameterValues><ssv:ParameterSet version=\"1.0\" "
+                "name=\"p\"><ssv:Parameters><ssv:Parameter name=\"mode\"><ssv:Integer "
+                "value=\"6\"/></ssv:Parameter></ssv:Parameters></ssv:ParameterSet>"
+                "</ssd:ParameterValues></ssd:ParameterBinding></ssd:ParameterBindings>\n"
+                "</ssd:Component>\n", v, RTC_TEST_FMU_DIR, v);
+}
+
+/* Fault units logging every step (mode 6): "f2" FMI 2, "f3" FMI 3, and a Decay unit;
+ * tick 10 ms, 1 s. Distinct FMU files: with one worker f2 steps on the RT thread and f3 on
+ * the worker (owners round-robin over FMU files). */
+static void write_logging_ssd(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs(ssd_head, f);
+    fault_components(f);
+    fprintf(f, "<ssd:Component name=\"d\" source=\"%s/fmi2/Decay.fmu\"><ssd:Connectors>"
+            "<ssd:Connector name=\"x\" kind=\"output\"><ssc:Real/></ssd:Connector>"
+            "</ssd:Connectors></ssd:Component>\n</ssd:Elements>\n<ssd:Annotations>"
+            "<ssc:Annotation type=\"org.rtcosim.realtime\"><rtc:RealTime baseStep=\"0.01\"/>"
+            "</ssc:Annotation></ssd:Annotations>\n</ssd:System>\n<ssd:DefaultExperiment "
+            "startTime=\"0\" stopTime=\"1\"/>\n</ssd:SystemStructureDescription>\n",
+            RTC_TEST_FMU_DIR);
+    fclose(f);
+}
+
+typedef struct traced_run {
+    const char *ssd;          /* NULL: the logging system */
+    unsigned workers;
+    bool substitute, violation;
+    int64_t steps;
+} traced_run;
+
+static void arm_traced(const traced_run *t, rlog *log, rtc_system **sys, rtc_exec **ex)
+{
+    rtc_unit_factory f;
+    char path[700];
+    CU_ASSERT_EQUAL_FATAL(rtc_fmu_factory(&f), RTC_OK);
+    if (t->ssd) {
+        snprintf(path, sizeof path, "%s/%s", RTC_TEST_CONFIG_DIR, t->ssd);
+    } else {
+        snprintf(path, sizeof path, "%s/logging.ssd", work);
+        write_logging_ssd(path);
+    }
+    rtc_system_options so = {.workers = t->workers, .has_stop = true,
+                             .stop_ns = INT64_C(1000000000)};
+    CU_ASSERT_EQUAL_FATAL(rtc_system_load(path, &f, 1, &so, &log->lg, sys), RTC_OK);
+    CU_ASSERT_EQUAL_FATAL(rtc_system_set_threads(*sys, 80, -1), RTC_OK);
+    if (t->substitute)
+        CU_ASSERT_EQUAL_FATAL(rtc_system_use_substitute(*sys), RTC_OK);
+    CU_ASSERT_EQUAL_FATAL(rtc_system_init(*sys), RTC_OK);
+    rtc_exec_options o;
+    rtc_exec_options_init(&o);
+    o.rtf = 2;
+    o.lg = &log->lg;
+    o.overrun = t->substitute ? RTC_EXEC_SUBSTITUTE : RTC_EXEC_CATCH_UP;
+    o.hook = trace_hook;
+    CU_ASSERT_EQUAL_FATAL(rtc_exec_new(*sys, &o, ex), RTC_OK);
+}
+
+/* One traced real-time run: no allocation, no logger call, no system call outside the
+ * design on the run-phase threads. */
+static void run_traced(const traced_run *t, rlog *log)
+{
+    rtc_system *sys = NULL;
+    rtc_exec *ex = NULL;
+    rlog_init(log);
+    arm_traced(t, log, &sys, &ex);
+    trace_reset(t->violation);
+    atomic_store(&rt_mallocs, 0);
+    atomic_store(&rt_frees, 0);
+    atomic_store(&rt_sleeps, 0);
+    int rc = rtc_exec_run(ex);
+    if (rc != RTC_OK)
+        printf("\n    run failed: %s; log:\n%s", rtc_strerror(rc), log->text);
+    CU_ASSERT_EQUAL(rc, RTC_OK);
+    rtc_exec_stats st;
+    rtc_exec_stats_get(ex, &st);
+    printf("\n    %llu steps (%s), run-phase threads: %lu mallocs, %lu frees, %lu sleeps; "
+           "logger: %u lines, %u on the RT side", (unsigned long long)st.steps,
+           st.sched_policy, atomic_load(&rt_mallocs), atomic_load(&rt_frees),
+           atomic_load(&rt_sleeps), atomic_load(&log->lines), atomic_load(&log->on_rt));
+    CU_ASSERT_EQUAL(st.steps, t->steps);
+    CU_ASSERT(atomic_load(&rt_sleeps) >= (unsigned long)t->steps); /* the counters are live */
+    CU_ASSERT_EQUAL(atomic_load(&rt_mallocs), 0);
+    CU_ASSERT_EQUAL(atomic_load(&rt_frees), 0);
+    CU_ASSERT_EQUAL(atomic_load(&log->on_rt), 0);
+    CU_ASSERT_EQUAL(st.rtlog_dropped, 0);
+    if (!t->violation)
+        assert_trace_clean();
+    rtc_exec_free(ex);
+    rtc_system_free(sys);
+}
+
+static void run_phase_syscalls_are_sleeps_and_futex_only(void)
+{
+    if (!trace_supported()) {
+        rtc_test_skip("rt_hygiene syscall trace", "not x86-64 (the handler sets rax)");
+        return;
+    }
+    rlog log;
+    run_traced(&(traced_run){.ssd = "msd-jacobi.ssp", .steps = 100}, &log);
+    run_traced(&(traced_run){.ssd = "msd-jacobi.ssp", .workers = 1, .steps = 100}, &log);
+}
+
+/* The tracer is live: one write() on the RT thread during the run is caught. */
+static void syscall_trace_catches_a_write_on_the_rt_thread(void)
+{
+    if (!trace_supported()) {
+        rtc_test_skip("rt_hygiene syscall trace", "not x86-64 (the handler sets rax)");
+        return;
+    }
+    rlog log;
+    run_traced(&(traced_run){.ssd = "msd-jacobi.ssp", .violation = true, .steps = 100}, &log);
+    if (!atomic_load(&traced)) {
+        rtc_test_skip("rt_hygiene syscall trace", "seccomp filter refused by the kernel");
+        return;
+    }
+    CU_ASSERT_EQUAL(atomic_load(&n_traps), 1);
+    CU_ASSERT_EQUAL(atomic_load(&traps[0]), SYS_write);
+}
+
+/* FMUs logging every step (FMI 2 printf-style, FMI 3 finished text), on the RT thread,
+ * a worker, or their own substitute threads: each line arrives, formatted by the monitor,
+ * exactly as printf would have made it. */
+static void assert_fmu_lines(rlog *log, bool exact)
+{
+    /* substitute: a unit late at the end of the run is left running, its last steps never
+     * come (the policy's point); under a loaded sanitizer run that happens */
+    if (exact)
+        CU_ASSERT_EQUAL(atomic_load(&log->fmu_lines), 2 * 100);
+    CU_ASSERT(atomic_load(&log->fmu_lines) > 2 * 10 && atomic_load(&log->fmu_lines) <= 2 * 100);
+    CU_ASSERT_PTR_NOT_NULL(strstr(log->text, "f2 [logStatusWarning]: step 7 from t = 0.070000 "
+                                             "s: Fault logs every step (100%)\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(log->text, "f3 [logStatusWarning]: step 7 from t = 0.070000 "
+                                             "s: Fault logs every step (100%)\n"));
+}
+
+static void fmus_logging_every_step_do_not_format_on_the_rt_side(void)
+{
+    bool tr = trace_supported();
+    if (!tr)
+        rtc_test_skip("rt_hygiene syscall trace", "not x86-64 (the handler sets rax)");
+    rlog log;
+    run_traced(&(traced_run){.workers = 0, .steps = 100}, &log);
+    assert_fmu_lines(&log, true);
+    run_traced(&(traced_run){.workers = 1, .steps = 100}, &log);
+    assert_fmu_lines(&log, true);
+    run_traced(&(traced_run){.substitute = true, .steps = 100}, &log);
+    assert_fmu_lines(&log, false);
+}
+
+/* ---- a live session with an I/O unit: the session hook, the tap, the events logger ---- */
+
+/* An OSC set-point "op.sp" (port @p port) into f2 (Fault FMI 2, logging every step) and f3. */
+static void write_session_ssd(const char *path, int port)
+{
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f, "%s<ssd:Component name=\"op\" type=\"application/x-rtcosim-osc\">"
+            "<ssd:Connectors><ssd:Connector name=\"sp\" kind=\"output\"><ssc:Real/>"
+            "</ssd:Connector></ssd:Connectors><ssd:Annotations><ssc:Annotation "
+            "type=\"org.rtcosim.realtime\"><rtc:Component port=\"%d\" priority=\"0\">"
+            "<rtc:Signal name=\"sp\" path=\"/sp\"/></rtc:Component></ssc:Annotation>"
+            "</ssd:Annotations></ssd:Component>\n", ssd_head, port);
+    fault_components(f);
+    fprintf(f, "</ssd:Elements>\n<ssd:Connections><ssd:Connection startElement=\"op\" "
+            "startConnector=\"sp\" endElement=\"f2\" endConnector=\"u\" suppressUnitConversion=\"true\"/><ssd:Connection "
+            "startElement=\"op\" startConnector=\"sp\" endElement=\"f3\" endConnector=\"u\" suppressUnitConversion=\"true\"/>"
+            "</ssd:Connections>\n<ssd:Annotations><ssc:Annotation "
+            "type=\"org.rtcosim.realtime\"><rtc:RealTime baseStep=\"0.01\"/></ssc:Annotation></ssd:Annotations>\n</ssd:System>\n"
+            "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"1\"/>\n"
+            "</ssd:SystemStructureDescription>\n");
+    fclose(f);
+}
+
+/* A UDP port free right now on 127.0.0.1 (the kernel picks it). */
+static int free_udp_port(void)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    int port = fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+                       getsockname(fd, (struct sockaddr *)&a, &len) == 0
+                   ? ntohs(a.sin_port)
+                   : -1;
+    if (fd >= 0)
+        close(fd);
+    return port;
+}
+
+static void session_and_trace_hook(void *user, int at, int64_t k)
+{
+    rtc_session_hook(user, at, k);
+    trace_hook(NULL, at, k);
+}
+
+typedef struct sender {
+    int port;
+    _Atomic bool stop;
+    _Atomic unsigned sent;
+} sender;
+
+/* The bench side: a set-point every 5 ms until the run ends (at most 30 s). */
+static void *send_main(void *p)
+{
+    sender *x = p;
+    char port[16];
+    snprintf(port, sizeof port, "%d", x->port);
+    lo_address a = lo_address_new("127.0.0.1", port);
+    for (int i = 0; i < 6000 && !atomic_load(&x->stop); i++) {
+        if (lo_send(a, "/sp", "d", (double)(i % 5)) > 0)
+            atomic_fetch_add(&x->sent, 1);
+        nanosleep(&(struct timespec){0, 5000000}, NULL);
+    }
+    lo_address_free(a);
+    return NULL;
+}
+
+typedef struct ses_run {
+    rlog log;
+    rtc_events *ev;
+    rtc_system *sys;
+    rtc_session *ses;
+    rtc_exec *ex;
+    char dir[700];
+} ses_run;
+
+static void arm_session(ses_run *r, int port)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/io.ssd", work);
+    write_session_ssd(path, port);
+    rlog_init(&r->log);
+    snprintf(r->dir, sizeof r->dir, "%s/ses", work);
+    CU_ASSERT_EQUAL_FATAL(mkdir(r->dir, 0700), 0);
+    char ev_path[800];
+    snprintf(ev_path, sizeof ev_path, "%s/events.log", r->dir);
+    /* the units log to events.log (a mutex, fprintf, fflush), teed to the test's logger */
+    CU_ASSERT_EQUAL_FATAL(rtc_events_open(ev_path, &r->log.lg, &r->ev), RTC_OK);
+    rtc_unit_factory f[2];
+    CU_ASSERT_EQUAL_FATAL(rtc_fmu_factory(&f[0]), RTC_OK);
+    CU_ASSERT_EQUAL_FATAL(rtc_io_unit_factory(&f[1], RTC_DRIVER_TYPE_OSC), RTC_OK);
+    rtc_system_options so = {.has_stop = true, .stop_ns = INT64_C(1000000000)};
+    int rc = rtc_system_load(path, f, 2, &so, rtc_events_logger(r->ev, "unit"), &r->sys);
+    if (rc != RTC_OK)
+        printf("\n    load failed: %s\n%s", rtc_strerror(rc), r->log.text);
+    CU_ASSERT_EQUAL_FATAL(rc, RTC_OK);
+    CU_ASSERT_EQUAL_FATAL(rtc_system_set_threads(r->sys, 80, -1), RTC_OK);
+    CU_ASSERT_EQUAL_FATAL(rtc_system_init(r->sys), RTC_OK);
+    rtc_session_options sopt = {.dir = r->dir, .system_path = path};
+    rc = rtc_session_new(r->sys, &sopt, r->ev, &r->ses);
+    if (rc != RTC_OK)
+        printf("\n    session failed: %s\n%s", rtc_strerror(rc), r->log.text);
+    CU_ASSERT_EQUAL_FATAL(rc, RTC_OK);
+    rtc_exec_options o;
+    rtc_exec_options_init(&o);
+    o.rtf = 2;
+    o.lg = rtc_events_logger(r->ev, "rt");
+    o.hook = session_and_trace_hook;
+    o.hook_user = r->ses;
+    CU_ASSERT_EQUAL_FATAL(rtc_exec_new(r->sys, &o, &r->ex), RTC_OK);
+    rtc_session_attach(r->ses, r->ex);
+}
+
+static void session_with_io_unit_is_clean(void)
+{
+    if (!trace_supported())
+        rtc_test_skip("rt_hygiene syscall trace", "not x86-64 (the handler sets rax)");
+    CU_ASSERT_EQUAL_FATAL(rtc_iodrivers_register(), RTC_OK);
+    sender x = {.port = free_udp_port()};
+    CU_ASSERT_FATAL(x.port > 0);
+    static ses_run r; /* large: not on the stack */
+    memset(&r, 0, sizeof r);
+    arm_session(&r, x.port);
+    pthread_t th;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, send_main, &x), 0);
+    trace_reset(false);
+    atomic_store(&rt_mallocs, 0);
+    atomic_store(&rt_frees, 0);
+    CU_ASSERT_EQUAL(rtc_exec_run(r.ex), RTC_OK);
+    atomic_store(&x.stop, true);
+    pthread_join(th, NULL);
+    rtc_exec_stats st;
+    rtc_exec_stats_get(r.ex, &st);
+    rtc_session_stats ss;
+    rtc_session_close(r.ses, (int64_t)st.steps, &ss);
+    printf("\n    %llu steps, %u datagrams sent, %llu inputs.bin records; run-phase threads: "
+           "%lu mallocs, %lu frees; logger: %u lines, %u on the RT side",
+           (unsigned long long)st.steps, atomic_load(&x.sent),
+           (unsigned long long)ss.inputs_written, atomic_load(&rt_mallocs),
+           atomic_load(&rt_frees), atomic_load(&r.log.lines), atomic_load(&r.log.on_rt));
+    CU_ASSERT_EQUAL(st.steps, 100);
+    CU_ASSERT(ss.inputs_written > 0); /* the tap ran: samples reached inputs.bin */
+    CU_ASSERT_EQUAL(atomic_load(&rt_mallocs), 0);
+    CU_ASSERT_EQUAL(atomic_load(&rt_frees), 0);
+    CU_ASSERT_EQUAL(atomic_load(&r.log.on_rt), 0);
+    CU_ASSERT(atomic_load(&r.log.fmu_lines) >= 2 * 100);
+    if (trace_supported())
+        assert_trace_clean();
+    rtc_exec_free(r.ex);
+    rtc_system_free(r.sys);
+    rtc_events_close(r.ev);
+    char ev_path[800];
+    snprintf(ev_path, sizeof ev_path, "%s/events.log", r.dir);
+    char *text = rtc_test_slurp(ev_path, NULL);
+    CU_ASSERT_PTR_NOT_NULL(text && strstr(text, "f3 [logStatusWarning]: step 42 from t = "
+                                                "0.420000 s: Fault logs every step (100%)"));
+    free(text);
+}
+
+/* The text queue formats exactly like printf off the RT thread; what capture cannot take
+ * safely shows "<?>"; a full queue is counted, never silent. */
+static void rtlog_text_formats_like_printf(void)
+{
+    rlog log;
+    rlog_init(&log);
+    log.lg.max_level = RTC_LOG_DEBUG;
+    rtc_rtlog *rl;
+    CU_ASSERT_EQUAL_FATAL(rtc_rtlog_new(16, &log.lg, &rl), RTC_OK);
+    rtc_rtlog_bind_thread(rl);
+    unsigned char uc = 200;
+    short sh = -3;
+    size_t z = 123456789;
+    const char *volatile nul = NULL; /* volatile: printed as "(null)" at run time */
+    int dummy;
+    rtc_log(&log.lg, RTC_LOG_INFO, "%d|%5.2f|%-6s|%zu|%lld|%#x|%c|%%|%*d|%.*s|%hhu|%hd|%s|%e",
+            -42, 3.14159, "ab", z, (long long)INT64_MIN, 255u, 'Q', 4, 7, 3, "abcdef", uc, sh,
+            nul, 1e-300);
+    rtc_log(&log.lg, RTC_LOG_INFO, "n=%n after", &dummy);
+#pragma GCC diagnostic push /* deliberately hostile formats, as an FMU may send them */
+#pragma GCC diagnostic ignored "-Wformat"
+    rtc_log(&log.lg, RTC_LOG_INFO, "pos %1$d then %d", 5, 6);
+#pragma GCC diagnostic pop
+    bool still_bound = rtc_rtlog_thread() == rl;
+    unsigned before = atomic_load(&log.lines);
+    rtc_rtlog_bind_thread(NULL);
+    CU_ASSERT(still_bound);
+    CU_ASSERT_EQUAL(before, 0); /* nothing formatted or delivered on the bound thread */
+    rtc_rtlog_drain(rl);
+    char want[512];
+    snprintf(want, sizeof want, "%d|%5.2f|%-6s|%zu|%lld|%#x|%c|%%|%*d|%.*s|%hhu|%hd|%s|%e\n",
+             -42, 3.14159, "ab", z, (long long)INT64_MIN, 255u, 'Q', 4, 7, 3, "abcdef", uc, sh,
+             "(null)", 1e-300);
+    CU_ASSERT_PTR_NOT_NULL(strstr(log.text, want));
+    CU_ASSERT_PTR_NOT_NULL(strstr(log.text, "n=<?> after\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(log.text, "pos <?> then <?>\n"));
+    if (!strstr(log.text, want))
+        printf("\n    got:\n%s    want:\n%s", log.text, want);
+    /* a full queue: counted and reported */
+    rtc_rtlog_bind_thread(rl);
+    for (int i = 0; i < 300; i++)
+        rtc_log(&log.lg, RTC_LOG_INFO, "flood %d", i);
+    rtc_rtlog_bind_thread(NULL);
+    CU_ASSERT(rtc_rtlog_dropped(rl) > 0);
+    CU_ASSERT_EQUAL(rtc_rtlog_drain(rl) + rtc_rtlog_dropped(rl), 300);
+    rtc_rtlog_report(rl);
+    CU_ASSERT_PTR_NOT_NULL(strstr(log.text, "records lost"));
+    rtc_rtlog_free(rl);
+}
+
 void rtc_test_register(void)
 {
     static const rtc_test_case cases[] = {
         {"rt_thread_allocates_nothing_and_takes_no_page_fault",
          rt_thread_allocates_nothing_and_takes_no_page_fault},
+        {"rtlog_text_formats_like_printf", rtlog_text_formats_like_printf},
+        {"run_phase_syscalls_are_sleeps_and_futex_only",
+         run_phase_syscalls_are_sleeps_and_futex_only},
+        {"syscall_trace_catches_a_write_on_the_rt_thread",
+         syscall_trace_catches_a_write_on_the_rt_thread},
+        {"fmus_logging_every_step_do_not_format_on_the_rt_side",
+         fmus_logging_every_step_do_not_format_on_the_rt_side},
+        {"session_with_io_unit_is_clean", session_with_io_unit_is_clean},
         {NULL, NULL}};
     rtc_test_add_suite("rt_hygiene", setup, teardown, cases);
 }

@@ -27,3 +27,5 @@ rtc_add_test(io_modbus_server SOURCES unit/io_util.c unit/io_cfg.c LIBS rtc_iodr
 target_sources(test_session PRIVATE unit/session_util.c)
 rtc_add_test(session_control SOURCES unit/fmu_util.c unit/io_util.c unit/session_util.c LIBS rtc_fmuhost rtc_iodrivers PkgConfig::LIBMODBUS PkgConfig::LIBLO DEPENDS rtc_test_fmus rtcosim rtcosim-operator)
 target_compile_definitions(test_session_control PRIVATE RTC_OPERATOR_DIR="$<TARGET_FILE_DIR:rtcosim-operator>" RTC_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+# rt_hygiene: a live session with an OSC I/O unit (issue 10 item 8)
+target_link_libraries(test_rt_hygiene PRIVATE rtc_iodrivers PkgConfig::LIBLO)

@@ -4,7 +4,9 @@
  * A logger is a callback plus user pointer. Library code never prints: it formats into a
  * bounded buffer and hands the text to the logger the caller supplied. The level is tested
  * before the arguments are formatted, so disabled debug lines cost one comparison.
- * The real-time thread never formats text (see DESIGN.md); it uses the rtlog ring instead.
+ * The real-time thread never formats text (see DESIGN.md): on a thread bound to an rtlog
+ * (rtcosim/rtlog.h) rtc_log() only queues the format and its arguments; the rtlog's
+ * drainer formats them and calls the logger.
  */
 #ifndef RTCOSIM_LOG_H
 #define RTCOSIM_LOG_H
@@ -36,7 +38,8 @@ typedef struct rtc_logger {
  * are neither evaluated nor formatted when the message would be dropped. A NULL logger
  * drops everything. Messages longer than RTC_LOG_MSG_MAX are truncated.
  *
- * RT-safe: no (formats text). Thread: any, if the callback is.
+ * RT-safe: on a thread bound to an rtlog, yes (queued, formatted by the drainer); elsewhere
+ * no. Thread: any, if the callback is.
  */
 #define rtc_log(lg, level, ...)                                                                   \
     do {                                                                                           \

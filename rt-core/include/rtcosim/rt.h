@@ -12,11 +12,15 @@
  * the priority, PTHREAD_EXPLICIT_SCHED, the CPU affinity and the stack size, so the
  * thread never runs a single instruction with the wrong policy. When the kernel refuses
  * SCHED_FIFO (EPERM: no CAP_SYS_NICE / RLIMIT_RTPRIO), the engine warns once per process
- * and creates the thread with SCHED_OTHER, everything else unchanged.
+ * and creates the thread with SCHED_OTHER, everything else unchanged. Before the thread's
+ * function runs, the thread is bound to its rtlog (rtcosim/rtlog.h) and half of its stack
+ * is prefaulted. Jacobi workers and substitute units are created here too, with the
+ * attributes the system was given (rtc_system_set_threads()).
  */
 #ifndef RTCOSIM_RT_H
 #define RTCOSIM_RT_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -66,6 +70,7 @@ void rtc_rt_release_process(void);
 void rtc_rt_prefault_stack(size_t bytes);
 
 typedef struct rtc_rt_thread rtc_rt_thread;
+struct rtc_rtlog;
 
 /** Attributes of a new thread. */
 typedef struct rtc_rt_thread_opts {
@@ -73,6 +78,8 @@ typedef struct rtc_rt_thread_opts {
     int cpu;             /**< CPU to pin to; -1: any */
     size_t stack_bytes;  /**< 0: 1 MiB */
     const char *name;    /**< thread name (≤ 15 chars shown), may be NULL */
+    struct rtc_rtlog *log; /**< rtc_log() on the thread goes through this rtlog (never
+                                formatted there); NULL: direct */
 } rtc_rt_thread_opts;
 
 /**
@@ -91,6 +98,27 @@ const char *rtc_rt_thread_policy(const rtc_rt_thread *t);
 
 /** The priority it got (0 for SCHED_OTHER). RT-safe: yes. */
 int rtc_rt_thread_priority(const rtc_rt_thread *t);
+
+/**
+ * Wait until *@p word differs from @p old and return its value: first a spin of up to
+ * @p spin_ns (0: none) reading the word, then FUTEX_WAIT (private) announced in
+ * *@p waiters. The read has acquire order: what the waker wrote before changing the word
+ * is visible. RT-safe: yes (futex only; the waiting is the caller's design).
+ */
+uint32_t rtc_rt_wait_change(_Atomic uint32_t *word, _Atomic uint32_t *waiters, uint32_t old,
+                            int64_t spin_ns);
+
+/** As rtc_rt_wait_change(), giving up at @p deadline_ns (CLOCK_MONOTONIC; 0: never): then
+ *  the value returned may equal @p old. RT-safe: yes. */
+uint32_t rtc_rt_wait_change_until(_Atomic uint32_t *word, _Atomic uint32_t *waiters,
+                                  uint32_t old, int64_t spin_ns, int64_t deadline_ns);
+
+/**
+ * After changing *@p word (any atomic store or read-modify-write): wake every thread
+ * sleeping in rtc_rt_wait_change() on it — FUTEX_WAKE only when *@p waiters says one may
+ * sleep, so a waker whose partner is still spinning makes no system call. RT-safe: yes.
+ */
+void rtc_rt_wake(_Atomic uint32_t *word, _Atomic uint32_t *waiters);
 
 /** Number of online CPUs. RT-safe: yes. */
 int rtc_rt_cpu_count(void);

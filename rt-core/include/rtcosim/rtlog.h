@@ -8,10 +8,21 @@
  * reported once and then only counted: the drainer logs the first record of a code marked
  * recurring and counts the rest; rtc_rtlog_report() logs how many were not shown. A full
  * ring drops the record and counts it (rtc_rtlog_dropped()), never silently.
+ *
+ * Text: a thread bound to a log (rtc_rtlog_bind_thread(); the RT-thread creator of
+ * rtcosim/rt.h binds the threads it starts, and a Jacobi worker or substitute unit takes
+ * the binding of the thread that hands it work) never formats: rtc_log() on it captures
+ * the format and its arguments into a preallocated text slot (rtc_rtlog_vtext()) and the
+ * drainer formats the line and hands it to the logger given at the call. Several threads
+ * may push text at once (a bounded lock-free multi-producer queue); a full queue drops
+ * and counts (rtc_rtlog_dropped()). What capture cannot take safely — %n, wide strings,
+ * %m, a positional or unknown specifier and everything after it — is shown as "<?>";
+ * formats, strings and argument lists are truncated to fixed sizes.
  */
 #ifndef RTCOSIM_RTLOG_H
 #define RTCOSIM_RTLOG_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -80,8 +91,31 @@ bool rtc_rtlog_push_ext(rtc_rtlog *log, uint32_t code, uint32_t detail, int64_t 
                         int64_t c);
 
 /**
- * Format and log every queued record (recurring ones after the first: counted only).
- * Returns the number of records taken. RT-safe: no. Thread: the single consumer.
+ * Queue a printf-style message for @p lg at @p level, formatted by the drainer: the
+ * literal pieces of @p prefix (a NULL-terminated list, may be NULL; '%' is literal there)
+ * followed by @p fmt with @p ap. @p lg must outlive the next drain. Returns false when the
+ * queue was full (then counted). RT-safe: yes (no allocation, lock, system call or
+ * formatting). Thread: any.
+ */
+bool rtc_rtlog_vtext(rtc_rtlog *log, const rtc_logger *lg, int level, const char *const *prefix,
+                     const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+/** As rtc_rtlog_vtext() without prefix. RT-safe: yes. Thread: any. */
+bool rtc_rtlog_text(rtc_rtlog *log, const rtc_logger *lg, int level, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/**
+ * Route rtc_log() of the calling thread into @p log (NULL: back to direct formatting).
+ * RT-safe: yes. Thread: the calling thread.
+ */
+void rtc_rtlog_bind_thread(rtc_rtlog *log);
+
+/** The log the calling thread is bound to, or NULL. RT-safe: yes. */
+rtc_rtlog *rtc_rtlog_thread(void);
+
+/**
+ * Format and log every queued record (recurring ones after the first: counted only) and
+ * every queued text message. Returns the number of records taken. RT-safe: no. Thread: the single consumer.
  */
 size_t rtc_rtlog_drain(rtc_rtlog *log);
 
@@ -89,7 +123,7 @@ size_t rtc_rtlog_drain(rtc_rtlog *log);
  *  Thread: the consumer (or after it stopped). */
 uint64_t rtc_rtlog_count(const rtc_rtlog *log, uint32_t code);
 
-/** Records lost because the ring was full. RT-safe: yes. Thread: any. */
+/** Records and text messages lost because the ring or the text queue was full. RT-safe: yes. Thread: any. */
 uint64_t rtc_rtlog_dropped(const rtc_rtlog *log);
 
 /**

@@ -134,6 +134,11 @@ uint64_t rtc_system_late_steps(const rtc_system *sys);
  *  rtc_system_options.substitute). Returns RTC_OK, RTC_ESTATE (already initialized) or
  *  RTC_EINVAL (not Jacobi, or with --iterate/--workers; logged). RT-safe: no. */
 int rtc_system_use_substitute(rtc_system *sys);
+/** Attributes (SCHED_FIFO priority, CPU, stack; rtcosim/rt.h) of the Jacobi worker and
+ *  substitute threads rtc_system_init() creates; without this call they are SCHED_OTHER.
+ *  A real-time run gives the RT thread's priority. Returns RTC_OK or RTC_ESTATE (already
+ *  initialized). RT-safe: no. */
+int rtc_system_set_threads(rtc_system *sys, int priority, int cpu);
 /** True when the system was loaded with the substitute option. RT-safe: yes. */
 bool rtc_system_substitutes(const rtc_system *sys);
 

@@ -12,6 +12,8 @@
  *     terminateSimulation = true, lastSuccessfulTime = t_fault); y = t_fault
  *   4 sleep sleep_s seconds inside every step that starts at t >= t_fault
  *   5 sleep sleep_s seconds once, in the first step that starts at t >= t_fault
+ *   6 log a warning in every step ("step <k> from t = <t> s: Fault logs every step (100%)",
+ *     FMI 2: as a printf-style format with its arguments), logging on or off
  * "Passing" and "starting at" use a relative tolerance of 1e-9, so with a step grid that
  * hits t_fault the fault fires in doStep(t_fault, h) and the step ending at t_fault is good.
  */
@@ -27,6 +29,7 @@ typedef struct fault {
     double y;                /* output: time */
     double resource_value;   /* output: from resources/value.txt */
     bool slept;              /* mode 5 fired */
+    long steps;              /* mode 6: steps logged */
 } fault;
 
 static const rtc_tm_var vars[] = {
@@ -63,9 +66,10 @@ static int initialize(void *mv, rtc_tm_ctx *ctx, double t0)
     fault *m = mv;
     m->y = t0;
     m->slept = false;
-    if (m->mode < 0 || m->mode > 5 || !(m->sleep_s >= 0.0) || !isfinite(m->t_fault)) {
+    m->steps = 0;
+    if (m->mode < 0 || m->mode > 6 || !(m->sleep_s >= 0.0) || !isfinite(m->t_fault)) {
         rtc_tm_log(ctx, RTC_TM_ERROR, RTC_TM_LOG_ERROR,
-                   "Fault: mode %d not in 0..5, or sleep_s %g < 0, or t_fault not finite",
+                   "Fault: mode %d not in 0..6, or sleep_s %g < 0, or t_fault not finite",
                    (int)m->mode, m->sleep_s);
         return -1;
     }
@@ -105,6 +109,9 @@ static rtc_tm_status step(void *mv, rtc_tm_ctx *ctx, double t, double h, rtc_tm_
             m->slept = true;
             rtc_tm_sleep(m->sleep_s);
         }
+        break;
+    case 6:
+        rtc_tm_log_step(ctx, m->steps++, t, "Fault logs every step");
         break;
     default:
         break;

@@ -52,6 +52,14 @@ static void emit2(rtc_tm_inst *in, rtc_tm_status st, const char *cat, const char
     cb->logger(cb->componentEnvironment, in->name, (fmi2Status)st, cat, "%s", msg);
 }
 
+static void step_emit2(rtc_tm_inst *in, long k, double t, const char *what)
+{
+    const fmi2CallbackFunctions *cb = ((fmi2_inst *)in)->cb;
+    /* the host formats: a real printf-style call with a long, a double and a string */
+    cb->logger(cb->componentEnvironment, in->name, fmi2Warning, RTC_TM_LOG_WARNING,
+               "step %ld from t = %.6f s: %s (100%%)", k, t, what);
+}
+
 /* Report an instantiation failure before an instance exists. */
 static void
 early_error(const fmi2CallbackFunctions *f, const char *name, const char *what, const char *arg)
@@ -137,6 +145,7 @@ fmi2Component fmi2Instantiate(fmi2String instanceName,
     x->cb = functions;
     x->core.fmi = "fmi2";
     x->core.emit = emit2;
+    x->core.step_emit = step_emit2;
     x->core.alloc = alloc;
     x->core.release = functions->freeMemory ? functions->freeMemory : free;
     if (rtc__tm_init(&x->core, sizeof *x, instanceName, loggingOn, res) != 0) {

@@ -46,6 +46,13 @@ static void emit3(rtc_tm_inst *in, rtc_tm_status st, const char *cat, const char
     x->log(x->env, (fmi3Status)st, cat, msg);
 }
 
+static void step_emit3(rtc_tm_inst *in, long k, double t, const char *what)
+{
+    fmi3_inst *x = (fmi3_inst *)in;
+    snprintf(in->msg, sizeof in->msg, "step %ld from t = %.6f s: %s (100%%)", k, t, what);
+    x->log(x->env, fmi3Warning, RTC_TM_LOG_WARNING, in->msg);
+}
+
 static void early_error(fmi3LogMessageCallback log,
                         fmi3InstanceEnvironment env,
                         const char *fn,
@@ -186,6 +193,7 @@ fmi3Instance fmi3InstantiateCoSimulation(fmi3String instanceName,
     x->log = logMessage;
     x->core.fmi = "fmi3";
     x->core.emit = emit3;
+    x->core.step_emit = step_emit3;
     x->core.alloc = calloc;
     x->core.release = free;
     if (rtc__tm_init(&x->core, sizeof *x, instanceName, loggingOn, res) != 0) {

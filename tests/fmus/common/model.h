@@ -153,6 +153,15 @@ extern const rtc_tm_model rtc_tm_model_def;
 void rtc_tm_log(rtc_tm_ctx *ctx, rtc_tm_status status, const char *category, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/**
+ * Send the warning "step <k> from t = <t> s: <what>" (category logStatusWarning) to the
+ * host in every case (logging on or off), unformatted where the API allows: FMI 2 passes
+ * the printf-style format and the three arguments to the logger (the host must format
+ * them), FMI 3 formats into the instance buffer (its logger takes a finished message).
+ * For the engine's real-time logging tests (Fault mode 6). RT-safe.
+ */
+void rtc_tm_log_step(rtc_tm_ctx *ctx, long k, double t, const char *what);
+
 /** Sleep for s seconds on CLOCK_MONOTONIC (absolute deadline, retried on EINTR). */
 void rtc_tm_sleep(double s);
 

@@ -61,6 +61,12 @@ void rtc_tm_log(rtc_tm_ctx *ctx, rtc_tm_status status, const char *category, con
     va_end(ap);
 }
 
+void rtc_tm_log_step(rtc_tm_ctx *ctx, long k, double t, const char *what)
+{
+    if (ctx->step_emit)
+        ctx->step_emit(ctx, k, t, what);
+}
+
 void rtc_tm_sleep(double s)
 {
     if (!(s > 0.0))

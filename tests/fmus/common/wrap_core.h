@@ -45,6 +45,8 @@ typedef struct rtc_tm_inst rtc_tm_inst;
 
 /** Sends one formatted message to the host (set by the wrapper). */
 typedef void rtc_tm_emit_fn(rtc_tm_inst *in, rtc_tm_status st, const char *cat, const char *msg);
+/** The step message of rtc_tm_log_step(), sent with its arguments (model.h). */
+typedef void rtc_tm_step_emit_fn(rtc_tm_inst *in, long k, double t, const char *what);
 
 struct rtc_tm_inst {
     const rtc_tm_model *model;
@@ -61,6 +63,7 @@ struct rtc_tm_inst {
     bool logging_on;
     unsigned cat_mask; /**< enabled log categories, bit i = category i */
     rtc_tm_emit_fn *emit;
+    rtc_tm_step_emit_fn *step_emit;
     void *(*alloc)(size_t nobj, size_t size); /**< calloc-like */
     void (*release)(void *p);
     char name[RTC_TM_NAME_CAP];
