@@ -337,6 +337,7 @@ int rtc_cmd_run_system(int argc, char **argv)
     if (rc == RTC_OK)
         rc = rtc_cli_recording_open(file, rec, &ro, &csv, &r);
     o.rt.events = ev;
+    o.rt.write_continue = o.write_continue;
     o.rt.record = rec;
     o.rt.system_path = o.path;
     o.rt.sys_options = &o.so;
@@ -349,6 +350,10 @@ int rtc_cmd_run_system(int argc, char **argv)
     if (rtc_cli_recording_close(r, csv, &rs, write_error, sizeof write_error) != RTC_OK) {
         rc = rc == RTC_OK ? RTC_EIO : rc;
         o.rt.status = write_error; /* summary.json names the write error and the file */
+    } else if (o.rt.has_session && o.rt.session.write_error[0]) { /* inputs.bin, events.log */
+        snprintf(write_error, sizeof write_error, "%s", o.rt.session.write_error);
+        rc = rc == RTC_OK ? RTC_EIO : rc;
+        o.rt.status = write_error;
     }
     if (sys && r)
         write_summary(o.dir, sys, o.path, rc, now_s() - t0, &rs, &o.rt);

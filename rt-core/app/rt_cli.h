@@ -36,6 +36,7 @@ typedef struct rtc_cli_rt {
     long control_port;     /**< --control-port N (-1: no control surface) */
     bool control_allow;    /**< --control-allow: accept non-loopback senders */
     long deadman_ms;       /**< --deadman-ms N (0: the file's, else none) */
+    bool write_continue;   /**< --on-write-error continue (set by cmd_system.c) */
     rtc_events *events;    /**< set by cmd_system.c: the session's events.log */
     rtc_record *record;    /**< set by cmd_system.c: the recorded columns */
     const char *system_path;

@@ -30,6 +30,7 @@ int rtc_csv_open(const char *path, rtc_csv **out)
         free(w);
         return rc;
     }
+    rtc_ofile_set_delimiter(w->f, '\n');
     w->row_open = false;
     *out = w;
     return RTC_OK;
@@ -52,6 +53,11 @@ int rtc_csv_close(rtc_csv *w)
 int rtc_csv_error(const rtc_csv *w)
 {
     return rtc_ofile_error(w->f);
+}
+
+void rtc_csv_set_retry(rtc_csv *w, bool retry)
+{
+    rtc_ofile_set_retry(w->f, retry);
 }
 
 int rtc_csv_errno(const rtc_csv *w)

@@ -7,7 +7,8 @@
  * write that fails after part of a flush reached the file is cut back to `off` with
  * ftruncate, which a disk filling up or an RLIMIT_FSIZE still allows. A failed flush
  * discards its records (counted by the owner as lost, not retried forever) so the buffer
- * never grows without bound while a disk is full; the next flush tries again.
+ * never grows without bound while a disk is full. Later flushes write again only when
+ * asked to (rtc_ofile_set_retry): by default the file stays a gap-free prefix.
  */
 #include "rtcosim/ofile.h"
 #include "rtcosim/status.h"
@@ -25,6 +26,8 @@
 struct rtc_ofile {
     int fd;
     bool own_fd, regular;
+    bool retry;            /* after an error, later flushes still write */
+    int delim;             /* byte ending every record, or -1 */
     int error, errnum;
     char *buf;
     size_t len, done, cap; /* bytes in buf, bytes of complete records, capacity */
@@ -55,6 +58,7 @@ int rtc_ofile_open(const char *path, rtc_ofile **out)
         return RTC_ESYS;
     }
     f->regular = fstat(f->fd, &st) == 0 && S_ISREG(st.st_mode);
+    f->delim = -1;
     f->buf = buf;
     f->cap = BUF_INITIAL;
     *out = f;
@@ -69,12 +73,30 @@ static void fail(rtc_ofile *f, int status, int errnum)
     }
 }
 
-/* Hand buf[0, done) to the kernel; on failure cut the file back to its last boundary. */
+/* After a failed write that left @p at bytes of this flush in the file: cut the file back
+ * to the last record boundary in them (the last delimiter, else the flush's start). */
+static void cut_back(rtc_ofile *f, size_t at)
+{
+    size_t keep = 0;
+    if (f->delim >= 0) {
+        const char *p = memrchr(f->buf, f->delim, at);
+        keep = p ? (size_t)(p - f->buf) + 1 : 0;
+    }
+    if (at > 0 && f->regular && ftruncate(f->fd, f->off + (off_t)keep) == 0)
+        lseek(f->fd, f->off + (off_t)keep, SEEK_SET); /* a next flush starts there */
+    else
+        keep = at; /* a device or pipe: what went out cannot be taken back */
+    f->off += (off_t)keep;
+}
+
+/* Hand buf[0, done) to the kernel; on failure cut the file back to its last boundary.
+ * Once failed (and not asked to retry), records are dropped unwritten: the file stays a
+ * prefix of the recording, with no gap a reader could miss. */
 static int write_done(rtc_ofile *f)
 {
     size_t at = 0;
     int e = 0;
-    while (at < f->done) {
+    while (at < f->done && (f->error == RTC_OK || f->retry)) {
         ssize_t n = write(f->fd, f->buf + at, f->done - at);
         if (n < 0 && errno == EINTR)
             continue;
@@ -85,17 +107,25 @@ static int write_done(rtc_ofile *f)
         at += (size_t)n;
     }
     if (e == 0)
-        f->off += (off_t)f->done;
-    else if (at > 0 && f->regular && ftruncate(f->fd, f->off) == 0)
-        lseek(f->fd, f->off, SEEK_SET); /* the next flush starts at the boundary again */
-    else if (at > 0)
-        f->off += (off_t)at; /* a device or pipe: what went out cannot be taken back */
+        f->off += (off_t)at;
+    else
+        cut_back(f, at);
     memmove(f->buf, f->buf + f->done, f->len - f->done);
     f->len -= f->done;
     f->done = 0;
     if (e)
         fail(f, RTC_ESYS, e);
     return e;
+}
+
+void rtc_ofile_set_delimiter(rtc_ofile *f, int delim)
+{
+    f->delim = delim;
+}
+
+void rtc_ofile_set_retry(rtc_ofile *f, bool retry)
+{
+    f->retry = retry;
 }
 
 int rtc_ofile_flush(rtc_ofile *f)

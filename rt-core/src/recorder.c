@@ -172,6 +172,7 @@ int rtc_recorder_start(rtc_record *rec, rtc_csv *csv, const rtc_recorder_opts *o
     r->wake_every = o->lossless ? rtc_ring_capacity(r->ring) / WAKE_DIVISOR : 0;
     sem_init(&r->wake, 0, 0);
     sem_init(&r->space, 0, 0);
+    rtc_csv_set_retry(csv, o->continue_on_error); /* stop: the file stays a prefix */
     rtc_record_write_header(rec, csv);
     rtc_csv_flush(csv); /* a reader finds the header at once */
     if (pthread_create(&r->thread, NULL, recorder_main, r) != 0) {

@@ -9,6 +9,7 @@
 #define RTC_SESSION_PRIV_H
 
 #include "rtcosim/exec.h"
+#include "rtcosim/ofile.h"
 #include "rtcosim/ring.h"
 #include "rtcosim/session.h"
 
@@ -49,6 +50,8 @@ int rtc__xvar_ramp(rtc_system *sys, rtc__xvar *xs, size_t n, int64_t tick_ns);
 /* session_events.c */
 void rtc__events_add_at(rtc_events *ev, int64_t k, const char *source, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The logger every event is also shown on (the command line's). */
+const rtc_logger *rtc__events_tee(const rtc_events *ev);
 
 /* session_inputs.c: little-endian encoding of one record into 40 bytes */
 void rtc__inputs_encode(const rtc_inputs_rec *r, unsigned char out[RTC__INPUTS_RECORD]);
@@ -87,7 +90,9 @@ struct rtc_session {
     pthread_t writer;
     bool writer_started;
     _Atomic bool writer_stop;
-    FILE *bin;
+    rtc_ofile *bin;               /* inputs.bin: whole 40-byte records (rtcosim/ofile.h) */
+    bool write_continue;          /* a write error does not stop the run */
+    char write_error[600];        /* writer thread: the first write error, reported */
     _Atomic uint64_t written;
     rtc__io_watch *watch;
     size_t n_watch;

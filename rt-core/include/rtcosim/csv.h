@@ -35,6 +35,10 @@ int rtc_csv_close(rtc_csv *w);
 /** First error seen (sticky), RTC_OK when none. RT-safe: yes. */
 int rtc_csv_error(const rtc_csv *w);
 
+/** After a write error: true keeps writing later rows (a gap where rows were lost);
+ *  false (default) writes nothing more, so the file stays a prefix. RT-safe: no. */
+void rtc_csv_set_retry(rtc_csv *w, bool retry);
+
 /** errno of the first error (0 when none), for the message. RT-safe: yes. */
 int rtc_csv_errno(const rtc_csv *w);
 

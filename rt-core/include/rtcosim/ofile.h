@@ -8,7 +8,9 @@
  * write(2) ends on a boundary: a SIGKILL or an OOM kill between two flushes loses the last
  * records, never leaves a partial one. When a write fails after part of a flush reached the
  * file (a disk filling up, RLIMIT_FSIZE), the file is cut back to the boundary before that
- * flush. The first failure is sticky and keeps its errno and the file's path for one clear
+ * flush (to the last record delimiter, when the stream has one). After a failure the
+ * stream writes nothing more unless told to retry, so the file stays a gap-free prefix of
+ * the recording. The first failure is sticky and keeps its errno and the file's path for one clear
  * message. The owner decides WHEN to flush (a writer thread's clock tick); the stream
  * flushes by itself when RTC_OFILE_FLUSH_BYTES of complete records are pending. Closing
  * flushes, fsyncs (regular files) and closes.
@@ -62,8 +64,15 @@ void rtc_ofile_append(rtc_ofile *f, const void *data, size_t n);
  *  Returns the sticky error (RTC_OK when none). */
 int rtc_ofile_end_record(rtc_ofile *f);
 
-/** Write every complete record now. Returns the sticky error. After an error, later
- *  flushes still try (records that failed are lost, whole). RT-safe: no. */
+/** Records end with byte @p delim (e.g. '\n' for text lines): a failed write is cut back
+ *  to the last whole record it wrote, not to the start of the flush. Default: none. */
+void rtc_ofile_set_delimiter(rtc_ofile *f, int delim);
+
+/** true: after an error, later flushes write again (the records that failed are lost,
+ *  whole, leaving a gap); false (default): nothing more is written after an error. */
+void rtc_ofile_set_retry(rtc_ofile *f, bool retry);
+
+/** Write every complete record now. Returns the sticky error. RT-safe: no. */
 int rtc_ofile_flush(rtc_ofile *f);
 
 /** Bytes of complete records not yet handed to the kernel. */
