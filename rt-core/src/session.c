@@ -278,7 +278,8 @@ static int write_copies(rtc_session *s, const char *system_path)
         return RTC_EIO;
     }
     snprintf(path, sizeof path, "%s/fmus.sha256", s->dir);
-    FILE *f = fopen(path, "w");
+    char tmp[4200];
+    FILE *f = rtc_ofile_replace_begin(path, tmp, sizeof tmp); /* renamed when complete */
     if (!f)
         return RTC_EIO;
     int rc = RTC_OK;
@@ -294,7 +295,7 @@ static int write_copies(rtc_session *s, const char *system_path)
         }
         fprintf(f, "%s  %s  %s\n", hex, rtc_system_unit(s->sys, i)->name, src);
     }
-    return fclose(f) == 0 ? rc : RTC_EIO;
+    return rtc_ofile_replace_commit(f, tmp, path) == RTC_OK ? rc : RTC_EIO;
 }
 
 /* session.conf: the command line's overrides, which replay must repeat. */
@@ -302,7 +303,8 @@ static int write_conf(rtc_session *s, const rtc_session_options *o)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/session.conf", s->dir);
-    FILE *f = fopen(path, "w");
+    char tmp[4200];
+    FILE *f = rtc_ofile_replace_begin(path, tmp, sizeof tmp); /* renamed when complete */
     if (!f)
         return RTC_EIO;
     static const rtc_system_options none;
@@ -326,7 +328,7 @@ static int write_conf(rtc_session *s, const rtc_session_options *o)
             o->decimation > 0 ? o->decimation : 1);
     for (size_t i = 0; i < o->n_record_names; i++)
         fprintf(f, "record=%s\n", o->record_names[i]);
-    return fclose(f) == 0 ? RTC_OK : RTC_EIO;
+    return rtc_ofile_replace_commit(f, tmp, path) == RTC_OK ? RTC_OK : RTC_EIO;
 }
 
 /* Little-endian writers: inputs.bin is the same on every machine that reads it. */
