@@ -587,17 +587,17 @@ static void assert_write_error_outcome(const char *dir, long long all_ticks)
 /* A fast system run against RLIMIT_FSIZE: exit 4, the summary names the error. */
 static void fast_run_write_error_stops_with_exit_4(void)
 {
-    CU_ASSERT_EQUAL(run_fsize(300, "wf", "--stop 100000"), 4);
-    assert_write_error_outcome("wf", 10000000);
+    CU_ASSERT_EQUAL(run_fsize(300, "wf", "--stop 3000"), 4);
+    assert_write_error_outcome("wf", 300000);
 }
 
 /* A real-time run (paced, RTF 50) against RLIMIT_FSIZE: the first failed write stops it
  * through the stop path: the safe state is applied, summary.json names the error. */
 static void realtime_run_write_error_goes_to_safe_state(void)
 {
-    CU_ASSERT_EQUAL(run_fsize(300, "wr", "--realtime 50 --stop 100000 --test-safe-file "
+    CU_ASSERT_EQUAL(run_fsize(300, "wr", "--realtime 50 --stop 200 --test-safe-file "
                                          "wr/safe"), 4);
-    assert_write_error_outcome("wr", 10000000);
+    assert_write_error_outcome("wr", 20000);
     char *safe = slurp("wr/safe");
     CU_ASSERT(safe && strcmp(safe, "safe\n") == 0);
     free(safe);
