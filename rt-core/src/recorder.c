@@ -37,6 +37,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdalign.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,9 +56,10 @@ struct rtc_recorder {
     sem_t wake, space;
     _Atomic uint32_t sleeping, waiting;
     _Atomic bool stop;
-    _Atomic int failed;            /* RTC_OK, or the CSV's first error */
-    _Atomic uint64_t written;
+    _Atomic int failed;            /* RTC_OK, or the CSV's first error (written once) */
     pthread_t thread;
+    /* its own cache line: the consumer bumps it every batch, the producer never reads it */
+    alignas(64) _Atomic uint64_t written;
 };
 
 static int64_t mono_ns(void)
@@ -99,18 +101,23 @@ static void check_error(rtc_recorder *r)
                                    : "stopping the run");
 }
 
-/* Format up to BATCH rows, hand their slots back, let a waiting producer go on. */
+/* Format up to BATCH rows, hand their slots back, let a waiting producer go on. Once
+ * the recording failed in stop mode, queued rows are only released: they could not be
+ * written, so they are not counted as written either. */
 static void drain_batch(rtc_recorder *r, size_t n)
 {
     n = n > BATCH ? BATCH : n;
-    for (size_t i = 0; i < n; i++) {
+    bool discard = !r->o.continue_on_error &&
+                   atomic_load_explicit(&r->failed, memory_order_relaxed) != RTC_OK;
+    for (size_t i = 0; i < n && !discard; i++) {
         const char *slot = rtc_ring_at(r->ring, i);
         int64_t t_ns;
         memcpy(&t_ns, slot, sizeof t_ns);
         rtc_record_write_row(r->rec, r->csv, t_ns, slot + sizeof(int64_t));
     }
     rtc_ring_release_n(r->ring, n);
-    atomic_fetch_add_explicit(&r->written, n, memory_order_relaxed);
+    if (!discard)
+        atomic_fetch_add_explicit(&r->written, n, memory_order_relaxed);
     atomic_thread_fence(memory_order_seq_cst); /* release_n before reading `waiting` */
     if (atomic_load_explicit(&r->waiting, memory_order_relaxed) &&
         rtc_ring_ready(r->ring) <= rtc_ring_capacity(r->ring) / 2)
@@ -157,9 +164,10 @@ static void *recorder_main(void *arg)
 int rtc_recorder_start(rtc_record *rec, rtc_csv *csv, const rtc_recorder_opts *o,
                        rtc_recorder **out)
 {
-    rtc_recorder *r = calloc(1, sizeof *r);
+    rtc_recorder *r = aligned_alloc(alignof(rtc_recorder), sizeof *r); /* `written` alone */
     if (!r)
         return RTC_ENOMEM;
+    memset(r, 0, sizeof *r);
     r->rec = rec;
     r->csv = csv;
     r->o = *o;
