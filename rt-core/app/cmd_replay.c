@@ -307,6 +307,9 @@ typedef struct recorded {
     size_t rows;     /* complete data rows (header excluded) */
     size_t bytes;    /* length of the complete lines */
     char last_t[64]; /* time column of the last complete row */
+    int64_t inputs_k; /* a killed session with inputs: inputs.bin is complete for the
+                         steps before this one (its last progress record; it may lag
+                         results.csv); -1: no such bound */
 } recorded;
 
 static void field(const char *line, size_t i, char *out, size_t cap);
@@ -343,6 +346,7 @@ static int64_t end_step(const rtc_inputs *in, const rtc_system *sys, const recor
     if (!rs->ended) {
         int64_t cap = rs->rows ? (int64_t)(rs->rows - 1) * dec : 0;
         end = end < cap ? end : cap;
+        end = rs->inputs_k >= 0 && rs->inputs_k < end ? rs->inputs_k : end;
     }
     return end;
 }
@@ -447,6 +451,20 @@ static const char *next_line(const char *p)
     return *p ? p + 1 : p;
 }
 
+/* Cut @p a (length *@p na) to as many lines as @p b has; returns its data rows then. */
+static size_t cut_to_lines_of(char *a, size_t *na, const char *b)
+{
+    const char *p = a;
+    for (const char *q = b; *q; q = next_line(q))
+        p = next_line(p);
+    *na = (size_t)(p - a);
+    a[*na] = '\0';
+    size_t rows = 0;
+    for (size_t i = 0; i < *na; i++)
+        rows += a[i] == '\n';
+    return rows ? rows - 1 : 0;
+}
+
 /* Print the first difference of two result files; 0 when identical, 2 when the session
  * did not end and the rows it recorded are identical (a prefix of the replay's). */
 /* Byte comparison decides; the line/field walk only explains where. Numbers are
@@ -457,16 +475,24 @@ static int compare(const char *live_path, const char *new_path, const recorded *
     size_t na = 0, nb = 0;
     char *a = slurp(live_path, &na), *b = slurp(new_path, &nb);
     int rc = 1;
+    size_t rows = rs->rows;
     if (a && !rs->ended && rs->bytes <= na)
         a[na = rs->bytes] = '\0'; /* the complete rows only */
+    if (a && b && !rs->ended && nb < na) /* replayed fewer (inputs.bin lagged): as many */
+        rows = cut_to_lines_of(a, &na, b);
     if (!a || !b) {
         fprintf(stderr, "rtcosim replay: cannot read %s\n", a ? new_path : live_path);
     } else if (rs->ended && na == nb && !memcmp(a, b, na)) {
         printf("identical\n");
         rc = 0;
-    } else if (!rs->ended && na <= nb && !memcmp(a, b, na)) {
+    } else if (!rs->ended && na <= nb && !memcmp(a, b, na) && rows == rs->rows) {
         printf("identical over the %zu rows recorded; the session ended abnormally at t=%s s\n",
                rs->rows, rs->rows ? rs->last_t : "?");
+        rc = 2;
+    } else if (!rs->ended && na <= nb && !memcmp(a, b, na)) {
+        printf("identical over the first %zu of the %zu rows recorded (inputs.bin was "
+               "written up to step %lld); the session ended abnormally at t=%s s\n", rows,
+               rs->rows, (long long)rs->inputs_k, rs->rows ? rs->last_t : "?");
         rc = 2;
     } else {
         const char *la = a, *lb = b, *hdr = a;
@@ -553,8 +579,11 @@ int rtc_cmd_replay(int argc, char **argv)
     recorded rs = {.ended = rc == RTC_OK && session_ended(dir, &in)};
     char live[4096];
     snprintf(live, sizeof live, "%.4000s/results.csv", dir);
+    rs.inputs_k = -1;
     if (rc == RTC_OK && !rs.ended)
         count_recorded(live, &rs);
+    if (rc == RTC_OK && !rs.ended && !in.has_end && (in.n_signals || in.n_vars))
+        rs.inputs_k = in.progress_k > 0 ? in.progress_k : 0; /* none: nothing vouched for */
     if (rc == RTC_OK) {
         warn_losses(dir);
         mkdir(out, 0755);

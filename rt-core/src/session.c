@@ -119,6 +119,9 @@ void rtc_session_hook(void *session, int at, int64_t k)
         }
     } else if (at == RTC_EXEC_AT_STEPPED) {
         publish(s, k);
+        /* release: every record of the steps before k was pushed before this store, so
+         * the writer can vouch for them in a progress record */
+        atomic_store_explicit(&s->steps_done, k, memory_order_release);
     }
 }
 
@@ -142,14 +145,40 @@ static void command_event(rtc_session *s, const rtc_inputs_rec *r)
                            rtc_inputs_op_name(r->op), (long long)r->k);
 }
 
+/* A progress record: every record of the steps before @p done is in the file. Written
+ * when records came since the last one, else every 250 ms (an idle bench adds 160 bytes
+ * a second, a busy one a record per flush). */
+static void progress(rtc_session *s, int64_t done)
+{
+    int64_t now = mono_ns();
+    if (done <= s->progress_k || (!s->unflushed && now - s->progress_ns < 250000000))
+        return;
+    rtc_inputs_rec r = {.kind = RTC__KIND_PROGRESS, .k = done, .a_ns = done * s->tick_ns};
+    unsigned char b[RTC__INPUTS_RECORD];
+    rtc__inputs_encode(&r, b);
+    rtc_ofile_append(s->bin, b, sizeof b);
+    rtc_ofile_end_record(s->bin);
+    s->progress_k = done;
+    s->progress_ns = now;
+    s->unflushed = false;
+}
+
 /* Everything the ring holds, in one batch: one release of the consumer index per batch
  * keeps the producer's cache line quiet. A record that cannot be written is lost for the
- * file but not counted as written, so summary.json tells. */
-static size_t drain(rtc_session *s)
+ * file but not counted as written, so summary.json tells. With @p done ≥ 0 (a flush
+ * turn) a progress record goes in before the first record of step done or later, keeping
+ * the file in step order. */
+static size_t drain(rtc_session *s, int64_t done)
 {
     size_t n = rtc_ring_ready(s->inputs);
+    bool vouched = done < 0;
     for (size_t i = 0; i < n; i++) {
         const rtc_inputs_rec *r = rtc_ring_at(s->inputs, i);
+        if (!vouched && r->k >= done) {
+            progress(s, done);
+            vouched = true;
+        }
+        s->unflushed = true;
         unsigned char b[RTC__INPUTS_RECORD];
         rtc__inputs_encode(r, b);
         rtc_ofile_append(s->bin, b, sizeof b);
@@ -159,6 +188,8 @@ static size_t drain(rtc_session *s)
             command_event(s, r);
     }
     rtc_ring_release_n(s->inputs, n);
+    if (!vouched)
+        progress(s, done);
     return n;
 }
 
@@ -222,12 +253,15 @@ static void *writer_main(void *arg)
     for (;;) {
         /* acquire: after the stop flag, every record the RT thread pushed is visible */
         bool last = atomic_load_explicit(&s->writer_stop, memory_order_acquire);
-        drain(s);
-        ++turn;
+        bool flush = last || ++turn % FLUSH_EVERY == 0;
+        /* acquire, before the drain: the records of the steps before `done` are in the
+         * ring now */
+        int64_t done = atomic_load_explicit(&s->steps_done, memory_order_acquire);
+        drain(s, flush ? done : -1);
         if (last || turn % WATCH_EVERY == 0)
             for (size_t i = 0; i < s->n_watch; i++)
                 watch_unit(s, &s->watch[i]);
-        if (last || turn % FLUSH_EVERY == 0)
+        if (flush)
             rtc_ofile_flush(s->bin);
         check_writes(s);
         if (last)
@@ -475,6 +509,7 @@ int rtc_session_new(rtc_system *sys, const rtc_session_options *o, rtc_events *e
     s->tick_ns = rtc_system_tick_ns(sys);
     s->start_ns = rtc_system_start_ns(sys);
     s->ramp_k = -1;
+    s->progress_k = 0; /* progress 0 says nothing: the first one is for step 1 or later */
     s->write_continue = o->continue_on_write_error;
     const rtc_system_rt_hints *h = rtc_system_rt(sys);
     s->deadman_ns = o->deadman_ns > 0 ? o->deadman_ns : h->has_deadman ? h->deadman_ns : 0;

@@ -21,7 +21,7 @@
 #define RTC__INPUTS_RECORD 40
 #define RTC__INPUTS_HEADER 48
 
-enum { RTC__KIND_SAMPLE = 1, RTC__KIND_COMMAND = 2, RTC__KIND_END = 3 };
+enum { RTC__KIND_SAMPLE = 1, RTC__KIND_COMMAND = 2, RTC__KIND_END = 3, RTC__KIND_PROGRESS = 4 };
 enum { RTC__OP_SET = 1, RTC__OP_SAFE = 2 }; /* 3..6: rtc_session_control_op */
 
 /* One exposed variable: what the operator may set, and its ramp (RT thread state). */
@@ -96,6 +96,10 @@ struct rtc_session {
     _Atomic uint64_t written;
     rtc__io_watch *watch;
     size_t n_watch;
+    _Atomic int64_t steps_done;  /* RT thread: steps completed (release after the step) */
+    int64_t progress_k;          /* writer: the last progress record's k */
+    int64_t progress_ns;         /* writer: when it was written */
+    bool unflushed;              /* writer: records appended since the last progress */
     /* snapshot of the recorded columns: seqlock over relaxed atomics (the RT thread
      * writes every step, readers retry while a write is in progress) */
     size_t n_col;

@@ -697,6 +697,37 @@ static void killed_session_keeps_a_whole_prefix_that_replays(void)
     CU_ASSERT_STRING_EQUAL(out, want);
 }
 
+/* A killed operator session: a set reaches inputs.bin, then SIGKILL. The replay applies
+ * the recorded command and compares the rows that inputs.bin vouches for (its progress
+ * records): identical, exit 5. */
+static void killed_operator_session_replays_its_prefix(void)
+{
+    char ssd[700], path[700];
+    snprintf(ssd, sizeof ssd, "%s/ko.ssd", work);
+    write_osc_system(ssd, io_free_port(SOCK_DGRAM), "expose=\"lag.u2\"");
+    io_child run;
+    int port = start_run(&run, "ko.ssd", "ko", "--stop 60");
+    client c;
+    client_open(&c, port);
+    CU_ASSERT_TRUE(status_until(&c, 0, 50));
+    CU_ASSERT_TRUE(call(&c, "/rtcosim/set", msg("sd", "lag.u2", 3.0)));
+    client_close(&c);
+    long ks = -1;
+    for (int i = 0; i < 3000 && (ks = event_k("ko", ": set lag.u2 = 3 (applied")) < 0; i++)
+        io_sleep_ms(10);
+    snprintf(path, sizeof path, "%s/ko/results.csv", work);
+    for (int i = 0; i < 3000 && lines_of(path) < ks + 1200; i++) /* > 1 s after the set */
+        io_sleep_ms(10);
+    int st = io_child_kill(&run, SIGKILL);
+    CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+    CU_ASSERT_FATAL(ks > 0 && tcsv_whole_rows(path) > ks + 1000);
+    char cmd[1200], out[4096];
+    snprintf(cmd, sizeof cmd, "'%s' replay '%s/ko'", RTCOSIM_EXE, work);
+    CU_ASSERT_EQUAL(rtc_test_run(cmd, out, sizeof out), 5);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "identical over the "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "the session ended abnormally at t="));
+}
+
 void rtc_test_register(void)
 {
     static const rtc_test_case cases[] = {
@@ -710,6 +741,8 @@ void rtc_test_register(void)
          bench_session_behind_fault_proxy_replays_identically},
         {"killed_session_keeps_a_whole_prefix_that_replays",
          killed_session_keeps_a_whole_prefix_that_replays},
+        {"killed_operator_session_replays_its_prefix",
+         killed_operator_session_replays_its_prefix},
         {NULL, NULL}};
     rtc_test_add_suite("session", setup, teardown, cases);
 }

@@ -294,6 +294,8 @@ typedef struct rtc_inputs {
     size_t n_recs;
     bool has_end;
     int64_t end_k;
+    int64_t progress_k; /**< the last progress record's k: records of the steps before it
+                             are complete (−1: none; a session killed early) */
 } rtc_inputs;
 
 /**
