@@ -557,7 +557,8 @@ static void bench_bare_loop_prints_the_table(void)
 /* ---- write errors and whole files (rtcosim/ofile.h, cli_record.c) ---- */
 
 /* Run msd-jacobi with RLIMIT_FSIZE at @p kib KiB set in the child before exec and SIGXFSZ
- * ignored: a write past the limit fails with EFBIG (a real kernel error, no root). */
+ * ignored: a write past the limit fails with EFBIG (a real kernel error, no root). The
+ * limit must stay above the extracted FMU binaries (sanitizer builds: ~300 KiB). */
 static int run_fsize(int kib, const char *dir, const char *more)
 {
     return sh("ulimit -f %d && trap '' XFSZ && '%s' run '%s/msd-jacobi.ssp' --output-dir %s %s",
@@ -587,17 +588,17 @@ static void assert_write_error_outcome(const char *dir, long long all_ticks)
 /* A fast system run against RLIMIT_FSIZE: exit 4, the summary names the error. */
 static void fast_run_write_error_stops_with_exit_4(void)
 {
-    CU_ASSERT_EQUAL(run_fsize(300, "wf", "--stop 3000"), 4);
+    CU_ASSERT_EQUAL(run_fsize(2048, "wf", "--stop 3000"), 4);
     assert_write_error_outcome("wf", 300000);
 }
 
-/* A real-time run (paced, RTF 50) against RLIMIT_FSIZE: the first failed write stops it
+/* A real-time run (paced, RTF 100: 10 000 rows a second) against RLIMIT_FSIZE: the first failed write stops it
  * through the stop path: the safe state is applied, summary.json names the error. */
 static void realtime_run_write_error_goes_to_safe_state(void)
 {
-    CU_ASSERT_EQUAL(run_fsize(300, "wr", "--realtime 50 --stop 200 --test-safe-file "
-                                         "wr/safe"), 4);
-    assert_write_error_outcome("wr", 20000);
+    CU_ASSERT_EQUAL(run_fsize(2048, "wr", "--realtime 100 --stop 1000 --test-safe-file "
+                                          "wr/safe"), 4);
+    assert_write_error_outcome("wr", 100000);
     char *safe = slurp("wr/safe");
     CU_ASSERT(safe && strcmp(safe, "safe\n") == 0);
     free(safe);
