@@ -223,8 +223,8 @@ static void watch_unit(rtc_session *s, rtc__io_watch *w)
                          .reconnects = st.reconnects, .stale = stale, .errors = errors};
 }
 
-/* The first failed write of inputs.bin or events.log: one line at once (and in
- * events.log, if it still takes lines), then the stop unless asked to continue. */
+/* The first failed write of inputs.bin or events.log: one line at once on the command
+ * line's logger, then the stop unless asked to continue. */
 static void check_writes(rtc_session *s)
 {
     if (s->write_error[0])
