@@ -7,8 +7,15 @@
 #define RTC_APP_CLI_H
 
 #include "rtcosim/log.h"
+#include "rtcosim/recorder.h"
 
-enum { RTC_EXIT_OK = 0, RTC_EXIT_ERROR = 1, RTC_EXIT_USAGE = 2 };
+#include <stdbool.h>
+#include <stddef.h>
+
+enum { RTC_EXIT_OK = 0, RTC_EXIT_ERROR = 1, RTC_EXIT_USAGE = 2,
+       RTC_EXIT_WRITE = 4,   /**< a recording or result file could not be written */
+       RTC_EXIT_PARTIAL = 5  /**< replay: the session ended abnormally; its recorded prefix
+                                  is identical */ };
 
 /** The process-wide logger: errors and warnings to stderr, info with -v. */
 extern rtc_logger rtc_cli_log;
@@ -18,6 +25,31 @@ int rtc_cmd_run(int argc, char **argv);
 int rtc_cmd_run_system(int argc, char **argv);
 int rtc_cmd_check(int argc, char **argv);
 int rtc_cmd_plan(int argc, char **argv);
+
+/* ---- the recording of a run (cli_record.c) ---- */
+
+/** The --on-write-error lines of a --help text. */
+extern const char rtc_cli_on_write_error_help[];
+
+/** Parse --on-write-error stop|continue into *@p cont. Returns RTC_EXIT_OK or the usage
+ *  error's exit status. */
+int rtc_cli_on_write_error(const char *cmd, const char *arg, bool *cont);
+
+/** Create @p path (results.csv) and start the recorder with @p o (its write errors are
+ *  reported on the CLI logger at once). Failures are logged. Returns an rtc status. */
+int rtc_cli_recording_open(const char *path, rtc_record *rec, const rtc_recorder_opts *o,
+                           rtc_csv **csv, rtc_recorder **r);
+
+/** Stop the recorder (NULL: none), fill @p stats (may be NULL), flush, fsync and close the
+ *  CSV. On any write error of the recording's life: reported once, @p status gets
+ *  "write error: FILE: reason" and RTC_EIO is returned; else RTC_OK. */
+int rtc_cli_recording_close(rtc_recorder *r, rtc_csv *csv, rtc_recorder_stats *stats,
+                            char *status, size_t cap);
+
+/** Remove the whole-file outcomes of an earlier run in @p dir (summary.json, timing.json,
+ *  histogram.txt), so a run that fails before writing its own leaves none, never a stale
+ *  "completed". */
+void rtc_cli_remove_stale(const char *dir);
 
 /** Print "rtcosim: error: <msg>" and return RTC_EXIT_USAGE. */
 int rtc_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

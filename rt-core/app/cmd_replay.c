@@ -36,7 +36,10 @@ static const char replay_help[] =
     "inputs.bin (fed to the same estimators at the same steps), the recorded operator\n"
     "commands are applied at the same steps, and DIR/results.csv (default\n"
     "SESSION_DIR/replay) is compared with the session's results.csv. Prints \"identical\"\n"
-    "(exit 0) or the first differing row and column (exit 1). A session run with\n"
+    "(exit 0) or the first differing row and column (exit 1). A session that did not end\n"
+    "(killed: no summary.json, no end record in inputs.bin) is replayed as far as it\n"
+    "recorded complete rows: \"identical over the N rows recorded; the session ended\n"
+    "abnormally at t=T s\" (exit 5) when they match. A session run with\n"
     "--overrun substitute in which a unit was actually late is not reproducible (its\n"
     "consumers extrapolated its outputs while it ran on): the replay shows where it differs.\n"
     "\n"
@@ -210,17 +213,40 @@ static unsigned long long summary_count(const char *text, const char *key)
     return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
 }
 
-static void warn_losses(const char *dir)
+/* summary.json's text (at most cap − 1 bytes); false when there is none. */
+static bool read_summary(const char *dir, char *text, size_t cap)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/summary.json", dir);
     FILE *f = fopen(path, "r");
-    char text[65536] = "";
-    if (f) {
-        size_t n = fread(text, 1, sizeof text - 1, f);
-        text[n] = '\0';
-        fclose(f);
-    }
+    text[0] = '\0';
+    if (!f)
+        return false;
+    size_t n = fread(text, 1, cap - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    return true;
+}
+
+/* A session ended (however: completed, error, signal, ...) when inputs.bin has its end
+ * record and summary.json exists with a status other than "running". A killed session
+ * (SIGKILL, OOM, power cut) has neither, and one stopped by a write error recorded only
+ * part of its rows: for those only the prefix recorded can be compared. */
+static bool session_ended(const char *dir, const rtc_inputs *in)
+{
+    static char text[65536];
+    if (!in->has_end || !read_summary(dir, text, sizeof text))
+        return false;
+    const char *st = strstr(text, "\"status\": \"");
+    st = st ? st + strlen("\"status\": \"") : NULL;
+    /* a write error ended the recording early: its rows are a prefix, like a kill's */
+    return st && strncmp(st, "running\"", 8) != 0 && strncmp(st, "write error", 11) != 0;
+}
+
+static void warn_losses(const char *dir)
+{
+    static char text[65536];
+    read_summary(dir, text, sizeof text);
     unsigned long long rows = summary_count(text, "rows_dropped"),
                        ins = summary_count(text, "inputs_dropped"),
                        cmds = summary_count(text, "commands_dropped");
@@ -274,18 +300,59 @@ static int run_steps(rtc_system *sys, rtc_replay *rp, rtc_recorder *rec, long de
     return rc == RTC_ETERMINATED ? RTC_OK : rc;
 }
 
-/* The step count to replay: the end record's, else up to the stop time (warned). */
-static int64_t end_step(const rtc_inputs *in, const rtc_system *sys)
+/* What the session recorded: whether it ended, and (when it did not) the complete rows
+ * of its results.csv — a line cut short is not data — and the time of the last one. */
+typedef struct recorded {
+    bool ended;
+    size_t rows;     /* complete data rows (header excluded) */
+    size_t bytes;    /* length of the complete lines */
+    char last_t[64]; /* time column of the last complete row */
+    int64_t inputs_k; /* a killed session with inputs: inputs.bin is complete for the
+                         steps before this one (its last progress record; it may lag
+                         results.csv); -1: no such bound */
+} recorded;
+
+static void field(const char *line, size_t i, char *out, size_t cap);
+static char *slurp(const char *path, size_t *len);
+
+static void count_recorded(const char *path, recorded *rs)
 {
-    if (in->has_end)
-        return in->end_k;
-    fprintf(stderr, "rtcosim replay: warning: inputs.bin has no end record (the session did "
-            "not close cleanly): replaying to the stop time\n");
-    return rtc_system_stop_ns(sys) / rtc_system_tick_ns(sys);
+    size_t n = 0;
+    char *a = slurp(path, &n);
+    const char *last = NULL, *line = a;
+    for (size_t i = 0; a && i < n; i++) {
+        if (a[i] != '\n')
+            continue;
+        last = line;
+        line = a + i + 1;
+        rs->bytes = i + 1;
+        rs->rows++;
+    }
+    rs->rows = rs->rows ? rs->rows - 1 : 0;
+    if (last && rs->rows)
+        field(last, 0, rs->last_t, sizeof rs->last_t);
+    free(a);
+}
+
+/* The step count to replay: the end record's, else up to the stop time; a session that
+ * did not end is replayed only as far as it recorded rows. */
+static int64_t end_step(const rtc_inputs *in, const rtc_system *sys, const recorded *rs,
+                        long dec)
+{
+    int64_t end = in->has_end ? in->end_k : rtc_system_stop_ns(sys) / rtc_system_tick_ns(sys);
+    if (!in->has_end && rs->ended)
+        fprintf(stderr, "rtcosim replay: warning: inputs.bin has no end record (the session "
+                "did not close cleanly): replaying to the stop time\n");
+    if (!rs->ended) {
+        int64_t cap = rs->rows ? (int64_t)(rs->rows - 1) * dec : 0;
+        end = end < cap ? end : cap;
+        end = rs->inputs_k >= 0 && rs->inputs_k < end ? rs->inputs_k : end;
+    }
+    return end;
 }
 
 static int replay_run(const char *dir, const char *out_dir, const conf *c, rtc_inputs *in,
-                      rtc_replay *rp, const hash_ent *h, size_t nh)
+                      rtc_replay *rp, const hash_ent *h, size_t nh, const recorded *rs)
 {
     rtc_system *sys = NULL;
     rtc_record *rec = NULL;
@@ -302,14 +369,12 @@ static int replay_run(const char *dir, const char *out_dir, const conf *c, rtc_i
         rc = rtc_system_init(sys);
     if (rc == RTC_OK && (rc = rtc_replay_bind(rp, sys, err, sizeof err)) != RTC_OK)
         fprintf(stderr, "rtcosim replay: %s\n", err);
-    if (rc == RTC_OK && (rc = rtc_csv_open(file, &csv)) != RTC_OK)
-        fprintf(stderr, "rtcosim replay: %s: cannot create\n", file);
+    rtc_recorder_opts ro = {.ring_rows = 4096, .lossless = true};
     if (rc == RTC_OK)
-        rc = rtc_recorder_start(rec, csv, 4096, true, &r);
+        rc = rtc_cli_recording_open(file, rec, &ro, &csv, &r);
     if (rc == RTC_OK)
-        rc = run_steps(sys, rp, r, c->decimation, end_step(in, sys));
-    int wrc = rtc_recorder_stop(r, NULL);
-    if (csv && (rtc_csv_close(csv) != RTC_OK || wrc != RTC_OK) && rc == RTC_OK)
+        rc = run_steps(sys, rp, r, c->decimation, end_step(in, sys, rs, c->decimation));
+    if (rtc_cli_recording_close(r, csv, NULL, NULL, 0) != RTC_OK && rc == RTC_OK)
         rc = RTC_EIO;
     if (rc == RTC_OK && rtc_replay_unconsumed(rp))
         fprintf(stderr, "rtcosim replay: warning: %zu recorded sample(s) were not consumed\n",
@@ -386,20 +451,49 @@ static const char *next_line(const char *p)
     return *p ? p + 1 : p;
 }
 
-/* Print the first difference of two result files; 0 when identical. */
+/* Cut @p a (length *@p na) to as many lines as @p b has; returns its data rows then. */
+static size_t cut_to_lines_of(char *a, size_t *na, const char *b)
+{
+    const char *p = a;
+    for (const char *q = b; *q; q = next_line(q))
+        p = next_line(p);
+    *na = (size_t)(p - a);
+    a[*na] = '\0';
+    size_t rows = 0;
+    for (size_t i = 0; i < *na; i++)
+        rows += a[i] == '\n';
+    return rows ? rows - 1 : 0;
+}
+
+/* Print the first difference of two result files; 0 when identical, 2 when the session
+ * did not end and the rows it recorded are identical (a prefix of the replay's). */
 /* Byte comparison decides; the line/field walk only explains where. Numbers are
  * compared as text on purpose: results.csv holds 17 significant digits, so equal text is
  * equal doubles, and any difference is a real one. */
-static int compare(const char *live_path, const char *new_path)
+static int compare(const char *live_path, const char *new_path, const recorded *rs)
 {
     size_t na = 0, nb = 0;
     char *a = slurp(live_path, &na), *b = slurp(new_path, &nb);
     int rc = 1;
+    size_t rows = rs->rows;
+    if (a && !rs->ended && rs->bytes <= na)
+        a[na = rs->bytes] = '\0'; /* the complete rows only */
+    if (a && b && !rs->ended && nb < na) /* replayed fewer (inputs.bin lagged): as many */
+        rows = cut_to_lines_of(a, &na, b);
     if (!a || !b) {
         fprintf(stderr, "rtcosim replay: cannot read %s\n", a ? new_path : live_path);
-    } else if (na == nb && !memcmp(a, b, na)) {
+    } else if (rs->ended && na == nb && !memcmp(a, b, na)) {
         printf("identical\n");
         rc = 0;
+    } else if (!rs->ended && na <= nb && !memcmp(a, b, na) && rows == rs->rows) {
+        printf("identical over the %zu rows recorded; the session ended abnormally at t=%s s\n",
+               rs->rows, rs->rows ? rs->last_t : "?");
+        rc = 2;
+    } else if (!rs->ended && na <= nb && !memcmp(a, b, na)) {
+        printf("identical over the first %zu of the %zu rows recorded (inputs.bin was "
+               "written up to step %lld); the session ended abnormally at t=%s s\n", rows,
+               rs->rows, (long long)rs->inputs_k, rs->rows ? rs->last_t : "?");
+        rc = 2;
     } else {
         const char *la = a, *lb = b, *hdr = a;
         size_t row = 0;
@@ -482,17 +576,25 @@ int rtc_cmd_replay(int argc, char **argv)
         fprintf(stderr, "rtcosim replay: %s\n", err);
     if (rc == RTC_OK)
         rc = rtc_replay_new(&in, &rp);
+    recorded rs = {.ended = rc == RTC_OK && session_ended(dir, &in)};
+    char live[4096];
+    snprintf(live, sizeof live, "%.4000s/results.csv", dir);
+    rs.inputs_k = -1;
+    if (rc == RTC_OK && !rs.ended)
+        count_recorded(live, &rs);
+    if (rc == RTC_OK && !rs.ended && !in.has_end && (in.n_signals || in.n_vars))
+        rs.inputs_k = in.progress_k > 0 ? in.progress_k : 0; /* none: nothing vouched for */
     if (rc == RTC_OK) {
         warn_losses(dir);
         mkdir(out, 0755);
-        rc = replay_run(dir, out, &c, &in, rp, h, nh);
+        rc = replay_run(dir, out, &c, &in, rp, h, nh, &rs);
     }
     int exit_code = RTC_EXIT_ERROR;
     if (rc == RTC_OK) {
-        char live[4096], again[4096];
-        snprintf(live, sizeof live, "%.4000s/results.csv", dir);
+        char again[4096];
         snprintf(again, sizeof again, "%.4000s/results.csv", out);
-        exit_code = compare(live, again) == 0 ? RTC_EXIT_OK : RTC_EXIT_ERROR;
+        int cmp = compare(live, again, &rs);
+        exit_code = cmp == 0 ? RTC_EXIT_OK : cmp == 2 ? RTC_EXIT_PARTIAL : RTC_EXIT_ERROR;
     }
     rtc_replay_free(rp);
     rtc_inputs_clear(&in);

@@ -43,18 +43,23 @@ static const char help[] =
     "  --record NAME        record this variable (repeatable; default: all outputs)\n"
     "  --fast               run as fast as possible (the default for now)\n"
     "  --fmu-logging        enable the FMU's own debug logging\n"
+    "  --on-write-error P   stop | continue: see below (default stop)\n"
     "  -v, --verbose        print progress information\n"
     "  -h, --help           this text\n"
     "\n"
     "CSV: quoted header \"time\",\"name\",...; booleans 0/1; doubles with 17 significant\n"
     "digits; arrays as name[1], name[2], ...; the time column is exactly start + k*step.\n"
-    "Exit status: 0 on success (also when the FMU ends the simulation itself), 1 on error.\n";
+    "A failed write of the result file (disk full, file too large) is reported at once;\n"
+    "with --on-write-error stop the run ends there (the file keeps every complete row),\n"
+    "with continue it goes on and loses rows.\n"
+    "Exit status: 0 on success (also when the FMU ends the simulation itself), 1 on error,\n"
+    "4 when the result file could not be written.\n";
 
 typedef struct run_opts {
     const char *fmu_path;
     const char *start, *stop, *step;
     const char *output;
-    bool no_output, fmu_logging;
+    bool no_output, fmu_logging, write_continue;
     const char **sets, **records;
     size_t n_sets, n_records;
 } run_opts;
@@ -68,6 +73,7 @@ typedef struct run_ctx {
     rtc_recorder *recorder;
     int64_t start_ns, stop_ns, step_ns;
     bool failed; /* an FMU call failed: no terminate */
+    bool write_failed; /* the result file could not be written */
 } run_ctx;
 
 static int push(const char ***list, size_t *n, const char *v)
@@ -81,7 +87,7 @@ static int push(const char ***list, size_t *n, const char *v)
 }
 
 enum { OPT_START = 256, OPT_STOP, OPT_STEP, OPT_NO_OUTPUT, OPT_SET, OPT_RECORD, OPT_FAST,
-       OPT_FMU_LOG };
+       OPT_FMU_LOG, OPT_ON_WRITE_ERROR };
 
 static int parse_args(int argc, char **argv, run_opts *o)
 {
@@ -95,6 +101,7 @@ static int parse_args(int argc, char **argv, run_opts *o)
         {"record", required_argument, NULL, OPT_RECORD},
         {"fast", no_argument, NULL, OPT_FAST},
         {"fmu-logging", no_argument, NULL, OPT_FMU_LOG},
+        {"on-write-error", required_argument, NULL, OPT_ON_WRITE_ERROR},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {0}};
@@ -111,6 +118,10 @@ static int parse_args(int argc, char **argv, run_opts *o)
         case OPT_RECORD: push(&o->records, &o->n_records, optarg); break;
         case OPT_FAST: break;
         case OPT_FMU_LOG: o->fmu_logging = true; break;
+        case OPT_ON_WRITE_ERROR:
+            if (rtc_cli_on_write_error("run", optarg, &o->write_continue) != RTC_EXIT_OK)
+                return RTC_EXIT_USAGE;
+            break;
         case 'v': rtc_cli_log.max_level = RTC_LOG_INFO; break;
         case 'h': fputs(help, stdout); return -1;
         default: return rtc_cli_usage_error("run", "unknown option");
@@ -277,13 +288,10 @@ static int setup_recording(run_ctx *r)
         rc = rtc_record_add_outputs(r->rec, r->unit, NULL);
     if (rc != RTC_OK)
         return rc;
-    if (rtc_csv_open(r->o->output, &r->csv) != RTC_OK) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: cannot create: %s", r->o->output,
-                strerror(errno));
-        return RTC_ESYS;
-    }
     /* Rows are formatted on the recorder thread; lossless: the loop waits if it is full. */
-    return rtc_recorder_start(r->rec, r->csv, 4096, true, &r->recorder);
+    rtc_recorder_opts ro = {.ring_rows = 4096, .lossless = true,
+                            .continue_on_error = r->o->write_continue};
+    return rtc_cli_recording_open(r->o->output, r->rec, &ro, &r->csv, &r->recorder);
 }
 
 static int record_row(run_ctx *r, int64_t t_ns)
@@ -386,11 +394,9 @@ static int finish(run_ctx *r, int rc)
             rc = r->unit->ops->terminate(r->unit->self);
         r->unit->ops->free(r->unit->self);
     }
-    int wrc = rtc_recorder_stop(r->recorder, NULL);
-    if (r->csv && (rtc_csv_close(r->csv) != RTC_OK || wrc != RTC_OK) && rc == RTC_OK) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: write failed: %s", r->o->output,
-                strerror(errno));
-        rc = RTC_ESYS;
+    if (rtc_cli_recording_close(r->recorder, r->csv, NULL, NULL, 0) != RTC_OK) {
+        r->write_failed = true; /* reported once, naming the file */
+        rc = rc == RTC_OK ? RTC_EIO : rc;
     }
     rtc_record_free(r->rec);
     rtc_fmu_close(r->fmu);
@@ -419,5 +425,7 @@ int rtc_cmd_run(int argc, char **argv)
     rc = finish(&r, rc);
     free(o.sets);
     free(o.records);
+    if (r.write_failed)
+        return RTC_EXIT_WRITE;
     return rc == RTC_OK ? RTC_EXIT_OK : RTC_EXIT_ERROR;
 }

@@ -76,7 +76,8 @@ int rtc_cli_session_start(rtc_system *sys, const char *dir, long decimation, rtc
                               .record = rt->record, .sys_options = rt->sys_options,
                               .record_names = rt->record_names,
                               .n_record_names = rt->n_record_names, .decimation = decimation,
-                              .caps = rt->control_caps, .caps_given = rt->control_caps_given};
+                              .caps = rt->control_caps, .caps_given = rt->control_caps_given,
+                              .continue_on_write_error = rt->write_continue};
     int rc = rtc_session_new(sys, &so, rt->events, out);
     if (rc != RTC_OK) {
         rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: cannot start the session (see %s/events.log)",

@@ -11,6 +11,7 @@
 #include "rtcosim/driver.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/iodrivers.h"
+#include "rtcosim/ofile.h"
 #include "rtcosim/pfast.h"
 #include "rtcosim/recorder.h"
 #include "rtcosim/status.h"
@@ -58,11 +59,12 @@ typedef struct sys_opts {
     const char **records;
     size_t n_records;
     long decimation;
+    bool write_continue; /* --on-write-error continue */
     rtc_cli_rt rt; /* --realtime and its options (cmd_rt.c) */
 } sys_opts;
 
 enum { O_ALGO = 300, O_STEP, O_SYNC, O_START, O_STOP, O_ITER, O_TOL, O_MAXIT, O_RECORD, O_DEC,
-       O_DIR, O_FAST, O_WORKERS };
+       O_DIR, O_FAST, O_WORKERS, O_ON_WRITE_ERROR };
 
 static int time_opt(const char *name, const char *text, int64_t *ns)
 {
@@ -86,6 +88,7 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
         {"decimation", required_argument, NULL, O_DEC},
         {"output-dir", required_argument, NULL, O_DIR}, {"fast", no_argument, NULL, O_FAST},
         {"workers", required_argument, NULL, O_WORKERS},
+        {"on-write-error", required_argument, NULL, O_ON_WRITE_ERROR},
         {"verbose", no_argument, NULL, 'v'},            {"help", no_argument, NULL, 'h'},
         {0}};
     static struct option opts[48]; /* base + the real-time options of cmd_rt.c */
@@ -124,6 +127,9 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
         case O_DIR: o->dir = optarg; break;
         case O_FAST: break;
         case O_WORKERS: o->so.workers = (unsigned)atoi(optarg); break;
+        case O_ON_WRITE_ERROR:
+            st = rtc_cli_on_write_error(cmd, optarg, &o->write_continue);
+            break;
         case 'v': rtc_cli_log.max_level = RTC_LOG_INFO; break;
         case 'h': return -1;
         default:
@@ -227,9 +233,9 @@ static void write_summary(const char *dir, const rtc_system *sys, const char *pa
                           double wall_s, const rtc_recorder_stats *rs, const rtc_cli_rt *rt)
 {
     const char *status = rt->status;
-    char file[4096];
+    char file[4096], tmp[4200];
     snprintf(file, sizeof file, "%s/summary.json", dir);
-    FILE *f = fopen(file, "w");
+    FILE *f = rtc_ofile_replace_begin(file, tmp, sizeof tmp); /* renamed when complete */
     if (!f) {
         rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: cannot create: %s", file, strerror(errno));
         return;
@@ -266,8 +272,8 @@ static void write_summary(const char *dir, const rtc_system *sys, const char *pa
         fprintf(f, "%s\n    {\"name\": \"%s\", \"step_ns\": %lld}", i ? "," : "",
                 rtc_system_unit(sys, i)->name, (long long)rtc_system_unit_step_ns(sys, i));
     fprintf(f, "\n  ]\n}\n");
-    if (fclose(f) != 0)
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: write failed", file);
+    if (rtc_ofile_replace_commit(f, tmp, file) != RTC_OK)
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: write failed: %s", file, strerror(errno));
 }
 
 /* Step to the stop time, queueing a row every `decimation` ticks; with --realtime the
@@ -295,6 +301,7 @@ int rtc_cmd_run_system(int argc, char **argv)
     if (st != RTC_EXIT_OK) {
         if (st < 0) {
             fputs(run_help, stdout);
+            fputs(rtc_cli_on_write_error_help, stdout);
             fputs(rtc_cli_rt_help, stdout);
         }
         free(o.records);
@@ -309,6 +316,7 @@ int rtc_cmd_run_system(int argc, char **argv)
     char file[4096];
     snprintf(file, sizeof file, "%s/results.csv", o.dir);
     mkdir(o.dir, 0755);
+    rtc_cli_remove_stale(o.dir); /* a failing run must not leave an older run's outcome */
     /* a real-time run is an operator session: its events.log exists before the load, so
      * the units' (FMUs', drivers') log lines reach it */
     rtc_events *ev = NULL;
@@ -331,14 +339,13 @@ int rtc_cmd_run_system(int argc, char **argv)
         rc = rtc_system_record(sys, rec, o.records, o.n_records);
     if (rc == RTC_OK)
         rc = rtc_system_init(sys);
-    if (rc == RTC_OK && rtc_csv_open(file, &csv) != RTC_OK) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: cannot create: %s", file, strerror(errno));
-        rc = RTC_ESYS;
-    }
+    /* real time: never wait, count drops */
+    rtc_recorder_opts ro = {.ring_rows = o.rt.enabled ? RTC_CLI_RT_RING_ROWS : 4096,
+                            .lossless = !o.rt.enabled, .continue_on_error = o.write_continue};
     if (rc == RTC_OK)
-        rc = rtc_recorder_start(rec, csv, o.rt.enabled ? RTC_CLI_RT_RING_ROWS : 4096,
-                                !o.rt.enabled, &r); /* real time: never wait, count drops */
+        rc = rtc_cli_recording_open(file, rec, &ro, &csv, &r);
     o.rt.events = ev;
+    o.rt.write_continue = o.write_continue;
     o.rt.record = rec;
     o.rt.system_path = o.path;
     o.rt.sys_options = &o.so;
@@ -347,10 +354,14 @@ int rtc_cmd_run_system(int argc, char **argv)
     double t0 = now_s();
     if (rc == RTC_OK)
         rc = run_ticks(sys, r, o.decimation, &o, csv);
-    int wrc = rtc_recorder_stop(r, &rs);
-    if (csv && (rtc_csv_close(csv) != RTC_OK || wrc != RTC_OK)) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: write failed", file);
-        rc = rc == RTC_OK ? RTC_ESYS : rc;
+    char write_error[4200] = "";
+    if (rtc_cli_recording_close(r, csv, &rs, write_error, sizeof write_error) != RTC_OK) {
+        rc = rc == RTC_OK ? RTC_EIO : rc;
+        o.rt.status = write_error; /* summary.json names the write error and the file */
+    } else if (o.rt.has_session && o.rt.session.write_error[0]) { /* inputs.bin, events.log */
+        snprintf(write_error, sizeof write_error, "%s", o.rt.session.write_error);
+        rc = rc == RTC_OK ? RTC_EIO : rc;
+        o.rt.status = write_error;
     }
     if (sys && r)
         write_summary(o.dir, sys, o.path, rc, now_s() - t0, &rs, &o.rt);
@@ -363,6 +374,8 @@ int rtc_cmd_run_system(int argc, char **argv)
     rtc_record_free(rec);
     free(o.records);
     rtc_cli_rt_clear(&o.rt);
+    if (write_error[0])
+        return RTC_EXIT_WRITE;
     /* An FMU that ended the simulation itself is a clean end (its reason was logged). */
     if (o.rt.exit_code)
         return o.rt.exit_code; /* stopped by SIGINT/SIGTERM: 128 + signal */

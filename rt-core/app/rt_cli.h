@@ -39,6 +39,7 @@ typedef struct rtc_cli_rt {
     bool control_caps_given;
     const char *control_token; /**< --control-token FILE */
     long deadman_ms;       /**< --deadman-ms N (0: the file's, else none) */
+    bool write_continue;   /**< --on-write-error continue (set by cmd_system.c) */
     rtc_events *events;    /**< set by cmd_system.c: the session's events.log */
     rtc_record *record;    /**< set by cmd_system.c: the recorded columns */
     const char *system_path;

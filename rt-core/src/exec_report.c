@@ -5,10 +5,13 @@
  * "%06d %06llu" per 1-µs bucket, then "# Total", "# Min/Avg/Max Latencies" (µs,
  * "%05llu") and "# Histogram Overflows". Wake-up latencies are truncated to whole µs
  * before bucketing, as cyclictest does. Written after the run (or by the watchdog while
- * the RT thread is stuck: the counters are atomics, so a snapshot is still well formed).
+ * the RT thread is stuck: the counters are atomics, so a snapshot is still well formed),
+ * each to a temporary name renamed over the final one (rtcosim/ofile.h): a reader never
+ * finds an empty or half-written file, and a failed write keeps no temporary.
  */
 #include "exec_priv.h"
 
+#include "rtcosim/ofile.h"
 #include "rtcosim/status.h"
 
 #include <errno.h>
@@ -99,7 +102,8 @@ static void put_body(FILE *f, const rtc_exec *ex, const rtc_exec_stats *st, cons
 
 int rtc_exec_write_timing(const rtc_exec *ex, const char *path, const char *status)
 {
-    FILE *f = fopen(path, "w");
+    char tmp[4200];
+    FILE *f = rtc_ofile_replace_begin(path, tmp, sizeof tmp);
     if (!f) {
         rtc_log(ex->lg, RTC_LOG_ERROR, "%s: cannot create: %s", path, strerror(errno));
         return RTC_EIO;
@@ -107,8 +111,8 @@ int rtc_exec_write_timing(const rtc_exec *ex, const char *path, const char *stat
     rtc_exec_stats st;
     rtc_exec_stats_get(ex, &st);
     put_body(f, ex, &st, status);
-    if (fclose(f) != 0) {
-        rtc_log(ex->lg, RTC_LOG_ERROR, "%s: write failed", path);
+    if (rtc_ofile_replace_commit(f, tmp, path) != RTC_OK) {
+        rtc_log(ex->lg, RTC_LOG_ERROR, "%s: write failed: %s", path, strerror(errno));
         return RTC_EIO;
     }
     return RTC_OK;
@@ -117,7 +121,8 @@ int rtc_exec_write_timing(const rtc_exec *ex, const char *path, const char *stat
 int rtc_exec_write_histogram(const rtc_exec *ex, const char *path)
 {
     uint64_t *b = malloc(RTC_EXEC_HIST_US * sizeof *b), over = 0, total = 0;
-    FILE *f = b ? fopen(path, "w") : NULL;
+    char tmp[4200];
+    FILE *f = b ? rtc_ofile_replace_begin(path, tmp, sizeof tmp) : NULL;
     if (!f) {
         rtc_log(ex->lg, RTC_LOG_ERROR, "%s: cannot create: %s", path,
                 b ? strerror(errno) : "out of memory");
@@ -138,8 +143,8 @@ int rtc_exec_write_histogram(const rtc_exec *ex, const char *path)
     fprintf(f, "# Max Latencies: %05lld\n", (long long)(s.max / 1000));
     fprintf(f, "# Histogram Overflows: %05llu\n", (unsigned long long)over);
     free(b);
-    if (fclose(f) != 0) {
-        rtc_log(ex->lg, RTC_LOG_ERROR, "%s: write failed", path);
+    if (rtc_ofile_replace_commit(f, tmp, path) != RTC_OK) {
+        rtc_log(ex->lg, RTC_LOG_ERROR, "%s: write failed: %s", path, strerror(errno));
         return RTC_EIO;
     }
     return RTC_OK;

@@ -1,88 +1,203 @@
 /*
  * Recorder thread (see rtcosim/recorder.h).
  *
- * Ring records are [int64 t_ns][row bytes]. The consumer never blocks the producer: when
- * the ring is empty it spins briefly with sched_yield (rows usually follow each other
- * closely in fast mode) and then naps 200 µs, so an idle recorder costs nothing and a busy
- * one keeps up. Stop is an atomic flag; the thread drains the ring before it exits, so no
+ * Ring records are [int64 t_ns][row bytes]. Rows become CSV text here and reach the
+ * kernel on a clock: every FLUSH_TICK_NS the complete rows written so far are flushed
+ * (and at every RTC_OFILE_FLUSH_BYTES by the stream itself), so a kill at time T loses at
+ * most the rows of the last ~2 ticks, never half a row. The file is fsynced at stop.
+ *
+ * DESIGN — wake-ups without busy waiting and without a system call per row:
+ *   consumer  drains in batches; when the ring is empty it announces `sleeping` (store,
+ *             barrier), checks the ring once more, and waits on the `wake` semaphore
+ *             with a timeout of one flush tick. So an idle recorder costs ~20 wake-ups per
+ *             second, whatever the row rate.
+ *   producer  real-time mode: never wakes the consumer and never waits (a full ring drops
+ *             and counts the row): the RT thread makes no system call for the recorder at
+ *             all; the tick drains 50 ms of rows, the ring holds seconds of them.
+ *             Lossless mode (fast runs, replay): every WAKE_DIVISOR-th of the ring's rows
+ *             it looks at `sleeping` (a relaxed load, no syscall unless the consumer
+ *             sleeps) and posts `wake`. When the ring is full it announces `waiting`,
+ *             wakes the consumer and waits on the `space` semaphore; the consumer posts
+ *             `space` once it has drained the ring to half (hysteresis: one wake-up per
+ *             half ring, not per row).
+ *   Lost wake-ups: each side stores its announcement, then a barrier, then reads the
+ *   other side's ring index (Dekker): at least one of the two sees the other. The
+ *   barrier is an acq_rel read-modify-write of one shared word rather than a fence
+ *   (ThreadSanitizer does not model fences): the two RMWs are ordered, and the later one
+ *   synchronizes with the earlier, so the earlier side's announcement or index is
+ *   visible to the later side. The semaphore waits are timed all the same, so a mistake
+ *   could only cost a tick.
+ * Stop is an atomic flag plus a post; the thread drains the ring before it exits, so no
  * row queued before rtc_recorder_stop() is lost.
+ *
+ * A write error (disk full, EFBIG, EIO) is reported at once, in one line naming the file,
+ * by this thread; in stop mode rtc_recorder_push() then returns RTC_EIO so the stepping
+ * loop (the RT thread, or a fast loop) ends the run through its normal stop path.
  */
 #include "rtcosim/recorder.h"
 #include "rtcosim/ring.h"
 #include "rtcosim/status.h"
 
+#include <errno.h>
 #include <pthread.h>
-#include <sched.h>
+#include <semaphore.h>
+#include <stdalign.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#define FLUSH_TICK_NS 50000000 /* rows reach the kernel within ~2 ticks: ≤ 100 ms */
+#define BATCH 64               /* rows formatted before their slots are handed back */
+#define WAKE_DIVISOR 4         /* lossless: look at `sleeping` every capacity/4 rows */
+
 struct rtc_recorder {
     rtc_record *rec;
     rtc_csv *csv;
     rtc_ring *ring;
-    bool lossless;
+    rtc_recorder_opts o;
+    size_t wake_every, since_wake; /* producer only */
+    sem_t wake, space;
+    _Atomic uint32_t sleeping, waiting;
     _Atomic bool stop;
-    _Atomic uint64_t written;
+    _Atomic int failed;            /* RTC_OK, or the CSV's first error (written once) */
     pthread_t thread;
+    /* their own cache line: the consumer bumps them every batch; the producer touches
+     * `barrier` only when the ring is full */
+    alignas(64) _Atomic uint64_t written;
+    _Atomic uint32_t barrier;
 };
 
-static void nap_us(long us)
+/* StoreLoad ordering between the two sides (see DESIGN). */
+static void barrier(rtc_recorder *r)
 {
-    struct timespec ts = {0, us * 1000};
-    while (nanosleep(&ts, &ts) != 0)
-        ;
+    atomic_fetch_add_explicit(&r->barrier, 0, memory_order_acq_rel);
+}
+
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Wait on @p s at most @p ns (EINTR and timeouts simply return). */
+static void timed_wait(sem_t *s, int64_t ns)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t t = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + ns;
+    ts = (struct timespec){.tv_sec = t / 1000000000, .tv_nsec = t % 1000000000};
+    sem_clockwait(s, CLOCK_MONOTONIC, &ts);
+}
+
+/* Post @p s when the other side announced it sleeps on it (one post per announcement). */
+static void wake_if(_Atomic uint32_t *announced, sem_t *s)
+{
+    if (atomic_exchange_explicit(announced, 0, memory_order_acq_rel))
+        sem_post(s);
+}
+
+/* The first write error: one line at once; the producer sees it at its next push. */
+static void check_error(rtc_recorder *r)
+{
+    int st = rtc_csv_error(r->csv);
+    if (st == RTC_OK || atomic_load_explicit(&r->failed, memory_order_relaxed) != RTC_OK)
+        return;
+    atomic_store_explicit(&r->failed, st, memory_order_release);
+    int e = rtc_csv_errno(r->csv);
+    rtc_log(r->o.lg, RTC_LOG_ERROR, "%s: write failed: %s; %s", rtc_csv_path(r->csv),
+            strerror(e ? e : EIO),
+            r->o.continue_on_error ? "continuing as asked (--on-write-error continue): rows "
+                                     "are being lost"
+                                   : "stopping the run");
+}
+
+/* Format up to BATCH rows, hand their slots back, let a waiting producer go on. Once
+ * the recording failed in stop mode, queued rows are only released: they could not be
+ * written, so they are not counted as written either. */
+static void drain_batch(rtc_recorder *r, size_t n)
+{
+    n = n > BATCH ? BATCH : n;
+    bool discard = !r->o.continue_on_error &&
+                   atomic_load_explicit(&r->failed, memory_order_relaxed) != RTC_OK;
+    for (size_t i = 0; i < n && !discard; i++) {
+        const char *slot = rtc_ring_at(r->ring, i);
+        int64_t t_ns;
+        memcpy(&t_ns, slot, sizeof t_ns);
+        rtc_record_write_row(r->rec, r->csv, t_ns, slot + sizeof(int64_t));
+    }
+    rtc_ring_release_n(r->ring, n);
+    if (!discard)
+        atomic_fetch_add_explicit(&r->written, n, memory_order_relaxed);
+    barrier(r); /* release_n before reading `waiting` */
+    if (atomic_load_explicit(&r->waiting, memory_order_relaxed) &&
+        rtc_ring_ready(r->ring) <= rtc_ring_capacity(r->ring) / 2)
+        wake_if(&r->waiting, &r->space);
+}
+
+/* Nothing to do: sleep until a post or the next flush tick. */
+static void idle(rtc_recorder *r)
+{
+    atomic_store_explicit(&r->sleeping, 1, memory_order_relaxed);
+    barrier(r); /* the announcement before the last look */
+    if (!rtc_ring_ready(r->ring) && !atomic_load_explicit(&r->stop, memory_order_acquire))
+        timed_wait(&r->wake, FLUSH_TICK_NS);
+    atomic_store_explicit(&r->sleeping, 0, memory_order_relaxed);
 }
 
 static void *recorder_main(void *arg)
 {
     rtc_recorder *r = arg;
-    unsigned idle = 0;
+    int64_t last_flush = mono_ns();
     for (;;) {
-        /* Rows are taken in batches (at most 64 before the slots are handed back), so the
-         * producer's and our counters cross cores once per batch, not once per row. */
         size_t n = rtc_ring_ready(r->ring);
-        if (n) {
-            n = n > 64 ? 64 : n;
-            for (size_t i = 0; i < n; i++) {
-                const char *slot = rtc_ring_at(r->ring, i);
-                int64_t t_ns;
-                memcpy(&t_ns, slot, sizeof t_ns);
-                rtc_record_write_row(r->rec, r->csv, t_ns, slot + sizeof(int64_t));
-            }
-            rtc_ring_release_n(r->ring, n);
-            atomic_fetch_add_explicit(&r->written, n, memory_order_relaxed);
-            idle = 0;
-            continue;
+        if (n)
+            drain_batch(r, n);
+        int64_t now = mono_ns();
+        if (now - last_flush >= FLUSH_TICK_NS) {
+            if (rtc_csv_pending(r->csv))
+                rtc_csv_flush(r->csv);
+            last_flush = now;
         }
+        check_error(r);
+        if (n)
+            continue;
         /* acquire: a stop seen here was requested after the producer's last commit */
         if (atomic_load_explicit(&r->stop, memory_order_acquire) && !rtc_ring_peek(r->ring))
             break;
-        if (++idle < 2000)
-            sched_yield();
-        else
-            nap_us(200);
+        idle(r);
     }
+    rtc_csv_flush(r->csv);
+    check_error(r);
     return NULL;
 }
 
-int rtc_recorder_start(rtc_record *rec, rtc_csv *csv, size_t ring_rows, bool lossless,
+int rtc_recorder_start(rtc_record *rec, rtc_csv *csv, const rtc_recorder_opts *o,
                        rtc_recorder **out)
 {
-    rtc_recorder *r = calloc(1, sizeof *r);
+    rtc_recorder *r = aligned_alloc(alignof(rtc_recorder), sizeof *r); /* `written` alone */
     if (!r)
         return RTC_ENOMEM;
+    memset(r, 0, sizeof *r);
     r->rec = rec;
     r->csv = csv;
-    r->lossless = lossless;
-    int rc = rtc_ring_new(sizeof(int64_t) + rtc_record_row_size(rec), ring_rows, &r->ring);
+    r->o = *o;
+    int rc = rtc_ring_new(sizeof(int64_t) + rtc_record_row_size(rec),
+                          o->ring_rows ? o->ring_rows : 4096, &r->ring);
     if (rc != RTC_OK) {
         free(r);
         return rc;
     }
+    r->wake_every = o->lossless ? rtc_ring_capacity(r->ring) / WAKE_DIVISOR : 0;
+    sem_init(&r->wake, 0, 0);
+    sem_init(&r->space, 0, 0);
+    rtc_csv_set_retry(csv, o->continue_on_error); /* stop: the file stays a prefix */
     rtc_record_write_header(rec, csv);
+    rtc_csv_flush(csv); /* a reader finds the header at once */
     if (pthread_create(&r->thread, NULL, recorder_main, r) != 0) {
+        sem_destroy(&r->wake);
+        sem_destroy(&r->space);
         rtc_ring_free(r->ring);
         free(r);
         return RTC_ESYS;
@@ -91,21 +206,47 @@ int rtc_recorder_start(rtc_record *rec, rtc_csv *csv, size_t ring_rows, bool los
     return RTC_OK;
 }
 
+/* Lossless mode, ring full: announce, wake the consumer, wait for half a ring of room. */
+static void wait_space(rtc_recorder *r)
+{
+    atomic_store_explicit(&r->waiting, 1, memory_order_relaxed);
+    barrier(r); /* the announcement before the last look */
+    if (!rtc_ring_reserve(r->ring)) {
+        wake_if(&r->sleeping, &r->wake);
+        timed_wait(&r->space, FLUSH_TICK_NS);
+    }
+    atomic_store_explicit(&r->waiting, 0, memory_order_relaxed);
+}
+
 int rtc_recorder_push(rtc_recorder *r, int64_t t_ns)
 {
+    /* relaxed: the error only needs to be seen soon, it orders nothing */
+    if (!r->o.continue_on_error && atomic_load_explicit(&r->failed, memory_order_relaxed))
+        return RTC_EIO;
     char *slot;
     while (!(slot = rtc_ring_reserve(r->ring))) {
-        if (!r->lossless) {
+        if (!r->o.lossless) {
             rtc_ring_drop(r->ring);
             return RTC_ELIMIT;
         }
-        sched_yield(); /* fast mode only: wait for the recorder */
+        wait_space(r);
     }
     memcpy(slot, &t_ns, sizeof t_ns);
     int rc = rtc_record_sample(r->rec, slot + sizeof(int64_t));
-    if (rc == RTC_OK)
-        rtc_ring_commit(r->ring);
-    return rc;
+    if (rc != RTC_OK)
+        return rc;
+    rtc_ring_commit(r->ring);
+    if (r->wake_every && ++r->since_wake >= r->wake_every) {
+        r->since_wake = 0;
+        if (atomic_load_explicit(&r->sleeping, memory_order_relaxed))
+            wake_if(&r->sleeping, &r->wake);
+    }
+    return RTC_OK;
+}
+
+int rtc_recorder_failed(const rtc_recorder *r)
+{
+    return r ? atomic_load_explicit(&r->failed, memory_order_acquire) : RTC_OK;
 }
 
 int rtc_recorder_stop(rtc_recorder *r, rtc_recorder_stats *stats)
@@ -114,6 +255,7 @@ int rtc_recorder_stop(rtc_recorder *r, rtc_recorder_stats *stats)
         return RTC_OK;
     /* release: every row committed before this store is drained by the thread */
     atomic_store_explicit(&r->stop, true, memory_order_release);
+    sem_post(&r->wake);
     pthread_join(r->thread, NULL);
     if (stats) {
         stats->rows_written = atomic_load_explicit(&r->written, memory_order_relaxed);
@@ -122,6 +264,8 @@ int rtc_recorder_stop(rtc_recorder *r, rtc_recorder_stats *stats)
         stats->ring_high_water = rtc_ring_high_water(r->ring);
     }
     int rc = rtc_csv_error(r->csv);
+    sem_destroy(&r->wake);
+    sem_destroy(&r->space);
     rtc_ring_free(r->ring);
     free(r);
     return rc;

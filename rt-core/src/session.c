@@ -10,10 +10,15 @@
  *   control thread  rtc_session_set/_control/_poll (session_ops.c): the command ring's
  *                   only producer, so operator commands and dead-man fallbacks are ordered;
  *                   it checks the capabilities and the outstanding-steps bound.
- *   writer thread   drains the inputs ring every 10 ms into inputs.bin (one buffered
- *                   FILE), formats events.log lines for applied commands (single steps
- *                   rate-limited: 10 lines a second, then a count), and polls the
- *                   I/O units' counters every 100 ms for link/staleness events.
+ *   writer thread   drains the inputs ring every 10 ms into inputs.bin (a record stream,
+ *                   rtcosim/ofile.h: whole 40-byte records handed to the kernel every
+ *                   50 ms, fsynced at close, so a kill leaves a readable prefix), formats
+ *                   events.log lines for applied commands (single steps rate-limited: 10
+ *                   lines a second, then a count), and polls the I/O units'
+ *                   counters every 100 ms for link/staleness events. It sleeps between
+ *                   turns (no busy wait); the RT thread never wakes it. The first failed
+ *                   write of inputs.bin or events.log is reported here at once and stops
+ *                   the run (rtc_exec_request_stop) unless the options say continue.
  * Both rings are SPSC (rtcosim/ring.h): a full ring drops and counts, never waits.
  */
 #include "session_priv.h"
@@ -28,6 +33,7 @@
 #include <time.h>
 
 #define WRITER_NAP_NS 10000000
+#define FLUSH_EVERY 5  /* writer naps between two flushes of inputs.bin: 50 ms */
 #define WATCH_EVERY 10 /* writer naps between two looks at the I/O counters */
 
 static int64_t mono_ns(void)
@@ -153,6 +159,9 @@ void rtc_session_hook(void *session, int at, int64_t k)
         }
     } else if (at == RTC_EXEC_AT_STEPPED) {
         publish(s, k);
+        /* release: every record of the steps before k was pushed before this store, so
+         * the writer can vouch for them in a progress record */
+        atomic_store_explicit(&s->steps_done, k, memory_order_release);
     }
 }
 
@@ -191,22 +200,51 @@ static void step_lines_due(rtc_session *s, bool force)
         s->steps_unlogged = 0;
 }
 
+/* A progress record: every record of the steps before @p done is in the file. Written
+ * when records came since the last one, else every 250 ms (an idle bench adds 160 bytes
+ * a second, a busy one a record per flush). */
+static void progress(rtc_session *s, int64_t done)
+{
+    int64_t now = mono_ns();
+    if (done <= s->progress_k || (!s->unflushed && now - s->progress_ns < 250000000))
+        return;
+    rtc_inputs_rec r = {.kind = RTC__KIND_PROGRESS, .k = done, .a_ns = done * s->tick_ns};
+    unsigned char b[RTC__INPUTS_RECORD];
+    rtc__inputs_encode(&r, b);
+    rtc_ofile_append(s->bin, b, sizeof b);
+    rtc_ofile_end_record(s->bin);
+    s->progress_k = done;
+    s->progress_ns = now;
+    s->unflushed = false;
+}
+
 /* Everything the ring holds, in one batch: one release of the consumer index per batch
  * keeps the producer's cache line quiet. A record that cannot be written is lost for the
- * file but not counted as written, so summary.json tells. */
-static size_t drain(rtc_session *s)
+ * file but not counted as written, so summary.json tells. With @p done ≥ 0 (a flush
+ * turn) a progress record goes in before the first record of step done or later, keeping
+ * the file in step order. */
+static size_t drain(rtc_session *s, int64_t done)
 {
     size_t n = rtc_ring_ready(s->inputs);
+    bool vouched = done < 0;
     for (size_t i = 0; i < n; i++) {
         const rtc_inputs_rec *r = rtc_ring_at(s->inputs, i);
+        if (!vouched && r->k >= done) {
+            progress(s, done);
+            vouched = true;
+        }
+        s->unflushed = true;
         unsigned char b[RTC__INPUTS_RECORD];
         rtc__inputs_encode(r, b);
-        if (fwrite(b, sizeof b, 1, s->bin) == 1)
+        rtc_ofile_append(s->bin, b, sizeof b);
+        if (rtc_ofile_end_record(s->bin) == RTC_OK)
             atomic_fetch_add_explicit(&s->written, 1, memory_order_relaxed);
         if (r->kind == RTC__KIND_COMMAND)
             command_event(s, r);
     }
     rtc_ring_release_n(s->inputs, n);
+    if (!vouched)
+        progress(s, done);
     return n;
 }
 
@@ -240,6 +278,29 @@ static void watch_unit(rtc_session *s, rtc__io_watch *w)
                          .reconnects = st.reconnects, .stale = stale, .errors = errors};
 }
 
+/* The first failed write of inputs.bin or events.log: one line at once on the command
+ * line's logger, then the stop unless asked to continue. */
+static void check_writes(rtc_session *s)
+{
+    if (s->write_error[0])
+        return;
+    char path[4096] = "";
+    int e = rtc_ofile_errno(s->bin);
+    if (e)
+        snprintf(path, sizeof path, "%s", rtc_ofile_path(s->bin));
+    else
+        e = rtc_events_write_error(s->ev, path, sizeof path);
+    if (!e)
+        return;
+    snprintf(s->write_error, sizeof s->write_error, "write error: %.500s: %s", path,
+             strerror(e));
+    rtc_log(rtc__events_tee(s->ev), RTC_LOG_ERROR, "%s: write failed: %s; %s", path,
+            strerror(e), s->write_continue ? "continuing as asked (--on-write-error continue)"
+                                           : "stopping the run");
+    if (!s->write_continue && s->ex)
+        rtc_exec_request_stop(s->ex);
+}
+
 static void *writer_main(void *arg)
 {
     rtc_session *s = arg;
@@ -247,13 +308,18 @@ static void *writer_main(void *arg)
     for (;;) {
         /* acquire: after the stop flag, every record the RT thread pushed is visible */
         bool last = atomic_load_explicit(&s->writer_stop, memory_order_acquire);
-        drain(s);
+        bool flush = last || ++turn % FLUSH_EVERY == 0;
+        /* acquire, before the drain: the records of the steps before `done` are in the
+         * ring now */
+        int64_t done = atomic_load_explicit(&s->steps_done, memory_order_acquire);
+        drain(s, flush ? done : -1);
         step_lines_due(s, last);
-        if (last || ++turn % WATCH_EVERY == 0) {
+        if (last || turn % WATCH_EVERY == 0)
             for (size_t i = 0; i < s->n_watch; i++)
                 watch_unit(s, &s->watch[i]);
-            fflush(s->bin);
-        }
+        if (flush)
+            rtc_ofile_flush(s->bin);
+        check_writes(s);
         if (last)
             break;
         struct timespec ts = {0, WRITER_NAP_NS};
@@ -302,7 +368,8 @@ static int write_copies(rtc_session *s, const char *system_path)
         return RTC_EIO;
     }
     snprintf(path, sizeof path, "%s/fmus.sha256", s->dir);
-    FILE *f = fopen(path, "w");
+    char tmp[4200];
+    FILE *f = rtc_ofile_replace_begin(path, tmp, sizeof tmp); /* renamed when complete */
     if (!f)
         return RTC_EIO;
     int rc = RTC_OK;
@@ -318,7 +385,7 @@ static int write_copies(rtc_session *s, const char *system_path)
         }
         fprintf(f, "%s  %s  %s\n", hex, rtc_system_unit(s->sys, i)->name, src);
     }
-    return fclose(f) == 0 ? rc : RTC_EIO;
+    return rtc_ofile_replace_commit(f, tmp, path) == RTC_OK ? rc : RTC_EIO;
 }
 
 /* session.conf: the command line's overrides, which replay must repeat. */
@@ -326,7 +393,8 @@ static int write_conf(rtc_session *s, const rtc_session_options *o)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/session.conf", s->dir);
-    FILE *f = fopen(path, "w");
+    char tmp[4200];
+    FILE *f = rtc_ofile_replace_begin(path, tmp, sizeof tmp); /* renamed when complete */
     if (!f)
         return RTC_EIO;
     static const rtc_system_options none;
@@ -350,22 +418,22 @@ static int write_conf(rtc_session *s, const rtc_session_options *o)
             o->decimation > 0 ? o->decimation : 1);
     for (size_t i = 0; i < o->n_record_names; i++)
         fprintf(f, "record=%s\n", o->record_names[i]);
-    return fclose(f) == 0 ? RTC_OK : RTC_EIO;
+    return rtc_ofile_replace_commit(f, tmp, path) == RTC_OK ? RTC_OK : RTC_EIO;
 }
 
 /* Little-endian writers: inputs.bin is the same on every machine that reads it. */
-static void put_u16(FILE *f, size_t v)
+static void put_u16(rtc_ofile *f, size_t v)
 {
     unsigned char b[2] = {(unsigned char)v, (unsigned char)(v >> 8)};
-    fwrite(b, 1, 2, f);
+    rtc_ofile_append(f, b, 2);
 }
 
-static void put_str(FILE *f, const char *str)
+static void put_str(rtc_ofile *f, const char *str)
 {
     size_t n = strlen(str);
     n = n > 65535 ? 65535 : n;
     put_u16(f, n);
-    fwrite(str, 1, n, f);
+    rtc_ofile_append(f, str, n);
 }
 
 static void put_le(unsigned char *p, uint64_t v, int bytes)
@@ -392,7 +460,7 @@ static int write_header(rtc_session *s)
     put_le(h + 24, s->n_var, 4);
     put_le(h + 32, (uint64_t)s->tick_ns, 8);
     put_le(h + 40, (uint64_t)s->start_ns, 8);
-    fwrite(h, 1, sizeof h, s->bin);
+    rtc_ofile_append(s->bin, h, sizeof h);
     for (size_t i = 0; i < s->n_sig; i++) {
         put_str(s->bin, s->sig_unit[i]);
         put_str(s->bin, s->sig_name[i]);
@@ -400,8 +468,9 @@ static int write_header(rtc_session *s)
     for (size_t i = 0; i < s->n_var; i++)
         put_str(s->bin, s->var[i].spec);
     static const unsigned char pad[8];
-    fwrite(pad, 1, total - len, s->bin);
-    return fflush(s->bin) == 0 ? RTC_OK : RTC_EIO;
+    rtc_ofile_append(s->bin, pad, total - len);
+    rtc_ofile_end_record(s->bin); /* the header is one record: never seen half written */
+    return rtc_ofile_flush(s->bin) == RTC_OK ? RTC_OK : RTC_EIO;
 }
 
 /* The signal table: every connector of every I/O unit; each unit's tap starts at its
@@ -470,19 +539,17 @@ static int build_snapshot(rtc_session *s, rtc_record *rec)
     return s->row && s->snap ? RTC_OK : RTC_ENOMEM;
 }
 
-/* A large stdio buffer: the writer thread issues few write() calls even at thousands of
- * samples per second. */
+/* A record stream: the writer thread issues one write() per flush tick even at thousands
+ * of samples per second, always ending on a record boundary. */
 static int open_bin(rtc_session *s)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/inputs.bin", s->dir);
-    s->bin = fopen(path, "wb");
-    if (!s->bin) {
+    if (rtc_ofile_open(path, &s->bin) != RTC_OK) {
         rtc_events_add(s->ev, "session", "error: %s: cannot create: %s", path,
                        strerror(errno));
         return RTC_EIO;
     }
-    setvbuf(s->bin, NULL, _IOFBF, 1 << 16);
     return write_header(s);
 }
 
@@ -498,6 +565,8 @@ int rtc_session_new(rtc_system *sys, const rtc_session_options *o, rtc_events *e
     s->tick_ns = rtc_system_tick_ns(sys);
     s->start_ns = rtc_system_start_ns(sys);
     s->ramp_k = -1;
+    s->progress_k = 0; /* progress 0 says nothing: the first one is for step 1 or later */
+    s->write_continue = o->continue_on_write_error;
     const rtc_system_rt_hints *h = rtc_system_rt(sys);
     s->deadman_ns = o->deadman_ns > 0 ? o->deadman_ns : h->has_deadman ? h->deadman_ns : 0;
     rtc_events_set_clock(ev, s->start_ns, s->tick_ns);
@@ -558,16 +627,28 @@ void rtc_session_close(rtc_session *s, int64_t end_k, rtc_session_stats *stats)
         atomic_store_explicit(&s->writer_stop, true, memory_order_release);
         pthread_join(s->writer, NULL);
     }
-    if (stats)
-        rtc_session_stats_get(s, stats);
     if (s->bin && end_k >= 0) {
         rtc_inputs_rec r = {.kind = RTC__KIND_END, .k = end_k, .a_ns = end_k * s->tick_ns};
         unsigned char b[RTC__INPUTS_RECORD];
         rtc__inputs_encode(&r, b);
-        fwrite(b, sizeof b, 1, s->bin);
+        rtc_ofile_append(s->bin, b, sizeof b);
+        rtc_ofile_end_record(s->bin);
     }
-    if (s->bin && fclose(s->bin) != 0)
-        rtc_events_add(s->ev, "session", "error: inputs.bin: write failed");
+    if (s->bin) {
+        rtc_ofile_flush(s->bin);
+        check_writes(s); /* the writer has stopped: the last flush is checked here */
+        char path[4096];
+        snprintf(path, sizeof path, "%s", rtc_ofile_path(s->bin));
+        if (rtc_ofile_close(s->bin) != RTC_OK && !s->write_error[0]) { /* fsync, close */
+            snprintf(s->write_error, sizeof s->write_error, "write error: %.500s: %s", path,
+                     strerror(errno));
+            rtc_log(rtc__events_tee(s->ev), RTC_LOG_ERROR, "%s: write failed: %s", path,
+                    strerror(errno));
+        }
+        s->bin = NULL;
+    }
+    if (stats)
+        rtc_session_stats_get(s, stats);
     for (size_t i = 0; i < s->n_sig; i++) {
         free(s->sig_unit[i]);
         free(s->sig_name[i]);
@@ -599,4 +680,5 @@ void rtc_session_stats_get(const rtc_session *s, rtc_session_stats *out)
         .events = rtc_events_count(s->ev),
         .inputs_high_water = rtc_ring_high_water(s->inputs),
         .n_exposed = s->n_var};
+    snprintf(out->write_error, sizeof out->write_error, "%s", s->write_error);
 }

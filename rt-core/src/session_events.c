@@ -11,9 +11,13 @@
  * logging inside doStep, an engine error) never gets here on that thread: rtc_log() there
  * queues it in the executive's rtlog (rtcosim/rtlog.h) and the monitor thread calls
  * source_log() — so the mutex and the stdio below stay off the RT thread.
+ * Each line is one record of a record stream (rtcosim/ofile.h) handed to the kernel at
+ * once in one write(2): a kill never leaves half a line, and the first failed write is
+ * kept (errno) for the session writer, which reports it and stops the run.
  */
 #include "session_priv.h"
 
+#include "rtcosim/ofile.h"
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
@@ -32,7 +36,7 @@ typedef struct source {
 } source;
 
 struct rtc_events {
-    FILE *f;
+    rtc_ofile *f;
     pthread_mutex_t mu;
     const rtc_logger *tee;
     _Atomic int64_t k;       /* step index, -1 before the run */
@@ -63,13 +67,17 @@ static void write_line(rtc_events *ev, int64_t k, const char *source_name, const
         rtc_time_format_s(atomic_load_explicit(&ev->start_ns, memory_order_relaxed) + k * tick,
                           t, sizeof t);
     }
-    pthread_mutex_lock(&ev->mu);
+    char line[2300];
+    int n = snprintf(line, sizeof line, "%s %s %s %s ", ks, t, wall, source_name);
+    size_t len = n < 0 ? 0 : (size_t)n < sizeof line - 2 ? (size_t)n : sizeof line - 2;
     /* one line per event: newlines inside a message would split it */
-    fprintf(ev->f, "%s %s %s %s ", ks, t, wall, source_name);
-    for (const char *p = text; *p; p++)
-        fputc(*p == '\n' || *p == '\r' ? ' ' : *p, ev->f);
-    fputc('\n', ev->f);
-    fflush(ev->f); /* readers (tests, tail -f) see each event as it happens */
+    for (const char *p = text; *p && len < sizeof line - 1; p++)
+        line[len++] = *p == '\n' || *p == '\r' ? ' ' : *p;
+    line[len++] = '\n';
+    pthread_mutex_lock(&ev->mu);
+    rtc_ofile_append(ev->f, line, len);
+    rtc_ofile_end_record(ev->f);
+    rtc_ofile_flush(ev->f); /* readers (tests, tail -f) see each event as it happens */
     pthread_mutex_unlock(&ev->mu);
     atomic_fetch_add_explicit(&ev->lines, 1, memory_order_relaxed);
 }
@@ -94,12 +102,13 @@ int rtc_events_open(const char *path, const rtc_logger *tee, rtc_events **out)
     rtc_events *ev = calloc(1, sizeof *ev);
     if (!ev)
         return RTC_ENOMEM;
-    ev->f = fopen(path, "w");
-    if (!ev->f) {
+    if (rtc_ofile_open(path, &ev->f) != RTC_OK) {
         rtc_log(tee, RTC_LOG_ERROR, "%s: cannot create: %s", path, strerror(errno));
         free(ev);
         return RTC_EIO;
     }
+    rtc_ofile_set_delimiter(ev->f, '\n');
+    rtc_ofile_set_retry(ev->f, true); /* later events are worth a try: lines are whole */
     pthread_mutexattr_t a;
     pthread_mutexattr_init(&a);
     pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
@@ -108,8 +117,10 @@ int rtc_events_open(const char *path, const rtc_logger *tee, rtc_events **out)
     ev->tee = tee;
     atomic_init(&ev->k, -1);
     atomic_init(&ev->tick_ns, 1);
-    fprintf(ev->f, "# k t_s wall_utc source text\n");
-    fflush(ev->f);
+    static const char header[] = "# k t_s wall_utc source text\n";
+    rtc_ofile_append(ev->f, header, sizeof header - 1);
+    rtc_ofile_end_record(ev->f);
+    rtc_ofile_flush(ev->f);
     *out = ev;
     return RTC_OK;
 }
@@ -118,7 +129,11 @@ void rtc_events_close(rtc_events *ev)
 {
     if (!ev)
         return;
-    fclose(ev->f);
+    int e = rtc_ofile_errno(ev->f); /* reported by the session writer when it ran */
+    char path[4096];
+    snprintf(path, sizeof path, "%s", rtc_ofile_path(ev->f));
+    if (rtc_ofile_close(ev->f) != RTC_OK && !e) /* the final fsync or close */
+        rtc_log(ev->tee, RTC_LOG_ERROR, "%s: write failed: %s", path, strerror(errno));
     pthread_mutex_destroy(&ev->mu);
     free(ev);
 }
@@ -167,6 +182,21 @@ void rtc_events_set_clock(rtc_events *ev, int64_t start_ns, int64_t tick_ns)
 {
     atomic_store_explicit(&ev->start_ns, start_ns, memory_order_relaxed);
     atomic_store_explicit(&ev->tick_ns, tick_ns > 0 ? tick_ns : 1, memory_order_relaxed);
+}
+
+int rtc_events_write_error(rtc_events *ev, char *path, size_t cap)
+{
+    pthread_mutex_lock(&ev->mu);
+    int e = rtc_ofile_errno(ev->f);
+    if (e && path)
+        snprintf(path, cap, "%s", rtc_ofile_path(ev->f));
+    pthread_mutex_unlock(&ev->mu);
+    return e;
+}
+
+const rtc_logger *rtc__events_tee(const rtc_events *ev)
+{
+    return ev->tee;
 }
 
 uint64_t rtc_events_count(const rtc_events *ev)

@@ -127,7 +127,7 @@ static int check_rec(const rtc_inputs *in, const rtc_inputs_rec *r, size_t i, si
 {
     const char *bad = NULL;
     char why[200];
-    if (r->kind < RTC__KIND_SAMPLE || r->kind > RTC__KIND_END)
+    if (r->kind < RTC__KIND_SAMPLE || r->kind > RTC__KIND_PROGRESS)
         snprintf(why, sizeof why, "unknown kind %u", r->kind), bad = why;
     else if (r->k < 0 || r->k < prev_k)
         snprintf(why, sizeof why, "step %lld after step %lld (out of order)", (long long)r->k,
@@ -166,8 +166,9 @@ static int read_records(const unsigned char *b, size_t size, size_t hdr, rtc_inp
     if (!in->recs)
         return RTC_ENOMEM;
     int64_t prev = 0;
+    in->progress_k = -1;
     for (size_t i = 0; i < n; i++) {
-        rtc_inputs_rec *r = &in->recs[i];
+        rtc_inputs_rec *r = &in->recs[in->n_recs]; /* samples and commands only */
         size_t off = hdr + i * RTC__INPUTS_RECORD;
         decode(b + off, r);
         int rc = check_rec(in, r, i, off, prev, err, cap);
@@ -177,6 +178,8 @@ static int read_records(const unsigned char *b, size_t size, size_t hdr, rtc_inp
         if (r->kind == RTC__KIND_END) {
             in->has_end = true;
             in->end_k = r->k;
+        } else if (r->kind == RTC__KIND_PROGRESS) {
+            in->progress_k = r->k;
         } else {
             in->n_recs++;
         }

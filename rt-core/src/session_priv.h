@@ -10,6 +10,7 @@
 
 #include "rtcosim/exec.h"
 #include "rtcosim/ratelimit.h"
+#include "rtcosim/ofile.h"
 #include "rtcosim/ring.h"
 #include "rtcosim/session.h"
 
@@ -21,7 +22,7 @@
 #define RTC__INPUTS_RECORD 40
 #define RTC__INPUTS_HEADER 48
 
-enum { RTC__KIND_SAMPLE = 1, RTC__KIND_COMMAND = 2, RTC__KIND_END = 3 };
+enum { RTC__KIND_SAMPLE = 1, RTC__KIND_COMMAND = 2, RTC__KIND_END = 3, RTC__KIND_PROGRESS = 4 };
 enum { RTC__OP_SET = 1, RTC__OP_SAFE = 2 }; /* 3..6: rtc_session_control_op */
 
 /* One exposed variable: what the operator may set, and its ramp (RT thread state). */
@@ -50,6 +51,8 @@ int rtc__xvar_ramp(rtc_system *sys, rtc__xvar *xs, size_t n, int64_t tick_ns);
 /* session_events.c */
 void rtc__events_add_at(rtc_events *ev, int64_t k, const char *source, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The logger every event is also shown on (the command line's). */
+const rtc_logger *rtc__events_tee(const rtc_events *ev);
 
 /* session_inputs.c: little-endian encoding of one record into 40 bytes */
 void rtc__inputs_encode(const rtc_inputs_rec *r, unsigned char out[RTC__INPUTS_RECORD]);
@@ -88,10 +91,16 @@ struct rtc_session {
     pthread_t writer;
     bool writer_started;
     _Atomic bool writer_stop;
-    FILE *bin;
+    rtc_ofile *bin;               /* inputs.bin: whole 40-byte records (rtcosim/ofile.h) */
+    bool write_continue;          /* a write error does not stop the run */
+    char write_error[600];        /* writer thread: the first write error, reported */
     _Atomic uint64_t written;
     rtc__io_watch *watch;
     size_t n_watch;
+    _Atomic int64_t steps_done;  /* RT thread: steps completed (release after the step) */
+    int64_t progress_k;          /* writer: the last progress record's k */
+    int64_t progress_ns;         /* writer: when it was written */
+    bool unflushed;              /* writer: records appended since the last progress */
     /* snapshot of the recorded columns: seqlock over relaxed atomics (the RT thread
      * writes every step, readers retry while a write is in progress) */
     size_t n_col;

@@ -165,3 +165,36 @@ void tcsv_free(tcsv *c)
     free(c->time_text);
     memset(c, 0, sizeof *c);
 }
+
+static size_t fields_of(const char *line, const char *end)
+{
+    size_t n = 1;
+    bool q = false;
+    for (const char *p = line; p < end; p++) {
+        q ^= *p == '"';
+        n += *p == ',' && !q;
+    }
+    return n;
+}
+
+long tcsv_whole_rows(const char *path)
+{
+    size_t len = 0;
+    char *text = rtc_test_slurp(path, &len);
+    long rows = -1;
+    if (text && len > 0 && text[len - 1] == '\n') {
+        const char *line = text, *end = strchr(line, '\n');
+        size_t cols = fields_of(line, end);
+        rows = 0;
+        for (line = end + 1; *line; line = end + 1) {
+            end = strchr(line, '\n');
+            if (fields_of(line, end) != cols) {
+                rows = -1;
+                break;
+            }
+            rows++;
+        }
+    }
+    free(text);
+    return rows;
+}

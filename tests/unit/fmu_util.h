@@ -47,5 +47,9 @@ bool tcsv_read(const char *path, tcsv *out);
 long tcsv_col(const tcsv *c, const char *name);
 double tcsv_at(const tcsv *c, size_t row, size_t col);
 void tcsv_free(tcsv *c);
+/** A result file as a reader of a killed or failed run finds it: the number of data rows
+ *  when it is a header followed only by complete rows (newline-terminated, as many fields
+ *  as the header), else -1 (empty file, cut row, wrong field count). */
+long tcsv_whole_rows(const char *path);
 
 #endif

@@ -164,6 +164,65 @@ static void run_fault_error_keeps_rows_and_fails(void)
     tcsv_free(&c);
 }
 
+/* ---- write errors: real kernel errors, no root needed ---- */
+
+/* Run "rtcosim ARGS" with RLIMIT_FSIZE at @p kib KiB set in the child before exec and
+ * SIGXFSZ ignored, so a write past the limit fails with EFBIG instead of killing it. */
+static int rtcosim_fsize(int kib, const char *args)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "cd '%s' && ulimit -f %d && trap '' XFSZ && TMPDIR='%s' '%s' %s",
+             work, kib, tmp, RTCOSIM_EXE, args);
+    int rc = rtc_test_run(cmd, out, sizeof out);
+    CU_ASSERT_EQUAL(entries(tmp), 0);
+    return rc;
+}
+
+/* Lines of the captured output holding @p needle. */
+static int lines_with(const char *needle)
+{
+    int n = 0;
+    for (const char *p = out; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* /dev/full: ENOSPC at the first write. One line at once, exit 4 (not 1, not 0). */
+static void run_to_dev_full_reports_once_exit_4(void)
+{
+    CU_ASSERT_EQUAL(rtcosim("run '%s' --stop 100 --step 0.001 -o /dev/full",
+                            tfmu_path(2, "Decay")),
+                    4);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "/dev/full: write failed: No space left on device"));
+    CU_ASSERT_EQUAL(lines_with("/dev/full"), 1);
+    CU_ASSERT_EQUAL(rtcosim("run '%s' --on-write-error maybe", tfmu_path(2, "Decay")), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "--on-write-error maybe: expected stop or continue"));
+}
+
+/* RLIMIT_FSIZE 2 MiB (above any extracted FMU binary, sanitizer builds included) against
+ * a 12 MB run: the write fails mid-run with EFBIG; the run stops there (fewer steps), the
+ * file keeps only whole rows; with continue it runs on. */
+static void run_file_size_limit_stops_mid_run_with_whole_rows(void)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/big.csv", work);
+    char args[1024];
+    snprintf(args, sizeof args, "run -v --stop 30 --step 0.0001 -o big.csv '%s'",
+             tfmu_path(2, "Decay"));
+    CU_ASSERT_EQUAL(rtcosim_fsize(2048, args), 4);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "big.csv: write failed: File too large; stopping the run"));
+    CU_ASSERT_EQUAL(lines_with("big.csv"), 1);
+    long rows = tcsv_whole_rows(path);
+    CU_ASSERT(rows > 1000 && rows < 300001); /* mid-run: some rows, not all */
+    CU_ASSERT_PTR_NULL(strstr(out, "300000 steps in"));
+    snprintf(args, sizeof args, "run -v --stop 30 --step 0.0001 -o big.csv "
+             "--on-write-error continue '%s'", tfmu_path(2, "Decay"));
+    CU_ASSERT_EQUAL(rtcosim_fsize(2048, args), 4);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "big.csv: write failed: File too large; continuing"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "300000 steps in")); /* it ran to the end */
+    CU_ASSERT(tcsv_whole_rows(path) > 1000);
+}
+
 static void run_fault_terminate_ends_cleanly(void)
 {
     for (int v = 2; v <= 3; v++) {
@@ -239,6 +298,9 @@ void rtc_test_register(void)
         {"run_passthrough_csv_types", run_passthrough_csv_types},
         {"bad_archives_refused_cleanly", bad_archives_refused_cleanly},
         {"help_texts_exit_zero", help_texts_exit_zero},
+        {"run_to_dev_full_reports_once_exit_4", run_to_dev_full_reports_once_exit_4},
+        {"run_file_size_limit_stops_mid_run_with_whole_rows",
+         run_file_size_limit_stops_mid_run_with_whole_rows},
         {NULL, NULL}};
     rtc_test_add_suite("cli", setup, teardown, cases);
 }

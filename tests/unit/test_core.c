@@ -5,14 +5,20 @@
 #include "rtcosim/log.h"
 #include "rtcosim/model.h"
 #include "rtcosim/numfmt.h"
+#include "rtcosim/ofile.h"
 #include "rtcosim/sha256.h"
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- status / log ---- */
 
@@ -286,6 +292,135 @@ static void csv_open_missing_directory_fails(void)
     CU_ASSERT_PTR_EQUAL(w, (rtc_csv *)0x1);
 }
 
+/* A flush hands the kernel complete rows only: a kill right after it leaves no cut row. */
+static void csv_flush_writes_only_complete_rows(void)
+{
+    char dir[256], path[300];
+    rtc_test_tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/r.csv", dir);
+    rtc_csv *w = NULL;
+    CU_ASSERT_EQUAL_FATAL(rtc_csv_open(path, &w), RTC_OK);
+    rtc_csv_str(w, "time");
+    rtc_csv_str(w, "x");
+    rtc_csv_end_row(w);
+    rtc_csv_time(w, 0);
+    rtc_csv_f64(w, 1.5);
+    rtc_csv_end_row(w);
+    rtc_csv_time(w, 1000000); /* a row being built */
+    CU_ASSERT_EQUAL(rtc_csv_flush(w), RTC_OK);
+    char *text = rtc_test_slurp(path, NULL);
+    CU_ASSERT_STRING_EQUAL(text, "\"time\",\"x\"\n0,1.5\n");
+    free(text);
+    rtc_csv_f64(w, 2.5);
+    rtc_csv_end_row(w);
+    CU_ASSERT_EQUAL(rtc_csv_close(w), RTC_OK);
+    text = rtc_test_slurp(path, NULL);
+    CU_ASSERT_STRING_EQUAL(text, "\"time\",\"x\"\n0,1.5\n0.001,2.5\n");
+    free(text);
+    rtc_test_rmtree(dir);
+}
+
+/* RLIMIT_FSIZE of @p bytes for this process with SIGXFSZ ignored (writes past it fail
+ * with EFBIG); 0 restores both. */
+static void file_size_limit(rlim_t bytes)
+{
+    static struct rlimit saved;
+    static struct sigaction saved_sa;
+    if (bytes) {
+        getrlimit(RLIMIT_FSIZE, &saved);
+        struct sigaction ign = {.sa_handler = SIG_IGN};
+        sigaction(SIGXFSZ, &ign, &saved_sa);
+        struct rlimit r = {bytes, saved.rlim_max};
+        CU_ASSERT_EQUAL(setrlimit(RLIMIT_FSIZE, &r), 0);
+    } else {
+        setrlimit(RLIMIT_FSIZE, &saved);
+        sigaction(SIGXFSZ, &saved_sa, NULL);
+    }
+}
+
+/* A write failing mid-flush (EFBIG) leaves whole records: cut back to the last one. */
+static void ofile_write_error_keeps_whole_records(void)
+{
+    char dir[256], path[300], rec[100];
+    rtc_test_tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/s.log", dir);
+    memset(rec, 'r', sizeof rec - 1);
+    rec[sizeof rec - 1] = '\n';
+    rtc_ofile *f = NULL;
+    CU_ASSERT_EQUAL_FATAL(rtc_ofile_open(path, &f), RTC_OK);
+    rtc_ofile_set_delimiter(f, '\n');
+    file_size_limit(10050);
+    int i = 0;
+    for (; i < 1000 && rtc_ofile_error(f) == RTC_OK; i++) {
+        rtc_ofile_append(f, rec, sizeof rec);
+        rtc_ofile_end_record(f);
+        if (i % 7 == 6)
+            rtc_ofile_flush(f);
+    }
+    CU_ASSERT(i < 1000);
+    CU_ASSERT_EQUAL(rtc_ofile_errno(f), EFBIG);
+    CU_ASSERT_EQUAL(rtc_ofile_close(f), RTC_ESYS);
+    file_size_limit(0);
+    size_t n = 0;
+    char *text = rtc_test_slurp(path, &n);
+    CU_ASSERT_EQUAL(n, 10000); /* 100 whole records; the 101st did not fit */
+    CU_ASSERT(text && n && text[n - 1] == '\n');
+    free(text);
+    rtc_test_rmtree(dir);
+}
+
+/* One record larger than the buffer is never split: the buffer grows. */
+static void ofile_large_record_written_whole(void)
+{
+    char dir[256], path[300];
+    rtc_test_tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/big", dir);
+    rtc_ofile *f = NULL;
+    CU_ASSERT_EQUAL_FATAL(rtc_ofile_open(path, &f), RTC_OK);
+    for (int i = 0; i < 3 * 1024; i++) {
+        char *p = rtc_ofile_room(f, 1024);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+        memset(p, 'a' + i % 26, 1024);
+        rtc_ofile_put(f, 1024);
+        if (i == 1024) { /* a flush mid-record writes nothing of it */
+            CU_ASSERT_EQUAL(rtc_ofile_flush(f), RTC_OK);
+            struct stat st;
+            CU_ASSERT(stat(path, &st) == 0 && st.st_size == 0);
+        }
+    }
+    rtc_ofile_end_record(f);
+    CU_ASSERT_EQUAL(rtc_ofile_close(f), RTC_OK);
+    struct stat st;
+    CU_ASSERT(stat(path, &st) == 0 && st.st_size == 3 * 1024 * 1024);
+    rtc_test_rmtree(dir);
+}
+
+/* Whole-file replacement: the new content, or on failure the old one and no temporary. */
+static void ofile_replace_is_all_or_nothing(void)
+{
+    char dir[256], path[300], tmp[400];
+    rtc_test_tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    FILE *f = rtc_ofile_replace_begin(path, tmp, sizeof tmp);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("{\"status\": \"completed\"}\n", f);
+    CU_ASSERT_EQUAL(rtc_ofile_replace_commit(f, tmp, path), RTC_OK);
+    file_size_limit(4096);
+    f = rtc_ofile_replace_begin(path, tmp, sizeof tmp);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    for (int i = 0; i < 1000; i++)
+        fputs("0123456789", f);
+    CU_ASSERT_EQUAL(rtc_ofile_replace_commit(f, tmp, path), RTC_ESYS);
+    CU_ASSERT_EQUAL(errno, EFBIG);
+    file_size_limit(0);
+    char *text = rtc_test_slurp(path, NULL);
+    CU_ASSERT_STRING_EQUAL(text, "{\"status\": \"completed\"}\n");
+    free(text);
+    CU_ASSERT_NOT_EQUAL(access(tmp, F_OK), 0);
+    CU_ASSERT_EQUAL(rtc_ofile_replace_commit(NULL, tmp, path), RTC_ESYS);
+    rtc_test_rmtree(dir);
+}
+
 /* FIPS 180-4 example vectors (NIST CSRC "SHA256.pdf" / the usual test strings). */
 static void sha256_known_vectors(void)
 {
@@ -360,6 +495,10 @@ void rtc_test_register(void)
         {"csv_header_rows_and_escaping", csv_header_rows_and_escaping},
         {"csv_large_output_streams_through_buffer", csv_large_output_streams_through_buffer},
         {"csv_open_missing_directory_fails", csv_open_missing_directory_fails},
+        {"csv_flush_writes_only_complete_rows", csv_flush_writes_only_complete_rows},
+        {"ofile_write_error_keeps_whole_records", ofile_write_error_keeps_whole_records},
+        {"ofile_large_record_written_whole", ofile_large_record_written_whole},
+        {"ofile_replace_is_all_or_nothing", ofile_replace_is_all_or_nothing},
         {NULL, NULL}};
     rtc_test_add_suite("status_log", NULL, NULL, status_log);
     rtc_test_add_suite("time", NULL, NULL, time_cases);

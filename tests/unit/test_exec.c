@@ -554,6 +554,77 @@ static void bench_bare_loop_prints_the_table(void)
     free(t);
 }
 
+/* ---- write errors and whole files (rtcosim/ofile.h, cli_record.c) ---- */
+
+/* Run msd-jacobi with RLIMIT_FSIZE at @p kib KiB set in the child before exec and SIGXFSZ
+ * ignored: a write past the limit fails with EFBIG (a real kernel error, no root). The
+ * limit must stay above the extracted FMU binaries (sanitizer builds: ~300 KiB). */
+static int run_fsize(int kib, const char *dir, const char *more)
+{
+    return sh("ulimit -f %d && trap '' XFSZ && '%s' run '%s/msd-jacobi.ssp' --output-dir %s %s",
+              kib, RTCOSIM_EXE, RTC_TEST_CONFIG_DIR, dir, more);
+}
+
+/* The outcome of a run stopped by a write error of its results.csv: one line naming the
+ * file, summary.json saying so, whole rows only, stopped before the end. */
+static void assert_write_error_outcome(const char *dir, long long all_ticks)
+{
+    char needle[700];
+    snprintf(needle, sizeof needle, "%s/results.csv: write failed: File too large", dir);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, needle));
+    char *s = slurp("%s/summary.json", dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    snprintf(needle, sizeof needle, "\"status\": \"write error: %s/results.csv: File too large\"",
+             dir);
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, needle));
+    long long ticks = json_int(s, "ticks");
+    CU_ASSERT(ticks > 0 && ticks < all_ticks); /* stopped mid-run */
+    free(s);
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s/results.csv", work, dir);
+    CU_ASSERT(tcsv_whole_rows(path) > 1000);
+}
+
+/* A fast system run against RLIMIT_FSIZE: exit 4, the summary names the error. */
+static void fast_run_write_error_stops_with_exit_4(void)
+{
+    CU_ASSERT_EQUAL(run_fsize(2048, "wf", "--stop 3000"), 4);
+    assert_write_error_outcome("wf", 300000);
+}
+
+/* A real-time run (paced, RTF 100: 10 000 rows a second) against RLIMIT_FSIZE: the first failed write stops it
+ * through the stop path: the safe state is applied, summary.json names the error. */
+static void realtime_run_write_error_goes_to_safe_state(void)
+{
+    CU_ASSERT_EQUAL(run_fsize(2048, "wr", "--realtime 100 --stop 1000 --test-safe-file "
+                                          "wr/safe"), 4);
+    assert_write_error_outcome("wr", 100000);
+    char *safe = slurp("wr/safe");
+    CU_ASSERT(safe && strcmp(safe, "safe\n") == 0);
+    free(safe);
+}
+
+/* A "completed" summary.json of an earlier run never survives a run that fails, and whole
+ * files leave no temporary behind. */
+static void stale_summary_never_survives_a_failed_run(void)
+{
+    CU_ASSERT_EQUAL(sh("mkdir -p st && printf '{\"status\": \"completed\"}\\n' > st/summary.json "
+                       "&& printf x > st/timing.json"), 0);
+    CU_ASSERT_EQUAL(sh("'%s' run missing.ssd --output-dir st", RTCOSIM_EXE), 1);
+    char *s = slurp("st/summary.json"), *t = slurp("st/timing.json");
+    CU_ASSERT(!s || !strstr(s, "completed"));
+    CU_ASSERT_PTR_NULL(t);
+    free(s);
+    free(t);
+    CU_ASSERT_EQUAL(sh("'%s' run '%s/msd-jacobi.ssp' --realtime 100 --stop 0.5 --output-dir st",
+                       RTCOSIM_EXE, RTC_TEST_CONFIG_DIR), 0);
+    s = slurp("st/summary.json");
+    CU_ASSERT(s && strstr(s, "\"status\": \"completed\""));
+    free(s);
+    CU_ASSERT_EQUAL(sh("ls st | grep -c tmp"), 1); /* grep -c prints 0, exits 1 */
+    CU_ASSERT_STRING_EQUAL(out, "0\n");
+}
+
 void rtc_test_register(void)
 {
     static const rtc_test_case cases[] = {
@@ -577,4 +648,11 @@ void rtc_test_register(void)
         {"bench_bare_loop_prints_the_table", bench_bare_loop_prints_the_table},
         {NULL, NULL}};
     rtc_test_add_suite("exec", setup, teardown, cases);
+    static const rtc_test_case recording[] = {
+        {"fast_run_write_error_stops_with_exit_4", fast_run_write_error_stops_with_exit_4},
+        {"realtime_run_write_error_goes_to_safe_state",
+         realtime_run_write_error_goes_to_safe_state},
+        {"stale_summary_never_survives_a_failed_run", stale_summary_never_survives_a_failed_run},
+        {NULL, NULL}};
+    rtc_test_add_suite("recording", setup, teardown, recording);
 }

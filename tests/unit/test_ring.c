@@ -116,7 +116,7 @@ static void recorder_lossless_writes_every_row(void)
     CU_ASSERT_EQUAL_FATAL(rtc_record_add_outputs(rec, &unit, "u."), RTC_OK);
     CU_ASSERT_EQUAL_FATAL(rtc_csv_open(path, &csv), RTC_OK);
     rtc_recorder *r;
-    CU_ASSERT_EQUAL_FATAL(rtc_recorder_start(rec, csv, 16, true, &r), RTC_OK);
+    CU_ASSERT_EQUAL_FATAL(rtc_recorder_start(rec, csv, &(rtc_recorder_opts){.ring_rows = 16, .lossless = true}, &r), RTC_OK);
     const int rows = 100000;
     for (int k = 0; k < rows; k++) {
         counter = k;

@@ -196,7 +196,7 @@ static void arm(run *x)
     CU_ASSERT_EQUAL_FATAL(rtc_system_init(x->sys), RTC_OK);
     snprintf(path, sizeof path, "%s/results.csv", work);
     CU_ASSERT_EQUAL_FATAL(rtc_csv_open(path, &x->csv), RTC_OK);
-    CU_ASSERT_EQUAL_FATAL(rtc_recorder_start(x->rec, x->csv, 65536, false, &x->r), RTC_OK);
+    CU_ASSERT_EQUAL_FATAL(rtc_recorder_start(x->rec, x->csv, &(rtc_recorder_opts){.ring_rows = 65536}, &x->r), RTC_OK);
     rtc_exec_options o;
     rtc_exec_options_init(&o);
     o.rtf = 2; /* 10 ms tick → 5 ms period, 200 steps, 1 s */

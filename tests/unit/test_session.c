@@ -431,6 +431,76 @@ static void bench_session_behind_fault_proxy_replays_identically(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "identical"));
 }
 
+/* ---- a killed session ---- */
+
+/* Complete lines of a file so far (0 when absent). */
+static long lines_of(const char *path)
+{
+    size_t n = 0;
+    char *t = rtc_test_slurp(path, &n);
+    long lines = 0;
+    for (size_t i = 0; t && i < n; i++)
+        lines += t[i] == '\n';
+    free(t);
+    return lines;
+}
+
+/* SIGKILL of a real-time run once results.csv holds rows: the file is a complete prefix
+ * (header, whole rows, nothing cut), and replay compares that prefix and says so (exit 5). */
+static void killed_session_keeps_a_whole_prefix_that_replays(void)
+{
+    char cmd[2048], path[700];
+    snprintf(cmd, sizeof cmd, "exec '%s' run '%s/msd-jacobi.ssp' --realtime --priority 0 "
+             "--stop 60 --output-dir '%s/killed'", RTCOSIM_EXE, RTC_TEST_CONFIG_DIR, work);
+    char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+    io_child run;
+    CU_ASSERT_EQUAL_FATAL(io_child_spawn(&run, argv, true), 0);
+    snprintf(path, sizeof path, "%s/killed/results.csv", work);
+    for (int i = 0; i < 3000 && lines_of(path) < 51; i++) /* 30 s for 50 rows to arrive */
+        io_sleep_ms(10);
+    int st = io_child_kill(&run, SIGKILL);
+    CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+    long rows = tcsv_whole_rows(path);
+    CU_ASSERT_FATAL(rows >= 50);
+    snprintf(cmd, sizeof cmd, "'%s' replay '%s/killed'", RTCOSIM_EXE, work);
+    char out[4096], want[200];
+    CU_ASSERT_EQUAL(rtc_test_run(cmd, out, sizeof out), 5);
+    snprintf(want, sizeof want, "identical over the %ld rows recorded; the session ended "
+             "abnormally at t=%g s\n", rows, 0.01 * (double)(rows - 1));
+    CU_ASSERT_STRING_EQUAL(out, want);
+}
+
+/* A killed operator session: a set reaches inputs.bin, then SIGKILL. The replay applies
+ * the recorded command and compares the rows that inputs.bin vouches for (its progress
+ * records): identical, exit 5. */
+static void killed_operator_session_replays_its_prefix(void)
+{
+    char ssd[700], path[700];
+    snprintf(ssd, sizeof ssd, "%s/ko.ssd", work);
+    write_osc_system(ssd, io_free_port(SOCK_DGRAM), "expose=\"lag.u2\"");
+    io_child run;
+    int port = start_run(&run, "ko.ssd", "ko", "--stop 60");
+    client c;
+    client_open(&c, port);
+    CU_ASSERT_TRUE(status_until(&c, 0, 50));
+    CU_ASSERT_TRUE(call(&c, "/rtcosim/set", msg("sd", "lag.u2", 3.0)));
+    client_close(&c);
+    long ks = -1;
+    for (int i = 0; i < 3000 && (ks = event_k("ko", ": set lag.u2 = 3 (applied")) < 0; i++)
+        io_sleep_ms(10);
+    snprintf(path, sizeof path, "%s/ko/results.csv", work);
+    for (int i = 0; i < 3000 && lines_of(path) < ks + 1200; i++) /* > 1 s after the set */
+        io_sleep_ms(10);
+    int st = io_child_kill(&run, SIGKILL);
+    CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+    CU_ASSERT_FATAL(ks > 0 && tcsv_whole_rows(path) > ks + 1000);
+    char cmd[1200], out[4096];
+    snprintf(cmd, sizeof cmd, "'%s' replay '%s/ko'", RTCOSIM_EXE, work);
+    CU_ASSERT_EQUAL(rtc_test_run(cmd, out, sizeof out), 5);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "identical over the "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "the session ended abnormally at t="));
+}
+
 void rtc_test_register(void)
 {
     static const rtc_test_case cases[] = {
@@ -442,6 +512,10 @@ void rtc_test_register(void)
         {"deadman_falls_back_to_safe_values", deadman_falls_back_to_safe_values},
         {"bench_session_behind_fault_proxy_replays_identically",
          bench_session_behind_fault_proxy_replays_identically},
+        {"killed_session_keeps_a_whole_prefix_that_replays",
+         killed_session_keeps_a_whole_prefix_that_replays},
+        {"killed_operator_session_replays_its_prefix",
+         killed_operator_session_replays_its_prefix},
         {NULL, NULL}};
     rtc_test_add_suite("session", session_setup, session_teardown, cases);
 }

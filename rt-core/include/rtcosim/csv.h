@@ -5,9 +5,12 @@
  * ("time","h","v"), one row per communication point, comma separated, booleans 0/1,
  * doubles with 17 significant digits (rtcosim/numfmt.h), the time column exactly k·h as
  * written by rtc_time_format_s(), strings quoted with "" escaping, binary as hex.
- * Rows go through a fixed buffer straight to the file descriptor, so memory stays flat
- * whatever the run length. Errors are sticky: the first failed write is reported by
- * rtc_csv_close() (and rtc_csv_error()).
+ * Rows go through a record stream (rtcosim/ofile.h) straight to the file descriptor, so
+ * memory stays flat whatever the run length, and each row is one record: the file only
+ * ever grows by whole rows (a kill between two flushes leaves a complete prefix). The
+ * stream flushes by itself every RTC_OFILE_FLUSH_BYTES; the writer flushes on its own
+ * clock too (rtc_csv_flush). Errors are sticky: the first failed write is reported by
+ * rtc_csv_error() at once and by rtc_csv_close().
  */
 #ifndef RTCOSIM_CSV_H
 #define RTCOSIM_CSV_H
@@ -25,15 +28,29 @@ typedef struct rtc_csv rtc_csv;
  */
 int rtc_csv_open(const char *path, rtc_csv **out);
 
-/** Flush, close and free. Returns the first write error seen, or RTC_OK. NULL is a no-op
- *  returning RTC_OK. RT-safe: no. */
+/** Flush, fsync, close and free. Returns the first write error seen (RTC_ESYS with errno
+ *  set, RTC_ENOMEM), or RTC_OK. NULL is a no-op returning RTC_OK. RT-safe: no. */
 int rtc_csv_close(rtc_csv *w);
 
 /** First error seen (sticky), RTC_OK when none. RT-safe: yes. */
 int rtc_csv_error(const rtc_csv *w);
 
-/** Write buffered bytes to the file now. Returns the sticky error. RT-safe: no. */
+/** After a write error: true keeps writing later rows (a gap where rows were lost);
+ *  false (default) writes nothing more, so the file stays a prefix. RT-safe: no. */
+void rtc_csv_set_retry(rtc_csv *w, bool retry);
+
+/** errno of the first error (0 when none), for the message. RT-safe: yes. */
+int rtc_csv_errno(const rtc_csv *w);
+
+/** The path the writer was opened with. RT-safe: yes. */
+const char *rtc_csv_path(const rtc_csv *w);
+
+/** Write every complete row to the file now (an unfinished row stays buffered).
+ *  Returns the sticky error. RT-safe: no. */
 int rtc_csv_flush(rtc_csv *w);
+
+/** Bytes of complete rows not yet written. RT-safe: yes. Thread: the writer. */
+size_t rtc_csv_pending(const rtc_csv *w);
 
 /** Append one quoted field (header names and strings): "..." with " doubled.
  *  The first field of a row gets no leading comma. RT-safe: no (may write). */

@@ -4,7 +4,11 @@
  * The stepping thread samples a row (rtc_record_sample) straight into a slot of a
  * preallocated SPSC ring; the recorder thread formats rows into results.csv. In lossless
  * mode (as-fast-as-possible runs) a full ring makes the producer wait; in real-time mode a
- * full ring drops the row and counts it — the count is reported, never silent.
+ * full ring drops the row and counts it — the count is reported, never silent. Rows reach
+ * the kernel within about 100 ms, in whole rows (rtcosim/ofile.h), and the recorder thread
+ * never busy-waits (recorder.c explains the wake-ups). The first write error is reported
+ * at once and, unless the options say to continue, ends the run: rtc_recorder_push()
+ * returns RTC_EIO from then on.
  */
 #ifndef RTCOSIM_RECORDER_H
 #define RTCOSIM_RECORDER_H
@@ -14,9 +18,20 @@
 #include <stdint.h>
 
 #include "rtcosim/csv.h"
+#include "rtcosim/log.h"
 #include "rtcosim/record.h"
 
 typedef struct rtc_recorder rtc_recorder;
+
+/** How a recorder runs. */
+typedef struct rtc_recorder_opts {
+    size_t ring_rows;        /**< ring capacity in rows (power of two; 0: 4096) */
+    bool lossless;           /**< true: producers wait when the ring is full (fast runs);
+                                  false: drop and count (real time, no wait, no syscall) */
+    bool continue_on_error;  /**< true: a write error is reported and the run goes on
+                                  (rows are lost); false: push returns RTC_EIO after it */
+    const rtc_logger *lg;    /**< where the first write error is reported (NULL: nowhere) */
+} rtc_recorder_opts;
 
 typedef struct rtc_recorder_stats {
     uint64_t rows_written;
@@ -26,24 +41,29 @@ typedef struct rtc_recorder_stats {
 } rtc_recorder_stats;
 
 /**
- * Write the header and start the recorder thread.
+ * Write (and flush) the header and start the recorder thread.
  *
  * @param rec   columns; must outlive the recorder.
  * @param csv   destination; owned by the caller, closed after rtc_recorder_stop().
- * @param ring_rows  ring capacity in rows (rounded up to a power of two).
- * @param lossless   true: producers wait when the ring is full; false: drop and count.
+ * @param o     ring size, mode and error policy (copied).
  * Returns RTC_OK, RTC_ENOMEM or RTC_ESYS (thread creation). RT-safe: no.
  */
-int rtc_recorder_start(rtc_record *rec, rtc_csv *csv, size_t ring_rows, bool lossless,
+int rtc_recorder_start(rtc_record *rec, rtc_csv *csv, const rtc_recorder_opts *o,
                        rtc_recorder **out);
 
 /**
  * Sample the current values of every column and queue a row for time @p t_ns.
- * Returns RTC_OK, RTC_ELIMIT (dropped: ring full in real-time mode) or a unit's error.
- * RT-safe: yes in real-time mode (lossless mode may yield the CPU while waiting).
+ * Returns RTC_OK, RTC_ELIMIT (dropped: ring full in real-time mode), RTC_EIO (the
+ * recording failed and the options say stop: end the run) or a unit's error.
+ * RT-safe: yes in real-time mode: no system call (lossless mode waits on a semaphore
+ * while the ring is full, and posts one every quarter ring when the recorder sleeps).
  * Thread: the one stepping thread.
  */
 int rtc_recorder_push(rtc_recorder *r, int64_t t_ns);
+
+/** The recording's first write error (RTC_OK when none; the CSV keeps errno and path).
+ *  NULL is RTC_OK. RT-safe: yes. Thread: any. */
+int rtc_recorder_failed(const rtc_recorder *r);
 
 /**
  * Drain every queued row, stop and join the thread, free the recorder.

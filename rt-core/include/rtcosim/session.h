@@ -103,9 +103,13 @@ typedef struct rtc_events rtc_events;
  */
 int rtc_events_open(const char *path, const rtc_logger *tee, rtc_events **out);
 
-/** Flush and close; NULL is a no-op. Every logger obtained from it must be unused by
- *  then. RT-safe: no. */
+/** Flush, fsync and close (a failure not reported before is logged to the tee); NULL is
+ *  a no-op. Every logger obtained from it must be unused by then. RT-safe: no. */
 void rtc_events_close(rtc_events *ev);
+
+/** errno of the first failed write of the event log (0: none); the file's path goes to
+ *  @p path (capacity @p cap; may be NULL). RT-safe: no (takes the log's lock). */
+int rtc_events_write_error(rtc_events *ev, char *path, size_t cap);
 
 /**
  * A logger whose lines go to the event log with source word @p source (a static
@@ -147,6 +151,9 @@ typedef struct rtc_session_options {
     long decimation;
     unsigned caps;               /**< RTC_SESSION_CAN_* the operator has (see caps_given) */
     bool caps_given;             /**< false: rtc_session_caps_default() for the system */
+    /** a failed write of inputs.bin or events.log: false (default) reports it and stops
+     *  the run (rtc_exec_request_stop); true reports it and goes on */
+    bool continue_on_write_error;
 } rtc_session_options;
 
 /**
@@ -189,6 +196,10 @@ typedef struct rtc_session_stats {
     uint64_t events;                         /**< events.log lines */
     size_t inputs_high_water;                /**< inputs ring high-water mark (records) */
     size_t n_exposed;
+    /** "write error: FILE: reason" of the first failed write of inputs.bin or events.log
+     *  (the writer thread's, reported at once), "" when none; filled by
+     *  rtc_session_close() */
+    char write_error[600];
 } rtc_session_stats;
 
 /** Snapshot of the counters. RT-safe: yes. Thread: any. */
@@ -338,6 +349,8 @@ typedef struct rtc_inputs {
     size_t n_recs;
     bool has_end;
     int64_t end_k;
+    int64_t progress_k; /**< the last progress record's k: records of the steps before it
+                             are complete (−1: none; a session killed early) */
 } rtc_inputs;
 
 /**

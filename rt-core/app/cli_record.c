@@ -1,0 +1,83 @@
+/*
+ * The recording of a run, shared by `run FMU`, `run SYSTEM` (fast and real time) and
+ * `replay`: results.csv through the recorder thread, and one policy for write errors.
+ *
+ * A write error is reported by the recorder thread at once (one line: file and reason)
+ * and, with --on-write-error stop (the default), ends the run through its stop path:
+ * rtc_recorder_push() returns RTC_EIO, which the fast loops and the executive treat as a
+ * failed step. Here, at the end, an error the thread could not have seen (the final flush,
+ * fsync, close) is reported too, and the caller gets the summary status text and the exit
+ * status RTC_EXIT_WRITE.
+ */
+#include "cli.h"
+
+#include "rtcosim/status.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+const char rtc_cli_on_write_error_help[] =
+    "  --on-write-error P   stop | continue: what a failed write of the recording (disk\n"
+    "                       full, file too large, I/O error) does; stop (default) ends the\n"
+    "                       run through the stop path, continue keeps running and loses\n"
+    "                       rows; either way the error is reported at once and the exit\n"
+    "                       status is 4\n";
+
+int rtc_cli_on_write_error(const char *cmd, const char *arg, bool *cont)
+{
+    if (!strcmp(arg, "stop") || !strcmp(arg, "continue")) {
+        *cont = !strcmp(arg, "continue");
+        return RTC_EXIT_OK;
+    }
+    return rtc_cli_usage_error(cmd, "--on-write-error %s: expected stop or continue", arg);
+}
+
+int rtc_cli_recording_open(const char *path, rtc_record *rec, const rtc_recorder_opts *o,
+                           rtc_csv **csv, rtc_recorder **r)
+{
+    if (rtc_csv_open(path, csv) != RTC_OK) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: cannot create: %s", path, strerror(errno));
+        return RTC_ESYS;
+    }
+    rtc_recorder_opts ro = *o;
+    ro.lg = &rtc_cli_log;
+    int rc = rtc_recorder_start(rec, *csv, &ro, r);
+    if (rc != RTC_OK)
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: cannot start the recorder: %s", path,
+                rtc_strerror(rc));
+    return rc;
+}
+
+int rtc_cli_recording_close(rtc_recorder *r, rtc_csv *csv, rtc_recorder_stats *stats,
+                            char *status, size_t cap)
+{
+    bool reported = rtc_recorder_failed(r) != RTC_OK;
+    int rc = rtc_recorder_stop(r, stats);
+    if (!csv)
+        return RTC_OK;
+    char path[4096];
+    snprintf(path, sizeof path, "%s", rtc_csv_path(csv));
+    int e = rtc_csv_errno(csv);
+    if (rtc_csv_close(csv) != RTC_OK && !e)
+        e = errno ? errno : EIO; /* the final flush, fsync or close */
+    if (rc == RTC_OK && !e)
+        return RTC_OK;
+    e = e ? e : EIO;
+    if (!reported)
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: write failed: %s", path, strerror(e));
+    if (status)
+        snprintf(status, cap, "write error: %s: %s", path, strerror(e));
+    return RTC_EIO;
+}
+
+void rtc_cli_remove_stale(const char *dir)
+{
+    static const char *const names[] = {"summary.json", "timing.json", "histogram.txt"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        unlink(path); /* ENOENT: nothing stale */
+    }
+}
