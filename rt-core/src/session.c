@@ -21,6 +21,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <strings.h>
 #include <time.h>
 
@@ -208,10 +210,19 @@ static void *writer_main(void *arg)
 
 /* ---- arming ---- */
 
-/* Byte copy of the system file: a replay must load exactly what this run loaded. */
+/* Byte copy of the system file: a replay must load exactly what this run loaded. The
+ * session never writes onto its input: when @p to already is @p from (the system lies in
+ * the output folder under that name: same device and inode), it stays as it is; otherwise
+ * the copy goes to a temporary name first and is renamed over @p to when complete, so the
+ * destination is never opened with O_TRUNC while the source might be it. */
 static int copy_file(const char *from, const char *to)
 {
-    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+    struct stat a, b;
+    if (stat(from, &a) == 0 && stat(to, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+        return RTC_OK;
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", to);
+    FILE *in = fopen(from, "rb"), *out = in ? fopen(tmp, "wb") : NULL;
     int rc = in && out ? RTC_OK : RTC_EIO;
     char buf[65536];
     size_t n;
@@ -224,6 +235,10 @@ static int copy_file(const char *from, const char *to)
         rc = RTC_EIO;
     if (in)
         fclose(in);
+    if (rc == RTC_OK && rename(tmp, to) != 0)
+        rc = RTC_EIO;
+    if (rc != RTC_OK && out)
+        unlink(tmp);
     return rc;
 }
 
