@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 
 static const char help[] =
@@ -556,7 +557,11 @@ static void settle_end(run_ctx *r, int rc)
 static void write_run_summary(run_ctx *r, const rtc_recorder_stats *rs)
 {
     char path[4200];
-    if (!summary_path(r->o, path, sizeof path))
+    struct stat st;
+    char dir[4200];
+    /* no summary where the result file could not go either (one error line is enough) */
+    if (!summary_path(r->o, path, sizeof path) || (snprintf(dir, sizeof dir, "%s", path),
+                                                   stat(dirname(dir), &st) != 0))
         return;
     FILE *f = rtc_cli_summary_open(path);
     if (!f)

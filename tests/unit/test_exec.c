@@ -284,7 +284,9 @@ static void overrun_stop_after_n_consecutive_goes_to_safe_state(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     CU_ASSERT_PTR_NOT_NULL(strstr(t, "\"status\": \"overruns\""));
-    CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"status\": \"overruns\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"status\": \"failed\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"cause\": \"overruns\""));
+    CU_ASSERT_EQUAL(json_int(s, "exit_code"), 1);
     CU_ASSERT(json_int(t, "overruns") >= 3);
     CU_ASSERT(json_int(s, "ticks") >= 12 && json_int(s, "ticks") <= 13);
     CU_ASSERT(safe && strcmp(safe, "safe\n") == 0);
@@ -381,7 +383,9 @@ static void sigint_stops_at_a_boundary_exit_130(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     CU_ASSERT_PTR_NOT_NULL(strstr(t, "\"status\": \"signal\""));
     CU_ASSERT_EQUAL(json_int(t, "stop_signal"), 2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"status\": \"signal\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"status\": \"stopped\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"reason\": \"stopped by SIGINT\""));
+    CU_ASSERT_EQUAL(json_int(s, "exit_code"), 130);
     long long ticks = json_int(s, "ticks");
     CU_ASSERT(ticks > 10 && ticks < 1000); /* stopped early, at a step boundary */
     CU_ASSERT_EQUAL(json_int(t, "steps"), ticks);
