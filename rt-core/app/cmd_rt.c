@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 enum { O_RT = RTC_CLI_RT_OPT_FIRST, O_PRIO, O_CPU, O_SPIN, O_OVERRUN, O_MAXOV, O_WD, O_SAFE,
@@ -204,7 +205,7 @@ typedef struct wd_ctx {
  * process is about to end without freeing anything: the safe state is already applied;
  * keep the rows so far, timing.json and a summary naming the unit, remove the temporary
  * directories. No call into any unit; the stepping thread's statistics are not read. */
-static void rescue(rtc_exec *ex, const wd_ctx *w, const char *status)
+static void rescue(rtc_exec *ex, const wd_ctx *w, const char *status, long u)
 {
     char path[4096];
     rtc_recorder_stats rs = {0};
@@ -215,8 +216,6 @@ static void rescue(rtc_exec *ex, const wd_ctx *w, const char *status)
     snprintf(path, sizeof path, "%s/histogram.txt", w->dir);
     rtc_exec_write_histogram(ex, path);
     rtc_cli_end *e = &w->rt->end;
-    long u;
-    rtc_exec_abandoned(ex, &u);
     e->hung_unit = u >= 0 && (size_t)u < rtc_system_unit_count(w->sys)
                        ? rtc_system_unit(w->sys, (size_t)u)->name : "?";
     int64_t tick, sim;
@@ -240,7 +239,7 @@ static void on_watchdog(rtc_exec *ex, void *user)
              "%ld ms; unit %s was inside its step", w->rt->watchdog_ms,
              u >= 0 && (size_t)u < rtc_system_unit_count(w->sys)
                  ? rtc_system_unit(w->sys, (size_t)u)->name : "?");
-    rescue(ex, w, "watchdog");
+    rescue(ex, w, "watchdog", u);
     fprintf(stderr, "rtcosim run: %s\n", w->rt->end.reason);
 }
 
@@ -357,25 +356,43 @@ static void default_watchdog(const rtc_system *sys, rtc_cli_rt *rt)
     rt->watchdog_ms = period_ms * 100 > 1000 ? (long)(period_ms * 100) : 1000;
 }
 
-/* A stop request whose grace ran out with a unit inside its step: save what can be
- * saved and end the process here (rtcosim/exec.h, rtc_exec_abandoned). */
-static void abandon(rtc_exec *ex, wd_ctx *w)
+/* A stop whose grace ran out with unit @p u inside its step: save what can be saved and
+ * end the process here (rtcosim/exec.h, rtc_exec_abandoned). */
+static void abandon(rtc_exec *ex, wd_ctx *w, long u)
 {
     rtc_exec_stats st;
     rtc_exec_stats_get(ex, &st);
     stop_cause(&st, w->rt);
-    long u;
-    rtc_exec_abandoned(ex, &u);
     rtc_cli_end *e = &w->rt->end;
+    if (!strcmp(e->cause, "end")) /* the run reached its end; a late step did not */
+        snprintf(e->reason, sizeof e->reason, "reached the stop time");
     size_t n = strlen(e->reason);
     snprintf(e->reason + n, sizeof e->reason - n, "; unit %s was still inside its step after "
              "the %.0f s grace and was left there", u >= 0 && (size_t)u <
              rtc_system_unit_count(w->sys) ? rtc_system_unit(w->sys, (size_t)u)->name : "?",
              (double)RTC_EXEC_STOP_GRACE_NS / 1e9);
-    rescue(ex, w, NULL);
+    rescue(ex, w, NULL, u);
     fprintf(stderr, "rtcosim run: %s\n", e->reason);
     fflush(NULL);
     _exit(rtc_cli_end_exit(e)); /* no unload, no call into the unit, no atexit handlers */
+}
+
+/* Substitute policy: a late step left running on its unit's thread must end before the
+ * system can be freed; wait for it up to the grace. Returns the unit still in its step, or
+ * -1. */
+static long late_unit(const rtc_system *sys)
+{
+    long u = rtc_system_unit_in_step(sys);
+    for (int64_t waited = 0; u >= 0 && waited < RTC_EXEC_STOP_GRACE_NS; waited += 10000000) {
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+        u = rtc_system_unit_in_step(sys);
+    }
+    if (u >= 0)
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "stop: unit %s has been inside its step for more "
+                "than the %.1f s grace; leaving it (no further call into it)",
+                rtc_system_unit(sys, (size_t)u)->name, (double)RTC_EXEC_STOP_GRACE_NS / 1e9);
+    return u;
 }
 
 int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decimation,
@@ -405,8 +422,9 @@ int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decima
         rtc_cli_rt_signals(ex);
         rc = rtc_exec_run(ex);
         rtc_cli_rt_signals(NULL);
-        if (rtc_exec_abandoned(ex, NULL))
-            abandon(ex, &w); /* does not return */
+        long u;
+        if (rtc_exec_abandoned(ex, &u) || (u = late_unit(sys)) >= 0)
+            abandon(ex, &w, u); /* does not return */
         finish(ex, dir, rt);
     }
     rtc_cli_session_end(ses, sys, rt);

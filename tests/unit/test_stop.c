@@ -296,6 +296,27 @@ static void hung_unit_sigterm_ends_after_grace(void)
     CU_ASSERT_EQUAL(entries(tmp), 0);
 }
 
+/* The substitute policy leaves a late unit running on its own thread while the rest goes
+ * on: SIGTERM stops the run at once, and the unit still in its step is left after the
+ * grace instead of being waited for when the system is freed. */
+static void hung_unit_substitute_sigterm_ends_after_grace(void)
+{
+    write_hang_ssd("hang.ssd", 0.05);
+    pid_t pid = spawn("run hang.ssd --realtime --overrun substitute --output-dir hs "
+                      "--test-safe-file hs/safe");
+    CU_ASSERT_TRUE(wait_lines("hs/latency.csv", 16)); /* ticks past the hang at 10 */
+    kill(pid, SIGTERM);
+    CU_ASSERT_EQUAL(wait_exit(pid), 143);
+    assert_summary("hs/summary.json", "stopped", "stopped by SIGTERM; unit f was still inside");
+    char *s = slurp("hs/summary.json"), *safe = slurp("hs/safe");
+    CU_ASSERT(s && strstr(s, "\"hung_unit\": \"f\""));
+    CU_ASSERT(safe && !strcmp(safe, "safe\n"));
+    free(s);
+    free(safe);
+    assert_complete_rows("hs/results.csv");
+    CU_ASSERT_EQUAL(entries(tmp), 0);
+}
+
 /* No --watchdog-ms: the default (max(1 s, 100 periods) = 1 s at 10 ms) ends the hang with
  * exit status 3, a summary and no temporary directory left. */
 static void watchdog_on_by_default_writes_summary(void)
@@ -476,6 +497,8 @@ void rtc_test_register(void)
         {"fast_system_run_sigint_sigterm_stop_cleanly", fast_system_run_sigint_sigterm_stop_cleanly},
         {"realtime_run_sigint_sigterm_stop_cleanly", realtime_run_sigint_sigterm_stop_cleanly},
         {"hung_unit_sigterm_ends_after_grace", hung_unit_sigterm_ends_after_grace},
+        {"hung_unit_substitute_sigterm_ends_after_grace",
+         hung_unit_substitute_sigterm_ends_after_grace},
         {"watchdog_on_by_default_writes_summary", watchdog_on_by_default_writes_summary},
         {"stale_extraction_dirs_of_dead_owners_removed",
          stale_extraction_dirs_of_dead_owners_removed},
