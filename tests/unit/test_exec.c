@@ -336,7 +336,12 @@ static void overrun_substitute_keeps_the_other_units_on_time(void)
                        RTC_TEST_CONFIG_DIR), 0);
     CU_ASSERT_EQUAL(sh("'%s' run '%s/msd-jacobi.ssp' --stop 1 --realtime --overrun substitute "
                        "--output-dir sreal", RTCOSIM_EXE, RTC_TEST_CONFIG_DIR), 0);
-    CU_ASSERT_EQUAL(sh("cmp sfast/results.csv sreal/results.csv"), 0);
+    /* a loaded host can make a unit miss its budget for real: then it was substituted
+     * and the results may differ — the premise "nothing late" did not hold */
+    if (strstr(out, "substitute: "))
+        rtc_test_skip("substitute equals jacobi", "a unit was late on this loaded host");
+    else
+        CU_ASSERT_EQUAL(sh("cmp sfast/results.csv sreal/results.csv"), 0);
     write_fault_ssd("plain", 0, 0);
     CU_ASSERT_EQUAL(sh("'%s' run plain.ssd --realtime --overrun sometimes", RTCOSIM_EXE), 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "expected catch-up, skip, stop or substitute"));
