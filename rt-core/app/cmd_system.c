@@ -83,6 +83,15 @@ static int time_opt(const char *name, const char *text, int64_t *ns)
     return RTC_EXIT_OK;
 }
 
+static int nonfinite_opt(const char *cmd, const char *arg, rtc_cli_rt *rt)
+{
+    rtc_nonfinite_policy p = RTC_NONFINITE_WARN;
+    if (rtc_nonfinite_policy_parse(arg, &p) != RTC_OK)
+        return rtc_cli_usage_error(cmd, "--on-nonfinite %s: expected warn or stop", arg);
+    rt->stop_on_nonfinite = p == RTC_NONFINITE_STOP;
+    return RTC_EXIT_OK;
+}
+
 static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
 {
     static const struct option base[] = {
@@ -134,13 +143,7 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
         case O_DIR: o->dir = optarg; break;
         case O_FAST: break;
         case O_WORKERS: o->so.workers = (unsigned)atoi(optarg); break;
-        case O_NONFINITE: {
-            rtc_nonfinite_policy p = RTC_NONFINITE_WARN;
-            if (rtc_nonfinite_policy_parse(optarg, &p) != RTC_OK)
-                st = rtc_cli_usage_error(cmd, "--on-nonfinite %s: expected warn or stop", optarg);
-            o->rt.stop_on_nonfinite = p == RTC_NONFINITE_STOP;
-            break;
-        }
+        case O_NONFINITE: st = nonfinite_opt(cmd, optarg, &o->rt); break;
         case 'v': rtc_cli_log.max_level = RTC_LOG_INFO; break;
         case 'h': return -1;
         default:
@@ -364,6 +367,33 @@ static void settle_end(rtc_cli_end *e, const rtc_system *sys, int rc)
     }
 }
 
+/* After the run (@p rc): flush the rows, settle how it ended, write summary.json. */
+static void conclude(sys_opts *o, const rtc_system *sys, rtc_recorder *r, rtc_csv *csv,
+                     const char *file, int rc)
+{
+    rtc_recorder_stats rs = {0};
+    int wrc = rtc_recorder_stop(r, &rs);
+    if (csv && (rtc_csv_close(csv) != RTC_OK || wrc != RTC_OK)) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: write failed", file);
+        rc = rc == RTC_OK ? RTC_ESYS : rc;
+        o->rt.end.cause = "write";
+        snprintf(o->rt.end.reason, sizeof o->rt.end.reason, "%.400s: write failed", file);
+    }
+    rtc_cli_end *e = &o->rt.end;
+    settle_end(e, sys, rc);
+    /* every attempt replaces summary.json: an older run's never stays beside this one */
+    rtc_cli_write_summary(o->dir, sys, o->path, e, rtc_cli_now_s() - o->rt.t0_wall_s, &rs,
+                          &o->rt, true);
+    if (strcmp(e->cause, "end") && strcmp(e->cause, "error"))
+        fprintf(stderr, "rtcosim run: %s\n", e->reason);
+    else if (e->nonfinite)
+        fprintf(stderr, "rtcosim run: completed with %zu non-finite value(s)\n", e->nonfinite);
+    if (sys && r)
+        rtc_log(&rtc_cli_log, RTC_LOG_INFO, "%lld ticks in %.3f s; %llu rows in %s",
+                (long long)e->last_tick, rtc_cli_now_s() - o->rt.t0_wall_s,
+                (unsigned long long)rs.rows_written, file);
+}
+
 /* Load, check and initialize the system, open the CSV and start the recorder. */
 static int prepare(sys_opts *o, const rtc_logger *lg, const char *file, rtc_system **sys,
                    rtc_record **rec, rtc_csv **csv, rtc_recorder **r)
@@ -411,7 +441,6 @@ int rtc_cmd_run_system(int argc, char **argv)
     rtc_record *rec = NULL;
     rtc_csv *csv = NULL;
     rtc_recorder *r = NULL;
-    rtc_recorder_stats rs = {0};
     char file[4096];
     snprintf(file, sizeof file, "%s/results.csv", o.dir);
     mkdir(o.dir, 0755);
@@ -433,22 +462,7 @@ int rtc_cmd_run_system(int argc, char **argv)
     o.rt.t0_wall_s = rtc_cli_now_s();
     if (rc == RTC_OK)
         rc = run_ticks(sys, r, o.decimation, &o, csv);
-    int wrc = rtc_recorder_stop(r, &rs);
-    if (csv && (rtc_csv_close(csv) != RTC_OK || wrc != RTC_OK)) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: write failed", file);
-        rc = rc == RTC_OK ? RTC_ESYS : rc;
-        o.rt.end.cause = "write";
-        snprintf(o.rt.end.reason, sizeof o.rt.end.reason, "%.400s: write failed", file);
-    }
-    settle_end(&o.rt.end, sys, rc);
-    /* every attempt replaces summary.json: an older run's never stays beside this one */
-    rtc_cli_write_summary(o.dir, sys, o.path, &o.rt.end, rtc_cli_now_s() - o.rt.t0_wall_s,
-                          &rs, &o.rt, true);
-    if (strcmp(o.rt.end.cause, "end") && strcmp(o.rt.end.cause, "error"))
-        fprintf(stderr, "rtcosim run: %s\n", o.rt.end.reason);
-    else if (o.rt.end.nonfinite)
-        fprintf(stderr, "rtcosim run: completed with %zu non-finite value(s)\n",
-                o.rt.end.nonfinite);
+    conclude(&o, sys, r, csv, file, rc);
     rtc_system_free(sys);
     rtc_events_close(ev); /* after the units: they may log while terminating */
     rtc_record_free(rec);

@@ -76,7 +76,9 @@ int rtc_cli_rt_option(rtc_cli_rt *rt, int c, const char *arg, int argc, char **a
 /**
  * Run @p sys (initialized) in real time with the executive; rows go to @p rec (started in
  * non-lossless mode); DIR gets timing.json, histogram.txt and latency.csv. Handles
- * SIGINT/SIGTERM (stop at the next step boundary; rt->exit_code = 128 + signal).
+ * SIGINT/SIGTERM (stop at the next step boundary; rt->end says how it ended). A unit left
+ * inside its step after the grace, or the watchdog, ends the process here after the
+ * rows, timing.json and summary.json are saved and the temporary directories removed.
  * Returns the run's rtc status.
  */
 int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decimation,

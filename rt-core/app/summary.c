@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "summary.h"
 
+#include "rtcosim/exec.h"
 #include "rtcosim/status.h"
 
 #include <errno.h>
@@ -38,7 +39,9 @@ int rtc_cli_end_exit(const rtc_cli_end *e)
         return RTC_EXIT_OK;
     if (!strcmp(e->cause, "signal"))
         return 128 + e->signo;
-    return !strcmp(e->cause, "watchdog") ? RTC_EXIT_WATCHDOG : RTC_EXIT_ERROR;
+    if (!strcmp(e->cause, "write"))
+        return RTC_EXIT_WRITE;
+    return !strcmp(e->cause, "watchdog") ? RTC_EXEC_WATCHDOG_EXIT : RTC_EXIT_ERROR;
 }
 
 FILE *rtc_cli_summary_open(const char *path)

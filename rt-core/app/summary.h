@@ -8,9 +8,10 @@
  *   completed-nonfinite  end, with non-finite values    0   (--on-nonfinite warn)
  *   stopped              signal (SIGINT / SIGTERM)      130 / 143
  *   stopped              request (control surface)      0
- *   failed               error, overruns, nonfinite,    1
- *                        write
+ *   failed               error, overruns, nonfinite     1
  *   failed               watchdog                       3
+ *   failed               write (a result file could     4
+ *                        not be written: disk full)
  * A unit left hung in its step adds "hung_unit" (the exit stays that of the cause).
  */
 #ifndef RTC_APP_SUMMARY_H
@@ -23,7 +24,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum { RTC_EXIT_WATCHDOG = 3 };
+/** Exit status of a run that could not write its results (summary.h table). */
+enum { RTC_EXIT_WRITE = 4 };
+
 
 typedef struct rtc_cli_end {
     const char *cause;     /**< "end", "signal", "request", "error", "overruns", "watchdog",

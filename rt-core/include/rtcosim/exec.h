@@ -44,7 +44,13 @@
  * writes the summary. A watchdog thread (optional) notices an RT thread stuck in one
  * tick longer than watchdog_ns: it applies the safe state, calls on_watchdog (to write
  * what can be written) and exits the process with RTC_EXEC_WATCHDOG_EXIT — an FMU call
- * cannot be cancelled.
+ * cannot be cancelled. A stop request (signal, request) is honoured even when a unit
+ * never returns from its step: rtc_exec_run() waits stop_grace_ns for the step, then
+ * abandons the RT thread (a CAS on its step mark: the thread parks forever if the unit
+ * ever returns, touching nothing), applies the safe state and returns;
+ * rtc_exec_abandoned() tells the caller, who must then end the process without freeing.
+ * After each step the system's non-finite values (rtcosim/nonfinite.h) go to the rtlog
+ * as numbers; stop_on_nonfinite ends the run on the first (RTC_EXEC_NONFINITE).
  *
  * Threads: the RT thread (SCHED_FIFO, pinned), a monitor thread (drains the rtlog and
  * the latency trace, draws the status line) and the watchdog; all but the caller's
@@ -214,8 +220,8 @@ int rtc_exec_add_safe(rtc_exec *ex, rtc_exec_safe_fn fn, void *user);
 /**
  * Prepare the process, start the threads, pace the run until it stops, apply the safe
  * state. Blocks; may be called once per executive.
- * Returns RTC_OK (END, SIGNAL, REQUEST); the unit's status (ERROR); RTC_ELIMIT
- * (OVERRUNS); RTC_ESYS (a thread could not be started, or hard mode and the RT set-up
+ * Returns RTC_OK (END, SIGNAL, REQUEST, NONFINITE, and an abandoned run: see
+ * rtc_exec_abandoned); the unit's status (ERROR); RTC_ELIMIT (OVERRUNS); RTC_ESYS (a thread could not be started, or hard mode and the RT set-up
  * failed). RT-safe: no. Thread: the caller's (should handle SIGINT/SIGTERM).
  */
 int rtc_exec_run(rtc_exec *ex);
