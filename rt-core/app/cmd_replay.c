@@ -240,7 +240,7 @@ static bool session_ended(const char *dir, const rtc_inputs *in)
     const char *st = strstr(text, "\"status\": \"");
     st = st ? st + strlen("\"status\": \"") : NULL;
     /* a write error ended the recording early: its rows are a prefix, like a kill's */
-    return st && strncmp(st, "running\"", 8) != 0 && strncmp(st, "write error", 11) != 0;
+    return st && strncmp(st, "running\"", 8) != 0 && !strstr(text, "\"cause\": \"write\"");
 }
 
 static void warn_losses(const char *dir)

@@ -7,6 +7,11 @@
  * (async-signal-safe); the RT thread stops at its next step boundary, the safe state is
  * applied, and the caller flushes the CSV and writes the summary; the process exits with
  * 128 + signal (130 for SIGINT, 143 for SIGTERM), like a shell reports a killed job.
+ * A unit still inside its step RTC_EXEC_STOP_GRACE_NS (2 s) after the signal is left
+ * there: the safe state is applied, the rows so far flushed, summary.json names the unit,
+ * the temporary directories are removed, and the process exits without another call into
+ * the unit and without unloading it (rescue()). The watchdog (on by default) ends a
+ * stuck run the same way, with exit status 3.
  *
  * --test-safe-file PATH (for tests, documented in the help): registers a safe-state
  * callback that writes "safe\n" to PATH — a stand-in for an I/O driver's safe values,
@@ -15,6 +20,7 @@
 #include "cli.h"
 #include "rt_cli.h"
 
+#include "rtcosim/archive.h"
 #include "rtcosim/status.h"
 
 #include <fcntl.h>
@@ -25,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 enum { O_RT = RTC_CLI_RT_OPT_FIRST, O_PRIO, O_CPU, O_SPIN, O_OVERRUN, O_MAXOV, O_WD, O_SAFE,
@@ -58,7 +65,8 @@ const char rtc_cli_rt_help[] =
     "                       catch-up)\n"
     "  --max-overruns N     stop policy: consecutive overruns that stop the run (default 3)\n"
     "  --watchdog-ms N      exit (status 3) with the safe state applied when one tick takes\n"
-    "                       longer than N ms (e.g. an FMU call that hangs)\n"
+    "                       longer than N ms (e.g. an FMU call that hangs); default\n"
+    "                       max(1000, 100 periods) ms, 0: off\n"
     "  --test-safe-file F   testing: the safe-state callback writes F on every stop\n"
     "  operator session (DIR also gets events.log, inputs.bin, system copy, fmus.sha256,\n"
     "  session.conf; 'rtcosim replay DIR' re-runs it offline):\n"
@@ -77,7 +85,9 @@ const char rtc_cli_rt_help[] =
     "                       string argument); FILE must not be readable by other users\n"
     "  --deadman-ms N       when the control surface is silent N ms, exposed variables\n"
     "                       with a safe value fall back to it (logged)\n"
-    "  SIGINT/SIGTERM stop a real-time run at the next step; exit status 130/143.\n";
+    "  SIGINT/SIGTERM stop a real-time run at the next step; exit status 130/143. A unit\n"
+    "  still inside its step 2 s later is left there: safe state, rows and summary.json\n"
+    "  (\"hung_unit\") saved, temporary files removed, exit 130/143.\n";
 
 void rtc_cli_rt_init(rtc_cli_rt *rt)
 {
@@ -138,7 +148,7 @@ int rtc_cli_rt_option(rtc_cli_rt *rt, int c, const char *arg, int argc, char **a
     case O_CPU: st = int_opt(cmd, "cpu", arg, 0, 4095, &v); rt->cpu = (int)v; break;
     case O_SPIN: st = int_opt(cmd, "spin-us", arg, 0, 1000000, &rt->spin_us); break;
     case O_MAXOV: st = int_opt(cmd, "max-overruns", arg, 1, 1000000, &rt->max_overruns); break;
-    case O_WD: st = int_opt(cmd, "watchdog-ms", arg, 1, 3600000, &rt->watchdog_ms); break;
+    case O_WD: st = int_opt(cmd, "watchdog-ms", arg, 0, 3600000, &rt->watchdog_ms); break;
     case O_SAFE: rt->safe_file = arg; break;
     case O_CTLPORT: st = int_opt(cmd, "control-port", arg, 0, 65535, &rt->control_port); break;
     case O_CTLALLOW: st = caps_opt(rt, cmd, arg); break;
@@ -180,8 +190,15 @@ void rtc_cli_rt_signals(rtc_exec *ex)
     memset(&sa, 0, sizeof sa);
     sigemptyset(&sa.sa_mask);
     sa.sa_handler = ex ? on_signal : SIG_DFL;
+    if (!ex) {
+        rtc_cli_stop_signals(true); /* back to the flag the rest of the run checks */
+        return;
+    }
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    int early = rtc_cli_stop_signal(); /* one that came while the run was being armed */
+    if (early)
+        rtc_exec_signal(ex, early);
 }
 
 /* ---- safe state and watchdog ---- */
@@ -197,22 +214,53 @@ static void write_safe_marker(void *user)
 }
 
 typedef struct wd_ctx {
+    rtc_system *sys;
     rtc_recorder *rec;
     rtc_csv *csv;
     const char *dir;
+    rtc_cli_rt *rt;
 } wd_ctx;
 
-/* The watchdog fired (its thread; the RT thread is stuck in a unit): keep what we have. */
+/* The RT thread is stuck in a unit (watchdog, or a stop whose grace ran out) and the
+ * process is about to end without freeing anything: the safe state is already applied;
+ * keep the rows so far, timing.json and a summary naming the unit, remove the temporary
+ * directories. No call into any unit; the stepping thread's statistics are not read. */
+static void rescue(rtc_exec *ex, const wd_ctx *w, const char *status, long u)
+{
+    char path[4096];
+    rtc_recorder_stats rs = {0};
+    rtc_recorder_stop(w->rec, &rs); /* rows queued so far reach results.csv */
+    rtc_csv_close(w->csv);
+    snprintf(path, sizeof path, "%s/timing.json", w->dir);
+    rtc_exec_write_timing(ex, path, status);
+    snprintf(path, sizeof path, "%s/histogram.txt", w->dir);
+    rtc_exec_write_histogram(ex, path);
+    rtc_cli_end *e = &w->rt->end;
+    e->hung_unit = u >= 0 && (size_t)u < rtc_system_unit_count(w->sys)
+                       ? rtc_system_unit(w->sys, (size_t)u)->name : "?";
+    int64_t tick, sim;
+    rtc_exec_position(ex, &tick, &sim);
+    e->last_tick = tick;
+    e->last_time_ns = rtc_system_start_ns(w->sys) + sim;
+    e->nonfinite = rtc_nonfinite_count(rtc_system_nonfinite(w->sys));
+    rtc_cli_write_summary(w->dir, w->sys, w->rt->system_path, e,
+                          rtc_cli_now_s() - w->rt->t0_wall_s, &rs, w->rt, false);
+    rtc_tmpdir_remove_all(); /* safe with the unit's library still mapped (archive.h) */
+}
+
+/* The watchdog fired (its thread; the process exits with status 3 afterwards). */
 static void on_watchdog(rtc_exec *ex, void *user)
 {
     wd_ctx *w = user;
-    char path[4096];
-    rtc_recorder_stop(w->rec, NULL); /* rows queued so far reach results.csv */
-    rtc_csv_close(w->csv);
-    snprintf(path, sizeof path, "%s/timing.json", w->dir);
-    rtc_exec_write_timing(ex, path, "watchdog");
-    snprintf(path, sizeof path, "%s/histogram.txt", w->dir);
-    rtc_exec_write_histogram(ex, path);
+    long u;
+    rtc_exec_abandoned(ex, &u);
+    w->rt->end.cause = "watchdog";
+    snprintf(w->rt->end.reason, sizeof w->rt->end.reason, "watchdog: a tick took longer than "
+             "%ld ms; unit %s was inside its step", w->rt->watchdog_ms,
+             u >= 0 && (size_t)u < rtc_system_unit_count(w->sys)
+                 ? rtc_system_unit(w->sys, (size_t)u)->name : "?");
+    rescue(ex, w, "watchdog", u);
+    fprintf(stderr, "rtcosim run: %s\n", w->rt->end.reason);
 }
 
 static void options_of(const rtc_cli_rt *rt, rtc_recorder *rec, long decimation,
@@ -226,11 +274,48 @@ static void options_of(const rtc_cli_rt *rt, rtc_recorder *rec, long decimation,
     eo->overrun = rt->overrun;
     eo->max_overruns = (uint32_t)rt->max_overruns;
     eo->watchdog_ns = (int64_t)rt->watchdog_ms * 1000000;
+    eo->stop_on_nonfinite = rt->stop_on_nonfinite;
     eo->recorder = rec;
     eo->decimation = decimation;
     eo->trace_path = trace;
     eo->status_line = true;
     eo->lg = &rtc_cli_log;
+}
+
+/* The executive's stop as the summary's cause and reason (summary.h). */
+static void stop_cause(const rtc_exec_stats *st, rtc_cli_rt *rt)
+{
+    rtc_cli_end *e = &rt->end;
+    const char *sig = st->stop_signal == SIGINT ? "SIGINT" : st->stop_signal == SIGTERM
+                                                                 ? "SIGTERM" : "a signal";
+    switch (st->stop) {
+    case RTC_EXEC_SIGNAL:
+        e->cause = "signal";
+        e->signo = st->stop_signal;
+        snprintf(e->reason, sizeof e->reason, "stopped by %s", sig);
+        break;
+    case RTC_EXEC_REQUEST:
+        e->cause = "request";
+        snprintf(e->reason, sizeof e->reason, "stopped on request (control surface)");
+        break;
+    case RTC_EXEC_OVERRUNS:
+        e->cause = "overruns";
+        snprintf(e->reason, sizeof e->reason, "%ld consecutive overruns (--overrun stop)",
+                 rt->max_overruns);
+        break;
+    case RTC_EXEC_NONFINITE:
+        e->cause = "nonfinite";
+        snprintf(e->reason, sizeof e->reason, "a value became non-finite (--on-nonfinite "
+                 "stop; see the log)");
+        break;
+    case RTC_EXEC_ERROR:
+        e->cause = "error";
+        snprintf(e->reason, sizeof e->reason, "a unit failed: %s (see events.log)",
+                 rtc_strerror(st->stop_status));
+        break;
+    default:
+        break; /* the end: settled by cmd_system.c */
+    }
 }
 
 /* timing.json, histogram.txt and the outcome for the summary and the exit status. */
@@ -247,10 +332,7 @@ static void finish(rtc_exec *ex, const char *dir, rtc_cli_rt *rt)
             "%.1f us p99 %.1f us max %.1f us, %llu overrun(s)", st.sched_policy, st.priority,
             (unsigned long long)st.steps, st.wakeup.p50 / 1e3, st.wakeup.p99 / 1e3,
             st.wakeup.max / 1e3, (unsigned long long)st.overruns);
-    if (st.stop == RTC_EXEC_SIGNAL)
-        rt->exit_code = 128 + st.stop_signal;
-    if (st.stop != RTC_EXEC_END)
-        rt->status = rtc_exec_stop_name(st.stop);
+    stop_cause(&st, rt);
 }
 
 /* The system file's org.rtcosim.realtime settings where the command line is silent
@@ -287,13 +369,63 @@ int rtc_cli_rt_prepare(rtc_system *sys, rtc_cli_rt *rt)
     return rt->overrun == RTC_EXEC_SUBSTITUTE ? rtc_system_use_substitute(sys) : RTC_OK;
 }
 
+/* --watchdog-ms unless given: max(1 s, 100 periods) — far above any sound tick, far
+ * below "forever". */
+static void default_watchdog(const rtc_system *sys, rtc_cli_rt *rt)
+{
+    if (rt->given & (1u << (O_WD - RTC_CLI_RT_OPT_FIRST)))
+        return;
+    double period_ms = (double)rtc_system_tick_ns(sys) / 1e6 / rt->rtf;
+    rt->watchdog_ms = period_ms * 100 > 1000 ? (long)(period_ms * 100) : 1000;
+}
+
+/* A stop whose grace ran out with unit @p u inside its step: save what can be saved and
+ * end the process here (rtcosim/exec.h, rtc_exec_abandoned). */
+static void abandon(rtc_exec *ex, wd_ctx *w, long u)
+{
+    rtc_exec_stats st;
+    rtc_exec_stats_get(ex, &st);
+    stop_cause(&st, w->rt);
+    rtc_cli_end *e = &w->rt->end;
+    if (!strcmp(e->cause, "end")) /* the run reached its end; a late step did not */
+        snprintf(e->reason, sizeof e->reason, "reached the stop time");
+    size_t n = strlen(e->reason);
+    snprintf(e->reason + n, sizeof e->reason - n, "; unit %s was still inside its step after "
+             "the %.0f s grace and was left there", u >= 0 && (size_t)u <
+             rtc_system_unit_count(w->sys) ? rtc_system_unit(w->sys, (size_t)u)->name : "?",
+             (double)RTC_EXEC_STOP_GRACE_NS / 1e9);
+    rescue(ex, w, NULL, u);
+    fprintf(stderr, "rtcosim run: %s\n", e->reason);
+    fflush(NULL);
+    _exit(rtc_cli_end_exit(e)); /* no unload, no call into the unit, no atexit handlers */
+}
+
+/* Substitute policy: a late step left running on its unit's thread must end before the
+ * system can be freed; wait for it up to the grace. Returns the unit still in its step, or
+ * -1. */
+static long late_unit(const rtc_system *sys)
+{
+    long u = rtc_system_unit_in_step(sys);
+    for (int64_t waited = 0; u >= 0 && waited < RTC_EXEC_STOP_GRACE_NS; waited += 10000000) {
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+        u = rtc_system_unit_in_step(sys);
+    }
+    if (u >= 0)
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "stop: unit %s has been inside its step for more "
+                "than the %.1f s grace; leaving it (no further call into it)",
+                rtc_system_unit(sys, (size_t)u)->name, (double)RTC_EXEC_STOP_GRACE_NS / 1e9);
+    return u;
+}
+
 int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decimation,
                    const char *dir, rtc_cli_rt *rt)
 {
     char trace[4096];
     snprintf(trace, sizeof trace, "%s/latency.csv", dir);
     static wd_ctx w;
-    w = (wd_ctx){rec, csv, dir};
+    w = (wd_ctx){sys, rec, csv, dir, rt};
+    default_watchdog(sys, rt);
     rtc_exec_options eo;
     options_of(rt, rec, decimation, trace, &eo);
     eo.on_watchdog = on_watchdog;
@@ -313,6 +445,9 @@ int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decima
         rtc_cli_rt_signals(ex);
         rc = rtc_exec_run(ex);
         rtc_cli_rt_signals(NULL);
+        long u;
+        if (rtc_exec_abandoned(ex, &u) || (u = late_unit(sys)) >= 0)
+            abandon(ex, &w, u); /* does not return */
         finish(ex, dir, rt);
     }
     rtc_cli_session_end(ses, sys, rt);

@@ -8,20 +8,25 @@
  * recorder thread through a fixed buffer to disk: memory does not grow with the run length.
  */
 #include "cli.h"
+#include "summary.h"
 
 #include "rtcosim/csv.h"
 #include "rtcosim/fmu.h"
+#include "rtcosim/nonfinite.h"
 #include "rtcosim/record.h"
 #include "rtcosim/recorder.h"
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 
 static const char help[] =
@@ -44,22 +49,32 @@ static const char help[] =
     "  --fast               run as fast as possible (the default for now)\n"
     "  --fmu-logging        enable the FMU's own debug logging\n"
     "  --on-write-error P   stop | continue: see below (default stop)\n"
+    "  --on-nonfinite P     warn | stop: what an output that becomes NaN or Inf does\n"
+    "                       (checked after every step unless --no-output without --summary)\n"
+    "                       (default warn: one line per variable, status\n"
+    "                       completed-nonfinite; stop: the run ends there, status failed)\n"
+    "  --summary FILE       how the run ended, as JSON (default: summary.json beside the\n"
+    "                       result file; none with '-o -' or --no-output)\n"
     "  -v, --verbose        print progress information\n"
     "  -h, --help           this text\n"
     "\n"
     "CSV: quoted header \"time\",\"name\",...; booleans 0/1; doubles with 17 significant\n"
     "digits; arrays as name[1], name[2], ...; the time column is exactly start + k*step.\n"
-    "A failed write of the result file (disk full, file too large) is reported at once;\n"
-    "with --on-write-error stop the run ends there (the file keeps every complete row),\n"
-    "with continue it goes on and loses rows.\n"
-    "Exit status: 0 on success (also when the FMU ends the simulation itself), 1 on error,\n"
-    "4 when the result file could not be written.\n";
+    "SIGINT/SIGTERM stop at the next step: complete rows only, exit status 130/143 (a\n"
+    "second signal ends the process at once). A failed write of the result file (disk\n"
+    "full, file too large) is reported at once; with --on-write-error stop the run ends\n"
+    "there (the file keeps every complete row), with continue it goes on and loses rows.\n"
+    "Exit status: 0 on success (also when the FMU ends the simulation itself, and with\n"
+    "non-finite values under --on-nonfinite warn), 1 on error, 2 on a usage error,\n"
+    "4 when the result file could not be written, 130/143 when stopped by SIGINT/SIGTERM\n"
+    "(see the README's table).\n";
 
 typedef struct run_opts {
     const char *fmu_path;
     const char *start, *stop, *step;
-    const char *output;
+    const char *output, *summary;
     bool no_output, fmu_logging, write_continue;
+    rtc_nonfinite_policy on_nonfinite;
     const char **sets, **records;
     size_t n_sets, n_records;
 } run_opts;
@@ -73,7 +88,13 @@ typedef struct run_ctx {
     rtc_recorder *recorder;
     int64_t start_ns, stop_ns, step_ns;
     bool failed; /* an FMU call failed: no terminate */
-    bool write_failed; /* the result file could not be written */
+    /* non-finite check: every Float64/Float32 output, fetched after each step */
+    rtc_nonfinite *nf;
+    uint32_t *vr[2];
+    size_t n_vr[2], n_val[2];
+    char **name_of; /* name_of[id]: the variable's name (copies: the summary outlives md) */
+    void *vals[2];
+    rtc_cli_end end;
 } run_ctx;
 
 static int push(const char ***list, size_t *n, const char *v)
@@ -87,7 +108,7 @@ static int push(const char ***list, size_t *n, const char *v)
 }
 
 enum { OPT_START = 256, OPT_STOP, OPT_STEP, OPT_NO_OUTPUT, OPT_SET, OPT_RECORD, OPT_FAST,
-       OPT_FMU_LOG, OPT_ON_WRITE_ERROR };
+       OPT_FMU_LOG, OPT_ON_WRITE_ERROR, OPT_NONFINITE, OPT_SUMMARY };
 
 static int parse_args(int argc, char **argv, run_opts *o)
 {
@@ -102,6 +123,8 @@ static int parse_args(int argc, char **argv, run_opts *o)
         {"fast", no_argument, NULL, OPT_FAST},
         {"fmu-logging", no_argument, NULL, OPT_FMU_LOG},
         {"on-write-error", required_argument, NULL, OPT_ON_WRITE_ERROR},
+        {"on-nonfinite", required_argument, NULL, OPT_NONFINITE},
+        {"summary", required_argument, NULL, OPT_SUMMARY},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {0}};
@@ -121,6 +144,12 @@ static int parse_args(int argc, char **argv, run_opts *o)
         case OPT_ON_WRITE_ERROR:
             if (rtc_cli_on_write_error("run", optarg, &o->write_continue) != RTC_EXIT_OK)
                 return RTC_EXIT_USAGE;
+            break;
+        case OPT_SUMMARY: o->summary = optarg; break;
+        case OPT_NONFINITE:
+            if (rtc_nonfinite_policy_parse(optarg, &o->on_nonfinite) != RTC_OK)
+                return rtc_cli_usage_error("run", "--on-nonfinite %s: expected warn or stop",
+                                           optarg);
             break;
         case 'v': rtc_cli_log.max_level = RTC_LOG_INFO; break;
         case 'h': fputs(help, stdout); return -1;
@@ -308,16 +337,114 @@ static int step_ended(run_ctx *r, const rtc_step_result *res, int64_t t_ns)
         last_ns = t_ns;
     char when[32];
     rtc_time_format_s(last_ns, when, sizeof when);
+    rtc_cli_end *e = &r->end;
     if (res->outcome == RTC_STEP_TERMINATE)
-        rtc_log(&rtc_cli_log, RTC_LOG_WARNING,
-                "%s: the FMU requested to terminate the simulation at t=%s; stopping there",
-                r->unit->name, when);
+        snprintf(e->reason, sizeof e->reason,
+                 "%s: the FMU requested to terminate the simulation at t=%s; stopping there",
+                 r->unit->name, when);
     else
-        rtc_log(&rtc_cli_log, RTC_LOG_WARNING,
-                "%s: the FMU %s the step at t=%s; a fixed-step run cannot retry: stopping",
-                r->unit->name, res->outcome == RTC_STEP_EARLY ? "returned early from" : "discarded",
-                when);
+        snprintf(e->reason, sizeof e->reason,
+                 "%s: the FMU %s the step at t=%s; a fixed-step run cannot retry: stopping",
+                 r->unit->name, res->outcome == RTC_STEP_EARLY ? "returned early from" : "discarded",
+                 when);
+    rtc_log(&rtc_cli_log, RTC_LOG_WARNING, "%s", e->reason);
+    e->last_time_ns = last_ns;
     return last_ns > t_ns ? record_row(r, last_ns) : RTC_OK;
+}
+
+static const rtc_type nf_types[2] = {RTC_TYPE_FLOAT64, RTC_TYPE_FLOAT32};
+
+static bool nf_watched(const rtc_var *v, int t)
+{
+    return v->causality == RTC_CAUSALITY_OUTPUT && v->type == nf_types[t];
+}
+
+/* Every Float64/Float32 output, fetched after each step for the non-finite check — when
+ * the run keeps results (a file or a summary): --no-output alone is the timing loop of
+ * the benchmarks, where one more get per step would be most of the cost. */
+static int setup_nonfinite(run_ctx *r)
+{
+    const rtc_model_desc *md = rtc_fmu_model(r->fmu);
+    if (r->o->no_output && !r->o->summary)
+        return RTC_OK;
+    size_t total = 0;
+    for (int t = 0; t < 2; t++)
+        for (size_t i = 0; i < md->n_vars; i++)
+            if (nf_watched(&md->vars[i], t)) {
+                r->n_vr[t]++;
+                r->n_val[t] += rtc_var_count(&md->vars[i]);
+            }
+    total = r->n_val[0] + r->n_val[1];
+    r->name_of = calloc(total + 1, sizeof *r->name_of);
+    int rc = r->name_of ? rtc_nonfinite_new(total, &r->nf) : RTC_ENOMEM;
+    size_t id = 0;
+    for (int t = 0; rc == RTC_OK && t < 2; t++) {
+        r->vr[t] = calloc(r->n_vr[t] + 1, sizeof *r->vr[t]);
+        r->vals[t] = calloc(r->n_val[t] + 1, rtc_type_size(nf_types[t]));
+        if (!r->vr[t] || !r->vals[t])
+            return RTC_ENOMEM;
+        size_t k = 0;
+        for (size_t i = 0; i < md->n_vars; i++) {
+            if (!nf_watched(&md->vars[i], t))
+                continue;
+            r->vr[t][k++] = md->vars[i].vr;
+            for (size_t c = 0; c < rtc_var_count(&md->vars[i]); c++)
+                if (!(r->name_of[id++] = strdup(md->vars[i].name)))
+                    return RTC_ENOMEM;
+        }
+    }
+    return rc;
+}
+
+static void nf_name(const void *user, size_t id, char *buf, size_t cap)
+{
+    const run_ctx *r = user;
+    snprintf(buf, cap, "%s", r->name_of[id]);
+}
+
+/* Check the outputs after the step that ended at @p t_ns; report each new non-finite
+ * value once. Returns true when the run must stop for one (--on-nonfinite stop). */
+static bool nonfinite_stop(run_ctx *r, int64_t t_ns)
+{
+    size_t before = rtc_nonfinite_count(r->nf), base = 0;
+    for (int t = 0; t < 2; t++) {
+        if (r->n_vr[t] && r->unit->ops->get(r->unit->self, nf_types[t], r->vr[t], r->n_vr[t],
+                                            r->vals[t], r->n_val[t]) == RTC_OK)
+            rtc_nonfinite_check(r->nf, base, r->vals[t], r->n_val[t], t == 1, t_ns);
+        base += r->n_val[t];
+    }
+    size_t after = rtc_nonfinite_count(r->nf);
+    for (size_t i = before; i < after; i++) {
+        rtc_nonfinite_event e = rtc_nonfinite_get(r->nf, i);
+        char name[300];
+        nf_name(r, e.id, name, sizeof name);
+        rtc_log(&rtc_cli_log, RTC_LOG_WARNING, "non-finite value: %s.%s = %s at t = %.9g s "
+                "(reported once per variable)", r->unit->name, name,
+                e.value != e.value ? "nan" : e.value > 0 ? "inf" : "-inf", (double)t_ns / 1e9);
+    }
+    if (after == before || r->o->on_nonfinite != RTC_NONFINITE_STOP)
+        return false;
+    r->end.cause = "nonfinite";
+    snprintf(r->end.reason, sizeof r->end.reason, "an output became non-finite at t = %.9g s "
+             "(--on-nonfinite stop)", (double)t_ns / 1e9);
+    return true;
+}
+
+/* After a good step to @p t_ns: a stop signal or a non-finite stop ends the loop. */
+static bool must_stop(run_ctx *r, int64_t t_ns)
+{
+    r->end.last_time_ns = t_ns;
+    if (r->nf && nonfinite_stop(r, t_ns))
+        return true;
+    int sig = rtc_cli_stop_signal();
+    if (!sig)
+        return false;
+    r->end.cause = "signal";
+    r->end.signo = sig;
+    snprintf(r->end.reason, sizeof r->end.reason, "stopped by %s at t = %.9g s",
+             sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal",
+             (double)t_ns / 1e9);
+    return true;
 }
 
 /* The stepping loop: row at t0, then (do_step, row) per communication point. */
@@ -337,7 +464,8 @@ static int run_loop(run_ctx *r)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int64_t k = 0;
     int rc = record_row(r, r->start_ns);
-    for (; rc == RTC_OK && k < n_full + (rest != 0); k++) {
+    bool stop = rc == RTC_OK && must_stop(r, r->start_ns);
+    for (; rc == RTC_OK && !stop && k < n_full + (rest != 0); k++) {
         int64_t t_ns = r->start_ns + k * r->step_ns;
         int64_t h_ns = k < n_full ? r->step_ns : rest;
         rtc_step_result res;
@@ -346,9 +474,11 @@ static int run_loop(run_ctx *r)
             r->failed = true;
             break;
         }
+        r->end.last_tick = k + 1;
         if (res.outcome != RTC_STEP_DONE)
             return step_ended(r, &res, t_ns);
         rc = record_row(r, t_ns + h_ns);
+        stop = rc == RTC_OK && must_stop(r, t_ns + h_ns);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
@@ -387,20 +517,85 @@ static int initialize(run_ctx *r)
 }
 
 /* Release in reverse order; the CSV keeps every row written before an error. */
-static int finish(run_ctx *r, int rc)
+static int finish(run_ctx *r, int rc, rtc_recorder_stats *rs)
 {
     if (r->unit) {
         if (rc == RTC_OK && !r->failed)
             rc = r->unit->ops->terminate(r->unit->self);
         r->unit->ops->free(r->unit->self);
     }
-    if (rtc_cli_recording_close(r->recorder, r->csv, NULL, NULL, 0) != RTC_OK) {
-        r->write_failed = true; /* reported once, naming the file */
+    char werr[sizeof r->end.reason] = "";
+    if (rtc_cli_recording_close(r->recorder, r->csv, rs, werr, sizeof werr) != RTC_OK) {
+        r->end.cause = "write"; /* reported once, naming the file */
+        snprintf(r->end.reason, sizeof r->end.reason, "%s", werr);
         rc = rc == RTC_OK ? RTC_EIO : rc;
     }
     rtc_record_free(r->rec);
     rtc_fmu_close(r->fmu);
     return rc;
+}
+
+/* Where summary.json goes: --summary, else beside the result file (none for stdout). */
+static bool summary_path(const run_opts *o, char *buf, size_t cap)
+{
+    if (o->summary) {
+        snprintf(buf, cap, "%s", o->summary);
+        return true;
+    }
+    if (o->no_output || !strcmp(o->output, "-"))
+        return false;
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s", o->output);
+    snprintf(buf, cap, "%s/summary.json", dirname(copy));
+    return true;
+}
+
+/* The end of the run for the summary and the exit status; @p rc is the run's status. */
+static void settle_end(run_ctx *r, int rc)
+{
+    rtc_cli_end *e = &r->end;
+    e->nonfinite = rtc_nonfinite_count(r->nf);
+    if (rc != RTC_OK && (!strcmp(e->cause, "end") || !strcmp(e->cause, "signal"))) {
+        e->cause = "error";
+        snprintf(e->reason, sizeof e->reason, "%s", *rtc_cli_last_error() ? rtc_cli_last_error()
+                                                                          : rtc_strerror(rc));
+    } else if (!strcmp(e->cause, "end") && !e->reason[0]) {
+        snprintf(e->reason, sizeof e->reason, "reached the stop time%s",
+                 e->nonfinite ? "; outputs became non-finite (--on-nonfinite warn)" : "");
+    }
+}
+
+static void write_run_summary(run_ctx *r, const rtc_recorder_stats *rs)
+{
+    char path[4200];
+    struct stat st;
+    char dir[4200];
+    /* no summary where the result file could not go either (one error line is enough) */
+    if (!summary_path(r->o, path, sizeof path) || (snprintf(dir, sizeof dir, "%s", path),
+                                                   stat(dirname(dir), &st) != 0))
+        return;
+    FILE *f = rtc_cli_summary_open(path);
+    if (!f)
+        return;
+    fprintf(f, "{\n  \"fmu\": ");
+    rtc_cli_json_str(f, r->o->fmu_path);
+    fprintf(f, ",\n");
+    rtc_cli_summary_end(f, &r->end, r->nf, nf_name, r);
+    fprintf(f, "  \"step_ns\": %lld,\n  \"rows_written\": %llu\n}\n", (long long)r->step_ns,
+            (unsigned long long)rs->rows_written);
+    rtc_cli_summary_commit(f, path);
+}
+
+static void free_ctx(run_ctx *r)
+{
+    for (size_t i = 0; r->name_of && i < r->n_val[0] + r->n_val[1]; i++)
+        free(r->name_of[i]);
+    free(r->name_of);
+    rtc_nonfinite_free(r->nf);
+    for (int t = 0; t < 2; t++) {
+        free(r->vr[t]);
+        free(r->vals[t]);
+    }
 }
 
 int rtc_cmd_run(int argc, char **argv)
@@ -412,20 +607,31 @@ int rtc_cmd_run(int argc, char **argv)
         free(o.records);
         return st < 0 ? RTC_EXIT_OK : st;
     }
-    run_ctx r = {.o = &o};
+    run_ctx r = {.o = &o, .end = {.cause = "end"}};
+    rtc_cli_stop_signals(true);
     int rc = rtc_fmu_open(o.fmu_path, NULL, &rtc_cli_log, &r.fmu);
     if (rc == RTC_OK)
         rc = resolve_times(&r);
     if (rc == RTC_OK)
         rc = initialize(&r);
+    if (rc == RTC_OK)
+        rc = setup_nonfinite(&r);
     if (rc == RTC_OK && !o.no_output)
         rc = setup_recording(&r);
+    r.end.last_time_ns = r.start_ns;
     if (rc == RTC_OK)
         rc = run_loop(&r);
-    rc = finish(&r, rc);
+    rtc_recorder_stats rs = {0};
+    rc = finish(&r, rc, &rs);
+    settle_end(&r, rc);
+    write_run_summary(&r, &rs);
+    rtc_cli_stop_signals(false);
+    if (!strcmp(r.end.cause, "signal") || !strcmp(r.end.cause, "nonfinite"))
+        fprintf(stderr, "rtcosim run: %s\n", r.end.reason);
+    else if (r.end.nonfinite)
+        fprintf(stderr, "rtcosim run: completed with %zu non-finite value(s)\n", r.end.nonfinite);
+    free_ctx(&r);
     free(o.sets);
     free(o.records);
-    if (r.write_failed)
-        return RTC_EXIT_WRITE;
-    return rc == RTC_OK ? RTC_EXIT_OK : RTC_EXIT_ERROR;
+    return rtc_cli_end_exit(&r.end);
 }

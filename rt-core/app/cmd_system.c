@@ -6,9 +6,11 @@
  */
 #include "cli.h"
 #include "rt_cli.h"
+#include "summary.h"
 
 #include "rtcosim/csv.h"
 #include "rtcosim/driver.h"
+#include "rtcosim/archive.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/iodrivers.h"
 #include "rtcosim/ofile.h"
@@ -20,6 +22,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +52,12 @@ static const char run_help[] =
     "                       else every output)\n"
     "  --decimation N       record every N-th base tick (default 1)\n"
     "  --output-dir DIR     where results.csv and summary.json go (default: .)\n"
+    "  --on-nonfinite P     warn | stop: what a unit output or coupled signal that becomes\n"
+    "                       NaN or Inf does (default warn: one line per variable, status\n"
+    "                       completed-nonfinite, exit 0; stop: the run ends at that step,\n"
+    "                       status failed, exit 1)\n"
+    "  SIGINT/SIGTERM stop at the next step: complete rows, summary.json status \"stopped\",\n"
+    "  exit status 130/143 (without --realtime a second signal ends the process at once).\n"
     "  --fast               as fast as possible (the default)\n"
     "  -v, --verbose        progress information\n"
     "  -h, --help           this text\n";
@@ -64,7 +73,7 @@ typedef struct sys_opts {
 } sys_opts;
 
 enum { O_ALGO = 300, O_STEP, O_SYNC, O_START, O_STOP, O_ITER, O_TOL, O_MAXIT, O_RECORD, O_DEC,
-       O_DIR, O_FAST, O_WORKERS, O_ON_WRITE_ERROR };
+       O_DIR, O_FAST, O_WORKERS, O_NONFINITE, O_ON_WRITE_ERROR };
 
 static int time_opt(const char *name, const char *text, int64_t *ns)
 {
@@ -73,6 +82,15 @@ static int time_opt(const char *name, const char *text, int64_t *ns)
         return rtc_cli_usage_error("run", "--%s %s: %s", name, text,
                                    rc == RTC_ETIME ? "not a whole number of nanoseconds"
                                                    : "not a number of seconds");
+    return RTC_EXIT_OK;
+}
+
+static int nonfinite_opt(const char *cmd, const char *arg, rtc_cli_rt *rt)
+{
+    rtc_nonfinite_policy p = RTC_NONFINITE_WARN;
+    if (rtc_nonfinite_policy_parse(arg, &p) != RTC_OK)
+        return rtc_cli_usage_error(cmd, "--on-nonfinite %s: expected warn or stop", arg);
+    rt->stop_on_nonfinite = p == RTC_NONFINITE_STOP;
     return RTC_EXIT_OK;
 }
 
@@ -88,6 +106,7 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
         {"decimation", required_argument, NULL, O_DEC},
         {"output-dir", required_argument, NULL, O_DIR}, {"fast", no_argument, NULL, O_FAST},
         {"workers", required_argument, NULL, O_WORKERS},
+        {"on-nonfinite", required_argument, NULL, O_NONFINITE},
         {"on-write-error", required_argument, NULL, O_ON_WRITE_ERROR},
         {"verbose", no_argument, NULL, 'v'},            {"help", no_argument, NULL, 'h'},
         {0}};
@@ -127,9 +146,8 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
         case O_DIR: o->dir = optarg; break;
         case O_FAST: break;
         case O_WORKERS: o->so.workers = (unsigned)atoi(optarg); break;
-        case O_ON_WRITE_ERROR:
-            st = rtc_cli_on_write_error(cmd, optarg, &o->write_continue);
-            break;
+        case O_NONFINITE: st = nonfinite_opt(cmd, optarg, &o->rt); break;
+        case O_ON_WRITE_ERROR: st = rtc_cli_on_write_error(cmd, optarg, &o->write_continue); break;
         case 'v': rtc_cli_log.max_level = RTC_LOG_INFO; break;
         case 'h': return -1;
         default:
@@ -163,7 +181,7 @@ static int load(const sys_opts *o, const rtc_logger *lg, rtc_system **sys)
     return rtc_system_load(o->path, f, n, &o->so, lg, sys);
 }
 
-static double now_s(void)
+double rtc_cli_now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -229,28 +247,17 @@ static void write_session_stats(FILE *f, const rtc_cli_rt *rt, const rtc_recorde
             s->n_exposed, rs->ring_high_water, rs->ring_capacity);
 }
 
-static void write_summary(const char *dir, const rtc_system *sys, const char *path, int rc,
-                          double wall_s, const rtc_recorder_stats *rs, const rtc_cli_rt *rt)
+static void nf_name(const void *user, size_t id, char *buf, size_t cap)
 {
-    const char *status = rt->status;
-    char file[4096], tmp[4200];
-    snprintf(file, sizeof file, "%s/summary.json", dir);
-    FILE *f = rtc_ofile_replace_begin(file, tmp, sizeof tmp); /* renamed when complete */
-    if (!f) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: cannot create: %s", file, strerror(errno));
-        return;
-    }
+    rtc_system_nonfinite_name(user, id, buf, cap);
+}
+
+/* What only the stepping thread writes: read once it has stopped (full summaries). */
+static void write_step_stats(FILE *f, const rtc_system *sys, const rtc_cli_rt *rt,
+                             const rtc_recorder_stats *rs)
+{
     rtc_coupling_stats cs;
     rtc_system_coupling_stats(sys, &cs);
-    char t[32];
-    rtc_time_format_s(rtc_system_time_ns(sys), t, sizeof t);
-    fprintf(f, "{\n  \"system\": \"%s\",\n  \"status\": \"%s\",\n  \"algorithm\": \"%s\",\n",
-            path, status ? status : rc == RTC_OK ? "completed" : rtc_strerror(rc),
-            rtc_master_name(rtc_system_algorithm(sys)));
-    fprintf(f, "  \"tick_ns\": %lld,\n  \"ticks\": %lld,\n  \"end_time_s\": %s,\n",
-            (long long)rtc_system_tick_ns(sys), (long long)rtc_system_tick_index(sys), t);
-    fprintf(f, "  \"wall_time_s\": %.6f,\n  \"rows_written\": %llu,\n  \"rows_dropped\": %llu,\n",
-            wall_s, (unsigned long long)rs->rows_written, (unsigned long long)rs->rows_dropped);
     fprintf(f, "  \"strong_coupling\": {\"iterated_steps\": %llu, \"iterations\": %llu, "
                "\"not_converged\": %llu},\n",
             (unsigned long long)cs.iterated_steps, (unsigned long long)cs.iterations,
@@ -267,13 +274,65 @@ static void write_summary(const char *dir, const rtc_system *sys, const char *pa
     fprintf(f, "\n  ],\n");
     write_io_stats(f, sys);
     write_session_stats(f, rt, rs);
+}
+
+void rtc_cli_write_summary(const char *dir, const rtc_system *sys, const char *path,
+                           const rtc_cli_end *end, double wall_s,
+                           const rtc_recorder_stats *rs, const rtc_cli_rt *rt, bool full)
+{
+    char file[4096];
+    snprintf(file, sizeof file, "%s/summary.json", dir);
+    FILE *f = rtc_cli_summary_open(file);
+    if (!f)
+        return;
+    static const rtc_recorder_stats none;
+    rs = rs ? rs : &none;
+    fprintf(f, "{\n  \"system\": ");
+    rtc_cli_json_str(f, path);
+    fprintf(f, ",\n");
+    rtc_cli_summary_end(f, end, rtc_system_nonfinite(sys), nf_name, sys);
+    if (sys) {
+        char t[32];
+        rtc_time_format_s(end->last_time_ns, t, sizeof t);
+        fprintf(f, "  \"algorithm\": \"%s\",\n  \"tick_ns\": %lld,\n  \"ticks\": %lld,\n"
+                   "  \"end_time_s\": %s,\n", rtc_master_name(rtc_system_algorithm(sys)),
+                (long long)rtc_system_tick_ns(sys), (long long)end->last_tick, t);
+    }
+    fprintf(f, "  \"wall_time_s\": %.6f,\n  \"rows_written\": %llu,\n  \"rows_dropped\": %llu,\n",
+            wall_s, (unsigned long long)rs->rows_written, (unsigned long long)rs->rows_dropped);
+    if (sys && full)
+        write_step_stats(f, sys, rt, rs);
     fprintf(f, "  \"units\": [");
-    for (size_t i = 0; i < rtc_system_unit_count(sys); i++)
+    for (size_t i = 0; sys && i < rtc_system_unit_count(sys); i++)
         fprintf(f, "%s\n    {\"name\": \"%s\", \"step_ns\": %lld}", i ? "," : "",
                 rtc_system_unit(sys, i)->name, (long long)rtc_system_unit_step_ns(sys, i));
     fprintf(f, "\n  ]\n}\n");
-    if (rtc_ofile_replace_commit(f, tmp, file) != RTC_OK)
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: write failed: %s", file, strerror(errno));
+    rtc_cli_summary_commit(f, file);
+}
+
+/* After a step of the fast run: report new non-finite values, and whether the run stops
+ * (for one of them, or for SIGINT/SIGTERM). */
+static bool fast_stop(rtc_system *sys, sys_opts *o, size_t *nf_seen)
+{
+    rtc_cli_end *e = &o->rt.end;
+    size_t before = *nf_seen;
+    *nf_seen = rtc_system_nonfinite_report(sys, before, &rtc_cli_log);
+    if (*nf_seen > before && o->rt.stop_on_nonfinite) {
+        e->cause = "nonfinite";
+        snprintf(e->reason, sizeof e->reason, "a value became non-finite at t = %.9g s "
+                 "(--on-nonfinite stop)", (double)(rtc_system_start_ns(sys) +
+                                                    rtc_system_time_ns(sys)) / 1e9);
+        return true;
+    }
+    int sig = rtc_cli_stop_signal();
+    if (sig) {
+        e->cause = "signal";
+        e->signo = sig;
+        snprintf(e->reason, sizeof e->reason, "stopped by %s at tick %lld",
+                 sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal",
+                 (long long)rtc_system_tick_index(sys));
+    }
+    return sig != 0;
 }
 
 /* Step to the stop time, queueing a row every `decimation` ticks; with --realtime the
@@ -285,12 +344,94 @@ static int run_ticks(rtc_system *sys, rtc_recorder *rec, long decimation, sys_op
         return rtc_cli_rt_run(sys, rec, csv, decimation, o->dir, &o->rt);
 
     int64_t start = rtc_system_start_ns(sys), stop = rtc_system_stop_ns(sys);
+    size_t nf_seen = 0;
     int rc = rtc_recorder_push(rec, start);
-    while (rc == RTC_OK && rtc_system_time_ns(sys) + rtc_system_tick_ns(sys) <= stop) {
+    bool halt = rc == RTC_OK && fast_stop(sys, o, &nf_seen);
+    while (rc == RTC_OK && !halt && rtc_system_time_ns(sys) + rtc_system_tick_ns(sys) <= stop) {
         rc = rtc_system_step(sys);
         if (rc == RTC_OK && rtc_system_tick_index(sys) % decimation == 0)
             rc = rtc_recorder_push(rec, start + rtc_system_time_ns(sys));
+        halt = rc == RTC_OK && fast_stop(sys, o, &nf_seen);
     }
+    rtc_system_nonfinite_report(sys, nf_seen, &rtc_cli_log); /* a failed step's */
+    return rc;
+}
+
+/* The end of a run that returned @p rc (the real-time path may have set the cause). */
+static void settle_end(rtc_cli_end *e, const rtc_system *sys, int rc)
+{
+    e->nonfinite = rtc_nonfinite_count(rtc_system_nonfinite(sys));
+    if (sys && !e->hung_unit) {
+        e->last_tick = rtc_system_tick_index(sys);
+        e->last_time_ns = rtc_system_start_ns(sys) + rtc_system_time_ns(sys);
+    }
+    bool ended = !strcmp(e->cause, "end");
+    if (ended && rc != RTC_OK && rc != RTC_ETERMINATED) {
+        e->cause = "error";
+        snprintf(e->reason, sizeof e->reason, "%s", *rtc_cli_last_error() ? rtc_cli_last_error()
+                                                                          : rtc_strerror(rc));
+    } else if (ended && rc == RTC_ETERMINATED && !e->reason[0]) {
+        snprintf(e->reason, sizeof e->reason, "a unit ended the simulation at tick %lld",
+                 (long long)e->last_tick);
+    } else if (ended && !e->reason[0]) {
+        snprintf(e->reason, sizeof e->reason, "reached the stop time%s", e->nonfinite ?
+                 "; values became non-finite (--on-nonfinite warn)" : "");
+    }
+}
+
+/* After the run (@p rc): flush the rows, settle how it ended, write summary.json. */
+static void conclude(sys_opts *o, const rtc_system *sys, rtc_recorder *r, rtc_csv *csv,
+                     const char *file, int rc)
+{
+    rtc_recorder_stats rs = {0};
+    char werr[sizeof o->rt.end.reason] = "";
+    if (rtc_cli_recording_close(r, csv, &rs, werr, sizeof werr) != RTC_OK) /* reported */
+        rc = rc == RTC_OK ? RTC_EIO : rc;
+    else if (o->rt.has_session && o->rt.session.write_error[0]) /* inputs.bin, events.log */
+        snprintf(werr, sizeof werr, "%.500s", o->rt.session.write_error);
+    if (werr[0]) {
+        rc = rc == RTC_OK ? RTC_EIO : rc;
+        o->rt.end.cause = "write";
+        snprintf(o->rt.end.reason, sizeof o->rt.end.reason, "%s", werr);
+    }
+    rtc_cli_end *e = &o->rt.end;
+    settle_end(e, sys, rc);
+    /* every attempt replaces summary.json: an older run's never stays beside this one */
+    rtc_cli_write_summary(o->dir, sys, o->path, e, rtc_cli_now_s() - o->rt.t0_wall_s, &rs,
+                          &o->rt, true);
+    if (strcmp(e->cause, "end") && strcmp(e->cause, "error"))
+        fprintf(stderr, "rtcosim run: %s\n", e->reason);
+    else if (e->nonfinite)
+        fprintf(stderr, "rtcosim run: completed with %zu non-finite value(s)\n", e->nonfinite);
+    if (sys && r)
+        rtc_log(&rtc_cli_log, RTC_LOG_INFO, "%lld ticks in %.3f s; %llu rows in %s",
+                (long long)e->last_tick, rtc_cli_now_s() - o->rt.t0_wall_s,
+                (unsigned long long)rs.rows_written, file);
+}
+
+/* Load, check and initialize the system, open the CSV and start the recorder. */
+static int prepare(sys_opts *o, const rtc_logger *lg, const char *file, rtc_system **sys,
+                   rtc_record **rec, rtc_csv **csv, rtc_recorder **r)
+{
+    int rc = load(o, lg, sys);
+    if (rc == RTC_OK && rtc_system_has_io(*sys) && !o->rt.enabled) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: the system has I/O components (bench "
+                "drivers): run it against the wall clock with --realtime", o->path);
+        rc = RTC_EINVAL;
+    }
+    if (rc == RTC_OK && o->rt.enabled)
+        rc = rtc_cli_rt_prepare(*sys, &o->rt);
+    if (rc == RTC_OK)
+        rc = rtc_record_new(rec);
+    if (rc == RTC_OK)
+        rc = rtc_system_record(*sys, *rec, o->records, o->n_records);
+    if (rc == RTC_OK)
+        rc = rtc_system_init(*sys);
+    /* real time: never wait, count drops */
+    rtc_recorder_opts ro = {.ring_rows = o->rt.enabled ? RTC_CLI_RT_RING_ROWS : 4096,
+                            .lossless = !o->rt.enabled, .continue_on_error = o->write_continue};
+    if (rc == RTC_OK)
+        rc = rtc_cli_recording_open(file, *rec, &ro, csv, r);
     return rc;
 }
 
@@ -308,11 +449,12 @@ int rtc_cmd_run_system(int argc, char **argv)
         rtc_cli_rt_clear(&o.rt);
         return st < 0 ? RTC_EXIT_OK : st;
     }
+    rtc_cli_stop_signals(true); /* the real-time path hands them to the executive */
+    o.rt.end.cause = "end";
     rtc_system *sys = NULL;
     rtc_record *rec = NULL;
     rtc_csv *csv = NULL;
     rtc_recorder *r = NULL;
-    rtc_recorder_stats rs = {0};
     char file[4096];
     snprintf(file, sizeof file, "%s/results.csv", o.dir);
     mkdir(o.dir, 0755);
@@ -325,25 +467,7 @@ int rtc_cmd_run_system(int argc, char **argv)
     int rc = o.rt.enabled ? rtc_events_open(evpath, &rtc_cli_log, &ev) : RTC_OK;
     const rtc_logger *lg = ev ? rtc_events_logger(ev, "unit") : &rtc_cli_log;
     if (rc == RTC_OK)
-        rc = load(&o, lg, &sys);
-    if (rc == RTC_OK && rtc_system_has_io(sys) && !o.rt.enabled) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: the system has I/O components (bench "
-                "drivers): run it against the wall clock with --realtime", o.path);
-        rc = RTC_EINVAL;
-    }
-    if (rc == RTC_OK && o.rt.enabled)
-        rc = rtc_cli_rt_prepare(sys, &o.rt);
-    if (rc == RTC_OK)
-        rc = rtc_record_new(&rec);
-    if (rc == RTC_OK)
-        rc = rtc_system_record(sys, rec, o.records, o.n_records);
-    if (rc == RTC_OK)
-        rc = rtc_system_init(sys);
-    /* real time: never wait, count drops */
-    rtc_recorder_opts ro = {.ring_rows = o.rt.enabled ? RTC_CLI_RT_RING_ROWS : 4096,
-                            .lossless = !o.rt.enabled, .continue_on_error = o.write_continue};
-    if (rc == RTC_OK)
-        rc = rtc_cli_recording_open(file, rec, &ro, &csv, &r);
+        rc = prepare(&o, lg, file, &sys, &rec, &csv, &r);
     o.rt.events = ev;
     o.rt.write_continue = o.write_continue;
     o.rt.record = rec;
@@ -351,35 +475,17 @@ int rtc_cmd_run_system(int argc, char **argv)
     o.rt.sys_options = &o.so;
     o.rt.record_names = o.records;
     o.rt.n_record_names = o.n_records;
-    double t0 = now_s();
+    o.rt.t0_wall_s = rtc_cli_now_s();
     if (rc == RTC_OK)
         rc = run_ticks(sys, r, o.decimation, &o, csv);
-    char write_error[4200] = "";
-    if (rtc_cli_recording_close(r, csv, &rs, write_error, sizeof write_error) != RTC_OK) {
-        rc = rc == RTC_OK ? RTC_EIO : rc;
-        o.rt.status = write_error; /* summary.json names the write error and the file */
-    } else if (o.rt.has_session && o.rt.session.write_error[0]) { /* inputs.bin, events.log */
-        snprintf(write_error, sizeof write_error, "%s", o.rt.session.write_error);
-        rc = rc == RTC_OK ? RTC_EIO : rc;
-        o.rt.status = write_error;
-    }
-    if (sys && r)
-        write_summary(o.dir, sys, o.path, rc, now_s() - t0, &rs, &o.rt);
-    if (sys && r)
-        rtc_log(&rtc_cli_log, RTC_LOG_INFO, "%lld ticks in %.3f s; %llu rows in %s",
-                (long long)rtc_system_tick_index(sys), now_s() - t0,
-                (unsigned long long)rs.rows_written, file);
+    conclude(&o, sys, r, csv, file, rc);
     rtc_system_free(sys);
     rtc_events_close(ev); /* after the units: they may log while terminating */
     rtc_record_free(rec);
     free(o.records);
     rtc_cli_rt_clear(&o.rt);
-    if (write_error[0])
-        return RTC_EXIT_WRITE;
-    /* An FMU that ended the simulation itself is a clean end (its reason was logged). */
-    if (o.rt.exit_code)
-        return o.rt.exit_code; /* stopped by SIGINT/SIGTERM: 128 + signal */
-    return rc == RTC_OK || rc == RTC_ETERMINATED ? RTC_EXIT_OK : RTC_EXIT_ERROR;
+    rtc_cli_stop_signals(false);
+    return rtc_cli_end_exit(&o.rt.end);
 }
 
 static const char check_help[] =

@@ -4,6 +4,7 @@
  */
 #include "cli.h"
 #include "rt_cli.h"
+#include "summary.h"
 
 #include "rtcosim/rtc_config.h"
 
@@ -59,7 +60,8 @@ static bool is_fmu_run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    rtc_cli_log = rtc_logger_stderr(RTC_LOG_WARNING);
+    rtc_logger err = rtc_logger_stderr(RTC_LOG_WARNING);
+    rtc_cli_log = rtc_cli_capture(&err); /* keeps the last error line for summary.json */
     if (argc < 2) {
         fputs(usage, stderr);
         return RTC_EXIT_USAGE;

@@ -7,9 +7,12 @@
 
 #include "rtcosim/csv.h"
 #include "rtcosim/exec.h"
+#include "rtcosim/nonfinite.h"
 #include "rtcosim/recorder.h"
 #include "rtcosim/session.h"
 #include "rtcosim/system.h"
+
+#include "summary.h"
 
 #include <getopt.h>
 #include <stdbool.h>
@@ -48,9 +51,10 @@ typedef struct rtc_cli_rt {
     size_t n_record_names;
     unsigned given;        /**< bit (c − RTC_CLI_RT_OPT_FIRST) per option on the command
                                 line: the system file's settings fill in the others */
+    bool stop_on_nonfinite; /**< --on-nonfinite stop (cmd_system.c) */
+    double t0_wall_s;      /**< set by cmd_system.c: when the run began (wall_time_s) */
     /* outcome */
-    int exit_code;         /**< 128 + signal when stopped by SIGINT/SIGTERM, else 0 */
-    const char *status;    /**< summary status when not "completed", else NULL */
+    rtc_cli_end end;       /**< how the run ended (summary.h); cause NULL while unknown */
     bool has_session;
     rtc_session_stats session; /**< the session's counters, for summary.json */
 } rtc_cli_rt;
@@ -76,11 +80,23 @@ int rtc_cli_rt_option(rtc_cli_rt *rt, int c, const char *arg, int argc, char **a
 /**
  * Run @p sys (initialized) in real time with the executive; rows go to @p rec (started in
  * non-lossless mode); DIR gets timing.json, histogram.txt and latency.csv. Handles
- * SIGINT/SIGTERM (stop at the next step boundary; rt->exit_code = 128 + signal).
+ * SIGINT/SIGTERM (stop at the next step boundary; rt->end says how it ended). A unit left
+ * inside its step after the grace, or the watchdog, ends the process here after the
+ * rows, timing.json and summary.json are saved and the temporary directories removed.
  * Returns the run's rtc status.
  */
 int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decimation,
                    const char *dir, rtc_cli_rt *rt);
+
+/**
+ * summary.json of a system run into DIR (cmd_system.c). @p full: also the statistics the
+ * stepping thread keeps (connections, I/O, coupling) — false when that thread may still
+ * be running (watchdog, a hung unit). @p rs may be NULL.
+ */
+void rtc_cli_write_summary(const char *dir, const rtc_system *sys, const char *path,
+                           const rtc_cli_end *end, double wall_s,
+                           const rtc_recorder_stats *rs, const rtc_cli_rt *rt, bool full);
+double rtc_cli_now_s(void);
 
 /** Install SIGINT/SIGTERM handlers that stop @p ex (NULL: restore the defaults). */
 void rtc_cli_rt_signals(rtc_exec *ex);

@@ -13,7 +13,10 @@
 #include "rtcosim/rtc_config.h"
 #include "rtcosim/status.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdbool.h>
@@ -343,14 +346,125 @@ out:
     return rc;
 }
 
+/* ---- private temporary directories ----
+ *
+ * A directory's name carries its owner: "<prefix><pid>-<start>-XXXXXX", start being the
+ * owner's start time in clock ticks since boot (/proc/PID/stat field 22), so that a later
+ * process with the same pid is not taken for the owner. A process killed before it could
+ * clean up (SIGKILL, the watchdog, a hung unit) leaves its directories behind; the next
+ * rtc_tmpdir_new() with the same prefix removes every one of ours whose owner is gone.
+ * Directories of live owners, of other users, and names that do not parse are never
+ * touched. Every directory this process creates is kept in a small table until removed,
+ * so an emergency exit can remove what is left (rtc_tmpdir_remove_all). */
+
+#define TMPDIR_TABLE 64
+
+static pthread_mutex_t tmp_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *tmp_table[TMPDIR_TABLE]; /* owned paths, NULL = free slot */
+
+static void table_add(const char *path)
+{
+    pthread_mutex_lock(&tmp_lock);
+    for (size_t i = 0; i < TMPDIR_TABLE; i++) {
+        if (!tmp_table[i]) {
+            tmp_table[i] = strdup(path); /* NULL on ENOMEM: only the emergency path loses */
+            break;
+        }
+    }
+    pthread_mutex_unlock(&tmp_lock);
+}
+
+static void table_remove(const char *path)
+{
+    pthread_mutex_lock(&tmp_lock);
+    for (size_t i = 0; i < TMPDIR_TABLE; i++) {
+        if (tmp_table[i] && !strcmp(tmp_table[i], path)) {
+            free(tmp_table[i]);
+            tmp_table[i] = NULL;
+        }
+    }
+    pthread_mutex_unlock(&tmp_lock);
+}
+
+/* Start time of process @p pid in clock ticks (field 22 of /proc/PID/stat); 0 when the
+ * process does not exist, -1 when it exists but its start time cannot be read. */
+static long long proc_start(long pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? 0 : -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    /* the command name (field 2) may hold spaces and ')': fields resume after the last ')' */
+    char *p = strrchr(buf, ')');
+    for (int field = 2; p && field < 22; field++)
+        p = strchr(p + 1, ' ');
+    return p ? strtoll(p + 1, NULL, 10) : -1;
+}
+
+/* "<pid>-<start>-XXXXXX" after the prefix: true and the owner's identity when it parses. */
+static bool parse_owner(const char *rest, long *pid, long long *start)
+{
+    char *end;
+    errno = 0;
+    *pid = strtol(rest, &end, 10);
+    if (end == rest || *end != '-' || *pid <= 0 || errno)
+        return false;
+    const char *s = end + 1;
+    *start = strtoll(s, &end, 10);
+    return end != s && *end == '-' && strlen(end + 1) == 6 && errno == 0;
+}
+
+static const char *tmp_base(void)
+{
+    const char *base = getenv("TMPDIR");
+    return base && *base ? base : "/tmp";
+}
+
+int rtc_tmpdir_sweep(const char *prefix)
+{
+    if (!prefix || !*prefix)
+        return 0;
+    DIR *d = opendir(tmp_base());
+    if (!d)
+        return 0;
+    int removed = 0;
+    size_t plen = strlen(prefix);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        long pid;
+        long long start;
+        if (strncmp(e->d_name, prefix, plen) || !parse_owner(e->d_name + plen, &pid, &start))
+            continue;
+        struct stat sb;
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", tmp_base(), e->d_name);
+        if (lstat(path, &sb) != 0 || !S_ISDIR(sb.st_mode) || sb.st_uid != geteuid())
+            continue;
+        long long now = proc_start(pid);
+        if (now != 0 && (now < 0 || now == start))
+            continue; /* the owner lives (or cannot be told apart): keep */
+        if (rtc_tmpdir_remove(path) == RTC_OK)
+            removed++;
+    }
+    closedir(d);
+    return removed;
+}
+
 int rtc_tmpdir_new(const char *prefix, char *out, size_t cap)
 {
     if (!out)
         return RTC_EINVAL;
-    const char *base = getenv("TMPDIR");
-    if (!base || !*base)
-        base = "/tmp";
-    int n = snprintf(out, cap, "%s/%sXXXXXX", base, prefix ? prefix : "rtcosim.");
+    prefix = prefix ? prefix : "rtcosim.";
+    rtc_tmpdir_sweep(prefix);
+    long long start = proc_start((long)getpid());
+    int n = snprintf(out, cap, "%s/%s%ld-%lld-XXXXXX", tmp_base(), prefix, (long)getpid(),
+                     start > 0 ? start : 0);
     if (n < 0 || (size_t)n >= cap) {
         if (cap)
             out[0] = '\0';
@@ -360,6 +474,7 @@ int rtc_tmpdir_new(const char *prefix, char *out, size_t cap)
         out[0] = '\0';
         return RTC_ESYS;
     }
+    table_add(out);
     return RTC_OK;
 }
 
@@ -377,6 +492,7 @@ int rtc_tmpdir_remove(const char *path)
 {
     if (!path || !*path)
         return RTC_EINVAL;
+    table_remove(path);
     struct stat sb;
     if (lstat(path, &sb) != 0)
         return errno == ENOENT ? RTC_OK : RTC_ESYS;
@@ -384,4 +500,20 @@ int rtc_tmpdir_remove(const char *path)
     if (!S_ISDIR(sb.st_mode))
         return unlink(path) == 0 ? RTC_OK : RTC_ESYS;
     return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) == 0 ? RTC_OK : RTC_ESYS;
+}
+
+void rtc_tmpdir_remove_all(void)
+{
+    pthread_mutex_lock(&tmp_lock);
+    for (size_t i = 0; i < TMPDIR_TABLE; i++) {
+        if (tmp_table[i]) {
+            char *p = tmp_table[i];
+            tmp_table[i] = NULL;
+            pthread_mutex_unlock(&tmp_lock); /* rtc_tmpdir_remove takes it again */
+            rtc_tmpdir_remove(p);
+            free(p);
+            pthread_mutex_lock(&tmp_lock);
+        }
+    }
+    pthread_mutex_unlock(&tmp_lock);
 }

@@ -12,6 +12,7 @@
  */
 #include "exec_priv.h"
 
+#include "rtcosim/nonfinite.h"
 #include "rtcosim/status.h"
 
 #include <errno.h>
@@ -197,6 +198,38 @@ static int handoff(rtc_exec *ex, loop *s, const int64_t t[3])
     return RTC_OK;
 }
 
+/* Abandoned by a stop that could not wait for this step (exec_priv.h, RT_ABANDONED): the
+ * main thread is saving what it can and ending the process; touch nothing, ever. */
+static void park_forever(void)
+{
+    for (;;)
+        sleep_until(rtc__exec_now_ns() + 1000000000);
+}
+
+/* rtc_system_step() under the IN_STEP mark the stop path may abandon. */
+static int guarded_step(rtc_exec *ex)
+{
+    atomic_store_explicit(&ex->rt_phase, RT_IN_STEP, memory_order_release);
+    int rc = rtc_system_step(ex->sys);
+    int in = RT_IN_STEP;
+    if (!atomic_compare_exchange_strong_explicit(&ex->rt_phase, &in, RT_IDLE,
+                                                 memory_order_acq_rel, memory_order_acquire))
+        park_forever();
+    return rc;
+}
+
+/* New non-finite values (rtcosim/nonfinite.h) to the rtlog, as numbers; true when the
+ * run must stop for them. */
+static bool nonfinite_seen(rtc_exec *ex, const loop *s)
+{
+    size_t n = rtc_nonfinite_count(rtc_system_nonfinite(ex->sys));
+    if (n == ex->nf_seen)
+        return false;
+    for (; ex->nf_seen < n; ex->nf_seen++)
+        rtc_rtlog_push(ex->log, EXEC_RTLOG_NONFINITE, s->j, (int64_t)ex->nf_seen);
+    return ex->o.stop_on_nonfinite;
+}
+
 /* The k the loop hook is given: the system's tick index (the bare loop: steps done). */
 static int64_t hook_k(const rtc_exec *ex, const loop *s)
 {
@@ -222,7 +255,7 @@ static void tick(rtc_exec *ex, loop *s, int64_t deadline, int64_t woke, bool pac
     }
     if (ex->o.hook)
         ex->o.hook(ex->o.hook_user, RTC_EXEC_AT_STEP, hook_k(ex, s));
-    int rc = ex->sys ? rtc_system_step(ex->sys) : RTC_OK;
+    int rc = ex->sys ? guarded_step(ex) : RTC_OK;
     if (ex->sys && ex->o.overrun == RTC_EXEC_SUBSTITUTE && rtc_system_late_steps(ex->sys) > late)
         rtc_rtlog_push(ex->log, RTC_RTLOG_SUBSTITUTE, s->j,
                        (int64_t)rtc_system_late_steps(ex->sys));
@@ -246,6 +279,8 @@ static void tick(rtc_exec *ex, loop *s, int64_t deadline, int64_t woke, bool pac
     s->j++;
     if (ex->o.hook)
         ex->o.hook(ex->o.hook_user, RTC_EXEC_AT_STEPPED, hook_k(ex, s));
+    if (ex->sys && nonfinite_seen(ex, s))
+        end_with(s, ex, RTC_EXEC_NONFINITE, RTC_OK, 0);
 }
 
 /* Boundary checks: a stop request, or the end of the run. */
@@ -330,6 +365,9 @@ void *rtc__exec_rt_main(void *arg)
     on_rt_thread = true;
     run_loop(ex);
     on_rt_thread = false;
+    /* release: the main thread that sees rt_done sees the loop's outcome */
+    atomic_store_explicit(&ex->rt_done, true, memory_order_release);
+    sem_post(&ex->wake);
     if (ru && getrusage(RUSAGE_THREAD, &r1) == 0) {
         atomic_store_explicit(&ex->minflt, r1.ru_minflt - r0.ru_minflt, memory_order_relaxed);
         atomic_store_explicit(&ex->majflt, r1.ru_majflt - r0.ru_majflt, memory_order_relaxed);
@@ -361,6 +399,7 @@ void rtc_exec_request_stop(rtc_exec *ex)
     atomic_compare_exchange_strong_explicit(&ex->ctl_stop, &none,
                                             STOP_REQ(RTC_EXEC_REQUEST, 0),
                                             memory_order_acq_rel, memory_order_relaxed);
+    sem_post(&ex->wake); /* the main thread starts the grace */
 }
 
 void rtc_exec_signal(rtc_exec *ex, int signo)
@@ -370,6 +409,24 @@ void rtc_exec_signal(rtc_exec *ex, int signo)
     atomic_compare_exchange_strong_explicit(&ex->ctl_stop, &none,
                                             STOP_REQ(RTC_EXEC_SIGNAL, signo),
                                             memory_order_acq_rel, memory_order_relaxed);
+    sem_post(&ex->wake); /* async-signal-safe (POSIX) */
+}
+
+bool rtc_exec_abandoned(const rtc_exec *ex, long *unit)
+{
+    bool a = atomic_load_explicit(&((rtc_exec *)ex)->rt_phase, memory_order_acquire) ==
+                 RT_ABANDONED ||
+             rtc_exec_stop_reason(ex) == RTC_EXEC_WATCHDOG;
+    if (unit)
+        *unit = a ? ex->hung_unit : -1;
+    return a;
+}
+
+void rtc_exec_position(const rtc_exec *ex, int64_t *tick, int64_t *sim_ns)
+{
+    /* relaxed: single-writer counters, each read whole */
+    *tick = (int64_t)atomic_load_explicit(&ex->steps, memory_order_relaxed);
+    *sim_ns = atomic_load_explicit(&ex->sim_ns, memory_order_relaxed);
 }
 
 bool rtc_exec_is_paused(const rtc_exec *ex)

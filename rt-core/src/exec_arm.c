@@ -30,6 +30,7 @@ void rtc_exec_options_init(rtc_exec_options *o)
         .decimation = 1,
         .trace_depth = 65536,
         .unit_timing = true,
+        .stop_grace_ns = RTC_EXEC_STOP_GRACE_NS,
     };
 }
 
@@ -51,9 +52,9 @@ int rtc_exec_overrun_parse(const char *name, rtc_exec_overrun *out)
 
 const char *rtc_exec_stop_name(rtc_exec_stop s)
 {
-    static const char *const names[] = {"running", "completed", "error",   "overruns",
-                                        "signal",  "stopped",   "watchdog"};
-    return (unsigned)s < 7 ? names[s] : "?";
+    static const char *const names[] = {"running", "completed", "error",    "overruns",
+                                        "signal",  "stopped",   "watchdog", "nonfinite"};
+    return (unsigned)s < 8 ? names[s] : "?";
 }
 
 const char *rtc_exec_phase_name(rtc_exec_phase p)
@@ -141,6 +142,11 @@ int rtc_exec_new(rtc_system *sys, const rtc_exec_options *o, rtc_exec **out)
     ex->n_units = sys && o->unit_timing ? rtc_system_unit_count(sys) : 0;
     ex->policy = "";
     atomic_init(&ex->cur_unit, -1);
+    ex->hung_unit = -1;
+    if (sem_init(&ex->wake, 0, 0) != 0) {
+        free(ex);
+        return RTC_ESYS;
+    }
     atomic_flag_clear(&ex->safe_done);
     rc = alloc_tables(ex);
     /* calloc'ed pages may be untouched: write every bucket once (arm, not run) */
@@ -172,6 +178,7 @@ void rtc_exec_free(rtc_exec *ex)
     rtc_rtlog_free(ex->log);
     rtc_ring_free(ex->trace);
     free(ex->trace_path_copy);
+    sem_destroy(&ex->wake);
     free(ex);
 }
 

@@ -20,6 +20,7 @@
 #include "rtcosim/rtlog.h"
 
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdio.h>
 
@@ -27,6 +28,17 @@
 typedef struct trace_rec {
     int64_t k, wakeup_ns, step_ns;
 } trace_rec;
+
+/* rtlog code of a non-finite value (a: tick; b: event index in the system's tracker);
+ * a user code so the engine's list in rtlog.h stays as it is */
+#define EXEC_RTLOG_NONFINITE (RTC_RTLOG_USER + 8)
+
+/* Where the RT thread is, for a stop that must not wait forever for a hung unit: the RT
+ * thread moves IDLE → IN_STEP → IDLE around rtc_system_step(); the main thread may move
+ * IN_STEP → ABANDONED once the grace is over. Both moves are CAS, so exactly one side
+ * wins: either the RT thread is out of the units (the main thread waits for it) or it
+ * is abandoned (and parks forever when it comes back, touching nothing). */
+enum { RT_IDLE = 0, RT_IN_STEP, RT_ABANDONED };
 
 /* Stop request encoding in ctl_stop: 0 none; reason | signo << 8. */
 #define STOP_REQ(reason, signo) ((int)(reason) | ((signo) << 8))
@@ -62,6 +74,15 @@ struct rtc_exec {
     _Atomic int64_t step_begin_ns; /* wall time the current tick began, 0 between ticks */
     _Atomic int64_t cur_k;
     _Atomic long cur_unit;      /* unit in do_step, -1 none */
+
+    /* stop path: the main thread sleeps on wake; the RT thread posts it when its loop
+     * ends, stop requests (the signal handler too: sem_post is async-signal-safe) post
+     * it so that the grace can begin */
+    sem_t wake;
+    _Atomic bool rt_done;
+    _Atomic int rt_phase;       /* RT_IDLE / RT_IN_STEP / RT_ABANDONED */
+    long hung_unit;             /* abandoned: the unit in its do_step, -1 unknown */
+    size_t nf_seen;             /* RT thread: non-finite events already pushed */
 
     /* outcome */
     _Atomic int stop;           /* rtc_exec_stop */

@@ -15,6 +15,7 @@
  */
 #include "exec_priv.h"
 
+#include "rtcosim/nonfinite.h"
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
@@ -86,6 +87,9 @@ static int format_stop(const rtc_exec *ex, const rtc_rtlog_rec *r, char *buf, si
     else if (why == RTC_EXEC_SIGNAL)
         snprintf(buf, cap, "stopping at tick %lld: signal %lld", (long long)r->a,
                  (long long)r->b);
+    else if (why == RTC_EXEC_NONFINITE)
+        snprintf(buf, cap, "stopping at tick %lld: a value became non-finite "
+                 "(--on-nonfinite stop)", (long long)r->a);
     else if (why == RTC_EXEC_ERROR)
         snprintf(buf, cap, "stopping at tick %lld: %s", (long long)r->a, rtc_strerror((int)r->b));
     else
@@ -121,6 +125,18 @@ static int format_rec(void *user, const rtc_rtlog_rec *r, char *buf, size_t cap)
                  "outputs are extrapolated until it catches up (%lld late step(s) so far)", k,
                  (long long)r->b);
         return RTC_LOG_WARNING;
+    case EXEC_RTLOG_NONFINITE: {
+        const rtc_nonfinite *nf = rtc_system_nonfinite(ex->sys);
+        if (!nf || (size_t)r->b >= rtc_nonfinite_count(nf))
+            break;
+        rtc_nonfinite_event e = rtc_nonfinite_get(nf, (size_t)r->b);
+        char name[300];
+        rtc_system_nonfinite_name(ex->sys, e.id, name, sizeof name);
+        snprintf(buf, cap, "non-finite value: %s = %s at t = %.9g s, tick %lld (reported once "
+                 "per variable)", name, e.value != e.value ? "nan" : e.value > 0 ? "inf" : "-inf",
+                 (double)e.t_ns / 1e9, k);
+        return RTC_LOG_WARNING;
+    }
     case RTC_RTLOG_TRACE_DROPPED:
         snprintf(buf, cap, "tick %lld: latency trace record dropped (ring full)", k);
         return RTC_LOG_WARNING;
@@ -197,6 +213,7 @@ static void watchdog_fire(rtc_exec *ex, int64_t stuck_ns)
             "%.1f ms (limit %.1f ms)%s; applying the safe state and exiting",
             (long long)atomic_load_explicit(&ex->cur_k, memory_order_relaxed),
             (double)stuck_ns / 1e6, (double)ex->o.watchdog_ns / 1e6, where);
+    ex->hung_unit = u;
     atomic_store_explicit(&ex->stop, RTC_EXEC_WATCHDOG, memory_order_release);
     rtc__exec_apply_safe(ex);
     if (ex->o.on_watchdog)
@@ -218,6 +235,55 @@ void *rtc__exec_watchdog_main(void *arg)
             watchdog_fire(ex, now - begin);
     }
     return NULL;
+}
+
+/* Wait on ex->wake up to the absolute CLOCK_REALTIME time @p until (NULL: forever).
+ * Returns false on the timeout. */
+static bool wake_wait(rtc_exec *ex, const struct timespec *until)
+{
+    for (;;) {
+        int r = until ? sem_timedwait(&ex->wake, until) : sem_wait(&ex->wake);
+        if (r == 0)
+            return true;
+        if (errno != EINTR)
+            return false; /* ETIMEDOUT */
+    }
+}
+
+/* Block until the RT thread's loop ends. Once a stop is requested, wait stop_grace_ns
+ * more; a thread still inside a unit's step then is abandoned (exec_priv.h, RT_ABANDONED)
+ * and false is returned — it must not be joined. A thread that is between steps (it won
+ * the race) is waited for without limit: it is at most one boundary away. */
+static bool wait_rt(rtc_exec *ex)
+{
+    struct timespec until;
+    bool grace = false;
+    while (!atomic_load_explicit(&ex->rt_done, memory_order_acquire)) {
+        if (!grace && atomic_load_explicit(&ex->ctl_stop, memory_order_acquire) &&
+            ex->o.stop_grace_ns > 0) {
+            grace = true;
+            clock_gettime(CLOCK_REALTIME, &until);
+            int64_t ns = until.tv_nsec + ex->o.stop_grace_ns;
+            until.tv_sec += (time_t)(ns / 1000000000);
+            until.tv_nsec = ns % 1000000000;
+        }
+        if (wake_wait(ex, grace ? &until : NULL) || !grace)
+            continue;
+        long u = atomic_load_explicit(&ex->cur_unit, memory_order_relaxed);
+        int in = RT_IN_STEP;
+        if (atomic_compare_exchange_strong_explicit(&ex->rt_phase, &in, RT_ABANDONED,
+                                                    memory_order_acq_rel,
+                                                    memory_order_acquire)) {
+            ex->hung_unit = u;
+            rtc_log(ex->lg, RTC_LOG_ERROR, "stop: unit %s has been inside its step for more "
+                    "than the %.1f s grace; leaving it (no further call into it)",
+                    unit_name(ex, u), (double)ex->o.stop_grace_ns / 1e9);
+            return false;
+        }
+        grace = false; /* it left the step: wait for the boundary */
+        ex->o.stop_grace_ns = 0;
+    }
+    return true;
 }
 
 /* Process set-up, rtlog formatting, the trace file: everything before the threads. */
@@ -292,10 +358,19 @@ int rtc_exec_run(rtc_exec *ex)
         goto out;
     pthread_barrier_init(&ex->start, NULL, 2);
     rc = start_threads(ex);
+    bool joined = true;
     if (ex->rt) {
         pthread_barrier_wait(&ex->start); /* every thread exists: the run begins */
-        rtc_rt_thread_join(ex->rt);
-        ex->rt = NULL;
+        joined = wait_rt(ex);
+        if (joined) {
+            rtc_rt_thread_join(ex->rt);
+        } else {
+            /* the RT thread cannot record why it stopped: the request says it */
+            int req = atomic_load_explicit(&ex->ctl_stop, memory_order_acquire);
+            ex->stop_signal = req >> 8;
+            atomic_store_explicit(&ex->stop, req & 0xff, memory_order_release);
+        }
+        ex->rt = NULL; /* abandoned: the thread stays parked until the process ends */
     }
     pthread_barrier_destroy(&ex->start);
     /* release: the monitor's last drain sees every record of the joined RT thread */

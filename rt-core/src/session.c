@@ -29,6 +29,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <strings.h>
 #include <time.h>
 
@@ -59,7 +61,7 @@ static void tap(void *user, const rtc_io_tap_rec *t)
  * left stepping); they count as done, so the outstanding bound frees up. */
 static void drop_steps(rtc_session *s)
 {
-    atomic_fetch_add_explicit(&s->steps_done, s->steps_pending, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->single_steps_done, s->steps_pending, memory_order_relaxed);
     s->steps_pending = 0;
 }
 
@@ -77,7 +79,7 @@ static void release_step(rtc_session *s)
     rtc_exec_single_step(s->ex);
     s->step_next_ns = now + s->period_ns;
     s->steps_pending--;
-    atomic_fetch_add_explicit(&s->steps_done, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->single_steps_done, 1, memory_order_relaxed);
 }
 
 /* Apply one queued command at boundary k and record it with that k. The executive's
@@ -107,7 +109,7 @@ static void apply_cmd(rtc_session *s, const rtc__cmd *c, int64_t k)
         }
         for (uint32_t i = 0; i < c->index; i++)
             rtc_exec_single_step(s->ex);
-        atomic_fetch_add_explicit(&s->steps_done, c->index, memory_order_relaxed);
+        atomic_fetch_add_explicit(&s->single_steps_done, c->index, memory_order_relaxed);
         break;
     default: break;
     }
@@ -330,10 +332,19 @@ static void *writer_main(void *arg)
 
 /* ---- arming ---- */
 
-/* Byte copy of the system file: a replay must load exactly what this run loaded. */
+/* Byte copy of the system file: a replay must load exactly what this run loaded. The
+ * session never writes onto its input: when @p to already is @p from (the system lies in
+ * the output folder under that name: same device and inode), it stays as it is; otherwise
+ * the copy goes to a temporary name first and is renamed over @p to when complete, so the
+ * destination is never opened with O_TRUNC while the source might be it. */
 static int copy_file(const char *from, const char *to)
 {
-    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+    struct stat a, b;
+    if (stat(from, &a) == 0 && stat(to, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+        return RTC_OK;
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", to);
+    FILE *in = fopen(from, "rb"), *out = in ? fopen(tmp, "wb") : NULL;
     int rc = in && out ? RTC_OK : RTC_EIO;
     char buf[65536];
     size_t n;
@@ -346,6 +357,10 @@ static int copy_file(const char *from, const char *to)
         rc = RTC_EIO;
     if (in)
         fclose(in);
+    if (rc == RTC_OK && rename(tmp, to) != 0)
+        rc = RTC_EIO;
+    if (rc != RTC_OK && out)
+        unlink(tmp);
     return rc;
 }
 

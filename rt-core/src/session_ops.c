@@ -158,7 +158,8 @@ int rtc_session_control(rtc_session *s, rtc_session_control_op op, long n, int64
     int rc = rtc_session_check(s, cap_of(op), what, err, cap);
     if (rc != RTC_OK)
         return rc;
-    uint64_t out = s->steps_asked - atomic_load_explicit(&s->steps_done, memory_order_relaxed);
+    uint64_t out =
+        s->steps_asked - atomic_load_explicit(&s->single_steps_done, memory_order_relaxed);
     if (op == RTC_SESSION_STEP && !(s->pause_queued || rtc_exec_is_paused(s->ex))) {
         snprintf(err, cap, "step needs a paused run (send /rtcosim/pause first)");
         return RTC_ESTATE;

@@ -116,8 +116,8 @@ struct rtc_session {
     bool has_io;              /* the system has I/O components: single steps are paced */
     uint64_t steps_asked;     /* single steps queued so far */
     /* single steps: asked − done are outstanding (bounded by RTC_SESSION_MAX_STEPS);
-     * the RT thread adds every step it released or dropped to steps_done */
-    _Atomic uint64_t steps_done;
+     * the RT thread adds every step it released or dropped to single_steps_done */
+    _Atomic uint64_t single_steps_done;
     /* writer thread: events.log lines for single steps are rate-limited */
     rtc_ratelimit step_lines;
     uint64_t steps_unlogged;  /* steps of the commands counted by step_lines */

@@ -12,6 +12,8 @@
  */
 #include "system_priv.h"
 
+#include "rtcosim/nonfinite.h"
+
 #include "rtcosim/status.h"
 
 #include <math.h>
@@ -553,6 +555,8 @@ static int settle_coupling(rtc_system *sys)
 int rtc_system_init(rtc_system *sys)
 {
     int rc = build_buffers(sys);
+    if (rc == RTC_OK)
+        rc = rtc__sys_nonfinite_init(sys);
     if (rc == RTC_OK && sys->n_workers)
         rc = rtc__workers_start(sys, sys->n_workers);
     if (rc == RTC_OK && sys->substitute)
@@ -577,7 +581,9 @@ int rtc_system_step(rtc_system *sys)
 {
     if (!sys->initialized || sys->terminated)
         return RTC_ESTATE;
-    return rtc__master_tick(sys);
+    int rc = rtc__master_tick(sys);
+    rtc__sys_nonfinite_scan(sys); /* also after a failed step: what it left visible */
+    return rc;
 }
 
 /* ---- accessors and teardown ---- */
@@ -797,5 +803,6 @@ void rtc_system_free(rtc_system *sys)
     free(sys->observe);
     free(sys->order);
     free(sys->path);
+    rtc_nonfinite_free(sys->nonfinite);
     free(sys);
 }

@@ -138,6 +138,17 @@ int rtc__async_run_all(rtc_system *sys, rtc__unit_job job, void *arg)
     return rc;
 }
 
+long rtc_system_unit_in_step(const rtc_system *sys)
+{
+    for (size_t i = 0; i < sys->n_units; i++) {
+        rtc_async_unit *a = sys->units[i].as;
+        /* acquire: pairs with the DONE store of the unit's thread */
+        if (a && atomic_load_explicit(&a->state, memory_order_acquire) == A_RUN)
+            return (long)i;
+    }
+    return -1;
+}
+
 void rtc__async_stop(rtc_system *sys)
 {
     for (size_t i = 0; i < sys->n_units; i++) {

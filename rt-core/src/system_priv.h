@@ -161,6 +161,7 @@ struct rtc_system {
         unsigned line;
     } *params;
     size_t n_params;
+    struct rtc_nonfinite *nonfinite; /* non-finite outputs (nonfinite.c), from init */
 };
 
 /* system.c */
@@ -189,6 +190,10 @@ int rtc__async_start(rtc_system *sys);
 int rtc__async_run_all(rtc_system *sys, rtc__unit_job job, void *arg);
 int rtc__async_tick(rtc_system *sys, int64_t t);
 void rtc__async_stop(rtc_system *sys);
+
+/* nonfinite.c: size the system's tracker (init), check the visible values (each step) */
+int rtc__sys_nonfinite_init(rtc_system *sys);
+void rtc__sys_nonfinite_scan(rtc_system *sys);
 
 /* master.c */
 int rtc__master_tick(rtc_system *sys);

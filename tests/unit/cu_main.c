@@ -2,6 +2,7 @@
 #include "cu_main.h"
 
 #include <CUnit/Basic.h>
+#include <dirent.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,8 +115,37 @@ char *rtc_test_slurp(const char *path, size_t *len)
     return buf;
 }
 
+/* Every test executable runs with TMPDIR at a private directory: whatever its tests and
+ * their children extract (rtcosim-fmu-*, rtcssp-*, rtcssv-*) must be gone at the end, or
+ * the run fails — the suite leaves nothing in /tmp, and other processes' directories
+ * there cannot make it pass or fail. */
+static void private_tmpdir(char *buf, size_t cap)
+{
+    rtc_test_tmpdir(buf, cap);
+    setenv("TMPDIR", buf, 1);
+}
+
+static int leftovers(const char *dir)
+{
+    static const char *const prefixes[] = {"rtcosim-", "rtcssp-", "rtcssv-"};
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d)) != NULL)
+        for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+            if (!strncmp(e->d_name, prefixes[i], strlen(prefixes[i]))) {
+                fprintf(stderr, "LEFT BEHIND in TMPDIR: %s\n", e->d_name);
+                n++;
+            }
+    if (d)
+        closedir(d);
+    return n;
+}
+
 int main(void)
 {
+    char tmp[512];
+    private_tmpdir(tmp, sizeof tmp);
     if (CU_initialize_registry() != CUE_SUCCESS) {
         fprintf(stderr, "CUnit: %s\n", CU_get_error_msg());
         return 2;
@@ -129,9 +159,11 @@ int main(void)
     CU_cleanup_registry();
     if (skips)
         printf("skipped assertion blocks (not counted as passed): %u\n", skips);
+    int left = leftovers(tmp);
+    rtc_test_rmtree(tmp);
     if (run == 0) {
         fprintf(stderr, "no test ran\n");
         return 1;
     }
-    return (failed || err) ? 1 : 0;
+    return (failed || err || left) ? 1 : 0;
 }

@@ -284,7 +284,9 @@ static void overrun_stop_after_n_consecutive_goes_to_safe_state(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     CU_ASSERT_PTR_NOT_NULL(strstr(t, "\"status\": \"overruns\""));
-    CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"status\": \"overruns\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"status\": \"failed\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"cause\": \"overruns\""));
+    CU_ASSERT_EQUAL(json_int(s, "exit_code"), 1);
     CU_ASSERT(json_int(t, "overruns") >= 3);
     CU_ASSERT(json_int(s, "ticks") >= 12 && json_int(s, "ticks") <= 13);
     CU_ASSERT(safe && strcmp(safe, "safe\n") == 0);
@@ -334,7 +336,12 @@ static void overrun_substitute_keeps_the_other_units_on_time(void)
                        RTC_TEST_CONFIG_DIR), 0);
     CU_ASSERT_EQUAL(sh("'%s' run '%s/msd-jacobi.ssp' --stop 1 --realtime --overrun substitute "
                        "--output-dir sreal", RTCOSIM_EXE, RTC_TEST_CONFIG_DIR), 0);
-    CU_ASSERT_EQUAL(sh("cmp sfast/results.csv sreal/results.csv"), 0);
+    /* a loaded host can make a unit miss its budget for real: then it was substituted
+     * and the results may differ — the premise "nothing late" did not hold */
+    if (strstr(out, "substitute: "))
+        rtc_test_skip("substitute equals jacobi", "a unit was late on this loaded host");
+    else
+        CU_ASSERT_EQUAL(sh("cmp sfast/results.csv sreal/results.csv"), 0);
     write_fault_ssd("plain", 0, 0);
     CU_ASSERT_EQUAL(sh("'%s' run plain.ssd --realtime --overrun sometimes", RTCOSIM_EXE), 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "expected catch-up, skip, stop or substitute"));
@@ -381,7 +388,9 @@ static void sigint_stops_at_a_boundary_exit_130(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     CU_ASSERT_PTR_NOT_NULL(strstr(t, "\"status\": \"signal\""));
     CU_ASSERT_EQUAL(json_int(t, "stop_signal"), 2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"status\": \"signal\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"status\": \"stopped\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"reason\": \"stopped by SIGINT\""));
+    CU_ASSERT_EQUAL(json_int(s, "exit_code"), 130);
     long long ticks = json_int(s, "ticks");
     CU_ASSERT(ticks > 10 && ticks < 1000); /* stopped early, at a step boundary */
     CU_ASSERT_EQUAL(json_int(t, "steps"), ticks);
@@ -574,9 +583,10 @@ static void assert_write_error_outcome(const char *dir, long long all_ticks)
     CU_ASSERT_PTR_NOT_NULL(strstr(out, needle));
     char *s = slurp("%s/summary.json", dir);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    snprintf(needle, sizeof needle, "\"status\": \"write error: %s/results.csv: File too large\"",
+    snprintf(needle, sizeof needle, "\"reason\": \"write error: %s/results.csv: File too large\"",
              dir);
     CU_ASSERT_PTR_NOT_NULL(strstr(s, needle));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"cause\": \"write\""));
     long long ticks = json_int(s, "ticks");
     CU_ASSERT(ticks > 0 && ticks < all_ticks); /* stopped mid-run */
     free(s);

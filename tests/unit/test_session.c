@@ -477,7 +477,7 @@ static void killed_operator_session_replays_its_prefix(void)
 {
     char ssd[700], path[700];
     snprintf(ssd, sizeof ssd, "%s/ko.ssd", work);
-    write_osc_system(ssd, io_free_port(SOCK_DGRAM), "expose=\"lag.u2\"");
+    write_osc_system(ssd, io_free_port(SOCK_DGRAM), "0.001", "expose=\"lag.u2\"");
     io_child run;
     int port = start_run(&run, "ko.ssd", "ko", "--stop 60");
     client c;

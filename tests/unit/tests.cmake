@@ -29,3 +29,4 @@ rtc_add_test(session_control SOURCES unit/fmu_util.c unit/io_util.c unit/session
 target_compile_definitions(test_session_control PRIVATE RTC_OPERATOR_DIR="$<TARGET_FILE_DIR:rtcosim-operator>" RTC_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 # rt_hygiene: a live session with an OSC I/O unit (issue 10 item 8)
 target_link_libraries(test_rt_hygiene PRIVATE rtc_iodrivers PkgConfig::LIBLO)
+rtc_add_test(stop SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtc_configs rtcosim)

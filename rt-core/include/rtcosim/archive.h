@@ -33,14 +33,34 @@ int rtc_archive_extract(const char *zip_path, const char *dest_dir,
                         const rtc_archive_limits *limits, const rtc_logger *lg);
 
 /**
- * Create a private directory (mode 0700, mkdtemp) named "<TMPDIR or /tmp>/<prefix>XXXXXX".
- * Writes the path to @p out. Returns RTC_OK, RTC_ELIMIT (cap too small) or RTC_ESYS.
- * RT-safe: no.
+ * Create a private directory (mode 0700, mkdtemp) named
+ * "<TMPDIR or /tmp>/<prefix><pid>-<start>-XXXXXX": the owner's pid and its start time
+ * (/proc/PID/stat field 22, clock ticks since boot; against pid reuse). Before creating
+ * it, removes the directories of the same prefix that a process now gone left behind
+ * (rtc_tmpdir_sweep). The path is remembered until rtc_tmpdir_remove(), for
+ * rtc_tmpdir_remove_all(). Writes the path to @p out. Returns RTC_OK, RTC_ELIMIT (cap too
+ * small) or RTC_ESYS. RT-safe: no. Thread: any.
  */
 int rtc_tmpdir_new(const char *prefix, char *out, size_t cap);
 
+/**
+ * Remove the directories "<prefix><pid>-<start>-XXXXXX" of TMPDIR whose owner is gone
+ * (no process @p pid, or one that started at another time). Only directories of this
+ * user; names that do not parse and owners that cannot be checked are kept. Returns how
+ * many were removed. RT-safe: no. Thread: any.
+ */
+int rtc_tmpdir_sweep(const char *prefix);
+
 /** Remove a directory tree without following links (nftw FTW_DEPTH|FTW_PHYS). A missing
- *  path is fine. Returns RTC_OK or RTC_ESYS. RT-safe: no. */
+ *  path is fine. Returns RTC_OK or RTC_ESYS. RT-safe: no. Thread: any. */
 int rtc_tmpdir_remove(const char *path);
+
+/**
+ * Remove every directory rtc_tmpdir_new() made in this process and nobody removed yet:
+ * the last step of an exit that cannot free its objects (watchdog, a unit hung in its
+ * step). Removing the directory of a shared library that is still mapped, even one whose
+ * code a hung thread is running, is safe: the mapping outlives the file. RT-safe: no.
+ */
+void rtc_tmpdir_remove_all(void);
 
 #endif

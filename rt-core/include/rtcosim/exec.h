@@ -44,7 +44,13 @@
  * writes the summary. A watchdog thread (optional) notices an RT thread stuck in one
  * tick longer than watchdog_ns: it applies the safe state, calls on_watchdog (to write
  * what can be written) and exits the process with RTC_EXEC_WATCHDOG_EXIT — an FMU call
- * cannot be cancelled.
+ * cannot be cancelled. A stop request (signal, request) is honoured even when a unit
+ * never returns from its step: rtc_exec_run() waits stop_grace_ns for the step, then
+ * abandons the RT thread (a CAS on its step mark: the thread parks forever if the unit
+ * ever returns, touching nothing), applies the safe state and returns;
+ * rtc_exec_abandoned() tells the caller, who must then end the process without freeing.
+ * After each step the system's non-finite values (rtcosim/nonfinite.h) go to the rtlog
+ * as numbers; stop_on_nonfinite ends the run on the first (RTC_EXEC_NONFINITE).
  *
  * Threads: the RT thread (SCHED_FIFO, pinned), a monitor thread (drains the rtlog and
  * the latency trace, draws the status line) and the watchdog; all but the caller's
@@ -93,7 +99,12 @@ typedef enum {
     RTC_EXEC_SIGNAL,   /**< rtc_exec_signal() (SIGINT/SIGTERM handler) */
     RTC_EXEC_REQUEST,  /**< rtc_exec_request_stop() */
     RTC_EXEC_WATCHDOG, /**< the watchdog fired (the process then exits) */
+    RTC_EXEC_NONFINITE, /**< a value became NaN/Inf and on_nonfinite is STOP */
 } rtc_exec_stop;
+
+/** Default of rtc_exec_options.stop_grace_ns: how long a stop request (signal, request)
+ *  waits for a unit still inside its step before the run abandons it. */
+#define RTC_EXEC_STOP_GRACE_NS 2000000000LL
 
 /** Phase an overrun is blamed on (the longest of the late step). */
 typedef enum {
@@ -121,6 +132,11 @@ typedef struct rtc_exec_options {
     rtc_exec_overrun overrun; /**< default catch-up */
     uint32_t max_overruns;   /**< stop policy: consecutive overruns that stop (default 3) */
     int64_t watchdog_ns;     /**< 0: no watchdog */
+    int64_t stop_grace_ns;   /**< a stop request waits this long for the step under way;
+                                  then the unit in it is abandoned (rtc_exec_hung_unit;
+                                  default RTC_EXEC_STOP_GRACE_NS) */
+    bool stop_on_nonfinite;  /**< a non-finite output stops the run (RTC_EXEC_NONFINITE);
+                                  either way each is logged once (rtcosim/nonfinite.h) */
     bool lock_memory;        /**< rtc_rt_prepare_process() (default true) */
     bool hard;               /**< RT set-up failures are errors, not warnings (false) */
     size_t heap_reserve;     /**< bytes prefaulted into the heap (default 16 MiB) */
@@ -204,8 +220,8 @@ int rtc_exec_add_safe(rtc_exec *ex, rtc_exec_safe_fn fn, void *user);
 /**
  * Prepare the process, start the threads, pace the run until it stops, apply the safe
  * state. Blocks; may be called once per executive.
- * Returns RTC_OK (END, SIGNAL, REQUEST); the unit's status (ERROR); RTC_ELIMIT
- * (OVERRUNS); RTC_ESYS (a thread could not be started, or hard mode and the RT set-up
+ * Returns RTC_OK (END, SIGNAL, REQUEST, NONFINITE, and an abandoned run: see
+ * rtc_exec_abandoned); the unit's status (ERROR); RTC_ELIMIT (OVERRUNS); RTC_ESYS (a thread could not be started, or hard mode and the RT set-up
  * failed). RT-safe: no. Thread: the caller's (should handle SIGINT/SIGTERM).
  */
 int rtc_exec_run(rtc_exec *ex);
@@ -258,6 +274,22 @@ void rtc_exec_unit_stats(const rtc_exec *ex, size_t i, rtc_hist_summary *out);
  * RT-safe: no. Thread: any.
  */
 void rtc_exec_latency_us(const rtc_exec *ex, uint64_t *buckets, size_t n, uint64_t *overflow);
+
+/**
+ * After rtc_exec_run() returned (or in on_watchdog): true when a stop request found the
+ * RT thread still inside a step after stop_grace_ns and the run was abandoned, or when
+ * the watchdog fired. The RT thread is then left
+ * parked (or still inside the unit): the caller must not free the executive, the system
+ * or anything a unit may touch, must make no call into the units, and should end the
+ * process after saving what it can (flush the recording, write the summary).
+ * @p unit gets the index of the unit found inside its do_step (-1: unknown).
+ * RT-safe: no.
+ */
+bool rtc_exec_abandoned(const rtc_exec *ex, long *unit);
+
+/** Tick the RT thread was in (or is at) and the logical time reached, for the summary
+ *  of any stop (also a watchdog's or an abandoned run's). RT-safe: yes. Thread: any. */
+void rtc_exec_position(const rtc_exec *ex, int64_t *tick, int64_t *sim_ns);
 
 /** Why the run stopped (RTC_EXEC_RUNNING while it runs). RT-safe: yes. */
 rtc_exec_stop rtc_exec_stop_reason(const rtc_exec *ex);

@@ -130,6 +130,10 @@ const rtc_system_rt_hints *rtc_system_rt(const rtc_system *sys);
 void rtc_system_set_step_deadline(rtc_system *sys, int64_t mono_ns);
 /** Substitute policy: steps that missed their deadline (left running). RT-safe: yes. */
 uint64_t rtc_system_late_steps(const rtc_system *sys);
+/** Substitute policy: the first unit whose step is still running on its own thread (a late
+ *  step left running), or -1. Freeing the system waits for such a step: a caller that must
+ *  not wait forever checks this first. RT-safe: yes. Thread: any. */
+long rtc_system_unit_in_step(const rtc_system *sys);
 /** Switch a loaded, not yet initialized system to the substitute option (see
  *  rtc_system_options.substitute). Returns RTC_OK, RTC_ESTATE (already initialized) or
  *  RTC_EINVAL (not Jacobi, or with --iterate/--workers; logged). RT-safe: no. */
