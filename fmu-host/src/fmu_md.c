@@ -88,6 +88,12 @@ void rtc_fmu_md_free(rtc_model_desc *md)
     for (size_t i = 0; md->vars && i < md->n_vars; i++)
         rtc__md_var_clear(&md->vars[i]);
     free(md->vars);
+    for (size_t i = 0; md->aliases && i < md->n_aliases; i++) {
+        free(md->aliases[i].name);
+        free(md->aliases[i].description);
+        free(md->aliases[i].display_unit);
+    }
+    free(md->aliases);
     free_type_defs(md);
     free_units(md);
     rtc_model_structure *s = &md->structure;
