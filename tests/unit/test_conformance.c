@@ -14,6 +14,7 @@
 
 #include "rtcosim/fmu.h"
 #include "rtcosim/status.h"
+#include "rtcosim/system.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -396,6 +397,54 @@ static void info_and_run_on_aliases_and_clocks(void)
                                        "needs clock support"));
 }
 
+/* A tunable parameter changes between steps through the operator's path (the session's
+ * set command and --expose use rtc_system_check_settable / rtc_system_set_value), in FMI 2
+ * and FMI 3 alike; the effect is visible at once (PI's u = kp e + ki I is recomputed). */
+static void tunable_parameter_set_between_steps(void)
+{
+    for (int v = 2; v <= 3; v++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/pi%d.ssd", work, v);
+        FILE *f = fopen(path, "w");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        fprintf(f,
+                "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" "
+                "name=\"t\" xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
+                "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\">\n"
+                "<ssd:System name=\"s\"><ssd:Elements><ssd:Component name=\"pi\" "
+                "source=\"%s\"><ssd:Connectors><ssd:Connector name=\"u\" kind=\"output\">"
+                "<ssc:Real/></ssd:Connector></ssd:Connectors></ssd:Component></ssd:Elements>"
+                "</ssd:System>\n<ssd:DefaultExperiment startTime=\"0\" stopTime=\"1\"/>\n"
+                "</ssd:SystemStructureDescription>\n",
+                tfmu_path(v, "PI"));
+        fclose(f);
+        rtc_unit_factory fac;
+        CU_ASSERT_EQUAL_FATAL(rtc_fmu_factory(&fac), RTC_OK);
+        tlog log;
+        tlog_init(&log);
+        rtc_system_options o = {.step_ns = 500000000};
+        rtc_system *sys = NULL;
+        CU_ASSERT_EQUAL_FATAL(rtc_system_load(path, &fac, 1, &o, &log.lg, &sys), RTC_OK);
+        CU_ASSERT_EQUAL_FATAL(rtc_system_init(sys), RTC_OK);
+        size_t u = 0, kp = 0, r = 0, vu = 0;
+        CU_ASSERT_EQUAL_FATAL(rtc_system_find_var(sys, "pi.kp", &u, &kp), RTC_OK);
+        CU_ASSERT_EQUAL_FATAL(rtc_system_find_var(sys, "pi.r", &u, &r), RTC_OK);
+        CU_ASSERT_EQUAL_FATAL(rtc_system_find_var(sys, "pi.u", &u, &vu), RTC_OK);
+        CU_ASSERT_EQUAL(rtc_system_set_value(sys, u, r, 1.0), RTC_OK);
+        CU_ASSERT_EQUAL_FATAL(rtc_system_step(sys), RTC_OK); /* I = 0.5 */
+        char why[256] = "";
+        CU_ASSERT_EQUAL(rtc_system_check_settable(sys, u, kp, why, sizeof why), RTC_OK);
+        CU_ASSERT_EQUAL(rtc_system_set_value(sys, u, kp, 3.0), RTC_OK);
+        double y = 0;
+        CU_ASSERT_EQUAL(rtc_system_get_value(sys, u, vu, &y), RTC_OK);
+        CU_ASSERT_DOUBLE_EQUAL(y, 3.0 * 1.0 + 1.0 * 0.5, 1e-12);
+        CU_ASSERT_EQUAL_FATAL(rtc_system_step(sys), RTC_OK); /* I = 1 */
+        CU_ASSERT_EQUAL(rtc_system_get_value(sys, u, vu, &y), RTC_OK);
+        CU_ASSERT_DOUBLE_EQUAL(y, 3.0 * 1.0 + 1.0 * 1.0, 1e-12);
+        rtc_system_free(sys);
+    }
+}
+
 void rtc_test_register(void)
 {
     static const rtc_test_case tcs[] = {
@@ -409,6 +458,7 @@ void rtc_test_register(void)
         {"parameters_set_again_in_initialization_mode",
          parameters_set_again_in_initialization_mode},
         {"info_and_run_on_aliases_and_clocks", info_and_run_on_aliases_and_clocks},
+        {"tunable_parameter_set_between_steps", tunable_parameter_set_between_steps},
         {NULL, NULL},
     };
     rtc_test_add_suite("conformance", NULL, NULL, tcs);
