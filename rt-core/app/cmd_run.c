@@ -42,8 +42,7 @@ static const char help[] =
     "                       values; enumerations: number or item; NAME may be an FMI 3\n"
     "                       alias). Set twice, as FMI 2.0 and 3.0 both allow: before\n"
     "                       initialization and again in Initialization Mode (some FMUs\n"
-    "                       honour parameters only there; FMI 3 structural parameters\n"
-    "                       only before)\n"
+    "                       honour parameters only there)\n"
     "  --record NAME        record this variable (repeatable; default: all outputs)\n"
     "  --fast               run as fast as possible (the default for now)\n"
     "  --fmu-logging        enable the FMU's own debug logging\n"
@@ -218,10 +217,9 @@ static int parse_values(const rtc_model_desc *md, const rtc_var *v, char *text, 
     return RTC_OK;
 }
 
-/* One --set: before initialization (@p in_init false; an error names what cannot be set)
- * and again in Initialization Mode (@p in_init true; what that mode does not allow is
- * skipped silently, it was set before). */
-static int apply_set(run_ctx *r, const char *assignment, bool in_init)
+/* One --set; called before initialization and again in Initialization Mode (see
+ * rtc_var_settable_at_init()). */
+static int apply_set(run_ctx *r, const char *assignment)
 {
     const rtc_model_desc *md = rtc_fmu_model(r->fmu);
     const char *eq = strchr(assignment, '=');
@@ -238,9 +236,14 @@ static int apply_set(run_ctx *r, const char *assignment, bool in_init)
         return RTC_ENOTFOUND;
     }
     const rtc_var *v = &md->vars[idx];
-    if (in_init && !rtc_var_settable_in_init(v))
-        return RTC_OK;
-    if (!rtc_var_settable_at_start(v)) {
+    if (v->causality == RTC_CAUSALITY_STRUCTURAL_PARAMETER) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR,
+                "--set %s: a structural parameter changes only in Configuration Mode, which "
+                "is not supported",
+                name);
+        return RTC_EUNSUPPORTED;
+    }
+    if (!rtc_var_settable_at_init(v)) {
         rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "--set %s: a %s %s variable cannot be set", name,
                 rtc_variability_name(v->variability), rtc_causality_name(v->causality));
         return RTC_EINVAL;
@@ -369,11 +372,11 @@ static int initialize(run_ctx *r)
     };
     rc = r->unit->ops->instantiate(r->unit->self, &setup);
     for (size_t i = 0; rc == RTC_OK && i < r->o->n_sets; i++)
-        rc = apply_set(r, r->o->sets[i], false);
+        rc = apply_set(r, r->o->sets[i]);
     if (rc == RTC_OK)
         rc = r->unit->ops->enter_init(r->unit->self);
     for (size_t i = 0; rc == RTC_OK && i < r->o->n_sets; i++)
-        rc = apply_set(r, r->o->sets[i], true);
+        rc = apply_set(r, r->o->sets[i]);
     if (rc == RTC_OK)
         rc = r->unit->ops->exit_init(r->unit->self);
     if (rc == RTC_EFMU || rc == RTC_EFATAL)

@@ -57,17 +57,13 @@ size_t rtc_var_count(const rtc_var *v)
     return n;
 }
 
-bool rtc_var_settable_at_start(const rtc_var *v)
+bool rtc_var_settable_at_init(const rtc_var *v)
 {
-    if (v->variability == RTC_VARIABILITY_CONSTANT || v->type == RTC_TYPE_CLOCK)
+    if (v->variability == RTC_VARIABILITY_CONSTANT || v->type == RTC_TYPE_CLOCK ||
+        v->causality == RTC_CAUSALITY_STRUCTURAL_PARAMETER)
         return false;
     return v->causality == RTC_CAUSALITY_INPUT || v->initial == RTC_INITIAL_EXACT ||
            v->initial == RTC_INITIAL_APPROX;
-}
-
-bool rtc_var_settable_in_init(const rtc_var *v)
-{
-    return rtc_var_settable_at_start(v) && v->causality != RTC_CAUSALITY_STRUCTURAL_PARAMETER;
 }
 
 long rtc_model_find_var(const rtc_model_desc *md, const char *name)

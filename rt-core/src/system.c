@@ -466,17 +466,22 @@ int rtc_system_record(rtc_system *sys, rtc_record *rec, const char *const *names
 /* ---- initialization ---- */
 
 /* Parameter values of one unit (called on the unit's owner thread): before
- * initialization (@p arg NULL) and again in Initialization Mode (@p arg non-NULL), where
- * only what that mode allows is set (see rtc_var_settable_in_init()). */
+ * initialization and again in Initialization Mode (see rtc_var_settable_at_init()). */
 static int job_params(rtc_system *sys, sys_unit *u, void *arg)
 {
+    (void)arg;
     for (size_t i = 0; i < sys->n_params; i++) {
         const struct sys_param *p = &sys->params[i];
         if (&sys->units[p->unit] != u)
             continue;
         const rtc_var *v = &u->unit->md->vars[p->var];
-        if (arg && !rtc_var_settable_in_init(v))
-            continue;
+        if (!rtc_var_settable_at_init(v)) { /* an FMI 3 structural parameter */
+            rtc_log(sys->lg, RTC_LOG_ERROR,
+                    "%s:%u: parameter %s.%s: a structural parameter changes only in "
+                    "Configuration Mode, which is not supported",
+                    p->file, p->line, u->name, v->name);
+            return RTC_EUNSUPPORTED;
+        }
         rtc_value val;
         uint8_t bin[256];
         int rc;
@@ -516,10 +521,8 @@ static int job_instantiate(rtc_system *sys, sys_unit *u, void *arg)
 
 static int job_enter_init(rtc_system *sys, sys_unit *u, void *arg)
 {
-    (void)arg;
-    static const bool in_init = true;
     int rc = u->unit->ops->enter_init(u->unit->self);
-    return rc == RTC_OK ? job_params(sys, u, (void *)&in_init) : rc;
+    return rc == RTC_OK ? job_params(sys, u, arg) : rc;
 }
 
 static int job_exit_init(rtc_system *sys, sys_unit *u, void *arg)

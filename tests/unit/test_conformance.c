@@ -56,7 +56,7 @@ static void check_fmi2_input_initial(const rtc_model_desc *md)
     CU_ASSERT_EQUAL(u->initial, RTC_INITIAL_NONE); /* FMI 2.0: inputs have no initial */
     CU_ASSERT_EQUAL(u->n_start, 1);
     CU_ASSERT_DOUBLE_EQUAL(u->start[0].f64, 1.25, 0);
-    CU_ASSERT_TRUE(rtc_var_settable_at_start(u) && rtc_var_settable_in_init(u));
+    CU_ASSERT_TRUE(rtc_var_settable_at_init(u));
 }
 
 static void check_fmi2_independent(const rtc_model_desc *md)
@@ -69,7 +69,7 @@ static void check_param_fixed(const rtc_model_desc *md)
     const rtc_var *k = var(md, "k");
     CU_ASSERT_EQUAL(k->variability, RTC_VARIABILITY_FIXED);
     CU_ASSERT_EQUAL(k->initial, RTC_INITIAL_EXACT);
-    CU_ASSERT_TRUE(rtc_var_settable_at_start(k) && rtc_var_settable_in_init(k));
+    CU_ASSERT_TRUE(rtc_var_settable_at_init(k));
 }
 
 static void check_fmi3_input_exact(const rtc_model_desc *md)
@@ -107,10 +107,9 @@ static void check_structural(const rtc_model_desc *md)
     CU_ASSERT_EQUAL(rtc_var_count(y), 2);
     CU_ASSERT_EQUAL(n->variability, RTC_VARIABILITY_FIXED);
     CU_ASSERT_EQUAL(n->initial, RTC_INITIAL_EXACT);
-    /* set before initialization only: Initialization Mode may not change a structure */
-    CU_ASSERT_TRUE(rtc_var_settable_at_start(n));
-    CU_ASSERT_FALSE(rtc_var_settable_in_init(n));
-    CU_ASSERT_TRUE(rtc_var_settable_in_init(a));
+    /* only Configuration Mode may change a structural parameter (not supported) */
+    CU_ASSERT_FALSE(rtc_var_settable_at_init(n));
+    CU_ASSERT_TRUE(rtc_var_settable_at_init(a));
 }
 
 static void check_clocks(const rtc_model_desc *md)
@@ -118,7 +117,7 @@ static void check_clocks(const rtc_model_desc *md)
     const rtc_var *in = var(md, "in_clock"), *s = var(md, "sampled"), *c = var(md, "count");
     CU_ASSERT_EQUAL(in->type, RTC_TYPE_CLOCK);
     CU_ASSERT_EQUAL(in->initial, RTC_INITIAL_NONE);
-    CU_ASSERT_FALSE(rtc_var_settable_at_start(in));
+    CU_ASSERT_FALSE(rtc_var_settable_at_init(in));
     CU_ASSERT_EQUAL(var(md, "out_clock")->type, RTC_TYPE_CLOCK);
     CU_ASSERT_EQUAL_FATAL(s->n_clocks, 1);
     CU_ASSERT_EQUAL(s->clocks[0], 1);
@@ -397,6 +396,39 @@ static void info_and_run_on_aliases_and_clocks(void)
                                        "needs clock support"));
 }
 
+/* A structural parameter may size arrays; setting it outside Configuration Mode (which the
+ * engine does not drive) would leave the engine's buffers of the old size, so --set and an
+ * SSP parameter binding are refused with one line naming it. */
+static void structural_parameter_set_refused(void)
+{
+    CU_ASSERT_EQUAL(rtcosim("run '%s' --set dae=true --stop 1 -o -", tfmu_path(3, "Roberts")), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "--set dae: a structural parameter changes only in "
+                                       "Configuration Mode, which is not supported"));
+    char path[1024];
+    snprintf(path, sizeof path, "%s/dae.ssd", work);
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f,
+            "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" "
+            "name=\"t\" xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
+            "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\">\n"
+            "<ssd:System name=\"s\"><ssd:Elements><ssd:Component name=\"r\" source=\"%s\">"
+            "<ssd:Connectors><ssd:Connector name=\"y1\" kind=\"output\"><ssc:Real/>"
+            "</ssd:Connector></ssd:Connectors><ssd:ParameterBindings><ssd:ParameterBinding>"
+            "<ssd:ParameterValues><ssv:ParameterSet "
+            "xmlns:ssv=\"http://ssp-standard.org/SSP1/SystemStructureParameterValues\" "
+            "version=\"1.0\" name=\"p\"><ssv:Parameters><ssv:Parameter name=\"dae\">"
+            "<ssv:Boolean value=\"true\"/></ssv:Parameter></ssv:Parameters></ssv:ParameterSet>"
+            "</ssd:ParameterValues></ssd:ParameterBinding></ssd:ParameterBindings>"
+            "</ssd:Component></ssd:Elements></ssd:System>\n<ssd:DefaultExperiment "
+            "startTime=\"0\" stopTime=\"1\"/>\n</ssd:SystemStructureDescription>\n",
+            tfmu_path(3, "Roberts"));
+    fclose(f);
+    CU_ASSERT_EQUAL(rtcosim("run dae.ssd --step 0.5 --output-dir dae"), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "dae.ssd:3: parameter r.dae: a structural parameter "
+                                       "changes only in Configuration Mode"));
+}
+
 /* A tunable parameter changes between steps through the operator's path (the session's
  * set command and --expose use rtc_system_check_settable / rtc_system_set_value), in FMI 2
  * and FMI 3 alike; the effect is visible at once (PI's u = kp e + ki I is recomputed). */
@@ -458,6 +490,7 @@ void rtc_test_register(void)
         {"parameters_set_again_in_initialization_mode",
          parameters_set_again_in_initialization_mode},
         {"info_and_run_on_aliases_and_clocks", info_and_run_on_aliases_and_clocks},
+        {"structural_parameter_set_refused", structural_parameter_set_refused},
         {"tunable_parameter_set_between_steps", tunable_parameter_set_between_steps},
         {NULL, NULL},
     };

@@ -296,15 +296,13 @@ rtc_value rtc_value_from_double(rtc_type type, double x);
  */
 int rtc_hex_decode(const char *text, uint8_t *buf, size_t cap, size_t *n);
 
-/** May @p v be set before initialization (FMI: in state Instantiated): a non-constant
- *  input or a variable with initial exact or approx; never a clock. RT-safe: yes. */
-bool rtc_var_settable_at_start(const rtc_var *v);
-
-/** May @p v be set (again) in Initialization Mode: as rtc_var_settable_at_start() except FMI
- *  3.0 structural parameters, which only Configuration Mode may change. Both times are
- *  allowed by FMI 2.0 and 3.0, and some exporters honour a parameter only when it is set in
- *  Initialization Mode, so importers set values at both. RT-safe: yes. */
-bool rtc_var_settable_in_init(const rtc_var *v);
+/** May @p v be set before initialization (FMI: state Instantiated) and again in
+ *  Initialization Mode: a non-constant input or a variable with initial exact or approx.
+ *  Both times are allowed by FMI 2.0 and 3.0, and some exporters honour a parameter only
+ *  when it is set in Initialization Mode, so importers set values at both. Never a clock,
+ *  nor an FMI 3 structural parameter: only Configuration Mode may change those (not
+ *  supported; the array sizes it fixes would no longer match). RT-safe: yes. */
+bool rtc_var_settable_at_init(const rtc_var *v);
 
 /** Index of the variable named @p name (or of the variable an FMI 3.0 alias of that name
  *  belongs to), or -1. Linear scan. RT-safe: yes (no allocation). */
