@@ -377,8 +377,9 @@ static void parameters_set_again_in_initialization_mode(void)
     }
 }
 
-/* rtcosim info names aliases and clocked variables; a run refuses an FMU with an input
- * clock (the engine cannot tick it) with one line naming file, line and clock. */
+/* rtcosim info names aliases and clocked variables; aliases work in --set and --record; a
+ * run refuses an FMU with an input clock (the engine cannot tick it) with one line naming
+ * file, line and clock. */
 static void info_and_run_on_aliases_and_clocks(void)
 {
     CU_ASSERT_EQUAL(rtcosim("info '%s/fmi3/alias'", CONF_DIR), 0);
@@ -391,6 +392,10 @@ static void info_and_run_on_aliases_and_clocks(void)
                                        "clock support, refused by run"));
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "count                            clocked by in_clock "
                                        "out_clock\n"));
+    /* an alias works where the variable's name does: --set and --record */
+    CU_ASSERT_EQUAL(rtcosim("run '%s' --set gain=7 --record out -o -", tfmu_path(3, "InitOnly")),
+                    0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"time\",\"y\"\n0,7\n0.5,7\n1,7\n"));
     CU_ASSERT_EQUAL(rtcosim("run '%s/fmi3/clocks' -o -", CONF_DIR), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "clocks/modelDescription.xml:9: input clock \"in_clock\" "
                                        "needs clock support"));
