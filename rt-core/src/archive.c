@@ -40,6 +40,7 @@ typedef struct xent {
     char *name;
     uint32_t crc;
     uint64_t size;
+    bool later; /* a second (third...) entry of its name */
 } xent;
 
 /* State of one extraction, passed to the per-entry helpers. */
@@ -132,7 +133,7 @@ static int remember_entry(xctx *x, const unz_file_info64 *fi)
     char *name = strdup(x->name);
     if (!name)
         return RTC_ENOMEM;
-    x->ents[x->n_ents++] = (xent){name, (uint32_t)fi->crc, fi->uncompressed_size};
+    x->ents[x->n_ents++] = (xent){name, (uint32_t)fi->crc, fi->uncompressed_size, false};
     return RTC_OK;
 }
 
@@ -164,19 +165,22 @@ static int report_differing(const xctx *x, const char *name)
 static int check_duplicates(xctx *x)
 {
     qsort(x->ents, x->n_ents, sizeof *x->ents, cmp_ent);
+    for (size_t i = 1; i < x->n_ents; i++) {
+        xent *e = &x->ents[i], *prev = &x->ents[i - 1];
+        e->later = strcmp(e->name, prev->name) == 0;
+        if (e->later && (e->crc != prev->crc || e->size != prev->size))
+            return report_differing(x, e->name);
+    }
+    /* Compact in place: slots below kept are done, so swapping whole entries into them
+     * never disturbs an entry still to be looked at. */
     size_t kept = 0;
     for (size_t i = 0; i < x->n_ents; i++) {
-        xent *e = &x->ents[i];
-        bool dup = i > 0 && strcmp(e->name, x->ents[i - 1].name) == 0;
-        if (dup && (e->crc != x->ents[i - 1].crc || e->size != x->ents[i - 1].size)) {
-            return report_differing(x, e->name);
-        }
-        if (dup && (kept == 0 || strcmp(x->ents[kept - 1].name, e->name) != 0)) {
-            char *keep = e->name;
-            e->name = x->ents[kept].name;
-            x->ents[kept].name = keep;
-            kept++;
-        }
+        if (!x->ents[i].later ||
+            (kept > 0 && strcmp(x->ents[kept - 1].name, x->ents[i].name) == 0))
+            continue;
+        xent t = x->ents[kept];
+        x->ents[kept++] = x->ents[i];
+        x->ents[i] = t;
     }
     for (size_t i = kept; i < x->n_ents; i++)
         free(x->ents[i].name);
@@ -355,8 +359,13 @@ static int duplicate_entry(xctx *x, int dir_fd, const char *base)
     if (fd < 0)
         return NOT_A_DUPLICATE;
     bool same = false;
-    int rc = unzOpenCurrentFile(x->uf) == UNZ_OK ? same_content(x, fd, &same) : RTC_EIO;
-    unzCloseCurrentFile(x->uf);
+    int st = unzOpenCurrentFile(x->uf);
+    int rc = st == UNZ_OK ? same_content(x, fd, &same) : RTC_EIO;
+    if (st != UNZ_OK)
+        rtc_log(x->lg, RTC_LOG_ERROR, "%s: %s: cannot open entry (minizip %d)", x->zip_path,
+                x->name, st);
+    else
+        unzCloseCurrentFile(x->uf);
     close(fd);
     return rc == RTC_OK && !same ? report_differing(x, x->name) : rc;
 }

@@ -403,6 +403,25 @@ static void test_extract_duplicate_entry_unsafe(void)
     CU_ASSERT_FALSE(exists(p));
 }
 
+/* Three entries of one name after another duplicated name: every pair is compared, so the
+ * differing third is refused before anything is written. */
+static void test_extract_third_duplicate_differs(void)
+{
+    const entry es[] = {
+        {.name = "a", .data = "1", .len = 1}, {.name = "a", .data = "1", .len = 1},
+        {.name = "b", .data = "2", .len = 1}, {.name = "b", .data = "2", .len = 1},
+        {.name = "b", .data = "3", .len = 1},
+    };
+    char zip[1024], dest[1024], p[2048];
+    make_zip("dup3.zip", es, 5, zip, sizeof zip);
+    make_dest("dup3", dest, sizeof dest);
+    capture cap;
+    CU_ASSERT_EQUAL(extract(zip, dest, 0, &cap), RTC_EUNSAFE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(cap.text, "dup3.zip: b: duplicate entry with different content"));
+    snprintf(p, sizeof p, "%s/a", dest);
+    CU_ASSERT_FALSE(exists(p));
+}
+
 /* Duplicates of identical content (the FMI 3 Reference FMU Roberts zips extra/ twice):
  * accepted, one file with that content; directory entries may repeat too. */
 static void test_extract_identical_duplicates_accepted(void)
@@ -503,6 +522,7 @@ void rtc_test_register(void)
         {"extract_preexisting_links_not_followed", test_extract_preexisting_links_not_followed},
         {"extract_duplicate_entry_unsafe", test_extract_duplicate_entry_unsafe},
         {"extract_identical_duplicates_accepted", test_extract_identical_duplicates_accepted},
+        {"extract_third_duplicate_differs", test_extract_third_duplicate_differs},
         {"extract_existing_file_not_reused", test_extract_existing_file_not_reused},
         {"tmpdir_new_private_and_remove", test_tmpdir_new_private_and_remove},
         {"tmpdir_new_small_buffer_elimit", test_tmpdir_new_small_buffer_elimit},
