@@ -13,7 +13,8 @@
  *      clocks reference to nothing or to the wrong kind of variable, start values that do
  *      not fit the type or the array size), a causality/variability pair the standard
  *      forbids, an initial that contradicts the causality (e.g. a calculated parameter),
- *      an input without a start value. One line each: "FILE:LINE: <Element> <attr>: why".
+ *      a parameter (initial exact or approx) without a start value. One line each:
+ *      "FILE:LINE: <Element> <attr>: why".
  *   2. Accept every combination the standard of the file's own version allows, checked
  *      against that version's text: the causality x variability table (identical in 2.0
  *      and 3.0), the initial table (FMI 2.0 2.2.7; FMI 3.0 Table 22, which differs only
@@ -24,8 +25,10 @@
  *      Dimension and Start children.
  *   3. Harmless deviations real exporters produce are accepted with one warning
  *      "FILE:LINE: ...": an initial on an input (FMI 2 tools write exact) or on the
- *      independent variable, where the importer only uses the start value; a parameter
- *      without variability (read as fixed, the only sensible meaning); unknown attributes
+ *      independent variable, where the importer only uses the start value; an input
+ *      without a start value (the engine never writes start values, the FMU's own value
+ *      holds until the input is set); a parameter without variability (read as fixed, the
+ *      only sensible meaning); unknown attributes
  *      and elements (vendor extensions); a start value outside [min, max]; a start value
  *      on a calculated variable (ignored).
  * What the engine cannot do yet is not a parse error: FMI 3 clocks are parsed and listed

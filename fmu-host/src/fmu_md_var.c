@@ -515,7 +515,10 @@ static int check_initial(md_ctx *c, size_t i)
     return RTC_EPARSE;
 }
 
-/* start must be given for exact/approx and inputs; it is pointless when calculated. */
+/* start must be given for exact/approx and inputs; it is pointless when calculated. An
+ * input without one is only a warning: the engine never writes a start value itself, so
+ * until the input is set the FMU keeps its own value, which is what a start would say
+ * (exporters omit it; FMI Library-based importers warn and run). */
 static int check_start(md_ctx *c, size_t i)
 {
     rtc_var *v = &c->md->vars[i];
@@ -524,7 +527,12 @@ static int check_start(md_ctx *c, size_t i)
         return RTC_OK;
     bool needed = v->initial == RTC_INITIAL_EXACT || v->initial == RTC_INITIAL_APPROX ||
                   v->causality == RTC_CAUSALITY_INPUT;
-    if (needed && v->n_start == 0) {
+    if (needed && v->n_start == 0 && v->causality == RTC_CAUSALITY_INPUT) {
+        rtc__xml_attr_warn(&c->x, tn, "start",
+                           "missing for an input (required by FMI %d.0); the FMU's own value "
+                           "holds until the input is set",
+                           c->major);
+    } else if (needed && v->n_start == 0) {
         rtc__xml_attr_error(
             &c->x, tn, "start", "missing (required with causality \"%s\" and initial \"%s\")",
             rtc_causality_name(v->causality), v->initial ? rtc_initial_name(v->initial) : "none");

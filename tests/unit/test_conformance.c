@@ -80,6 +80,13 @@ static void check_fmi3_input_exact(const rtc_model_desc *md)
     CU_ASSERT_EQUAL(var(md, "y")->initial, RTC_INITIAL_CALCULATED);
 }
 
+static void check_no_start(const rtc_model_desc *md)
+{
+    const rtc_var *u = var(md, "u");
+    CU_ASSERT_EQUAL(u->n_start, 0);
+    CU_ASSERT_TRUE(rtc_var_settable_at_init(u));
+}
+
 static void check_fmi3_input_calculated(const rtc_model_desc *md)
 {
     CU_ASSERT_EQUAL(var(md, "u")->initial, RTC_INITIAL_EXACT);
@@ -155,8 +162,12 @@ static const conf_case cases[] = {
     {"fmi3/input_initial_calculated", RTC_OK, 1,
      "\"calculated\" is not defined for causality \"input\" in FMI 3.0 (allowed: exact)",
      check_fmi3_input_calculated},
-    {"fmi3/input_without_start", RTC_EPARSE, 0,
-     "start: missing (required with causality \"input\" and initial \"exact\")", NULL},
+    {"fmi2/input_without_start", RTC_OK, 1,
+     "Real start: missing for an input (required by FMI 2.0); the FMU's own value holds",
+     check_no_start},
+    {"fmi3/input_without_start", RTC_OK, 1,
+     "Float64 start: missing for an input (required by FMI 3.0); the FMU's own value holds",
+     check_no_start},
     {"fmi3/alias", RTC_OK, 0, NULL, check_alias},
     {"fmi3/alias_duplicate_name", RTC_EPARSE, 0,
      ":6: Alias name: duplicate name \"k\" (first defined on line 8)", NULL},

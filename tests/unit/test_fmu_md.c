@@ -468,7 +468,6 @@ static const invalid_case invalid_cases[] = {
     {"invalid_bad_causality", RTC_EPARSE, 1},
     {"invalid_causality_variability", RTC_EPARSE, 1},
     {"invalid_initial_combination", RTC_EPARSE, 1},
-    {"invalid_input_without_start", RTC_EPARSE, 1},
     {"invalid_structure_index", RTC_EPARSE, 1},
     {"invalid_derivative_target", RTC_EPARSE, 1},
     {"invalid_entity_doctype", RTC_EPARSE, 1},
