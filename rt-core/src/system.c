@@ -475,11 +475,13 @@ static int job_params(rtc_system *sys, sys_unit *u, void *arg)
         if (&sys->units[p->unit] != u)
             continue;
         const rtc_var *v = &u->unit->md->vars[p->var];
-        if (!rtc_var_settable_at_init(v)) { /* an FMI 3 structural parameter */
-            rtc_log(sys->lg, RTC_LOG_ERROR,
-                    "%s:%u: parameter %s.%s: a structural parameter changes only in "
-                    "Configuration Mode, which is not supported",
-                    p->file, p->line, u->name, v->name);
+        if (!rtc_var_settable_at_init(v)) {
+            bool sp = v->causality == RTC_CAUSALITY_STRUCTURAL_PARAMETER;
+            rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: parameter %s.%s: %s", p->file, p->line,
+                    u->name, v->name,
+                    sp ? "a structural parameter changes only in Configuration Mode, which is "
+                         "not supported"
+                       : "the variable cannot be set at initialization");
             return RTC_EUNSUPPORTED;
         }
         rtc_value val;
