@@ -347,7 +347,8 @@ static void roberts_matches_expected(void)
 /* InitOnly copies its start values on entering Initialization Mode, so a parameter set
  * only before initialization is lost (y = 1, what libcosim's 20-sim crane showed). Set
  * before AND in Initialization Mode, as FMI 2.0 and 3.0 allow, y is the value set: through
- * --set and through an SSP parameter binding. */
+ * --set and through an SSP parameter binding (FMI 3: binding, connector and recorded name
+ * are the aliases gain = k, out = y). */
 static void parameters_set_again_in_initialization_mode(void)
 {
     for (int v = 2; v <= 3; v++) {
@@ -359,22 +360,23 @@ static void parameters_set_again_in_initialization_mode(void)
                  "name=\"t\" xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
                  "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\">\n"
                  "<ssd:System name=\"s\"><ssd:Elements><ssd:Component name=\"c\" "
-                 "source=\"%s\"><ssd:Connectors><ssd:Connector name=\"y\" kind=\"output\">"
+                 "source=\"%s\"><ssd:Connectors><ssd:Connector name=\"%s\" kind=\"output\">"
                  "<ssc:Real/></ssd:Connector></ssd:Connectors><ssd:ParameterBindings>"
                  "<ssd:ParameterBinding><ssd:ParameterValues><ssv:ParameterSet "
                  "xmlns:ssv=\"http://ssp-standard.org/SSP1/SystemStructureParameterValues\" "
-                 "version=\"1.0\" name=\"p\"><ssv:Parameters><ssv:Parameter name=\"k\">"
+                 "version=\"1.0\" name=\"p\"><ssv:Parameters><ssv:Parameter name=\"%s\">"
                  "<ssv:Real value=\"69\"/></ssv:Parameter></ssv:Parameters></ssv:ParameterSet>"
                  "</ssd:ParameterValues></ssd:ParameterBinding></ssd:ParameterBindings>"
                  "</ssd:Component></ssd:Elements></ssd:System>\n<ssd:DefaultExperiment "
                  "startTime=\"0\" stopTime=\"1\"/>\n</ssd:SystemStructureDescription>\n",
-                 tfmu_path(v, "InitOnly"));
+                 tfmu_path(v, "InitOnly"), v == 3 ? "out" : "y", v == 3 ? "gain" : "k");
         snprintf(path, sizeof path, "%s/initonly%d.ssd", work, v);
         FILE *f = fopen(path, "w");
         CU_ASSERT_PTR_NOT_NULL_FATAL(f);
         fputs(ssd, f);
         fclose(f);
-        int rc = rtcosim("run initonly%d.ssd --step 0.5 --output-dir io%d --record c.y", v, v);
+        int rc = rtcosim("run initonly%d.ssd --step 0.5 --output-dir io%d --record c.%s", v, v,
+                         v == 3 ? "out" : "y");
         if (rc != 0)
             printf("\n%s", out);
         CU_ASSERT_EQUAL_FATAL(rc, 0);
