@@ -344,6 +344,38 @@ static void roberts_matches_expected(void)
     tcsv_free(&exp);
 }
 
+/* Write <work>/<file>: a system of one component @p comp made from @p fmu with the output
+ * connector @p output and, when @p param is not NULL, one parameter binding
+ * <ssv:Parameter name=param>value_xml</ssv:Parameter>. */
+static void write_ssd(const char *file, const char *comp, const char *fmu, const char *output,
+                      const char *param, const char *value_xml)
+{
+    char path[1024], binding[1024] = "";
+    if (param)
+        snprintf(binding, sizeof binding,
+                 "<ssd:ParameterBindings><ssd:ParameterBinding><ssd:ParameterValues>"
+                 "<ssv:ParameterSet xmlns:ssv=\"http://ssp-standard.org/SSP1/"
+                 "SystemStructureParameterValues\" version=\"1.0\" name=\"p\"><ssv:Parameters>"
+                 "<ssv:Parameter name=\"%s\">%s</ssv:Parameter></ssv:Parameters>"
+                 "</ssv:ParameterSet></ssd:ParameterValues></ssd:ParameterBinding>"
+                 "</ssd:ParameterBindings>",
+                 param, value_xml);
+    snprintf(path, sizeof path, "%s/%s", work, file);
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f,
+            "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" "
+            "name=\"t\" xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
+            "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\">\n"
+            "<ssd:System name=\"s\"><ssd:Elements><ssd:Component name=\"%s\" source=\"%s\">"
+            "<ssd:Connectors><ssd:Connector name=\"%s\" kind=\"output\"><ssc:Real/>"
+            "</ssd:Connector></ssd:Connectors>%s</ssd:Component></ssd:Elements></ssd:System>\n"
+            "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"1\"/>\n"
+            "</ssd:SystemStructureDescription>\n",
+            comp, fmu, output, binding);
+    fclose(f);
+}
+
 /* InitOnly copies its start values on entering Initialization Mode, so a parameter set
  * only before initialization is lost (y = 1, what libcosim's 20-sim crane showed). Set
  * before AND in Initialization Mode, as FMI 2.0 and 3.0 allow, y is the value set: through
@@ -354,27 +386,10 @@ static void parameters_set_again_in_initialization_mode(void)
     for (int v = 2; v <= 3; v++) {
         CU_ASSERT_EQUAL_FATAL(rtcosim("run '%s' --set k=69 -o -", tfmu_path(v, "InitOnly")), 0);
         CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n0,69\n0.5,69\n1,69\n"));
-        char ssd[4096], path[1024];
-        snprintf(ssd, sizeof ssd,
-                 "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" "
-                 "name=\"t\" xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
-                 "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\">\n"
-                 "<ssd:System name=\"s\"><ssd:Elements><ssd:Component name=\"c\" "
-                 "source=\"%s\"><ssd:Connectors><ssd:Connector name=\"%s\" kind=\"output\">"
-                 "<ssc:Real/></ssd:Connector></ssd:Connectors><ssd:ParameterBindings>"
-                 "<ssd:ParameterBinding><ssd:ParameterValues><ssv:ParameterSet "
-                 "xmlns:ssv=\"http://ssp-standard.org/SSP1/SystemStructureParameterValues\" "
-                 "version=\"1.0\" name=\"p\"><ssv:Parameters><ssv:Parameter name=\"%s\">"
-                 "<ssv:Real value=\"69\"/></ssv:Parameter></ssv:Parameters></ssv:ParameterSet>"
-                 "</ssd:ParameterValues></ssd:ParameterBinding></ssd:ParameterBindings>"
-                 "</ssd:Component></ssd:Elements></ssd:System>\n<ssd:DefaultExperiment "
-                 "startTime=\"0\" stopTime=\"1\"/>\n</ssd:SystemStructureDescription>\n",
-                 tfmu_path(v, "InitOnly"), v == 3 ? "out" : "y", v == 3 ? "gain" : "k");
-        snprintf(path, sizeof path, "%s/initonly%d.ssd", work, v);
-        FILE *f = fopen(path, "w");
-        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-        fputs(ssd, f);
-        fclose(f);
+        char file[32], path[1024];
+        snprintf(file, sizeof file, "initonly%d.ssd", v);
+        write_ssd(file, "c", tfmu_path(v, "InitOnly"), v == 3 ? "out" : "y",
+                  v == 3 ? "gain" : "k", "<ssv:Real value=\"69\"/>");
         int rc = rtcosim("run initonly%d.ssd --step 0.5 --output-dir io%d --record c.%s", v, v,
                          v == 3 ? "out" : "y");
         if (rc != 0)
@@ -422,26 +437,8 @@ static void structural_parameter_set_refused(void)
     CU_ASSERT_EQUAL(rtcosim("run '%s' --set dae=true --stop 1 -o -", tfmu_path(3, "Roberts")), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "--set dae: a structural parameter changes only in "
                                        "Configuration Mode, which is not supported"));
-    char path[1024];
-    snprintf(path, sizeof path, "%s/dae.ssd", work);
-    FILE *f = fopen(path, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fprintf(f,
-            "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" "
-            "name=\"t\" xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
-            "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\">\n"
-            "<ssd:System name=\"s\"><ssd:Elements><ssd:Component name=\"r\" source=\"%s\">"
-            "<ssd:Connectors><ssd:Connector name=\"y1\" kind=\"output\"><ssc:Real/>"
-            "</ssd:Connector></ssd:Connectors><ssd:ParameterBindings><ssd:ParameterBinding>"
-            "<ssd:ParameterValues><ssv:ParameterSet "
-            "xmlns:ssv=\"http://ssp-standard.org/SSP1/SystemStructureParameterValues\" "
-            "version=\"1.0\" name=\"p\"><ssv:Parameters><ssv:Parameter name=\"dae\">"
-            "<ssv:Boolean value=\"true\"/></ssv:Parameter></ssv:Parameters></ssv:ParameterSet>"
-            "</ssd:ParameterValues></ssd:ParameterBinding></ssd:ParameterBindings>"
-            "</ssd:Component></ssd:Elements></ssd:System>\n<ssd:DefaultExperiment "
-            "startTime=\"0\" stopTime=\"1\"/>\n</ssd:SystemStructureDescription>\n",
-            tfmu_path(3, "Roberts"));
-    fclose(f);
+    write_ssd("dae.ssd", "r", tfmu_path(3, "Roberts"), "y1", "dae",
+              "<ssv:Boolean value=\"true\"/>");
     CU_ASSERT_EQUAL(rtcosim("run dae.ssd --step 0.5 --output-dir dae"), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "dae.ssd:3: parameter r.dae: a structural parameter "
                                        "changes only in Configuration Mode"));
@@ -453,21 +450,10 @@ static void structural_parameter_set_refused(void)
 static void tunable_parameter_set_between_steps(void)
 {
     for (int v = 2; v <= 3; v++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/pi%d.ssd", work, v);
-        FILE *f = fopen(path, "w");
-        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-        fprintf(f,
-                "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" "
-                "name=\"t\" xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
-                "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\">\n"
-                "<ssd:System name=\"s\"><ssd:Elements><ssd:Component name=\"pi\" "
-                "source=\"%s\"><ssd:Connectors><ssd:Connector name=\"u\" kind=\"output\">"
-                "<ssc:Real/></ssd:Connector></ssd:Connectors></ssd:Component></ssd:Elements>"
-                "</ssd:System>\n<ssd:DefaultExperiment startTime=\"0\" stopTime=\"1\"/>\n"
-                "</ssd:SystemStructureDescription>\n",
-                tfmu_path(v, "PI"));
-        fclose(f);
+        char file[32], path[1024];
+        snprintf(file, sizeof file, "pi%d.ssd", v);
+        write_ssd(file, "pi", tfmu_path(v, "PI"), "u", NULL, NULL);
+        snprintf(path, sizeof path, "%s/%s", work, file);
         rtc_unit_factory fac;
         CU_ASSERT_EQUAL_FATAL(rtc_fmu_factory(&fac), RTC_OK);
         tlog log;
