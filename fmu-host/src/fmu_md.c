@@ -11,7 +11,8 @@
  *   1. Refuse only what would make a run wrong or unsafe: a value, type or reference that
  *      cannot be resolved (duplicate names or value references, a derivative, dimension or
  *      clocks reference to nothing or to the wrong kind of variable, start values that do
- *      not fit the type or the array size), a causality/variability pair the standard
+ *      not fit the type or the array size (FMI 3: one value for a whole array is every
+ *      element's), a causality/variability pair the standard
  *      forbids, an initial that contradicts the causality (e.g. a calculated parameter),
  *      a parameter (initial exact or approx) without a start value. One line each:
  *      "FILE:LINE: <Element> <attr>: why".

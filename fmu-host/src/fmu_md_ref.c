@@ -302,7 +302,7 @@ static int resolve_dim(md_ctx *c, size_t i, size_t k)
     return RTC_OK;
 }
 
-/* The number of start values must match the (resolved) array size. */
+/* The number of start values must match the (resolved) array size, or be one. */
 static int check_start_count(md_ctx *c, size_t i)
 {
     const rtc_var *v = &c->md->vars[i];
@@ -315,7 +315,8 @@ static int check_start_count(md_ctx *c, size_t i)
         }
         count *= (size_t)v->dims[k].start;
     }
-    if (v->n_start == 0 || v->n_start == count)
+    /* FMI 3.0 2.4.7.5: a single start value for an array is the value of every element. */
+    if (v->n_start == 0 || v->n_start == count || (v->n_start == 1 && v->n_dims > 0))
         return RTC_OK;
     if (v->n_dims == 0)
         rtc__xml_attr_error(&c->x, c->aux[i].tnode, "start", "%zu values for a scalar variable",

@@ -119,6 +119,17 @@ static void check_structural(const rtc_model_desc *md)
     CU_ASSERT_TRUE(rtc_var_settable_at_init(a));
 }
 
+static void check_single_start(const rtc_model_desc *md)
+{
+    const rtc_var *u = var(md, "u"), *k = var(md, "k");
+    CU_ASSERT_EQUAL(rtc_var_count(u), 4);
+    CU_ASSERT_EQUAL(u->n_start, 1);
+    CU_ASSERT_DOUBLE_EQUAL(u->start[0].f64, 0.5, 0);
+    CU_ASSERT_EQUAL(rtc_var_count(k), 6);
+    CU_ASSERT_EQUAL(k->n_start, 1);
+    CU_ASSERT_EQUAL(k->start[0].i64, 7);
+}
+
 static void check_clocks(const rtc_model_desc *md)
 {
     const rtc_var *in = var(md, "in_clock"), *s = var(md, "sampled"), *c = var(md, "count");
@@ -174,6 +185,7 @@ static const conf_case cases[] = {
     {"fmi3/structural_dimension", RTC_OK, 1, ":18: UInt64 variability: missing for a "
      "structuralParameter", check_structural},
     {"fmi3/clocks", RTC_OK, 0, NULL, check_clocks},
+    {"fmi3/array_single_start", RTC_OK, 0, NULL, check_single_start},
     {"fmi3/clocks_not_a_clock", RTC_EPARSE, 0,
      "clocks: \"x\" (value reference 1) is not a Clock", NULL},
 };

@@ -101,7 +101,8 @@ typedef struct rtc_var {
     bool has_min, has_max, has_nominal;
     rtc_value min, max;  /**< same member as start (f64/f32/i64/u64) */
     double nominal;
-    size_t n_start;      /**< 0: no start; 1: scalar; n: array start values in row-major order */
+    size_t n_start;      /**< 0: no start; 1: scalar, or every element of an array;
+                              n: array start values in row-major order */
     rtc_value *start;
     size_t n_dims;       /**< 0 for scalars */
     rtc_dim *dims;
