@@ -22,7 +22,8 @@
  *      for inputs: exact is their only and default value), FMI 3 structural parameters
  *      (fixed or tunable, initial exact, usable as array dimensions before or after the
  *      arrays they size), every FMI 3 type element including Clock and ClockType, the
- *      clocks attribute, <Alias> (kept: its name works wherever a variable name does),
+ *      clocks attribute (clocks and clocked variables may be tunable whatever their
+ *      causality), <Alias> (kept: its name works wherever a variable name does),
  *      Dimension and Start children.
  *   3. Harmless deviations real exporters produce are accepted with one warning
  *      "FILE:LINE: ...": an initial on an input (FMI 2 tools write exact) or on the

@@ -472,7 +472,11 @@ static int check_variability(md_ctx *c, size_t i)
                             rtc_type_name(v->type));
         return RTC_EPARSE;
     }
-    if (!combo_ok[v->variability][v->causality]) {
+    /* FMI 3.0 2.4.7.4: clocks and clocked variables are discrete or tunable, whatever
+     * their causality (the table's tunable input/output exclusion does not apply). */
+    bool clocked_tunable = c->major == 3 && v->variability == RTC_VARIABILITY_TUNABLE &&
+                           (v->type == RTC_TYPE_CLOCK || v->n_clocks > 0);
+    if (!combo_ok[v->variability][v->causality] && !clocked_tunable) {
         rtc__xml_attr_error(&c->x, n, "variability", "\"%s\" is not allowed with causality \"%s\"",
                             rtc_variability_name(v->variability), rtc_causality_name(v->causality));
         return RTC_EPARSE;

@@ -130,6 +130,13 @@ static void check_single_start(const rtc_model_desc *md)
     CU_ASSERT_EQUAL(k->start[0].i64, 7);
 }
 
+static void check_clock_tunable(const rtc_model_desc *md)
+{
+    CU_ASSERT_EQUAL(var(md, "tick")->variability, RTC_VARIABILITY_TUNABLE);
+    CU_ASSERT_EQUAL(var(md, "count")->variability, RTC_VARIABILITY_TUNABLE);
+    CU_ASSERT_EQUAL(var(md, "gain")->initial, RTC_INITIAL_EXACT);
+}
+
 static void check_clocks(const rtc_model_desc *md)
 {
     const rtc_var *in = var(md, "in_clock"), *s = var(md, "sampled"), *c = var(md, "count");
@@ -186,6 +193,7 @@ static const conf_case cases[] = {
      "structuralParameter", check_structural},
     {"fmi3/clocks", RTC_OK, 0, NULL, check_clocks},
     {"fmi3/array_single_start", RTC_OK, 0, NULL, check_single_start},
+    {"fmi3/clock_tunable", RTC_OK, 0, NULL, check_clock_tunable},
     {"fmi3/clocks_not_a_clock", RTC_EPARSE, 0,
      "clocks: \"x\" (value reference 1) is not a Clock", NULL},
 };
