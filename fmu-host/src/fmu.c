@@ -82,12 +82,34 @@ const char *rtc_fmu_dir(const rtc_fmu *fmu)
     return fmu->dir;
 }
 
+/* An FMI 3 input clock is activated by the importer (event mode, Scheduled Execution),
+ * which this engine does not do yet: a run would silently never tick it and compute
+ * wrong results, so it is refused here. Output and local clocks, and variables clocked by
+ * them, are handled inside the FMU and are no obstacle. */
+static int check_clocks(const rtc_model_desc *md, const rtc_logger *lg)
+{
+    for (size_t i = 0; i < md->n_vars; i++) {
+        const rtc_var *v = &md->vars[i];
+        if (v->type == RTC_TYPE_CLOCK && v->causality == RTC_CAUSALITY_INPUT) {
+            rtc_log(lg, RTC_LOG_ERROR,
+                    "%s:%u: input clock \"%s\" needs clock support (FMI 3 event mode or "
+                    "Scheduled Execution), which this engine does not have yet",
+                    md->path, v->line, v->name);
+            return RTC_EUNSUPPORTED;
+        }
+    }
+    return RTC_OK;
+}
+
 int rtc_fmu_unit_new(rtc_fmu *fmu, const char *instance_name, const rtc_logger *lg,
                      rtc_unit **out)
 {
     if (!fmu || !instance_name || !*instance_name || !out)
         return RTC_EINVAL;
-    int rc = rtc__fmu_bind(fmu, lg);
+    int rc = check_clocks(fmu->md, lg);
+    if (rc != RTC_OK)
+        return rc;
+    rc = rtc__fmu_bind(fmu, lg);
     if (rc != RTC_OK)
         return rc;
     rc = fmu->md->fmi_major == 2 ? rtc__fmi2_unit_new(fmu, instance_name, lg, out)

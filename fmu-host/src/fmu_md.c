@@ -5,6 +5,36 @@
  * Ownership: every string and array hangs off the one rtc_model_desc root, and arrays are
  * allocated at their final size (children are counted first) and zero-filled, so
  * rtc_fmu_md_free() can release a partially built description on any failure path.
+ *
+ * Conformance policy (summarised in README.md, "FMI conformance policy"; the corpus
+ * tests/data/conformance/fmi2|fmi3 holds one case per rule):
+ *   1. Refuse only what would make a run wrong or unsafe: a value, type or reference that
+ *      cannot be resolved (duplicate names or value references, a derivative, dimension or
+ *      clocks reference to nothing or to the wrong kind of variable, start values that do
+ *      not fit the type or the array size (FMI 3: one value for a whole array is every
+ *      element's), a causality/variability pair the standard
+ *      forbids, an initial that contradicts the causality (e.g. a calculated parameter),
+ *      a parameter (initial exact or approx) without a start value. One line each:
+ *      "FILE:LINE: <Element> <attr>: why".
+ *   2. Accept every combination the standard of the file's own version allows, checked
+ *      against that version's text: the causality x variability table (identical in 2.0
+ *      and 3.0), the initial table (FMI 2.0 2.2.7; FMI 3.0 Table 22, which differs only
+ *      for inputs: exact is their only and default value), FMI 3 structural parameters
+ *      (fixed or tunable, initial exact, usable as array dimensions before or after the
+ *      arrays they size), every FMI 3 type element including Clock and ClockType, the
+ *      clocks attribute (clocks and clocked variables may be tunable whatever their
+ *      causality), <Alias> (kept: its name works wherever a variable name does),
+ *      Dimension and Start children.
+ *   3. Harmless deviations real exporters produce are accepted with one warning
+ *      "FILE:LINE: ...": an initial on an input (FMI 2 tools write exact) or on the
+ *      independent variable, where the importer only uses the start value; an input
+ *      without a start value (the engine never writes start values, the FMU's own value
+ *      holds until the input is set); a parameter without variability (read as fixed, the
+ *      only sensible meaning); unknown attributes
+ *      and elements (vendor extensions); a start value outside [min, max]; a start value
+ *      on a calculated variable (ignored).
+ * What the engine cannot do yet is not a parse error: FMI 3 clocks are parsed and listed
+ * (rtcosim info); a unit with an input clock is refused when it is created (fmu.c).
  */
 #include "fmu_md_priv.h"
 
@@ -88,6 +118,12 @@ void rtc_fmu_md_free(rtc_model_desc *md)
     for (size_t i = 0; md->vars && i < md->n_vars; i++)
         rtc__md_var_clear(&md->vars[i]);
     free(md->vars);
+    for (size_t i = 0; md->aliases && i < md->n_aliases; i++) {
+        free(md->aliases[i].name);
+        free(md->aliases[i].description);
+        free(md->aliases[i].display_unit);
+    }
+    free(md->aliases);
     free_type_defs(md);
     free_units(md);
     rtc_model_structure *s = &md->structure;

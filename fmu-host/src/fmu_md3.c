@@ -140,9 +140,33 @@ static int dimension(md_ctx *c, const xmlNode *d, rtc_dim *dim)
     return rc;
 }
 
-/* Dimension, Start (String, Binary) and Alias children; Alias names are not kept. */
-static int var_children(md_ctx *c, const xmlNode *n, rtc_var *v)
+/* <Alias name= description= displayUnit=>: another name of variable @p i, kept so it can
+ * be used wherever a variable name can (--set, --record, SSP connectors). Name clashes
+ * with variables and other aliases are checked with the variable names (fmu_md_ref.c). */
+static int alias(md_ctx *c, const xmlNode *a, size_t i)
 {
+    static const char *const known[] = {"name", "description", "displayUnit", NULL};
+    rtc__xml_check_attrs(&c->x, a, known);
+    for (const xmlNode *ch = rtc__xml_child(a); ch; ch = rtc__xml_next(ch))
+        rtc__xml_unknown_child(&c->x, ch);
+    rtc_alias *al = &c->md->aliases[c->md->n_aliases++];
+    al->var = i;
+    al->line = rtc__xml_line(a);
+    int rc = RTC_OK;
+    MD_TRY(rtc__xml_attr_dup(&c->x, a, "name", true, &al->name));
+    MD_TRY(rtc__xml_attr_dup(&c->x, a, "description", false, &al->description));
+    MD_TRY(rtc__xml_attr_dup(&c->x, a, "displayUnit", false, &al->display_unit));
+    if (rc == RTC_OK && al->name && !al->name[0]) {
+        rtc__xml_attr_error(&c->x, a, "name", "empty");
+        rc = RTC_EPARSE;
+    }
+    return rc;
+}
+
+/* Dimension, Start (String, Binary) and Alias children. */
+static int var_children(md_ctx *c, const xmlNode *n, size_t i)
+{
+    rtc_var *v = &c->md->vars[i];
     size_t nd = rtc__xml_count(n, "Dimension");
     bool is_array_type = v->type != RTC_TYPE_CLOCK;
     if (nd && is_array_type && !(v->dims = calloc(nd, sizeof *v->dims)))
@@ -154,10 +178,41 @@ static int var_children(md_ctx *c, const xmlNode *n, rtc_var *v)
         else if (rtc__xml_is(ch, "Start") &&
                  (v->type == RTC_TYPE_STRING || v->type == RTC_TYPE_BINARY))
             continue; /* read by rtc__md_start_children */
-        else if (!rtc__xml_is(ch, "Alias"))
+        else if (rtc__xml_is(ch, "Alias"))
+            MD_TRY(alias(c, ch, i));
+        else
             rtc__xml_unknown_child(&c->x, ch);
     }
     return rc;
+}
+
+/* clocks="vr vr ...": the Clock variables this variable is clocked by (checked against the
+ * whole variable list in rtc__md_resolve). */
+static int clocks_attr(md_ctx *c, const xmlNode *n, rtc_var *v)
+{
+    const char *text = rtc__xml_attr(n, "clocks");
+    if (!text)
+        return RTC_OK;
+    size_t count = 0;
+    char tok[32];
+    for (const char *p = text; rtc__md_next_token(&p, tok, sizeof tok);)
+        count++;
+    if (count == 0) {
+        rtc__xml_attr_error(&c->x, n, "clocks", "empty (a list of Clock value references)");
+        return RTC_EPARSE;
+    }
+    if (!(v->clocks = calloc(count, sizeof *v->clocks)))
+        return RTC_ENOMEM;
+    for (const char *p = text; rtc__md_next_token(&p, tok, sizeof tok);) {
+        char *end = NULL;
+        unsigned long long x = tok[0] >= '0' && tok[0] <= '9' ? strtoull(tok, &end, 10) : 0;
+        if (!end || *end || x > UINT32_MAX) {
+            rtc__xml_attr_error(&c->x, n, "clocks", "\"%s\" is not a value reference", tok);
+            return RTC_EPARSE;
+        }
+        v->clocks[v->n_clocks++] = (uint32_t)x;
+    }
+    return RTC_OK;
 }
 
 /* One FMI 3 variable: the element name is the type; the rules run only when the element
@@ -170,7 +225,8 @@ static int variable3(md_ctx *c, size_t i, const xmlNode *n, int k)
     v->type = types3[k].type;
     int rc = RTC_OK;
     MD_TRY(rtc__md_var_common(c, i, n));
-    MD_TRY(var_children(c, n, v));
+    MD_TRY(var_children(c, n, i));
+    MD_TRY(clocks_attr(c, n, v));
     MD_TRY(rtc__md_var_typed(c, i, n));
     if (rc == RTC_OK && c->x.n_errors == errors_before)
         MD_TRY(rtc__md_var_finish(c, i));
@@ -187,6 +243,11 @@ static int model_variables(md_ctx *c, const xmlNode *n)
     int rc = rtc__md_alloc_vars(c, n, is_var3);
     if (rc != RTC_OK)
         return rc;
+    size_t n_alias = 0;
+    for (const xmlNode *ch = rtc__xml_child(n); ch; ch = rtc__xml_next(ch))
+        n_alias += is_var3(ch) ? rtc__xml_count(ch, "Alias") : 0;
+    if (n_alias && !(c->md->aliases = calloc(n_alias, sizeof *c->md->aliases)))
+        return RTC_ENOMEM;
     for (const xmlNode *ch = rtc__xml_child(n); ch; ch = rtc__xml_next(ch)) {
         int k = var_index(ch);
         if (k < 0) {

@@ -153,33 +153,62 @@ static int cmp_vr(const void *a, const void *b)
     return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-/* Sort by name, then by index, so the reported duplicate is always the later one. */
-static int cmp_name(const void *a, const void *b, void *vars)
+/* One name of the description: a variable's (alias == false) or an FMI 3 alias's. */
+typedef struct md_name {
+    const char *name;
+    size_t idx; /* into vars or aliases */
+    bool alias;
+} md_name;
+
+/* Sort by name, then variables before aliases, then by index, so the reported duplicate
+ * is always the later one. */
+static int cmp_name(const void *a, const void *b)
 {
-    const rtc_var *v = vars;
-    const size_t *x = a, *y = b;
-    int d = strcmp(v[*x].name, v[*y].name);
-    return d ? d : (*x > *y) - (*x < *y);
+    const md_name *x = a, *y = b;
+    int d = strcmp(x->name, y->name);
+    if (d)
+        return d;
+    if (x->alias != y->alias)
+        return x->alias ? 1 : -1;
+    return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-/* Names must be unique in both versions (FMI 2 aliases have their own names). Sorting
- * an index array keeps this O(n log n) for large models. */
+/* The <Alias> element of an alias (only for the line of a message). */
+static const xmlNode *alias_node(const md_ctx *c, const rtc_alias *al)
+{
+    for (const xmlNode *ch = rtc__xml_child(c->aux[al->var].node); ch; ch = rtc__xml_next(ch))
+        if (rtc__xml_is(ch, "Alias") && rtc__xml_line(ch) == al->line)
+            return ch;
+    return c->aux[al->var].node;
+}
+
+static void report_dup_name(md_ctx *c, const md_name *first, const md_name *dup)
+{
+    const rtc_model_desc *md = c->md;
+    unsigned line = first->alias ? md->aliases[first->idx].line : md->vars[first->idx].line;
+    const xmlNode *n = dup->alias ? alias_node(c, &md->aliases[dup->idx]) : c->aux[dup->idx].node;
+    rtc__xml_attr_error(&c->x, n, "name", "duplicate name \"%s\" (first defined on line %u)",
+                        dup->name, line);
+}
+
+/* Names must be unique in both versions (FMI 2 aliases have their own names; FMI 3 alias
+ * names share the variables' name space). Sorting keeps this O(n log n) for large models. */
 static int check_names(md_ctx *c)
 {
     rtc_model_desc *md = c->md;
-    size_t *order = malloc((md->n_vars ? md->n_vars : 1) * sizeof *order);
+    size_t n = md->n_vars + md->n_aliases;
+    md_name *order = malloc((n ? n : 1) * sizeof *order);
     if (!order)
         return RTC_ENOMEM;
     for (size_t i = 0; i < md->n_vars; i++)
-        order[i] = i;
-    qsort_r(order, md->n_vars, sizeof *order, cmp_name, md->vars);
+        order[i] = (md_name){md->vars[i].name, i, false};
+    for (size_t i = 0; i < md->n_aliases; i++)
+        order[md->n_vars + i] = (md_name){md->aliases[i].name, i, true};
+    qsort(order, n, sizeof *order, cmp_name);
     int rc = RTC_OK;
-    for (size_t k = 1; k < md->n_vars; k++) {
-        const rtc_var *a = &md->vars[order[k - 1]], *b = &md->vars[order[k]];
-        if (strcmp(a->name, b->name) == 0) {
-            rtc__xml_attr_error(&c->x, c->aux[order[k]].node, "name",
-                                "duplicate name \"%s\" (first defined on line %u)", b->name,
-                                a->line);
+    for (size_t k = 1; k < n; k++) {
+        if (strcmp(order[k - 1].name, order[k].name) == 0) {
+            report_dup_name(c, &order[k - 1], &order[k]);
             rc = RTC_EPARSE;
         }
     }
@@ -273,7 +302,7 @@ static int resolve_dim(md_ctx *c, size_t i, size_t k)
     return RTC_OK;
 }
 
-/* The number of start values must match the (resolved) array size. */
+/* The number of start values must match the (resolved) array size, or be one. */
 static int check_start_count(md_ctx *c, size_t i)
 {
     const rtc_var *v = &c->md->vars[i];
@@ -286,7 +315,8 @@ static int check_start_count(md_ctx *c, size_t i)
         }
         count *= (size_t)v->dims[k].start;
     }
-    if (v->n_start == 0 || v->n_start == count)
+    /* FMI 3.0 2.4.7.5: a single start value for an array is the value of every element. */
+    if (v->n_start == 0 || v->n_start == count || (v->n_start == 1 && v->n_dims > 0))
         return RTC_OK;
     if (v->n_dims == 0)
         rtc__xml_attr_error(&c->x, c->aux[i].tnode, "start", "%zu values for a scalar variable",
@@ -297,12 +327,33 @@ static int check_start_count(md_ctx *c, size_t i)
     return RTC_EPARSE;
 }
 
+/* Every entry of clocks="..." names a Clock variable. */
+static int resolve_clocks(md_ctx *c, size_t i)
+{
+    const rtc_var *v = &c->md->vars[i];
+    for (size_t k = 0; k < v->n_clocks; k++) {
+        long p = rtc__md_find_vr(c, v->clocks[k]);
+        if (p < 0) {
+            report_bad_ref(c, c->aux[i].node, "clocks", v->clocks[k]);
+            return RTC_EPARSE;
+        }
+        if (c->md->vars[p].type != RTC_TYPE_CLOCK) {
+            rtc__xml_attr_error(&c->x, c->aux[i].node, "clocks",
+                                "\"%s\" (value reference %u) is not a Clock",
+                                c->md->vars[p].name, v->clocks[k]);
+            return RTC_EPARSE;
+        }
+    }
+    return RTC_OK;
+}
+
 /* Runs after the whole variable list is known, since references may point forward. */
 int rtc__md_resolve(md_ctx *c)
 {
     int rc = RTC_OK;
     for (size_t i = 0; i < c->md->n_vars; i++) {
         MD_TRY(resolve_derivative(c, i));
+        MD_TRY(resolve_clocks(c, i));
         /* Dimensions first: structural parameters are scalars, resolved directly. */
         bool dims_ok = true;
         for (size_t k = 0; k < c->md->vars[i].n_dims; k++) {

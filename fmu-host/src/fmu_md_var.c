@@ -329,6 +329,7 @@ void rtc__md_var_clear(rtc_var *v)
     }
     free(v->start);
     free(v->dims);
+    free(v->clocks);
     memset(v, 0, sizeof *v);
 }
 
@@ -389,8 +390,8 @@ static int inherit_declared(md_ctx *c, size_t i)
     return RTC_OK;
 }
 
-/* Allowed causality per variability: [variability][causality]. Same table in FMI 2.0 and
- * 3.0; structuralParameter follows parameter. */
+/* Allowed causality per variability: [variability][causality]. Same table in FMI 2.0
+ * (section 2.2.7) and 3.0 (section 2.4.7.4); structuralParameter follows parameter. */
 static const bool combo_ok[5][7] = {
     /* param calc  input  output local  indep  struct */
     {false, false, false, true, true, false, false}, /* constant */
@@ -400,38 +401,82 @@ static const bool combo_ok[5][7] = {
     {false, false, true, true, true, true, false},   /* continuous */
 };
 
-typedef enum { INIT_EXACT_ONLY, INIT_APPROX_CALC, INIT_ANY, INIT_FORBIDDEN } init_class;
+#define INIT_BIT(i) (1u << (i))
+enum {
+    INIT_E = INIT_BIT(RTC_INITIAL_EXACT),
+    INIT_A = INIT_BIT(RTC_INITIAL_APPROX),
+    INIT_C = INIT_BIT(RTC_INITIAL_CALCULATED),
+};
 
-/* The cases of the standard's initial table. */
-static init_class initial_class(rtc_causality cs, rtc_variability vb)
+/* The standard's initial table for an allowed causality/variability pair: the values
+ * allowed (bit set) and the default. FMI 2.0 (table in 2.2.7) and FMI 3.0 (Table 22 in
+ * 2.4.7.5) agree except for inputs: FMI 2.0 allows no initial, FMI 3.0 allows only (and
+ * defaults to) exact. Independent variables and clocks never have one. */
+typedef struct init_rule {
+    unsigned allowed;
+    rtc_initial dflt;
+} init_rule;
+
+static init_rule initial_rule(int major, const rtc_var *v)
 {
-    if (cs == RTC_CAUSALITY_INPUT || cs == RTC_CAUSALITY_INDEPENDENT)
-        return INIT_FORBIDDEN;
-    if (vb == RTC_VARIABILITY_CONSTANT || cs == RTC_CAUSALITY_PARAMETER ||
-        cs == RTC_CAUSALITY_STRUCTURAL_PARAMETER)
-        return INIT_EXACT_ONLY;
-    if (vb == RTC_VARIABILITY_FIXED || vb == RTC_VARIABILITY_TUNABLE)
-        return INIT_APPROX_CALC;
-    return INIT_ANY;
+    if (v->type == RTC_TYPE_CLOCK || v->causality == RTC_CAUSALITY_INDEPENDENT)
+        return (init_rule){0, RTC_INITIAL_NONE};
+    if (v->causality == RTC_CAUSALITY_INPUT)
+        return major == 2 ? (init_rule){0, RTC_INITIAL_NONE}
+                          : (init_rule){INIT_E, RTC_INITIAL_EXACT};
+    if (v->variability == RTC_VARIABILITY_CONSTANT || v->causality == RTC_CAUSALITY_PARAMETER ||
+        v->causality == RTC_CAUSALITY_STRUCTURAL_PARAMETER)
+        return (init_rule){INIT_E, RTC_INITIAL_EXACT};
+    if (v->variability == RTC_VARIABILITY_FIXED || v->variability == RTC_VARIABILITY_TUNABLE)
+        return (init_rule){INIT_A | INIT_C, RTC_INITIAL_CALCULATED};
+    return (init_rule){INIT_E | INIT_A | INIT_C, RTC_INITIAL_CALCULATED};
+}
+
+/* "exact, approx" ... or "none" for an allowed-set bit mask. */
+static void initial_list(unsigned allowed, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    for (int i = RTC_INITIAL_EXACT; i <= RTC_INITIAL_CALCULATED; i++)
+        if (allowed & INIT_BIT(i))
+            snprintf(buf + strlen(buf), cap - strlen(buf), "%s%s", buf[0] ? ", " : "",
+                     rtc_initial_name((rtc_initial)i));
+    if (!buf[0])
+        snprintf(buf, cap, "none");
 }
 
 /* Effective variability (default: continuous for Float types, discrete otherwise) and the
- * causality x variability table. */
+ * causality x variability table. A parameter without a variability attribute gets the
+ * schema default "continuous", which no parameter may have: exporters omit the attribute
+ * meaning "fixed", so that is read as fixed with a warning (policy: harmless deviation). */
 static int check_variability(md_ctx *c, size_t i)
 {
     rtc_var *v = &c->md->vars[i];
     const xmlNode *n = c->aux[i].node;
     const char *real = c->major == 2 ? "Real" : "Float32/Float64";
-    if (!c->aux[i].variability_given)
+    bool param = v->causality == RTC_CAUSALITY_PARAMETER ||
+                 v->causality == RTC_CAUSALITY_CALCULATED_PARAMETER ||
+                 v->causality == RTC_CAUSALITY_STRUCTURAL_PARAMETER;
+    if (!c->aux[i].variability_given && param) {
+        v->variability = RTC_VARIABILITY_FIXED;
+        rtc__xml_attr_warn(&c->x, n, "variability",
+                           "missing for a %s (the default \"continuous\" is not allowed); "
+                           "read as \"fixed\"",
+                           rtc_causality_name(v->causality));
+    } else if (!c->aux[i].variability_given) {
         v->variability =
             rtc__md_is_float(v->type) ? RTC_VARIABILITY_CONTINUOUS : RTC_VARIABILITY_DISCRETE;
+    }
     if (v->variability == RTC_VARIABILITY_CONTINUOUS && !rtc__md_is_float(v->type)) {
         rtc__xml_attr_error(&c->x, n, "variability",
                             "\"continuous\" is only allowed for %s variables, not %s", real,
                             rtc_type_name(v->type));
         return RTC_EPARSE;
     }
-    if (!combo_ok[v->variability][v->causality]) {
+    /* FMI 3.0 2.4.7.4: clocks and clocked variables are discrete or tunable, whatever
+     * their causality (the table's tunable input/output exclusion does not apply). */
+    bool clocked_tunable = c->major == 3 && v->variability == RTC_VARIABILITY_TUNABLE &&
+                           (v->type == RTC_TYPE_CLOCK || v->n_clocks > 0);
+    if (!combo_ok[v->variability][v->causality] && !clocked_tunable) {
         rtc__xml_attr_error(&c->x, n, "variability", "\"%s\" is not allowed with causality \"%s\"",
                             rtc_variability_name(v->variability), rtc_causality_name(v->causality));
         return RTC_EPARSE;
@@ -439,34 +484,45 @@ static int check_variability(md_ctx *c, size_t i)
     return RTC_OK;
 }
 
+/* The initial table of the file's own FMI version. An initial the table does not allow is
+ * refused, except on inputs and the independent variable: there the importer uses nothing
+ * but the start value (required for inputs anyway), so a stray initial (FMI 2 exporters
+ * write initial="exact" on inputs, FMI 3's only value) cannot change a run: warning, and
+ * the standard's value is used. */
 static int check_initial(md_ctx *c, size_t i)
 {
     rtc_var *v = &c->md->vars[i];
     const xmlNode *n = c->aux[i].node;
-    init_class k = initial_class(v->causality, v->variability);
-    static const char *const allowed[] = {"exact", "approx, calculated",
-                                          "exact, approx, calculated", "none"};
-    static const rtc_initial dflt[] = {RTC_INITIAL_EXACT, RTC_INITIAL_CALCULATED,
-                                       RTC_INITIAL_CALCULATED, RTC_INITIAL_NONE};
-    if (v->type == RTC_TYPE_CLOCK)
-        k = INIT_FORBIDDEN; /* clocks have no start and no initial */
+    init_rule r = initial_rule(c->major, v);
     if (!c->aux[i].initial_given) {
-        v->initial = dflt[k];
+        v->initial = r.dflt;
         return RTC_OK;
     }
-    bool ok = (k == INIT_EXACT_ONLY && v->initial == RTC_INITIAL_EXACT) ||
-              (k == INIT_APPROX_CALC && v->initial != RTC_INITIAL_EXACT) || k == INIT_ANY;
-    if (ok)
+    if (r.allowed & INIT_BIT(v->initial))
         return RTC_OK;
+    char allowed[48];
+    initial_list(r.allowed, allowed, sizeof allowed);
+    if (v->causality == RTC_CAUSALITY_INPUT || v->causality == RTC_CAUSALITY_INDEPENDENT) {
+        rtc__xml_attr_warn(&c->x, n, "initial",
+                           "\"%s\" is not defined for causality \"%s\" in FMI %d.0 (allowed: "
+                           "%s); ignored",
+                           rtc_initial_name(v->initial), rtc_causality_name(v->causality),
+                           c->major, allowed);
+        v->initial = r.dflt;
+        return RTC_OK;
+    }
     rtc__xml_attr_error(&c->x, n, "initial",
                         "\"%s\" is not allowed with causality \"%s\" and variability \"%s\" "
                         "(allowed: %s)",
                         rtc_initial_name(v->initial), rtc_causality_name(v->causality),
-                        rtc_variability_name(v->variability), allowed[k]);
+                        rtc_variability_name(v->variability), allowed);
     return RTC_EPARSE;
 }
 
-/* start must be given for exact/approx and inputs; it is pointless when calculated. */
+/* start must be given for exact/approx and inputs; it is pointless when calculated. An
+ * input without one is only a warning: the engine never writes a start value itself, so
+ * until the input is set the FMU keeps its own value, which is what a start would say
+ * (exporters omit it; FMI Library-based importers warn and run). */
 static int check_start(md_ctx *c, size_t i)
 {
     rtc_var *v = &c->md->vars[i];
@@ -475,7 +531,12 @@ static int check_start(md_ctx *c, size_t i)
         return RTC_OK;
     bool needed = v->initial == RTC_INITIAL_EXACT || v->initial == RTC_INITIAL_APPROX ||
                   v->causality == RTC_CAUSALITY_INPUT;
-    if (needed && v->n_start == 0) {
+    if (needed && v->n_start == 0 && v->causality == RTC_CAUSALITY_INPUT) {
+        rtc__xml_attr_warn(&c->x, tn, "start",
+                           "missing for an input (required by FMI %d.0); the FMU's own value "
+                           "holds until the input is set",
+                           c->major);
+    } else if (needed && v->n_start == 0) {
         rtc__xml_attr_error(
             &c->x, tn, "start", "missing (required with causality \"%s\" and initial \"%s\")",
             rtc_causality_name(v->causality), v->initial ? rtc_initial_name(v->initial) : "none");

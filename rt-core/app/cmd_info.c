@@ -99,6 +99,50 @@ static void print_vars(const rtc_model_desc *md)
     }
 }
 
+/* Name of the variable with value reference @p vr (FMI 3 value references are unique). */
+static const char *name_of_vr(const rtc_model_desc *md, uint32_t vr)
+{
+    for (size_t i = 0; i < md->n_vars; i++)
+        if (md->vars[i].vr == vr)
+            return md->vars[i].name;
+    return "?";
+}
+
+/* FMI 3 clocks and clocked variables: this engine does not tick clocks (no Scheduled
+ * Execution or event mode yet), so they are listed for what they are, and input clocks,
+ * which a run would have to activate, are marked as refused at run time. */
+static void print_clocks(const rtc_model_desc *md)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < md->n_vars; i++)
+        n += md->vars[i].type == RTC_TYPE_CLOCK || md->vars[i].n_clocks > 0;
+    if (n == 0)
+        return;
+    printf("Clocks and clocked variables (%zu; clocks are not ticked by this engine):\n", n);
+    for (size_t i = 0; i < md->n_vars; i++) {
+        const rtc_var *v = &md->vars[i];
+        if (v->type == RTC_TYPE_CLOCK) {
+            bool in = v->causality == RTC_CAUSALITY_INPUT;
+            printf("  %-32s clock (%s)%s\n", v->name, rtc_causality_name(v->causality),
+                   in ? ": needs clock support, refused by run" : "");
+        } else if (v->n_clocks > 0) {
+            printf("  %-32s clocked by", v->name);
+            for (size_t k = 0; k < v->n_clocks; k++)
+                printf(" %s", name_of_vr(md, v->clocks[k]));
+            printf("\n");
+        }
+    }
+}
+
+static void print_aliases(const rtc_model_desc *md)
+{
+    if (md->n_aliases == 0)
+        return;
+    printf("Aliases (%zu):\n", md->n_aliases);
+    for (size_t i = 0; i < md->n_aliases; i++)
+        printf("  %-32s = %s\n", md->aliases[i].name, md->vars[md->aliases[i].var].name);
+}
+
 static void print_model(const char *path, const rtc_model_desc *md)
 {
     printf("File:          %s\n", path);
@@ -129,6 +173,8 @@ static void print_model(const char *path, const rtc_model_desc *md)
     if (md->has_cs)
         print_caps(&md->cs);
     print_vars(md);
+    print_aliases(md);
+    print_clocks(md);
 }
 
 int rtc_cmd_info(int argc, char **argv)

@@ -43,8 +43,11 @@ static const char help[] =
     "  --step H             communication step size in seconds (a whole number of ns)\n"
     "  -o, --output FILE    result file (default results.csv; '-' for standard output)\n"
     "  --no-output          write no result file\n"
-    "  --set NAME=VALUE     set a parameter or input before initialization (repeatable;\n"
-    "                       arrays: space-separated values; enumerations: number or item)\n"
+    "  --set NAME=VALUE     set a parameter or input (repeatable; arrays: space-separated\n"
+    "                       values; enumerations: number or item; NAME may be an FMI 3\n"
+    "                       alias). Set twice, as FMI 2.0 and 3.0 both allow: before\n"
+    "                       initialization and again in Initialization Mode (some FMUs\n"
+    "                       honour parameters only there)\n"
     "  --record NAME        record this variable (repeatable; default: all outputs)\n"
     "  --fast               run as fast as possible (the default for now)\n"
     "  --fmu-logging        enable the FMU's own debug logging\n"
@@ -219,14 +222,6 @@ static bool enum_item(const rtc_model_desc *md, const rtc_var *v, const char *te
     return false;
 }
 
-static bool settable(const rtc_var *v)
-{
-    if (v->variability == RTC_VARIABILITY_CONSTANT)
-        return false;
-    return v->causality == RTC_CAUSALITY_INPUT || v->initial == RTC_INITIAL_EXACT ||
-           v->initial == RTC_INITIAL_APPROX;
-}
-
 /* Parse the values of one --set into a typed array (arrays: space-separated). */
 static int parse_values(const rtc_model_desc *md, const rtc_var *v, char *text, void *vals,
                         uint8_t *bin, size_t count)
@@ -262,6 +257,8 @@ static int parse_values(const rtc_model_desc *md, const rtc_var *v, char *text, 
     return RTC_OK;
 }
 
+/* One --set; called before initialization and again in Initialization Mode (see
+ * rtc_var_settable_at_init()). */
 static int apply_set(run_ctx *r, const char *assignment)
 {
     const rtc_model_desc *md = rtc_fmu_model(r->fmu);
@@ -279,7 +276,14 @@ static int apply_set(run_ctx *r, const char *assignment)
         return RTC_ENOTFOUND;
     }
     const rtc_var *v = &md->vars[idx];
-    if (!settable(v) || v->type == RTC_TYPE_CLOCK) {
+    if (v->causality == RTC_CAUSALITY_STRUCTURAL_PARAMETER) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR,
+                "--set %s: a structural parameter changes only in Configuration Mode, which "
+                "is not supported",
+                name);
+        return RTC_EUNSUPPORTED;
+    }
+    if (!rtc_var_settable_at_init(v)) {
         rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "--set %s: a %s %s variable cannot be set", name,
                 rtc_variability_name(v->variability), rtc_causality_name(v->causality));
         return RTC_EINVAL;
@@ -509,6 +513,8 @@ static int initialize(run_ctx *r)
         rc = apply_set(r, r->o->sets[i]);
     if (rc == RTC_OK)
         rc = r->unit->ops->enter_init(r->unit->self);
+    for (size_t i = 0; rc == RTC_OK && i < r->o->n_sets; i++)
+        rc = apply_set(r, r->o->sets[i]);
     if (rc == RTC_OK)
         rc = r->unit->ops->exit_init(r->unit->self);
     if (rc == RTC_EFMU || rc == RTC_EFATAL)

@@ -8,6 +8,12 @@
  * from the process's working directory, and a link already present in the destination
  * cannot redirect a write. The bytes actually written are counted against the limit as
  * well, because a local header may lie about the uncompressed size.
+ *
+ * Duplicate entries: some exporters zip a folder twice (the FMI 3 Reference FMU Roberts
+ * holds every file of extra/ twice). Two entries of one name with the same content are harmless and the
+ * second is skipped after a byte-for-byte comparison with the file the first one wrote;
+ * two with different content are refused, since which one an importer sees would be
+ * arbitrary. The first pass already refuses pairs whose CRC or size differ.
  */
 #include "rtcosim/archive.h"
 #include "rtcosim/rtc_config.h"
@@ -32,6 +38,14 @@
 /* "Version made by" host system values of the zip APPNOTE (upper byte). */
 #define ZIP_HOST_UNIX 3
 
+/* A file entry of the central directory, for the duplicate check. */
+typedef struct xent {
+    char *name;
+    uint32_t crc;
+    uint64_t size;
+    bool later; /* a second (third...) entry of its name */
+} xent;
+
 /* State of one extraction, passed to the per-entry helpers. */
 typedef struct xctx {
     const char *zip_path;
@@ -41,6 +55,8 @@ typedef struct xctx {
     uint64_t max_bytes, max_entries;
     uint64_t written; /* bytes actually written so far, all entries */
     unsigned char *buf;
+    xent *ents; /* file entries (pass 1), then only the duplicated names, sorted */
+    size_t n_ents, cap_ents;
     char name[NAME_MAX_LEN];
 } xctx;
 
@@ -103,6 +119,78 @@ static int entry_info(xctx *x, unz_file_info64 *fi)
     return RTC_OK;
 }
 
+/* Keep a file entry's name, CRC and size for check_duplicates(). */
+static int remember_entry(xctx *x, const unz_file_info64 *fi)
+{
+    size_t len = strlen(x->name);
+    if (len == 0 || x->name[len - 1] == '/')
+        return RTC_OK; /* directory entries may repeat freely */
+    if (x->n_ents == x->cap_ents) {
+        size_t cap = x->cap_ents ? 2 * x->cap_ents : 64;
+        xent *e = realloc(x->ents, cap * sizeof *e);
+        if (!e)
+            return RTC_ENOMEM;
+        x->ents = e;
+        x->cap_ents = cap;
+    }
+    char *name = strdup(x->name);
+    if (!name)
+        return RTC_ENOMEM;
+    x->ents[x->n_ents++] = (xent){name, (uint32_t)fi->crc, fi->uncompressed_size, false};
+    return RTC_OK;
+}
+
+static int cmp_ent(const void *a, const void *b)
+{
+    return strcmp(((const xent *)a)->name, ((const xent *)b)->name);
+}
+
+static void free_ents(xctx *x)
+{
+    for (size_t i = 0; i < x->n_ents; i++)
+        free(x->ents[i].name);
+    free(x->ents);
+    x->ents = NULL;
+    x->n_ents = x->cap_ents = 0;
+}
+
+static int report_differing(const xctx *x, const char *name)
+{
+    rtc_log(x->lg, RTC_LOG_ERROR,
+            "%s: %s: duplicate entry with different content (which copy counts would be "
+            "arbitrary)",
+            x->zip_path, name);
+    return RTC_EUNSAFE;
+}
+
+/* Refuse duplicates whose declared content differs; keep only the duplicated names (one
+ * each, sorted) for pass 2, which compares the bytes. */
+static int check_duplicates(xctx *x)
+{
+    qsort(x->ents, x->n_ents, sizeof *x->ents, cmp_ent);
+    for (size_t i = 1; i < x->n_ents; i++) {
+        xent *e = &x->ents[i], *prev = &x->ents[i - 1];
+        e->later = strcmp(e->name, prev->name) == 0;
+        if (e->later && (e->crc != prev->crc || e->size != prev->size))
+            return report_differing(x, e->name);
+    }
+    /* Compact in place: slots below kept are done, so swapping whole entries into them
+     * never disturbs an entry still to be looked at. */
+    size_t kept = 0;
+    for (size_t i = 0; i < x->n_ents; i++) {
+        if (!x->ents[i].later ||
+            (kept > 0 && strcmp(x->ents[kept - 1].name, x->ents[i].name) == 0))
+            continue;
+        xent t = x->ents[kept];
+        x->ents[kept++] = x->ents[i];
+        x->ents[i] = t;
+    }
+    for (size_t i = kept; i < x->n_ents; i++)
+        free(x->ents[i].name);
+    x->n_ents = kept;
+    return RTC_OK;
+}
+
 /* Pass 1: every name, type and declared size, before anything is written. */
 static int check_all(xctx *x)
 {
@@ -133,6 +221,9 @@ static int check_all(xctx *x)
             return RTC_ELIMIT;
         }
         total += fi.uncompressed_size;
+        st = remember_entry(x, &fi);
+        if (st != RTC_OK)
+            return st;
         rc = unzGoToNextFile(x->uf);
     }
     if (rc != UNZ_END_OF_LIST_OF_FILE) {
@@ -140,7 +231,7 @@ static int check_all(xctx *x)
                 rc);
         return RTC_EIO;
     }
-    return RTC_OK;
+    return check_duplicates(x);
 }
 
 /* Open (creating if needed) directory @p comp below @p dir_fd without following a link. */
@@ -217,11 +308,82 @@ static int copy_data(xctx *x, int fd)
     }
 }
 
+/* Read up to @p n bytes (fewer only at end of file); -1 on error. */
+static ssize_t read_full(int fd, unsigned char *buf, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, buf + got, n - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}
+
+/* Does the open current entry hold exactly the bytes of file @p fd? Reading stops at the
+ * first difference, so a duplicate never costs more than the file already written. */
+static int same_content(xctx *x, int fd, bool *same)
+{
+    unsigned char mine[4096];
+    for (;;) {
+        int n = unzReadCurrentFile(x->uf, x->buf, sizeof mine);
+        if (n < 0) {
+            rtc_log(x->lg, RTC_LOG_ERROR, "%s: %s: truncated or corrupt data (minizip %d)",
+                    x->zip_path, x->name, n);
+            return RTC_EIO;
+        }
+        /* At the entry's end the file must end too: ask for one byte more. */
+        ssize_t r = read_full(fd, mine, n == 0 ? 1 : (size_t)n);
+        if (r < 0)
+            return RTC_EIO;
+        if (n == 0 || r != n || memcmp(mine, x->buf, (size_t)n) != 0) {
+            *same = n == 0 && r == 0;
+            return RTC_OK;
+        }
+    }
+}
+
+#define NOT_A_DUPLICATE 1
+
+/* A second entry of a name whose first entry was already written: accepted when the
+ * content is the same byte for byte. NOT_A_DUPLICATE when the name occurs once in the
+ * archive (then whatever is there was not written by this extraction). */
+static int duplicate_entry(xctx *x, int dir_fd, const char *base)
+{
+    xent key = {.name = x->name};
+    if (!bsearch(&key, x->ents, x->n_ents, sizeof *x->ents, cmp_ent))
+        return NOT_A_DUPLICATE;
+    int fd = openat(dir_fd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return NOT_A_DUPLICATE;
+    bool same = false;
+    int st = unzOpenCurrentFile(x->uf);
+    int rc = st == UNZ_OK ? same_content(x, fd, &same) : RTC_EIO;
+    if (st != UNZ_OK)
+        rtc_log(x->lg, RTC_LOG_ERROR, "%s: %s: cannot open entry (minizip %d)", x->zip_path,
+                x->name, st);
+    else
+        unzCloseCurrentFile(x->uf);
+    close(fd);
+    return rc == RTC_OK && !same ? report_differing(x, x->name) : rc;
+}
+
 /* Write the current entry's data to @p base in @p dir_fd. O_EXCL|O_NOFOLLOW: a file or
- * link already there (a duplicate entry, or something planted) is an error, never reused. */
+ * link already there is never reused; only an identical duplicate entry is skipped. */
 static int write_file(xctx *x, int dir_fd, const char *base)
 {
     int fd = openat(dir_fd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0 && errno == EEXIST) {
+        int st = duplicate_entry(x, dir_fd, base);
+        if (st != NOT_A_DUPLICATE)
+            return st;
+        errno = EEXIST;
+    }
     if (fd < 0) {
         int err = errno;
         rtc_log(x->lg, RTC_LOG_ERROR, "%s: %s: cannot create file: %s", x->zip_path, x->name,
@@ -339,6 +501,7 @@ int rtc_archive_extract(const char *zip_path,
     if (rc == RTC_OK)
         rc = extract_all(&x);
 out:
+    free_ents(&x);
     free(x.buf);
     if (x.uf)
         unzClose(x.uf);

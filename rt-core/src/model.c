@@ -57,11 +57,23 @@ size_t rtc_var_count(const rtc_var *v)
     return n;
 }
 
+bool rtc_var_settable_at_init(const rtc_var *v)
+{
+    if (v->variability == RTC_VARIABILITY_CONSTANT || v->type == RTC_TYPE_CLOCK ||
+        v->causality == RTC_CAUSALITY_STRUCTURAL_PARAMETER)
+        return false;
+    return v->causality == RTC_CAUSALITY_INPUT || v->initial == RTC_INITIAL_EXACT ||
+           v->initial == RTC_INITIAL_APPROX;
+}
+
 long rtc_model_find_var(const rtc_model_desc *md, const char *name)
 {
     for (size_t i = 0; i < md->n_vars; i++)
         if (strcmp(md->vars[i].name, name) == 0)
             return (long)i;
+    for (size_t i = 0; i < md->n_aliases; i++)
+        if (strcmp(md->aliases[i].name, name) == 0)
+            return (long)md->aliases[i].var;
     return -1;
 }
 

@@ -467,7 +467,8 @@ int rtc_system_record(rtc_system *sys, rtc_record *rec, const char *const *names
 
 /* ---- initialization ---- */
 
-/* Parameter values of one unit (called on the unit's owner thread). */
+/* Parameter values of one unit (called on the unit's owner thread): before
+ * initialization and again in Initialization Mode (see rtc_var_settable_at_init()). */
 static int job_params(rtc_system *sys, sys_unit *u, void *arg)
 {
     (void)arg;
@@ -476,6 +477,15 @@ static int job_params(rtc_system *sys, sys_unit *u, void *arg)
         if (&sys->units[p->unit] != u)
             continue;
         const rtc_var *v = &u->unit->md->vars[p->var];
+        if (!rtc_var_settable_at_init(v)) {
+            bool sp = v->causality == RTC_CAUSALITY_STRUCTURAL_PARAMETER;
+            rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: parameter %s.%s: %s", p->file, p->line,
+                    u->name, v->name,
+                    sp ? "a structural parameter changes only in Configuration Mode, which is "
+                         "not supported"
+                       : "the variable cannot be set at initialization");
+            return RTC_EUNSUPPORTED;
+        }
         rtc_value val;
         uint8_t bin[256];
         int rc;
@@ -515,8 +525,8 @@ static int job_instantiate(rtc_system *sys, sys_unit *u, void *arg)
 
 static int job_enter_init(rtc_system *sys, sys_unit *u, void *arg)
 {
-    (void)sys, (void)arg;
-    return u->unit->ops->enter_init(u->unit->self);
+    int rc = u->unit->ops->enter_init(u->unit->self);
+    return rc == RTC_OK ? job_params(sys, u, arg) : rc;
 }
 
 static int job_exit_init(rtc_system *sys, sys_unit *u, void *arg)

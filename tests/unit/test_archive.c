@@ -383,20 +383,81 @@ static void test_extract_preexisting_links_not_followed(void)
     CU_ASSERT_EQUAL(dir_entries(tdir), 0);
 }
 
+/* Duplicates of differing content: refused in the first pass, naming the entry, before a
+ * byte is written (which copy counts would be arbitrary). */
 static void test_extract_duplicate_entry_unsafe(void)
 {
     const entry es[] = {
-        {.name = "same", .data = "first", .len = 5},
-        {.name = "same", .data = "second", .len = 6},
+        {.name = "ok", .data = "x", .len = 1},
+        {.name = "d/same", .data = "first", .len = 5},
+        {.name = "d/same", .data = "second", .len = 6},
     };
     char zip[1024], dest[1024], p[2048];
-    make_zip("dup.zip", es, 2, zip, sizeof zip);
+    make_zip("dup.zip", es, 3, zip, sizeof zip);
     make_dest("dup", dest, sizeof dest);
     capture cap;
     CU_ASSERT_EQUAL(extract(zip, dest, 0, &cap), RTC_EUNSAFE);
-    CU_ASSERT_PTR_NOT_NULL(strstr(cap.text, "dup.zip: same: cannot create file: File exists"));
-    snprintf(p, sizeof p, "%s/same", dest);
-    CU_ASSERT_TRUE(file_equals(p, "first", 5));
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(cap.text, "dup.zip: d/same: duplicate entry with different content"));
+    snprintf(p, sizeof p, "%s/ok", dest);
+    CU_ASSERT_FALSE(exists(p));
+}
+
+/* Three entries of one name after another duplicated name: every pair is compared, so the
+ * differing third is refused before anything is written. */
+static void test_extract_third_duplicate_differs(void)
+{
+    const entry es[] = {
+        {.name = "a", .data = "1", .len = 1}, {.name = "a", .data = "1", .len = 1},
+        {.name = "b", .data = "2", .len = 1}, {.name = "b", .data = "2", .len = 1},
+        {.name = "b", .data = "3", .len = 1},
+    };
+    char zip[1024], dest[1024], p[2048];
+    make_zip("dup3.zip", es, 5, zip, sizeof zip);
+    make_dest("dup3", dest, sizeof dest);
+    capture cap;
+    CU_ASSERT_EQUAL(extract(zip, dest, 0, &cap), RTC_EUNSAFE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(cap.text, "dup3.zip: b: duplicate entry with different content"));
+    snprintf(p, sizeof p, "%s/a", dest);
+    CU_ASSERT_FALSE(exists(p));
+}
+
+/* Duplicates of identical content (the FMI 3 Reference FMU Roberts zips extra/ twice):
+ * accepted, one file with that content; directory entries may repeat too. */
+static void test_extract_identical_duplicates_accepted(void)
+{
+    const entry es[] = {
+        {.name = "extra/", .data = "", .len = 0},
+        {.name = "extra/a.txt", .data = "same bytes", .len = 10},
+        {.name = "extra/", .data = "", .len = 0},
+        {.name = "extra/a.txt", .data = "same bytes", .len = 10},
+        {.name = "extra/empty", .data = "", .len = 0},
+        {.name = "extra/empty", .data = "", .len = 0},
+    };
+    char zip[1024], dest[1024], p[2048];
+    make_zip("dupsame.zip", es, 6, zip, sizeof zip);
+    make_dest("dupsame", dest, sizeof dest);
+    capture cap;
+    CU_ASSERT_EQUAL(extract(zip, dest, 0, &cap), RTC_OK);
+    snprintf(p, sizeof p, "%s/extra/a.txt", dest);
+    CU_ASSERT_TRUE(file_equals(p, "same bytes", 10));
+    snprintf(p, sizeof p, "%s/extra/empty", dest);
+    CU_ASSERT_TRUE(file_equals(p, "", 0));
+}
+
+/* A name that occurs once but finds something already in the destination is still
+ * refused: only duplicates inside the archive are compared. */
+static void test_extract_existing_file_not_reused(void)
+{
+    const entry es[] = {{.name = "f", .data = "new", .len = 3}};
+    char zip[1024], dest[1024], p[2048];
+    make_zip("prefile.zip", es, 1, zip, sizeof zip);
+    make_dest("prefile", dest, sizeof dest);
+    snprintf(p, sizeof p, "%s/f", dest);
+    write_file(p, "new", 3);
+    capture cap;
+    CU_ASSERT_EQUAL(extract(zip, dest, 0, &cap), RTC_EUNSAFE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(cap.text, "prefile.zip: f: cannot create file: File exists"));
 }
 
 /* ---- temporary directories ---- */
@@ -460,6 +521,9 @@ void rtc_test_register(void)
         {"extract_missing_archive_eio", test_extract_missing_archive_eio},
         {"extract_preexisting_links_not_followed", test_extract_preexisting_links_not_followed},
         {"extract_duplicate_entry_unsafe", test_extract_duplicate_entry_unsafe},
+        {"extract_identical_duplicates_accepted", test_extract_identical_duplicates_accepted},
+        {"extract_third_duplicate_differs", test_extract_third_duplicate_differs},
+        {"extract_existing_file_not_reused", test_extract_existing_file_not_reused},
         {"tmpdir_new_private_and_remove", test_tmpdir_new_private_and_remove},
         {"tmpdir_new_small_buffer_elimit", test_tmpdir_new_small_buffer_elimit},
         {"tmpdir_remove_does_not_follow_links", test_tmpdir_remove_does_not_follow_links},

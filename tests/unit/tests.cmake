@@ -30,3 +30,5 @@ target_compile_definitions(test_session_control PRIVATE RTC_OPERATOR_DIR="$<TARG
 # rt_hygiene: a live session with an OSC I/O unit (issue 10 item 8)
 target_link_libraries(test_rt_hygiene PRIVATE rtc_iodrivers PkgConfig::LIBLO)
 rtc_add_test(stop SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtc_configs rtcosim)
+rtc_add_test(conformance SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtcosim)
+target_compile_definitions(test_conformance PRIVATE RTC_TEST_FMU_SRC="${CMAKE_CURRENT_SOURCE_DIR}/fmus")

@@ -54,7 +54,7 @@ const char *rtc_fmu_dir(const rtc_fmu *fmu);
  *            instance name) go here; must outlive the unit.
  * @param out the unit; free with out->ops->free(out->self).
  * Returns: RTC_OK; RTC_EUNSUPPORTED (no CoSimulation element, FMI version, no binary for
- * this platform); RTC_ESYMBOL (a required function is missing; the message names it);
+ * this platform, an FMI 3 input clock: clocks are not ticked by this engine); RTC_ESYMBOL (a required function is missing; the message names it);
  * RTC_EIO (dlopen failed).
  * RT-safe: no.
  */
@@ -77,7 +77,8 @@ int rtc_fmu_factory(rtc_unit_factory *out);
  * Parse an FMI 2.0 or 3.0 modelDescription.xml file (XML_PARSE_NONET, no entity
  * expansion, no DTD loading).
  *
- * Every error is logged as one line "FILE:LINE: <Element> <attribute>: reason".
+ * Every error is logged as one line "FILE:LINE: <Element> <attribute>: reason"; what is
+ * refused, accepted and warned about follows the conformance policy in fmu_md.c.
  * Returns: RTC_OK and *out; RTC_EPARSE, RTC_EUNSUPPORTED (fmiVersion), RTC_EIO, RTC_ENOMEM.
  * RT-safe: no.
  */

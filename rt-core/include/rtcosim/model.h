@@ -101,13 +101,16 @@ typedef struct rtc_var {
     bool has_min, has_max, has_nominal;
     rtc_value min, max;  /**< same member as start (f64/f32/i64/u64) */
     double nominal;
-    size_t n_start;      /**< 0: no start; 1: scalar; n: array start values in row-major order */
+    size_t n_start;      /**< 0: no start; 1: scalar, or every element of an array;
+                              n: array start values in row-major order */
     rtc_value *start;
     size_t n_dims;       /**< 0 for scalars */
     rtc_dim *dims;
     long derivative_of;  /**< index in rtc_model_desc.vars of the state this derives, or -1 */
     bool can_handle_multiple_set_per_time_instant;
     bool intermediate_update; /**< FMI 3.0 */
+    size_t n_clocks;     /**< FMI 3.0 "clocks": the variable is clocked (0: not clocked) */
+    uint32_t *clocks;    /**< value references of the Clock variables it belongs to */
     unsigned line;       /**< line of the element in modelDescription.xml, for diagnostics */
 } rtc_var;
 
@@ -116,6 +119,16 @@ typedef struct rtc_enum_item {
     int64_t value;
     char *description; /**< or NULL */
 } rtc_enum_item;
+
+/** FMI 3.0 <Alias> of a variable: another name for the same value (FMI 2 aliases are
+ *  variables of their own that share a value reference). */
+typedef struct rtc_alias {
+    char *name;
+    char *description;  /**< or NULL */
+    char *display_unit; /**< or NULL */
+    size_t var;         /**< index in rtc_model_desc.vars */
+    unsigned line;
+} rtc_alias;
 
 /** A type definition (FMI 2 SimpleType, FMI 3 Float64Type/.../EnumerationType). */
 typedef struct rtc_type_def {
@@ -222,6 +235,8 @@ typedef struct rtc_model_desc {
     rtc_default_experiment experiment;
     size_t n_vars;
     rtc_var *vars;
+    size_t n_aliases; /**< FMI 3.0 <Alias> elements of all variables */
+    rtc_alias *aliases;
     size_t n_type_defs;
     rtc_type_def *type_defs;
     size_t n_unit_defs;
@@ -282,7 +297,16 @@ rtc_value rtc_value_from_double(rtc_type type, double x);
  */
 int rtc_hex_decode(const char *text, uint8_t *buf, size_t cap, size_t *n);
 
-/** Index of the variable named @p name, or -1. Linear scan. RT-safe: yes (no allocation). */
+/** May @p v be set before initialization (FMI: state Instantiated) and again in
+ *  Initialization Mode: a non-constant input or a variable with initial exact or approx.
+ *  Both times are allowed by FMI 2.0 and 3.0, and some exporters honour a parameter only
+ *  when it is set in Initialization Mode, so importers set values at both. Never a clock,
+ *  nor an FMI 3 structural parameter: only Configuration Mode may change those (not
+ *  supported; the array sizes it fixes would no longer match). RT-safe: yes. */
+bool rtc_var_settable_at_init(const rtc_var *v);
+
+/** Index of the variable named @p name (or of the variable an FMI 3.0 alias of that name
+ *  belongs to), or -1. Linear scan. RT-safe: yes (no allocation). */
 long rtc_model_find_var(const rtc_model_desc *md, const char *name);
 
 #endif
