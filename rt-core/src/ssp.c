@@ -314,6 +314,8 @@ int rtc_ssp_load_from(const char *path, const char *base_dir, const rtc_logger *
     /* Chaining needs every reference resolved; after an error it would only add noise. */
     if (rc == RTC_OK && L.n_errors == 0)
         rc = rtc__ssp_flatten(&L);
+    if (rc == RTC_OK && L.n_errors == 0)
+        rc = rtc__ssp_propagate_params(&L);
     if (rc == RTC_OK)
         rc = L.first_rc;
     if (rc == RTC_OK && L.n_errors > 0)

@@ -445,6 +445,14 @@ int rtc_system_record(rtc_system *sys, rtc_record *rec, const char *const *names
                 return rc;
         }
     }
+    for (size_t i = 0; i < sys->n_ports && n == 0; i++) { /* and the system's outputs */
+        const struct sys_port *p = &sys->ports[i];
+        int rc = p->input ? RTC_OK : rtc__sys_observe(sys, p->unit, p->var);
+        if (rc == RTC_OK && !p->input)
+            rc = rtc_record_add_as(rec, &sys->units[p->unit].view, p->var, "", p->name);
+        if (rc != RTC_OK)
+            return rc;
+    }
     for (size_t i = 0; i < n; i++) {
         size_t u = 0, v = 0;
         if (rtc_system_find_var(sys, names[i], &u, &v) != RTC_OK) {
@@ -453,10 +461,13 @@ int rtc_system_record(rtc_system *sys, rtc_record *rec, const char *const *names
             return RTC_ENOTFOUND;
         }
         char prefix[512];
-        snprintf(prefix, sizeof prefix, "%s.", sys->units[u].name);
+        size_t ul = (size_t)snprintf(prefix, sizeof prefix, "%s.", sys->units[u].name);
         int rc = rtc__sys_observe(sys, u, v);
+        /* a system connector keeps its own name as the column's */
+        bool port = strncmp(names[i], prefix, ul) != 0;
         if (rc == RTC_OK)
-            rc = rtc_record_add(rec, &sys->units[u].view, v, prefix);
+            rc = port ? rtc_record_add_as(rec, &sys->units[u].view, v, "", names[i])
+                      : rtc_record_add(rec, &sys->units[u].view, v, prefix);
         if (rc != RTC_OK)
             return rc;
     }
@@ -783,6 +794,9 @@ void rtc_system_free(rtc_system *sys)
     free(sys->expose);
     free(sys->factories);
     free(sys->params);
+    for (size_t i = 0; i < sys->n_ports; i++)
+        free(sys->ports[i].name);
+    free(sys->ports);
     free(sys->units);
     free(sys->links);
     free(sys->observe);

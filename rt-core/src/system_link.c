@@ -20,8 +20,8 @@ static bool is_numeric(rtc_type t)
 }
 
 /* A unit's SI definition, from the SSP file first, then from the FMU. */
-static bool find_base(const rtc_ssp *ssp, const rtc_model_desc *md, const char *name,
-                      rtc_base_unit *out)
+bool rtc__sys_unit_base(const rtc_ssp *ssp, const rtc_model_desc *md, const char *name,
+                        rtc_base_unit *out)
 {
     const rtc_ssp_unit *su = rtc_ssp_find_unit(ssp, name);
     if (su) {
@@ -37,7 +37,7 @@ static bool find_base(const rtc_ssp *ssp, const rtc_model_desc *md, const char *
     return false;
 }
 
-static bool same_dimension(const rtc_base_unit *a, const rtc_base_unit *b)
+bool rtc__sys_same_dimension(const rtc_base_unit *a, const rtc_base_unit *b)
 {
     return a->kg == b->kg && a->m == b->m && a->s == b->s && a->A == b->A && a->K == b->K &&
            a->mol == b->mol && a->cd == b->cd && a->rad == b->rad;
@@ -58,12 +58,21 @@ static int unit_conversion(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_co
 {
     l->k = 1;
     l->d = 0;
-    if (!u1 || !u2 || !strcmp(u1, u2) || c->suppress_unit_conversion)
+    bool none1 = !u1 || !u1[0], none2 = !u2 || !u2[0];
+    if (none1 != none2 && !c->suppress_unit_conversion) {
+        /* An absent or empty unit (unit="") is dimensionless of unknown unit: it connects
+         * to anything unchanged; only a unit on the other side is worth a warning. */
+        rtc_log(sys->lg, RTC_LOG_WARNING, "%s:%u: Connection %s: one end has no unit, the "
+                "other [%s]: connected without conversion", c->file, c->line, l->desc,
+                none1 ? u2 : u1);
+        sys->warnings++;
+    }
+    if (none1 || none2 || !strcmp(u1, u2) || c->suppress_unit_conversion)
         return RTC_OK;
     rtc_base_unit b1, b2;
     const rtc_model_desc *m1 = sys->units[l->src].unit->md, *m2 = sys->units[l->dst].unit->md;
-    if (!find_base(ssp, m1, u1, &b1) || !find_base(ssp, m2, u2, &b2) ||
-        !same_dimension(&b1, &b2)) {
+    if (!rtc__sys_unit_base(ssp, m1, u1, &b1) || !rtc__sys_unit_base(ssp, m2, u2, &b2) ||
+        !rtc__sys_same_dimension(&b1, &b2)) {
         rtc_log(sys->lg, RTC_LOG_ERROR,
                 "%s:%u: Connection %s: unit mismatch: [%s] to [%s] has no conversion "
                 "(define both units with the same base units, or set suppressUnitConversion)",

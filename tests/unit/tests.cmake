@@ -21,3 +21,4 @@ rtc_add_test(io_system SOURCES unit/fmu_util.c unit/io_util.c LIBS rtc_fmuhost r
 target_compile_definitions(test_io_system PRIVATE RTC_BENCH_SIM_EXE="$<TARGET_FILE:rtcosim-bench-sim>")
 rtc_add_test(session SOURCES unit/fmu_util.c unit/io_util.c LIBS rtc_fmuhost rtc_iodrivers PkgConfig::LIBMODBUS PkgConfig::LIBLO DEPENDS rtc_test_fmus rtcosim rtcosim-bench-sim rtcosim-fault-proxy)
 target_compile_definitions(test_session PRIVATE RTC_BENCH_SIM_EXE="$<TARGET_FILE:rtcosim-bench-sim>" RTC_FAULT_PROXY_EXE="$<TARGET_FILE:rtcosim-fault-proxy>")
+rtc_add_test(ssp_conformance SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtcosim)

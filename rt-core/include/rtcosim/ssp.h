@@ -273,6 +273,10 @@ typedef struct rtc_ssp_param {
     char *file;      /**< the .ssv (or .ssd for inline values) file, as displayed */
     unsigned line;   /**< line of the ssv:Parameter element */
     unsigned level;  /**< depth of the binding's element: 0 = the top-level system */
+    /** is_system only: number of component connectors the value reached by flowing
+     *  along the connections (each got its own entry at the same level); 0 when the
+     *  connector feeds nothing. */
+    unsigned n_targets;
 } rtc_ssp_param;
 
 /** Master algorithm; same order as rtc_master in rtcosim/system.h, so the system builder
