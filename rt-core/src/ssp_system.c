@@ -122,12 +122,40 @@ static int read_type(rtc__ssp_load *L, const xmlNode *t, rtc_ssp_connector *c)
     return rc;
 }
 
+/* ssc:Dimension (SSP 2.0): a fixed size, or a size given by another connector (a
+ * structural parameter of the component: the component's own array size then applies). */
+static int read_dimension(rtc__ssp_load *L, const xmlNode *t, rtc_ssp_connector *c)
+{
+    static const char *const known[] = {"size", "sizeConnector", NULL};
+    rtc__xml_check_attrs(&L->x, t, known);
+    uint64_t size = 0;
+    bool has = false;
+    if (rtc__xml_attr_u64(&L->x, t, "size", 64, &size, &has) != RTC_OK)
+        return RTC_EPARSE;
+    if (has && rtc__xml_attr(t, "sizeConnector")) {
+        rtc__xml_error(&L->x, t, "Dimension: size and sizeConnector are exclusive");
+        return RTC_EPARSE;
+    }
+    if (has && size == 0) {
+        rtc__xml_attr_error(&L->x, t, "size", "must be at least 1");
+        return RTC_EPARSE;
+    }
+    uint64_t *d = realloc(c->dims, (c->n_dims + 1) * sizeof *d);
+    if (!d)
+        return RTC_ENOMEM;
+    c->dims = d;
+    d[c->n_dims++] = size;
+    return RTC_OK;
+}
+
 /* Only the first type element counts; a second one is reported as unknown. */
 static int read_connector_children(rtc__ssp_load *L, const xmlNode *n, rtc_ssp_connector *c)
 {
     int rc = RTC_OK;
     for (const xmlNode *t = rtc__xml_child(n); t; t = rtc__xml_next(t)) {
-        if (!c->has_type && rtc__ssp_type_of(t, RTC_SSP_NS_SSC, &c->type)) {
+        if (rtc__ssp_is(t, RTC_SSP_NS_SSC, "Dimension")) {
+            rc = read_dimension(L, t, c);
+        } else if (!c->has_type && rtc__ssp_type_of(t, RTC_SSP_NS_SSC, &c->type)) {
             rc = read_type(L, t, c);
         } else if (rtc__ssp_is(t, RTC_SSP_NS_SSD, "Annotations")) {
             rc = rtc__ssp_read_annotations(L, t, RTC__SSP_AT_OTHER, NULL, NULL);

@@ -135,13 +135,24 @@ static int build_inputs(rtc_system *sys, size_t u)
             continue;
         su->links_in[su->n_links_in++] = i;
         in_group *g = &su->in[l->dst_type];
+        /* element links into one array input share that input's slot: the first one
+         * registers the whole variable */
+        size_t base = SIZE_MAX;
+        for (size_t j = 0; l->dst_part && j < i && base == SIZE_MAX; j++)
+            if (sys->links[j].dst == u && sys->links[j].dst_part &&
+                sys->links[j].dst_var == l->dst_var)
+                base = sys->links[j].dst_off - sys->links[j].dst_elem;
+        if (base != SIZE_MAX) {
+            l->dst_off = base + l->dst_elem;
+            continue;
+        }
         uint32_t *vr = realloc(g->vr, (g->n_vr + 1) * sizeof *vr);
         if (!vr)
             return RTC_ENOMEM;
         g->vr = vr;
         g->vr[g->n_vr++] = md->vars[l->dst_var].vr;
-        l->dst_off = g->n_values;
-        g->n_values += l->count;
+        l->dst_off = g->n_values + l->dst_elem;
+        g->n_values += l->dst_part ? rtc_var_count(&md->vars[l->dst_var]) : l->count;
     }
     for (int t = 0; t < RTC_TYPE_COUNT; t++) {
         in_group *g = &su->in[t];
@@ -203,7 +214,8 @@ static int build_buffers(rtc_system *sys)
     for (size_t i = 0; i < sys->n_links; i++) {
         sys_link *l = &sys->links[i];
         const sys_unit *s = &sys->units[l->src];
-        l->src_off = obs_offset(&s->obs[l->src_type], s->unit->md->vars[l->src_var].vr);
+        l->src_off = obs_offset(&s->obs[l->src_type], s->unit->md->vars[l->src_var].vr) +
+                     l->src_elem;
     }
     return RTC_OK;
 }

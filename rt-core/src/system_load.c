@@ -115,6 +115,15 @@ static unsigned check_connectors(rtc_system *sys, const rtc_ssp *ssp, const rtc_
     for (size_t i = 0; i < c->n_connectors; i++) {
         const rtc_ssp_connector *k = &c->connectors[i];
         long v = rtc_model_find_var(u->unit->md, k->name);
+        if (v < 0 && k->n_dims) { /* an FMI 2 array: "x[1]" ("x[1,1]") and on */
+            char first[512];
+            size_t pos = (size_t)snprintf(first, sizeof first, "%s[", k->name);
+            for (size_t d = 0; d < k->n_dims && pos < sizeof first; d++)
+                pos += (size_t)snprintf(first + pos, sizeof first - pos, d ? ",1" : "1");
+            if (pos < sizeof first)
+                snprintf(first + pos, sizeof first - pos, "]");
+            v = rtc_model_find_var(u->unit->md, first);
+        }
         if (v < 0) {
             rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Connector %s: %s has no variable of that name",
                     ssp->display_path, k->line, k->name, c->name);
@@ -338,7 +347,8 @@ static unsigned check_fan_in(rtc_system *sys)
     for (size_t i = 0; i < sys->n_links; i++) {
         for (size_t j = 0; j < i; j++) {
             const sys_link *a = &sys->links[j], *b = &sys->links[i];
-            if (a->dst == b->dst && a->dst_var == b->dst_var) {
+            if (a->dst == b->dst && a->dst_var == b->dst_var &&
+                (!a->dst_part || !b->dst_part || a->dst_elem == b->dst_elem)) {
                 rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Connection %s: input already connected "
                         "at %s:%u (%s)", b->file, b->line, b->desc, a->file, a->line, a->desc);
                 errors++;

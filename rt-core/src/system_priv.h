@@ -81,6 +81,8 @@ typedef struct sys_link {
     size_t src_var, dst_var;    /* variable indices in the units' descriptions */
     size_t src_off, dst_off;    /* element offsets in obs[src_type] / in[dst_type] */
     size_t count;               /* elements (arrays) */
+    size_t src_elem, dst_elem;  /* element-wise links of SSP array connectors: which one */
+    bool dst_part;              /* feeds one element of an array input (dst_elem) */
     link_mode mode;
     double k, d;
     map_entry *map;

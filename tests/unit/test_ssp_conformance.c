@@ -173,6 +173,43 @@ static void signal_dictionary_entries_connect_writer_to_readers(void)
     }
 }
 
+/* SSP 2.0 array connectors element by element: FMI 2 scalars "y[i]" into an FMI 3 array,
+ * FMI 3 array to FMI 3 array, FMI 3 array into FMI 2 scalars "u[i]" (of three numeric
+ * types: the Integer and Boolean elements show their defaults, -123456 and true, were
+ * replaced). The two FMI 2 FMUs are the staged Mass2 and Passthrough with those variables
+ * renamed, as an FMI 2 exporter names array elements. */
+static void array_connectors_connect_element_wise(void)
+{
+    char dir[700];
+    stage(2, "arrays", dir, sizeof dir);
+    const char *st = RTC_TEST_FMU_DIR "/stage/fmi2";
+    CU_ASSERT_EQUAL_FATAL(sh("cp -r '%s/Mass2' '%s/m2s' && sed -i -e 's/name=\"x2\"/name=\"y[1]\"/' "
+                             "-e 's/name=\"v2\"/name=\"y[2]\"/' -e 's/name=\"Fc\"/name=\"y[3]\"/' "
+                             "'%s/m2s/modelDescription.xml'", st, dir, dir), 0);
+    CU_ASSERT_EQUAL_FATAL(sh("cp -r '%s/Passthrough' '%s/pts' && sed -i -e "
+                             "'s/name=\"Real_input\"/name=\"u[1]\"/' -e "
+                             "'s/name=\"Integer_input\"/name=\"u[2]\"/' -e "
+                             "'s/name=\"Boolean_input\"/name=\"u[3]\"/' "
+                             "'%s/pts/modelDescription.xml'", st, dir, dir), 0);
+    CU_ASSERT_EQUAL_FATAL(run_case(dir, "a", ""), 0);
+    static const char *const comps[] = {"p", "q"};
+    for (int c = 0; c < 2; c++) {
+        for (int e = 1; e <= 3; e++) {
+            char name[64];
+            snprintf(name, sizeof name, "%s.Float64_array_output[%d]", comps[c], e);
+            CU_ASSERT_DOUBLE_EQUAL(last(dir, "a", name), e == 1 ? 0.25 : 0, 0);
+        }
+    }
+    CU_ASSERT_DOUBLE_EQUAL(last(dir, "a", "s.Real_output"), 0.25, 0);
+    CU_ASSERT_DOUBLE_EQUAL(last(dir, "a", "s.Integer_output"), 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(last(dir, "a", "s.Boolean_output"), 0, 0);
+    stage(2, "bad_array", dir, sizeof dir);
+    CU_ASSERT_EQUAL(run_case(dir, "a", ""), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "SystemStructure.ssd:20: Connection: connector "
+                                       "p.Float64_array_output declares 4 element(s), the "
+                                       "variable has 3"));
+}
+
 /* Refusals name the file, the line and the reason, and nothing is run. */
 static void refusals_name_file_line_and_reason(void)
 {
@@ -215,6 +252,7 @@ void rtc_test_register(void)
         {"unit_conversions_factor_offset_exponents", unit_conversions_factor_offset_exponents},
         {"signal_dictionary_entries_connect_writer_to_readers",
          signal_dictionary_entries_connect_writer_to_readers},
+        {"array_connectors_connect_element_wise", array_connectors_connect_element_wise},
         {"refusals_name_file_line_and_reason", refusals_name_file_line_and_reason},
         {"summary_reports_the_runs_own_times", summary_reports_the_runs_own_times},
         {NULL, NULL}};

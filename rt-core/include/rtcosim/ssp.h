@@ -117,6 +117,11 @@ typedef struct rtc_ssp_connector {
     char *unit;        /**< Real/Float64/Float32 unit attribute, or NULL */
     char *enumeration; /**< Enumeration: the name of the ssc:Enumeration, else NULL */
     char *mime_type;   /**< Binary: mime-type (default application/octet-stream), else NULL */
+    /** SSP 2.0 array connector: one entry per ssc:Dimension (none: a scalar connector);
+     *  0 where the size is not fixed in the SSD (sizeConnector, or neither attribute) and
+     *  comes from the component. Elements are connected one by one, row-major. */
+    size_t n_dims;
+    uint64_t *dims;
     unsigned line;     /**< line of the ssd:Connector element */
 } rtc_ssp_connector;
 
