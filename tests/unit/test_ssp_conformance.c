@@ -111,6 +111,15 @@ static void system_connectors_bound_set_and_recorded(void)
         CU_ASSERT_EQUAL(run_case(dir, "e", set), 0);
         CU_ASSERT_DOUBLE_EQUAL(last(dir, "e", "y"), 2.5, 0);
     }
+    /* the operator may be given the system input by its name (a short real-time run) */
+    char dir[700], path[800];
+    stage(1, "system_ports", dir, sizeof dir);
+    CU_ASSERT_EQUAL(run_case(dir, "rt", "--realtime --expose u --stop 0.2"), 0);
+    snprintf(path, sizeof path, "%s/out-rt/summary.json", dir);
+    char *sum = rtc_test_slurp(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sum);
+    CU_ASSERT_PTR_NOT_NULL(strstr(sum, "\"exposed\": 1,"));
+    free(sum);
 }
 
 /* Values bound to system connectors flow through two levels of connections (with their
