@@ -59,10 +59,7 @@ static int read_entry(rtc__xml_ctx *x, const xmlNode *n, rtc__ssp_sys *d)
 /* ssb:SignalDictionary (a .ssb file's root or inline): entries, units, enumerations. */
 static int read_ssb(rtc__ssp_load *L, rtc__xml_ctx *x, const xmlNode *n, void *arg)
 {
-    static const char *const known[] = {
-        "version", "id", "description", "author", "fileversion", "copyright", "license",
-        "generationTool", "generationDateAndTime", NULL};
-    rtc__xml_check_attrs(x, n, known);
+    rtc__xml_check_attrs(x, n, rtc__ssp_file_attrs);
     long di = *(const long *)arg;
     if (!rtc__xml_attr(n, "version"))
         rtc__xml_attr_warn(x, n, "version", "missing (required): read as the .ssd's");

@@ -447,13 +447,14 @@ static int read_mapping_entry(rtc__ssp_load *L, rtc__xml_ctx *x, const xmlNode *
     return rc;
 }
 
+const char *const rtc__ssp_file_attrs[] = {
+    "version", "id", "description", "author", "fileversion", "copyright", "license",
+    "generationTool", "generationDateAndTime", NULL};
+
 /* ssm:ParameterMapping (a file's root or inline). */
 static int read_ssm(rtc__ssp_load *L, rtc__xml_ctx *x, const xmlNode *n, mapping *m)
 {
-    static const char *const known[] = {
-        "version", "id", "description", "author", "fileversion", "copyright", "license",
-        "generationTool", "generationDateAndTime", NULL};
-    rtc__xml_check_attrs(x, n, known);
+    rtc__xml_check_attrs(x, n, rtc__ssp_file_attrs);
     int rc = check_file_version(x, n);
     if (rc != RTC_OK)
         return rc;

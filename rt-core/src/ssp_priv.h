@@ -198,6 +198,8 @@ int rtc__ssp_flatten(rtc__ssp_load *L);
 
 /* ---- ssp_param.c ---- */
 
+/** Attributes of the root element of .ssm and .ssb content (version and metadata). */
+extern const char *const rtc__ssp_file_attrs[];
 /** Reader of one referenced file's root element (.ssv, .ssm, .ssb). */
 typedef int (*rtc__ssp_root_reader)(rtc__ssp_load *L, rtc__xml_ctx *x, const xmlNode *root,
                                     void *arg);
