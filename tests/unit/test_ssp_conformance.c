@@ -128,8 +128,14 @@ static void system_connectors_bound_set_and_recorded(void)
     /* the operator may be given the system input by its name (a short real-time run) */
     char dir[700];
     stage(1, "system_ports", dir, sizeof dir);
-    CU_ASSERT_EQUAL(run_case(dir, "rt", "--realtime --expose u --stop 0.2"), 0);
+    CU_ASSERT_EQUAL(run_case(dir, "rt", "--realtime --expose u --set u=6 --stop 0.2"), 0);
     CU_ASSERT_TRUE(summary_has(dir, "rt", "\"exposed\": 1,"));
+    CU_ASSERT_DOUBLE_EQUAL(last(dir, "rt", "y"), 6, 0);
+    /* and its replay repeats the --set (session.conf) */
+    CU_ASSERT_EQUAL(sh("'%s' replay '%s/out-rt' --output-dir '%s/out-rep' 2>&1", RTCOSIM_EXE, dir,
+                       dir), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "identical"));
+    CU_ASSERT_DOUBLE_EQUAL(last(dir, "rep", "y"), 6, 0);
 }
 
 /* Values bound to system connectors flow through two levels of connections (with their
