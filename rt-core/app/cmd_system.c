@@ -79,6 +79,17 @@ static int time_opt(const char *name, const char *text, int64_t *ns)
     return RTC_EXIT_OK;
 }
 
+/* Append a repeatable option's argument (--record, --set) to its list. */
+static int push_arg(const char ***list, size_t *n, const char *arg)
+{
+    const char **r = realloc(*list, (*n + 1) * sizeof *r);
+    if (!r)
+        return RTC_ENOMEM;
+    *list = r;
+    r[(*n)++] = arg;
+    return RTC_OK;
+}
+
 static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
 {
     static const struct option base[] = {
@@ -117,22 +128,15 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
         case O_ITER: o->so.iterate = true; break;
         case O_TOL: o->so.tolerance = atof(optarg); break;
         case O_MAXIT: o->so.max_iterations = (unsigned)atoi(optarg); break;
-        case O_RECORD: {
-            const char **r = realloc(o->records, (o->n_records + 1) * sizeof *r);
-            if (!r)
+        case O_RECORD:
+            if (push_arg(&o->records, &o->n_records, optarg) != RTC_OK)
                 return RTC_EXIT_ERROR;
-            o->records = r;
-            r[o->n_records++] = optarg;
             break;
-        }
-        case O_SET: {
-            const char **r = realloc(o->sets, (o->so.n_sets + 1) * sizeof *r);
-            if (!r)
+        case O_SET:
+            if (push_arg(&o->sets, &o->so.n_sets, optarg) != RTC_OK)
                 return RTC_EXIT_ERROR;
-            o->so.sets = o->sets = r;
-            r[o->so.n_sets++] = optarg;
+            o->so.sets = o->sets;
             break;
-        }
         case O_DEC: o->decimation = atol(optarg); break;
         case O_DIR: o->dir = optarg; break;
         case O_FAST: break;
