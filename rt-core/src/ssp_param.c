@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -707,6 +708,29 @@ int rtc__ssp_read_bindings(rtc__ssp_load *L, const xmlNode *n, long comp, long s
  * overrides a binding of the component itself, as a higher level does). The depth guard
  * stops a cycle of system connectors.
  */
+/* SSP converts a value into the unit of the connector it reaches before a connection's
+ * transformation applies. Done here when both units are defined in the SSD; otherwise
+ * the system builder converts the value (into the FMU variable's unit) afterwards. */
+static int to_unit(rtc__ssp_load *L, const rtc_ssp_connector *to, value *w)
+{
+    const rtc_ssp_unit *a = w->unit ? rtc_ssp_find_unit(L->ssp, w->unit) : NULL;
+    const rtc_ssp_unit *b = to->unit ? rtc_ssp_find_unit(L->ssp, to->unit) : NULL;
+    double x;
+    if (!a || !b || a == b || w->suppress || !rtc__xml_parse_f64(w->text, &x) ||
+        memcmp(&a->base, &b->base, offsetof(rtc_base_unit, factor)) != 0)
+        return RTC_OK; /* nothing to do, or the builder reports the mismatch */
+    char buf[40];
+    snprintf(buf, sizeof buf, "%.17g",
+             (a->base.factor * x + a->base.offset - b->base.offset) / b->base.factor);
+    char *t = strdup(buf);
+    if (!t)
+        return RTC_ENOMEM;
+    free(w->text);
+    w->text = t;
+    w->unit = to->unit;
+    return RTC_OK;
+}
+
 static int flow(rtc__ssp_load *L, const rtc__ssp_node *from, const value *v, unsigned level,
                 size_t depth, unsigned *reached)
 {
@@ -719,7 +743,12 @@ static int flow(rtc__ssp_load *L, const rtc__ssp_node *from, const value *v, uns
         w.suppress |= e->suppress;
         if (!(w.text = strdup(v->text)))
             return RTC_ENOMEM;
-        int rc = transform_value(&L->x, &e->tr, &w);
+        const rtc_ssp_connector *to =
+            e->to.is_sys ? &L->systems[e->to.owner].connectors[e->to.conn]
+                         : &L->ssp->components[e->to.owner].connectors[e->to.conn];
+        int rc = e->tr.kind == RTC_SSP_TRANSFORM_LINEAR ? to_unit(L, to, &w) : RTC_OK;
+        if (rc == RTC_OK)
+            rc = transform_value(&L->x, &e->tr, &w);
         if (rc == RTC_OK && e->to.is_sys) {
             rc = flow(L, &e->to, &w, level, depth + 1, reached);
         } else if (rc == RTC_OK) {

@@ -170,7 +170,8 @@ static void empty_unit_connects_without_conversion(void)
 
 /* Offsets (degC, degF against K), factors with exponents (bar against Pa), a parameter
  * value in another unit than its connector's, and a linear transformation applied after
- * the unit conversion. Tolerance: a few ulp of the 1e5 and 5/9 factors. */
+ * the unit conversion (on a connection, and on a value bound to a system input).
+ * Tolerance: a few ulp of the 1e5 and 5/9 factors. */
 static void unit_conversions_factor_offset_exponents(void)
 {
     for (int v = 1; v <= 2; v++) {
@@ -182,6 +183,7 @@ static void unit_conversions_factor_offset_exponents(void)
         CU_ASSERT_DOUBLE_EQUAL(last(dir, "a", out_col(v, "t3", col, sizeof col)), 68, 1e-9);
         CU_ASSERT_DOUBLE_EQUAL(last(dir, "a", out_col(v, "p2", col, sizeof col)), 2e5, 1e-6);
         CU_ASSERT_DOUBLE_EQUAL(last(dir, "a", out_col(v, "p3", col, sizeof col)), 201, 1e-9);
+        CU_ASSERT_DOUBLE_EQUAL(last(dir, "a", out_col(v, "t4", col, sizeof col)), 40, 1e-9);
     }
 }
 
