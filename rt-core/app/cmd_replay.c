@@ -54,6 +54,7 @@ typedef struct conf {
     char *system, *source_dir;
     char **records;
     size_t n_records;
+    char **sets; /* the live run's --set values, in so.sets */
     long decimation;
 } conf;
 
@@ -64,6 +65,9 @@ static void conf_clear(conf *c)
     for (size_t i = 0; i < c->n_records; i++)
         free(c->records[i]);
     free(c->records);
+    for (size_t i = 0; i < c->so.n_sets; i++)
+        free(c->sets[i]);
+    free(c->sets);
 }
 
 /* Unknown keys are ignored: a newer session.conf stays readable by this replay. */
@@ -100,6 +104,15 @@ static int conf_line(conf *c, const char *key, const char *v)
             return RTC_ENOMEM;
         c->records = r;
         c->n_records++;
+    } else if (!strcmp(key, "set")) {
+        char **r = realloc(c->sets, (c->so.n_sets + 1) * sizeof *r);
+        if (!r)
+            return RTC_ENOMEM;
+        c->sets = r;
+        c->so.sets = (const char *const *)r;
+        if (!(r[c->so.n_sets] = strdup(v)))
+            return RTC_ENOMEM;
+        c->so.n_sets++;
     }
     return RTC_OK;
 }

@@ -48,8 +48,12 @@ static const char run_help[] =
     "  --iterate            strong coupling: iterate algebraic loops to a fixed point\n"
     "  --tolerance X        relative convergence tolerance of --iterate (default 1e-10)\n"
     "  --max-iterations N   iteration cap per step of --iterate (default 50)\n"
-    "  --record NAME        record unit.variable (repeatable; default: the file's selection,\n"
-    "                       else every output)\n"
+    "  --set NAME=VALUE     set unit.variable, or an input connector of the top-level\n"
+    "                       system (every component input it feeds), before initialization,\n"
+    "                       over the file's parameter values (repeatable)\n"
+    "  --record NAME        record unit.variable or a connector of the top-level system\n"
+    "                       (repeatable; default: the file's selection, else every output\n"
+    "                       and every output connector of the top-level system)\n"
     "  --decimation N       record every N-th base tick (default 1)\n"
     "  --output-dir DIR     where results.csv and summary.json go (default: .)\n"
     "  --on-nonfinite P     warn | stop: what a unit output or coupled signal that becomes\n"
@@ -67,13 +71,14 @@ typedef struct sys_opts {
     const char *path, *dir;
     const char **records;
     size_t n_records;
+    const char **sets; /* --set, handed to the system as so.sets */
     long decimation;
     bool write_continue; /* --on-write-error continue */
     rtc_cli_rt rt; /* --realtime and its options (cmd_rt.c) */
 } sys_opts;
 
 enum { O_ALGO = 300, O_STEP, O_SYNC, O_START, O_STOP, O_ITER, O_TOL, O_MAXIT, O_RECORD, O_DEC,
-       O_DIR, O_FAST, O_WORKERS, O_NONFINITE, O_ON_WRITE_ERROR };
+       O_DIR, O_FAST, O_WORKERS, O_NONFINITE, O_ON_WRITE_ERROR, O_SET };
 
 static int time_opt(const char *name, const char *text, int64_t *ns)
 {
@@ -94,6 +99,17 @@ static int nonfinite_opt(const char *cmd, const char *arg, rtc_cli_rt *rt)
     return RTC_EXIT_OK;
 }
 
+/* Append a repeatable option's argument (--record, --set) to its list. */
+static int push_arg(const char ***list, size_t *n, const char *arg)
+{
+    const char **r = realloc(*list, (*n + 1) * sizeof *r);
+    if (!r)
+        return RTC_ENOMEM;
+    *list = r;
+    r[(*n)++] = arg;
+    return RTC_OK;
+}
+
 static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
 {
     static const struct option base[] = {
@@ -105,7 +121,7 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
         {"record", required_argument, NULL, O_RECORD},
         {"decimation", required_argument, NULL, O_DEC},
         {"output-dir", required_argument, NULL, O_DIR}, {"fast", no_argument, NULL, O_FAST},
-        {"workers", required_argument, NULL, O_WORKERS},
+        {"workers", required_argument, NULL, O_WORKERS}, {"set", required_argument, NULL, O_SET},
         {"on-nonfinite", required_argument, NULL, O_NONFINITE},
         {"on-write-error", required_argument, NULL, O_ON_WRITE_ERROR},
         {"verbose", no_argument, NULL, 'v'},            {"help", no_argument, NULL, 'h'},
@@ -134,14 +150,15 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
         case O_ITER: o->so.iterate = true; break;
         case O_TOL: o->so.tolerance = atof(optarg); break;
         case O_MAXIT: o->so.max_iterations = (unsigned)atoi(optarg); break;
-        case O_RECORD: {
-            const char **r = realloc(o->records, (o->n_records + 1) * sizeof *r);
-            if (!r)
+        case O_RECORD:
+            if (push_arg(&o->records, &o->n_records, optarg) != RTC_OK)
                 return RTC_EXIT_ERROR;
-            o->records = r;
-            r[o->n_records++] = optarg;
             break;
-        }
+        case O_SET:
+            if (push_arg(&o->sets, &o->so.n_sets, optarg) != RTC_OK)
+                return RTC_EXIT_ERROR;
+            o->so.sets = o->sets;
+            break;
         case O_DEC: o->decimation = atol(optarg); break;
         case O_DIR: o->dir = optarg; break;
         case O_FAST: break;
@@ -292,11 +309,14 @@ void rtc_cli_write_summary(const char *dir, const rtc_system *sys, const char *p
     fprintf(f, ",\n");
     rtc_cli_summary_end(f, end, rtc_system_nonfinite(sys), nf_name, sys);
     if (sys) {
-        char t[32];
+        /* the run's own times: the system counts from its start time */
+        char t0[32], t[32];
+        rtc_time_format_s(rtc_system_start_ns(sys), t0, sizeof t0);
         rtc_time_format_s(end->last_time_ns, t, sizeof t);
         fprintf(f, "  \"algorithm\": \"%s\",\n  \"tick_ns\": %lld,\n  \"ticks\": %lld,\n"
-                   "  \"end_time_s\": %s,\n", rtc_master_name(rtc_system_algorithm(sys)),
-                (long long)rtc_system_tick_ns(sys), (long long)end->last_tick, t);
+                   "  \"start_time_s\": %s,\n  \"end_time_s\": %s,\n",
+                rtc_master_name(rtc_system_algorithm(sys)), (long long)rtc_system_tick_ns(sys),
+                (long long)end->last_tick, t0, t);
     }
     fprintf(f, "  \"wall_time_s\": %.6f,\n  \"rows_written\": %llu,\n  \"rows_dropped\": %llu,\n",
             wall_s, (unsigned long long)rs->rows_written, (unsigned long long)rs->rows_dropped);
@@ -446,6 +466,7 @@ int rtc_cmd_run_system(int argc, char **argv)
             fputs(rtc_cli_rt_help, stdout);
         }
         free(o.records);
+        free(o.sets);
         rtc_cli_rt_clear(&o.rt);
         return st < 0 ? RTC_EXIT_OK : st;
     }
@@ -483,6 +504,7 @@ int rtc_cmd_run_system(int argc, char **argv)
     rtc_events_close(ev); /* after the units: they may log while terminating */
     rtc_record_free(rec);
     free(o.records);
+    free(o.sets);
     rtc_cli_rt_clear(&o.rt);
     rtc_cli_stop_signals(false);
     return rtc_cli_end_exit(&o.rt.end);
@@ -496,7 +518,7 @@ static const char check_help[] =
     "and type mismatches, inputs connected twice, units without a conversion, step sizes,\n"
     "algebraic loops (with their path). Exit status 0 when the system can run.\n"
     "Accepts the options of 'rtcosim run' that change the system (--algorithm, --step,\n"
-    "--sync-step, --start, --stop, --iterate).\n";
+    "--sync-step, --start, --stop, --iterate, --set).\n";
 
 int rtc_cmd_check(int argc, char **argv)
 {
@@ -505,12 +527,15 @@ int rtc_cmd_check(int argc, char **argv)
     free(o.records);
     rtc_cli_rt_clear(&o.rt);
     if (st != RTC_EXIT_OK) {
+        free(o.sets);
         if (st < 0)
             fputs(check_help, stdout);
         return st < 0 ? RTC_EXIT_OK : st;
     }
     rtc_system *sys = NULL;
-    if (load(&o, &rtc_cli_log, &sys) != RTC_OK) {
+    int lrc = load(&o, &rtc_cli_log, &sys);
+    free(o.sets);
+    if (lrc != RTC_OK) {
         fprintf(stderr, "%s: not valid\n", o.path);
         return RTC_EXIT_ERROR;
     }
@@ -628,6 +653,9 @@ int rtc_cmd_plan(int argc, char **argv)
     int st = parse_sys_args(n, rest, &o, "plan");
     free(o.records);
     free(rest);
+    free(o.sets); /* plan does not initialize: values set before it change nothing */
+    o.so.sets = NULL;
+    o.so.n_sets = 0;
     if (st != RTC_EXIT_OK) {
         if (st < 0)
             fputs(plan_help, stdout);

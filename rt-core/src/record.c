@@ -104,7 +104,7 @@ static group *find_group(rtc_record *rec, const rtc_unit *unit, rtc_type type)
 }
 
 /* "name[i,j]" for element @p e of a variable with the given dimensions (1-based). */
-static char *element_name(const char *prefix, const rtc_var *v, size_t e)
+static char *element_name(const char *prefix, const char *base, const rtc_var *v, size_t e)
 {
     char idx[128] = "";
     if (v->n_dims > 0) {
@@ -119,12 +119,19 @@ static char *element_name(const char *prefix, const rtc_var *v, size_t e)
         snprintf(idx + pos, sizeof idx - pos, "]");
     }
     char *name;
-    if (asprintf(&name, "%s%s%s", prefix ? prefix : "", v->name, idx) < 0)
+    if (asprintf(&name, "%s%s%s", prefix ? prefix : "", base, idx) < 0)
         return NULL;
     return name;
 }
 
 int rtc_record_add(rtc_record *rec, const rtc_unit *unit, size_t var_index, const char *prefix)
+{
+    return rtc_record_add_as(rec, unit, var_index, prefix,
+                             unit->md->vars[var_index].name);
+}
+
+int rtc_record_add_as(rtc_record *rec, const rtc_unit *unit, size_t var_index,
+                      const char *prefix, const char *name)
 {
     const rtc_var *v = &unit->md->vars[var_index];
     if (v->type == RTC_TYPE_CLOCK)
@@ -144,10 +151,10 @@ int rtc_record_add(rtc_record *rec, const rtc_unit *unit, size_t var_index, cons
     g->vr[g->n_vr++] = v->vr;
     size_t gi = (size_t)(g - rec->groups);
     for (size_t e = 0; e < count; e++) {
-        char *name = element_name(prefix, v, e);
-        if (!name)
+        char *col = element_name(prefix, name, v, e);
+        if (!col)
             return RTC_ENOMEM;
-        rec->columns[rec->n_columns++] = (column){name, gi, g->n_values + e};
+        rec->columns[rec->n_columns++] = (column){col, gi, g->n_values + e};
     }
     g->n_values += count;
     return layout(rec);

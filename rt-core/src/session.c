@@ -433,6 +433,8 @@ static int write_conf(rtc_session *s, const rtc_session_options *o)
             o->decimation > 0 ? o->decimation : 1);
     for (size_t i = 0; i < o->n_record_names; i++)
         fprintf(f, "record=%s\n", o->record_names[i]);
+    for (size_t i = 0; i < so->n_sets; i++) /* --set values are part of the run */
+        fprintf(f, "set=%s\n", so->sets[i]);
     return rtc_ofile_replace_commit(f, tmp, path) == RTC_OK ? RTC_OK : RTC_EIO;
 }
 

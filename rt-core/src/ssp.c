@@ -7,6 +7,27 @@
  * as possible so the user sees every problem at once) and rewrites paths inside a
  * package's private extraction directory into "PACKAGE.ssp/ENTRY", which the user can
  * relate to; the temporary directory itself is gone when the user reads the message.
+ *
+ * Conformance policy (SSP 1.0 and 2.0; the README summarises it):
+ *   - Refused, with FILE:LINE and the reason, is only what would make a run wrong or
+ *     unsafe: a reference that resolves to nothing (element, connector, dictionary, entry,
+ *     parameter file), two connections into one input, a unit pair whose base-unit
+ *     exponents differ, types, kinds or array sizes that do not fit the FMU, a time finer
+ *     than 1 ns, package entries that escape the package, and what is not implemented
+ *     (components that are themselves SSD/SSP files), which is said as such.
+ *   - Accepted is every construct the standards allow: connectors of the enclosing system
+ *     (no startElement/endElement, or the empty one OMSimulator writes), systems nested to
+ *     any depth, values bound to components and to system connectors (they flow along the
+ *     connections, "B.C.P" hierarchical names, the higher level winning), .ssv/.ssm/.ssb
+ *     content in files or inline, signal dictionaries found outwards from the reference,
+ *     the SSP 2.0 types and array connectors (FMI 3 arrays or FMI 2 scalars "x[1]"), the
+ *     four transformations, unit conversion by factor, offset and base-unit exponents, and
+ *     connection direction taken from the connector kinds whatever the written order.
+ *   - Harmless deviations that real exporters produce are one warning with FILE:LINE and
+ *     the file still runs: unknown elements, attributes and annotation types, a unit not
+ *     defined in ssd:Units (the FMU may define it), a connection between a unit and no unit
+ *     (unit="" or absent: dimensionless of unknown unit, connected unchanged), an .ssb
+ *     without its version.
  */
 #include "ssp_priv.h"
 
@@ -314,6 +335,8 @@ int rtc_ssp_load_from(const char *path, const char *base_dir, const rtc_logger *
     /* Chaining needs every reference resolved; after an error it would only add noise. */
     if (rc == RTC_OK && L.n_errors == 0)
         rc = rtc__ssp_flatten(&L);
+    if (rc == RTC_OK && L.n_errors == 0)
+        rc = rtc__ssp_propagate_params(&L);
     if (rc == RTC_OK)
         rc = L.first_rc;
     if (rc == RTC_OK && L.n_errors > 0)

@@ -611,6 +611,7 @@ void rtc__ssp_connector_clear(rtc_ssp_connector *c)
     free(c->unit);
     free(c->enumeration);
     free(c->mime_type);
+    free(c->dims);
     memset(c, 0, sizeof *c);
 }
 

@@ -13,9 +13,11 @@
  * elements of S). Each edge is oriented from its source end to its sink end; when the
  * kinds do not say (inout, unspecified, no kind match) the written direction is kept.
  *
- * The top-level system's own connectors have nothing outside them: a chain that starts or
- * ends there is kept with a NULL element and a warning, unless the connector links an
- * inner source to an inner sink, in which case the chain simply passes through it.
+ * The top-level system's own connectors are the system's ports: a chain that starts at
+ * one (a system input) or ends at one (a system output) is kept with a NULL element, and
+ * the system builder makes the input settable and the output recordable under the
+ * connector's name. A top-level connector that links an inner source to an inner sink is
+ * a pass-through and the chain simply continues through it.
  */
 #include "ssp_priv.h"
 
@@ -210,23 +212,10 @@ static int fill(rtc__ssp_load *L, const chain *ch, rtc_ssp_connection *c)
     return chain_settings(L, ch, &c->settings);
 }
 
-static void warn_dangling(rtc__ssp_load *L, const rtc__ssp_node *nd, unsigned line)
-{
-    rtc_log(&L->lg, RTC_LOG_WARNING, "%s:%u: Connection: system connector \"%s\" of \"%s\" "
-            "is not connected to anything outside: ignored", L->x.file, line,
-            node_conn(L, nd)->name, L->systems[0].name);
-}
-
-/* Append the connection of a complete chain; dangling top-level ends are reported. */
+/* Append the connection of a complete chain. */
 static int emit(rtc__ssp_load *L, const chain *ch)
 {
     rtc_ssp *s = L->ssp;
-    const rtc__ssp_edge *first = &L->edges[ch->edges[0]];
-    const rtc__ssp_edge *last = &L->edges[ch->edges[ch->n - 1]];
-    if (is_top(&first->from))
-        warn_dangling(L, &first->from, first->line);
-    if (is_top(&last->to))
-        warn_dangling(L, &last->to, last->line);
     if (rtc__ssp_grow((void **)&s->connections, &L->cap_connections, s->n_connections,
                       sizeof *s->connections))
         return RTC_ENOMEM;

@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -452,13 +453,14 @@ static int read_mapping_entry(rtc__ssp_load *L, rtc__xml_ctx *x, const xmlNode *
     return rc;
 }
 
+const char *const rtc__ssp_file_attrs[] = {
+    "version", "id", "description", "author", "fileversion", "copyright", "license",
+    "generationTool", "generationDateAndTime", NULL};
+
 /* ssm:ParameterMapping (a file's root or inline). */
 static int read_ssm(rtc__ssp_load *L, rtc__xml_ctx *x, const xmlNode *n, mapping *m)
 {
-    static const char *const known[] = {
-        "version", "id", "description", "author", "fileversion", "copyright", "license",
-        "generationTool", "generationDateAndTime", NULL};
-    rtc__xml_check_attrs(x, n, known);
+    rtc__xml_check_attrs(x, n, rtc__ssp_file_attrs);
     int rc = check_file_version(x, n);
     if (rc != RTC_OK)
         return rc;
@@ -486,13 +488,10 @@ static int read_ssm(rtc__ssp_load *L, rtc__xml_ctx *x, const xmlNode *n, mapping
 
 /* ---- files referenced by a binding ---- */
 
-typedef int (*root_reader)(rtc__ssp_load *L, rtc__xml_ctx *x, const xmlNode *root,
-                           void *arg);
-
 /* Read @p path (an .ssv or .ssm), check its root element, hand it to @p fn. Problems
  * opening it are reported at the referencing element @p ref. */
 static int read_file(rtc__ssp_load *L, const xmlNode *ref, const char *attr, const char *path,
-                     const char *root_ns, const char *root_name, root_reader fn, void *arg)
+                     const char *root_ns, const char *root_name, rtc__ssp_root_reader fn, void *arg)
 {
     struct stat sb;
     bool exists = stat(path, &sb) == 0;
@@ -574,8 +573,8 @@ static int source_base(rtc__ssp_load *L, const xmlNode *n, long comp, char *tmp,
 
 /* A binding's or mapping's source file, relative to its base; a temporary extraction
  * for sourceBase="component" is removed as soon as the file is read. */
-static int read_source_file(rtc__ssp_load *L, const xmlNode *n, long comp, const char *ns,
-                            const char *root, root_reader fn, void *arg)
+int rtc__ssp_read_source_file(rtc__ssp_load *L, const xmlNode *n, long comp, const char *ns,
+                            const char *root, rtc__ssp_root_reader fn, void *arg)
 {
     const char *uri = rtc__xml_attr(n, "source");
     char tmp[PATH_MAX] = "";
@@ -607,7 +606,7 @@ static int read_ssd_mapping(rtc__ssp_load *L, const xmlNode *n, long comp, mappi
         return RTC_OK;
     }
     if (rtc__xml_attr(n, "source"))
-        return read_source_file(L, n, comp, RTC_SSP_NS_SSM, "ParameterMapping", ssm_root, m);
+        return rtc__ssp_read_source_file(L, n, comp, RTC_SSP_NS_SSM, "ParameterMapping", ssm_root, m);
     for (const xmlNode *c = rtc__xml_child(n); c; c = rtc__xml_next(c)) {
         if (rtc__ssp_is(c, RTC_SSP_NS_SSM, "ParameterMapping") && !m->e) {
             int rc = read_ssm(L, &L->x, c, m);
@@ -680,7 +679,7 @@ static int read_binding(rtc__ssp_load *L, const xmlNode *n, binding *b)
         return RTC_EPARSE;
     }
     if (has_source)
-        return read_source_file(L, n, b->comp, RTC_SSP_NS_SSV, "ParameterSet", ssv_root, b);
+        return rtc__ssp_read_source_file(L, n, b->comp, RTC_SSP_NS_SSV, "ParameterSet", ssv_root, b);
     if (values)
         return read_inline_values(L, values, b);
     rtc__xml_warn(&L->x, n, "ParameterBinding has neither source nor ParameterValues");
@@ -701,6 +700,111 @@ int rtc__ssp_read_bindings(rtc__ssp_load *L, const xmlNode *n, long comp, long s
         binding b = {.comp = comp, .sys = sys, .level = level};
         int rc = read_binding(L, c, &b);
         mapping_clear(&b.map);
+        if (rc == RTC_ENOMEM)
+            return rc;
+        rtc__ssp_fail(L, rc);
+    }
+    return RTC_OK;
+}
+
+/* ---- values bound to system connectors ---- */
+
+/*
+ * A value bound to a system's connector is the value of what that connector feeds: it
+ * flows along the connections leaving the connector (oriented by the flattening) through
+ * any further subsystem connectors into every component connector it reaches, with the
+ * connections' transformations applied, at the binding's own hierarchy level (so it
+ * overrides a binding of the component itself, as a higher level does). The depth guard
+ * stops a cycle of system connectors.
+ */
+/* SSP converts a value into the unit of the connector it reaches before a connection's
+ * transformation applies. Done here when both units are defined in the SSD; otherwise
+ * the system builder converts the value (into the FMU variable's unit) afterwards. */
+static int to_unit(rtc__ssp_load *L, const rtc_ssp_connector *to, value *w)
+{
+    const rtc_ssp_unit *a = w->unit ? rtc_ssp_find_unit(L->ssp, w->unit) : NULL;
+    const rtc_ssp_unit *b = to->unit ? rtc_ssp_find_unit(L->ssp, to->unit) : NULL;
+    double x;
+    if (!a || !b || a == b || w->suppress || !rtc__xml_parse_f64(w->text, &x) ||
+        memcmp(&a->base, &b->base, offsetof(rtc_base_unit, factor)) != 0)
+        return RTC_OK; /* nothing to do, or the builder reports the mismatch */
+    char buf[40];
+    snprintf(buf, sizeof buf, "%.17g",
+             (a->base.factor * x + a->base.offset - b->base.offset) / b->base.factor);
+    char *t = strdup(buf);
+    if (!t)
+        return RTC_ENOMEM;
+    free(w->text);
+    w->text = t;
+    w->unit = to->unit;
+    return RTC_OK;
+}
+
+static int flow(rtc__ssp_load *L, const rtc__ssp_node *from, const value *v, unsigned level,
+                size_t depth, unsigned *reached)
+{
+    for (size_t i = 0; i < L->n_edges && depth <= L->n_edges; i++) {
+        const rtc__ssp_edge *e = &L->edges[i];
+        if (e->from.is_sys != from->is_sys || e->from.owner != from->owner ||
+            e->from.conn != from->conn)
+            continue;
+        value w = *v;
+        w.suppress |= e->suppress;
+        if (!(w.text = strdup(v->text)))
+            return RTC_ENOMEM;
+        const rtc_ssp_connector *to =
+            e->to.is_sys ? &L->systems[e->to.owner].connectors[e->to.conn]
+                         : &L->ssp->components[e->to.owner].connectors[e->to.conn];
+        int rc = e->tr.kind == RTC_SSP_TRANSFORM_LINEAR ? to_unit(L, to, &w) : RTC_OK;
+        if (rc == RTC_OK)
+            rc = transform_value(&L->x, &e->tr, &w);
+        if (rc == RTC_OK && e->to.is_sys) {
+            rc = flow(L, &e->to, &w, level, depth + 1, reached);
+        } else if (rc == RTC_OK) {
+            const rtc_ssp_component *c = &L->ssp->components[e->to.owner];
+            (*reached)++;
+            rc = merge(L, c->name, false, c->connectors[e->to.conn].name, level, &w);
+        }
+        free(w.text);
+        if (rc != RTC_OK)
+            return rc;
+    }
+    return RTC_OK;
+}
+
+/* Index of the system whose dotted path is @p path, or -1. */
+static long system_by_path(const rtc__ssp_load *L, const char *path)
+{
+    for (size_t i = 0; i < L->n_systems; i++)
+        if (strcmp(L->systems[i].path, path) == 0)
+            return (long)i;
+    return -1;
+}
+
+int rtc__ssp_propagate_params(rtc__ssp_load *L)
+{
+    rtc_ssp *s = L->ssp;
+    size_t n = s->n_params; /* values added below are component values: not revisited */
+    for (size_t i = 0; i < n; i++) {
+        if (!s->params[i].is_system)
+            continue;
+        /* merge() may move the array: work on a copy of what the value needs */
+        rtc_ssp_param p = s->params[i];
+        long sys = system_by_path(L, p.component);
+        const rtc__ssp_sys *ss = sys >= 0 ? &L->systems[sys] : NULL;
+        long conn = -1;
+        for (size_t j = 0; ss && j < ss->n_connectors && conn < 0; j++)
+            if (strcmp(ss->connectors[j].name, p.name) == 0)
+                conn = (long)j;
+        if (conn < 0)
+            continue;
+        rtc__ssp_node nd = {.is_sys = true, .owner = sys, .conn = conn};
+        value v = {.name = p.name, .type = p.type, .text = p.value, .unit = p.unit,
+                   .mime = p.mime_type, .suppress = p.suppress_unit_conversion,
+                   .file = p.file, .line = p.line};
+        unsigned reached = 0;
+        int rc = flow(L, &nd, &v, p.level, 0, &reached);
+        s->params[i].n_targets = reached;
         if (rc == RTC_ENOMEM)
             return rc;
         rtc__ssp_fail(L, rc);

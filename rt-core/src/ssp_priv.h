@@ -4,7 +4,8 @@
  *   ssp_common.c   helpers (namespaces, lists, URIs), Units, Enumerations, type choice,
  *                  transformations (shared by the .ssd, .ssv and .ssm readers)
  *   ssp_system.c   System, Elements, Component, Connectors, Connections
- *   ssp_flatten.c  chaining connections through subsystem connectors
+ *   ssp_dict.c     signal dictionaries (.ssb or inline) and references to them
+ *   ssp_flatten.c  chaining connections through subsystem connectors and dictionaries
  *   ssp_param.c    ParameterBindings, .ssv parameter sets, .ssm mappings, precedence
  *   ssp_annot.c    Annotations: ours (org.rtcosim.realtime) and the foreign step sizes
  */
@@ -40,6 +41,10 @@ typedef struct rtc__ssp_sys {
     char *path;   /**< dotted path; "" for the top-level system */
     char *name;   /**< as written */
     unsigned depth;
+    long parent;  /**< enclosing system, -1 for the top-level one */
+    /** A signal dictionary, modelled as a junction whose connectors are its entries
+     *  (ssp_dict.c); parent is the system that defines it. */
+    bool is_dict;
     size_t n_connectors;
     rtc_ssp_connector *connectors; /**< the top-level system's are moved to the root */
     size_t n_children, cap_children;
@@ -167,12 +172,24 @@ void rtc__ssp_settings_free(rtc_ssp_setting *s, size_t n);
 
 /* ---- ssp_system.c ---- */
 
+/** Append a system (or a dictionary junction) below @p parent (-1: the top-level one);
+ *  *out receives its index. RTC_OK or RTC_ENOMEM. */
+int rtc__ssp_add_system(rtc__ssp_load *L, long parent, const char *name, long *out);
+
 /** Read the top-level ssd:System (and everything below it). */
 int rtc__ssp_read_top_system(rtc__ssp_load *L, const xmlNode *n);
 /** Read one ssd:Connector into @p c (connector of a component or system). */
 int rtc__ssp_read_connector(rtc__ssp_load *L, const xmlNode *n, rtc_ssp_connector *c);
 /** Release the load's systems and edges. */
 void rtc__ssp_systems_free(rtc__ssp_load *L);
+
+/* ---- ssp_dict.c ---- */
+
+/** ssd:SignalDictionaries of system @p sys (read before its elements, which refer to them). */
+int rtc__ssp_read_dictionaries(rtc__ssp_load *L, const xmlNode *n, long sys);
+/** ssd:SignalDictionaryReference in system @p sys: *dict receives the junction index of
+ *  the dictionary it names (looked up in @p sys, then in the enclosing systems). */
+int rtc__ssp_read_dict_ref(rtc__ssp_load *L, const xmlNode *n, long sys, long *dict);
 
 /* ---- ssp_flatten.c ---- */
 
@@ -181,6 +198,19 @@ int rtc__ssp_flatten(rtc__ssp_load *L);
 
 /* ---- ssp_param.c ---- */
 
+/** Attributes of the root element of .ssm and .ssb content (version and metadata). */
+extern const char *const rtc__ssp_file_attrs[];
+/** Reader of one referenced file's root element (.ssv, .ssm, .ssb). */
+typedef int (*rtc__ssp_root_reader)(rtc__ssp_load *L, rtc__xml_ctx *x, const xmlNode *root,
+                                    void *arg);
+/**
+ * Read the file named by the source attribute of @p n (relative to the .ssd, or with
+ * sourceBase="component" to component @p comp's source), check that its root element is
+ * @p root in namespace @p ns, and hand it to @p fn. Problems are reported at @p n.
+ */
+int rtc__ssp_read_source_file(rtc__ssp_load *L, const xmlNode *n, long comp, const char *ns,
+                              const char *root, rtc__ssp_root_reader fn, void *arg);
+
 /**
  * Read an ssd:ParameterBindings element of a component (@p comp ≥ 0) or of system
  * @p sys (comp == -1) at hierarchy depth @p level, and merge the values into the root
@@ -188,6 +218,9 @@ int rtc__ssp_flatten(rtc__ssp_load *L);
  */
 int rtc__ssp_read_bindings(rtc__ssp_load *L, const xmlNode *n, long comp, long sys,
                            unsigned level);
+/** After flattening: let every value bound to a system connector flow along the
+ *  connections into the component connectors it feeds (rtc_ssp_param.n_targets). */
+int rtc__ssp_propagate_params(rtc__ssp_load *L);
 /** Release one parameter. */
 void rtc__ssp_param_clear(rtc_ssp_param *p);
 

@@ -25,7 +25,7 @@ static const char *sys_name(const rtc__ssp_load *L, long sys)
 
 /* Systems are numbered in document order; index 0 is the top-level system. Paths are
  * built from the parent's so that every component gets its dotted name directly. */
-static int add_system(rtc__ssp_load *L, long parent, const char *name, long *out)
+int rtc__ssp_add_system(rtc__ssp_load *L, long parent, const char *name, long *out)
 {
     if (rtc__ssp_grow((void **)&L->systems, &L->cap_systems, L->n_systems, sizeof *L->systems))
         return RTC_ENOMEM;
@@ -42,6 +42,7 @@ static int add_system(rtc__ssp_load *L, long parent, const char *name, long *out
     else
         snprintf(s->path, len, "%s%s%s", pp, pp[0] ? "." : "", name);
     s->depth = parent >= 0 ? L->systems[parent].depth + 1 : 0;
+    s->parent = parent;
     *out = (long)(L->n_systems - 1);
     return RTC_OK;
 }
@@ -103,7 +104,9 @@ static int read_type(rtc__ssp_load *L, const xmlNode *t, rtc_ssp_connector *c)
     if (c->type == RTC_TYPE_FLOAT64 || c->type == RTC_TYPE_FLOAT32) {
         rtc__xml_check_attrs(&L->x, t, unit_attrs);
         rc = rtc__xml_attr_dup(&L->x, t, "unit", false, &c->unit);
-        if (rc == RTC_OK && c->unit && !rtc_ssp_find_unit(L->ssp, c->unit))
+        /* unit="" (OMSimulator's unitless connectors) is kept as "": dimensionless of
+         * unknown unit, connected without conversion by the system builder */
+        if (rc == RTC_OK && c->unit && c->unit[0] && !rtc_ssp_find_unit(L->ssp, c->unit))
             rtc__xml_attr_warn(&L->x, t, "unit", "unit \"%s\" is not defined in ssd:Units",
                                c->unit);
     } else if (c->type == RTC_TYPE_ENUM) {
@@ -119,12 +122,40 @@ static int read_type(rtc__ssp_load *L, const xmlNode *t, rtc_ssp_connector *c)
     return rc;
 }
 
+/* ssc:Dimension (SSP 2.0): a fixed size, or a size given by another connector (a
+ * structural parameter of the component: the component's own array size then applies). */
+static int read_dimension(rtc__ssp_load *L, const xmlNode *t, rtc_ssp_connector *c)
+{
+    static const char *const known[] = {"size", "sizeConnector", NULL};
+    rtc__xml_check_attrs(&L->x, t, known);
+    uint64_t size = 0;
+    bool has = false;
+    if (rtc__xml_attr_u64(&L->x, t, "size", 64, &size, &has) != RTC_OK)
+        return RTC_EPARSE;
+    if (has && rtc__xml_attr(t, "sizeConnector")) {
+        rtc__xml_error(&L->x, t, "Dimension: size and sizeConnector are exclusive");
+        return RTC_EPARSE;
+    }
+    if (has && size == 0) {
+        rtc__xml_attr_error(&L->x, t, "size", "must be at least 1");
+        return RTC_EPARSE;
+    }
+    uint64_t *d = realloc(c->dims, (c->n_dims + 1) * sizeof *d);
+    if (!d)
+        return RTC_ENOMEM;
+    c->dims = d;
+    d[c->n_dims++] = size;
+    return RTC_OK;
+}
+
 /* Only the first type element counts; a second one is reported as unknown. */
 static int read_connector_children(rtc__ssp_load *L, const xmlNode *n, rtc_ssp_connector *c)
 {
     int rc = RTC_OK;
     for (const xmlNode *t = rtc__xml_child(n); t; t = rtc__xml_next(t)) {
-        if (!c->has_type && rtc__ssp_type_of(t, RTC_SSP_NS_SSC, &c->type)) {
+        if (rtc__ssp_is(t, RTC_SSP_NS_SSC, "Dimension")) {
+            rc = read_dimension(L, t, c);
+        } else if (!c->has_type && rtc__ssp_type_of(t, RTC_SSP_NS_SSC, &c->type)) {
             rc = read_type(L, t, c);
         } else if (rtc__ssp_is(t, RTC_SSP_NS_SSD, "Annotations")) {
             rc = rtc__ssp_read_annotations(L, t, RTC__SSP_AT_OTHER, NULL, NULL);
@@ -339,6 +370,10 @@ static int resolve_end(rtc__ssp_load *L, const xmlNode *n, long sys, const char 
         return RTC_EPARSE;
     }
     const rtc__ssp_sys *s = &L->systems[sys];
+    /* SSP: an end without an element names a connector of the enclosing system.
+     * OMSimulator writes that as an empty attribute (startElement=""): same meaning. */
+    if (el && !el[0])
+        el = NULL;
     const rtc__ssp_child *ch = el ? find_child(s, el) : NULL;
     if (ch && ch->comp < 0 && ch->sys < 0)
         return RTC_EPARSE; /* the element itself was refused (and reported) */
@@ -357,8 +392,11 @@ static int resolve_end(rtc__ssp_load *L, const xmlNode *n, long sys, const char 
         out->conn = find_conn(c->connectors, c->n_connectors, cn);
     }
     if (out->conn < 0) {
-        rtc__xml_attr_error(&L->x, n, cn_attr, "no connector \"%s\" in %s \"%s\"", cn,
-                            out->is_sys ? "system" : "component",
+        rtc__xml_attr_error(&L->x, n, cn_attr, "no %s \"%s\" in %s \"%s\"",
+                            out->is_sys && L->systems[out->owner].is_dict ? "entry" : "connector",
+                            cn, !out->is_sys ? "component"
+                                : L->systems[out->owner].is_dict ? "signal dictionary"
+                                                                 : "system",
                             out->is_sys ? sys_name(L, out->owner) : el);
         return RTC_EPARSE;
     }
@@ -434,14 +472,28 @@ static int read_subsystem(rtc__ssp_load *L, const xmlNode *n, long parent)
         return RTC_EPARSE;
     }
     long sub = -1;
-    int rc = add_system(L, parent, name, &sub);
+    int rc = rtc__ssp_add_system(L, parent, name, &sub);
     if (rc == RTC_OK)
         rc = add_child(L, parent, n, name, -1, sub);
     return rc == RTC_OK ? read_system(L, n, sub) : rc;
 }
 
-/* ssd:Elements: components, subsystems; signal dictionaries are not supported and
- * each reference is one warning. */
+/* ssd:SignalDictionaryReference: an element whose connectors are the entries of the
+ * dictionary it names (ssp_dict.c); a reference to nothing stays known but unusable. */
+static int read_dict_ref(rtc__ssp_load *L, const xmlNode *n, long sys)
+{
+    const char *name = rtc__xml_attr(n, "name");
+    if (!name || !name[0]) {
+        rtc__xml_attr_error(&L->x, n, "name", name ? "empty" : "missing (required)");
+        return RTC_EPARSE;
+    }
+    long dict = -1;
+    int rc = rtc__ssp_read_dict_ref(L, n, sys, &dict);
+    int r2 = add_child(L, sys, n, name, -1, dict);
+    return r2 == RTC_ENOMEM || rc == RTC_OK ? r2 : rc;
+}
+
+/* ssd:Elements: components, subsystems, signal dictionary references. */
 static int read_elements(rtc__ssp_load *L, const xmlNode *n, long sys)
 {
     for (const xmlNode *c = rtc__xml_child(n); c; c = rtc__xml_next(c)) {
@@ -451,7 +503,7 @@ static int read_elements(rtc__ssp_load *L, const xmlNode *n, long sys)
         else if (rtc__ssp_is(c, RTC_SSP_NS_SSD, "System"))
             rc = read_subsystem(L, c, sys);
         else if (rtc__ssp_is(c, RTC_SSP_NS_SSD, "SignalDictionaryReference"))
-            rtc__xml_warn(&L->x, c, "ssd:SignalDictionaryReference is not supported: ignored");
+            rc = read_dict_ref(L, c, sys);
         else
             rtc__ssp_unknown(&L->x, c);
         if (rc == RTC_ENOMEM)
@@ -477,9 +529,18 @@ static int read_connections(rtc__ssp_load *L, const xmlNode *n, long sys)
     return RTC_OK;
 }
 
-/* First pass: what the second pass refers to (connectors, elements). */
+/* First pass: what the second pass refers to (connectors, elements). Dictionaries come
+ * first although the schema puts them last: references inside the elements (and in
+ * subsystems) look them up while being read. */
 static int read_system_structure(rtc__ssp_load *L, const xmlNode *n, long sys)
 {
+    for (const xmlNode *c = rtc__xml_child(n); c; c = rtc__xml_next(c)) {
+        int rc = rtc__ssp_is(c, RTC_SSP_NS_SSD, "SignalDictionaries")
+                     ? rtc__ssp_read_dictionaries(L, c, sys) : RTC_OK;
+        if (rc == RTC_ENOMEM)
+            return rc;
+        rtc__ssp_fail(L, rc);
+    }
     for (const xmlNode *c = rtc__xml_child(n); c; c = rtc__xml_next(c)) {
         int rc = RTC_OK;
         rtc__ssp_sys *s = &L->systems[sys];
@@ -507,9 +568,8 @@ static int read_system(rtc__ssp_load *L, const xmlNode *n, long sys)
             rc = read_connections(L, c, sys);
         else if (rtc__ssp_is(c, RTC_SSP_NS_SSD, "Annotations"))
             rc = rtc__ssp_read_annotations(L, c, at, NULL, NULL);
-        else if (rtc__ssp_is(c, RTC_SSP_NS_SSD, "SignalDictionaries"))
-            rtc__xml_warn(&L->x, c, "ssd:SignalDictionaries are not supported: ignored");
-        else if (!rtc__ssp_is(c, RTC_SSP_NS_SSD, "Connectors") &&
+        else if (!rtc__ssp_is(c, RTC_SSP_NS_SSD, "SignalDictionaries") &&
+                 !rtc__ssp_is(c, RTC_SSP_NS_SSD, "Connectors") &&
                  !rtc__ssp_is(c, RTC_SSP_NS_SSD, "Elements"))
             rtc__ssp_unknown(&L->x, c);
         if (rc != RTC_ENOMEM) {
@@ -527,7 +587,7 @@ int rtc__ssp_read_top_system(rtc__ssp_load *L, const xmlNode *n)
     if (rc != RTC_OK)
         return rc;
     long top = -1;
-    rc = add_system(L, -1, L->ssp->system_name, &top);
+    rc = rtc__ssp_add_system(L, -1, L->ssp->system_name, &top);
     return rc == RTC_OK ? read_system(L, n, top) : rc;
 }
 

@@ -137,13 +137,24 @@ static int build_inputs(rtc_system *sys, size_t u)
             continue;
         su->links_in[su->n_links_in++] = i;
         in_group *g = &su->in[l->dst_type];
+        /* element links into one array input share that input's slot: the first one
+         * registers the whole variable */
+        size_t base = SIZE_MAX;
+        for (size_t j = 0; l->dst_part && j < i && base == SIZE_MAX; j++)
+            if (sys->links[j].dst == u && sys->links[j].dst_part &&
+                sys->links[j].dst_var == l->dst_var)
+                base = sys->links[j].dst_off - sys->links[j].dst_elem;
+        if (base != SIZE_MAX) {
+            l->dst_off = base + l->dst_elem;
+            continue;
+        }
         uint32_t *vr = realloc(g->vr, (g->n_vr + 1) * sizeof *vr);
         if (!vr)
             return RTC_ENOMEM;
         g->vr = vr;
         g->vr[g->n_vr++] = md->vars[l->dst_var].vr;
-        l->dst_off = g->n_values;
-        g->n_values += l->count;
+        l->dst_off = g->n_values + l->dst_elem;
+        g->n_values += l->dst_part ? rtc_var_count(&md->vars[l->dst_var]) : l->count;
     }
     for (int t = 0; t < RTC_TYPE_COUNT; t++) {
         in_group *g = &su->in[t];
@@ -205,7 +216,8 @@ static int build_buffers(rtc_system *sys)
     for (size_t i = 0; i < sys->n_links; i++) {
         sys_link *l = &sys->links[i];
         const sys_unit *s = &sys->units[l->src];
-        l->src_off = obs_offset(&s->obs[l->src_type], s->unit->md->vars[l->src_var].vr);
+        l->src_off = obs_offset(&s->obs[l->src_type], s->unit->md->vars[l->src_var].vr) +
+                     l->src_elem;
     }
     return RTC_OK;
 }
@@ -447,6 +459,14 @@ int rtc_system_record(rtc_system *sys, rtc_record *rec, const char *const *names
                 return rc;
         }
     }
+    for (size_t i = 0; i < sys->n_ports && n == 0; i++) { /* and the system's outputs */
+        const struct sys_port *p = &sys->ports[i];
+        int rc = p->input ? RTC_OK : rtc__sys_observe(sys, p->unit, p->var);
+        if (rc == RTC_OK && !p->input)
+            rc = rtc_record_add_as(rec, &sys->units[p->unit].view, p->var, "", p->name);
+        if (rc != RTC_OK)
+            return rc;
+    }
     for (size_t i = 0; i < n; i++) {
         size_t u = 0, v = 0;
         if (rtc_system_find_var(sys, names[i], &u, &v) != RTC_OK) {
@@ -455,10 +475,13 @@ int rtc_system_record(rtc_system *sys, rtc_record *rec, const char *const *names
             return RTC_ENOTFOUND;
         }
         char prefix[512];
-        snprintf(prefix, sizeof prefix, "%s.", sys->units[u].name);
+        size_t ul = (size_t)snprintf(prefix, sizeof prefix, "%s.", sys->units[u].name);
         int rc = rtc__sys_observe(sys, u, v);
+        /* a system connector keeps its own name as the column's */
+        bool port = strncmp(names[i], prefix, ul) != 0;
         if (rc == RTC_OK)
-            rc = rtc_record_add(rec, &sys->units[u].view, v, prefix);
+            rc = port ? rtc_record_add_as(rec, &sys->units[u].view, v, "", names[i])
+                      : rtc_record_add(rec, &sys->units[u].view, v, prefix);
         if (rc != RTC_OK)
             return rc;
     }
@@ -808,6 +831,9 @@ void rtc_system_free(rtc_system *sys)
     free(sys->expose);
     free(sys->factories);
     free(sys->params);
+    for (size_t i = 0; i < sys->n_ports; i++)
+        free(sys->ports[i].name);
+    free(sys->ports);
     free(sys->units);
     free(sys->links);
     free(sys->observe);

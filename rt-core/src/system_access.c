@@ -45,6 +45,15 @@ int rtc_system_find_var(const rtc_system *sys, const char *name, size_t *unit, s
             }
         }
     }
+    /* a connector of the top-level system, by its own name: the first variable it feeds
+     * (an input) or is fed by (an output) */
+    for (size_t i = 0; i < sys->n_ports; i++) {
+        if (!strcmp(sys->ports[i].name, name)) {
+            *unit = sys->ports[i].unit;
+            *var = sys->ports[i].var;
+            return RTC_OK;
+        }
+    }
     return RTC_ENOTFOUND;
 }
 

@@ -20,8 +20,8 @@ static bool is_numeric(rtc_type t)
 }
 
 /* A unit's SI definition, from the SSP file first, then from the FMU. */
-static bool find_base(const rtc_ssp *ssp, const rtc_model_desc *md, const char *name,
-                      rtc_base_unit *out)
+bool rtc__sys_unit_base(const rtc_ssp *ssp, const rtc_model_desc *md, const char *name,
+                        rtc_base_unit *out)
 {
     const rtc_ssp_unit *su = rtc_ssp_find_unit(ssp, name);
     if (su) {
@@ -37,7 +37,7 @@ static bool find_base(const rtc_ssp *ssp, const rtc_model_desc *md, const char *
     return false;
 }
 
-static bool same_dimension(const rtc_base_unit *a, const rtc_base_unit *b)
+bool rtc__sys_same_dimension(const rtc_base_unit *a, const rtc_base_unit *b)
 {
     return a->kg == b->kg && a->m == b->m && a->s == b->s && a->A == b->A && a->K == b->K &&
            a->mol == b->mol && a->cd == b->cd && a->rad == b->rad;
@@ -58,12 +58,21 @@ static int unit_conversion(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_co
 {
     l->k = 1;
     l->d = 0;
-    if (!u1 || !u2 || !strcmp(u1, u2) || c->suppress_unit_conversion)
+    bool none1 = !u1 || !u1[0], none2 = !u2 || !u2[0];
+    if (none1 != none2 && !c->suppress_unit_conversion) {
+        /* An absent or empty unit (unit="") is dimensionless of unknown unit: it connects
+         * to anything unchanged; only a unit on the other side is worth a warning. */
+        rtc_log(sys->lg, RTC_LOG_WARNING, "%s:%u: Connection %s: one end has no unit, the "
+                "other [%s]: connected without conversion", c->file, c->line, l->desc,
+                none1 ? u2 : u1);
+        sys->warnings++;
+    }
+    if (none1 || none2 || !strcmp(u1, u2) || c->suppress_unit_conversion)
         return RTC_OK;
     rtc_base_unit b1, b2;
     const rtc_model_desc *m1 = sys->units[l->src].unit->md, *m2 = sys->units[l->dst].unit->md;
-    if (!find_base(ssp, m1, u1, &b1) || !find_base(ssp, m2, u2, &b2) ||
-        !same_dimension(&b1, &b2)) {
+    if (!rtc__sys_unit_base(ssp, m1, u1, &b1) || !rtc__sys_unit_base(ssp, m2, u2, &b2) ||
+        !rtc__sys_same_dimension(&b1, &b2)) {
         rtc_log(sys->lg, RTC_LOG_ERROR,
                 "%s:%u: Connection %s: unit mismatch: [%s] to [%s] has no conversion "
                 "(define both units with the same base units, or set suppressUnitConversion)",
@@ -75,13 +84,15 @@ static int unit_conversion(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_co
     return RTC_OK;
 }
 
+/* Types must fit; a whole-variable link also needs equal element counts (a part link
+ * moves one element whatever the variables' sizes). */
 static int check_types(rtc_system *sys, const rtc_ssp_connection *c, const rtc_var *a,
-                       const rtc_var *b)
+                       const rtc_var *b, bool part)
 {
     bool ok = a->type == b->type || (is_numeric(a->type) && is_numeric(b->type));
     if (a->type == RTC_TYPE_CLOCK || b->type == RTC_TYPE_CLOCK)
         ok = false;
-    if (!ok || rtc_var_count(a) != rtc_var_count(b)) {
+    if (!ok || (!part && rtc_var_count(a) != rtc_var_count(b))) {
         rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Connection: type mismatch: %s is %s[%zu], "
                 "%s is %s[%zu]", c->file, c->line, a->name, rtc_type_name(a->type),
                 rtc_var_count(a), b->name, rtc_type_name(b->type), rtc_var_count(b));
@@ -107,19 +118,114 @@ static int check_causality(rtc_system *sys, const rtc_ssp_connection *c, const r
     return RTC_OK;
 }
 
-/* Variable of a unit for an endpoint's connector, or an error naming both. */
-static int endpoint_var(rtc_system *sys, const rtc_ssp_connection *c, size_t unit,
-                        const char *connector, size_t *var)
+/*
+ * The variables a connection end stands for, element by element: one variable (a scalar,
+ * or an FMI 3 array taken whole), or for an SSP 2.0 array connector whose name is no
+ * variable, the scalar variables "x[1]", "x[2]", ... ("x[1,1]", "x[1,2]", ... row-major)
+ * in which FMI 2 exporters write arrays.
+ */
+typedef struct elems {
+    size_t n;
+    size_t *var, *elem; /* per element: variable index, element within that variable */
+    bool whole;         /* one variable, all of its elements (var[e] all equal) */
+} elems;
+
+static void elems_clear(elems *e)
 {
-    long v = rtc_model_find_var(sys->units[unit].unit->md, connector);
+    free(e->var);
+    free(e->elem);
+}
+
+static int elems_alloc(elems *e, size_t n)
+{
+    e->n = n;
+    e->var = calloc(n + 1, sizeof *e->var);
+    e->elem = calloc(n + 1, sizeof *e->elem);
+    return e->var && e->elem ? RTC_OK : RTC_ENOMEM;
+}
+
+/* "x[i,j]" for row-major element @p e of dimensions @p dims. */
+static void element_name(const char *base, const uint64_t *dims, size_t n_dims, size_t e,
+                         char *buf, size_t cap)
+{
+    size_t pos = (size_t)snprintf(buf, cap, "%s[", base), stride = 1;
+    for (size_t d = 0; d < n_dims; d++)
+        stride *= (size_t)dims[d];
+    for (size_t d = 0; d < n_dims && pos < cap; d++) {
+        stride /= (size_t)dims[d];
+        pos += (size_t)snprintf(buf + pos, cap - pos, "%s%zu", d ? "," : "", e / stride + 1);
+        e %= stride;
+    }
+    if (pos < cap)
+        snprintf(buf + pos, cap - pos, "]");
+}
+
+/* Scalarised elements of array connector @p k: its sizes, or for one dimension of
+ * unknown size, as many "x[i]" as exist. */
+static int scalar_elems(rtc_system *sys, const rtc_ssp_connection *c, size_t unit,
+                        const rtc_ssp_connector *k, elems *out)
+{
+    const rtc_model_desc *md = sys->units[unit].unit->md;
+    uint64_t one = 0, *dims = k->dims;
+    size_t n = 1;
+    char name[512];
+    for (size_t d = 0; d < k->n_dims; d++)
+        n = dims[d] && n <= SIZE_MAX / dims[d] ? n * (size_t)dims[d] : 0;
+    if (!n && k->n_dims == 1) { /* count what the component has */
+        dims = &one;
+        do
+            element_name(k->name, (uint64_t[]){1}, 1, (size_t)one, name, sizeof name);
+        while (rtc_model_find_var(md, name) >= 0 && ++one);
+        n = (size_t)one;
+    }
+    int rc = n ? elems_alloc(out, n) : RTC_EPARSE;
+    for (size_t e = 0; rc == RTC_OK && e < n; e++) {
+        element_name(k->name, dims, k->n_dims, e, name, sizeof name);
+        long v = rtc_model_find_var(md, name);
+        out->var[e] = v >= 0 ? (size_t)v : 0;
+        if (v < 0)
+            rc = RTC_EPARSE;
+    }
+    if (rc == RTC_EPARSE)
+        rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Connection: unknown connector: %s has no "
+                "variable \"%s\" (array connector %s, %s)", c->file, c->line,
+                sys->units[unit].name, n ? name : k->name, k->name,
+                n ? "one variable per element" : "its size is not given");
+    return rc;
+}
+
+static int end_elems(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_connection *c,
+                     const rtc_ssp_endpoint *ep, size_t unit, elems *out)
+{
+    const rtc_model_desc *md = sys->units[unit].unit->md;
+    const rtc_ssp_component *comp = rtc_ssp_find_component(ssp, ep->element);
+    long ki = comp ? rtc_ssp_find_connector(comp, ep->name) : -1;
+    const rtc_ssp_connector *k = ki >= 0 ? &comp->connectors[ki] : NULL;
+    long v = rtc_model_find_var(md, ep->name);
+    if (v < 0 && k && k->n_dims)
+        return scalar_elems(sys, c, unit, k, out);
     if (v < 0) {
         rtc_log(sys->lg, RTC_LOG_ERROR,
                 "%s:%u: Connection: unknown connector: %s has no variable \"%s\"", c->file,
-                c->line, sys->units[unit].name, connector);
+                c->line, sys->units[unit].name, ep->name);
         return RTC_EPARSE;
     }
-    *var = (size_t)v;
-    return RTC_OK;
+    size_t n = rtc_var_count(&md->vars[v]), want = 1;
+    for (size_t d = 0; k && d < k->n_dims; d++)
+        want = k->dims[d] ? want * (size_t)k->dims[d] : 0;
+    if (k && k->n_dims && want && want != n) {
+        rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Connection: connector %s.%s declares %zu "
+                "element(s), the variable has %zu", c->file, c->line, sys->units[unit].name,
+                ep->name, want, n);
+        return RTC_EPARSE;
+    }
+    int rc = elems_alloc(out, n);
+    for (size_t e = 0; rc == RTC_OK && e < n; e++) {
+        out->var[e] = (size_t)v;
+        out->elem[e] = e;
+    }
+    out->whole = true;
+    return rc;
 }
 
 static int transformation(rtc_system *sys, const rtc_ssp_connection *c, sys_link *l)
@@ -173,26 +279,35 @@ static int estimator(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_connecti
     return RTC_OK;
 }
 
-int rtc__sys_add_link(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_connection *c,
-                      size_t src, size_t dst)
+/* One link: variable @p sv (element @p se when @p part) of unit @p src feeds variable
+ * @p dv (element @p de) of unit @p dst; a part link moves one element. */
+typedef struct link_end {
+    size_t unit, var, elem;
+} link_end;
+
+static int add_one(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_connection *c,
+                   link_end s, link_end d, bool part)
 {
-    sys_link l = {.src = src, .dst = dst, .break_loop = c->settings.break_loop, .line = c->line};
-    const sys_unit *su = &sys->units[src], *du = &sys->units[dst];
-    int rc = endpoint_var(sys, c, src, c->start.name, &l.src_var);
-    if (rc == RTC_OK)
-        rc = endpoint_var(sys, c, dst, c->end.name, &l.dst_var);
-    if (rc != RTC_OK)
-        return rc;
-    const rtc_var *a = &su->unit->md->vars[l.src_var], *b = &du->unit->md->vars[l.dst_var];
-    l.src_type = a->type;
-    l.dst_type = b->type;
-    l.count = rtc_var_count(a);
-    if (asprintf(&l.desc, "%s.%s -> %s.%s", su->name, a->name, du->name, b->name) < 0 ||
-        !(l.file = strdup(c->file)))
+    const sys_unit *su = &sys->units[s.unit], *du = &sys->units[d.unit];
+    const rtc_var *a = &su->unit->md->vars[s.var], *b = &du->unit->md->vars[d.var];
+    sys_link l = {.src = s.unit, .dst = d.unit, .src_var = s.var, .dst_var = d.var,
+                  .src_elem = part ? s.elem : 0, .dst_elem = part ? d.elem : 0,
+                  .dst_part = part && rtc_var_count(b) > 1, .src_type = a->type,
+                  .dst_type = b->type, .count = part ? 1 : rtc_var_count(a),
+                  .break_loop = c->settings.break_loop, .line = c->line};
+    char si[24] = "", di[24] = "";
+    if (part && rtc_var_count(a) > 1)
+        snprintf(si, sizeof si, "[%zu]", s.elem + 1);
+    if (l.dst_part)
+        snprintf(di, sizeof di, "[%zu]", d.elem + 1);
+    if (asprintf(&l.desc, "%s.%s%s -> %s.%s%s", su->name, a->name, si, du->name, b->name, di) < 0 ||
+        !(l.file = strdup(c->file))) {
+        free(l.desc);
         return RTC_ENOMEM;
-    rc = check_causality(sys, c, a, b, su->name, du->name);
+    }
+    int rc = check_causality(sys, c, a, b, su->name, du->name);
     if (rc == RTC_OK)
-        rc = check_types(sys, c, a, b);
+        rc = check_types(sys, c, a, b, part);
     const rtc_ssp_component *sc = rtc_ssp_find_component(ssp, c->start.element);
     const rtc_ssp_component *dc = rtc_ssp_find_component(ssp, c->end.element);
     if (rc == RTC_OK)
@@ -222,4 +337,29 @@ int rtc__sys_add_link(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_connect
     sys->links = links;
     links[sys->n_links++] = l;
     return RTC_OK;
+}
+
+int rtc__sys_add_link(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_connection *c,
+                      size_t src, size_t dst)
+{
+    elems a = {0}, b = {0};
+    int rc = end_elems(sys, ssp, c, &c->start, src, &a);
+    if (rc == RTC_OK)
+        rc = end_elems(sys, ssp, c, &c->end, dst, &b);
+    if (rc == RTC_OK && a.n != b.n) {
+        rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Connection %s.%s -> %s.%s: %zu element(s) to "
+                "%zu", c->file, c->line, sys->units[src].name, c->start.name,
+                sys->units[dst].name, c->end.name, a.n, b.n);
+        rc = RTC_EPARSE;
+    }
+    if (rc == RTC_OK && a.whole && b.whole) /* one variable to one: the link moves all of it */
+        rc = add_one(sys, ssp, c, (link_end){src, a.var[0], 0}, (link_end){dst, b.var[0], 0},
+                     false);
+    else
+        for (size_t e = 0; rc == RTC_OK && e < a.n; e++)
+            rc = add_one(sys, ssp, c, (link_end){src, a.var[e], a.elem[e]},
+                         (link_end){dst, b.var[e], b.elem[e]}, true);
+    elems_clear(&a);
+    elems_clear(&b);
+    return rc;
 }

@@ -115,6 +115,15 @@ static unsigned check_connectors(rtc_system *sys, const rtc_ssp *ssp, const rtc_
     for (size_t i = 0; i < c->n_connectors; i++) {
         const rtc_ssp_connector *k = &c->connectors[i];
         long v = rtc_model_find_var(u->unit->md, k->name);
+        if (v < 0 && k->n_dims) { /* an FMI 2 array: "x[1]" ("x[1,1]") and on */
+            char first[512];
+            size_t pos = (size_t)snprintf(first, sizeof first, "%s[", k->name);
+            for (size_t d = 0; d < k->n_dims && pos < sizeof first; d++)
+                pos += (size_t)snprintf(first + pos, sizeof first - pos, d ? ",1" : "1");
+            if (pos < sizeof first)
+                snprintf(first + pos, sizeof first - pos, "]");
+            v = rtc_model_find_var(u->unit->md, first);
+        }
         if (v < 0) {
             rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Connector %s: %s has no variable of that name",
                     ssp->display_path, k->line, k->name, c->name);
@@ -140,32 +149,193 @@ static long unit_index(const rtc_system *sys, const char *name)
     return -1;
 }
 
-/* Parameter values that name no settable variable are ignored, with a warning (SSP). */
+/* Before initialization FMI lets a host set variables with a start value that is exact
+ * or approx, and inputs. */
+static bool settable(const rtc_var *var)
+{
+    return var && var->variability != RTC_VARIABILITY_CONSTANT &&
+           (var->initial == RTC_INITIAL_EXACT || var->initial == RTC_INITIAL_APPROX ||
+            var->causality == RTC_CAUSALITY_INPUT);
+}
+
+static int push_param(rtc_system *sys, size_t unit, size_t var, const char *text,
+                      const char *file, unsigned line)
+{
+    struct sys_param *p = realloc(sys->params, (sys->n_params + 1) * sizeof *p);
+    if (!p)
+        return RTC_ENOMEM;
+    sys->params = p;
+    p += sys->n_params++;
+    *p = (struct sys_param){.unit = unit, .var = var, .line = line, .text = strdup(text),
+                            .file = strdup(file)};
+    return p->text && p->file ? RTC_OK : RTC_ENOMEM;
+}
+
+/* A real value given with a unit other than its target's is converted (SSP: values are
+ * in their own unit unless the mapping suppresses the conversion); *text is replaced. */
+static int param_unit(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_param *p,
+                      size_t u, const rtc_var *var, char **text)
+{
+    const rtc_ssp_component *c = rtc_ssp_find_component(ssp, p->component);
+    long k = c ? rtc_ssp_find_connector(c, p->name) : -1;
+    const char *to = k >= 0 && c->connectors[k].unit ? c->connectors[k].unit : var->unit;
+    rtc_value x;
+    if (!p->unit || !p->unit[0] || !to || !to[0] || !strcmp(p->unit, to) ||
+        p->suppress_unit_conversion || rtc_value_parse(RTC_TYPE_FLOAT64, p->value, &x))
+        return RTC_OK;
+    rtc_base_unit a, b;
+    const rtc_model_desc *md = sys->units[u].unit->md;
+    if (!rtc__sys_unit_base(ssp, md, p->unit, &a) || !rtc__sys_unit_base(ssp, md, to, &b) ||
+        !rtc__sys_same_dimension(&a, &b)) {
+        rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: parameter %s.%s: unit mismatch: [%s] to [%s] "
+                "has no conversion", p->file, p->line, p->component, p->name, p->unit, to);
+        return RTC_EPARSE;
+    }
+    return asprintf(text, "%.17g", ((a.factor * x.f64 + a.offset) - b.offset) / b.factor) < 0
+               ? RTC_ENOMEM : RTC_OK;
+}
+
+/* Parameter values that name no settable variable are ignored, with a warning (SSP).
+ * Values bound to system connectors reached their components in the loader. */
 static int add_params(rtc_system *sys, const rtc_ssp *ssp)
 {
-    sys->params = calloc(ssp->n_params + 1, sizeof *sys->params);
-    if (!sys->params)
-        return RTC_ENOMEM;
-    for (size_t i = 0; i < ssp->n_params; i++) {
+    int rc = RTC_OK;
+    for (size_t i = 0; rc == RTC_OK && i < ssp->n_params; i++) {
         const rtc_ssp_param *p = &ssp->params[i];
+        if (p->is_system && p->n_targets)
+            continue;
         long u = p->is_system ? -1 : unit_index(sys, p->component);
         long v = u < 0 ? -1 : rtc_model_find_var(sys->units[u].unit->md, p->name);
         const rtc_var *var = v < 0 ? NULL : &sys->units[u].unit->md->vars[v];
-        bool settable = var && var->variability != RTC_VARIABILITY_CONSTANT &&
-                        (var->initial == RTC_INITIAL_EXACT || var->initial == RTC_INITIAL_APPROX ||
-                         var->causality == RTC_CAUSALITY_INPUT);
-        if (!settable) {
+        if (!settable(var)) {
             rtc_log(sys->lg, RTC_LOG_WARNING, "%s:%u: parameter %s%s%s: %s; ignored", p->file,
-                    p->line, p->component ? p->component : "", p->component ? "." : "", p->name,
-                    !var ? "no such variable" : "the variable cannot be set before initialization");
+                    p->line, p->component, p->component[0] ? "." : "", p->name,
+                    p->is_system ? "a connector of the system that feeds no component"
+                    : !var       ? "no such variable"
+                                 : "the variable cannot be set before initialization");
             sys->warnings++;
             continue;
         }
-        struct sys_param *sp = &sys->params[sys->n_params++];
-        *sp = (struct sys_param){.unit = (size_t)u, .var = (size_t)v, .line = p->line,
-                                 .text = strdup(p->value), .file = strdup(p->file)};
-        if (!sp->text || !sp->file)
+        char *conv = NULL;
+        rc = param_unit(sys, ssp, p, (size_t)u, var, &conv);
+        if (rc == RTC_OK)
+            rc = push_param(sys, (size_t)u, (size_t)v, conv ? conv : p->value, p->file, p->line);
+        free(conv);
+    }
+    return rc;
+}
+
+/* Why "--set" cannot give @p text to variable @p v of unit @p u, or NULL. */
+static const char *set_problem(const rtc_system *sys, size_t u, size_t v, const char *text)
+{
+    const rtc_var *var = &sys->units[u].unit->md->vars[v];
+    rtc_value val;
+    if (!settable(var))
+        return "the variable cannot be set before initialization";
+    if (var->type != RTC_TYPE_BINARY && rtc_value_parse(var->type, text, &val) != RTC_OK)
+        return "not a valid value of the variable's type";
+    return NULL;
+}
+
+/* A value given for a system input, as the component input it feeds sees it (the
+ * connection's unit conversion and linear transformation); *out stays NULL when the
+ * value passes unchanged. */
+static int port_value(const struct sys_port *p, const char *text, char **out)
+{
+    rtc_value x;
+    *out = NULL;
+    if ((p->k == 1.0 && p->d == 0.0) || rtc_value_parse(RTC_TYPE_FLOAT64, text, &x) != RTC_OK)
+        return RTC_OK;
+    return asprintf(out, "%.17g", p->k * x.f64 + p->d) < 0 ? RTC_ENOMEM : RTC_OK;
+}
+
+/* One --set NAME=VALUE: every component input a system input feeds, or unit.variable.
+ * The value is checked now so that a typo fails the load, not the initialization. */
+static int add_set(rtc_system *sys, const char *assign)
+{
+    const char *eq = strchr(assign, '=');
+    char name[512];
+    snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - assign) : 0, assign);
+    const char *why = !eq || !name[0] ? "expected NAME=VALUE" : NULL;
+    size_t hits = 0, u = 0, v = 0;
+    for (size_t i = 0; !why && i < sys->n_ports; i++) {
+        const struct sys_port *p = &sys->ports[i];
+        if (!p->input || strcmp(p->name, name) != 0)
+            continue;
+        char *conv = NULL;
+        if (!(why = set_problem(sys, p->unit, p->var, eq + 1)) &&
+            (port_value(p, eq + 1, &conv) != RTC_OK ||
+             push_param(sys, p->unit, p->var, conv ? conv : eq + 1, "--set", 0) != RTC_OK)) {
+            free(conv);
             return RTC_ENOMEM;
+        }
+        free(conv);
+        hits++;
+    }
+    if (!why && !hits) {
+        if (rtc_system_find_var(sys, name, &u, &v) != RTC_OK)
+            why = "no unit.variable or input of the system of that name";
+        else if (!(why = set_problem(sys, u, v, eq + 1)) &&
+                 push_param(sys, u, v, eq + 1, "--set", 0) != RTC_OK)
+            return RTC_ENOMEM;
+    }
+    if (why) {
+        rtc_log(sys->lg, RTC_LOG_ERROR, "--set %s: %s", assign, why);
+        return RTC_EINVAL;
+    }
+    return RTC_OK;
+}
+
+/* What a system input's connection does to a value on the way in: the unit conversion
+ * from the system connector's unit to the component's (when both are known and convert),
+ * then the connection's linear transformation. */
+static void port_affine(const rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_connection *c,
+                        struct sys_port *p)
+{
+    const char *from = NULL, *to = NULL;
+    for (size_t i = 0; i < ssp->n_connectors; i++)
+        if (!strcmp(ssp->connectors[i].name, c->start.name))
+            from = ssp->connectors[i].unit;
+    const rtc_ssp_component *dc = &ssp->components[c->end.component];
+    long k = rtc_ssp_find_connector(dc, c->end.name);
+    const rtc_model_desc *md = sys->units[p->unit].unit->md;
+    to = k >= 0 && dc->connectors[k].unit ? dc->connectors[k].unit : md->vars[p->var].unit;
+    rtc_base_unit a, b;
+    if (from && from[0] && to && to[0] && strcmp(from, to) != 0 &&
+        !c->suppress_unit_conversion && rtc__sys_unit_base(ssp, md, from, &a) &&
+        rtc__sys_unit_base(ssp, md, to, &b) && rtc__sys_same_dimension(&a, &b)) {
+        p->k = a.factor / b.factor;
+        p->d = (a.offset - b.offset) / b.factor;
+    }
+    if (c->transform.kind == RTC_SSP_TRANSFORM_LINEAR) {
+        p->d = c->transform.factor * p->d + c->transform.offset;
+        p->k *= c->transform.factor;
+    }
+}
+
+/* The top-level system's connectors that reach components (see struct sys_port). */
+static int add_ports(rtc_system *sys, const rtc_ssp *ssp)
+{
+    sys->ports = calloc(ssp->n_connections + 1, sizeof *sys->ports);
+    if (!sys->ports)
+        return RTC_ENOMEM;
+    for (size_t i = 0; i < ssp->n_connections; i++) {
+        const rtc_ssp_connection *c = &ssp->connections[i];
+        bool input = c->start.component < 0;
+        const rtc_ssp_endpoint *port = input ? &c->start : &c->end;
+        const rtc_ssp_endpoint *inner = input ? &c->end : &c->start;
+        if ((c->start.component < 0) == (c->end.component < 0))
+            continue;
+        long v = rtc_model_find_var(sys->units[inner->component].unit->md, inner->name);
+        if (v < 0)
+            continue; /* the component's connector check reports it */
+        struct sys_port *p = &sys->ports[sys->n_ports++];
+        *p = (struct sys_port){.name = strdup(port->name), .input = input,
+                               .unit = (size_t)inner->component, .var = (size_t)v, .k = 1};
+        if (!p->name)
+            return RTC_ENOMEM;
+        if (input)
+            port_affine(sys, ssp, c, p);
     }
     return RTC_OK;
 }
@@ -177,7 +347,8 @@ static unsigned check_fan_in(rtc_system *sys)
     for (size_t i = 0; i < sys->n_links; i++) {
         for (size_t j = 0; j < i; j++) {
             const sys_link *a = &sys->links[j], *b = &sys->links[i];
-            if (a->dst == b->dst && a->dst_var == b->dst_var) {
+            if (a->dst == b->dst && a->dst_var == b->dst_var &&
+                (!a->dst_part || !b->dst_part || a->dst_elem == b->dst_elem)) {
                 rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Connection %s: input already connected "
                         "at %s:%u (%s)", b->file, b->line, b->desc, a->file, a->line, a->desc);
                 errors++;
@@ -343,7 +514,11 @@ static int build_from_ssp(rtc_system *sys, const rtc_ssp *ssp, const rtc_system_
     errors += resolve_timing(sys, ssp, o, ssp->realtime.has_base_step ? ssp->realtime.base_step_ns
                                                                       : fmu_default_step(sys));
     errors += add_links(sys, ssp);
-    int rc = add_params(sys, ssp);
+    int rc = add_ports(sys, ssp);
+    if (rc == RTC_OK)
+        rc = add_params(sys, ssp);
+    for (size_t i = 0; rc == RTC_OK && i < o->n_sets; i++)
+        errors += add_set(sys, o->sets[i]) != RTC_OK;
     if (rc == RTC_OK)
         rc = copy_list(ssp->realtime.record, ssp->realtime.n_record, &sys->record,
                        &sys->n_record);

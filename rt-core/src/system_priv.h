@@ -82,6 +82,8 @@ typedef struct sys_link {
     size_t src_var, dst_var;    /* variable indices in the units' descriptions */
     size_t src_off, dst_off;    /* element offsets in obs[src_type] / in[dst_type] */
     size_t count;               /* elements (arrays) */
+    size_t src_elem, dst_elem;  /* element-wise links of SSP array connectors: which one */
+    bool dst_part;              /* feeds one element of an array input (dst_elem) */
     link_mode mode;
     double k, d;
     map_entry *map;
@@ -162,6 +164,15 @@ struct rtc_system {
     } *params;
     size_t n_params;
     struct rtc_nonfinite *nonfinite; /* non-finite outputs (nonfinite.c), from init */
+    /* the top-level system's own connectors (SSP ports): an input names each component
+     * input it feeds (one entry per target), an output the component output feeding it */
+    struct sys_port {
+        char *name;
+        bool input;
+        size_t unit, var;
+        double k, d; /* input: the component sees k·value + d (units, linear transform) */
+    } *ports;
+    size_t n_ports;
 };
 
 /* system.c */
@@ -177,6 +188,10 @@ struct rtc_ssp;
 struct rtc_ssp_connection;
 int rtc__sys_add_link(rtc_system *sys, const struct rtc_ssp *ssp,
                       const struct rtc_ssp_connection *c, size_t src, size_t dst);
+/* A unit's SI definition, from the SSP file first, then from the FMU; false if unknown. */
+bool rtc__sys_unit_base(const struct rtc_ssp *ssp, const rtc_model_desc *md, const char *name,
+                        rtc_base_unit *out);
+bool rtc__sys_same_dimension(const rtc_base_unit *a, const rtc_base_unit *b);
 
 /* system_workers.c: run a job for every unit on the unit's owner thread, in parallel;
  * without workers, sequentially on the caller. Returns the first unit's error. */

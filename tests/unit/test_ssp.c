@@ -199,8 +199,8 @@ static void load_minimal_20_new_types_and_sourceless(void)
 
 static void load_nested_flattened_and_chained(void)
 {
-    /* Two warnings: root's Y and U are connected to nothing outside. */
-    rtc_ssp *s = open_ok(DATA "nested/SystemStructure.ssd", 2);
+    /* No warning: root's Y and U are the system's own ports (recorded, settable). */
+    rtc_ssp *s = open_ok(DATA "nested/SystemStructure.ssd", 0);
     CU_ASSERT_EQUAL(s->n_components, 4);
     CU_ASSERT_STRING_EQUAL(s->components[0].name, "src");
     CU_ASSERT_STRING_EQUAL(s->components[1].name, "sub.plant");
@@ -250,16 +250,15 @@ static void load_nested_flattened_and_chained(void)
     rtc_ssp_free(s);
 }
 
-static void load_nested_dangling_warnings_name_line(void)
+/* The top-level system's connectors are its ports, not dangling ends; a subsystem
+ * connector that leads nowhere is only an info line. */
+static void load_nested_top_level_ports_not_warned(void)
 {
     logbuf lb;
     rtc_ssp *s = NULL;
     CU_ASSERT_EQUAL_FATAL(load(DATA "nested/SystemStructure.ssd", &lb, &s), RTC_OK);
-    CU_ASSERT_PTR_NOT_NULL(strstr(lb.text, "SystemStructure.ssd:73: Connection: system "
-                                           "connector \"Y\" of \"root\" is not connected to "
-                                           "anything outside: ignored"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(lb.text, "SystemStructure.ssd:74: Connection: system "
-                                           "connector \"U\" of \"root\""));
+    CU_ASSERT_PTR_NULL(strstr(lb.text, "is not connected to anything outside"));
+    CU_ASSERT_EQUAL(lb.warnings, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(lb.text, "subsystem connector \"sub.unused\" leads nowhere"));
     rtc_ssp_free(s);
 }
@@ -471,10 +470,53 @@ static void load_foreign_step_openmcx(void)
     check_foreign(DATA "mcx/model.ssd", 3, RTC_SSP_STEP_OPENMCX, 2000000);
 }
 
+/* Values bound to system connectors become values of the component connectors they
+ * feed, at the binding's level (SSP 1.0 and 2.0 spellings of the same system). */
+static void load_system_connector_values_reach_components(void)
+{
+    static const char *const files[] = {RTC_TEST_DATA_DIR "/conformance/ssp1/nested_params/"
+                                        "SystemStructure.ssd",
+                                        RTC_TEST_DATA_DIR "/conformance/ssp2/nested_params/"
+                                        "SystemStructure.ssd"};
+    for (int i = 0; i < 2; i++) {
+        rtc_ssp *s = open_ok(files[i], 0);
+        const rtc_ssp_param *k = rtc_ssp_find_param(s, "sub.dec", "k");
+        const rtc_ssp_param *x0 = rtc_ssp_find_param(s, "sub.dec", "x0");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(x0);
+        CU_ASSERT_STRING_EQUAL(k->value, "2"); /* the top level beats dec's own 5 */
+        CU_ASSERT_EQUAL(k->level, 0);
+        CU_ASSERT_DOUBLE_EQUAL(atof(x0->value), 6.0, 0.0); /* through factor 2 */
+        for (size_t j = 0; j < s->n_params; j++)
+            if (s->params[j].is_system)
+                CU_ASSERT_EQUAL(s->params[j].n_targets, 1);
+        rtc_ssp_free(s);
+    }
+}
+
+/* A connection end with startElement="" is the enclosing system's connector; a signal
+ * dictionary entry is a junction between its writer and its readers. */
+static void load_empty_element_and_dictionary_junction(void)
+{
+    rtc_ssp *s = open_ok(RTC_TEST_DATA_DIR "/conformance/ssp1/system_ports/SystemStructure.ssd",
+                         0);
+    const rtc_ssp_connection *c = conn_to(s, "pt", "Real_input");
+    CU_ASSERT_EQUAL(c->start.component, -1);
+    CU_ASSERT_STRING_EQUAL(c->start.name, "u");
+    rtc_ssp_free(s);
+    s = open_ok(RTC_TEST_DATA_DIR "/conformance/ssp2/signal_dictionary/SystemStructure.ssd", 0);
+    CU_ASSERT_EQUAL(s->n_connections, 2);
+    c = conn_to(s, "sub.rd", "Float64_input");
+    CU_ASSERT_STRING_EQUAL(c->start.element, "w");
+    CU_ASSERT_STRING_EQUAL(c->via, "bus.speed");
+    CU_ASSERT_PTR_NOT_NULL(rtc_ssp_find_unit(s, "m/s")); /* from bus.ssb as well */
+    rtc_ssp_free(s);
+}
+
 static void load_tool_exported_like_file(void)
 {
-    /* Three warnings: w, I and Mload of the top-level system lead nowhere outside. */
-    rtc_ssp *s = open_ok(DATA "omsim_like/SystemStructure.ssd", 3);
+    /* No warning: w, I and Mload are the top-level system's own ports. */
+    rtc_ssp *s = open_ok(DATA "omsim_like/SystemStructure.ssd", 0);
     CU_ASSERT_STRING_EQUAL(s->version, "2.0");
     CU_ASSERT_EQUAL(s->n_components, 3);
     CU_ASSERT_EQUAL(comp(s, "SuT.mass")->implementation, RTC_SSP_IMPL_MODEL_EXCHANGE);
@@ -707,7 +749,7 @@ void rtc_test_register(void)
         {"load_minimal_10_fields_resolved", load_minimal_10_fields_resolved},
         {"load_minimal_20_new_types_and_sourceless", load_minimal_20_new_types_and_sourceless},
         {"load_nested_flattened_and_chained", load_nested_flattened_and_chained},
-        {"load_nested_dangling_warnings_name_line", load_nested_dangling_warnings_name_line},
+        {"load_nested_top_level_ports_not_warned", load_nested_top_level_ports_not_warned},
         {"load_transforms_all_four", load_transforms_all_four},
         {"load_units_factor_offset", load_units_factor_offset},
         {"load_params_precedence_final_values", load_params_precedence_final_values},
@@ -715,6 +757,9 @@ void rtc_test_register(void)
         {"load_foreign_step_libcosim", load_foreign_step_libcosim},
         {"load_foreign_step_omsimulator", load_foreign_step_omsimulator},
         {"load_foreign_step_openmcx", load_foreign_step_openmcx},
+        {"load_system_connector_values_reach_components",
+         load_system_connector_values_reach_components},
+        {"load_empty_element_and_dictionary_junction", load_empty_element_and_dictionary_junction},
         {"load_tool_exported_like_file", load_tool_exported_like_file},
         {"load_unknown_things_warned_not_fatal", load_unknown_things_warned_not_fatal},
         {"load_unpacked_directory", load_unpacked_directory},

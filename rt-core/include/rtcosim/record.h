@@ -36,6 +36,13 @@ void rtc_record_free(rtc_record *rec);
  */
 int rtc_record_add(rtc_record *rec, const rtc_unit *unit, size_t var_index, const char *prefix);
 
+/**
+ * As rtc_record_add(), but the column is named "<prefix><name>" instead of after the
+ * variable (a system's own connector recorded under its name). RT-safe: no.
+ */
+int rtc_record_add_as(rtc_record *rec, const rtc_unit *unit, size_t var_index,
+                      const char *prefix, const char *name);
+
 /** Add every output variable of @p unit, in modelDescription order. RT-safe: no. */
 int rtc_record_add_outputs(rtc_record *rec, const rtc_unit *unit, const char *prefix);
 

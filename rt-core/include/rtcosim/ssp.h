@@ -117,6 +117,11 @@ typedef struct rtc_ssp_connector {
     char *unit;        /**< Real/Float64/Float32 unit attribute, or NULL */
     char *enumeration; /**< Enumeration: the name of the ssc:Enumeration, else NULL */
     char *mime_type;   /**< Binary: mime-type (default application/octet-stream), else NULL */
+    /** SSP 2.0 array connector: one entry per ssc:Dimension (none: a scalar connector);
+     *  0 where the size is not fixed in the SSD (sizeConnector, or neither attribute) and
+     *  comes from the component. Elements are connected one by one, row-major. */
+    size_t n_dims;
+    uint64_t *dims;
     unsigned line;     /**< line of the ssd:Connector element */
 } rtc_ssp_connector;
 
@@ -273,6 +278,10 @@ typedef struct rtc_ssp_param {
     char *file;      /**< the .ssv (or .ssd for inline values) file, as displayed */
     unsigned line;   /**< line of the ssv:Parameter element */
     unsigned level;  /**< depth of the binding's element: 0 = the top-level system */
+    /** is_system only: number of component connectors the value reached by flowing
+     *  along the connections (each got its own entry at the same level); 0 when the
+     *  connector feeds nothing. */
+    unsigned n_targets;
 } rtc_ssp_param;
 
 /** Master algorithm; same order as rtc_master in rtcosim/system.h, so the system builder

@@ -87,6 +87,12 @@ typedef struct rtc_system_options {
      *  instead of the file's own (NULL: the file's). A session's copy of a system is
      *  loaded this way by `rtcosim replay`. */
     const char *source_dir;
+    /** "NAME=VALUE" assignments applied before initialization after the file's own
+     *  parameter values (so they win): NAME is "unit.variable" or an input connector of
+     *  the top-level system (then every component input it feeds gets VALUE). An unknown
+     *  or unsettable NAME fails the load. Arrays: space-separated elements. */
+    const char *const *sets;
+    size_t n_sets;
 } rtc_system_options;
 
 /**
@@ -215,7 +221,9 @@ const char *rtc_system_unit_sha256(const rtc_system *sys, size_t i);
 /* ---- operator access to variables (rtcosim/session.h applies commands with these) ---- */
 
 /**
- * Find "unit.variable" (unit names may contain dots: every split is tried).
+ * Find "unit.variable" (unit names may contain dots: every split is tried), or the name
+ * of a connector of the top-level SSP system: an input stands for the first component
+ * input it feeds, an output for the component output that feeds it.
  * Returns RTC_OK with *unit / *var (indices into rtc_system_unit() and its md->vars);
  * RTC_ENOTFOUND; RTC_EINVAL (NULL). RT-safe: yes (no allocation).
  */
