@@ -580,7 +580,8 @@ static void write_run_summary(run_ctx *r, const rtc_recorder_stats *rs)
     if (!summary_path(r->o, path, sizeof path) || (snprintf(dir, sizeof dir, "%s", path),
                                                    stat(dirname(dir), &st) != 0))
         return;
-    FILE *f = rtc_cli_summary_open(path);
+    char tmp[4400];
+    FILE *f = rtc_cli_summary_open(path, tmp, sizeof tmp);
     if (!f)
         return;
     fprintf(f, "{\n  \"fmu\": ");
@@ -589,7 +590,7 @@ static void write_run_summary(run_ctx *r, const rtc_recorder_stats *rs)
     rtc_cli_summary_end(f, &r->end, r->nf, nf_name, r);
     fprintf(f, "  \"step_ns\": %lld,\n  \"rows_written\": %llu\n}\n", (long long)r->step_ns,
             (unsigned long long)rs->rows_written);
-    rtc_cli_summary_commit(f, path);
+    rtc_cli_summary_commit(f, tmp, path);
 }
 
 static void free_ctx(run_ctx *r)

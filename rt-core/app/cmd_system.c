@@ -299,7 +299,8 @@ void rtc_cli_write_summary(const char *dir, const rtc_system *sys, const char *p
 {
     char file[4096];
     snprintf(file, sizeof file, "%s/summary.json", dir);
-    FILE *f = rtc_cli_summary_open(file);
+    char tmp[4400];
+    FILE *f = rtc_cli_summary_open(file, tmp, sizeof tmp);
     if (!f)
         return;
     static const rtc_recorder_stats none;
@@ -327,7 +328,7 @@ void rtc_cli_write_summary(const char *dir, const rtc_system *sys, const char *p
         fprintf(f, "%s\n    {\"name\": \"%s\", \"step_ns\": %lld}", i ? "," : "",
                 rtc_system_unit(sys, i)->name, (long long)rtc_system_unit_step_ns(sys, i));
     fprintf(f, "\n  ]\n}\n");
-    rtc_cli_summary_commit(f, file);
+    rtc_cli_summary_commit(f, tmp, file);
 }
 
 /* After a step of the fast run: report new non-finite values, and whether the run stops

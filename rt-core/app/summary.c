@@ -11,6 +11,7 @@
 #include "summary.h"
 
 #include "rtcosim/exec.h"
+#include "rtcosim/ofile.h"
 #include "rtcosim/status.h"
 
 #include <errno.h>
@@ -44,28 +45,19 @@ int rtc_cli_end_exit(const rtc_cli_end *e)
     return !strcmp(e->cause, "watchdog") ? RTC_EXEC_WATCHDOG_EXIT : RTC_EXIT_ERROR;
 }
 
-FILE *rtc_cli_summary_open(const char *path)
+FILE *rtc_cli_summary_open(const char *path, char *tmp, size_t cap)
 {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
+    FILE *f = rtc_ofile_replace_begin(path, tmp, cap);
     if (!f)
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: cannot create: %s", tmp, strerror(errno));
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: cannot create: %s", path, strerror(errno));
     return f;
 }
 
-bool rtc_cli_summary_commit(FILE *f, const char *path)
+bool rtc_cli_summary_commit(FILE *f, const char *tmp, const char *path)
 {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    bool ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
-    int err = errno;
-    ok = fclose(f) == 0 && ok;
-    if (ok && rename(tmp, path) == 0)
+    if (rtc_ofile_replace_commit(f, tmp, path) == RTC_OK)
         return true;
-    rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: write failed: %s", path,
-            strerror(ok ? errno : err));
-    unlink(tmp);
+    rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: write failed: %s", path, strerror(errno));
     return false;
 }
 

@@ -21,6 +21,7 @@
 #include "rtcosim/nonfinite.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -46,12 +47,14 @@ int rtc_cli_end_exit(const rtc_cli_end *e);
 typedef void (*rtc_cli_name_fn)(const void *user, size_t id, char *buf, size_t cap);
 
 /**
- * Open "@p path.tmp" for a summary; rtc_cli_summary_commit() renames it over @p path, so
- * a reader never sees a half-written or stale summary.json. NULL on failure (logged).
+ * Open a temporary file next to @p path (its name goes into @p tmp, rtcosim/ofile.h);
+ * rtc_cli_summary_commit() renames it over @p path, so a reader never sees a half-written
+ * or stale summary.json. NULL on failure (logged).
  */
-FILE *rtc_cli_summary_open(const char *path);
-/** fclose + fsync + rename; logs and returns false on failure. */
-bool rtc_cli_summary_commit(FILE *f, const char *path);
+FILE *rtc_cli_summary_open(const char *path, char *tmp, size_t cap);
+/** fflush + fsync + fclose + rename (rtc_ofile_replace_commit); logs and returns false on
+ *  failure. */
+bool rtc_cli_summary_commit(FILE *f, const char *tmp, const char *path);
 
 /** The common fields: "status", "cause", "reason", "exit_code", "last_tick",
  *  "last_time_s", "hung_unit", "nonfinite_values" and the "nonfinite" list (first 100),
