@@ -62,6 +62,29 @@ int rtc_test_run(const char *cmd, char *out, size_t cap)
     return -1;
 }
 
+int rtc_test_vrtcosim(const char *work, const char *tmpdir, char *out, size_t cap,
+                      const char *fmt, va_list ap)
+{
+    char args[4096], env[600] = "", cmd[8192];
+    vsnprintf(args, sizeof args, fmt, ap);
+    if (tmpdir)
+        snprintf(env, sizeof env, "TMPDIR='%s' ", tmpdir);
+    snprintf(cmd, sizeof cmd, "cd '%s' && %s'%s' %s", work, env, RTCOSIM_EXE, args);
+    return rtc_test_run(cmd, out, cap);
+}
+
+int rtc_test_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    if (d)
+        closedir(d);
+    return n;
+}
+
 void rtc_test_tmpdir(char *buf, size_t cap)
 {
     const char *base = getenv("TMPDIR");

@@ -7,6 +7,7 @@
 #define RTC_TEST_CU_MAIN_H
 
 #include <CUnit/CUnit.h>
+#include <stdarg.h>
 #include <stddef.h>
 
 /** Defined by each test file: add its suites (CU_add_suite...) and tests. */
@@ -29,6 +30,16 @@ void rtc_test_skip(const char *what, const char *reason);
  * Returns the exit status (0..255), 128+signal, or -1 when the command could not start.
  */
 int rtc_test_run(const char *cmd, char *out, size_t cap);
+
+/**
+ * Run "RTCOSIM_EXE ARGS" (ARGS from @p fmt and @p ap) in directory @p work through
+ * rtc_test_run(), with TMPDIR=@p tmpdir when @p tmpdir is not NULL. Returns its exit status.
+ */
+int rtc_test_vrtcosim(const char *work, const char *tmpdir, char *out, size_t cap,
+                      const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+/** Entries of @p dir other than "." and ".." (0 when it cannot be opened). */
+int rtc_test_entries(const char *dir);
 
 /** A fresh private temporary directory (mkdtemp) under $TMPDIR or /tmp; written to buf. */
 void rtc_test_tmpdir(char *buf, size_t cap);

@@ -32,30 +32,15 @@ static int teardown(void)
     return 0;
 }
 
-static int entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    int n = 0;
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-    if (d)
-        closedir(d);
-    return n;
-}
-
 /* Run "rtcosim ARGS" with the private TMPDIR; returns the exit status. */
 static int rtcosim(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int rtcosim(const char *fmt, ...)
 {
-    char args[4096], cmd[8192];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
+    int rc = rtc_test_vrtcosim(work, tmp, out, sizeof out, fmt, ap);
     va_end(ap);
-    snprintf(cmd, sizeof cmd, "cd '%s' && TMPDIR='%s' '%s' %s", work, tmp, RTCOSIM_EXE, args);
-    int rc = rtc_test_run(cmd, out, sizeof out);
-    CU_ASSERT_EQUAL(entries(tmp), 0); /* nothing left behind, success or not */
+    CU_ASSERT_EQUAL(rtc_test_entries(tmp), 0); /* nothing left behind, success or not */
     return rc;
 }
 
@@ -174,7 +159,7 @@ static int rtcosim_fsize(int kib, const char *args)
     snprintf(cmd, sizeof cmd, "cd '%s' && ulimit -f %d && trap '' XFSZ && TMPDIR='%s' '%s' %s",
              work, kib, tmp, RTCOSIM_EXE, args);
     int rc = rtc_test_run(cmd, out, sizeof out);
-    CU_ASSERT_EQUAL(entries(tmp), 0);
+    CU_ASSERT_EQUAL(rtc_test_entries(tmp), 0);
     return rc;
 }
 

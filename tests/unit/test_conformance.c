@@ -280,13 +280,11 @@ static int teardown(void)
 static int rtcosim(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int rtcosim(const char *fmt, ...)
 {
-    char args[4096], cmd[8192];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
+    int rc = rtc_test_vrtcosim(work, NULL, out, sizeof out, fmt, ap);
     va_end(ap);
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s", work, RTCOSIM_EXE, args);
-    return rtc_test_run(cmd, out, sizeof out);
+    return rc;
 }
 
 /* The whole file as a malloc'd string (NULL if unreadable). */

@@ -43,18 +43,6 @@ static int teardown(void)
     return 0;
 }
 
-static int entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    int n = 0;
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-    if (d)
-        closedir(d);
-    return n;
-}
-
 static void nap_ms(long ms)
 {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
@@ -194,7 +182,7 @@ static void signal_fmu_run(int sig, const char *name, int code)
     CU_ASSERT_EQUAL(wait_exit(pid), code);
     assert_complete_rows("r.csv");
     assert_summary("summary.json", "stopped", name);
-    CU_ASSERT_EQUAL(entries(tmp), 0);
+    CU_ASSERT_EQUAL(rtc_test_entries(tmp), 0);
 }
 
 static void fmu_run_sigint_sigterm_stop_cleanly(void)
@@ -227,7 +215,7 @@ static void signal_system_run(int sig, const char *name, int code, bool realtime
     snprintf(want, sizeof want, "\"exit_code\": %d", code);
     CU_ASSERT(s && strstr(s, want));
     free(s);
-    CU_ASSERT_EQUAL(entries(tmp), 0);
+    CU_ASSERT_EQUAL(rtc_test_entries(tmp), 0);
 }
 
 static void fast_system_run_sigint_sigterm_stop_cleanly(void)
@@ -293,7 +281,7 @@ static void hung_unit_sigterm_ends_after_grace(void)
     free(s);
     free(safe);
     assert_complete_rows("h/results.csv");
-    CU_ASSERT_EQUAL(entries(tmp), 0);
+    CU_ASSERT_EQUAL(rtc_test_entries(tmp), 0);
 }
 
 /* The substitute policy leaves a late unit running on its own thread while the rest goes
@@ -314,7 +302,7 @@ static void hung_unit_substitute_sigterm_ends_after_grace(void)
     free(s);
     free(safe);
     assert_complete_rows("hs/results.csv");
-    CU_ASSERT_EQUAL(entries(tmp), 0);
+    CU_ASSERT_EQUAL(rtc_test_entries(tmp), 0);
 }
 
 /* No --watchdog-ms: the default (max(1 s, 100 periods) = 1 s at 10 ms) ends the hang with
@@ -331,7 +319,7 @@ static void watchdog_on_by_default_writes_summary(void)
     CU_ASSERT(safe && !strcmp(safe, "safe\n"));
     free(s);
     free(safe);
-    CU_ASSERT_EQUAL(entries(tmp), 0);
+    CU_ASSERT_EQUAL(rtc_test_entries(tmp), 0);
 }
 
 /* ---- extraction directories of a process that is gone ---- */
@@ -388,7 +376,7 @@ static void stale_extraction_dirs_of_dead_owners_removed(void)
     CU_ASSERT_EQUAL(stat(path, &sb), 0);
     snprintf(path, sizeof path, "%s/%s", tmp, other);
     CU_ASSERT_EQUAL(stat(path, &sb), 0);
-    CU_ASSERT_EQUAL(entries(tmp), 2); /* the live owner's and the unparsable one */
+    CU_ASSERT_EQUAL(rtc_test_entries(tmp), 2); /* the live owner's and the unparsable one */
     snprintf(path, sizeof path, "%s/%s", tmp, live);
     rtc_test_rmtree(path);
     snprintf(path, sizeof path, "%s/%s", tmp, other);
@@ -407,7 +395,7 @@ static int run(const char *fmt, ...)
     va_end(ap);
     snprintf(cmd, sizeof cmd, "cd '%s' && TMPDIR='%s' '%s' %s", work, tmp, RTCOSIM_EXE, args);
     int rc = rtc_test_run(cmd, out, sizeof out);
-    CU_ASSERT_EQUAL(entries(tmp), 0);
+    CU_ASSERT_EQUAL(rtc_test_entries(tmp), 0);
     return rc;
 }
 
