@@ -10,7 +10,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def inputs_bin(signals, variables, records, tick_ns=1_000_000, start_ns=0):
-    """inputs.bin version 1 (format in rt-core/include/rtcosim/session.h)."""
+    """inputs.bin version 1 (format in rt-core/session/include/rtcosim/session.h)."""
     table = b""
     for unit, name in signals:
         for s in (unit, name):

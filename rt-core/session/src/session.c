@@ -126,7 +126,7 @@ static void publish(rtc_session *s, int64_t k)
         return;
     uint32_t q = atomic_load_explicit(&s->snap_seq, memory_order_relaxed);
     /* Release stores of the values keep the odd count from being seen late (the same
-     * fence-free seqlock as rt-core/src/mailbox.c). */
+     * fence-free seqlock as rt-core/base/src/mailbox.c). */
     atomic_store_explicit(&s->snap_seq, q + 1, memory_order_relaxed);
     for (size_t i = 0; i < s->n_col; i++) {
         double v = 0;
