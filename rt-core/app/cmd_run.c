@@ -580,17 +580,13 @@ static void write_run_summary(run_ctx *r, const rtc_recorder_stats *rs)
     if (!summary_path(r->o, path, sizeof path) || (snprintf(dir, sizeof dir, "%s", path),
                                                    stat(dirname(dir), &st) != 0))
         return;
-    char tmp[4400];
-    FILE *f = rtc_cli_summary_open(path, tmp, sizeof tmp);
-    if (!f)
-        return;
-    fprintf(f, "{\n  \"fmu\": ");
-    rtc_cli_json_str(f, r->o->fmu_path);
-    fprintf(f, ",\n");
-    rtc_cli_summary_end(f, &r->end, r->nf, nf_name, r);
-    fprintf(f, "  \"step_ns\": %lld,\n  \"rows_written\": %llu\n}\n", (long long)r->step_ns,
-            (unsigned long long)rs->rows_written);
-    rtc_cli_summary_commit(f, tmp, path);
+    json_t *doc = json_object();
+    int bad = !doc;
+    bad |= json_object_set_new(doc, "fmu", rtc__json_str(r->o->fmu_path));
+    bad |= rtc_cli_summary_end(doc, &r->end, r->nf, nf_name, r);
+    bad |= json_object_set_new(doc, "step_ns", json_integer(r->step_ns));
+    bad |= json_object_set_new(doc, "rows_written", rtc__json_uint(rs->rows_written));
+    rtc_cli_summary_write(doc, bad, path);
 }
 
 static void free_ctx(run_ctx *r)

@@ -205,63 +205,98 @@ double rtc_cli_now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* The I/O components' driver counters, request latency and per-signal health. */
-static void write_io_stats(FILE *f, const rtc_system *sys)
+/* summary.json (summary.h: how to add a field). Each filler sets the members of the
+ * object it is given and returns 0, or -1 when one could not be set (out of memory). */
+
+/* Members @p keys[i] = @p v[i] (counters) of @p obj. */
+static int set_counts(json_t *obj, const char *const *keys, const uint64_t *v, size_t n)
 {
-    fprintf(f, "  \"io\": [");
-    int n = 0;
+    int bad = 0;
+    for (size_t i = 0; i < n; i++)
+        bad |= json_object_set_new(obj, keys[i], rtc__json_uint(v[i]));
+    return bad;
+}
+
+/* One signal of an I/O component: its quality and health counters. */
+static json_t *io_signal_json(const char *name, const rtc_signal_health *h)
+{
+    static const char *const keys[] = {"updates", "stale_events", "clamped"};
+    const uint64_t v[] = {h->updates, h->stale_events, h->clamped};
+    json_t *o = json_object();
+    int bad = !o;
+    bad |= json_object_set_new(o, "name", rtc__json_str(name));
+    bad |= json_object_set_new(o, "quality", json_string(rtc_quality_name(h->quality)));
+    bad |= set_counts(o, keys, v, 3);
+    return bad ? (json_decref(o), NULL) : o;
+}
+
+/* One I/O component (one entry of "io"): driver counters, request latency, signals and
+ * the Modbus server's request checks. */
+static int io_json(json_t *o, const rtc_unit *u, const rtc_driver_stats *st)
+{
+    static const char *const keys[] = {"requests", "errors", "timeouts", "exceptions",
+                                       "reconnects", "malformed", "unknown", "rejected"};
+    const uint64_t c[] = {st->requests, st->errors, st->timeouts, st->exceptions,
+                          st->reconnects, st->malformed, st->unknown, st->rejected};
+    static const char *const srv_keys[] = {"write_refused", "fc_unsupported", "bad_requests",
+                                           "frame_timeouts", "idle_closed", "evicted",
+                                           "clients_refused"};
+    const uint64_t srv[] = {st->write_refused, st->fc_unsupported, st->bad_requests,
+                            st->frame_timeouts, st->idle_closed, st->evicted,
+                            st->clients_refused};
+    int bad = json_object_set_new(o, "unit", rtc__json_str(u->name));
+    bad |= set_counts(o, keys, c, 8);
+    json_t *lat = json_object(), *sigs = json_array(), *ms = json_object();
+    bad |= json_object_set_new(lat, "min", json_integer(st->latency.min_ns));
+    bad |= json_object_set_new(lat, "p50", json_integer(rtc_lathist_quantile_ns(&st->latency, 0.5)));
+    bad |= json_object_set_new(lat, "p99", json_integer(rtc_lathist_quantile_ns(&st->latency, 0.99)));
+    bad |= json_object_set_new(lat, "max", json_integer(st->latency.max_ns));
+    bad |= json_object_set_new(o, "request_latency_ns", lat);
+    for (size_t k = 0; k < st->n_signals && k < st->n_signals_cap; k++)
+        bad |= json_array_append_new(sigs, io_signal_json(u->md->vars[k].name, &st->signals[k]));
+    bad |= json_object_set_new(o, "signals", sigs);
+    bad |= json_object_set_new(o, "timetags_clamped", rtc__json_uint(st->timetags_clamped));
+    bad |= set_counts(ms, srv_keys, srv, 7);
+    bad |= json_object_set_new(ms, "clients_max", json_integer(st->clients_max));
+    bad |= json_object_set_new(o, "modbus_server", ms);
+    return bad;
+}
+
+/* "io": the I/O components' driver counters, request latency and per-signal health. */
+static int write_io_stats(json_t *obj, const rtc_system *sys)
+{
+    json_t *io = json_array();
+    int bad = 0;
     for (size_t i = 0; i < rtc_system_unit_count(sys); i++) {
         const rtc_unit *u = rtc_system_unit(sys, i);
         rtc_signal_health h[64];
         rtc_driver_stats st = {.signals = h, .n_signals_cap = 64};
         if (rtc_io_unit_stats(u, &st) != RTC_OK)
             continue;
-        fprintf(f, "%s\n    {\"unit\": \"%s\", \"requests\": %llu, \"errors\": %llu, "
-                   "\"timeouts\": %llu, \"exceptions\": %llu, \"reconnects\": %llu, "
-                   "\"malformed\": %llu, \"unknown\": %llu, \"rejected\": %llu, "
-                   "\"request_latency_ns\": {\"min\": %lld, \"p50\": %lld, \"p99\": %lld, "
-                   "\"max\": %lld}, \"signals\": [",
-                n++ ? "," : "", u->name, (unsigned long long)st.requests,
-                (unsigned long long)st.errors, (unsigned long long)st.timeouts,
-                (unsigned long long)st.exceptions, (unsigned long long)st.reconnects,
-                (unsigned long long)st.malformed, (unsigned long long)st.unknown,
-                (unsigned long long)st.rejected, (long long)st.latency.min_ns,
-                (long long)rtc_lathist_quantile_ns(&st.latency, 0.5),
-                (long long)rtc_lathist_quantile_ns(&st.latency, 0.99),
-                (long long)st.latency.max_ns);
-        for (size_t k = 0; k < st.n_signals && k < 64; k++)
-            fprintf(f, "%s{\"name\": \"%s\", \"quality\": \"%s\", \"updates\": %llu, "
-                       "\"stale_events\": %llu, \"clamped\": %llu}",
-                    k ? ", " : "", u->md->vars[k].name, rtc_quality_name(h[k].quality),
-                    (unsigned long long)h[k].updates, (unsigned long long)h[k].stale_events,
-                    (unsigned long long)h[k].clamped);
-        fprintf(f, "], \"timetags_clamped\": %llu, "
-                   "\"modbus_server\": {\"write_refused\": %llu, \"fc_unsupported\": %llu, "
-                   "\"bad_requests\": %llu, \"frame_timeouts\": %llu, \"idle_closed\": %llu, "
-                   "\"evicted\": %llu, \"clients_refused\": %llu, \"clients_max\": %d}}",
-                (unsigned long long)st.timetags_clamped,
-                (unsigned long long)st.write_refused, (unsigned long long)st.fc_unsupported,
-                (unsigned long long)st.bad_requests, (unsigned long long)st.frame_timeouts,
-                (unsigned long long)st.idle_closed, (unsigned long long)st.evicted,
-                (unsigned long long)st.clients_refused, st.clients_max);
+        json_t *o = json_object();
+        bad |= o ? io_json(o, u, &st) : -1;
+        bad |= json_array_append_new(io, o);
     }
-    fprintf(f, "%s],\n", n ? "\n  " : "");
+    return bad | json_object_set_new(obj, "io", io);
 }
 
-/* The operator session's counters (real-time runs): all zero drops in a sound run. */
-static void write_session_stats(FILE *f, const rtc_cli_rt *rt, const rtc_recorder_stats *rs)
+/* "session": the operator session's counters (real-time runs): all zero drops in a
+ * sound run. */
+static int session_json(json_t *obj, const rtc_cli_rt *rt, const rtc_recorder_stats *rs)
 {
     if (!rt->has_session)
-        return;
+        return 0;
     const rtc_session_stats *s = &rt->session;
-    fprintf(f, "  \"session\": {\"inputs_written\": %llu, \"inputs_dropped\": %llu, "
-               "\"inputs_ring_high_water\": %zu, \"commands_applied\": %llu, "
-               "\"commands_dropped\": %llu, \"events\": %llu, \"exposed\": %zu, "
-               "\"recorder_ring_high_water\": %zu, \"recorder_ring_capacity\": %zu},\n",
-            (unsigned long long)s->inputs_written, (unsigned long long)s->inputs_dropped,
-            s->inputs_high_water, (unsigned long long)s->commands_applied,
-            (unsigned long long)s->commands_dropped, (unsigned long long)s->events,
-            s->n_exposed, rs->ring_high_water, rs->ring_capacity);
+    static const char *const keys[] = {
+        "inputs_written", "inputs_dropped", "inputs_ring_high_water", "commands_applied",
+        "commands_dropped", "events", "exposed", "recorder_ring_high_water",
+        "recorder_ring_capacity"};
+    const uint64_t v[] = {s->inputs_written, s->inputs_dropped, s->inputs_high_water,
+                          s->commands_applied, s->commands_dropped, s->events, s->n_exposed,
+                          rs->ring_high_water, rs->ring_capacity};
+    json_t *o = json_object();
+    int bad = o ? set_counts(o, keys, v, 9) : -1;
+    return bad | json_object_set_new(obj, "session", o);
 }
 
 static void nf_name(const void *user, size_t id, char *buf, size_t cap)
@@ -269,28 +304,61 @@ static void nf_name(const void *user, size_t id, char *buf, size_t cap)
     rtc_system_nonfinite_name(user, id, buf, cap);
 }
 
+/* One entry of "connections": the link, its estimator and delay, its coupling error
+ * (rms and max are reals; null when non-finite). */
+static int link_json(json_t *o, const rtc_link_stats *ls)
+{
+    int bad = json_object_set_new(o, "link", rtc__json_str(ls->desc));
+    bad |= json_object_set_new(o, "estimator", rtc__json_str(ls->estimator));
+    bad |= json_object_set_new(o, "delay_ns", json_integer(ls->delay_ns));
+    json_t *ce = json_object();
+    bad |= json_object_set_new(ce, "samples", rtc__json_uint(ls->samples));
+    bad |= json_object_set_new(ce, "rms", rtc__json_real(ls->error_rms));
+    bad |= json_object_set_new(ce, "max", rtc__json_real(ls->error_max));
+    return bad | json_object_set_new(o, "coupling_error", ce);
+}
+
 /* What only the stepping thread writes: read once it has stopped (full summaries). */
-static void write_step_stats(FILE *f, const rtc_system *sys, const rtc_cli_rt *rt,
-                             const rtc_recorder_stats *rs)
+static int write_step_stats(json_t *obj, const rtc_system *sys, const rtc_cli_rt *rt,
+                            const rtc_recorder_stats *rs)
 {
     rtc_coupling_stats cs;
     rtc_system_coupling_stats(sys, &cs);
-    fprintf(f, "  \"strong_coupling\": {\"iterated_steps\": %llu, \"iterations\": %llu, "
-               "\"not_converged\": %llu},\n",
-            (unsigned long long)cs.iterated_steps, (unsigned long long)cs.iterations,
-            (unsigned long long)cs.not_converged);
-    fprintf(f, "  \"connections\": [");
+    static const char *const keys[] = {"iterated_steps", "iterations", "not_converged"};
+    const uint64_t v[] = {cs.iterated_steps, cs.iterations, cs.not_converged};
+    json_t *sc = json_object(), *links = json_array();
+    int bad = sc ? set_counts(sc, keys, v, 3) : -1;
+    bad |= json_object_set_new(obj, "strong_coupling", sc);
     for (size_t i = 0; i < rtc_system_link_count(sys); i++) {
         rtc_link_stats ls;
         rtc_system_link_stats(sys, i, &ls);
-        fprintf(f, "%s\n    {\"link\": \"%s\", \"estimator\": \"%s\", \"delay_ns\": %lld, "
-                   "\"coupling_error\": {\"samples\": %llu, \"rms\": %.9g, \"max\": %.9g}}",
-                i ? "," : "", ls.desc, ls.estimator, (long long)ls.delay_ns,
-                (unsigned long long)ls.samples, ls.error_rms, ls.error_max);
+        json_t *o = json_object();
+        bad |= o ? link_json(o, &ls) : -1;
+        bad |= json_array_append_new(links, o);
     }
-    fprintf(f, "\n  ],\n");
-    write_io_stats(f, sys);
-    write_session_stats(f, rt, rs);
+    bad |= json_object_set_new(obj, "connections", links);
+    bad |= write_io_stats(obj, sys);
+    return bad | session_json(obj, rt, rs);
+}
+
+/* One entry of "units". */
+static int unit_json(json_t *o, const rtc_system *sys, size_t i)
+{
+    int bad = json_object_set_new(o, "name", rtc__json_str(rtc_system_unit(sys, i)->name));
+    return bad | json_object_set_new(o, "step_ns", json_integer(rtc_system_unit_step_ns(sys, i)));
+}
+
+/* The system's own settings and times (the system counts from its start time). */
+static int summary_top(json_t *doc, const rtc_system *sys, const rtc_cli_end *end)
+{
+    int bad = json_object_set_new(doc, "algorithm",
+                                  json_string(rtc_master_name(rtc_system_algorithm(sys))));
+    bad |= json_object_set_new(doc, "tick_ns", json_integer(rtc_system_tick_ns(sys)));
+    bad |= json_object_set_new(doc, "ticks", json_integer(end->last_tick));
+    bad |= json_object_set_new(doc, "start_time_s",
+                               rtc__json_real((double)rtc_system_start_ns(sys) / 1e9));
+    return bad | json_object_set_new(doc, "end_time_s",
+                                     rtc__json_real((double)end->last_time_ns / 1e9));
 }
 
 void rtc_cli_write_summary(const char *dir, const rtc_system *sys, const char *path,
@@ -299,36 +367,26 @@ void rtc_cli_write_summary(const char *dir, const rtc_system *sys, const char *p
 {
     char file[4096];
     snprintf(file, sizeof file, "%s/summary.json", dir);
-    char tmp[4400];
-    FILE *f = rtc_cli_summary_open(file, tmp, sizeof tmp);
-    if (!f)
-        return;
     static const rtc_recorder_stats none;
     rs = rs ? rs : &none;
-    fprintf(f, "{\n  \"system\": ");
-    rtc_cli_json_str(f, path);
-    fprintf(f, ",\n");
-    rtc_cli_summary_end(f, end, rtc_system_nonfinite(sys), nf_name, sys);
-    if (sys) {
-        /* the run's own times: the system counts from its start time */
-        char t0[32], t[32];
-        rtc_time_format_s(rtc_system_start_ns(sys), t0, sizeof t0);
-        rtc_time_format_s(end->last_time_ns, t, sizeof t);
-        fprintf(f, "  \"algorithm\": \"%s\",\n  \"tick_ns\": %lld,\n  \"ticks\": %lld,\n"
-                   "  \"start_time_s\": %s,\n  \"end_time_s\": %s,\n",
-                rtc_master_name(rtc_system_algorithm(sys)), (long long)rtc_system_tick_ns(sys),
-                (long long)end->last_tick, t0, t);
-    }
-    fprintf(f, "  \"wall_time_s\": %.6f,\n  \"rows_written\": %llu,\n  \"rows_dropped\": %llu,\n",
-            wall_s, (unsigned long long)rs->rows_written, (unsigned long long)rs->rows_dropped);
+    json_t *doc = json_object(), *units = json_array();
+    int bad = !doc;
+    bad |= json_object_set_new(doc, "system", rtc__json_str(path));
+    bad |= rtc_cli_summary_end(doc, end, rtc_system_nonfinite(sys), nf_name, sys);
+    if (sys)
+        bad |= summary_top(doc, sys, end);
+    bad |= json_object_set_new(doc, "wall_time_s", rtc__json_real(wall_s));
+    bad |= json_object_set_new(doc, "rows_written", rtc__json_uint(rs->rows_written));
+    bad |= json_object_set_new(doc, "rows_dropped", rtc__json_uint(rs->rows_dropped));
     if (sys && full)
-        write_step_stats(f, sys, rt, rs);
-    fprintf(f, "  \"units\": [");
-    for (size_t i = 0; sys && i < rtc_system_unit_count(sys); i++)
-        fprintf(f, "%s\n    {\"name\": \"%s\", \"step_ns\": %lld}", i ? "," : "",
-                rtc_system_unit(sys, i)->name, (long long)rtc_system_unit_step_ns(sys, i));
-    fprintf(f, "\n  ]\n}\n");
-    rtc_cli_summary_commit(f, tmp, file);
+        bad |= write_step_stats(doc, sys, rt, rs);
+    for (size_t i = 0; sys && i < rtc_system_unit_count(sys); i++) {
+        json_t *o = json_object();
+        bad |= o ? unit_json(o, sys, i) : -1;
+        bad |= json_array_append_new(units, o);
+    }
+    bad |= json_object_set_new(doc, "units", units);
+    rtc_cli_summary_write(doc, bad, file);
 }
 
 /* After a step of the fast run: report new non-finite values, and whether the run stops

@@ -3,15 +3,14 @@
  * capture of the last error line for its reason, and the stop signals of the runs that
  * have no executive (`run FMU`, a system run without --realtime).
  *
- * The summary is written to "summary.json.tmp", synced and renamed over summary.json: an
- * older summary is replaced whole or not at all, never left stale beside a new run or cut.
- * (The lead merges this small tmp+rename with the recorder helper's when both land.)
+ * summary.json is a libjansson document (summary.h says how to add a field) written to a
+ * temporary name, synced and renamed over summary.json (rtcosim/ofile.h): an older
+ * summary is replaced whole or not at all, never left stale beside a new run or cut.
  */
 #include "cli.h"
 #include "summary.h"
 
 #include "rtcosim/exec.h"
-#include "rtcosim/ofile.h"
 #include "rtcosim/status.h"
 
 #include <errno.h>
@@ -45,61 +44,58 @@ int rtc_cli_end_exit(const rtc_cli_end *e)
     return !strcmp(e->cause, "watchdog") ? RTC_EXEC_WATCHDOG_EXIT : RTC_EXIT_ERROR;
 }
 
-FILE *rtc_cli_summary_open(const char *path, char *tmp, size_t cap)
+bool rtc_cli_summary_write(json_t *doc, int built, const char *path)
 {
-    FILE *f = rtc_ofile_replace_begin(path, tmp, cap);
-    if (!f)
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: cannot create: %s", path, strerror(errno));
-    return f;
-}
-
-bool rtc_cli_summary_commit(FILE *f, const char *tmp, const char *path)
-{
-    if (rtc_ofile_replace_commit(f, tmp, path) == RTC_OK)
+    int rc = built ? RTC_ENOMEM : rtc__json_write(doc, path);
+    json_decref(doc);
+    if (rc == RTC_OK)
         return true;
-    rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: write failed: %s", path, strerror(errno));
+    rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: write failed: %s", path,
+            rc == RTC_ENOMEM ? "out of memory" : strerror(errno));
     return false;
 }
 
-void rtc_cli_json_str(FILE *f, const char *s)
+/* One entry of "nonfinite": the value's name, when, and which non-finite it was (a
+ * string: JSON has no NaN or infinity). */
+static json_t *nonfinite_json(const rtc_nonfinite_event *ev, rtc_cli_name_fn name,
+                              const void *name_user)
 {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
+    char v[300];
+    name(name_user, ev->id, v, sizeof v);
+    json_t *o = json_object();
+    int bad = !o;
+    bad |= json_object_set_new(o, "variable", rtc__json_str(v));
+    bad |= json_object_set_new(o, "t_s", rtc__json_real((double)ev->t_ns / 1e9));
+    bad |= json_object_set_new(o, "value", json_string(isnan(ev->value) ? "nan"
+                                                      : ev->value > 0 ? "inf" : "-inf"));
+    if (bad) {
+        json_decref(o);
+        return NULL;
     }
-    fputc('"', f);
+    return o;
 }
 
-void rtc_cli_summary_end(FILE *f, const rtc_cli_end *e, const rtc_nonfinite *nf,
-                         rtc_cli_name_fn name, const void *name_user)
+int rtc_cli_summary_end(json_t *obj, const rtc_cli_end *e, const rtc_nonfinite *nf,
+                        rtc_cli_name_fn name, const void *name_user)
 {
-    fprintf(f, "  \"status\": \"%s\",\n  \"cause\": \"%s\",\n  \"reason\": ",
-            rtc_cli_end_status(e), e->cause);
-    rtc_cli_json_str(f, e->reason);
-    fprintf(f, ",\n  \"exit_code\": %d,\n  \"last_tick\": %lld,\n  \"last_time_s\": %.9g,\n",
-            rtc_cli_end_exit(e), (long long)e->last_tick, (double)e->last_time_ns / 1e9);
-    if (e->hung_unit) {
-        fprintf(f, "  \"hung_unit\": ");
-        rtc_cli_json_str(f, e->hung_unit);
-        fprintf(f, ",\n");
-    }
+    int bad = 0;
+    bad |= json_object_set_new(obj, "status", json_string(rtc_cli_end_status(e)));
+    bad |= json_object_set_new(obj, "cause", json_string(e->cause));
+    bad |= json_object_set_new(obj, "reason", rtc__json_str(e->reason));
+    bad |= json_object_set_new(obj, "exit_code", json_integer(rtc_cli_end_exit(e)));
+    bad |= json_object_set_new(obj, "last_tick", json_integer(e->last_tick));
+    bad |= json_object_set_new(obj, "last_time_s", rtc__json_real((double)e->last_time_ns / 1e9));
+    if (e->hung_unit)
+        bad |= json_object_set_new(obj, "hung_unit", rtc__json_str(e->hung_unit));
     size_t n = rtc_nonfinite_count(nf);
-    fprintf(f, "  \"nonfinite_values\": %zu,\n  \"nonfinite\": [", n);
-    for (size_t i = 0; i < n && i < NONFINITE_LISTED; i++) {
+    bad |= json_object_set_new(obj, "nonfinite_values", rtc__json_uint(n));
+    json_t *list = json_array();
+    for (size_t i = 0; list && i < n && i < NONFINITE_LISTED; i++) {
         rtc_nonfinite_event ev = rtc_nonfinite_get(nf, i);
-        char v[300];
-        name(name_user, ev.id, v, sizeof v);
-        fprintf(f, "%s{\"variable\": ", i ? ", " : "");
-        rtc_cli_json_str(f, v);
-        fprintf(f, ", \"t_s\": %.9g, \"value\": \"%s\"}", (double)ev.t_ns / 1e9,
-                isnan(ev.value) ? "nan" : ev.value > 0 ? "inf" : "-inf");
+        bad |= json_array_append_new(list, nonfinite_json(&ev, name, name_user));
     }
-    fprintf(f, "],\n");
+    bad |= json_object_set_new(obj, "nonfinite", list);
+    return bad;
 }
 
 /* ---- the last error line ---- */

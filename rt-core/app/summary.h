@@ -20,12 +20,12 @@
 #include "rtcosim/log.h"
 #include "rtcosim/nonfinite.h"
 
+#include "json_util.h" /* private to the CLI and the layers: libjansson */
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-
-
 
 typedef struct rtc_cli_end {
     const char *cause;     /**< "end", "signal", "request", "error", "overruns", "watchdog",
@@ -46,24 +46,35 @@ int rtc_cli_end_exit(const rtc_cli_end *e);
 /** Names of tracker values for the "nonfinite" list. */
 typedef void (*rtc_cli_name_fn)(const void *user, size_t id, char *buf, size_t cap);
 
-/**
- * Open a temporary file next to @p path (its name goes into @p tmp, rtcosim/ofile.h);
- * rtc_cli_summary_commit() renames it over @p path, so a reader never sees a half-written
- * or stale summary.json. NULL on failure (logged).
+/*
+ * summary.json is a jansson document (internal/json_util.h: RTC__JSON_FLAGS, strings via
+ * rtc__json_str, reals via rtc__json_real with null for non-finite values, counters via
+ * rtc__json_uint) written whole by rtc_cli_summary_write(). Each part of it is filled by
+ * a function that takes the json_t object to fill and returns 0, or -1 when a member
+ * could not be set (out of memory); the fillers' results are OR-ed and a document that
+ * failed anywhere is not written.
+ *
+ * Adding a field: set it in the filler of the object it belongs to, in the order it
+ * should appear (objects keep insertion order), e.g.
+ *     bad |= json_object_set_new(obj, "me_events", rtc__json_uint(n));
+ * The fillers: rtc_cli_summary_end() below (how the run ended: every mode), cmd_run.c
+ * write_run_summary() (run FMU), and in cmd_system.c (system runs, fast and real-time,
+ * with or without a session) summary_top() (top level), unit_json() (one entry of
+ * "units"), link_json() (one of "connections"), io_json() (one of "io"),
+ * session_json() ("session") and write_step_stats().
  */
-FILE *rtc_cli_summary_open(const char *path, char *tmp, size_t cap);
-/** fflush + fsync + fclose + rename (rtc_ofile_replace_commit); logs and returns false on
- *  failure. */
-bool rtc_cli_summary_commit(FILE *f, const char *tmp, const char *path);
 
-/** The common fields: "status", "cause", "reason", "exit_code", "last_tick",
- *  "last_time_s", "hung_unit", "nonfinite_values" and the "nonfinite" list (first 100),
- *  each line ending with ",\n". */
-void rtc_cli_summary_end(FILE *f, const rtc_cli_end *e, const rtc_nonfinite *nf,
-                         rtc_cli_name_fn name, const void *name_user);
+/** Write @p doc (its reference is taken and released) over @p path whole (tmp + fsync +
+ *  rename), unless @p built is nonzero (a filler failed: nothing is written). Logs
+ *  "PATH: ..." and returns false on failure. RT-safe: no. */
+bool rtc_cli_summary_write(json_t *doc, int built, const char *path);
 
-/** @p s as a JSON string (quotes included). */
-void rtc_cli_json_str(FILE *f, const char *s);
+/** The common fields into @p obj: "status", "cause", "reason", "exit_code", "last_tick",
+ *  "last_time_s", "hung_unit" (when one hung), "nonfinite_values" and the "nonfinite"
+ *  list (first 100: "variable", "t_s", "value" as "nan" / "inf" / "-inf").
+ *  Returns 0, or -1 when a member could not be set. */
+int rtc_cli_summary_end(json_t *obj, const rtc_cli_end *e, const rtc_nonfinite *nf,
+                        rtc_cli_name_fn name, const void *name_user);
 
 /** The last error line logged through rtc_cli_log ("" when none): the reason of a
  *  failed run. */

@@ -218,7 +218,7 @@ static void bench_killed_and_restarted_mid_run(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(sum);
     CU_ASSERT_PTR_NOT_NULL(strstr(sum, "\"status\": \"completed\""));
     CU_ASSERT_PTR_NULL(strstr(sum, "\"reconnects\": 0,")); /* it reconnected */
-    char *speed = strstr(sum, "{\"name\": \"speed\"");
+    char *speed = strstr(sum, "\"name\": \"speed\",");
     CU_ASSERT_PTR_NOT_NULL_FATAL(speed);
     CU_ASSERT_PTR_NULL(strstr(speed, "\"stale_events\": 0,")); /* flagged stale meanwhile */
     free(sum);

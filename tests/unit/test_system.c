@@ -419,8 +419,10 @@ static void delayed_connection_with_and_without_estimator(void)
         snprintf(path, sizeof path, "%s/delay%d/summary.json", work, linear);
         char *sum = rtc_test_slurp(path, NULL);
         CU_ASSERT_PTR_NOT_NULL_FATAL(sum);
-        CU_ASSERT_PTR_NOT_NULL(strstr(sum, linear ? "\"estimator\": \"linear\", \"delay_ns\": 50000000"
-                                                  : "\"estimator\": \"zoh\", \"delay_ns\": 50000000"));
+        /* one connection: its estimator and delay (summary.json is indented, a key a line) */
+        CU_ASSERT_PTR_NOT_NULL(strstr(sum, linear ? "\"estimator\": \"linear\","
+                                                  : "\"estimator\": \"zoh\","));
+        CU_ASSERT_PTR_NOT_NULL(strstr(sum, "\"delay_ns\": 50000000,"));
         /* the linear link's monitor compared its extrapolations with the arrived values */
         if (linear)
             CU_ASSERT_PTR_NULL(strstr(sum, "\"samples\": 0,"));
