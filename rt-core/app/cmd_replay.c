@@ -12,6 +12,7 @@
  */
 #include "cli.h"
 #include "rt_cli.h"
+#include "json_util.h"
 
 #include "rtcosim/driver.h"
 #include "rtcosim/fmu.h"
@@ -217,56 +218,73 @@ static bool units_match(const rtc_system *sys, const hash_ent *h, size_t n)
 
 /* ---- the session's own counters ---- */
 
-/* A counter of summary.json ("key": N), or 0. */
-static unsigned long long summary_count(const char *text, const char *key)
+/* What the replay takes from the session's summary.json (parsed with jansson). */
+typedef struct session_summary {
+    bool exists;  /* false: no summary.json (a killed session) */
+    bool ended;   /* a status other than "running" and a cause other than "write" */
+    uint64_t rows_dropped, inputs_dropped, commands_dropped;
+} session_summary;
+
+/* The optional "session" counters (a watchdog's summary has none: the stepping thread's
+ * statistics were not read). */
+static bool read_session_counts(const json_t *root, const char *path, session_summary *ss,
+                                char *err, size_t cap)
 {
-    char pat[128];
-    snprintf(pat, sizeof pat, "\"%s\": ", key);
-    const char *p = text ? strstr(text, pat) : NULL;
-    return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
+    if (!json_object_get(root, "session"))
+        return true;
+    char where[4200]; /* the messages name the object: "FILE: session: key ..." */
+    snprintf(where, sizeof where, "%s: session", path);
+    const json_t *s = rtc__json_need_obj(root, "session", path, err, cap);
+    return s && rtc__json_need_uint(s, "inputs_dropped", where, &ss->inputs_dropped, err, cap)
+           && rtc__json_need_uint(s, "commands_dropped", where, &ss->commands_dropped, err, cap);
 }
 
-/* summary.json's text (at most cap − 1 bytes); false when there is none. */
-static bool read_summary(const char *dir, char *text, size_t cap)
+/* Read DIR/summary.json into @p ss. A missing file is a killed session (RTC_OK, exists
+ * false); one that does not parse or lacks a key the replay needs, or holds it with the
+ * wrong type, is refused with one line naming the file and the key (RTC_EPARSE). */
+static int read_summary(const char *dir, session_summary *ss)
 {
-    char path[4096];
+    char path[4096], err[4400] = "";
     snprintf(path, sizeof path, "%s/summary.json", dir);
-    FILE *f = fopen(path, "r");
-    text[0] = '\0';
-    if (!f)
-        return false;
-    size_t n = fread(text, 1, cap - 1, f);
-    text[n] = '\0';
-    fclose(f);
-    return true;
+    *ss = (session_summary){0};
+    json_t *root = NULL;
+    int rc = rtc__json_read(path, &root, err, sizeof err);
+    if (rc == RTC_ENOTFOUND)
+        return RTC_OK;
+    const char *status = NULL, *cause = NULL;
+    if (rc == RTC_OK && (!(status = rtc__json_need_str(root, "status", path, err, sizeof err))
+                         || !(cause = rtc__json_need_str(root, "cause", path, err, sizeof err))
+                         || !rtc__json_need_uint(root, "rows_dropped", path, &ss->rows_dropped,
+                                                 err, sizeof err)
+                         || !read_session_counts(root, path, ss, err, sizeof err)))
+        rc = RTC_EPARSE;
+    if (rc == RTC_OK) {
+        ss->exists = true;
+        /* a write error ended the recording early: its rows are a prefix, like a kill's */
+        ss->ended = strcmp(status, "running") != 0 && strcmp(cause, "write") != 0;
+    } else {
+        fprintf(stderr, "rtcosim replay: %s\n", err);
+    }
+    json_decref(root);
+    return rc;
 }
 
 /* A session ended (however: completed, error, signal, ...) when inputs.bin has its end
  * record and summary.json exists with a status other than "running". A killed session
  * (SIGKILL, OOM, power cut) has neither, and one stopped by a write error recorded only
  * part of its rows: for those only the prefix recorded can be compared. */
-static bool session_ended(const char *dir, const rtc_inputs *in)
+static bool session_ended(const session_summary *ss, const rtc_inputs *in)
 {
-    static char text[65536];
-    if (!in->has_end || !read_summary(dir, text, sizeof text))
-        return false;
-    const char *st = strstr(text, "\"status\": \"");
-    st = st ? st + strlen("\"status\": \"") : NULL;
-    /* a write error ended the recording early: its rows are a prefix, like a kill's */
-    return st && strncmp(st, "running\"", 8) != 0 && !strstr(text, "\"cause\": \"write\"");
+    return in->has_end && ss->exists && ss->ended;
 }
 
-static void warn_losses(const char *dir)
+static void warn_losses(const session_summary *ss)
 {
-    static char text[65536];
-    read_summary(dir, text, sizeof text);
-    unsigned long long rows = summary_count(text, "rows_dropped"),
-                       ins = summary_count(text, "inputs_dropped"),
-                       cmds = summary_count(text, "commands_dropped");
-    if (rows || ins || cmds)
+    if (ss->rows_dropped || ss->inputs_dropped || ss->commands_dropped)
         fprintf(stderr, "rtcosim replay: warning: the session lost %llu result row(s), %llu "
                 "input record(s) and %llu command(s) (ring full): the replay cannot be "
-                "identical\n", rows, ins, cmds);
+                "identical\n", (unsigned long long)ss->rows_dropped,
+                (unsigned long long)ss->inputs_dropped, (unsigned long long)ss->commands_dropped);
 }
 
 /* ---- the run ---- */
@@ -589,7 +607,10 @@ int rtc_cmd_replay(int argc, char **argv)
         fprintf(stderr, "rtcosim replay: %s\n", err);
     if (rc == RTC_OK)
         rc = rtc_replay_new(&in, &rp);
-    recorded rs = {.ended = rc == RTC_OK && session_ended(dir, &in)};
+    session_summary ss = {0};
+    if (rc == RTC_OK)
+        rc = read_summary(dir, &ss);
+    recorded rs = {.ended = rc == RTC_OK && session_ended(&ss, &in)};
     char live[4096];
     snprintf(live, sizeof live, "%.4000s/results.csv", dir);
     rs.inputs_k = -1;
@@ -598,7 +619,7 @@ int rtc_cmd_replay(int argc, char **argv)
     if (rc == RTC_OK && !rs.ended && !in.has_end && (in.n_signals || in.n_vars))
         rs.inputs_k = in.progress_k > 0 ? in.progress_k : 0; /* none: nothing vouched for */
     if (rc == RTC_OK) {
-        warn_losses(dir);
+        warn_losses(&ss);
         mkdir(out, 0755);
         rc = replay_run(dir, out, &c, &in, rp, h, nh, &rs);
     }

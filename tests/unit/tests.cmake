@@ -33,3 +33,4 @@ rtc_add_test(stop SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus
 rtc_add_test(conformance SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtcosim)
 target_compile_definitions(test_conformance PRIVATE RTC_TEST_FMU_SRC="${CMAKE_CURRENT_SOURCE_DIR}/fmus")
 rtc_add_test(ssp_conformance SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtcosim LABELS integration)
+rtc_add_test(json SOURCES unit/fmu_util.c LIBS rtc_fmuhost rtc_base_json DEPENDS rtc_test_fmus rtc_configs rtcosim LABELS integration rt)

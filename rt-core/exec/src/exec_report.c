@@ -1,15 +1,18 @@
 /*
- * The executive's result files (rtcosim/exec.h): timing.json and histogram.txt.
+ * The executive's result files (rtcosim/exec.h): timing.json (a libjansson document,
+ * internal/json_util.h) and histogram.txt.
  *
  * histogram.txt follows cyclictest's `-h` output so the same scripts read both: one line
  * "%06d %06llu" per 1-µs bucket, then "# Total", "# Min/Avg/Max Latencies" (µs,
  * "%05llu") and "# Histogram Overflows". Wake-up latencies are truncated to whole µs
- * before bucketing, as cyclictest does. Written after the run (or by the watchdog while
- * the RT thread is stuck: the counters are atomics, so a snapshot is still well formed),
+ * before bucketing, as cyclictest does. Written after the run (or by the watchdog's
+ * non-RT thread while the RT thread is stuck: the counters are atomics, so a snapshot is
+ * still well formed; jansson allocates, so it never runs on the RT thread),
  * each to a temporary name renamed over the final one (rtcosim/ofile.h): a reader never
  * finds an empty or half-written file, and a failed write keeps no temporary.
  */
 #include "exec_priv.h"
+#include "json_util.h"
 
 #include "rtcosim/ofile.h"
 #include "rtcosim/status.h"
@@ -18,101 +21,113 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void put_summary(FILE *f, const char *key, const rtc_hist_summary *s, const char *tail)
+/* timing.json is a jansson document (internal/json_util.h): names are escaped whatever
+ * they hold, "avg" and "rtf" are reals written to round-trip, the rest integers. Each
+ * filler returns 0, or -1 when a member could not be set (out of memory). */
+
+static int put_hist(json_t *obj, const char *key, const rtc_hist_summary *s)
 {
-    fprintf(f, "  \"%s\": {\"count\": %llu, \"min\": %lld, \"avg\": %.1f, \"p50\": %lld, "
-            "\"p99\": %lld, \"p999\": %lld, \"p9999\": %lld, \"max\": %lld}%s\n", key,
-            (unsigned long long)s->count, (long long)s->min, s->avg, (long long)s->p50,
-            (long long)s->p99, (long long)s->p999, (long long)s->p9999, (long long)s->max, tail);
+    json_t *o = json_object();
+    int bad = json_object_set_new(o, "count", rtc__json_uint(s->count));
+    bad |= json_object_set_new(o, "min", json_integer(s->min));
+    bad |= json_object_set_new(o, "avg", rtc__json_real(s->avg));
+    bad |= json_object_set_new(o, "p50", json_integer(s->p50));
+    bad |= json_object_set_new(o, "p99", json_integer(s->p99));
+    bad |= json_object_set_new(o, "p999", json_integer(s->p999));
+    bad |= json_object_set_new(o, "p9999", json_integer(s->p9999));
+    bad |= json_object_set_new(o, "max", json_integer(s->max));
+    return bad | json_object_set_new(obj, key, o);
 }
 
-/* JSON string body: the names we print (unit names, kernel strings) may hold quotes. */
-static void put_str(FILE *f, const char *s)
+static int put_kernel(json_t *obj, const rtc_rt_info *k)
 {
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', f);
-        if ((unsigned char)*s >= 0x20)
-            fputc(*s, f);
-    }
-    fputc('"', f);
+    json_t *o = json_object();
+    int bad = json_object_set_new(o, "release", rtc__json_str(k->kernel_release));
+    bad |= json_object_set_new(o, "version", rtc__json_str(k->kernel_version));
+    bad |= json_object_set_new(o, "preempt_rt", json_boolean(k->preempt_rt));
+    bad |= json_object_set_new(o, "isolated_cpus", rtc__json_str(k->isolated_cpus));
+    bad |= json_object_set_new(o, "nohz_full", rtc__json_str(k->nohz_full));
+    bad |= json_object_set_new(obj, "kernel", o);
+    bad |= json_object_set_new(obj, "memory_locked", json_boolean(k->memory_locked));
+    return bad | json_object_set_new(obj, "dma_latency_held", json_boolean(k->dma_latency_held));
 }
 
-static void put_kernel(FILE *f, const rtc_rt_info *k)
+/* "units": {NAME: {"do_step_ns": {...}}} (a name that is not UTF-8 keyed as
+ * rtc__json_str shows it). */
+static int put_units(json_t *obj, const rtc_exec *ex)
 {
-    fprintf(f, "  \"kernel\": {\"release\": ");
-    put_str(f, k->kernel_release);
-    fprintf(f, ", \"version\": ");
-    put_str(f, k->kernel_version);
-    fprintf(f, ", \"preempt_rt\": %s, \"isolated_cpus\": ", k->preempt_rt ? "true" : "false");
-    put_str(f, k->isolated_cpus);
-    fprintf(f, ", \"nohz_full\": ");
-    put_str(f, k->nohz_full);
-    fprintf(f, "},\n  \"memory_locked\": %s,\n  \"dma_latency_held\": %s,\n",
-            k->memory_locked ? "true" : "false", k->dma_latency_held ? "true" : "false");
-}
-
-static void put_units(FILE *f, const rtc_exec *ex)
-{
-    fprintf(f, "  \"units\": {");
+    json_t *units = json_object();
+    int bad = 0;
     for (size_t i = 0; i < ex->n_units; i++) {
         rtc_hist_summary s;
         rtc_exec_unit_stats(ex, i, &s);
-        fprintf(f, "%s\n    ", i ? "," : "");
-        put_str(f, rtc_system_unit(ex->sys, i)->name);
-        fprintf(f, ": {\"do_step_ns\": {\"count\": %llu, \"min\": %lld, \"avg\": %.1f, "
-                "\"p50\": %lld, \"p99\": %lld, \"p999\": %lld, \"p9999\": %lld, \"max\": %lld}}",
-                (unsigned long long)s.count, (long long)s.min, s.avg, (long long)s.p50,
-                (long long)s.p99, (long long)s.p999, (long long)s.p9999, (long long)s.max);
+        json_t *name = rtc__json_str(rtc_system_unit(ex->sys, i)->name), *u = json_object();
+        bad |= put_hist(u, "do_step_ns", &s);
+        bad |= name ? json_object_set_new(units, json_string_value(name), u)
+                    : (json_decref(u), -1);
+        json_decref(name);
     }
-    fprintf(f, "%s}\n", ex->n_units ? "\n  " : "");
+    return bad | json_object_set_new(obj, "units", units);
 }
 
-static void put_body(FILE *f, const rtc_exec *ex, const rtc_exec_stats *st, const char *status)
+static int put_run(json_t *o, const rtc_exec *ex, const rtc_exec_stats *st, const char *status)
 {
-    fprintf(f, "{\n  \"status\": ");
-    put_str(f, status ? status : rtc_exec_stop_name(st->stop));
-    fprintf(f, ",\n  \"stop_signal\": %d,\n  \"stop_status\": ", st->stop_signal);
-    put_str(f, rtc_strerror(st->stop_status));
-    fprintf(f, ",\n  \"period_ns\": %lld,\n  \"rtf\": %.17g,\n  \"steps\": %llu,\n"
-            "  \"sim_time_ns\": %lld,\n", (long long)st->period_ns, ex->o.rtf,
-            (unsigned long long)st->steps, (long long)st->sim_time_ns);
-    fprintf(f, "  \"overruns\": %llu,\n  \"max_consecutive_overruns\": %llu,\n"
-            "  \"max_lateness_ns\": %lld,\n  \"overrun_policy\": \"%s\",\n"
-            "  \"max_overruns\": %u,\n  \"skipped_periods\": %llu,\n  \"gap_ns\": %lld,\n",
-            (unsigned long long)st->overruns, (unsigned long long)st->max_consecutive,
-            (long long)st->max_lateness_ns, rtc_exec_overrun_name(ex->o.overrun),
-            ex->o.max_overruns, (unsigned long long)st->skipped_periods, (long long)st->gap_ns);
-    fprintf(f, "  \"policy\": \"%s\",\n  \"priority\": %d,\n  \"cpu\": %d,\n  \"spin_ns\": %lld,\n",
-            st->sched_policy[0] ? st->sched_policy : "none", st->priority, st->cpu,
-            (long long)ex->o.spin_ns);
-    put_kernel(f, &st->rt);
-    fprintf(f, "  \"rt_thread\": {\"minor_faults\": %ld, \"major_faults\": %ld},\n"
-            "  \"rtlog_dropped\": %llu,\n  \"trace_dropped\": %llu,\n  \"rows_dropped\": %llu,\n",
-            st->minor_faults, st->major_faults, (unsigned long long)st->rtlog_dropped,
-            (unsigned long long)st->trace_dropped, (unsigned long long)st->rows_dropped);
-    put_summary(f, "wakeup_latency_ns", &st->wakeup, ",");
-    put_summary(f, "step_time_ns", &st->step, ",");
-    put_summary(f, "handoff_ns", &st->handoff, ",");
-    put_summary(f, "slack_ns", &st->slack, ",");
-    put_units(f, ex);
-    fprintf(f, "}\n");
+    int bad = json_object_set_new(o, "status", rtc__json_str(status ? status
+                                                            : rtc_exec_stop_name(st->stop)));
+    bad |= json_object_set_new(o, "stop_signal", json_integer(st->stop_signal));
+    bad |= json_object_set_new(o, "stop_status", json_string(rtc_strerror(st->stop_status)));
+    bad |= json_object_set_new(o, "period_ns", json_integer(st->period_ns));
+    bad |= json_object_set_new(o, "rtf", rtc__json_real(ex->o.rtf));
+    bad |= json_object_set_new(o, "steps", rtc__json_uint(st->steps));
+    bad |= json_object_set_new(o, "sim_time_ns", json_integer(st->sim_time_ns));
+    bad |= json_object_set_new(o, "overruns", rtc__json_uint(st->overruns));
+    bad |= json_object_set_new(o, "max_consecutive_overruns", rtc__json_uint(st->max_consecutive));
+    bad |= json_object_set_new(o, "max_lateness_ns", json_integer(st->max_lateness_ns));
+    bad |= json_object_set_new(o, "overrun_policy",
+                               json_string(rtc_exec_overrun_name(ex->o.overrun)));
+    bad |= json_object_set_new(o, "max_overruns", json_integer(ex->o.max_overruns));
+    bad |= json_object_set_new(o, "skipped_periods", rtc__json_uint(st->skipped_periods));
+    bad |= json_object_set_new(o, "gap_ns", json_integer(st->gap_ns));
+    bad |= json_object_set_new(o, "policy", rtc__json_str(st->sched_policy[0] ? st->sched_policy
+                                                                              : "none"));
+    bad |= json_object_set_new(o, "priority", json_integer(st->priority));
+    bad |= json_object_set_new(o, "cpu", json_integer(st->cpu));
+    return bad | json_object_set_new(o, "spin_ns", json_integer(ex->o.spin_ns));
+}
+
+static json_t *timing_doc(const rtc_exec *ex, const rtc_exec_stats *st, const char *status)
+{
+    json_t *o = json_object(), *rt = json_object();
+    int bad = put_run(o, ex, st, status);
+    bad |= put_kernel(o, &st->rt);
+    bad |= json_object_set_new(rt, "minor_faults", json_integer(st->minor_faults));
+    bad |= json_object_set_new(rt, "major_faults", json_integer(st->major_faults));
+    bad |= json_object_set_new(o, "rt_thread", rt);
+    bad |= json_object_set_new(o, "rtlog_dropped", rtc__json_uint(st->rtlog_dropped));
+    bad |= json_object_set_new(o, "trace_dropped", rtc__json_uint(st->trace_dropped));
+    bad |= json_object_set_new(o, "rows_dropped", rtc__json_uint(st->rows_dropped));
+    bad |= put_hist(o, "wakeup_latency_ns", &st->wakeup);
+    bad |= put_hist(o, "step_time_ns", &st->step);
+    bad |= put_hist(o, "handoff_ns", &st->handoff);
+    bad |= put_hist(o, "slack_ns", &st->slack);
+    bad |= put_units(o, ex);
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
 }
 
 int rtc_exec_write_timing(const rtc_exec *ex, const char *path, const char *status)
 {
-    char tmp[4200];
-    FILE *f = rtc_ofile_replace_begin(path, tmp, sizeof tmp);
-    if (!f) {
-        rtc_log(ex->lg, RTC_LOG_ERROR, "%s: cannot create: %s", path, strerror(errno));
-        return RTC_EIO;
-    }
     rtc_exec_stats st;
     rtc_exec_stats_get(ex, &st);
-    put_body(f, ex, &st, status);
-    if (rtc_ofile_replace_commit(f, tmp, path) != RTC_OK) {
-        rtc_log(ex->lg, RTC_LOG_ERROR, "%s: write failed: %s", path, strerror(errno));
+    json_t *doc = timing_doc(ex, &st, status);
+    int rc = rtc__json_write(doc, path);
+    json_decref(doc);
+    if (rc != RTC_OK) {
+        rtc_log(ex->lg, RTC_LOG_ERROR, "%s: write failed: %s", path,
+                rc == RTC_ENOMEM ? "out of memory" : strerror(errno));
         return RTC_EIO;
     }
     return RTC_OK;
