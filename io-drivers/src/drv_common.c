@@ -23,7 +23,7 @@
 
 /* ---- settings ---- */
 
-int drv_bad(const drv_ctx *c, const char *sig, const char *fmt, ...)
+int rtc__drv_bad(const drv_ctx *c, const char *sig, const char *fmt, ...)
 {
     char msg[256];
     va_list ap;
@@ -38,8 +38,8 @@ int drv_bad(const drv_ctx *c, const char *sig, const char *fmt, ...)
     return RTC_EINVAL;
 }
 
-int drv_get_double(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n,
-                   const char *key, double dflt, double lo, double hi, double *out)
+int rtc__drv_get_double(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n,
+                        const char *key, double dflt, double lo, double hi, double *out)
 {
     const char *v = rtc_kv_get(kv, n, key);
     if (!v) {
@@ -50,22 +50,22 @@ int drv_get_double(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n
     errno = 0;
     double d = strtod(v, &end);
     if (end == v || *end != '\0' || errno == ERANGE || !isfinite(d))
-        return drv_bad(c, sig, "setting %s=%s: not a number", key, v);
+        return rtc__drv_bad(c, sig, "setting %s=%s: not a number", key, v);
     if (d < lo || d > hi)
-        return drv_bad(c, sig, "setting %s=%s: out of range [%g, %g]", key, v, lo, hi);
+        return rtc__drv_bad(c, sig, "setting %s=%s: out of range [%g, %g]", key, v, lo, hi);
     *out = d;
     return RTC_OK;
 }
 
-int drv_get_opt_double(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n,
-                       const char *key, bool *has, double *out)
+int rtc__drv_get_opt_double(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n,
+                            const char *key, bool *has, double *out)
 {
     *has = rtc_kv_get(kv, n, key) != NULL;
-    return drv_get_double(c, sig, kv, n, key, 0.0, -HUGE_VAL, HUGE_VAL, out);
+    return rtc__drv_get_double(c, sig, kv, n, key, 0.0, -HUGE_VAL, HUGE_VAL, out);
 }
 
-int drv_get_int(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n, const char *key,
-                long dflt, long lo, long hi, long *out)
+int rtc__drv_get_int(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n, const char *key,
+                     long dflt, long lo, long hi, long *out)
 {
     const char *v = rtc_kv_get(kv, n, key);
     if (!v) {
@@ -76,15 +76,15 @@ int drv_get_int(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n, c
     errno = 0;
     long x = strtol(v, &end, 0);
     if (end == v || *end != '\0' || errno == ERANGE)
-        return drv_bad(c, sig, "setting %s=%s: not an integer", key, v);
+        return rtc__drv_bad(c, sig, "setting %s=%s: not an integer", key, v);
     if (x < lo || x > hi)
-        return drv_bad(c, sig, "setting %s=%s: out of range [%ld, %ld]", key, v, lo, hi);
+        return rtc__drv_bad(c, sig, "setting %s=%s: out of range [%ld, %ld]", key, v, lo, hi);
     *out = x;
     return RTC_OK;
 }
 
-int drv_get_bool(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n,
-                 const char *key, bool dflt, bool *out)
+int rtc__drv_get_bool(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n,
+                      const char *key, bool dflt, bool *out)
 {
     const char *v = rtc_kv_get(kv, n, key);
     if (!v)
@@ -94,12 +94,12 @@ int drv_get_bool(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n,
     else if (strcasecmp(v, "false") == 0 || strcmp(v, "0") == 0)
         *out = false;
     else
-        return drv_bad(c, sig, "setting %s=%s: expected true or false", key, v);
+        return rtc__drv_bad(c, sig, "setting %s=%s: expected true or false", key, v);
     return RTC_OK;
 }
 
-int drv_get_choice(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n,
-                   const char *key, const char *const *choices, int dflt, int *out)
+int rtc__drv_get_choice(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n,
+                        const char *key, const char *const *choices, int dflt, int *out)
 {
     const char *v = rtc_kv_get(kv, n, key);
     if (!v) {
@@ -117,12 +117,12 @@ int drv_get_choice(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n
         size_t len = strlen(list);
         snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", choices[i]);
     }
-    return drv_bad(c, sig, "setting %s=%s: expected one of %s", key, v, list);
+    return rtc__drv_bad(c, sig, "setting %s=%s: expected one of %s", key, v, list);
 }
 
 /* ---- counters ---- */
 
-int drv_stats_init(drv_stats *st, size_t n_signals)
+int rtc__drv_stats_init(drv_stats *st, size_t n_signals)
 {
     memset(st, 0, sizeof *st);
     st->health = calloc(n_signals ? n_signals : 1, sizeof *st->health);
@@ -132,18 +132,18 @@ int drv_stats_init(drv_stats *st, size_t n_signals)
     return RTC_OK;
 }
 
-void drv_stats_clear(drv_stats *st)
+void rtc__drv_stats_clear(drv_stats *st)
 {
     free(st->health);
     st->health = NULL;
 }
 
-void drv_count(_Atomic uint64_t *c)
+void rtc__drv_count(_Atomic uint64_t *c)
 {
     atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
 }
 
-void drv_latency(drv_stats *st, int64_t ns)
+void rtc__drv_latency(drv_stats *st, int64_t ns)
 {
     if (ns < 0)
         ns = 0;
@@ -172,7 +172,7 @@ static void snapshot_health(drv_stats *st, rtc_driver_stats *out)
     }
 }
 
-void drv_snapshot(drv_stats *st, rtc_driver_stats *out)
+void rtc__drv_snapshot(drv_stats *st, rtc_driver_stats *out)
 {
     out->cycles = LD(st->cycles);
     out->overruns = LD(st->overruns);
@@ -199,8 +199,8 @@ void drv_snapshot(drv_stats *st, rtc_driver_stats *out)
     snapshot_health(st, out);
 }
 
-void drv_publish(drv_stats *st, size_t i, rtc_mailbox *mb, double v, int64_t sample_ns,
-                 int64_t arrival_ns)
+void rtc__drv_publish(drv_stats *st, size_t i, rtc_mailbox *mb, double v, int64_t sample_ns,
+                      int64_t arrival_ns)
 {
     rtc_sample s = {.value = v, .sample_ns = sample_ns, .arrival_ns = arrival_ns,
                     .quality = RTC_QUALITY_FRESH};
@@ -212,14 +212,14 @@ void drv_publish(drv_stats *st, size_t i, rtc_mailbox *mb, double v, int64_t sam
     atomic_store_explicit(&h->last_ns, arrival_ns, memory_order_relaxed);
 }
 
-void drv_publish_sent(drv_stats *st, size_t i)
+void rtc__drv_publish_sent(drv_stats *st, size_t i)
 {
     atomic_store_explicit(&st->health[i].quality, RTC_QUALITY_FRESH, memory_order_relaxed);
     atomic_fetch_add_explicit(&st->health[i].updates, 1, memory_order_relaxed);
     atomic_store_explicit(&st->health[i].last_ns, rtc_driver_now_ns(), memory_order_relaxed);
 }
 
-void drv_set_quality(drv_stats *st, size_t i, rtc_mailbox *mb, rtc_quality q)
+void rtc__drv_set_quality(drv_stats *st, size_t i, rtc_mailbox *mb, rtc_quality q)
 {
     drv_health *h = &st->health[i];
     uint8_t old = atomic_load_explicit(&h->quality, memory_order_relaxed);
@@ -234,7 +234,7 @@ void drv_set_quality(drv_stats *st, size_t i, rtc_mailbox *mb, rtc_quality q)
 
 /* ---- I/O thread ---- */
 
-int drv_thread_init(drv_thread *t, int priority)
+int rtc__drv_thread_init(drv_thread *t, int priority)
 {
     memset(t, 0, sizeof *t);
     atomic_init(&t->stop, false);
@@ -244,7 +244,7 @@ int drv_thread_init(drv_thread *t, int priority)
     return sem_init(&t->safe_done, 0, 0) == 0 ? RTC_OK : RTC_ESYS;
 }
 
-void drv_thread_clear(drv_thread *t)
+void rtc__drv_thread_clear(drv_thread *t)
 {
     sem_destroy(&t->safe_done);
 }
@@ -252,7 +252,7 @@ void drv_thread_clear(drv_thread *t)
 /* One warning per process when SCHED_FIFO is refused (LinuxCNC-style "report once"). */
 static atomic_bool fifo_warned;
 
-int drv_thread_start(drv_thread *t, const drv_ctx *c, void *(*fn)(void *), void *arg)
+int rtc__drv_thread_start(drv_thread *t, const drv_ctx *c, void *(*fn)(void *), void *arg)
 {
     if (t->running)
         return RTC_ESTATE;
@@ -283,7 +283,7 @@ int drv_thread_start(drv_thread *t, const drv_ctx *c, void *(*fn)(void *), void 
     return RTC_OK;
 }
 
-void drv_thread_stop(drv_thread *t)
+void rtc__drv_thread_stop(drv_thread *t)
 {
     if (!t->running)
         return;
@@ -292,7 +292,7 @@ void drv_thread_stop(drv_thread *t)
     t->running = false;
 }
 
-int drv_safe_request(drv_thread *t, int timeout_ms, int (*fn)(void *), void *arg)
+int rtc__drv_safe_request(drv_thread *t, int timeout_ms, int (*fn)(void *), void *arg)
 {
     if (!t->running)
         return fn(arg);
@@ -313,7 +313,7 @@ int drv_safe_request(drv_thread *t, int timeout_ms, int (*fn)(void *), void *arg
     return atomic_load_explicit(&t->safe_result, memory_order_acquire);
 }
 
-void drv_safe_serve(drv_thread *t, int (*fn)(void *), void *arg)
+void rtc__drv_safe_serve(drv_thread *t, int (*fn)(void *), void *arg)
 {
     int expected = 1;
     if (!atomic_compare_exchange_strong_explicit(&t->safe_req, &expected, 0,
@@ -325,27 +325,27 @@ void drv_safe_serve(drv_thread *t, int (*fn)(void *), void *arg)
 
 /* ---- time and backoff ---- */
 
-void drv_sleep_until(int64_t t_ns)
+void rtc__drv_sleep_until(int64_t t_ns)
 {
     struct timespec ts = {.tv_sec = t_ns / 1000000000, .tv_nsec = t_ns % 1000000000};
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
     }
 }
 
-bool drv_sleep_interruptible(drv_thread *t, int64_t dur_ns)
+bool rtc__drv_sleep_interruptible(drv_thread *t, int64_t dur_ns)
 {
     int64_t end = rtc_driver_now_ns() + dur_ns;
     for (;;) {
-        if (drv_should_stop(t))
+        if (rtc__drv_should_stop(t))
             return true;
         int64_t now = rtc_driver_now_ns();
         if (now >= end)
             return false;
-        drv_sleep_until(now + (end - now < 10000000 ? end - now : 10000000));
+        rtc__drv_sleep_until(now + (end - now < 10000000 ? end - now : 10000000));
     }
 }
 
-uint64_t drv_rand(uint64_t *s)
+uint64_t rtc__drv_rand(uint64_t *s)
 {
     /* xorshift64*: enough for jitter, no shared state, no locks (rand() has a lock). */
     uint64_t x = *s ? *s : 0x9e3779b97f4a7c15ull;
@@ -356,11 +356,11 @@ uint64_t drv_rand(uint64_t *s)
     return x * 0x2545f4914f6cdd1dull;
 }
 
-int64_t drv_backoff_next(int64_t *cur_ns, int64_t min_ns, int64_t max_ns, uint64_t *rng)
+int64_t rtc__drv_backoff_next(int64_t *cur_ns, int64_t min_ns, int64_t max_ns, uint64_t *rng)
 {
     int64_t base = *cur_ns < min_ns ? min_ns : *cur_ns;
     *cur_ns = base > max_ns / 2 ? max_ns : base * 2;
     /* Jitter of +-25 % keeps several clients from reconnecting in lockstep. */
-    double f = 0.75 + 0.5 * (double)(drv_rand(rng) >> 11) / 9007199254740992.0;
+    double f = 0.75 + 0.5 * (double)(rtc__drv_rand(rng) >> 11) / 9007199254740992.0;
     return (int64_t)((double)base * f);
 }

@@ -26,20 +26,20 @@ typedef struct drv_ctx {
 /* Each getter: absent key -> *out = dflt and RTC_OK; malformed or out of [lo, hi] ->
  * logs "<driver> '<component>'[ signal '<sig>']: setting <key>=<value>: <why>" and
  * returns RTC_EINVAL. sig may be NULL (component setting). */
-int drv_get_double(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n,
-                   const char *key, double dflt, double lo, double hi, double *out);
-int drv_get_int(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n, const char *key,
-                long dflt, long lo, long hi, long *out);
-int drv_get_bool(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n,
-                 const char *key, bool dflt, bool *out);
+int rtc__drv_get_double(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n,
+                        const char *key, double dflt, double lo, double hi, double *out);
+int rtc__drv_get_int(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n, const char *key,
+                     long dflt, long lo, long hi, long *out);
+int rtc__drv_get_bool(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n,
+                      const char *key, bool dflt, bool *out);
 /* One of the NULL-terminated words in choices; *out = its index (dflt when absent). */
-int drv_get_choice(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n,
-                   const char *key, const char *const *choices, int dflt, int *out);
+int rtc__drv_get_choice(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n,
+                        const char *key, const char *const *choices, int dflt, int *out);
 /* Optional double: *has = false when absent. */
-int drv_get_opt_double(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n,
-                       const char *key, bool *has, double *out);
+int rtc__drv_get_opt_double(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t n,
+                            const char *key, bool *has, double *out);
 /* Log an error about a setting and return RTC_EINVAL. */
-int drv_bad(const drv_ctx *c, const char *sig, const char *fmt, ...)
+int rtc__drv_bad(const drv_ctx *c, const char *sig, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* ---- counters ---- */
@@ -64,19 +64,19 @@ typedef struct drv_stats {
     size_t n_signals;
 } drv_stats;
 
-int drv_stats_init(drv_stats *st, size_t n_signals);
-void drv_stats_clear(drv_stats *st);
-void drv_count(_Atomic uint64_t *c);
-void drv_latency(drv_stats *st, int64_t ns);
-void drv_snapshot(drv_stats *st, rtc_driver_stats *out);
+int rtc__drv_stats_init(drv_stats *st, size_t n_signals);
+void rtc__drv_stats_clear(drv_stats *st);
+void rtc__drv_count(_Atomic uint64_t *c);
+void rtc__drv_latency(drv_stats *st, int64_t ns);
+void rtc__drv_snapshot(drv_stats *st, rtc_driver_stats *out);
 
 /* Publish a FROM_BENCH sample and update its health. */
-void drv_publish(drv_stats *st, size_t i, rtc_mailbox *mb, double v, int64_t sample_ns,
-                 int64_t arrival_ns);
+void rtc__drv_publish(drv_stats *st, size_t i, rtc_mailbox *mb, double v, int64_t sample_ns,
+                      int64_t arrival_ns);
 /* Count a TO_BENCH value delivered to the bench. */
-void drv_publish_sent(drv_stats *st, size_t i);
+void rtc__drv_publish_sent(drv_stats *st, size_t i);
 /* Move signal i to quality q (counts a stale event on entering STALE); mb may be NULL. */
-void drv_set_quality(drv_stats *st, size_t i, rtc_mailbox *mb, rtc_quality q);
+void rtc__drv_set_quality(drv_stats *st, size_t i, rtc_mailbox *mb, rtc_quality q);
 
 /* ---- I/O thread ---- */
 
@@ -90,13 +90,13 @@ typedef struct drv_thread {
     int priority;           /* 0: SCHED_OTHER */
 } drv_thread;
 
-int drv_thread_init(drv_thread *t, int priority);
-void drv_thread_clear(drv_thread *t);
+int rtc__drv_thread_init(drv_thread *t, int priority);
+void rtc__drv_thread_clear(drv_thread *t);
 /* Create the thread, SCHED_FIFO at t->priority if permitted else SCHED_OTHER + one warning. */
-int drv_thread_start(drv_thread *t, const drv_ctx *c, void *(*fn)(void *), void *arg);
+int rtc__drv_thread_start(drv_thread *t, const drv_ctx *c, void *(*fn)(void *), void *arg);
 /* Set the stop flag and join. */
-void drv_thread_stop(drv_thread *t);
-static inline bool drv_should_stop(drv_thread *t)
+void rtc__drv_thread_stop(drv_thread *t);
+static inline bool rtc__drv_should_stop(drv_thread *t)
 {
     return atomic_load_explicit(&t->stop, memory_order_acquire);
 }
@@ -104,17 +104,17 @@ static inline bool drv_should_stop(drv_thread *t)
  * write_safe_values() hand-off: when the thread runs, post a request and wait up to
  * timeout_ms for the I/O thread's answer; else run fn(arg) in the caller.
  */
-int drv_safe_request(drv_thread *t, int timeout_ms, int (*fn)(void *), void *arg);
+int rtc__drv_safe_request(drv_thread *t, int timeout_ms, int (*fn)(void *), void *arg);
 /* I/O thread: serve a pending request with fn(arg). */
-void drv_safe_serve(drv_thread *t, int (*fn)(void *), void *arg);
+void rtc__drv_safe_serve(drv_thread *t, int (*fn)(void *), void *arg);
 
 /* ---- time and backoff ---- */
 
-void drv_sleep_until(int64_t t_ns);
+void rtc__drv_sleep_until(int64_t t_ns);
 /* Sleep up to dur_ns in slices of at most 10 ms; returns early (true) on stop. */
-bool drv_sleep_interruptible(drv_thread *t, int64_t dur_ns);
+bool rtc__drv_sleep_interruptible(drv_thread *t, int64_t dur_ns);
 /* Next backoff: doubles cur within [min,max] and returns it with +-25 % jitter. */
-int64_t drv_backoff_next(int64_t *cur_ns, int64_t min_ns, int64_t max_ns, uint64_t *rng);
-uint64_t drv_rand(uint64_t *state);
+int64_t rtc__drv_backoff_next(int64_t *cur_ns, int64_t min_ns, int64_t max_ns, uint64_t *rng);
+uint64_t rtc__drv_rand(uint64_t *state);
 
 #endif

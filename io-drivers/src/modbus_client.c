@@ -69,26 +69,26 @@ static int parse_line(mbc *d, const rtc_driver_config *cfg)
     const rtc_kv *kv = cfg->settings;
     size_t n = cfg->n_settings;
     int tr = 0, par = 0;
-    int rc = drv_get_choice(&d->c, NULL, kv, n, "transport", transports, 0, &tr);
+    int rc = rtc__drv_get_choice(&d->c, NULL, kv, n, "transport", transports, 0, &tr);
     if (rc == RTC_OK)
-        rc = drv_get_int(&d->c, NULL, kv, n, "port", 502, 0, 65535, &d->port);
+        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "port", 502, 0, 65535, &d->port);
     if (rc == RTC_OK)
-        rc = drv_get_int(&d->c, NULL, kv, n, "baud", 19200, 50, 4000000, &d->baud);
+        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "baud", 19200, 50, 4000000, &d->baud);
     if (rc == RTC_OK)
-        rc = drv_get_choice(&d->c, NULL, kv, n, "parity", parities, 0, &par);
+        rc = rtc__drv_get_choice(&d->c, NULL, kv, n, "parity", parities, 0, &par);
     if (rc == RTC_OK)
-        rc = drv_get_int(&d->c, NULL, kv, n, "data_bits", 8, 5, 8, &d->data_bits);
+        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "data_bits", 8, 5, 8, &d->data_bits);
     if (rc == RTC_OK)
-        rc = drv_get_int(&d->c, NULL, kv, n, "stop_bits", 1, 1, 2, &d->stop_bits);
+        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "stop_bits", 1, 1, 2, &d->stop_bits);
     if (rc == RTC_OK)
-        rc = drv_get_int(&d->c, NULL, kv, n, "unit_id", 1, 0, 255, &d->unit_id);
+        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "unit_id", 1, 0, 255, &d->unit_id);
     if (rc != RTC_OK)
         return rc;
     d->rtu = tr == 1;
     d->parity = "NEO"[par];
     const char *host = rtc_kv_get(kv, n, "host"), *dev = rtc_kv_get(kv, n, "device");
     if (d->rtu && !dev)
-        return drv_bad(&d->c, NULL, "transport rtu needs setting device (a tty path)");
+        return rtc__drv_bad(&d->c, NULL, "transport rtu needs setting device (a tty path)");
     d->host = strdup(host ? host : "127.0.0.1");
     d->device = strdup(dev ? dev : "");
     return d->host && d->device ? RTC_OK : RTC_ENOMEM;
@@ -101,29 +101,29 @@ static int parse_timing(mbc *d, const rtc_driver_config *cfg)
     double poll, tmo, stale, bmin, bmax;
     long prio, safe_to;
     int wm = 0;
-    int rc = drv_get_double(&d->c, NULL, kv, n, "poll_ms", 10, 0.1, 60000, &poll);
+    int rc = rtc__drv_get_double(&d->c, NULL, kv, n, "poll_ms", 10, 0.1, 60000, &poll);
     if (rc == RTC_OK)
-        rc = drv_get_double(&d->c, NULL, kv, n, "timeout_ms", poll / 2, 0.1, 60000, &tmo);
+        rc = rtc__drv_get_double(&d->c, NULL, kv, n, "timeout_ms", poll / 2, 0.1, 60000, &tmo);
     if (rc == RTC_OK)
-        rc = drv_get_double(&d->c, NULL, kv, n, "stale_ms", 3 * poll, 0.1, 1e7, &stale);
+        rc = rtc__drv_get_double(&d->c, NULL, kv, n, "stale_ms", 3 * poll, 0.1, 1e7, &stale);
     if (rc == RTC_OK)
-        rc = drv_get_double(&d->c, NULL, kv, n, "reconnect_min_ms", 100, 1, 1e6, &bmin);
+        rc = rtc__drv_get_double(&d->c, NULL, kv, n, "reconnect_min_ms", 100, 1, 1e6, &bmin);
     if (rc == RTC_OK)
-        rc = drv_get_double(&d->c, NULL, kv, n, "reconnect_max_ms", 5000, 1, 1e7, &bmax);
+        rc = rtc__drv_get_double(&d->c, NULL, kv, n, "reconnect_max_ms", 5000, 1, 1e7, &bmax);
     if (rc == RTC_OK)
-        rc = drv_get_choice(&d->c, NULL, kv, n, "write_mode", write_modes, 0, &wm);
+        rc = rtc__drv_get_choice(&d->c, NULL, kv, n, "write_mode", write_modes, 0, &wm);
     if (rc == RTC_OK)
-        rc = drv_get_int(&d->c, NULL, kv, n, "priority", 20, 0, 99, &prio);
+        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "priority", 20, 0, 99, &prio);
     if (rc == RTC_OK)
-        rc = drv_get_int(&d->c, NULL, kv, n, "safe_timeout_ms", 500, 1, 600000, &safe_to);
+        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "safe_timeout_ms", 500, 1, 600000, &safe_to);
     if (rc != RTC_OK)
         return rc;
     if (tmo >= poll)
-        return drv_bad(&d->c, NULL, "setting timeout_ms=%g must be below poll_ms=%g", tmo,
-                       poll);
+        return rtc__drv_bad(&d->c, NULL, "setting timeout_ms=%g must be below poll_ms=%g", tmo,
+                            poll);
     if (bmin > bmax)
-        return drv_bad(&d->c, NULL, "reconnect_min_ms %g is above reconnect_max_ms %g", bmin,
-                       bmax);
+        return rtc__drv_bad(&d->c, NULL, "reconnect_min_ms %g is above reconnect_max_ms %g", bmin,
+                            bmax);
     d->poll_ns = (int64_t)(poll * 1e6);
     d->timeout_ns = (int64_t)(tmo * 1e6);
     d->stale_ns = (int64_t)(stale * 1e6);
@@ -147,18 +147,18 @@ static int mbc_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **s
     d->component = strdup(cfg->component ? cfg->component : "?");
     d->c = (drv_ctx){.lg = lg, .driver = "modbus-client", .component = d->component};
     long gap;
-    int rc = d->component ? drv_thread_init(&d->th, 0) : RTC_ENOMEM;
+    int rc = d->component ? rtc__drv_thread_init(&d->th, 0) : RTC_ENOMEM;
     if (rc == RTC_OK)
-        rc = drv_get_int(&d->c, NULL, cfg->settings, cfg->n_settings, "max_gap", 0, 0, 100,
-                         &gap);
+        rc = rtc__drv_get_int(&d->c, NULL, cfg->settings, cfg->n_settings, "max_gap", 0, 0, 100,
+                              &gap);
     if (rc == RTC_OK)
         rc = parse_line(d, cfg);
     if (rc == RTC_OK)
         rc = parse_timing(d, cfg);
     if (rc == RTC_OK)
-        rc = mb_map_build(&d->map, cfg, &d->c, false, (int)gap);
+        rc = rtc__mb_map_build(&d->map, cfg, &d->c, false, (int)gap);
     if (rc == RTC_OK)
-        rc = drv_stats_init(&d->st, cfg->n_signals);
+        rc = rtc__drv_stats_init(&d->st, cfg->n_signals);
     if (rc != RTC_OK) {
         mbc_close(d);
         return rc;
@@ -221,9 +221,9 @@ static bool link_open(mbc *d)
         return false;
     }
     if (d->ever_connected)
-        drv_count(&d->st.reconnects);
+        rtc__drv_count(&d->st.reconnects);
     d->ever_connected = true;
-    drv_count(&d->st.connects);
+    rtc__drv_count(&d->st.connects);
     d->backoff_ns = 0;
     d->force_write = true;
     d->timeouts_in_row = 0;
@@ -238,7 +238,7 @@ static void mark_all_stale(mbc *d)
     for (size_t i = 0; i < d->map.n; i++) {
         mb_sig *s = &d->map.sigs[i];
         if (s->dir == RTC_IO_FROM_BENCH && s->last_ok_ns != 0)
-            drv_set_quality(&d->st, i, s->mb, RTC_QUALITY_STALE);
+            rtc__drv_set_quality(&d->st, i, s->mb, RTC_QUALITY_STALE);
     }
 }
 
@@ -247,24 +247,24 @@ static bool request_failed(mbc *d, int kind)
 {
     switch (kind) {
     case LINK_EXCEPTION:
-        drv_count(&d->st.exceptions);
+        rtc__drv_count(&d->st.exceptions);
         return false;
     case LINK_TIMEOUT:
-        drv_count(&d->st.timeouts);
+        rtc__drv_count(&d->st.timeouts);
         if (!d->rtu)
             return true; /* the late answer would be taken for the next request's */
         /* RTU frames carry no transaction id: let a late answer arrive, then drop it */
-        drv_sleep_interruptible(&d->th, d->timeout_ns);
+        rtc__drv_sleep_interruptible(&d->th, d->timeout_ns);
         modbus_flush(d->ctx);
         return ++d->timeouts_in_row >= 3;
     case LINK_PROTOCOL:
-        drv_count(&d->st.errors);
+        rtc__drv_count(&d->st.errors);
         if (!d->rtu)
             return true; /* out of step with the peer: resynchronise by reconnecting */
         modbus_flush(d->ctx);
         return false;
     default:
-        drv_count(&d->st.errors);
+        rtc__drv_count(&d->st.errors);
         return true;
     }
 }
@@ -293,11 +293,11 @@ static void publish_batch(mbc *d, const mb_batch *b, int64_t t0, int64_t t1)
         mb_sig *s = &d->map.sigs[i];
         bool clamped;
         unsigned off = s->addr - b->addr;
-        double v = bits ? mb_decode_bit(s, d->bits[off], &clamped)
-                        : mb_decode_regs(s, &d->regs[off], &clamped);
+        double v = bits ? rtc__mb_decode_bit(s, d->bits[off], &clamped)
+                        : rtc__mb_decode_regs(s, &d->regs[off], &clamped);
         if (clamped)
-            drv_count(&d->st.health[i].clamped);
-        drv_publish(&d->st, i, s->mb, v, t0 + (t1 - t0) / 2, t1);
+            rtc__drv_count(&d->st.health[i].clamped);
+        rtc__drv_publish(&d->st, i, s->mb, v, t0 + (t1 - t0) / 2, t1);
         s->last_ok_ns = t1;
     }
 }
@@ -306,8 +306,8 @@ static void mark_batch(mbc *d, const mb_batch *b, rtc_quality q)
 {
     for (size_t k = b->first; k < b->first + b->n; k++) {
         size_t i = d->map.order[k];
-        drv_count(&d->st.health[i].errors);
-        drv_set_quality(&d->st, i, d->map.sigs[i].mb, q);
+        rtc__drv_count(&d->st.health[i].errors);
+        rtc__drv_set_quality(&d->st, i, d->map.sigs[i].mb, q);
     }
 }
 
@@ -319,9 +319,9 @@ static bool cycle_reads(mbc *d)
         int64_t t0 = rtc_driver_now_ns();
         int kind = do_read(d, b);
         int64_t t1 = rtc_driver_now_ns();
-        drv_count(&d->st.requests);
+        rtc__drv_count(&d->st.requests);
         if (kind == LINK_OK) {
-            drv_latency(&d->st, t1 - t0);
+            rtc__drv_latency(&d->st, t1 - t0);
             d->timeouts_in_row = 0;
             publish_batch(d, b, t0, t1);
             continue;
@@ -349,9 +349,9 @@ static bool encode_batch(mbc *d, const mb_batch *b, uint32_t *seqs)
         dirty |= smp.seq != s->last_seq && smp.seq != 0;
         unsigned off = s->addr - b->addr;
         if (bits)
-            d->bits[off] = mb_encode_bit(s, v);
-        else if (mb_encode_regs(s, v, &d->regs[off]))
-            drv_count(&d->st.health[i].clamped);
+            d->bits[off] = rtc__mb_encode_bit(s, v);
+        else if (rtc__mb_encode_regs(s, v, &d->regs[off]))
+            rtc__drv_count(&d->st.health[i].clamped);
     }
     return dirty;
 }
@@ -372,13 +372,13 @@ static bool cycle_writes(mbc *d)
             continue;
         int64_t t0 = rtc_driver_now_ns();
         int kind = do_write(d, b->table, b->addr, b->count);
-        drv_count(&d->st.requests);
+        rtc__drv_count(&d->st.requests);
         if (kind == LINK_OK) {
-            drv_latency(&d->st, rtc_driver_now_ns() - t0);
+            rtc__drv_latency(&d->st, rtc_driver_now_ns() - t0);
             for (size_t j = 0; j < b->n; j++) {
                 size_t i = d->map.order[b->first + j];
                 d->map.sigs[i].last_seq = seqs[j];
-                drv_publish_sent(&d->st, i);
+                rtc__drv_publish_sent(&d->st, i);
             }
             continue;
         }
@@ -395,10 +395,10 @@ static bool cycle_heartbeat(mbc *d)
 {
     if (!d->map.hb || d->latched)
         return true; /* a latched (safe) driver lets the bench's watchdog expire */
-    uint16_t v = mb_heartbeat_next(&d->map);
+    uint16_t v = rtc__mb_heartbeat_next(&d->map);
     int rc = d->map.hb_table == MB_COIL ? modbus_write_bit(d->ctx, d->map.hb_addr, v & 1)
                                         : modbus_write_register(d->ctx, d->map.hb_addr, v);
-    drv_count(&d->st.requests);
+    rtc__drv_count(&d->st.requests);
     return rc != -1 || !request_failed(d, classify_errno(errno));
 }
 
@@ -407,7 +407,7 @@ static void check_stale(mbc *d, int64_t now)
     for (size_t i = 0; i < d->map.n; i++) {
         mb_sig *s = &d->map.sigs[i];
         if (s->dir == RTC_IO_FROM_BENCH && s->last_ok_ns && now - s->last_ok_ns > d->stale_ns)
-            drv_set_quality(&d->st, i, s->mb, RTC_QUALITY_STALE);
+            rtc__drv_set_quality(&d->st, i, s->mb, RTC_QUALITY_STALE);
     }
 }
 
@@ -422,18 +422,18 @@ static int write_safe_now(mbc *d)
         if (s->dir != RTC_IO_TO_BENCH || !s->has_safe)
             continue;
         if (s->table == MB_COIL)
-            d->bits[0] = mb_encode_bit(s, s->safe);
+            d->bits[0] = rtc__mb_encode_bit(s, s->safe);
         else
-            mb_encode_regs(s, s->safe, d->regs);
-        drv_count(&d->st.requests);
+            rtc__mb_encode_regs(s, s->safe, d->regs);
+        rtc__drv_count(&d->st.requests);
         if (do_write(d, s->table, s->addr, s->nregs) != LINK_OK) {
-            drv_count(&d->st.errors);
+            rtc__drv_count(&d->st.errors);
             result = RTC_EIO;
         }
     }
     d->latched = true;
     if (result == RTC_OK)
-        drv_count(&d->st.safe_writes);
+        rtc__drv_count(&d->st.safe_writes);
     return result;
 }
 
@@ -490,26 +490,26 @@ static void *mbc_thread(void *arg)
 {
     mbc *d = arg;
     int64_t next = rtc_driver_now_ns();
-    while (!drv_should_stop(&d->th)) {
-        drv_safe_serve(&d->th, safe_job, d);
+    while (!rtc__drv_should_stop(&d->th)) {
+        rtc__drv_safe_serve(&d->th, safe_job, d);
         if (!d->ctx && !link_open(d)) {
             mark_all_stale(d);
-            int64_t wait = drv_backoff_next(&d->backoff_ns, d->backoff_min_ns,
-                                            d->backoff_max_ns, &d->rng);
-            drv_sleep_interruptible(&d->th, wait);
+            int64_t wait = rtc__drv_backoff_next(&d->backoff_ns, d->backoff_min_ns,
+                                                 d->backoff_max_ns, &d->rng);
+            rtc__drv_sleep_interruptible(&d->th, wait);
             next = rtc_driver_now_ns();
             continue;
         }
-        drv_count(&d->st.cycles);
+        rtc__drv_count(&d->st.cycles);
         run_cycle(d);
         check_stale(d, rtc_driver_now_ns());
         next += d->poll_ns;
         int64_t now = rtc_driver_now_ns();
         if (now > next) { /* skip missed periods, like cyclictest */
-            drv_count(&d->st.overruns);
+            rtc__drv_count(&d->st.overruns);
             next = now + d->poll_ns - (now - next) % d->poll_ns;
         }
-        drv_sleep_interruptible(&d->th, next - now);
+        rtc__drv_sleep_interruptible(&d->th, next - now);
     }
     if (d->map.has_safe)
         write_safe_values(d); /* logs when they could not be written */
@@ -524,14 +524,14 @@ static int mbc_start(void *self)
         return RTC_EINVAL;
     d->latched = false;
     d->force_write = true;
-    return drv_thread_start(&d->th, &d->c, mbc_thread, d);
+    return rtc__drv_thread_start(&d->th, &d->c, mbc_thread, d);
 }
 
 static int mbc_stop(void *self)
 {
     if (!self)
         return RTC_EINVAL;
-    drv_thread_stop(&((mbc *)self)->th);
+    rtc__drv_thread_stop(&((mbc *)self)->th);
     return RTC_OK;
 }
 
@@ -539,7 +539,7 @@ static int mbc_write_safe_values(void *self, int timeout_ms)
 {
     if (!self)
         return RTC_EINVAL;
-    return drv_safe_request(&((mbc *)self)->th, timeout_ms, safe_job, self);
+    return rtc__drv_safe_request(&((mbc *)self)->th, timeout_ms, safe_job, self);
 }
 
 static void mbc_close(void *self)
@@ -547,11 +547,11 @@ static void mbc_close(void *self)
     mbc *d = self;
     if (!d)
         return;
-    drv_thread_stop(&d->th);
+    rtc__drv_thread_stop(&d->th);
     link_close(d);
-    drv_thread_clear(&d->th);
-    drv_stats_clear(&d->st);
-    mb_map_clear(&d->map);
+    rtc__drv_thread_clear(&d->th);
+    rtc__drv_stats_clear(&d->st);
+    rtc__mb_map_clear(&d->map);
     free(d->host);
     free(d->device);
     free(d->component);
@@ -562,7 +562,7 @@ static int mbc_stats(void *self, rtc_driver_stats *out)
 {
     if (!self || !out)
         return RTC_EINVAL;
-    drv_snapshot(&((mbc *)self)->st, out);
+    rtc__drv_snapshot(&((mbc *)self)->st, out);
     return RTC_OK;
 }
 

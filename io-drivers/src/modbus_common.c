@@ -19,13 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const mb_table_names[] = {"coil", "discrete", "holding", "input", NULL};
-const char *const mb_type_names[] = {"bool",   "int16",  "uint16", "int32",  "uint32",
+const char *const rtc__mb_table_names[] = {"coil", "discrete", "holding", "input", NULL};
+const char *const rtc__mb_type_names[] = {"bool",   "int16",  "uint16", "int32",  "uint32",
                                      "float32", "int64", "uint64", "float64", NULL};
 static const char *const word_orders[] = {"big", "little", NULL};
 static const char *const hb_modes[] = {"toggle", "count", NULL};
 
-uint16_t mb_type_regs(mb_dtype t)
+uint16_t rtc__mb_type_regs(mb_dtype t)
 {
     static const uint16_t regs[MB_NTYPES] = {1, 1, 1, 2, 2, 2, 4, 4, 4};
     return regs[t];
@@ -52,34 +52,34 @@ static int parse_codec(mb_sig *s, const rtc_io_signal *in, const drv_ctx *c)
     const rtc_kv *kv = in->settings;
     size_t n = in->n_settings;
     int wo = 0, type = (int)default_type(in->type, s->table);
-    int rc = drv_get_choice(c, in->name, kv, n, "type", mb_type_names, type, &type);
+    int rc = rtc__drv_get_choice(c, in->name, kv, n, "type", rtc__mb_type_names, type, &type);
     if (rc == RTC_OK)
-        rc = drv_get_choice(c, in->name, kv, n, "word_order", word_orders, 0, &wo);
+        rc = rtc__drv_get_choice(c, in->name, kv, n, "word_order", word_orders, 0, &wo);
     if (rc == RTC_OK)
-        rc = drv_get_bool(c, in->name, kv, n, "byte_swap", false, &s->byte_swap);
+        rc = rtc__drv_get_bool(c, in->name, kv, n, "byte_swap", false, &s->byte_swap);
     if (rc == RTC_OK)
-        rc = drv_get_double(c, in->name, kv, n, "scale", 1.0, -1e300, 1e300, &s->scale);
+        rc = rtc__drv_get_double(c, in->name, kv, n, "scale", 1.0, -1e300, 1e300, &s->scale);
     if (rc == RTC_OK)
-        rc = drv_get_double(c, in->name, kv, n, "offset", 0.0, -1e300, 1e300, &s->offset);
+        rc = rtc__drv_get_double(c, in->name, kv, n, "offset", 0.0, -1e300, 1e300, &s->offset);
     if (rc == RTC_OK)
-        rc = drv_get_opt_double(c, in->name, kv, n, "min", &s->has_min, &s->min);
+        rc = rtc__drv_get_opt_double(c, in->name, kv, n, "min", &s->has_min, &s->min);
     if (rc == RTC_OK)
-        rc = drv_get_opt_double(c, in->name, kv, n, "max", &s->has_max, &s->max);
+        rc = rtc__drv_get_opt_double(c, in->name, kv, n, "max", &s->has_max, &s->max);
     if (rc == RTC_OK)
-        rc = drv_get_opt_double(c, in->name, kv, n, "safe", &s->has_safe, &s->safe);
+        rc = rtc__drv_get_opt_double(c, in->name, kv, n, "safe", &s->has_safe, &s->safe);
     if (rc != RTC_OK)
         return rc;
     if (s->scale == 0.0)
-        return drv_bad(c, in->name, "setting scale=0: scale must be non-zero");
+        return rtc__drv_bad(c, in->name, "setting scale=0: scale must be non-zero");
     if (s->has_min && s->has_max && s->min > s->max)
-        return drv_bad(c, in->name, "min %g is above max %g", s->min, s->max);
+        return rtc__drv_bad(c, in->name, "min %g is above max %g", s->min, s->max);
     s->type = (mb_dtype)type;
     s->word_little = wo == 1;
     bool bits = s->table == MB_COIL || s->table == MB_DISCRETE;
     if (bits && s->type != MB_BOOL)
-        return drv_bad(c, in->name, "table %s holds single bits: type must be bool, not %s",
-                       mb_table_names[s->table], mb_type_names[s->type]);
-    s->nregs = bits ? 1 : mb_type_regs(s->type);
+        return rtc__drv_bad(c, in->name, "table %s holds single bits: type must be bool, not %s",
+                            rtc__mb_table_names[s->table], rtc__mb_type_names[s->type]);
+    s->nregs = bits ? 1 : rtc__mb_type_regs(s->type);
     return RTC_OK;
 }
 
@@ -87,13 +87,13 @@ static int parse_signal(mb_sig *s, const rtc_io_signal *in, const drv_ctx *c, bo
 {
     long addr;
     int table = in->type == RTC_TYPE_BOOL ? MB_COIL : MB_HOLDING;
-    int rc = drv_get_choice(c, in->name, in->settings, in->n_settings, "table", mb_table_names,
-                            table, &table);
+    int rc = rtc__drv_get_choice(c, in->name, in->settings, in->n_settings, "table",
+                                 rtc__mb_table_names, table, &table);
     if (rc != RTC_OK)
         return rc;
     if (!rtc_kv_get(in->settings, in->n_settings, "address"))
-        return drv_bad(c, in->name, "setting address is required");
-    rc = drv_get_int(c, in->name, in->settings, in->n_settings, "address", 0, 0, 65535, &addr);
+        return rtc__drv_bad(c, in->name, "setting address is required");
+    rc = rtc__drv_get_int(c, in->name, in->settings, in->n_settings, "address", 0, 0, 65535, &addr);
     if (rc != RTC_OK)
         return rc;
     s->table = (mb_table)table;
@@ -105,13 +105,13 @@ static int parse_signal(mb_sig *s, const rtc_io_signal *in, const drv_ctx *c, bo
     bool writable_table = s->table == MB_COIL || s->table == MB_HOLDING;
     bool peer_writes = server ? in->dir == RTC_IO_FROM_BENCH : in->dir == RTC_IO_TO_BENCH;
     if (peer_writes && !writable_table)
-        return drv_bad(c, in->name, "table %s is read-only: a %s signal needs coil or holding",
-                       mb_table_names[s->table],
-                       in->dir == RTC_IO_TO_BENCH ? "to-bench" : "from-bench");
+        return rtc__drv_bad(c, in->name, "table %s is read-only: a %s signal needs coil or holding",
+                            rtc__mb_table_names[s->table],
+                            in->dir == RTC_IO_TO_BENCH ? "to-bench" : "from-bench");
     rc = parse_codec(s, in, c);
     if (rc == RTC_OK && s->addr + s->nregs > 65536)
-        return drv_bad(c, in->name, "address %u + %u registers exceeds 65535", s->addr,
-                       s->nregs);
+        return rtc__drv_bad(c, in->name, "address %u + %u registers exceeds 65535", s->addr,
+                            s->nregs);
     return rc;
 }
 
@@ -131,15 +131,15 @@ static int check_overlaps(mb_map *m, const drv_ctx *c)
     for (size_t k = 1; k < m->n; k++) {
         const mb_sig *p = &m->sigs[m->order[k - 1]], *s = &m->sigs[m->order[k]];
         if (p->table == s->table && s->addr < p->addr + p->nregs)
-            return drv_bad(c, s->name, "%s %u overlaps signal '%s' (%s %u..%u)",
-                           mb_table_names[s->table], s->addr, p->name,
-                           mb_table_names[p->table], p->addr, p->addr + p->nregs - 1);
+            return rtc__drv_bad(c, s->name, "%s %u overlaps signal '%s' (%s %u..%u)",
+                                rtc__mb_table_names[s->table], s->addr, p->name,
+                                rtc__mb_table_names[p->table], p->addr, p->addr + p->nregs - 1);
     }
     for (size_t k = 0; m->hb && k < m->n; k++) {
         const mb_sig *s = &m->sigs[k];
         if (s->table == m->hb_table && m->hb_addr >= s->addr && m->hb_addr < s->addr + s->nregs)
-            return drv_bad(c, NULL, "heartbeat %s %u overlaps signal '%s'",
-                           mb_table_names[m->hb_table], m->hb_addr, s->name);
+            return rtc__drv_bad(c, NULL, "heartbeat %s %u overlaps signal '%s'",
+                                rtc__mb_table_names[m->hb_table], m->hb_addr, s->name);
     }
     return RTC_OK;
 }
@@ -186,22 +186,22 @@ static int parse_heartbeat(mb_map *m, const rtc_driver_config *cfg, const drv_ct
 {
     const char *hb = rtc_kv_get(cfg->settings, cfg->n_settings, "heartbeat");
     int mode = 0;
-    int rc = drv_get_choice(c, NULL, cfg->settings, cfg->n_settings, "heartbeat_mode", hb_modes,
-                            0, &mode);
+    int rc = rtc__drv_get_choice(c, NULL, cfg->settings, cfg->n_settings, "heartbeat_mode",
+                                 hb_modes, 0, &mode);
     if (rc != RTC_OK || !hb)
         return rc;
     const char *colon = strchr(hb, ':');
     char *end;
     long addr = colon ? strtol(colon + 1, &end, 0) : -1;
     if (!colon || *end != '\0' || addr < 0 || addr > 65535)
-        return drv_bad(c, NULL, "setting heartbeat=%s: expected coil:<address> or "
-                       "holding:<address>", hb);
+        return rtc__drv_bad(c, NULL, "setting heartbeat=%s: expected coil:<address> or "
+                            "holding:<address>", hb);
     if (strncmp(hb, "coil:", 5) == 0)
         m->hb_table = MB_COIL;
     else if (strncmp(hb, "holding:", 8) == 0)
         m->hb_table = MB_HOLDING;
     else
-        return drv_bad(c, NULL, "setting heartbeat=%s: table must be coil or holding", hb);
+        return rtc__drv_bad(c, NULL, "setting heartbeat=%s: table must be coil or holding", hb);
     m->hb = true;
     m->hb_addr = (uint16_t)addr;
     m->hb_count = mode == 1;
@@ -232,8 +232,8 @@ static void compute_spans(mb_map *m)
             m->lo[t] = 0;
 }
 
-int mb_map_build(mb_map *m, const rtc_driver_config *cfg, const drv_ctx *c, bool server,
-                 int max_gap)
+int rtc__mb_map_build(mb_map *m, const rtc_driver_config *cfg, const drv_ctx *c, bool server,
+                      int max_gap)
 {
     memset(m, 0, sizeof *m);
     int rc = RTC_ENOMEM;
@@ -245,7 +245,7 @@ int mb_map_build(mb_map *m, const rtc_driver_config *cfg, const drv_ctx *c, bool
     for (size_t i = 0; i < m->n; i++) {
         const rtc_io_signal *in = &cfg->signals[i];
         if (!in->name || !in->mailbox) {
-            rc = drv_bad(c, NULL, "signal %zu has no name or no mailbox", i);
+            rc = rtc__drv_bad(c, NULL, "signal %zu has no name or no mailbox", i);
             goto out;
         }
         if (!(m->sigs[i].name = strdup(in->name)))
@@ -266,11 +266,11 @@ int mb_map_build(mb_map *m, const rtc_driver_config *cfg, const drv_ctx *c, bool
         rc = make_batches(m, RTC_IO_TO_BENCH, true, 0, &m->writes, &m->n_writes);
 out:
     if (rc != RTC_OK)
-        mb_map_clear(m);
+        rtc__mb_map_clear(m);
     return rc;
 }
 
-void mb_map_clear(mb_map *m)
+void rtc__mb_map_clear(mb_map *m)
 {
     for (size_t i = 0; m->sigs && i < m->n; i++)
         free(m->sigs[i].name);
@@ -319,7 +319,7 @@ static double clamp_minmax(const mb_sig *s, double v, bool *clamped)
     return v;
 }
 
-double mb_decode_regs(const mb_sig *s, const uint16_t *regs, bool *clamped)
+double rtc__mb_decode_regs(const mb_sig *s, const uint16_t *regs, bool *clamped)
 {
     uint64_t raw = regs_to_raw(s, regs);
     double x;
@@ -363,7 +363,7 @@ static double saturate(double r, double lo, double hi, bool *clamped)
     return r;
 }
 
-bool mb_encode_regs(const mb_sig *s, double v, uint16_t *regs)
+bool rtc__mb_encode_regs(const mb_sig *s, double v, uint16_t *regs)
 {
     bool clamped = false;
     double r = (clamp_minmax(s, v, &clamped) - s->offset) / s->scale;
@@ -395,20 +395,20 @@ bool mb_encode_regs(const mb_sig *s, double v, uint16_t *regs)
     return clamped;
 }
 
-double mb_decode_bit(const mb_sig *s, uint8_t bit, bool *clamped)
+double rtc__mb_decode_bit(const mb_sig *s, uint8_t bit, bool *clamped)
 {
     *clamped = false;
     return clamp_minmax(s, (bit ? 1.0 : 0.0) * s->scale + s->offset, clamped);
 }
 
-uint8_t mb_encode_bit(const mb_sig *s, double v)
+uint8_t rtc__mb_encode_bit(const mb_sig *s, double v)
 {
     bool clamped = false;
     double r = (clamp_minmax(s, v, &clamped) - s->offset) / s->scale;
     return r != 0.0 && !isnan(r);
 }
 
-uint16_t mb_heartbeat_next(mb_map *m)
+uint16_t rtc__mb_heartbeat_next(mb_map *m)
 {
     m->hb_value = m->hb_count ? (uint16_t)(m->hb_value + 1) : (uint16_t)!m->hb_value;
     return m->hb_value;
@@ -464,7 +464,7 @@ static mb_pdu_verdict check_read_write(const uint8_t *p, int len, mb_req *r)
 
 /* A flat switch over the function codes the server serves; each case checks the exact
  * length its layout implies, so libmodbus never reads past the frame. */
-mb_pdu_verdict mb_pdu_check(const uint8_t *p, int len, mb_req *r)
+mb_pdu_verdict rtc__mb_pdu_check(const uint8_t *p, int len, mb_req *r)
 {
     *r = (mb_req){.fc = len >= 1 ? p[0] : 0};
     if (r->fc == 0 || r->fc >= 0x80)

@@ -59,33 +59,33 @@ typedef struct mb_map {
     int lo[MB_NTABLES], hi[MB_NTABLES]; /* occupied address span per table, hi exclusive */
 } mb_map;
 
-extern const char *const mb_table_names[];
-extern const char *const mb_type_names[];
+extern const char *const rtc__mb_table_names[];
+extern const char *const rtc__mb_type_names[];
 
 /*
  * Parse every signal's map settings and the heartbeat, check directions against tables
  * (server = true flips the rules, see driver.h), reject overlaps, sort and batch (reads
  * may bridge gaps of up to max_gap unmapped registers; writes never do).
  */
-int mb_map_build(mb_map *m, const rtc_driver_config *cfg, const drv_ctx *c, bool server,
-                 int max_gap);
-void mb_map_clear(mb_map *m);
+int rtc__mb_map_build(mb_map *m, const rtc_driver_config *cfg, const drv_ctx *c, bool server,
+                      int max_gap);
+void rtc__mb_map_clear(mb_map *m);
 
 /* Engineering value of a register-table signal from its nregs raw registers. *clamped is
  * set when min/max applied. */
-double mb_decode_regs(const mb_sig *s, const uint16_t *regs, bool *clamped);
+double rtc__mb_decode_regs(const mb_sig *s, const uint16_t *regs, bool *clamped);
 /* Raw registers for an engineering value; returns true when the value was clamped (to
  * min/max or to the type's range) or was NaN. */
-bool mb_encode_regs(const mb_sig *s, double v, uint16_t *regs);
+bool rtc__mb_encode_regs(const mb_sig *s, double v, uint16_t *regs);
 /* Bit-table signals (coils, discrete inputs). */
-double mb_decode_bit(const mb_sig *s, uint8_t bit, bool *clamped);
-uint8_t mb_encode_bit(const mb_sig *s, double v);
+double rtc__mb_decode_bit(const mb_sig *s, uint8_t bit, bool *clamped);
+uint8_t rtc__mb_encode_bit(const mb_sig *s, double v);
 
 /* Registers a data type occupies. */
-uint16_t mb_type_regs(mb_dtype t);
+uint16_t rtc__mb_type_regs(mb_dtype t);
 
 /* Advance the heartbeat value (toggle 0/1 or count) and return it. */
-uint16_t mb_heartbeat_next(mb_map *m);
+uint16_t rtc__mb_heartbeat_next(mb_map *m);
 
 /* ---- requests a server receives (checked before libmodbus sees them) ---- */
 
@@ -110,6 +110,6 @@ typedef struct mb_req {
  * length must be exactly what the function code and its byte count imply. Fills *r with
  * the ranges (as far as decoded) for the caller's address checks (exception 02).
  */
-mb_pdu_verdict mb_pdu_check(const uint8_t *pdu, int len, mb_req *r);
+mb_pdu_verdict rtc__mb_pdu_check(const uint8_t *pdu, int len, mb_req *r);
 
 #endif

@@ -19,7 +19,7 @@
  * connection idle the longest yields to a new one. (RTU is one line with one master:
  * libmodbus frames it, bounded by the byte timeout.)
  *
- * Least privilege: libmodbus sees only requests checked by mb_pdu_check (served function
+ * Least privilege: libmodbus sees only requests checked by rtc__mb_pdu_check (served function
  * codes, exact lengths: it trusts byte counts) whose every written address is exposed as
  * a from-bench signal, whatever the function code (5, 6, 15, 16, 22, 23); others get
  * exception 01, 03 or 02 and are counted, so a PLC cannot overwrite an engine output.
@@ -94,32 +94,32 @@ static int parse_settings(mbs *d, const rtc_driver_config *cfg)
     int tr = 0, par = 0;
     long prio;
     double upd, stale, frame, idle;
-    int rc = drv_get_choice(&d->c, NULL, kv, n, "transport", transports, 0, &tr);
+    int rc = rtc__drv_get_choice(&d->c, NULL, kv, n, "transport", transports, 0, &tr);
     if (rc == RTC_OK)
-        rc = drv_get_int(&d->c, NULL, kv, n, "port", 502, 0, 65535, &d->port);
+        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "port", 502, 0, 65535, &d->port);
     if (rc == RTC_OK)
-        rc = drv_get_int(&d->c, NULL, kv, n, "baud", 19200, 50, 4000000, &d->baud);
+        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "baud", 19200, 50, 4000000, &d->baud);
     if (rc == RTC_OK)
-        rc = drv_get_choice(&d->c, NULL, kv, n, "parity", parities, 0, &par);
+        rc = rtc__drv_get_choice(&d->c, NULL, kv, n, "parity", parities, 0, &par);
     if (rc == RTC_OK)
-        rc = drv_get_int(&d->c, NULL, kv, n, "data_bits", 8, 5, 8, &d->data_bits);
+        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "data_bits", 8, 5, 8, &d->data_bits);
     if (rc == RTC_OK)
-        rc = drv_get_int(&d->c, NULL, kv, n, "stop_bits", 1, 1, 2, &d->stop_bits);
+        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "stop_bits", 1, 1, 2, &d->stop_bits);
     if (rc == RTC_OK)
-        rc = drv_get_int(&d->c, NULL, kv, n, "unit_id", 1, 1, 247, &d->unit_id);
+        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "unit_id", 1, 1, 247, &d->unit_id);
     if (rc == RTC_OK)
-        rc = drv_get_int(&d->c, NULL, kv, n, "max_clients", 8, 1, MBS_MAX_CLIENTS,
-                         &d->max_clients);
+        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "max_clients", 8, 1, MBS_MAX_CLIENTS,
+                              &d->max_clients);
     if (rc == RTC_OK)
-        rc = drv_get_double(&d->c, NULL, kv, n, "frame_timeout_ms", 500, 1, 60000, &frame);
+        rc = rtc__drv_get_double(&d->c, NULL, kv, n, "frame_timeout_ms", 500, 1, 60000, &frame);
     if (rc == RTC_OK)
-        rc = drv_get_double(&d->c, NULL, kv, n, "idle_timeout_ms", 60000, 0, 1e8, &idle);
+        rc = rtc__drv_get_double(&d->c, NULL, kv, n, "idle_timeout_ms", 60000, 0, 1e8, &idle);
     if (rc == RTC_OK)
-        rc = drv_get_double(&d->c, NULL, kv, n, "update_ms", 1, 0.05, 60000, &upd);
+        rc = rtc__drv_get_double(&d->c, NULL, kv, n, "update_ms", 1, 0.05, 60000, &upd);
     if (rc == RTC_OK)
-        rc = drv_get_double(&d->c, NULL, kv, n, "stale_ms", 0, 0, 1e7, &stale);
+        rc = rtc__drv_get_double(&d->c, NULL, kv, n, "stale_ms", 0, 0, 1e7, &stale);
     if (rc == RTC_OK)
-        rc = drv_get_int(&d->c, NULL, kv, n, "priority", 20, 0, 99, &prio);
+        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "priority", 20, 0, 99, &prio);
     if (rc != RTC_OK)
         return rc;
     d->rtu = tr == 1;
@@ -131,7 +131,7 @@ static int parse_settings(mbs *d, const rtc_driver_config *cfg)
     d->th.priority = (int)prio;
     const char *bind = rtc_kv_get(kv, n, "bind"), *dev = rtc_kv_get(kv, n, "device");
     if (d->rtu && !dev)
-        return drv_bad(&d->c, NULL, "transport rtu needs setting device (a tty path)");
+        return rtc__drv_bad(&d->c, NULL, "transport rtu needs setting device (a tty path)");
     d->bind = strdup(bind ? bind : "127.0.0.1");
     d->device = strdup(dev ? dev : "");
     return d->bind && d->device ? RTC_OK : RTC_ENOMEM;
@@ -174,15 +174,15 @@ static int mbs_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **s
     d->listen_fd = -1;
     d->component = strdup(cfg->component ? cfg->component : "?");
     d->c = (drv_ctx){.lg = lg, .driver = "modbus-server", .component = d->component};
-    int rc = d->component ? drv_thread_init(&d->th, 0) : RTC_ENOMEM;
+    int rc = d->component ? rtc__drv_thread_init(&d->th, 0) : RTC_ENOMEM;
     if (rc == RTC_OK)
         rc = sem_init(&d->ready, 0, 0) == 0 ? RTC_OK : RTC_ESYS;
     if (rc == RTC_OK)
         rc = parse_settings(d, cfg);
     if (rc == RTC_OK)
-        rc = mb_map_build(&d->map, cfg, &d->c, true, 0);
+        rc = rtc__mb_map_build(&d->map, cfg, &d->c, true, 0);
     if (rc == RTC_OK)
-        rc = drv_stats_init(&d->st, cfg->n_signals);
+        rc = rtc__drv_stats_init(&d->st, cfg->n_signals);
     if (rc == RTC_OK)
         rc = build_mapping(d);
     if (rc != RTC_OK) {
@@ -210,9 +210,9 @@ static void put_value(mbs *d, size_t i, double v)
     mb_sig *s = &d->map.sigs[i];
     unsigned off = s->addr - (unsigned)d->map.lo[s->table];
     if (s->table == MB_COIL || s->table == MB_DISCRETE)
-        table_bits(d, s->table)[off] = mb_encode_bit(s, v);
-    else if (mb_encode_regs(s, v, table_regs(d, s->table) + off))
-        drv_count(&d->st.health[i].clamped);
+        table_bits(d, s->table)[off] = rtc__mb_encode_bit(s, v);
+    else if (rtc__mb_encode_regs(s, v, table_regs(d, s->table) + off))
+        rtc__drv_count(&d->st.health[i].clamped);
 }
 
 /* Copy every to-bench mailbox (or latched safe value) into the map; heartbeat. */
@@ -228,11 +228,11 @@ static void update_outputs(mbs *d)
         } else if (rtc_mailbox_read(s->mb, &smp) && smp.seq != s->last_seq) {
             put_value(d, i, smp.value);
             s->last_seq = smp.seq;
-            drv_publish_sent(&d->st, i);
+            rtc__drv_publish_sent(&d->st, i);
         }
     }
     if (d->map.hb && !d->latched) {
-        uint16_t v = mb_heartbeat_next(&d->map);
+        uint16_t v = rtc__mb_heartbeat_next(&d->map);
         unsigned off = d->map.hb_addr - (unsigned)d->map.lo[d->map.hb_table];
         if (d->map.hb_table == MB_COIL)
             d->mapping->tab_bits[off] = (uint8_t)(v & 1);
@@ -243,7 +243,7 @@ static void update_outputs(mbs *d)
     for (size_t i = 0; d->stale_ns && i < d->map.n; i++) {
         mb_sig *s = &d->map.sigs[i];
         if (s->dir == RTC_IO_FROM_BENCH && s->last_ok_ns && now - s->last_ok_ns > d->stale_ns)
-            drv_set_quality(&d->st, i, s->mb, RTC_QUALITY_STALE);
+            rtc__drv_set_quality(&d->st, i, s->mb, RTC_QUALITY_STALE);
     }
 }
 
@@ -257,12 +257,12 @@ static void publish_written(mbs *d, mb_table t, int addr, int n, int64_t arrival
             continue;
         unsigned off = s->addr - (unsigned)d->map.lo[t];
         bool clamped;
-        double v = t == MB_COIL ? mb_decode_bit(s, d->mapping->tab_bits[off], &clamped)
-                                : mb_decode_regs(s, d->mapping->tab_registers + off, &clamped);
+        double v = t == MB_COIL ? rtc__mb_decode_bit(s, d->mapping->tab_bits[off], &clamped)
+                                : rtc__mb_decode_regs(s, d->mapping->tab_registers + off, &clamped);
         if (clamped)
-            drv_count(&d->st.health[i].clamped);
+            rtc__drv_count(&d->st.health[i].clamped);
         /* The peer's value was true when its request arrived. */
-        drv_publish(&d->st, i, s->mb, v, arrival, arrival);
+        rtc__drv_publish(&d->st, i, s->mb, v, arrival, arrival);
         s->last_ok_ns = arrival;
     }
 }
@@ -286,8 +286,8 @@ static bool may_write(const mbs *d, mb_table t, int addr, int n)
 
 static int refuse(mbs *d, const uint8_t *adu, int code, _Atomic uint64_t *why)
 {
-    drv_count(why);
-    drv_count(&d->st.exceptions);
+    rtc__drv_count(why);
+    rtc__drv_count(&d->st.exceptions);
     return modbus_reply_exception(d->ctx, adu, (unsigned)code);
 }
 
@@ -300,10 +300,10 @@ static bool answer(mbs *d, const uint8_t *adu, int len, int64_t arrival)
 {
     int hl = modbus_get_header_length(d->ctx);
     mb_req r;
-    mb_pdu_verdict v = mb_pdu_check(adu + hl, len - hl - (d->rtu ? 2 : 0), &r);
-    drv_count(&d->st.requests);
+    mb_pdu_verdict v = rtc__mb_pdu_check(adu + hl, len - hl - (d->rtu ? 2 : 0), &r);
+    rtc__drv_count(&d->st.requests);
     if (v == MB_PDU_NOT_REQUEST) {
-        drv_count(&d->mc.bad_requests); /* an exception can only echo a function code */
+        rtc__drv_count(&d->mc.bad_requests); /* an exception can only echo a function code */
         return false;
     }
     int rc;
@@ -313,21 +313,21 @@ static bool answer(mbs *d, const uint8_t *adu, int len, int64_t arrival)
     } else if (r.wn > 0 && !may_write(d, r.wt, r.waddr, r.wn)) {
         /* exposed but read-only (an engine output) or outside the map */
         if (in_map(d, r.wt, r.waddr, r.wn))
-            drv_count(&d->st.rejected);
+            rtc__drv_count(&d->st.rejected);
         rc = refuse(d, adu, MODBUS_EXCEPTION_ILLEGAL_DATA_ADDRESS, &d->mc.write_refused);
     } else {
         bool read_ok = r.rn == 0 || in_map(d, r.rt, r.raddr, r.rn);
         if (!read_ok)
-            drv_count(&d->st.exceptions); /* libmodbus answers ILLEGAL DATA ADDRESS */
+            rtc__drv_count(&d->st.exceptions); /* libmodbus answers ILLEGAL DATA ADDRESS */
         rc = modbus_reply(d->ctx, adu, len, d->mapping);
         if (rc != -1 && r.wn > 0 && read_ok) /* (FC 23 writes nothing when it refuses) */
             publish_written(d, r.wt, r.waddr, r.wn, arrival);
     }
     if (rc == -1) {
-        drv_count(&d->st.errors);
+        rtc__drv_count(&d->st.errors);
         return false;
     }
-    drv_latency(&d->st, rtc_driver_now_ns() - arrival);
+    rtc__drv_latency(&d->st, rtc_driver_now_ns() - arrival);
     return true;
 }
 
@@ -346,7 +346,7 @@ static void set_clients(mbs *d, int n)
 static void conn_close(mbs_conn *c, _Atomic uint64_t *why)
 {
     if (why)
-        drv_count(why);
+        rtc__drv_count(why);
     close(c->fd);
     c->fd = -1;
 }
@@ -385,7 +385,7 @@ static bool conn_read(mbs *d, mbs_conn *c, int64_t now)
         int len = mbap_frame_len(c->rx);
         if (len < 0) {
             /* no way to find the next frame in the stream: drop this peer only */
-            drv_count(&d->mc.bad_requests);
+            rtc__drv_count(&d->mc.bad_requests);
             return false;
         }
         if (c->n < len)
@@ -438,13 +438,13 @@ static void accept_client(mbs *d, int64_t now)
     mbs_conn *c = d->n_conns < d->max_clients ? &d->conns[d->n_conns] : idle_victim(d, now);
     if (!c) {
         close(fd); /* every slot busy: refuse rather than starve the others */
-        drv_count(&d->mc.clients_refused);
+        rtc__drv_count(&d->mc.clients_refused);
         return;
     }
     if (c != &d->conns[d->n_conns])
         conn_close(c, &d->mc.evicted); /* the slot is reused at once */
     *c = (mbs_conn){.fd = fd, .last_ns = now};
-    drv_count(&d->st.connects);
+    rtc__drv_count(&d->st.connects);
     set_clients(d, d->n_conns + (c == &d->conns[d->n_conns]));
 }
 
@@ -509,7 +509,7 @@ static int safe_job(void *arg)
     for (size_t i = 0; i < d->map.n; i++)
         if (d->map.sigs[i].dir == RTC_IO_TO_BENCH && d->map.sigs[i].has_safe)
             put_value(d, i, d->map.sigs[i].safe);
-    drv_count(&d->st.safe_writes);
+    rtc__drv_count(&d->st.safe_writes);
     return RTC_OK;
 }
 
@@ -537,7 +537,7 @@ static void serve_rtu(mbs *d, int64_t until)
     if (len == 0)
         return; /* addressed to another unit */
     if (len < 0)
-        drv_count(&d->st.errors); /* a garbled frame on a serial line */
+        rtc__drv_count(&d->st.errors); /* a garbled frame on a serial line */
     else if (answer(d, d->query, len, rtc_driver_now_ns()))
         return;
     modbus_flush(d->ctx); /* (answer counted why it failed) resynchronise on the line */
@@ -575,15 +575,15 @@ static void *mbs_thread(void *arg)
     atomic_store_explicit(&d->start_rc, rc, memory_order_release);
     sem_post(&d->ready);
     int64_t next = rtc_driver_now_ns();
-    while (rc == RTC_OK && !drv_should_stop(&d->th)) {
-        drv_safe_serve(&d->th, safe_job, d);
+    while (rc == RTC_OK && !rtc__drv_should_stop(&d->th)) {
+        rtc__drv_safe_serve(&d->th, safe_job, d);
         int64_t now = rtc_driver_now_ns();
         if (now >= next) {
-            drv_count(&d->st.cycles);
+            rtc__drv_count(&d->st.cycles);
             update_outputs(d);
             next += d->update_ns;
             if (now > next) {
-                drv_count(&d->st.overruns);
+                rtc__drv_count(&d->st.overruns);
                 next = now + d->update_ns;
             }
         }
@@ -604,14 +604,14 @@ static int mbs_start(void *self)
     d->latched = false;
     for (size_t i = 0; i < d->map.n; i++)
         d->map.sigs[i].last_seq = 0; /* republish every output into the fresh map */
-    int rc = drv_thread_start(&d->th, &d->c, mbs_thread, d);
+    int rc = rtc__drv_thread_start(&d->th, &d->c, mbs_thread, d);
     if (rc != RTC_OK)
         return rc;
     while (sem_wait(&d->ready) != 0 && errno == EINTR) {
     }
     rc = atomic_load_explicit(&d->start_rc, memory_order_acquire);
     if (rc != RTC_OK)
-        drv_thread_stop(&d->th);
+        rtc__drv_thread_stop(&d->th);
     return rc;
 }
 
@@ -619,7 +619,7 @@ static int mbs_stop(void *self)
 {
     if (!self)
         return RTC_EINVAL;
-    drv_thread_stop(&((mbs *)self)->th);
+    rtc__drv_thread_stop(&((mbs *)self)->th);
     return RTC_OK;
 }
 
@@ -627,7 +627,7 @@ static int mbs_write_safe_values(void *self, int timeout_ms)
 {
     if (!self)
         return RTC_EINVAL;
-    return drv_safe_request(&((mbs *)self)->th, timeout_ms, safe_job, self);
+    return rtc__drv_safe_request(&((mbs *)self)->th, timeout_ms, safe_job, self);
 }
 
 static void mbs_close(void *self)
@@ -635,15 +635,15 @@ static void mbs_close(void *self)
     mbs *d = self;
     if (!d)
         return;
-    drv_thread_stop(&d->th);
-    drv_thread_clear(&d->th);
+    rtc__drv_thread_stop(&d->th);
+    rtc__drv_thread_clear(&d->th);
     sem_destroy(&d->ready);
     if (d->mapping)
         modbus_mapping_free(d->mapping);
     for (int t = 0; t < MB_NTABLES; t++)
         free(d->writable[t]);
-    drv_stats_clear(&d->st);
-    mb_map_clear(&d->map);
+    rtc__drv_stats_clear(&d->st);
+    rtc__mb_map_clear(&d->map);
     free(d->bind);
     free(d->device);
     free(d->component);
@@ -655,7 +655,7 @@ static int mbs_stats(void *self, rtc_driver_stats *out)
     if (!self || !out)
         return RTC_EINVAL;
     mbs *d = self;
-    drv_snapshot(&d->st, out);
+    rtc__drv_snapshot(&d->st, out);
 #define MC(f) atomic_load_explicit(&d->mc.f, memory_order_relaxed)
     out->write_refused = MC(write_refused);
     out->fc_unsupported = MC(fc_unsupported);

@@ -107,9 +107,10 @@ static int parse_allow(osc *d, const char *list)
     snprintf(tmp, sizeof tmp, "%s", list);
     for (char *save, *tok = strtok_r(tmp, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
         if (d->n_allow == OSC_MAX_PEERS)
-            return drv_bad(&d->c, NULL, "setting allow: more than %d addresses", OSC_MAX_PEERS);
+            return rtc__drv_bad(&d->c, NULL, "setting allow: more than %d addresses",
+                                OSC_MAX_PEERS);
         if (inet_pton(AF_INET, tok, &d->allow[d->n_allow]) != 1)
-            return drv_bad(&d->c, NULL, "setting allow: '%s' is not an IPv4 address", tok);
+            return rtc__drv_bad(&d->c, NULL, "setting allow: '%s' is not an IPv4 address", tok);
         d->n_allow++;
     }
     return RTC_OK;
@@ -122,13 +123,13 @@ static int parse_targets(osc *d, const char *list)
     for (char *save, *tok = strtok_r(tmp, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
         char *colon = strrchr(tok, ':');
         if (!colon || d->n_targets == OSC_MAX_PEERS)
-            return drv_bad(&d->c, NULL, "setting targets: '%s' is not host:port (at most %d)",
-                           tok, OSC_MAX_PEERS);
+            return rtc__drv_bad(&d->c, NULL, "setting targets: '%s' is not host:port (at most %d)",
+                                tok, OSC_MAX_PEERS);
         *colon = '\0';
         struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_DGRAM}, *ai;
         if (getaddrinfo(tok, colon + 1, &hints, &ai) != 0)
-            return drv_bad(&d->c, NULL, "setting targets: cannot resolve %s:%s", tok,
-                           colon + 1);
+            return rtc__drv_bad(&d->c, NULL, "setting targets: cannot resolve %s:%s", tok,
+                                colon + 1);
         memcpy(&d->targets[d->n_targets++], ai->ai_addr, sizeof d->targets[0]);
         freeaddrinfo(ai);
     }
@@ -142,29 +143,29 @@ static int parse_component(osc *d, const rtc_driver_config *cfg)
     long port, prio;
     double rate, bound;
     int hbm = 0;
-    int rc = drv_get_int(&d->c, NULL, kv, n, "port", 0, 0, 65535, &port);
+    int rc = rtc__drv_get_int(&d->c, NULL, kv, n, "port", 0, 0, 65535, &port);
     if (rc == RTC_OK)
-        rc = drv_get_double(&d->c, NULL, kv, n, "rate_hz", 50, 0.01, 10000, &rate);
+        rc = rtc__drv_get_double(&d->c, NULL, kv, n, "rate_hz", 50, 0.01, 10000, &rate);
     if (rc == RTC_OK)
-        rc = drv_get_double(&d->c, NULL, kv, n, "timetag_bound_s", 1, 0.001, 3600, &bound);
+        rc = rtc__drv_get_double(&d->c, NULL, kv, n, "timetag_bound_s", 1, 0.001, 3600, &bound);
     if (rc == RTC_OK)
-        rc = drv_get_int(&d->c, NULL, kv, n, "priority", 20, 0, 99, &prio);
+        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "priority", 20, 0, 99, &prio);
     if (rc == RTC_OK)
-        rc = drv_get_choice(&d->c, NULL, kv, n, "heartbeat_mode", hb_modes, 0, &hbm);
+        rc = rtc__drv_get_choice(&d->c, NULL, kv, n, "heartbeat_mode", hb_modes, 0, &hbm);
     if (rc != RTC_OK)
         return rc;
     const char *bind = rtc_kv_get(kv, n, "bind"), *allow = rtc_kv_get(kv, n, "allow");
     const char *targets = rtc_kv_get(kv, n, "targets"), *hb = rtc_kv_get(kv, n, "heartbeat");
     if (bind && strcmp(bind, "127.0.0.1") != 0 && strcmp(bind, "0.0.0.0") != 0)
-        return drv_bad(&d->c, NULL, "setting bind=%s: liblo 0.31 binds every interface; use "
-                       "127.0.0.1 (loopback senders only) or 0.0.0.0 with allow", bind);
+        return rtc__drv_bad(&d->c, NULL, "setting bind=%s: liblo 0.31 binds every interface; use "
+                            "127.0.0.1 (loopback senders only) or 0.0.0.0 with allow", bind);
     d->loopback_only = !bind || strcmp(bind, "127.0.0.1") == 0;
     if (allow && (rc = parse_allow(d, allow)) != RTC_OK)
         return rc;
     if (targets && (rc = parse_targets(d, targets)) != RTC_OK)
         return rc;
     if (hb && hb[0] != '/')
-        return drv_bad(&d->c, NULL, "setting heartbeat=%s: an OSC path starts with '/'", hb);
+        return rtc__drv_bad(&d->c, NULL, "setting heartbeat=%s: an OSC path starts with '/'", hb);
     char p[16];
     snprintf(p, sizeof p, "%ld", port);
     d->port = strdup(p);
@@ -184,26 +185,26 @@ static int parse_signal(osc *d, osc_sig *s, const rtc_io_signal *in)
     const char *p = rtc_kv_get(in->settings, in->n_settings, "path");
     snprintf(path, sizeof path, p ? "%s" : "/%s", p ? p : in->name);
     if (path[0] != '/' || strpbrk(path, " #*,?[]{}"))
-        return drv_bad(&d->c, in->name, "setting path=%s: must start with '/' and contain no "
-                       "pattern characters", path);
-    int rc = drv_get_choice(&d->c, in->name, in->settings, in->n_settings, "osc_type", types, 0,
-                            &t);
+        return rtc__drv_bad(&d->c, in->name, "setting path=%s: must start with '/' and contain no "
+                            "pattern characters", path);
+    int rc = rtc__drv_get_choice(&d->c, in->name, in->settings, in->n_settings, "osc_type",
+                                 types, 0, &t);
     if (rc == RTC_OK)
-        rc = drv_get_opt_double(&d->c, in->name, in->settings, in->n_settings, "min",
-                                &s->has_min, &s->min);
+        rc = rtc__drv_get_opt_double(&d->c, in->name, in->settings, in->n_settings, "min",
+                                     &s->has_min, &s->min);
     if (rc == RTC_OK)
-        rc = drv_get_opt_double(&d->c, in->name, in->settings, in->n_settings, "max",
-                                &s->has_max, &s->max);
+        rc = rtc__drv_get_opt_double(&d->c, in->name, in->settings, in->n_settings, "max",
+                                     &s->has_max, &s->max);
     if (rc == RTC_OK)
-        rc = drv_get_opt_double(&d->c, in->name, in->settings, in->n_settings, "safe",
-                                &s->has_safe, &s->safe);
+        rc = rtc__drv_get_opt_double(&d->c, in->name, in->settings, in->n_settings, "safe",
+                                     &s->has_safe, &s->safe);
     if (rc != RTC_OK)
         return rc;
     if (s->has_min && s->has_max && s->min > s->max)
-        return drv_bad(&d->c, in->name, "min %g is above max %g", s->min, s->max);
+        return rtc__drv_bad(&d->c, in->name, "min %g is above max %g", s->min, s->max);
     for (size_t k = 0; k < (size_t)(s - d->sigs); k++)
         if (strcmp(d->sigs[k].path, path) == 0)
-            return drv_bad(&d->c, in->name, "path %s is already used by another signal", path);
+            return rtc__drv_bad(&d->c, in->name, "path %s is already used by another signal", path);
     s->osc_type = "fdi"[t];
     s->type = in->type;
     s->dir = in->dir;
@@ -258,19 +259,19 @@ static int osc_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **s
     d->send_fd = -1;
     d->n = cfg->n_signals;
     d->sigs = calloc(d->n ? d->n : 1, sizeof *d->sigs);
-    int rc = d->component && d->sigs ? drv_thread_init(&d->th, 0) : RTC_ENOMEM;
+    int rc = d->component && d->sigs ? rtc__drv_thread_init(&d->th, 0) : RTC_ENOMEM;
     if (rc == RTC_OK)
         rc = parse_component(d, cfg);
     for (size_t i = 0; rc == RTC_OK && i < d->n; i++) {
         if (!cfg->signals[i].name || !cfg->signals[i].mailbox)
-            rc = drv_bad(&d->c, NULL, "signal %zu has no name or no mailbox", i);
+            rc = rtc__drv_bad(&d->c, NULL, "signal %zu has no name or no mailbox", i);
         else
             rc = parse_signal(d, &d->sigs[i], &cfg->signals[i]);
     }
     if (rc == RTC_OK)
         rc = build_outbound(d);
     if (rc == RTC_OK)
-        rc = drv_stats_init(&d->st, d->n);
+        rc = rtc__drv_stats_init(&d->st, d->n);
     if (rc == RTC_OK)
         rc = (d->smp = calloc(d->n ? d->n : 1, sizeof *d->smp)) ? RTC_OK : RTC_ENOMEM;
     if (rc == RTC_OK)
@@ -379,34 +380,34 @@ static int on_message(const char *path, const char *types, lo_arg **argv, int ar
                       lo_message msg, void *user)
 {
     osc *d = user;
-    drv_count(&d->st.requests);
+    rtc__drv_count(&d->st.requests);
     if (!sender_allowed(d, msg)) {
-        drv_count(&d->st.rejected);
+        rtc__drv_count(&d->st.rejected);
         return 0;
     }
     size_t i = 0;
     while (i < d->n && strcmp(d->sigs[i].path, path) != 0)
         i++;
     if (i == d->n) {
-        drv_count(&d->st.unknown);
+        rtc__drv_count(&d->st.unknown);
         return 0;
     }
     osc_sig *s = &d->sigs[i];
     double v;
     if (s->dir != RTC_IO_FROM_BENCH) { /* an engine output is not writable */
-        drv_count(&d->st.rejected);
+        rtc__drv_count(&d->st.rejected);
         return 0;
     }
     if (argc != 1 || !numeric_arg(s, types[0], argv[0], &v)) {
-        drv_count(&d->st.malformed);
-        drv_count(&d->st.health[i].errors);
+        rtc__drv_count(&d->st.malformed);
+        rtc__drv_count(&d->st.health[i].errors);
         return 0;
     }
     if ((s->has_min && v < s->min) || (s->has_max && v > s->max)) {
         v = s->has_min && v < s->min ? s->min : s->max;
-        drv_count(&d->st.health[i].clamped);
+        rtc__drv_count(&d->st.health[i].clamped);
     }
-    drv_publish(&d->st, i, s->mb, v, sample_time(d, msg), d->arrival_ns);
+    rtc__drv_publish(&d->st, i, s->mb, v, sample_time(d, msg), d->arrival_ns);
     return 0;
 }
 
@@ -416,7 +417,7 @@ static void on_error(int num, const char *msg, const char *where)
     (void)msg;
     (void)where;
     if (current) /* undecodable packet, bad type tag, truncated bundle, ... */
-        drv_count(&current->st.malformed);
+        rtc__drv_count(&current->st.malformed);
 }
 
 static void receive_all(osc *d)
@@ -466,11 +467,11 @@ static void send_buf(osc *d, size_t len)
         int64_t t0 = rtc_driver_now_ns();
         if (sendto(fd, d->buf, len, 0, (const struct sockaddr *)&d->targets[k],
                    sizeof d->targets[k]) < 0) {
-            drv_count(&d->st.errors);
+            rtc__drv_count(&d->st.errors);
             continue;
         }
-        drv_latency(&d->st, rtc_driver_now_ns() - t0);
-        drv_count(&d->st.sent);
+        rtc__drv_latency(&d->st, rtc_driver_now_ns() - t0);
+        rtc__drv_count(&d->st.sent);
     }
 }
 
@@ -489,7 +490,7 @@ static void send_group(osc *d, const rtc_sample *smp, int64_t t, bool with_hb)
         s->in_bundle = false;
         set_arg(s, d->latched && s->has_safe ? s->safe : smp[i].value);
         len = add_element(d, len, s->msg, s->path);
-        drv_publish_sent(&d->st, i);
+        rtc__drv_publish_sent(&d->st, i);
     }
     if (with_hb) {
         d->hb_value = d->hb_count ? d->hb_value + 1 : !d->hb_value;
@@ -539,7 +540,7 @@ static int safe_job(void *arg)
         close(d->send_fd);
         d->send_fd = -1;
     }
-    drv_count(&d->st.safe_writes);
+    rtc__drv_count(&d->st.safe_writes);
     return RTC_OK;
 }
 
@@ -591,16 +592,16 @@ static void *osc_thread(void *arg)
     atomic_store_explicit(&d->start_rc, rc, memory_order_release);
     sem_post(&d->ready);
     int64_t next = rtc_driver_now_ns();
-    while (rc == RTC_OK && !drv_should_stop(&d->th)) {
-        drv_safe_serve(&d->th, safe_job, d);
+    while (rc == RTC_OK && !rtc__drv_should_stop(&d->th)) {
+        rtc__drv_safe_serve(&d->th, safe_job, d);
         int64_t now = rtc_driver_now_ns();
         if (now >= next) {
-            drv_count(&d->st.cycles);
+            rtc__drv_count(&d->st.cycles);
             if (d->n_targets > 0)
                 send_outputs(d, d->smp);
             next += d->period_ns;
             if (now > next) {
-                drv_count(&d->st.overruns);
+                rtc__drv_count(&d->st.overruns);
                 next = now + d->period_ns;
             }
         }
@@ -623,14 +624,14 @@ static int osc_start(void *self)
     if (!d)
         return RTC_EINVAL;
     d->latched = false;
-    int rc = drv_thread_start(&d->th, &d->c, osc_thread, d);
+    int rc = rtc__drv_thread_start(&d->th, &d->c, osc_thread, d);
     if (rc != RTC_OK)
         return rc;
     while (sem_wait(&d->ready) != 0 && errno == EINTR) {
     }
     rc = atomic_load_explicit(&d->start_rc, memory_order_acquire);
     if (rc != RTC_OK)
-        drv_thread_stop(&d->th);
+        rtc__drv_thread_stop(&d->th);
     return rc;
 }
 
@@ -639,7 +640,7 @@ static int osc_stop(void *self)
     osc *d = self;
     if (!d)
         return RTC_EINVAL;
-    drv_thread_stop(&d->th);
+    rtc__drv_thread_stop(&d->th);
     return RTC_OK;
 }
 
@@ -647,7 +648,7 @@ static int osc_write_safe_values(void *self, int timeout_ms)
 {
     if (!self)
         return RTC_EINVAL;
-    return drv_safe_request(&((osc *)self)->th, timeout_ms, safe_job, self);
+    return rtc__drv_safe_request(&((osc *)self)->th, timeout_ms, safe_job, self);
 }
 
 static void osc_close(void *self)
@@ -656,7 +657,7 @@ static void osc_close(void *self)
     if (!d)
         return;
     osc_stop(d);
-    drv_thread_clear(&d->th);
+    rtc__drv_thread_clear(&d->th);
     sem_destroy(&d->ready);
     free(d->smp);
     for (size_t i = 0; d->sigs && i < d->n; i++) {
@@ -666,7 +667,7 @@ static void osc_close(void *self)
     }
     if (d->hb_msg)
         lo_message_free(d->hb_msg);
-    drv_stats_clear(&d->st);
+    rtc__drv_stats_clear(&d->st);
     free(d->sigs);
     free(d->buf);
     free(d->hb_path);
@@ -680,7 +681,7 @@ static int osc_stats(void *self, rtc_driver_stats *out)
     if (!self || !out)
         return RTC_EINVAL;
     osc *d = self;
-    drv_snapshot(&d->st, out);
+    rtc__drv_snapshot(&d->st, out);
     out->timetags_clamped = atomic_load_explicit(&d->tt_clamped, memory_order_relaxed);
     return RTC_OK;
 }

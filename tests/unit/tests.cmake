@@ -34,3 +34,13 @@ rtc_add_test(conformance SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_te
 target_compile_definitions(test_conformance PRIVATE RTC_TEST_FMU_SRC="${CMAKE_CURRENT_SOURCE_DIR}/fmus")
 rtc_add_test(ssp_conformance SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtcosim LABELS integration)
 rtc_add_test(json SOURCES unit/fmu_util.c LIBS rtc_fmuhost rtc_base_json DEPENDS rtc_test_fmus rtc_configs rtcosim LABELS integration rt)
+# issue 13: every exported symbol of the libraries carries the rtc_ prefix
+add_test(NAME lib_symbols COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/lib_symbols.sh ${CMAKE_NM} $<TARGET_FILE:rtc_base> $<TARGET_FILE:rtc_load> $<TARGET_FILE:rtc_system> $<TARGET_FILE:rtc_exec> $<TARGET_FILE:rtc_session> $<TARGET_FILE:rtc_iodrivers> $<TARGET_FILE:rtc_fmuhost>)
+# issue 13: each public io-drivers header compiles alone, with no third-party header
+set(RTC_PUBLIC_INCLUDE_FLAGS -I${PROJECT_BINARY_DIR}/generated)
+foreach(layer base load system exec session)
+    list(APPEND RTC_PUBLIC_INCLUDE_FLAGS -I${PROJECT_SOURCE_DIR}/rt-core/${layer}/include)
+endforeach()
+add_test(NAME io_headers_alone COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/header_alone.sh ${CMAKE_C_COMPILER} ${PROJECT_SOURCE_DIR}/io-drivers/include ${RTC_PUBLIC_INCLUDE_FLAGS})
+rtc_test_properties(lib_symbols unit)
+rtc_test_properties(io_headers_alone unit)
