@@ -15,6 +15,7 @@
 #include "json_util.h"
 
 #include "rtcosim/driver.h"
+#include "rtcosim/io_unit.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/recorder.h"
 #include "rtcosim/session.h"
@@ -292,7 +293,7 @@ static void warn_losses(const session_summary *ss)
 /* The session's copy of the system, never the original (which may have been edited
  * since); FMU units are made as live, I/O components become replay units that open no
  * driver, so a replay needs no bench and no network. */
-static int load_replay(const char *dir, const conf *c, const rtc_io_replay_feed *feed,
+static int load_replay(const char *dir, const conf *c, const rtc_io_sample_source *feed,
                        rtc_system **sys)
 {
     static const char *const io_types[] = {RTC_DRIVER_TYPE_MODBUS_CLIENT,

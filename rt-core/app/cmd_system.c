@@ -10,6 +10,7 @@
 
 #include "rtcosim/csv.h"
 #include "rtcosim/driver.h"
+#include "rtcosim/io_unit.h"
 #include "rtcosim/archive.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/iodrivers.h"

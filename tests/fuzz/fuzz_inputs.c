@@ -6,7 +6,7 @@
  */
 #include "fuzz_util.h"
 
-#include "rtcosim/driver.h"
+#include "rtcosim/io_unit.h"
 #include "rtcosim/session.h"
 #include "rtcosim/status.h"
 
@@ -17,7 +17,7 @@
  * as the replay I/O units do tick by tick (feed->next computes each record's k·tick). */
 static void drain(const rtc_inputs *in, rtc_replay *r)
 {
-    const rtc_io_replay_feed *feed = rtc_replay_feed(r);
+    const rtc_io_sample_source *feed = rtc_replay_feed(r);
     for (size_t s = 0; s < in->n_signals; s++) {
         long sig = feed->lookup(feed->user, in->sig_unit[s], in->sig_name[s]);
         if (sig < 0)

@@ -9,6 +9,7 @@
 #include "io_util.h"
 
 #include "rtcosim/driver.h"
+#include "rtcosim/io_unit.h"
 #include "rtcosim/iodrivers.h"
 #include "rtcosim/status.h"
 #include "rtcosim/system.h"

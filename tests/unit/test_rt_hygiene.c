@@ -31,6 +31,7 @@
 
 #include "rtcosim/csv.h"
 #include "rtcosim/driver.h"
+#include "rtcosim/io_unit.h"
 #include "rtcosim/exec.h"
 #include "rtcosim/iodrivers.h"
 #include "rtcosim/recorder.h"

@@ -24,6 +24,7 @@
 #include "session_priv.h"
 
 #include "rtcosim/driver.h"
+#include "rtcosim/io_unit.h"
 #include "rtcosim/status.h"
 
 #include <errno.h>
@@ -48,11 +49,11 @@ static int64_t mono_ns(void)
 /* ---- RT side ---- */
 
 /* The I/O units' tap: one sample as consumed (RT thread, during the step's refresh). */
-static void tap(void *user, const rtc_io_tap_rec *t)
+static void tap(void *user, uint32_t signal, int64_t t_ns, const rtc_sample *t)
 {
     rtc_session *s = user;
-    rtc_inputs_rec r = {.kind = RTC__KIND_SAMPLE, .op = t->quality, .index = t->signal,
-                        .k = t->t_ns / s->tick_ns, .value = t->value, .a_ns = t->sample_ns,
+    rtc_inputs_rec r = {.kind = RTC__KIND_SAMPLE, .op = t->quality, .index = signal,
+                        .k = t_ns / s->tick_ns, .value = t->value, .a_ns = t->sample_ns,
                         .b_ns = t->arrival_ns};
     rtc_ring_push(s->inputs, &r); /* full: counted by the ring (rtc_ring_dropped) */
 }

@@ -12,6 +12,7 @@
 #include "session_priv.h"
 
 #include "rtcosim/driver.h"
+#include "rtcosim/io_unit.h"
 #include "rtcosim/status.h"
 
 #include <arpa/inet.h>

@@ -10,7 +10,7 @@
  */
 #include "session_priv.h"
 
-#include "rtcosim/driver.h"
+#include "rtcosim/io_unit.h"
 #include "rtcosim/status.h"
 
 #include <stdlib.h>
@@ -18,7 +18,7 @@
 
 struct rtc_replay {
     const rtc_inputs *in;
-    rtc_io_replay_feed feed;
+    rtc_io_sample_source feed;
     size_t *first, *count, *cursor; /* per signal: its samples in order[first..+count) */
     size_t *order;                  /* record indices of samples, grouped by signal */
     bool *bound;                    /* looked up by a replay unit */
@@ -90,7 +90,7 @@ int rtc_replay_new(const rtc_inputs *in, rtc_replay **out)
             r->order[r->first[s] + r->cursor[s]++] = i;
         }
     memset(r->cursor, 0, n * sizeof *r->cursor);
-    r->feed = (rtc_io_replay_feed){.lookup = feed_lookup, .next = feed_next, .user = r};
+    r->feed = (rtc_io_sample_source){.lookup = feed_lookup, .next = feed_next, .user = r};
     *out = r;
     return RTC_OK;
 }
@@ -110,7 +110,7 @@ void rtc_replay_free(rtc_replay *r)
     free(r);
 }
 
-const rtc_io_replay_feed *rtc_replay_feed(rtc_replay *r)
+const rtc_io_sample_source *rtc_replay_feed(rtc_replay *r)
 {
     return &r->feed;
 }

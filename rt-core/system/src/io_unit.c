@@ -13,6 +13,7 @@
  */
 #include "rtcosim/driver.h"
 #include "rtcosim/estimate.h"
+#include "rtcosim/io_unit.h"
 #include "rtcosim/status.h"
 #include "rtcosim/system.h"
 
@@ -49,10 +50,10 @@ typedef struct io_unit {
     void **owned;       /* copies of every string and list handed to the driver */
     size_t n_owned;
     /* session recording: every sample pushed into an estimator goes to the tap */
-    rtc_io_tap_fn tap;
+    rtc_io_sample_fn tap;
     void *tap_user;
     uint32_t tap_base;  /* session signal index of signal 0 */
-    const rtc_io_replay_feed *feed; /* replay unit: samples come from here, no driver */
+    const rtc_io_sample_source *feed; /* replay unit: samples come from here, no driver */
 } io_unit;
 
 /* Logical time of a CLOCK_MONOTONIC instant under the current time base. */
@@ -75,11 +76,9 @@ static void push_sample(io_unit *u, size_t i, int64_t t_ns, const rtc_est_sample
 {
     rtc_est_push(u->sig[i].est, e);
     if (u->tap)
-        u->tap(u->tap_user, &(rtc_io_tap_rec){.signal = u->tap_base + (uint32_t)i,
-                                              .quality = quality, .t_ns = t_ns,
-                                              .sample_ns = e->t_ns,
-                                              .arrival_ns = e->arrival_ns,
-                                              .value = e->value});
+        u->tap(u->tap_user, u->tap_base + (uint32_t)i, t_ns,
+               &(rtc_sample){.value = e->value, .sample_ns = e->t_ns,
+                             .arrival_ns = e->arrival_ns, .quality = quality});
 }
 
 /* New samples of signal i at t: from the mailbox (live) or the feed (replay). */
@@ -349,7 +348,7 @@ static int make_signal(io_unit *u, const rtc_unit_spec *sp, size_t i, rtc_io_sig
 }
 
 /* A live unit (@p ops: its driver is opened) or a replay unit (@p feed: no driver). */
-static int create_unit(const rtc_driver_ops *ops, const rtc_io_replay_feed *feed,
+static int create_unit(const rtc_driver_ops *ops, const rtc_io_sample_source *feed,
                        const rtc_unit_spec *sp, const rtc_logger *lg, rtc_unit **out)
 {
     io_unit *u = calloc(1, sizeof *u);
@@ -417,7 +416,7 @@ int rtc_io_unit_factory(rtc_unit_factory *out, const char *type)
 }
 
 int rtc_io_unit_replay_factory(rtc_unit_factory *out, const char *type,
-                               const rtc_io_replay_feed *feed)
+                               const rtc_io_sample_source *feed)
 {
     if (!out || !type || !feed || !feed->lookup || !feed->next)
         return RTC_EINVAL;
@@ -438,7 +437,7 @@ bool rtc_io_unit_is(const rtc_unit *unit)
     return unit && unit->ops == &io_ops;
 }
 
-int rtc_io_unit_set_tap(rtc_unit *unit, rtc_io_tap_fn fn, void *user, uint32_t first_signal)
+int rtc_io_unit_set_tap(rtc_unit *unit, rtc_io_sample_fn fn, void *user, uint32_t first_signal)
 {
     if (!rtc_io_unit_is(unit))
         return RTC_EINVAL;

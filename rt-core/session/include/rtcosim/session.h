@@ -377,7 +377,7 @@ typedef struct rtc_replay rtc_replay;
  */
 int rtc_replay_new(const rtc_inputs *in, rtc_replay **out);
 void rtc_replay_free(rtc_replay *r);
-const struct rtc_io_replay_feed *rtc_replay_feed(rtc_replay *r);
+const struct rtc_io_sample_source *rtc_replay_feed(rtc_replay *r);
 
 /**
  * After the system is loaded and initialized: check that every recorded signal is an I/O

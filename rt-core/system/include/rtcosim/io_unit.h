@@ -1,0 +1,89 @@
+/*
+ * rtcosim/io_unit.h — I/O units: SSP components of a driver type as units of the system.
+ *
+ * A component whose type names a registered driver (rtcosim/driver.h) becomes a unit whose
+ * connectors are the driver's signals: output connectors carry what the bench sends,
+ * input connectors what goes to it. The master refreshes it every tick; each FROM_BENCH
+ * signal's new samples are pushed into its estimator ("estimator"/"params" keys of its
+ * rtc:Signal; default zoh), which answers the value at the tick's logical time.
+ *
+ * Two generic hooks let a higher layer observe and substitute those samples without the
+ * system layer knowing why (the session records them for `rtcosim replay` and replays
+ * them, rtcosim/session.h):
+ *   - a sample observer (rtc_io_unit_set_tap) sees every sample pushed into an estimator;
+ *   - a sample source (rtc_io_unit_replay_factory) replaces the driver: the unit opens no
+ *     driver and takes its samples from the source at the ticks the source names.
+ */
+#ifndef RTCOSIM_IO_UNIT_H
+#define RTCOSIM_IO_UNIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtcosim/driver.h"
+#include "rtcosim/mailbox.h"
+#include "rtcosim/unit.h"
+
+struct rtc_unit_factory;
+
+/**
+ * The unit factory for SSP components of a registered driver @p type (see the file
+ * comment). The driver is opened — and its map checked — when the unit is created.
+ * Returns RTC_OK or RTC_ENOTFOUND (no driver registered for @p type). RT-safe: no.
+ */
+int rtc_io_unit_factory(struct rtc_unit_factory *out, const char *type);
+
+/**
+ * Driver statistics of an I/O unit (a unit made by rtc_io_unit_factory()); the caller
+ * provides @p out->signals / n_signals_cap for the per-signal health, as for
+ * rtc_driver_ops.stats. Returns RTC_OK, or RTC_EINVAL when @p unit is not an I/O unit
+ * with a driver. RT-safe: no. Thread: any.
+ */
+int rtc_io_unit_stats(const rtc_unit *unit, rtc_driver_stats *out);
+
+/** True when @p unit was made by rtc_io_unit_factory() or rtc_io_unit_replay_factory().
+ *  RT-safe: yes. */
+bool rtc_io_unit_is(const rtc_unit *unit);
+
+/* ---- sample observer ---- */
+
+/**
+ * Called on the stepping (RT) thread for every sample an I/O unit pushes into a signal's
+ * estimator: @p signal is first_signal of rtc_io_unit_set_tap() + the unit's port index,
+ * @p t_ns the logical time of the refresh that consumed it, @p s the sample (sample and
+ * arrival times as the estimator saw them: logical ns from the start of the run; seq 0).
+ * Must be RT-safe (copy the numbers into a ring).
+ */
+typedef void (*rtc_io_sample_fn)(void *user, uint32_t signal, int64_t t_ns,
+                                 const rtc_sample *s);
+
+/**
+ * Send every sample I/O unit @p unit pushes into its estimators to @p fn (NULL: stop).
+ * Set before the run. Returns RTC_OK or RTC_EINVAL (not an I/O unit). RT-safe: no.
+ */
+int rtc_io_unit_set_tap(rtc_unit *unit, rtc_io_sample_fn fn, void *user, uint32_t first_signal);
+
+/* ---- sample source (instead of a driver) ---- */
+
+/** Samples for I/O units without a driver: @p lookup gives the source's index of a unit's
+ *  signal (-1: none); @p next returns, one per call, the samples of signal @p signal that
+ *  the refresh at logical time @p t_ns consumes (false when there are no more for that
+ *  tick). Called on the stepping thread. */
+typedef struct rtc_io_sample_source {
+    long (*lookup)(void *user, const char *unit, const char *signal);
+    bool (*next)(void *user, long signal, int64_t t_ns, double *value, int64_t *sample_ns,
+                 int64_t *arrival_ns);
+    void *user;
+} rtc_io_sample_source;
+
+/**
+ * A unit factory for I/O components of type @p type that opens no driver: each signal's
+ * samples come from @p src (which must outlive the units) and are pushed into the same
+ * estimators, at the same ticks, as the live units push theirs. Outputs to the bench go
+ * nowhere. Returns RTC_OK or RTC_EINVAL. RT-safe: no.
+ */
+int rtc_io_unit_replay_factory(struct rtc_unit_factory *out, const char *type,
+                               const rtc_io_sample_source *src);
+
+#endif
