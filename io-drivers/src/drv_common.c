@@ -5,15 +5,17 @@
  * a recent value, never an ordering with other memory. The stop flag uses release/acquire
  * so that whatever stop()'s caller wrote before asking is visible to the loop. The
  * safe-values hand-off is a request flag plus a semaphore, because the caller must wait
- * (with a timeout) for libmodbus/liblo work that only the I/O thread may do.
+ * (with a timeout) for libmodbus/liblo work that only the I/O thread may do. The I/O
+ * thread itself comes from the engine's one thread creator (rtc_rt_thread_start), so it
+ * gets its policy, priority, CPU and prefaulted stack exactly as the RT thread does.
  */
 #include "drv_common.h"
 
 #include "rtcosim/status.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,13 +124,18 @@ int rtc__drv_get_choice(const drv_ctx *c, const char *sig, const rtc_kv *kv, siz
 
 /* ---- counters ---- */
 
-int rtc__drv_stats_init(drv_stats *st, size_t n_signals)
+int rtc__drv_stats_init(drv_stats *st, size_t n_signals, const char *kind,
+                        const char *const *names, size_t n_named)
 {
+    assert(n_named <= RTC_DRIVER_MAX_COUNTERS);
     memset(st, 0, sizeof *st);
     st->health = calloc(n_signals ? n_signals : 1, sizeof *st->health);
     if (!st->health)
         return RTC_ENOMEM;
     st->n_signals = n_signals;
+    st->kind = kind;
+    st->names = names;
+    st->n_named = n_named;
     return RTC_OK;
 }
 
@@ -141,6 +148,12 @@ void rtc__drv_stats_clear(drv_stats *st)
 void rtc__drv_count(_Atomic uint64_t *c)
 {
     atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
+}
+
+void rtc__drv_raise(_Atomic uint64_t *c, uint64_t v)
+{
+    if (v > atomic_load_explicit(c, memory_order_relaxed))
+        atomic_store_explicit(c, v, memory_order_relaxed);
 }
 
 void rtc__drv_latency(drv_stats *st, int64_t ns)
@@ -172,20 +185,19 @@ static void snapshot_health(drv_stats *st, rtc_driver_stats *out)
     }
 }
 
-void rtc__drv_snapshot(drv_stats *st, rtc_driver_stats *out)
+int rtc__drv_stats(void *self, rtc_driver_stats *out)
 {
+    if (!self || !out)
+        return RTC_EINVAL;
+    drv_stats *st = self;
     out->cycles = LD(st->cycles);
     out->overruns = LD(st->overruns);
     out->requests = LD(st->requests);
     out->errors = LD(st->errors);
     out->timeouts = LD(st->timeouts);
-    out->exceptions = LD(st->exceptions);
     out->reconnects = LD(st->reconnects);
     out->connects = LD(st->connects);
-    out->malformed = LD(st->malformed);
-    out->unknown = LD(st->unknown);
     out->rejected = LD(st->rejected);
-    out->sent = LD(st->sent);
     out->safe_writes = LD(st->safe_writes);
     out->port = LD(st->port);
     out->connected = LD(st->connected);
@@ -197,6 +209,11 @@ void rtc__drv_snapshot(drv_stats *st, rtc_driver_stats *out)
     out->latency.max_ns = LD(st->hist_max);
     out->latency.sum_ns = LD(st->hist_sum);
     snapshot_health(st, out);
+    out->kind = st->n_named ? st->kind : NULL;
+    out->n_counters = st->n_named;
+    for (size_t i = 0; i < st->n_named; i++)
+        out->counters[i] = (rtc_driver_counter){.name = st->names[i], .value = LD(st->named[i])};
+    return RTC_OK;
 }
 
 void rtc__drv_publish(drv_stats *st, size_t i, rtc_mailbox *mb, double v, int64_t sample_ns,
@@ -234,13 +251,14 @@ void rtc__drv_set_quality(drv_stats *st, size_t i, rtc_mailbox *mb, rtc_quality 
 
 /* ---- I/O thread ---- */
 
-int rtc__drv_thread_init(drv_thread *t, int priority)
+int rtc__drv_thread_init(drv_thread *t)
 {
     memset(t, 0, sizeof *t);
     atomic_init(&t->stop, false);
     atomic_init(&t->safe_req, 0);
     atomic_init(&t->safe_result, RTC_OK);
-    t->priority = priority;
+    t->priority = 20;
+    t->cpu = -1;
     return sem_init(&t->safe_done, 0, 0) == 0 ? RTC_OK : RTC_ESYS;
 }
 
@@ -249,52 +267,46 @@ void rtc__drv_thread_clear(drv_thread *t)
     sem_destroy(&t->safe_done);
 }
 
-/* One warning per process when SCHED_FIFO is refused (LinuxCNC-style "report once"). */
-static atomic_bool fifo_warned;
+int rtc__drv_get_thread(const drv_ctx *c, const rtc_kv *kv, size_t n, drv_thread *t)
+{
+    long prio, cpu;
+    int rc = rtc__drv_get_int(c, NULL, kv, n, "priority", 20, 0, 99, &prio);
+    if (rc == RTC_OK)
+        rc = rtc__drv_get_int(c, NULL, kv, n, "cpu", -1, -1, rtc_rt_cpu_count() - 1, &cpu);
+    if (rc != RTC_OK)
+        return rc;
+    t->priority = (int)prio;
+    t->cpu = (int)cpu;
+    return RTC_OK;
+}
 
 int rtc__drv_thread_start(drv_thread *t, const drv_ctx *c, void *(*fn)(void *), void *arg)
 {
-    if (t->running)
+    if (t->th)
         return RTC_ESTATE;
     atomic_store_explicit(&t->stop, false, memory_order_release);
-    int rc = EPERM;
-    if (t->priority > 0) {
-        pthread_attr_t attr;
-        struct sched_param sp = {.sched_priority = t->priority};
-        pthread_attr_init(&attr);
-        pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-        pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
-        pthread_attr_setschedparam(&attr, &sp);
-        rc = pthread_create(&t->tid, &attr, fn, arg);
-        pthread_attr_destroy(&attr);
-        if (rc != 0 && rc != EPERM && rc != EINVAL)
-            return RTC_ESYS;
-    }
-    if (rc != 0) {
-        if (t->priority > 0 && !atomic_exchange(&fifo_warned, true))
-            rtc_log(c->lg, RTC_LOG_WARNING,
-                    "%s '%s': SCHED_FIFO priority %d not permitted; I/O threads run "
-                    "SCHED_OTHER", c->driver, c->component, t->priority);
-        rc = pthread_create(&t->tid, NULL, fn, arg);
-        if (rc != 0)
-            return RTC_ESYS;
-    }
-    t->running = true;
-    return RTC_OK;
+    char name[16]; /* what ps/top show: the component, so two drivers are told apart */
+    snprintf(name, sizeof name, "io-%s", c->component ? c->component : c->driver);
+    rtc_rt_thread_opts o = {.priority = t->priority, .cpu = t->cpu, .name = name};
+    int rc = rtc_rt_thread_start(&o, fn, arg, c->lg, &t->th);
+    if (rc != RTC_OK)
+        rtc_log(c->lg, RTC_LOG_ERROR, "%s '%s': cannot start the I/O thread: %s", c->driver,
+                c->component, rtc_strerror(rc));
+    return rc;
 }
 
 void rtc__drv_thread_stop(drv_thread *t)
 {
-    if (!t->running)
+    if (!t->th)
         return;
     atomic_store_explicit(&t->stop, true, memory_order_release);
-    pthread_join(t->tid, NULL);
-    t->running = false;
+    rtc_rt_thread_join(t->th);
+    t->th = NULL;
 }
 
 int rtc__drv_safe_request(drv_thread *t, int timeout_ms, int (*fn)(void *), void *arg)
 {
-    if (!t->running)
+    if (!t->th)
         return fn(arg);
     while (sem_trywait(&t->safe_done) == 0) {
         /* drain an answer left over from an earlier timed-out request */

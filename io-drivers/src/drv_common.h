@@ -7,11 +7,13 @@
 #define RTC_IO_DRV_COMMON_H
 
 #include "rtcosim/driver.h"
+#include "rtcosim/rt.h"
 
-#include <pthread.h>
+#include <assert.h>
 #include <semaphore.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* ---- settings ---- */
@@ -52,9 +54,11 @@ typedef struct drv_health {
     _Atomic int64_t last_ns;
 } drv_health;
 
+/* The generic counters of driver.h, plus the driver's own named ones (named[i] is
+ * counted under names[i]; a driver indexes them with its own enum). */
 typedef struct drv_stats {
-    _Atomic uint64_t cycles, overruns, requests, errors, timeouts, exceptions, reconnects,
-        connects, malformed, unknown, rejected, sent, safe_writes;
+    _Atomic uint64_t cycles, overruns, requests, errors, timeouts, reconnects, connects,
+        rejected, safe_writes;
     _Atomic int port;
     _Atomic bool connected;
     _Atomic uint64_t hist[RTC_LATHIST_BINS];
@@ -62,13 +66,24 @@ typedef struct drv_stats {
     _Atomic int64_t hist_min, hist_max, hist_sum;
     drv_health *health; /* n_signals entries */
     size_t n_signals;
+    const char *kind;         /* rtc_driver_stats.kind */
+    const char *const *names; /* n_named static names */
+    size_t n_named;
+    _Atomic uint64_t named[RTC_DRIVER_MAX_COUNTERS];
 } drv_stats;
 
-int rtc__drv_stats_init(drv_stats *st, size_t n_signals);
+/* @p kind and the @p n_named @p names (static strings, n_named <= RTC_DRIVER_MAX_COUNTERS)
+ * are the driver's own counters. */
+int rtc__drv_stats_init(drv_stats *st, size_t n_signals, const char *kind,
+                        const char *const *names, size_t n_named);
 void rtc__drv_stats_clear(drv_stats *st);
 void rtc__drv_count(_Atomic uint64_t *c);
+/* Raise a high-water mark (single writer: the I/O thread). */
+void rtc__drv_raise(_Atomic uint64_t *c, uint64_t v);
 void rtc__drv_latency(drv_stats *st, int64_t ns);
-void rtc__drv_snapshot(drv_stats *st, rtc_driver_stats *out);
+/* rtc_driver_ops.stats of every driver: each driver object starts with its drv_stats
+ * (checked where the ops table is defined), so one function serves them all. */
+int rtc__drv_stats(void *self, rtc_driver_stats *out);
 
 /* Publish a FROM_BENCH sample and update its health. */
 void rtc__drv_publish(drv_stats *st, size_t i, rtc_mailbox *mb, double v, int64_t sample_ns,
@@ -80,19 +95,26 @@ void rtc__drv_set_quality(drv_stats *st, size_t i, rtc_mailbox *mb, rtc_quality 
 
 /* ---- I/O thread ---- */
 
+/* The I/O thread is created by the engine's one thread creator (rtcosim/rt.h): the
+ * scheduling policy, priority, CPU affinity and stack are in its attributes before it
+ * exists, and its stack is prefaulted before the driver's loop runs. */
 typedef struct drv_thread {
-    pthread_t tid;
-    bool running;           /* touched only by start/stop callers */
+    rtc_rt_thread *th;      /* NULL when not running; touched only by start/stop callers */
     atomic_bool stop;       /* stop request: release by stop(), acquire by the loop */
     atomic_int safe_req;    /* write-safe-values request: 1 pending, 0 idle */
     atomic_int safe_result; /* rtc_status of the last served request */
     sem_t safe_done;        /* posted by the I/O thread after serving a request */
-    int priority;           /* 0: SCHED_OTHER */
+    int priority;           /* SCHED_FIFO priority; 0: SCHED_OTHER */
+    int cpu;                /* CPU to pin to; -1: any */
 } drv_thread;
 
-int rtc__drv_thread_init(drv_thread *t, int priority);
+int rtc__drv_thread_init(drv_thread *t);
 void rtc__drv_thread_clear(drv_thread *t);
-/* Create the thread, SCHED_FIFO at t->priority if permitted else SCHED_OTHER + one warning. */
+/* The component keys of the I/O thread: priority (0..99, default 20) and cpu (-1 or an
+ * online CPU, default -1). */
+int rtc__drv_get_thread(const drv_ctx *c, const rtc_kv *kv, size_t n, drv_thread *t);
+/* Create the thread: SCHED_FIFO at t->priority on t->cpu if permitted, else SCHED_OTHER
+ * on t->cpu with one warning per process (rtc_rt_thread_start). */
 int rtc__drv_thread_start(drv_thread *t, const drv_ctx *c, void *(*fn)(void *), void *arg);
 /* Set the stop flag and join. */
 void rtc__drv_thread_stop(drv_thread *t);

@@ -34,7 +34,12 @@
 
 enum { LINK_OK = 0, LINK_EXCEPTION, LINK_TIMEOUT, LINK_PROTOCOL, LINK_DOWN };
 
+/* The client's own counters (rtc_driver_stats.counters, kind "modbus_client"). */
+enum { MBC_EXCEPTIONS, MBC_N_COUNTERS };
+static const char *const mbc_counters[MBC_N_COUNTERS] = {"exceptions"};
+
 typedef struct mbc {
+    drv_stats st; /* first: rtc__drv_stats() reads it through the object pointer */
     drv_ctx c;
     char *component;
     mb_map map;
@@ -55,8 +60,8 @@ typedef struct mbc {
     uint16_t regs[128];
     uint8_t bits[2000];
     drv_thread th;
-    drv_stats st;
 } mbc;
+static_assert(offsetof(mbc, st) == 0, "rtc__drv_stats needs the stats first");
 
 static const char *const transports[] = {"tcp", "rtu", NULL};
 static const char *const parities[] = {"N", "E", "O", NULL};
@@ -99,7 +104,7 @@ static int parse_timing(mbc *d, const rtc_driver_config *cfg)
     const rtc_kv *kv = cfg->settings;
     size_t n = cfg->n_settings;
     double poll, tmo, stale, bmin, bmax;
-    long prio, safe_to;
+    long safe_to;
     int wm = 0;
     int rc = rtc__drv_get_double(&d->c, NULL, kv, n, "poll_ms", 10, 0.1, 60000, &poll);
     if (rc == RTC_OK)
@@ -113,7 +118,7 @@ static int parse_timing(mbc *d, const rtc_driver_config *cfg)
     if (rc == RTC_OK)
         rc = rtc__drv_get_choice(&d->c, NULL, kv, n, "write_mode", write_modes, 0, &wm);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "priority", 20, 0, 99, &prio);
+        rc = rtc__drv_get_thread(&d->c, kv, n, &d->th);
     if (rc == RTC_OK)
         rc = rtc__drv_get_int(&d->c, NULL, kv, n, "safe_timeout_ms", 500, 1, 600000, &safe_to);
     if (rc != RTC_OK)
@@ -131,7 +136,6 @@ static int parse_timing(mbc *d, const rtc_driver_config *cfg)
     d->backoff_max_ns = (int64_t)(bmax * 1e6);
     d->write_cycle = wm == 1;
     d->safe_timeout_ms = (int)safe_to;
-    d->th.priority = (int)prio;
     return RTC_OK;
 }
 
@@ -147,7 +151,7 @@ static int mbc_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **s
     d->component = strdup(cfg->component ? cfg->component : "?");
     d->c = (drv_ctx){.lg = lg, .driver = "modbus-client", .component = d->component};
     long gap;
-    int rc = d->component ? rtc__drv_thread_init(&d->th, 0) : RTC_ENOMEM;
+    int rc = d->component ? rtc__drv_thread_init(&d->th) : RTC_ENOMEM;
     if (rc == RTC_OK)
         rc = rtc__drv_get_int(&d->c, NULL, cfg->settings, cfg->n_settings, "max_gap", 0, 0, 100,
                               &gap);
@@ -158,7 +162,8 @@ static int mbc_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **s
     if (rc == RTC_OK)
         rc = rtc__mb_map_build(&d->map, cfg, &d->c, false, (int)gap);
     if (rc == RTC_OK)
-        rc = rtc__drv_stats_init(&d->st, cfg->n_signals);
+        rc = rtc__drv_stats_init(&d->st, cfg->n_signals, "modbus_client", mbc_counters,
+                                     MBC_N_COUNTERS);
     if (rc != RTC_OK) {
         mbc_close(d);
         return rc;
@@ -247,7 +252,7 @@ static bool request_failed(mbc *d, int kind)
 {
     switch (kind) {
     case LINK_EXCEPTION:
-        rtc__drv_count(&d->st.exceptions);
+        rtc__drv_count(&d->st.named[MBC_EXCEPTIONS]);
         return false;
     case LINK_TIMEOUT:
         rtc__drv_count(&d->st.timeouts);
@@ -558,14 +563,6 @@ static void mbc_close(void *self)
     free(d);
 }
 
-static int mbc_stats(void *self, rtc_driver_stats *out)
-{
-    if (!self || !out)
-        return RTC_EINVAL;
-    rtc__drv_snapshot(&((mbc *)self)->st, out);
-    return RTC_OK;
-}
-
 const rtc_driver_ops rtc_modbus_client_ops = {
     .name = "modbus-client",
     .open = mbc_open,
@@ -573,5 +570,5 @@ const rtc_driver_ops rtc_modbus_client_ops = {
     .stop = mbc_stop,
     .write_safe_values = mbc_write_safe_values,
     .close = mbc_close,
-    .stats = mbc_stats,
+    .stats = rtc__drv_stats,
 };

@@ -52,14 +52,31 @@ typedef struct mbs_conn {
     uint8_t rx[MODBUS_TCP_MAX_ADU_LENGTH];
 } mbs_conn;
 
-/* The Modbus server's own counters (driver.h, appended fields); relaxed like drv_stats. */
-typedef struct mbs_counters {
-    _Atomic uint64_t write_refused, fc_unsupported, bad_requests, frame_timeouts, idle_closed,
-        evicted, clients_refused;
-    _Atomic int clients, clients_max;
-} mbs_counters;
+/* The server's own counters (rtc_driver_stats.counters, kind "modbus_server"):
+ *   exceptions       exception responses sent
+ *   write_refused    write requests refused with exception 02 (any target not mapped as
+ *                    a from-bench signal), whatever the function code
+ *   fc_unsupported   requests with a function code not served (exception 01)
+ *   bad_requests     malformed requests: length, byte count or quantity wrong (exception
+ *                    03), or a broken MBAP header (connection closed)
+ *   frame_timeouts   connections closed: a request not complete in frame_timeout_ms
+ *   idle_closed      connections closed after idle_timeout_ms without a byte
+ *   evicted          idle connections closed to admit a new one at max_clients
+ *   clients_refused  connections refused at max_clients with none idle
+ *   clients          TCP connections open now
+ *   clients_max      most TCP connections open at once */
+enum {
+    MBS_EXCEPTIONS, MBS_WRITE_REFUSED, MBS_FC_UNSUPPORTED, MBS_BAD_REQUESTS, MBS_FRAME_TIMEOUTS,
+    MBS_IDLE_CLOSED, MBS_EVICTED, MBS_CLIENTS_REFUSED, MBS_CLIENTS, MBS_CLIENTS_MAX,
+    MBS_N_COUNTERS
+};
+static const char *const mbs_counters[MBS_N_COUNTERS] = {
+    "exceptions",   "write_refused", "fc_unsupported",  "bad_requests", "frame_timeouts",
+    "idle_closed",  "evicted",       "clients_refused", "clients",      "clients_max"};
+#define MC(name) (&d->st.named[MBS_##name])
 
 typedef struct mbs {
+    drv_stats st; /* first: rtc__drv_stats() reads it through the object pointer */
     drv_ctx c;
     char *component;
     mb_map map;
@@ -80,9 +97,8 @@ typedef struct mbs {
     sem_t ready;
     atomic_int start_rc;
     drv_thread th;
-    drv_stats st;
-    mbs_counters mc;
 } mbs;
+static_assert(offsetof(mbs, st) == 0, "rtc__drv_stats needs the stats first");
 
 static const char *const transports[] = {"tcp", "rtu", NULL};
 static const char *const parities[] = {"N", "E", "O", NULL};
@@ -92,7 +108,6 @@ static int parse_settings(mbs *d, const rtc_driver_config *cfg)
     const rtc_kv *kv = cfg->settings;
     size_t n = cfg->n_settings;
     int tr = 0, par = 0;
-    long prio;
     double upd, stale, frame, idle;
     int rc = rtc__drv_get_choice(&d->c, NULL, kv, n, "transport", transports, 0, &tr);
     if (rc == RTC_OK)
@@ -119,7 +134,7 @@ static int parse_settings(mbs *d, const rtc_driver_config *cfg)
     if (rc == RTC_OK)
         rc = rtc__drv_get_double(&d->c, NULL, kv, n, "stale_ms", 0, 0, 1e7, &stale);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "priority", 20, 0, 99, &prio);
+        rc = rtc__drv_get_thread(&d->c, kv, n, &d->th);
     if (rc != RTC_OK)
         return rc;
     d->rtu = tr == 1;
@@ -128,7 +143,6 @@ static int parse_settings(mbs *d, const rtc_driver_config *cfg)
     d->stale_ns = (int64_t)(stale * 1e6);
     d->frame_ns = (int64_t)(frame * 1e6);
     d->idle_ns = (int64_t)(idle * 1e6);
-    d->th.priority = (int)prio;
     const char *bind = rtc_kv_get(kv, n, "bind"), *dev = rtc_kv_get(kv, n, "device");
     if (d->rtu && !dev)
         return rtc__drv_bad(&d->c, NULL, "transport rtu needs setting device (a tty path)");
@@ -174,7 +188,7 @@ static int mbs_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **s
     d->listen_fd = -1;
     d->component = strdup(cfg->component ? cfg->component : "?");
     d->c = (drv_ctx){.lg = lg, .driver = "modbus-server", .component = d->component};
-    int rc = d->component ? rtc__drv_thread_init(&d->th, 0) : RTC_ENOMEM;
+    int rc = d->component ? rtc__drv_thread_init(&d->th) : RTC_ENOMEM;
     if (rc == RTC_OK)
         rc = sem_init(&d->ready, 0, 0) == 0 ? RTC_OK : RTC_ESYS;
     if (rc == RTC_OK)
@@ -182,7 +196,8 @@ static int mbs_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **s
     if (rc == RTC_OK)
         rc = rtc__mb_map_build(&d->map, cfg, &d->c, true, 0);
     if (rc == RTC_OK)
-        rc = rtc__drv_stats_init(&d->st, cfg->n_signals);
+        rc = rtc__drv_stats_init(&d->st, cfg->n_signals, "modbus_server", mbs_counters,
+                                     MBS_N_COUNTERS);
     if (rc == RTC_OK)
         rc = build_mapping(d);
     if (rc != RTC_OK) {
@@ -287,7 +302,7 @@ static bool may_write(const mbs *d, mb_table t, int addr, int n)
 static int refuse(mbs *d, const uint8_t *adu, int code, _Atomic uint64_t *why)
 {
     rtc__drv_count(why);
-    rtc__drv_count(&d->st.exceptions);
+    rtc__drv_count(MC(EXCEPTIONS));
     return modbus_reply_exception(d->ctx, adu, (unsigned)code);
 }
 
@@ -303,22 +318,22 @@ static bool answer(mbs *d, const uint8_t *adu, int len, int64_t arrival)
     mb_pdu_verdict v = rtc__mb_pdu_check(adu + hl, len - hl - (d->rtu ? 2 : 0), &r);
     rtc__drv_count(&d->st.requests);
     if (v == MB_PDU_NOT_REQUEST) {
-        rtc__drv_count(&d->mc.bad_requests); /* an exception can only echo a function code */
+        rtc__drv_count(MC(BAD_REQUESTS)); /* an exception can only echo a function code */
         return false;
     }
     int rc;
     if (v != MB_PDU_OK) {
-        rc = refuse(d, adu, v, v == MB_PDU_ILLEGAL_FUNCTION ? &d->mc.fc_unsupported
-                                                             : &d->mc.bad_requests);
+        rc = refuse(d, adu, v, v == MB_PDU_ILLEGAL_FUNCTION ? MC(FC_UNSUPPORTED)
+                                                             : MC(BAD_REQUESTS));
     } else if (r.wn > 0 && !may_write(d, r.wt, r.waddr, r.wn)) {
         /* exposed but read-only (an engine output) or outside the map */
         if (in_map(d, r.wt, r.waddr, r.wn))
             rtc__drv_count(&d->st.rejected);
-        rc = refuse(d, adu, MODBUS_EXCEPTION_ILLEGAL_DATA_ADDRESS, &d->mc.write_refused);
+        rc = refuse(d, adu, MODBUS_EXCEPTION_ILLEGAL_DATA_ADDRESS, MC(WRITE_REFUSED));
     } else {
         bool read_ok = r.rn == 0 || in_map(d, r.rt, r.raddr, r.rn);
         if (!read_ok)
-            rtc__drv_count(&d->st.exceptions); /* libmodbus answers ILLEGAL DATA ADDRESS */
+            rtc__drv_count(MC(EXCEPTIONS)); /* libmodbus answers ILLEGAL DATA ADDRESS */
         rc = modbus_reply(d->ctx, adu, len, d->mapping);
         if (rc != -1 && r.wn > 0 && read_ok) /* (FC 23 writes nothing when it refuses) */
             publish_written(d, r.wt, r.waddr, r.wn, arrival);
@@ -336,9 +351,8 @@ static bool answer(mbs *d, const uint8_t *adu, int len, int64_t arrival)
 static void set_clients(mbs *d, int n)
 {
     d->n_conns = n;
-    atomic_store_explicit(&d->mc.clients, n, memory_order_relaxed);
-    if (n > atomic_load_explicit(&d->mc.clients_max, memory_order_relaxed))
-        atomic_store_explicit(&d->mc.clients_max, n, memory_order_relaxed);
+    atomic_store_explicit(MC(CLIENTS), (uint64_t)n, memory_order_relaxed);
+    rtc__drv_raise(MC(CLIENTS_MAX), (uint64_t)n);
     atomic_store_explicit(&d->st.connected, n > 0, memory_order_relaxed);
 }
 
@@ -385,7 +399,7 @@ static bool conn_read(mbs *d, mbs_conn *c, int64_t now)
         int len = mbap_frame_len(c->rx);
         if (len < 0) {
             /* no way to find the next frame in the stream: drop this peer only */
-            rtc__drv_count(&d->mc.bad_requests);
+            rtc__drv_count(MC(BAD_REQUESTS));
             return false;
         }
         if (c->n < len)
@@ -409,7 +423,7 @@ static int64_t expire_conns(mbs *d, int64_t now, int64_t until)
         int64_t due = c->n > 0 ? c->first_ns + d->frame_ns
                                : d->idle_ns > 0 ? c->last_ns + d->idle_ns : INT64_MAX;
         if (now >= due)
-            conn_close(c, c->n > 0 ? &d->mc.frame_timeouts : &d->mc.idle_closed);
+            conn_close(c, c->n > 0 ? MC(FRAME_TIMEOUTS) : MC(IDLE_CLOSED));
         else if (due < until)
             until = due;
     }
@@ -438,11 +452,11 @@ static void accept_client(mbs *d, int64_t now)
     mbs_conn *c = d->n_conns < d->max_clients ? &d->conns[d->n_conns] : idle_victim(d, now);
     if (!c) {
         close(fd); /* every slot busy: refuse rather than starve the others */
-        rtc__drv_count(&d->mc.clients_refused);
+        rtc__drv_count(MC(CLIENTS_REFUSED));
         return;
     }
     if (c != &d->conns[d->n_conns])
-        conn_close(c, &d->mc.evicted); /* the slot is reused at once */
+        conn_close(c, MC(EVICTED)); /* the slot is reused at once */
     *c = (mbs_conn){.fd = fd, .last_ns = now};
     rtc__drv_count(&d->st.connects);
     set_clients(d, d->n_conns + (c == &d->conns[d->n_conns]));
@@ -650,26 +664,6 @@ static void mbs_close(void *self)
     free(d);
 }
 
-static int mbs_stats(void *self, rtc_driver_stats *out)
-{
-    if (!self || !out)
-        return RTC_EINVAL;
-    mbs *d = self;
-    rtc__drv_snapshot(&d->st, out);
-#define MC(f) atomic_load_explicit(&d->mc.f, memory_order_relaxed)
-    out->write_refused = MC(write_refused);
-    out->fc_unsupported = MC(fc_unsupported);
-    out->bad_requests = MC(bad_requests);
-    out->frame_timeouts = MC(frame_timeouts);
-    out->idle_closed = MC(idle_closed);
-    out->evicted = MC(evicted);
-    out->clients_refused = MC(clients_refused);
-    out->clients = MC(clients);
-    out->clients_max = MC(clients_max);
-#undef MC
-    return RTC_OK;
-}
-
 const rtc_driver_ops rtc_modbus_server_ops = {
     .name = "modbus-server",
     .open = mbs_open,
@@ -677,5 +671,5 @@ const rtc_driver_ops rtc_modbus_server_ops = {
     .stop = mbs_stop,
     .write_safe_values = mbs_write_safe_values,
     .close = mbs_close,
-    .stats = mbs_stats,
+    .stats = rtc__drv_stats,
 };

@@ -64,7 +64,15 @@ typedef struct osc_sig {
     bool in_bundle; /* scratch while grouping by sample time */
 } osc_sig;
 
+/* OSC's own counters (rtc_driver_stats.counters, kind "osc"): undecodable packets and
+ * wrong argument types; messages for unmapped paths; bundles sent (per target); bundle
+ * timetags farther than timetag_bound_s from arrival, replaced by the arrival time. */
+enum { OSC_MALFORMED, OSC_UNKNOWN, OSC_SENT, OSC_TIMETAGS_CLAMPED, OSC_N_COUNTERS };
+static const char *const osc_counters[OSC_N_COUNTERS] = {"malformed", "unknown", "sent",
+                                                         "timetags_clamped"};
+
 typedef struct osc {
+    drv_stats st; /* first: rtc__drv_stats() reads it through the object pointer */
     drv_ctx c;
     char *component, *port;
     osc_sig *sigs;
@@ -91,9 +99,8 @@ typedef struct osc {
     unsigned char *buf;
     size_t buf_cap;
     drv_thread th;
-    drv_stats st;
-    _Atomic uint64_t tt_clamped; /* timetags farther than tt_bound_ns from arrival */
 } osc;
+static_assert(offsetof(osc, st) == 0, "rtc__drv_stats needs the stats first");
 
 static _Thread_local osc *current; /* the driver inside lo_server_recv_noblock() */
 
@@ -140,7 +147,7 @@ static int parse_component(osc *d, const rtc_driver_config *cfg)
 {
     const rtc_kv *kv = cfg->settings;
     size_t n = cfg->n_settings;
-    long port, prio;
+    long port;
     double rate, bound;
     int hbm = 0;
     int rc = rtc__drv_get_int(&d->c, NULL, kv, n, "port", 0, 0, 65535, &port);
@@ -149,7 +156,7 @@ static int parse_component(osc *d, const rtc_driver_config *cfg)
     if (rc == RTC_OK)
         rc = rtc__drv_get_double(&d->c, NULL, kv, n, "timetag_bound_s", 1, 0.001, 3600, &bound);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "priority", 20, 0, 99, &prio);
+        rc = rtc__drv_get_thread(&d->c, kv, n, &d->th);
     if (rc == RTC_OK)
         rc = rtc__drv_get_choice(&d->c, NULL, kv, n, "heartbeat_mode", hb_modes, 0, &hbm);
     if (rc != RTC_OK)
@@ -173,7 +180,6 @@ static int parse_component(osc *d, const rtc_driver_config *cfg)
     d->hb_count = hbm == 1;
     d->period_ns = (int64_t)(1e9 / rate);
     d->tt_bound_ns = (int64_t)(bound * 1e9);
-    d->th.priority = (int)prio;
     return d->port && (!hb || d->hb_path) ? RTC_OK : RTC_ENOMEM;
 }
 
@@ -259,7 +265,7 @@ static int osc_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **s
     d->send_fd = -1;
     d->n = cfg->n_signals;
     d->sigs = calloc(d->n ? d->n : 1, sizeof *d->sigs);
-    int rc = d->component && d->sigs ? rtc__drv_thread_init(&d->th, 0) : RTC_ENOMEM;
+    int rc = d->component && d->sigs ? rtc__drv_thread_init(&d->th) : RTC_ENOMEM;
     if (rc == RTC_OK)
         rc = parse_component(d, cfg);
     for (size_t i = 0; rc == RTC_OK && i < d->n; i++) {
@@ -271,7 +277,7 @@ static int osc_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **s
     if (rc == RTC_OK)
         rc = build_outbound(d);
     if (rc == RTC_OK)
-        rc = rtc__drv_stats_init(&d->st, d->n);
+        rc = rtc__drv_stats_init(&d->st, d->n, "osc", osc_counters, OSC_N_COUNTERS);
     if (rc == RTC_OK)
         rc = (d->smp = calloc(d->n ? d->n : 1, sizeof *d->smp)) ? RTC_OK : RTC_ENOMEM;
     if (rc == RTC_OK)
@@ -372,7 +378,7 @@ static int64_t sample_time(osc *d, lo_message msg)
     int64_t t = tt_to_mono(tt);
     if (llabs(t - d->arrival_ns) <= d->tt_bound_ns)
         return t;
-    atomic_fetch_add_explicit(&d->tt_clamped, 1, memory_order_relaxed);
+    rtc__drv_count(&d->st.named[OSC_TIMETAGS_CLAMPED]);
     return d->arrival_ns;
 }
 
@@ -389,7 +395,7 @@ static int on_message(const char *path, const char *types, lo_arg **argv, int ar
     while (i < d->n && strcmp(d->sigs[i].path, path) != 0)
         i++;
     if (i == d->n) {
-        rtc__drv_count(&d->st.unknown);
+        rtc__drv_count(&d->st.named[OSC_UNKNOWN]);
         return 0;
     }
     osc_sig *s = &d->sigs[i];
@@ -399,7 +405,7 @@ static int on_message(const char *path, const char *types, lo_arg **argv, int ar
         return 0;
     }
     if (argc != 1 || !numeric_arg(s, types[0], argv[0], &v)) {
-        rtc__drv_count(&d->st.malformed);
+        rtc__drv_count(&d->st.named[OSC_MALFORMED]);
         rtc__drv_count(&d->st.health[i].errors);
         return 0;
     }
@@ -417,7 +423,7 @@ static void on_error(int num, const char *msg, const char *where)
     (void)msg;
     (void)where;
     if (current) /* undecodable packet, bad type tag, truncated bundle, ... */
-        rtc__drv_count(&current->st.malformed);
+        rtc__drv_count(&current->st.named[OSC_MALFORMED]);
 }
 
 static void receive_all(osc *d)
@@ -471,7 +477,7 @@ static void send_buf(osc *d, size_t len)
             continue;
         }
         rtc__drv_latency(&d->st, rtc_driver_now_ns() - t0);
-        rtc__drv_count(&d->st.sent);
+        rtc__drv_count(&d->st.named[OSC_SENT]);
     }
 }
 
@@ -676,16 +682,6 @@ static void osc_close(void *self)
     free(d);
 }
 
-static int osc_stats(void *self, rtc_driver_stats *out)
-{
-    if (!self || !out)
-        return RTC_EINVAL;
-    osc *d = self;
-    rtc__drv_snapshot(&d->st, out);
-    out->timetags_clamped = atomic_load_explicit(&d->tt_clamped, memory_order_relaxed);
-    return RTC_OK;
-}
-
 const rtc_driver_ops rtc_osc_ops = {
     .name = "osc",
     .open = osc_open,
@@ -693,5 +689,5 @@ const rtc_driver_ops rtc_osc_ops = {
     .stop = osc_stop,
     .write_safe_values = osc_write_safe_values,
     .close = osc_close,
-    .stats = osc_stats,
+    .stats = rtc__drv_stats,
 };

@@ -231,36 +231,41 @@ static json_t *io_signal_json(const char *name, const rtc_signal_health *h)
     return bad ? (json_decref(o), NULL) : o;
 }
 
-/* One I/O component (one entry of "io"): driver counters, request latency, signals and
- * the Modbus server's request checks. */
+/* What only this kind of driver counts, as the object "<kind>" of @p o: each unit shows
+ * its own driver's counters and no other's. */
+static int io_counters_json(json_t *o, const rtc_driver_stats *st)
+{
+    if (!st->kind || !st->n_counters)
+        return 0;
+    json_t *k = json_object();
+    int bad = !k;
+    for (size_t i = 0; k && i < st->n_counters && i < RTC_DRIVER_MAX_COUNTERS; i++)
+        bad |= json_object_set_new(k, st->counters[i].name,
+                                   rtc__json_uint(st->counters[i].value));
+    return bad | json_object_set_new(o, st->kind, k);
+}
+
+/* One I/O component (one entry of "io"): the generic driver counters, request latency,
+ * signals, and its driver's own counters. */
 static int io_json(json_t *o, const rtc_unit *u, const rtc_driver_stats *st)
 {
-    static const char *const keys[] = {"requests", "errors", "timeouts", "exceptions",
-                                       "reconnects", "malformed", "unknown", "rejected"};
-    const uint64_t c[] = {st->requests, st->errors, st->timeouts, st->exceptions,
-                          st->reconnects, st->malformed, st->unknown, st->rejected};
-    static const char *const srv_keys[] = {"write_refused", "fc_unsupported", "bad_requests",
-                                           "frame_timeouts", "idle_closed", "evicted",
-                                           "clients_refused"};
-    const uint64_t srv[] = {st->write_refused, st->fc_unsupported, st->bad_requests,
-                            st->frame_timeouts, st->idle_closed, st->evicted,
-                            st->clients_refused};
+    static const char *const keys[] = {"requests", "errors", "timeouts", "reconnects",
+                                       "rejected"};
+    const uint64_t c[] = {st->requests, st->errors, st->timeouts, st->reconnects,
+                          st->rejected};
     int bad = json_object_set_new(o, "unit", rtc__json_str(u->name));
-    bad |= set_counts(o, keys, c, 8);
-    json_t *lat = json_object(), *sigs = json_array(), *ms = json_object();
+    bad |= set_counts(o, keys, c, 5);
+    json_t *lat = json_object(), *sigs = json_array();
     bad |= json_object_set_new(lat, "min", json_integer(st->latency.min_ns));
-    bad |= json_object_set_new(lat, "p50", json_integer(rtc_lathist_quantile_ns(&st->latency, 0.5)));
-    bad |= json_object_set_new(lat, "p99", json_integer(rtc_lathist_quantile_ns(&st->latency, 0.99)));
+    const rtc_lathist *h = &st->latency;
+    bad |= json_object_set_new(lat, "p50", json_integer(rtc_lathist_quantile_ns(h, 0.5)));
+    bad |= json_object_set_new(lat, "p99", json_integer(rtc_lathist_quantile_ns(h, 0.99)));
     bad |= json_object_set_new(lat, "max", json_integer(st->latency.max_ns));
     bad |= json_object_set_new(o, "request_latency_ns", lat);
     for (size_t k = 0; k < st->n_signals && k < st->n_signals_cap; k++)
         bad |= json_array_append_new(sigs, io_signal_json(u->md->vars[k].name, &st->signals[k]));
     bad |= json_object_set_new(o, "signals", sigs);
-    bad |= json_object_set_new(o, "timetags_clamped", rtc__json_uint(st->timetags_clamped));
-    bad |= set_counts(ms, srv_keys, srv, 7);
-    bad |= json_object_set_new(ms, "clients_max", json_integer(st->clients_max));
-    bad |= json_object_set_new(o, "modbus_server", ms);
-    return bad;
+    return bad | io_counters_json(o, st);
 }
 
 /* "io": the I/O components' driver counters, request latency and per-signal health. */

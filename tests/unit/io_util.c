@@ -4,6 +4,8 @@
  */
 #include "io_util.h"
 
+#include <CUnit/CUnit.h>
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -157,6 +159,22 @@ rtc_driver_stats io_drv_stats(io_drv *d, rtc_signal_health *h, size_t cap)
     rtc_driver_stats st = {.signals = h, .n_signals_cap = cap};
     d->ops->stats(d->self, &st);
     return st;
+}
+
+uint64_t io_counter(const rtc_driver_stats *st, const char *name)
+{
+    uint64_t v = UINT64_MAX;
+    if (!rtc_driver_stats_counter(st, name, &v)) {
+        fprintf(stderr, "driver reports no counter %s\n", name);
+        CU_FAIL("driver-specific counter missing");
+    }
+    return v;
+}
+
+uint64_t io_drv_counter(io_drv *d, const char *name)
+{
+    rtc_driver_stats st = io_drv_stats(d, NULL, 0);
+    return io_counter(&st, name);
 }
 
 int plain_srv_start(plain_srv *s)

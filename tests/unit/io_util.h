@@ -42,6 +42,11 @@ typedef struct io_drv {
 } io_drv;
 /* The driver's counters, with up to cap signals' health into h. */
 rtc_driver_stats io_drv_stats(io_drv *d, rtc_signal_health *h, size_t cap);
+/* A driver-specific counter of @p st (rtc_driver_stats_counter); a counter the driver does
+ * not report fails the test and reads UINT64_MAX, so no equality with it can pass. */
+uint64_t io_counter(const rtc_driver_stats *st, const char *name);
+/* The driver-specific counter @p name of @p d now. */
+uint64_t io_drv_counter(io_drv *d, const char *name);
 
 /* ---- a plain libmodbus TCP server in a thread ---- */
 /* A request it served: function code, first address, and the quantity (reads, FC 15/16)

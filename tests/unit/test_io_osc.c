@@ -9,11 +9,14 @@
 #include "io_util.h"
 
 #include "rtcosim/iodrivers.h"
+#include "rtcosim/rt.h"
 #include "rtcosim/status.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <lo/lo.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,9 +178,9 @@ static void osc_setpoints_checked_clamped_and_filtered(void)
     rtc_signal_health h[3];
     rtc_driver_stats st = io_drv_stats(&d, h, 3);
     CU_ASSERT_EQUAL(st.requests, 11);
-    CU_ASSERT_EQUAL(st.unknown, 1);
+    CU_ASSERT_EQUAL(io_counter(&st, "unknown"), 1);
     CU_ASSERT_EQUAL(st.rejected, 2);   /* output path + disallowed sender */
-    CU_ASSERT_EQUAL(st.malformed, 3);  /* string arg, two args, garbage packet */
+    CU_ASSERT_EQUAL(io_counter(&st, "malformed"), 3); /* string arg, two args, garbage packet */
     CU_ASSERT_EQUAL(h[sp].clamped, 1);
     CU_ASSERT_EQUAL(h[sp].errors, 2);
     CU_ASSERT_EQUAL(h[sp].updates, 3);
@@ -315,7 +318,7 @@ static void osc_stream_bundles_dated_by_samples(void)
     /* no safe value: keeps streaming its sample */
     CU_ASSERT_EQUAL(r.u[r.n_u < 64 ? r.n_u - 1 : 63], -0.25);
     rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
-    CU_ASSERT_TRUE(st.sent >= 5);
+    CU_ASSERT_TRUE(io_counter(&st, "sent") >= 5);
     CU_ASSERT_EQUAL(st.errors, 0);
     printf("\n    osc send latency: n=%llu p50=%lld ns max=%lld ns\n",
            (unsigned long long)st.latency.n, (long long)rtc_lathist_quantile_ns(&st.latency, 0.5),
@@ -335,6 +338,8 @@ static void osc_open_rejects_bad_settings(void)
         {"targets", "127.0.0.1", "/a", "setting targets: '127.0.0.1' is not host:port"},
         {"rate_hz", "0", "/a", "setting rate_hz=0: out of range"},
         {"timetag_bound_s", "0", "/a", "setting timetag_bound_s=0: out of range"},
+        {"cpu", "-2", "/a", "setting cpu=-2: out of range"},
+        {"cpu", "4096", "/a", "setting cpu=4096: out of range"},
         {NULL, NULL, "a/b", "setting path=a/b: must start with '/'"},
         {NULL, NULL, "/a/*", "setting path=/a/*: must start with '/' and contain no pattern"},
     };
@@ -403,7 +408,7 @@ static void osc_far_timetags_clamped_to_arrival(void)
     rtc_sample s1 = io_cfg_get(c, sp);
     CU_ASSERT_EQUAL(s1.value, 1.0);
     CU_ASSERT_EQUAL(s1.sample_ns, s1.arrival_ns);
-    CU_ASSERT_EQUAL(io_drv_stats(&d, NULL, 0).timetags_clamped, 1);
+    CU_ASSERT_EQUAL(io_drv_counter(&d, "timetags_clamped"), 1);
     lo_send(to, "/sp", "d", 2.0); /* a plain message after it: newer, not "older" */
     rw.n = 2;
     CU_ASSERT_TRUE_FATAL(io_wait(requests_reached, &rw, 5000));
@@ -425,8 +430,8 @@ static void osc_far_timetags_clamped_to_arrival(void)
     CU_ASSERT_EQUAL(s4.value, 4.0);
     CU_ASSERT_TRUE(llabs(s4.sample_ns - when) < 1000000);
     rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
-    CU_ASSERT_EQUAL(st.timetags_clamped, 2);
-    CU_ASSERT_EQUAL(st.malformed, 0);
+    CU_ASSERT_EQUAL(io_counter(&st, "timetags_clamped"), 2);
+    CU_ASSERT_EQUAL(io_counter(&st, "malformed"), 0);
     lo_address_free(to);
     d.ops->close(d.self);
     io_cfg_free(c);
@@ -456,7 +461,7 @@ static void osc_nonfinite_and_out_of_type_refused(void)
     CU_ASSERT_TRUE_FATAL(io_wait(requests_reached, &rw, 5000));
     rtc_signal_health h[2];
     rtc_driver_stats st = io_drv_stats(&d, h, 2);
-    CU_ASSERT_EQUAL(st.malformed, 6);
+    CU_ASSERT_EQUAL(io_counter(&st, "malformed"), 6);
     CU_ASSERT_EQUAL(h[sp].errors, 4);
     CU_ASSERT_EQUAL(h[n].errors, 2);
     CU_ASSERT_EQUAL(io_cfg_get(c, sp).value, 1.5);
@@ -471,6 +476,124 @@ static void osc_nonfinite_and_out_of_type_refused(void)
     io_cfg_free(c);
 }
 
+/* ---- the I/O thread comes from the engine's one thread creator (rtcosim/rt.h) ---- */
+
+/* The kernel id of this process's thread named @p name, or -1. */
+static pid_t task_named(const char *name)
+{
+    DIR *d = opendir("/proc/self/task");
+    pid_t found = -1;
+    for (struct dirent *e; d && found < 0 && (e = readdir(d));) {
+        char path[300], comm[32] = "";
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+        FILE *f = e->d_name[0] != '.' ? fopen(path, "r") : NULL;
+        if (f && fgets(comm, sizeof comm, f)) {
+            comm[strcspn(comm, "\n")] = '\0';
+            if (strcmp(comm, name) == 0)
+                found = (pid_t)atoi(e->d_name);
+        }
+        if (f)
+            fclose(f);
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* Minor page faults thread @p tid has taken (/proc/self/task/<tid>/stat, field 10). */
+static unsigned long task_minflt(pid_t tid)
+{
+    char path[64], line[1024] = "";
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
+    FILE *f = fopen(path, "r");
+    if (f) {
+        if (!fgets(line, sizeof line, f))
+            line[0] = '\0';
+        fclose(f);
+    }
+    char *p = strrchr(line, ')'); /* the name may hold spaces; fields follow its ')' */
+    unsigned long minflt = 0;
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %lu", &minflt) != 1)
+        CU_FAIL("cannot read the thread's stat");
+    return minflt;
+}
+
+static void *idle_thread(void *arg)
+{
+    return arg;
+}
+
+/* Does the kernel grant this process SCHED_FIFO? Asked of the same creator. */
+static bool fifo_permitted(void)
+{
+    rtc_rt_thread *t = NULL;
+    rtc_rt_thread_opts o = {.priority = 10, .cpu = -1, .stack_bytes = 64 << 10};
+    if (rtc_rt_thread_start(&o, idle_thread, NULL, &LOG.lg, &t) != RTC_OK)
+        return false;
+    bool fifo = strcmp(rtc_rt_thread_policy(t), "SCHED_FIFO") == 0;
+    rtc_rt_thread_join(t);
+    return fifo;
+}
+
+/* Open and start an OSC driver "pinned" with @p priority on @p cpu; its thread id. */
+static pid_t start_pinned(io_drv *d, int priority, int cpu)
+{
+    io_cfg *c = CFG;
+    char p[16], k[16];
+    snprintf(p, sizeof p, "%d", priority);
+    snprintf(k, sizeof k, "%d", cpu);
+    io_cfg_init(c, "pinned");
+    io_cfg_set(c, "priority", p);
+    io_cfg_set(c, "cpu", k);
+    io_cfg_sig(c, "sp", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, NULL);
+    *d = (io_drv){&rtc_osc_ops, NULL};
+    CU_ASSERT_EQUAL_FATAL(d->ops->open(&c->cfg, &LOG.lg, &d->self), RTC_OK);
+    CU_ASSERT_EQUAL_FATAL(d->ops->start(d->self), RTC_OK); /* returns once the port is bound */
+    return task_named("io-pinned");
+}
+
+static void osc_io_thread_pinned_and_prefaulted_by_the_rt_creator(void)
+{
+    int cpu = rtc_rt_cpu_count() - 1;
+    if (cpu == 0)
+        printf("\n    note: one CPU online: pinning to it cannot be told from no pinning");
+    io_drv d;
+    pid_t tid = start_pinned(&d, 0, cpu);
+    CU_ASSERT_FATAL(tid > 0); /* named after its component by the creator */
+    cpu_set_t set;
+    CU_ASSERT_EQUAL(sched_getaffinity(tid, sizeof set, &set), 0);
+    CU_ASSERT_EQUAL(CPU_COUNT(&set), 1);
+    CU_ASSERT_TRUE(CPU_ISSET(cpu, &set));
+    CU_ASSERT_EQUAL(sched_getscheduler(tid), SCHED_OTHER);
+    /* the creator touches half of the 1 MiB default stack below its own frame before the
+     * loop runs, a fault per page (this process does not lock memory); an idle OSC loop
+     * alone touches a few pages. Three quarters of the half leave room for the frames
+     * above the prefaulted part. */
+    unsigned long pages = ((size_t)1 << 20) / 2 / (size_t)sysconf(_SC_PAGESIZE) * 3 / 4;
+    unsigned long minflt = task_minflt(tid);
+    if (minflt < pages)
+        printf("\n    I/O thread took %lu minor faults, prefault needs %lu", minflt, pages);
+    CU_ASSERT_TRUE(minflt >= pages);
+    d.ops->close(d.self);
+    io_cfg_free(CFG);
+
+    if (!fifo_permitted()) {
+        printf("\n    skipped SCHED_FIFO part: the kernel refuses SCHED_FIFO to this process "
+               "(no CAP_SYS_NICE / RLIMIT_RTPRIO)");
+        return;
+    }
+    tid = start_pinned(&d, 10, cpu);
+    CU_ASSERT_FATAL(tid > 0);
+    struct sched_param sp;
+    CU_ASSERT_EQUAL(sched_getscheduler(tid), SCHED_FIFO);
+    CU_ASSERT_EQUAL(sched_getparam(tid, &sp), 0);
+    CU_ASSERT_EQUAL(sp.sched_priority, 10);
+    CU_ASSERT_EQUAL(sched_getaffinity(tid, sizeof set, &set), 0);
+    CU_ASSERT_TRUE(CPU_COUNT(&set) == 1 && CPU_ISSET(cpu, &set));
+    d.ops->close(d.self);
+    io_cfg_free(CFG);
+}
+
 void rtc_test_register(void)
 {
     static const rtc_test_case cases[] = {
@@ -481,6 +604,8 @@ void rtc_test_register(void)
         {"osc_open_rejects_bad_settings", osc_open_rejects_bad_settings},
         {"osc_far_timetags_clamped_to_arrival", osc_far_timetags_clamped_to_arrival},
         {"osc_nonfinite_and_out_of_type_refused", osc_nonfinite_and_out_of_type_refused},
+        {"osc_io_thread_pinned_and_prefaulted_by_the_rt_creator",
+         osc_io_thread_pinned_and_prefaulted_by_the_rt_creator},
         {NULL, NULL},
     };
     rtc_test_add_suite("io_osc", suite_init, suite_clean, cases);

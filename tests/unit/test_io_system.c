@@ -15,6 +15,7 @@
 #include "rtcosim/system.h"
 
 #include <arpa/inet.h>
+#include <jansson.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -235,11 +236,96 @@ static void bench_killed_and_restarted_mid_run(void)
     tcsv_free(&c);
 }
 
+/* ---- summary.json: each I/O unit shows only its own driver's counters ---- */
+
+/* The "io" entry of unit @p name in a parsed summary.json, or NULL. */
+static json_t *io_entry(json_t *sum, const char *name)
+{
+    json_t *io = json_object_get(sum, "io");
+    for (size_t i = 0; i < json_array_size(io); i++) {
+        json_t *u = json_array_get(io, i);
+        if (json_is_string(json_object_get(u, "unit")) &&
+            strcmp(json_string_value(json_object_get(u, "unit")), name) == 0)
+            return u;
+    }
+    return NULL;
+}
+
+static void summary_io_counters_only_for_their_driver(void)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/kinds.ssd", work);
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f,
+            "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" name=\"k\" "
+            "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
+            "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\" "
+            "xmlns:rtc=\"urn:rtcosim:realtime:1\">\n<ssd:System name=\"s\">\n<ssd:Elements>\n"
+            "<ssd:Component name=\"plc\" type=\"application/x-rtcosim-modbus-server\">"
+            "<ssd:Connectors><ssd:Connector name=\"setpoint\" kind=\"output\"><ssc:Real/>"
+            "</ssd:Connector></ssd:Connectors><ssd:Annotations><ssc:Annotation "
+            "type=\"org.rtcosim.realtime\"><rtc:Component port=\"0\" priority=\"0\">"
+            "<rtc:Signal name=\"setpoint\" table=\"holding\" address=\"0\" type=\"float32\"/>"
+            "</rtc:Component></ssc:Annotation></ssd:Annotations></ssd:Component>\n"
+            "<ssd:Component name=\"op\" type=\"application/x-rtcosim-osc\"><ssd:Connectors>"
+            "<ssd:Connector name=\"gain\" kind=\"output\"><ssc:Real/></ssd:Connector>"
+            "</ssd:Connectors><ssd:Annotations><ssc:Annotation type=\"org.rtcosim.realtime\">"
+            "<rtc:Component port=\"0\" priority=\"0\"><rtc:Signal name=\"gain\" path=\"/gain\"/>"
+            "</rtc:Component></ssc:Annotation></ssd:Annotations></ssd:Component>\n"
+            "<ssd:Component name=\"lag\" source=\"%s/fmi2/Lag.fmu\"><ssd:Connectors>"
+            "<ssd:Connector name=\"u1\" kind=\"input\"><ssc:Real/></ssd:Connector>"
+            "<ssd:Connector name=\"u2\" kind=\"input\"><ssc:Real/></ssd:Connector>"
+            "</ssd:Connectors></ssd:Component>\n</ssd:Elements>\n<ssd:Connections>\n"
+            "<ssd:Connection startElement=\"plc\" startConnector=\"setpoint\" endElement=\"lag\" "
+            "endConnector=\"u1\"/>\n<ssd:Connection startElement=\"op\" startConnector=\"gain\" "
+            "endElement=\"lag\" endConnector=\"u2\"/>\n</ssd:Connections>\n"
+            "<ssd:Annotations><ssc:Annotation type=\"org.rtcosim.realtime\"><rtc:RealTime "
+            "baseStep=\"0.001\"/></ssc:Annotation></ssd:Annotations>\n</ssd:System>\n"
+            "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"0.2\"/>\n"
+            "</ssd:SystemStructureDescription>\n", RTC_TEST_FMU_DIR);
+    fclose(f);
+    char cmd[2048], out[4096];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' run kinds.ssd --realtime --priority 0 "
+             "--output-dir kinds", work, RTCOSIM_EXE);
+    int rc = rtc_test_run(cmd, out, sizeof out);
+    if (rc != 0)
+        printf("\n    rtcosim run: %s", out);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    snprintf(path, sizeof path, "%s/kinds/summary.json", work);
+    json_error_t err;
+    json_t *sum = json_load_file(path, 0, &err);
+    if (!sum)
+        printf("\n    %s: %s (line %d)", path, err.text, err.line);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sum);
+    json_t *plc = io_entry(sum, "plc"), *op = io_entry(sum, "op");
+    CU_ASSERT_PTR_NOT_NULL(plc);
+    CU_ASSERT_PTR_NOT_NULL(op);
+    /* the generic part for both */
+    CU_ASSERT_TRUE(json_is_integer(json_object_get(plc, "requests")));
+    CU_ASSERT_TRUE(json_is_integer(json_object_get(op, "requests")));
+    CU_ASSERT_TRUE(json_is_array(json_object_get(op, "signals")));
+    /* a Modbus server's own counters only under the Modbus server */
+    json_t *ms = json_object_get(plc, "modbus_server");
+    CU_ASSERT_TRUE(json_is_object(ms));
+    CU_ASSERT_TRUE(json_is_integer(json_object_get(ms, "write_refused")));
+    CU_ASSERT_TRUE(json_is_integer(json_object_get(ms, "clients_max")));
+    CU_ASSERT_PTR_NULL(json_object_get(op, "modbus_server"));
+    CU_ASSERT_PTR_NULL(json_object_get(plc, "osc"));
+    /* and OSC's under OSC */
+    json_t *osc = json_object_get(op, "osc");
+    CU_ASSERT_TRUE(json_is_object(osc));
+    CU_ASSERT_TRUE(json_is_integer(json_object_get(osc, "timetags_clamped")));
+    CU_ASSERT_PTR_NULL(json_object_get(op, "timetags_clamped"));
+    json_decref(sum);
+}
+
 void rtc_test_register(void)
 {
     static const rtc_test_case cases[] = {
         {"plc_sets_point_and_reads_plant_output", plc_sets_point_and_reads_plant_output},
         {"bench_killed_and_restarted_mid_run", bench_killed_and_restarted_mid_run},
+        {"summary_io_counters_only_for_their_driver", summary_io_counters_only_for_their_driver},
         {NULL, NULL}};
     rtc_test_add_suite("io_system", setup, teardown, cases);
 }

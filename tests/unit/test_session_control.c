@@ -104,7 +104,8 @@ static void io_system_refuses_pause_and_step_without_capability(void)
     char path[800];
     snprintf(path, sizeof path, "%s/cap/summary.json", work);
     char *sum = rtc_test_slurp(path, NULL);
-    CU_ASSERT_PTR_NOT_NULL(sum && strstr(sum, "\"timetags_clamped\": 1,"));
+    const char *tc = sum ? strstr(sum, "\"timetags_clamped\": ") : NULL; /* in "osc" */
+    CU_ASSERT_TRUE(tc && strtol(tc + strlen("\"timetags_clamped\": "), NULL, 10) == 1);
     free(sum);
     CU_ASSERT_TRUE(events_have("cap", "refused: pause: pause needs the capability 'pause'"));
     CU_ASSERT_FALSE(events_have("cap", ": pause (before step"));

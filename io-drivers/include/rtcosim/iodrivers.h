@@ -1,9 +1,91 @@
 /*
  * rtcosim/iodrivers.h — the built-in I/O drivers (io-drivers library).
  *
- * Each driver implements rtc_driver_ops (rtcosim/driver.h), where the settings keys of
- * every driver are documented. The executable calls rtc_iodrivers_register() once during
- * load; tests and embedders may also use the vtables directly.
+ * Each driver implements rtc_driver_ops (rtcosim/driver.h). The executable calls
+ * rtc_iodrivers_register() once during load; tests and embedders may also use the vtables
+ * directly. Each driver's I/O thread is created by the engine's one thread creator
+ * (rtc_rt_thread_start, rtcosim/rt.h): SCHED_FIFO at `priority` on `cpu` when permitted
+ * (else SCHED_OTHER with one warning per process), its stack prefaulted, named
+ * "io-<component>" (what ps/top show).
+ *
+ * ---- Settings keys (strings; numbers in C locale; booleans true/false/1/0) ----
+ * Component keys common to all drivers:
+ *   priority      I/O thread SCHED_FIFO priority 1..99; 0 = SCHED_OTHER   [default 20]
+ *   cpu           CPU the I/O thread is pinned to; -1 = any                 [-1]
+ *   stale_ms      age after which a FROM_BENCH value is flagged stale      [3 x period]
+ *   safe_timeout_ms  limit of write_safe_values() when called by stop()     [500]
+ *   heartbeat     "coil:<addr>" or "holding:<addr>" (Modbus) / OSC path: a watchdog
+ *                 value changed every cycle                                 [none]
+ *   heartbeat_mode  toggle (0/1) or count (0,1,2,... wraps at 65536)         [toggle]
+ *
+ * Modbus client (application/x-rtcosim-modbus-client), component keys:
+ *   transport     tcp | rtu                                                 [tcp]
+ *   host, port    TCP peer                                                  [127.0.0.1, 502]
+ *   device, baud, parity (N|E|O), data_bits, stop_bits   RTU line  [-, 19200, N, 8, 1]
+ *   unit_id       Modbus unit / slave id                                    [1]
+ *   poll_ms       poll and write period                                     [10]
+ *   timeout_ms    response timeout; must be below poll_ms                   [poll_ms/2]
+ *   write_mode    on_change | cycle (to-bench outputs)                      [on_change]
+ *   reconnect_min_ms, reconnect_max_ms  backoff bounds (doubling, +-25% jitter) [100, 5000]
+ *   max_gap       registers of unmapped gap a read batch may span           [0]
+ * Modbus server (application/x-rtcosim-modbus-server), component keys:
+ *   transport, device, baud, parity, data_bits, stop_bits, unit_id   as above
+ *   bind, port    TCP listen address; port 0 = ephemeral (see stats.port)   [127.0.0.1, 502]
+ *   max_clients   simultaneous TCP clients; at the limit the connection idle the
+ *                 longest (idle at least frame_timeout_ms) yields to a new one   [8]
+ *   frame_timeout_ms  a request must arrive whole within this from its first byte,
+ *                 else its connection is closed                             [500]
+ *   idle_timeout_ms   a connection without a byte for this long is closed; 0 = never
+ *                                                                           [60000]
+ *   update_ms     period of copying outputs into the register map           [1]
+ * Modbus per-signal keys (the register map):
+ *   table         coil | discrete | holding | input. FROM_BENCH on the client may use all
+ *                 four; TO_BENCH on the client needs coil|holding. On the server TO_BENCH
+ *                 (outputs a PLC reads) may use all four, FROM_BENCH (a PLC writes) needs
+ *                 coil|holding.                              [holding; coil for bool]
+ *   address       0-based PDU address of the first coil/register (0..65535)  [required]
+ *   type          bool | int16 | uint16 | int32 | uint32 | float32 | int64 | uint64 | float64
+ *                 (registers used: 1, 1, 1, 2, 2, 2, 4, 4, 4; bool in a register is 0/1)
+ *                 [bool for coil/discrete; else from the signal's rtc_type, FLOAT64->float32]
+ *   word_order    big (most significant word at the lowest address) | little     [big]
+ *   byte_swap     swap the two bytes inside each register                   [false]
+ *   scale, offset engineering = raw * scale + offset                        [1, 0]
+ *   min, max      clamp of the engineering value (counted in the signal health's clamped)  [none]
+ *   safe          safe value (TO_BENCH) written by write_safe_values()       [none: untouched]
+ * OSC (application/x-rtcosim-osc), component keys:
+ *   port          UDP port to receive on; 0 = ephemeral (see stats.port)     [0]
+ *   bind          127.0.0.1 accepts loopback senders only (liblo 0.31 binds every
+ *                 interface, so this is enforced by sender filtering); 0.0.0.0 accepts any
+ *                                                                            [127.0.0.1]
+ *   allow         comma-separated sender IPv4 addresses; when set, only these  [none]
+ *   targets       comma-separated host:port list that outbound bundles go to  [none]
+ *   rate_hz       outbound stream rate                                       [50]
+ *   timetag_bound_s  a bundle timetag farther than this from the arrival (future or
+ *                 past) is replaced by the arrival, counted in timetags_clamped  [1]
+ * OSC per-signal keys:
+ *   path          OSC address pattern-free path, e.g. /plant/setpoint        [/<name>]
+ *   osc_type      outbound argument type f | d | i                           [f]
+ *   min, max      inbound clamp (clamped and counted)                        [none]
+ *   safe          value streamed once by write_safe_values()                 [none]
+ *
+ * ---- Driver-specific counters (rtc_driver_stats.counters, under .kind) ----
+ * The generic counters of rtc_driver_stats mean: requests = Modbus requests sent (client)
+ * or served (server), OSC messages received; errors = failed exchanges other than
+ * timeouts; rejected = writes refused (a disallowed OSC sender or output path, a Modbus
+ * write to a register that is not a from-bench signal). On top of them:
+ *   "modbus_client": exceptions (exception responses received)
+ *   "modbus_server": exceptions (sent), write_refused (write requests refused with
+ *                 exception 02, whatever the function code), fc_unsupported (exception
+ *                 01), bad_requests (length, byte count or quantity wrong: exception 03;
+ *                 or a broken MBAP header: connection closed), frame_timeouts (closed: a
+ *                 request not whole within frame_timeout_ms), idle_closed (closed after
+ *                 idle_timeout_ms), evicted (idle connections closed for a new one at
+ *                 max_clients), clients_refused (refused at max_clients, none idle),
+ *                 clients (open now), clients_max (most open at once)
+ *   "osc":        malformed (undecodable packets, wrong argument types or counts),
+ *                 unknown (messages for unmapped paths), sent (bundles sent, per target),
+ *                 timetags_clamped (bundle timetags farther than timetag_bound_s from
+ *                 arrival, replaced by the arrival time)
  */
 #ifndef RTCOSIM_IODRIVERS_H
 #define RTCOSIM_IODRIVERS_H

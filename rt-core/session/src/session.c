@@ -271,12 +271,14 @@ static void watch_unit(rtc_session *s, rtc__io_watch *w)
         rtc_events_add(s->ev, "io", "%s: %llu signal(s) went stale (%llu stale event(s) so "
                        "far)", u->name, (unsigned long long)(stale - w->stale),
                        (unsigned long long)stale);
-    uint64_t errors = st.errors + st.timeouts + st.exceptions;
+    uint64_t exceptions = 0; /* a Modbus driver's own counter; other drivers have none */
+    rtc_driver_stats_counter(&st, "exceptions", &exceptions);
+    uint64_t errors = st.errors + st.timeouts + exceptions;
     if (w->seen && errors > w->errors)
         rtc_events_add(s->ev, "io", "%s: %llu failed request(s) (errors %llu, timeouts %llu, "
                        "exceptions %llu)", u->name, (unsigned long long)(errors - w->errors),
                        (unsigned long long)st.errors, (unsigned long long)st.timeouts,
-                       (unsigned long long)st.exceptions);
+                       (unsigned long long)exceptions);
     *w = (rtc__io_watch){.unit = w->unit, .seen = true, .connected = st.connected,
                          .reconnects = st.reconnects, .stale = stale, .errors = errors};
 }

@@ -1,6 +1,6 @@
 /*
- * Driver registry, settings lookup and the log-linear latency histogram
- * (see rtcosim/driver.h). The registry is written only during load on the main thread,
+ * Driver registry, settings lookup, the driver-specific counter lookup and the log-linear
+ * latency histogram (see rtcosim/driver.h). The registry is written only during load on the main thread,
  * before the threads that look drivers up exist, so it needs no synchronisation.
  */
 #include "rtcosim/driver.h"
@@ -62,6 +62,17 @@ int64_t rtc_driver_now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+bool rtc_driver_stats_counter(const rtc_driver_stats *st, const char *name, uint64_t *value)
+{
+    for (size_t i = 0; st && name && i < st->n_counters && i < RTC_DRIVER_MAX_COUNTERS; i++) {
+        if (st->counters[i].name && strcmp(st->counters[i].name, name) == 0) {
+            *value = st->counters[i].value;
+            return true;
+        }
+    }
+    return false;
 }
 
 const char *rtc_quality_name(int quality)

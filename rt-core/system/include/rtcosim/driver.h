@@ -20,64 +20,17 @@
  * bench by the driver; a FROM_BENCH signal is received by the driver and published in its
  * mailbox with sample/arrival timestamps and quality (fresh/stale/error).
  *
- * ---- Settings keys (strings; numbers in C locale; booleans true/false/1/0) ----
- * Component keys common to all drivers:
- *   priority      I/O thread SCHED_FIFO priority 1..99; 0 = SCHED_OTHER   [default 20]
- *   stale_ms      age after which a FROM_BENCH value is flagged stale      [3 x period]
- *   safe_timeout_ms  limit of write_safe_values() when called by stop()     [500]
- *   heartbeat     "coil:<addr>" or "holding:<addr>" (Modbus) / OSC path: a watchdog
- *                 value changed every cycle                                 [none]
- *   heartbeat_mode  toggle (0/1) or count (0,1,2,... wraps at 65536)         [toggle]
+ * Settings: a driver reads its own component and signal keys (string key/values of the
+ * SSP annotation, rtc_kv) and documents them where it is implemented — the built-in
+ * drivers in io-drivers (rtcosim/iodrivers.h). The I/O unit (rtcosim/io_unit.h) reads the
+ * per-signal "estimator"/"params" keys itself. A driver runs its I/O thread through the
+ * engine's one thread creator (rtcosim/rt.h) with the priority and CPU it is configured
+ * with.
  *
- * Modbus client (application/x-rtcosim-modbus-client), component keys:
- *   transport     tcp | rtu                                                 [tcp]
- *   host, port    TCP peer                                                  [127.0.0.1, 502]
- *   device, baud, parity (N|E|O), data_bits, stop_bits   RTU line  [-, 19200, N, 8, 1]
- *   unit_id       Modbus unit / slave id                                    [1]
- *   poll_ms       poll and write period                                     [10]
- *   timeout_ms    response timeout; must be below poll_ms                   [poll_ms/2]
- *   write_mode    on_change | cycle (to-bench outputs)                      [on_change]
- *   reconnect_min_ms, reconnect_max_ms  backoff bounds (doubling, +-25% jitter) [100, 5000]
- *   max_gap       registers of unmapped gap a read batch may span           [0]
- * Modbus server (application/x-rtcosim-modbus-server), component keys:
- *   transport, device, baud, parity, data_bits, stop_bits, unit_id   as above
- *   bind, port    TCP listen address; port 0 = ephemeral (see stats.port)   [127.0.0.1, 502]
- *   max_clients   simultaneous TCP clients; at the limit the connection idle the
- *                 longest (idle at least frame_timeout_ms) yields to a new one   [8]
- *   frame_timeout_ms  a request must arrive whole within this from its first byte,
- *                 else its connection is closed                             [500]
- *   idle_timeout_ms   a connection without a byte for this long is closed; 0 = never
- *                                                                           [60000]
- *   update_ms     period of copying outputs into the register map           [1]
- * Modbus per-signal keys (the register map):
- *   table         coil | discrete | holding | input. FROM_BENCH on the client may use all
- *                 four; TO_BENCH on the client needs coil|holding. On the server TO_BENCH
- *                 (outputs a PLC reads) may use all four, FROM_BENCH (a PLC writes) needs
- *                 coil|holding.                              [holding; coil for bool]
- *   address       0-based PDU address of the first coil/register (0..65535)  [required]
- *   type          bool | int16 | uint16 | int32 | uint32 | float32 | int64 | uint64 | float64
- *                 (registers used: 1, 1, 1, 2, 2, 2, 4, 4, 4; bool in a register is 0/1)
- *                 [bool for coil/discrete; else from the signal's rtc_type, FLOAT64->float32]
- *   word_order    big (most significant word at the lowest address) | little     [big]
- *   byte_swap     swap the two bytes inside each register                   [false]
- *   scale, offset engineering = raw * scale + offset                        [1, 0]
- *   min, max      clamp of the engineering value (counted in health.clamped)  [none]
- *   safe          safe value (TO_BENCH) written by write_safe_values()       [none: untouched]
- * OSC (application/x-rtcosim-osc), component keys:
- *   port          UDP port to receive on; 0 = ephemeral (see stats.port)     [0]
- *   bind          127.0.0.1 accepts loopback senders only (liblo 0.31 binds every
- *                 interface, so this is enforced by sender filtering); 0.0.0.0 accepts any
- *                                                                            [127.0.0.1]
- *   allow         comma-separated sender IPv4 addresses; when set, only these  [none]
- *   targets       comma-separated host:port list that outbound bundles go to  [none]
- *   rate_hz       outbound stream rate                                       [50]
- *   timetag_bound_s  a bundle timetag farther than this from the arrival (future or
- *                 past) is replaced by the arrival, counted in timetags_clamped  [1]
- * OSC per-signal keys:
- *   path          OSC address pattern-free path, e.g. /plant/setpoint        [/<name>]
- *   osc_type      outbound argument type f | d | i                           [f]
- *   min, max      inbound clamp (clamped and counted)                        [none]
- *   safe          value streamed once by write_safe_values()                 [none]
+ * Statistics: rtc_driver_stats has a generic part every driver fills in the same sense
+ * and a list of named driver-specific counters under the driver's kind, which reports
+ * (summary.json) show without knowing the driver. A new driver implements this vtable,
+ * registers it, and touches nothing in rt-core.
  */
 #ifndef RTCOSIM_DRIVER_H
 #define RTCOSIM_DRIVER_H
@@ -88,10 +41,10 @@
 
 #include "rtcosim/log.h"
 #include "rtcosim/mailbox.h"
-#include "rtcosim/unit.h"
+#include "rtcosim/unit.h" /* rtc_kv */
 #include "rtcosim/model.h"
 
-/** SSP component types of the built-in drivers. */
+/** SSP component types of the built-in drivers (io-drivers registers them). */
 #define RTC_DRIVER_TYPE_MODBUS_CLIENT "application/x-rtcosim-modbus-client"
 #define RTC_DRIVER_TYPE_MODBUS_SERVER "application/x-rtcosim-modbus-server"
 #define RTC_DRIVER_TYPE_OSC "application/x-rtcosim-osc"
@@ -108,7 +61,7 @@ typedef struct rtc_io_signal {
     const char *name;       /**< connector name */
     rtc_type type;          /**< engine-side type; the mailbox always carries a double */
     rtc_io_dir dir;
-    const rtc_kv *settings; /**< per-signal keys (see the table above) */
+    const rtc_kv *settings; /**< per-signal keys (the driver's own) */
     size_t n_settings;
     rtc_mailbox *mailbox;   /**< caller-owned; must outlive the driver */
 } rtc_io_signal;
@@ -166,43 +119,54 @@ typedef struct rtc_signal_health {
     int64_t last_ns;      /**< arrival time of the last good value (0: none) */
 } rtc_signal_health;
 
-/** Counters of one driver, copied out by rtc_driver_ops.stats(). */
+/** Most driver-specific counters a driver reports (rtc_driver_stats.counters). */
+#define RTC_DRIVER_MAX_COUNTERS 16
+
+/** One driver-specific counter: what only this kind of driver counts (a Modbus server's
+ *  refused writes, OSC's malformed packets). Names are static strings of [a-z0-9_], so a
+ *  report can use them as keys. */
+typedef struct rtc_driver_counter {
+    const char *name;
+    uint64_t value;
+} rtc_driver_counter;
+
+/**
+ * Counters of one driver, copied out by rtc_driver_ops.stats(). The generic part means
+ * the same for every driver (a driver that has no such event leaves it 0); what only one
+ * kind of driver counts is in counters[], under that driver's @p kind, so a new driver
+ * reports its own counters without a change here, and a report shows each driver only
+ * the counters it has.
+ */
 typedef struct rtc_driver_stats {
     uint64_t cycles;      /**< I/O loop iterations */
     uint64_t overruns;    /**< cycles that started after their deadline */
-    uint64_t requests;    /**< Modbus requests sent/served, OSC messages received */
-    uint64_t errors;      /**< failed requests other than timeouts and exceptions */
+    uint64_t requests;    /**< exchanges with the bench: requests sent or served, messages
+                               received */
+    uint64_t errors;      /**< failed exchanges other than timeouts */
     uint64_t timeouts;    /**< requests without a response in time */
-    uint64_t exceptions;  /**< Modbus exception responses (received or sent) */
     uint64_t reconnects;  /**< successful re-connections after a failure */
-    uint64_t connects;    /**< every successful connection (client) / accepted client */
-    uint64_t malformed;   /**< OSC: undecodable packets, wrong argument types */
-    uint64_t unknown;     /**< OSC: messages for unmapped paths */
-    uint64_t rejected;    /**< writes refused: disallowed sender, read-only register */
-    uint64_t sent;        /**< OSC: bundles sent (per target) */
+    uint64_t connects;    /**< every successful connection (client) / accepted peer */
+    uint64_t rejected;    /**< writes refused: disallowed sender, read-only target */
     uint64_t safe_writes; /**< completed write_safe_values() */
     int port;             /**< bound TCP/UDP port (servers, OSC), else 0 */
     bool connected;       /**< client: link up; server: at least one peer */
-    rtc_lathist latency;  /**< per request (client: request->response; server: receive->
+    rtc_lathist latency;  /**< per exchange (client: request->response; server: receive->
                                reply sent; OSC out: one bundle send) */
     rtc_signal_health *signals; /**< in: caller's array; out: filled up to n_signals_cap */
     size_t n_signals_cap;       /**< in: capacity of signals */
     size_t n_signals;           /**< out: the driver's signal count */
-    /* Modbus server: request checks and connection hygiene (0 for the other drivers) */
-    uint64_t write_refused;   /**< write requests refused with exception 02 (any target not
-                                   mapped as a from-bench signal), whatever the function code */
-    uint64_t fc_unsupported;  /**< requests with a function code not served (exception 01) */
-    uint64_t bad_requests;    /**< malformed requests: length, byte count or quantity wrong
-                                   (exception 03), or a broken MBAP header (connection closed) */
-    uint64_t frame_timeouts;  /**< connections closed: a request not complete in frame_timeout_ms */
-    uint64_t idle_closed;     /**< connections closed after idle_timeout_ms without a byte */
-    uint64_t evicted;         /**< idle connections closed to admit a new one at max_clients */
-    uint64_t clients_refused; /**< connections refused at max_clients with none idle */
-    int clients;              /**< TCP connections open now */
-    int clients_max;          /**< most TCP connections open at once */
-    uint64_t timetags_clamped;  /**< OSC: bundle timetags farther than timetag_bound_s
-                                     from arrival, replaced by the arrival time */
+    const char *kind;           /**< out: the group name of counters[], [a-z0-9_]
+                                     (e.g. "modbus_server"); NULL when n_counters is 0 */
+    rtc_driver_counter counters[RTC_DRIVER_MAX_COUNTERS]; /**< out: driver-specific */
+    size_t n_counters;                                    /**< out: entries of counters */
 } rtc_driver_stats;
+
+/**
+ * The driver-specific counter @p name of @p st into @p value.
+ * Returns true, or false (value untouched) when the driver reports no such counter.
+ * RT-safe: yes. Thread: any.
+ */
+bool rtc_driver_stats_counter(const rtc_driver_stats *st, const char *name, uint64_t *value);
 
 /* ---- the driver vtable ---- */
 
@@ -231,8 +195,9 @@ typedef struct rtc_driver_ops {
     int (*write_safe_values)(void *self, int timeout_ms);
     /** Stop if running and free everything; NULL is a no-op. RT-safe: no. */
     void (*close)(void *self);
-    /** Copy the counters (lock-free snapshot; counters may advance between fields).
-     *  Returns RTC_OK. RT-safe: no (copies ~2 KiB). Thread: any. */
+    /** Copy the counters (lock-free snapshot; counters may advance between fields);
+     *  out->signals / n_signals_cap are the caller's. Returns RTC_OK, RTC_EINVAL (NULL).
+     *  RT-safe: no (copies ~2 KiB). Thread: any. */
     int (*stats)(void *self, rtc_driver_stats *out);
 } rtc_driver_ops;
 
