@@ -251,7 +251,8 @@ static json_t *io_entry(json_t *sum, const char *name)
     return NULL;
 }
 
-static void summary_io_counters_only_for_their_driver(void)
+/* A Modbus server "plc" and an OSC component "op" (both on ephemeral ports) driving a Lag. */
+static void write_kinds_ssd(void)
 {
     char path[700];
     snprintf(path, sizeof path, "%s/kinds.ssd", work);
@@ -285,7 +286,12 @@ static void summary_io_counters_only_for_their_driver(void)
             "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"0.2\"/>\n"
             "</ssd:SystemStructureDescription>\n", RTC_TEST_FMU_DIR);
     fclose(f);
-    char cmd[2048], out[4096];
+}
+
+static void summary_io_counters_only_for_their_driver(void)
+{
+    write_kinds_ssd();
+    char path[700], cmd[2048], out[4096];
     snprintf(cmd, sizeof cmd, "cd '%s' && '%s' run kinds.ssd --realtime --priority 0 "
              "--output-dir kinds", work, RTCOSIM_EXE);
     int rc = rtc_test_run(cmd, out, sizeof out);

@@ -12,7 +12,8 @@
  * prefaults half of its stack (with memory locked, the pages then stay) and binds the
  * thread to the rtlog of its options (so rtc_log() on it never formats: rtcosim/rtlog.h).
  * This is the one creator of threads that work on real-time paths: the executive's RT
- * thread, the Jacobi workers (system_workers.c) and the substitute units (system_async.c).
+ * thread, the Jacobi workers (system_workers.c), the substitute units (system_async.c) and
+ * the drivers' I/O threads (io-drivers, drv_common.c).
  */
 #include "rtcosim/rt.h"
 #include "rtcosim/rtlog.h"

@@ -15,7 +15,8 @@
  * and creates the thread with SCHED_OTHER, everything else unchanged. Before the thread's
  * function runs, the thread is bound to its rtlog (rtcosim/rtlog.h) and half of its stack
  * is prefaulted. Jacobi workers and substitute units are created here too, with the
- * attributes the system was given (rtc_system_set_threads()).
+ * attributes the system was given (rtc_system_set_threads()), and so are the drivers' I/O
+ * threads, with the priority and CPU of their component's settings.
  */
 #ifndef RTCOSIM_RT_H
 #define RTCOSIM_RT_H
