@@ -163,7 +163,7 @@ static int mbc_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **s
         rc = rtc__mb_map_build(&d->map, cfg, &d->c, false, (int)gap);
     if (rc == RTC_OK)
         rc = rtc__drv_stats_init(&d->st, cfg->n_signals, "modbus_client", mbc_counters,
-                                     MBC_N_COUNTERS);
+                                 MBC_N_COUNTERS);
     if (rc != RTC_OK) {
         mbc_close(d);
         return rc;

@@ -197,7 +197,7 @@ static int mbs_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **s
         rc = rtc__mb_map_build(&d->map, cfg, &d->c, true, 0);
     if (rc == RTC_OK)
         rc = rtc__drv_stats_init(&d->st, cfg->n_signals, "modbus_server", mbs_counters,
-                                     MBS_N_COUNTERS);
+                                 MBS_N_COUNTERS);
     if (rc == RTC_OK)
         rc = build_mapping(d);
     if (rc != RTC_OK) {

@@ -1,7 +1,8 @@
 /*
  * Driver registry, settings lookup, the driver-specific counter lookup and the log-linear
- * latency histogram (see rtcosim/driver.h). The registry is written only during load on the main thread,
- * before the threads that look drivers up exist, so it needs no synchronisation.
+ * latency histogram (see rtcosim/driver.h). The registry is written only during load on
+ * the main thread, before the threads that look drivers up exist, so it needs no
+ * synchronisation.
  */
 #include "rtcosim/driver.h"
 #include "rtcosim/status.h"
