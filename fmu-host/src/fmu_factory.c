@@ -6,6 +6,7 @@
  */
 #include "fmu_priv.h"
 
+#include "rtcosim/driver.h"
 #include "rtcosim/status.h"
 
 #include <stdlib.h>
@@ -82,4 +83,24 @@ int rtc_fmu_factory(rtc_unit_factory *out)
                               .release = release,
                               .ctx = ctx};
     return RTC_OK;
+}
+
+/* The one place that knows every built-in component type: FMUs, and the I/O types whose
+ * driver is registered (rtc_io_unit_factory refuses the others, and a system naming one
+ * then fails its load with a line saying so). */
+int rtc_fmu_load_system(const char *path, const rtc_system_options *opt, const rtc_logger *lg,
+                        rtc_system **out)
+{
+    static const char *const io_types[] = {RTC_DRIVER_TYPE_MODBUS_CLIENT,
+                                           RTC_DRIVER_TYPE_MODBUS_SERVER, RTC_DRIVER_TYPE_OSC};
+    rtc_unit_factory f[1 + sizeof io_types / sizeof io_types[0]];
+    size_t n = 0;
+    if (!path || !out)
+        return RTC_EINVAL;
+    if (rtc_fmu_factory(&f[n++]) != RTC_OK)
+        return RTC_ENOMEM;
+    for (size_t i = 0; i < sizeof io_types / sizeof io_types[0]; i++)
+        if (rtc_io_unit_factory(&f[n], io_types[i]) == RTC_OK)
+            n++;
+    return rtc_system_load(path, f, n, opt, lg, out);
 }

@@ -184,19 +184,13 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
     return st;
 }
 
-/* Units come from FMUs and from the built-in I/O drivers (one factory per component type). */
+/* Units come from FMUs and from the built-in I/O drivers (fmu-host's one loader of every
+ * built-in component type, once the drivers are registered). */
 static int load(const sys_opts *o, const rtc_logger *lg, rtc_system **sys)
 {
-    static const char *const io_types[] = {RTC_DRIVER_TYPE_MODBUS_CLIENT,
-                                           RTC_DRIVER_TYPE_MODBUS_SERVER, RTC_DRIVER_TYPE_OSC};
-    rtc_unit_factory f[4];
-    size_t n = 0;
-    if (rtc_iodrivers_register() != RTC_OK || rtc_fmu_factory(&f[n++]) != RTC_OK)
+    if (rtc_iodrivers_register() != RTC_OK)
         return RTC_ENOMEM;
-    for (size_t i = 0; i < sizeof io_types / sizeof io_types[0]; i++)
-        if (rtc_io_unit_factory(&f[n], io_types[i]) == RTC_OK)
-            n++;
-    return rtc_system_load(o->path, f, n, &o->so, lg, sys);
+    return rtc_fmu_load_system(o->path, &o->so, lg, sys);
 }
 
 double rtc_cli_now_s(void)

@@ -53,3 +53,5 @@ foreach(dir rt-core/base rt-core/load rt-core/system rt-core/exec rt-core/sessio
     add_test(NAME ${name} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/header_alone.sh ${CMAKE_C_COMPILER} ${PROJECT_SOURCE_DIR}/${dir}/include ${RTC_PUBLIC_INCLUDE_FLAGS})
     rtc_test_properties(${name} unit)
 endforeach()
+# issue 13: the embedding entry point rtc_fmu_load_system (fmu-host)
+rtc_add_test(embed SOURCES unit/fmu_util.c LIBS rtc_fmuhost rtc_iodrivers DEPENDS rtc_test_fmus rtc_configs)
