@@ -1,0 +1,107 @@
+# Packaging: the shared library librtcosim, install rules, pkg-config file, man page and
+# the Debian package (CPack). Included by the top-level CMakeLists.txt after every target
+# exists.
+#
+# librtcosim.so.<major> is the embeddable engine: the five rt-core layers, fmu-host and
+# io-drivers, linked from the very objects of their static libraries (compiled as PIC for
+# this), exporting only the public rtc_* API (cmake/rtcosim.map). The rtcosim executable,
+# the tests and the benchmarks keep linking the static libraries: the CLI then resolves
+# no engine symbol through the dynamic linker at run time (no lazy PLT binding on the RT
+# thread, whose first call would otherwise enter ld.so), runs from the build tree without
+# an rpath, and sanitizer builds keep instrumenting one program.
+include(GNUInstallDirs)
+
+set(rtc_lib_parts rtc_base rtc_load rtc_system rtc_exec rtc_session rtc_fmuhost rtc_iodrivers)
+set_target_properties(${rtc_lib_parts} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+
+set(rtc_lib_objects)
+foreach(part ${rtc_lib_parts})
+    list(APPEND rtc_lib_objects $<TARGET_OBJECTS:${part}>)
+endforeach()
+# Target rtc_shared, file librtcosim.so (the name rtcosim is the executable's target).
+add_library(rtc_shared SHARED ${rtc_lib_objects})
+set_target_properties(rtc_shared PROPERTIES
+    OUTPUT_NAME rtcosim
+    VERSION ${PROJECT_VERSION}
+    SOVERSION ${PROJECT_VERSION_MAJOR}
+    LINK_DEPENDS ${PROJECT_SOURCE_DIR}/cmake/rtcosim.map)
+target_link_options(rtc_shared PRIVATE -Wl,--version-script=${PROJECT_SOURCE_DIR}/cmake/rtcosim.map)
+if(NOT RTC_SANITIZE)
+    # Every symbol resolved at link time (clang leaves the sanitizer runtime of a shared
+    # library to the program, so sanitizer builds cannot ask for this).
+    target_link_options(rtc_shared PRIVATE -Wl,--no-undefined)
+endif()
+target_link_libraries(rtc_shared PRIVATE rtc_warnings
+    PkgConfig::LIBXML2 PkgConfig::MINIZIP PkgConfig::LIBLO PkgConfig::LIBMODBUS
+    Threads::Threads m ${CMAKE_DL_LIBS})
+
+# ---- install ----
+install(TARGETS rtc_shared
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_COMPONENT Runtime)
+install(TARGETS rtcosim rtcosim-operator rtcosim-bench-sim rtcosim-fault-proxy
+    RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# Public headers of every layer and of the sibling libraries, into include/rtcosim/.
+# base/internal/ and src/*_priv.h are never installed (they are not under include/).
+set(rtc_public_include_dirs)
+foreach(layer base load system exec session)
+    list(APPEND rtc_public_include_dirs ${PROJECT_SOURCE_DIR}/rt-core/${layer}/include/rtcosim/)
+endforeach()
+list(APPEND rtc_public_include_dirs ${PROJECT_SOURCE_DIR}/fmu-host/include/rtcosim/
+    ${PROJECT_SOURCE_DIR}/io-drivers/include/rtcosim/)
+install(DIRECTORY ${rtc_public_include_dirs}
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rtcosim FILES_MATCHING PATTERN "*.h")
+install(FILES ${PROJECT_BINARY_DIR}/generated/rtcosim/rtc_config.h
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rtcosim)
+
+# rtcosim.pc, relocatable: "prefix" climbs from the .pc file's directory to the prefix.
+set(RTC_PC_UP "..")
+string(REGEX MATCHALL "[^/]+" rtc_libdir_parts "${CMAKE_INSTALL_LIBDIR}")
+foreach(part ${rtc_libdir_parts})
+    string(APPEND RTC_PC_UP "/..")
+endforeach()
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}" OR IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")
+    message(FATAL_ERROR "rtcosim.pc needs CMAKE_INSTALL_LIBDIR and CMAKE_INSTALL_INCLUDEDIR "
+                        "relative to the prefix")
+endif()
+configure_file(${PROJECT_SOURCE_DIR}/cmake/rtcosim.pc.in ${PROJECT_BINARY_DIR}/rtcosim.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/rtcosim.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# rtcosim(1), generated from the built executable's own --help texts, so the manual can
+# never say something the program's help does not.
+set(rtc_man ${PROJECT_BINARY_DIR}/man/rtcosim.1)
+add_custom_command(OUTPUT ${rtc_man}
+    COMMAND ${CMAKE_COMMAND} -DRTCOSIM=$<TARGET_FILE:rtcosim> -DOUT=${rtc_man}
+            -DVERSION=${PROJECT_VERSION} -P ${PROJECT_SOURCE_DIR}/cmake/rtc_manpage.cmake
+    DEPENDS rtcosim ${PROJECT_SOURCE_DIR}/cmake/rtc_manpage.cmake
+    COMMENT "Generating the man page rtcosim(1) from rtcosim --help")
+add_custom_target(rtc_manpage ALL DEPENDS ${rtc_man})
+install(FILES ${rtc_man} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/configs/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR}
+    RENAME configs.md)
+
+# ---- Debian package: cpack -G DEB (or the `package` target) ----
+# Depends comes from dpkg-shlibdeps on the packaged binaries and library, i.e. the Debian
+# runtime packages of the libraries they link (libxml2, libminizip1, liblo7, libmodbus5,
+# libc6, ...), never the -dev packages; the shlibs file and ldconfig trigger of
+# librtcosim.so.<major> are generated too.
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME rtcosim)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_VENDOR "rtcosim")
+set(CPACK_PACKAGE_CONTACT "rtcosim maintainers <rtcosim@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
+    "real-time co-simulation engine for FMI 2.0/3.0 FMUs and SSP systems")
+set(CPACK_PACKAGE_DESCRIPTION
+    "rtcosim steps FMI 2.0/3.0 co-simulation FMUs coupled as an SSP system describes, paced
+against the wall clock by a SCHED_FIFO thread, with Modbus and OSC bench I/O. This package
+holds the rtcosim command, its bench tools, the shared library librtcosim with its C
+headers and pkg-config file, and the rtcosim(1) manual.")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION science)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
+include(CPack)

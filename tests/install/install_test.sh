@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The installed engine is embeddable (issue 13 item 6): `cmake --install` into a fresh
+# prefix, then, using only what was installed:
+#   - librtcosim.so.<major> carries its soname and exports only the public rtc_* API;
+#   - every installed header compiles alone (twice: include guard) and includes only C
+#     standard headers and other rtcosim headers;
+#   - rtcosim(1) holds the same text as `rtcosim --help`;
+#   - tests/install/embed_example.c (the README's example) compiles with
+#     `cc $(pkg-config --cflags --libs rtcosim)` (PKG_CONFIG_PATH at the prefix, nothing
+#     from the source or build tree on the include or library path), runs the example
+#     system msd-jacobi.ssp 100 ticks and reads mass1.x1; the value must equal the one the
+#     installed CLI writes for t = 1 s.
+# Usage: install_test.sh BUILD_DIR SOURCE_DIR CC [extra compiler/linker flags...]
+#   (a sanitizer build passes its -fsanitize flags: its library needs the runtime.)
+set -u
+build=$(cd "$1" && pwd) || exit 1
+src=$(cd "$2" && pwd) || exit 1
+cc=$3
+shift 3
+extra=("$@")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+fail() { echo "install_test: FAIL: $*" >&2; exit 1; }
+
+cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" 2>&1 ||
+    { cat "$tmp/install.log" >&2; fail "cmake --install failed"; }
+
+# ---- the library: soname, version, exports ----
+lib=$(find "$prefix" -name 'librtcosim.so.*.*.*' -type f | head -n1)
+[[ -n $lib ]] || fail "no librtcosim.so.X.Y.Z under $prefix"
+libdir=$(dirname "$lib")
+soname=$(readelf -d "$lib" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+[[ $soname =~ ^librtcosim\.so\.[0-9]+$ ]] || fail "$lib: soname '$soname', want librtcosim.so.<major>"
+[[ -L $libdir/$soname && -L $libdir/librtcosim.so ]] || fail "symlinks $soname / librtcosim.so missing"
+bad=$(nm -D --defined-only "$lib" | awk 'NF == 3 { print $3 }' |
+      grep -Ev '^rtc_[^_]|^(__(odr_asan|asan|tsan|ubsan|sanitizer))' | head -n5)
+[[ -z $bad ]] || fail "$lib exports non-API symbols: $bad"
+nm -D --defined-only "$lib" | grep -q ' rtc_fmu_load_system$' || fail "rtc_fmu_load_system not exported"
+echo "install_test: $(basename "$lib"), soname $soname, exports only rtc_*"
+
+# ---- programs and the man page ----
+for exe in rtcosim rtcosim-operator rtcosim-bench-sim rtcosim-fault-proxy; do
+    [[ -x $prefix/bin/$exe ]] || fail "bin/$exe not installed"
+done
+man=$(find "$prefix" -path '*man1/rtcosim.1' | head -n1)
+[[ -n $man ]] || fail "man page rtcosim.1 not installed"
+# Every line of the help texts appears in the page (roff escapes undone; the top-level
+# "usage: " line is the SYNOPSIS, without that word).
+plain=$(sed -e 's/\\-/-/g' -e 's/\\e/\\/g' -e 's/^\\&//' "$man")
+while IFS= read -r line; do
+    [[ -z $line ]] && continue
+    grep -qF -- "${line#usage: }" <<<"$plain" || fail "man page lacks help line: $line"
+done < <("$prefix/bin/rtcosim" --help; "$prefix/bin/rtcosim" run --help SYSTEM.ssd)
+echo "install_test: bin/ and man1/rtcosim.1 (same text as --help)"
+
+# ---- headers ----
+export PKG_CONFIG_PATH=$libdir/pkgconfig
+pkg-config --exists rtcosim || fail "pkg-config does not find rtcosim in $PKG_CONFIG_PATH"
+cflags=$(pkg-config --cflags rtcosim)
+libs=$(pkg-config --libs rtcosim)
+for f in $cflags $libs; do
+    case $f in *"$src"* | *"$build"*) fail "pkg-config points into the tree: $f" ;; esac
+done
+n=0
+for h in "$prefix"/include/rtcosim/*.h; do
+    name=rtcosim/$(basename "$h")
+    other=$(grep -E '^\s*#\s*include' "$h" | grep -vE '"rtcosim/[a-z0-9_]+\.h"|<std(int|def|bool|io|arg|atomic|lib)\.h>|<string\.h>')
+    [[ -z $other ]] || fail "$name includes a non-standard header: $other"
+    printf '#include <%s>\n#include <%s>\n' "$name" "$name" >"$tmp/h.c"
+    "$cc" -std=c11 -Wall -Wextra -Werror -fsyntax-only $cflags "$tmp/h.c" 2>"$tmp/h.err" ||
+        { cat "$tmp/h.err" >&2; fail "$name does not compile alone"; }
+    n=$((n + 1))
+done
+((n >= 20)) || fail "only $n headers installed"
+[[ -f $prefix/include/rtcosim/rtcosim.h && -f $prefix/include/rtcosim/rtc_config.h ]] ||
+    fail "rtcosim.h or rtc_config.h not installed"
+if find "$prefix/include" -name '*_priv.h' -o -name 'xml_util.h' | grep -q .; then
+    fail "private headers installed"
+fi
+echo "install_test: $n headers compile alone with only the C library's headers"
+
+# ---- the example, built against the install only ----
+cp "$src/tests/install/embed_example.c" "$tmp/"
+(cd "$tmp" && "$cc" -std=c11 -Wall -Wextra -Werror embed_example.c $cflags $libs "${extra[@]}" \
+    -o embed_example) || fail "the example does not build with pkg-config --cflags --libs rtcosim"
+ldd "$tmp/embed_example" | grep -q "librtcosim.so" || fail "example not linked to librtcosim.so"
+out=$(cd "$tmp" && LD_LIBRARY_PATH=$libdir ./embed_example "$build/configs/msd-jacobi.ssp" 100 mass1.x1) ||
+    fail "embed_example failed"
+echo "install_test: embed_example: $out"
+[[ $out =~ ^mass1\.x1\ t=1\ value=(.+)$ ]] || fail "unexpected output: $out"
+got=${BASH_REMATCH[1]}
+
+# The reference: the installed CLI on the same system, row t = 1.
+(cd "$tmp" && "$prefix/bin/rtcosim" run "$build/configs/msd-jacobi.ssp" --stop 1 --record mass1.x1 \
+    --output-dir ref >/dev/null 2>"$tmp/ref.err") || { cat "$tmp/ref.err" >&2; fail "rtcosim run failed"; }
+want=$(awk -F, 'NR > 1 && $1 + 0 == 1 { print $2 }' "$tmp/ref/results.csv")
+[[ -n $want ]] || fail "no row t=1 in the CLI's results.csv"
+awk -v g="$got" -v w="$want" 'BEGIN {
+    d = g - w; if (d < 0) d = -d; s = w < 0 ? -w : w
+    exit !(d <= 1e-12 * (s > 1 ? s : 1) && w != 0) }' ||
+    fail "mass1.x1 at t=1: embed_example $got, rtcosim run $want"
+echo "install_test: mass1.x1 = $got at t = 1 s, as rtcosim run writes: PASS"
