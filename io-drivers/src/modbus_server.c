@@ -27,6 +27,7 @@
 #include "modbus_priv.h"
 
 #include "rtcosim/iodrivers.h"
+#include "rtcosim/rtc_config.h"
 #include "rtcosim/status.h"
 
 #include <errno.h>
@@ -40,7 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MBS_MAX_CLIENTS 64
+#define MBS_MAX_CLIENTS RTC_MODBUS_MAX_CLIENTS
 #define MBAP_LEN 7 /* transaction id, protocol id, length, unit id */
 
 /* One TCP client: the request being received and when its bytes came. */

@@ -33,6 +33,7 @@
 
 #include "rtcosim/iodrivers.h"
 #include "rtcosim/osc_args.h"
+#include "rtcosim/rtc_config.h"
 #include "rtcosim/status.h"
 
 #include <arpa/inet.h>
@@ -49,7 +50,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define OSC_MAX_PEERS 16
+#define OSC_MAX_PEERS RTC_OSC_MAX_PEERS
 #define NTP_UNIX_OFFSET 2208988800ull /* seconds from 1900-01-01 to 1970-01-01 */
 
 typedef struct osc_sig {

@@ -401,7 +401,7 @@ static int replay_run(const char *dir, const char *out_dir, const conf *c, rtc_i
         rc = rtc_system_init(sys);
     if (rc == RTC_OK && (rc = rtc_replay_bind(rp, sys, err, sizeof err)) != RTC_OK)
         fprintf(stderr, "rtcosim replay: %s\n", err);
-    rtc_recorder_opts ro = {.ring_rows = 4096, .lossless = true};
+    rtc_recorder_opts ro = {.ring_rows = RTC_RECORDER_ROWS, .lossless = true};
     if (rc == RTC_OK)
         rc = rtc_cli_recording_open(file, rec, &ro, &csv, &r);
     if (rc == RTC_OK)

@@ -15,6 +15,7 @@
 #include "rtcosim/nonfinite.h"
 #include "rtcosim/record.h"
 #include "rtcosim/recorder.h"
+#include "rtcosim/rtc_config.h"
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
@@ -322,7 +323,7 @@ static int setup_recording(run_ctx *r)
     if (rc != RTC_OK)
         return rc;
     /* Rows are formatted on the recorder thread; lossless: the loop waits if it is full. */
-    rtc_recorder_opts ro = {.ring_rows = 4096, .lossless = true,
+    rtc_recorder_opts ro = {.ring_rows = RTC_RECORDER_ROWS, .lossless = true,
                             .continue_on_error = r->o->write_continue};
     return rtc_cli_recording_open(r->o->output, r->rec, &ro, &r->csv, &r->recorder);
 }

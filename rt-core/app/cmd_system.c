@@ -507,7 +507,8 @@ static int prepare(sys_opts *o, const rtc_logger *lg, const char *file, rtc_syst
     if (rc == RTC_OK)
         rc = rtc_system_init(*sys);
     /* real time: never wait, count drops */
-    rtc_recorder_opts ro = {.ring_rows = o->rt.enabled ? RTC_CLI_RT_RING_ROWS : 4096,
+    rtc_recorder_opts ro = {.ring_rows = o->rt.enabled ? RTC_CLI_RT_RING_ROWS
+                                                       : RTC_RECORDER_ROWS,
                             .lossless = !o->rt.enabled, .continue_on_error = o->write_continue};
     if (rc == RTC_OK)
         rc = rtc_cli_recording_open(file, *rec, &ro, csv, r);

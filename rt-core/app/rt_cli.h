@@ -9,6 +9,7 @@
 #include "rtcosim/exec.h"
 #include "rtcosim/nonfinite.h"
 #include "rtcosim/recorder.h"
+#include "rtcosim/rtc_config.h"
 #include "rtcosim/session.h"
 #include "rtcosim/system.h"
 
@@ -20,7 +21,7 @@
 
 /** Recorder ring of a real-time run, in rows: rows are never waited for, so the ring
  *  must absorb the recorder thread's hiccups (65536 rows = 65 s at 1 kHz). */
-#define RTC_CLI_RT_RING_ROWS 65536
+#define RTC_CLI_RT_RING_ROWS RTC_RECORDER_RT_ROWS
 
 /** Options of the real-time path (and their outcome). */
 typedef struct rtc_cli_rt {

@@ -9,7 +9,7 @@
 #     `cc $(pkg-config --cflags --libs rtcosim)` (PKG_CONFIG_PATH at the prefix, nothing
 #     from the source or build tree on the include or library path), runs the example
 #     system msd-jacobi.ssp 100 ticks and reads mass1.x1; the value must equal the one the
-#     installed CLI writes for t = 1 s.
+#     installed CLI writes for t = 1 s. The README's example is built and run the same way.
 # Usage: install_test.sh BUILD_DIR SOURCE_DIR CC [extra compiler/linker flags...]
 #   (a sanitizer build passes its -fsanitize flags: its library needs the runtime.)
 set -u
@@ -27,7 +27,7 @@ cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" 2>&1 ||
     { cat "$tmp/install.log" >&2; fail "cmake --install failed"; }
 
 # ---- the library: soname, version, exports ----
-lib=$(find "$prefix" -name 'librtcosim.so.*.*.*' -type f | head -n1)
+lib=$(find "$prefix" 2>/dev/null -name 'librtcosim.so.*.*.*' -type f | head -n1)
 [[ -n $lib ]] || fail "no librtcosim.so.X.Y.Z under $prefix"
 libdir=$(dirname "$lib")
 soname=$(readelf -d "$lib" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
@@ -90,6 +90,17 @@ out=$(cd "$tmp" && LD_LIBRARY_PATH=$libdir ./embed_example "$build/configs/msd-j
 echo "install_test: embed_example: $out"
 [[ $out =~ ^mass1\.x1\ t=1\ value=(.+)$ ]] || fail "unexpected output: $out"
 got=${BASH_REMATCH[1]}
+
+# The README's example (its first C block after "## Build, install and embed").
+awk '/^## Build, install and embed/ { sec = 1 } sec && /^```c$/ { on = 1; next }
+     on && /^```$/ { exit } on' "$src/README.md" >"$tmp/readme_example.c"
+[[ -s $tmp/readme_example.c ]] || fail "no C example in the README's install section"
+(cd "$tmp" && "$cc" -std=c11 -Wall -Wextra -Werror readme_example.c $cflags $libs "${extra[@]}" \
+    -o readme_example) || fail "the README's example does not build"
+readme_out=$(cd "$tmp" && LD_LIBRARY_PATH=$libdir ./readme_example "$build/configs/msd-jacobi.ssp" \
+    100 mass1.x1) || fail "the README's example failed"
+echo "install_test: README example: $readme_out"
+[[ $readme_out == "mass1.x1 = $got at t = 1 s" ]] || fail "README example printed: $readme_out"
 
 # The reference: the installed CLI on the same system, row t = 1.
 (cd "$tmp" && "$prefix/bin/rtcosim" run "$build/configs/msd-jacobi.ssp" --stop 1 --record mass1.x1 \

@@ -50,6 +50,7 @@
 #include <stdint.h>
 
 #include "rtcosim/log.h"
+#include "rtcosim/rtc_config.h"
 #include "rtcosim/session.h"
 
 typedef struct rtc_osc_control rtc_osc_control;
@@ -67,7 +68,7 @@ typedef struct rtc_osc_control_options {
 } rtc_osc_control_options;
 
 /** Most simultaneous subscriptions (all senders together). */
-#define RTC_OSC_CONTROL_MAX_SUBS 64
+#define RTC_OSC_CONTROL_MAX_SUBS RTC_OSC_MAX_SUBSCRIBERS
 
 /**
  * Bind the socket and start the control thread for @p s (which must outlive it).

@@ -5,14 +5,15 @@
  * walks the columns in the user's order while fetching walks the groups.
  */
 #include "rtcosim/record.h"
+#include "rtcosim/rtc_config.h"
 #include "rtcosim/status.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define STR_CAP 256 /* bytes kept per string value in a row */
-#define BIN_CAP 128 /* bytes kept per binary value in a row */
+#define STR_CAP RTC_MAX_STRING_BYTES /* bytes kept per string value in a row */
+#define BIN_CAP RTC_MAX_BINARY_BYTES /* bytes kept per binary value in a row */
 
 typedef struct group {
     const rtc_unit *unit;

@@ -9,6 +9,7 @@
  */
 #include "rtlog_priv.h"
 #include "rtcosim/ring.h"
+#include "rtcosim/rtc_config.h"
 #include "rtcosim/status.h"
 
 #include <stdio.h>
@@ -16,7 +17,7 @@
 #include <time.h>
 
 #define N_CODES (RTC_RTLOG_MAX_CODE + 1)
-#define TEXT_DEPTH 256 /* text messages between two drains (the monitor drains every 20 ms) */
+#define TEXT_DEPTH RTC_RTLOG_TEXT_DEPTH /* text messages between two drains (every 20 ms) */
 
 struct rtc_rtlog {
     rtc_ring *ring;

@@ -5,6 +5,7 @@
  */
 #include "exec_priv.h"
 
+#include "rtcosim/rtc_config.h"
 #include "rtcosim/status.h"
 
 #include <stdlib.h>
@@ -26,9 +27,9 @@ void rtc_exec_options_init(rtc_exec_options *o)
         .lock_memory = true,
         .heap_reserve = (size_t)16 << 20,
         .stack_bytes = (size_t)1 << 20,
-        .rtlog_depth = 1024,
+        .rtlog_depth = RTC_RTLOG_DEPTH,
         .decimation = 1,
-        .trace_depth = 65536,
+        .trace_depth = RTC_TRACE_DEPTH,
         .unit_timing = true,
         .stop_grace_ns = RTC_EXEC_STOP_GRACE_NS,
     };
@@ -122,7 +123,7 @@ static int alloc_tables(rtc_exec *ex)
         rc = ex->trace_path_copy ? RTC_OK : RTC_ENOMEM;
     }
     if (rc == RTC_OK && ex->o.trace_path)
-        rc = rtc_ring_new(sizeof(trace_rec), ex->o.trace_depth ? ex->o.trace_depth : 65536,
+        rc = rtc_ring_new(sizeof(trace_rec), ex->o.trace_depth ? ex->o.trace_depth : RTC_TRACE_DEPTH,
                           &ex->trace);
     return rc;
 }

@@ -36,6 +36,7 @@
  */
 #include "rtcosim/recorder.h"
 #include "rtcosim/ring.h"
+#include "rtcosim/rtc_config.h"
 #include "rtcosim/status.h"
 
 #include <errno.h>
@@ -184,7 +185,7 @@ int rtc_recorder_start(rtc_record *rec, rtc_csv *csv, const rtc_recorder_opts *o
     r->csv = csv;
     r->o = *o;
     int rc = rtc_ring_new(sizeof(int64_t) + rtc_record_row_size(rec),
-                          o->ring_rows ? o->ring_rows : 4096, &r->ring);
+                          o->ring_rows ? o->ring_rows : RTC_RECORDER_ROWS, &r->ring);
     if (rc != RTC_OK) {
         free(r);
         return rc;

@@ -14,12 +14,13 @@
 
 #include "rtcosim/estimate.h"
 #include "rtcosim/rt.h"
+#include "rtcosim/rtc_config.h"
 #include "rtcosim/system.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 
-#define RTC_SYS_STR_CAP 256 /* bytes kept per observed string value */
+#define RTC_SYS_STR_CAP RTC_MAX_STRING_BYTES /* bytes kept per observed string value */
 
 typedef struct rtc_async_unit rtc_async_unit;
 

@@ -67,6 +67,7 @@
 #include "rtcosim/log.h"
 #include "rtcosim/recorder.h"
 #include "rtcosim/rt.h"
+#include "rtcosim/rtc_config.h"
 #include "rtcosim/system.h"
 
 typedef struct rtc_exec rtc_exec;
@@ -81,7 +82,7 @@ typedef struct rtc_exec rtc_exec;
 /** Most safe-state callbacks one executive holds. */
 #define RTC_EXEC_MAX_SAFE 16
 /** Buckets (1 µs each) of the cyclictest-style latency histogram (histogram.txt). */
-#define RTC_EXEC_HIST_US 10000
+#define RTC_EXEC_HIST_US RTC_LATENCY_HIST_US
 
 typedef enum {
     RTC_EXEC_CATCH_UP = 0,
@@ -141,12 +142,12 @@ typedef struct rtc_exec_options {
     bool hard;               /**< RT set-up failures are errors, not warnings (false) */
     size_t heap_reserve;     /**< bytes prefaulted into the heap (default 16 MiB) */
     size_t stack_bytes;      /**< RT thread stack (default 1 MiB; half is prefaulted) */
-    size_t rtlog_depth;      /**< rtlog ring records (default 1024) */
+    size_t rtlog_depth;      /**< rtlog ring records (default RTC_RTLOG_DEPTH) */
     rtc_recorder *recorder;  /**< rows go here (NULL: none); must be in real-time
                                   (non-lossless) mode to keep the RT thread from waiting */
     long decimation;         /**< a row every n-th tick (default 1), as `rtcosim run` */
     const char *trace_path;  /**< per-step latency trace CSV, NULL: none (copied) */
-    size_t trace_depth;      /**< trace ring records (default 65536) */
+    size_t trace_depth;      /**< trace ring records (default RTC_TRACE_DEPTH) */
     bool status_line;        /**< live status on stderr when it is a terminal */
     bool unit_timing;        /**< time each unit's do_step (default true) */
     const rtc_logger *lg;    /**< messages (rtlog lines included); may be NULL */

@@ -25,7 +25,7 @@ typedef struct rtc_recorder rtc_recorder;
 
 /** How a recorder runs. */
 typedef struct rtc_recorder_opts {
-    size_t ring_rows;        /**< ring capacity in rows (power of two; 0: 4096) */
+    size_t ring_rows;        /**< ring capacity in rows (power of two; 0: RTC_RECORDER_ROWS) */
     bool lossless;           /**< true: producers wait when the ring is full (fast runs);
                                   false: drop and count (real time, no wait, no syscall) */
     bool continue_on_error;  /**< true: a write error is reported and the run goes on

@@ -88,6 +88,7 @@
 
 #include "rtcosim/log.h"
 #include "rtcosim/record.h"
+#include "rtcosim/rtc_config.h"
 #include "rtcosim/system.h"
 
 struct rtc_exec;
@@ -219,7 +220,7 @@ enum {
 };
 
 /** Most single steps outstanding (asked for, not yet run) at any time. */
-#define RTC_SESSION_MAX_STEPS 10000
+#define RTC_SESSION_MAX_STEPS RTC_MAX_SINGLE_STEPS
 
 /**
  * Parse a comma-separated capability list ("set,pause,step,stop,mark,remote"; "all" is the

@@ -41,6 +41,7 @@
 
 #include "rtcosim/log.h"
 #include "rtcosim/mailbox.h"
+#include "rtcosim/rtc_config.h"
 #include "rtcosim/unit.h" /* rtc_kv */
 #include "rtcosim/model.h"
 
@@ -204,7 +205,7 @@ typedef struct rtc_driver_ops {
 /* ---- factory registry (by SSP component type) ---- */
 
 /** Most driver types the registry holds. */
-#define RTC_DRIVER_MAX_TYPES 16
+#define RTC_DRIVER_MAX_TYPES RTC_MAX_DRIVER_TYPES
 
 /**
  * Register @p ops for SSP component type @p type (both must be static). Registering the
