@@ -77,6 +77,12 @@ add_custom_command(OUTPUT ${rtc_man}
     COMMENT "Generating the man page rtcosim(1) from rtcosim --help")
 add_custom_target(rtc_manpage ALL DEPENDS ${rtc_man})
 install(FILES ${rtc_man} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+# The example systems (configs/, packaged with the test FMUs they name) when they are built,
+# so an installed copy has systems to run: share/rtcosim/examples/<name>.ssp.
+if(RTC_BUILD_TESTS)
+    install(DIRECTORY ${PROJECT_BINARY_DIR}/configs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/rtcosim/examples
+        FILES_MATCHING PATTERN "*.ssp" PATTERN "stage" EXCLUDE PATTERN "CMakeFiles" EXCLUDE)
+endif()
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/configs/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR}
     RENAME configs.md)

@@ -31,7 +31,7 @@ for want in '/usr/bin/rtcosim$' '/usr/bin/rtcosim-operator$' '/usr/bin/rtcosim-b
             '/usr/bin/rtcosim-fault-proxy$' '/usr/lib/.*librtcosim\.so\.[0-9]+\.[0-9]+\.[0-9]+$' \
             '/usr/lib/.*librtcosim\.so\.[0-9]+$' '/usr/include/rtcosim/rtcosim\.h$' \
             '/usr/include/rtcosim/rtc_config\.h$' '/usr/lib/.*pkgconfig/rtcosim\.pc$' \
-            '/usr/share/man/man1/rtcosim\.1'; do
+            '/usr/share/man/man1/rtcosim\.1' '/usr/share/rtcosim/examples/msd-jacobi\.ssp'; do
     grep -Eq "$want" <<<"$contents" || fail "package lacks $want"
 done
 dpkg-deb --ctrl-tarfile "$deb" | tar -t | grep -q 'shlibs' || fail "no shlibs control file"

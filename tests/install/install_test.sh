@@ -7,8 +7,8 @@
 #   - rtcosim(1) holds the same text as `rtcosim --help`;
 #   - tests/install/embed_example.c (the README's example) compiles with
 #     `cc $(pkg-config --cflags --libs rtcosim)` (PKG_CONFIG_PATH at the prefix, nothing
-#     from the source or build tree on the include or library path), runs the example
-#     system msd-jacobi.ssp 100 ticks and reads mass1.x1; the value must equal the one the
+#     from the source or build tree on the include or library path), runs the installed
+#     example system share/rtcosim/examples/msd-jacobi.ssp 100 ticks and reads mass1.x1; the value must equal the one the
 #     installed CLI writes for t = 1 s. The README's example is built and run the same way.
 # Usage: install_test.sh BUILD_DIR SOURCE_DIR CC [extra compiler/linker flags...]
 #   (a sanitizer build passes its -fsanitize flags: its library needs the runtime.)
@@ -80,12 +80,14 @@ if find "$prefix/include" -name '*_priv.h' -o -name 'xml_util.h' | grep -q .; th
 fi
 echo "install_test: $n headers compile alone with only the C library's headers"
 
-# ---- the example, built against the install only ----
+# ---- the example, built against the install only, run on an installed example system ----
+system=$prefix/share/rtcosim/examples/msd-jacobi.ssp
+[[ -f $system ]] || fail "example system $system not installed"
 cp "$src/tests/install/embed_example.c" "$tmp/"
 (cd "$tmp" && "$cc" -std=c11 -Wall -Wextra -Werror embed_example.c $cflags $libs "${extra[@]}" \
     -o embed_example) || fail "the example does not build with pkg-config --cflags --libs rtcosim"
 ldd "$tmp/embed_example" | grep -q "librtcosim.so" || fail "example not linked to librtcosim.so"
-out=$(cd "$tmp" && LD_LIBRARY_PATH=$libdir ./embed_example "$build/configs/msd-jacobi.ssp" 100 mass1.x1) ||
+out=$(cd "$tmp" && LD_LIBRARY_PATH=$libdir ./embed_example "$system" 100 mass1.x1) ||
     fail "embed_example failed"
 echo "install_test: embed_example: $out"
 [[ $out =~ ^mass1\.x1\ t=1\ value=(.+)$ ]] || fail "unexpected output: $out"
@@ -97,13 +99,13 @@ awk '/^## Build, install and embed/ { sec = 1 } sec && /^```c$/ { on = 1; next }
 [[ -s $tmp/readme_example.c ]] || fail "no C example in the README's install section"
 (cd "$tmp" && "$cc" -std=c11 -Wall -Wextra -Werror readme_example.c $cflags $libs "${extra[@]}" \
     -o readme_example) || fail "the README's example does not build"
-readme_out=$(cd "$tmp" && LD_LIBRARY_PATH=$libdir ./readme_example "$build/configs/msd-jacobi.ssp" \
+readme_out=$(cd "$tmp" && LD_LIBRARY_PATH=$libdir ./readme_example "$system" \
     100 mass1.x1) || fail "the README's example failed"
 echo "install_test: README example: $readme_out"
 [[ $readme_out == "mass1.x1 = $got at t = 1 s" ]] || fail "README example printed: $readme_out"
 
 # The reference: the installed CLI on the same system, row t = 1.
-(cd "$tmp" && "$prefix/bin/rtcosim" run "$build/configs/msd-jacobi.ssp" --stop 1 --record mass1.x1 \
+(cd "$tmp" && "$prefix/bin/rtcosim" run "$system" --stop 1 --record mass1.x1 \
     --output-dir ref >/dev/null 2>"$tmp/ref.err") || { cat "$tmp/ref.err" >&2; fail "rtcosim run failed"; }
 want=$(awk -F, 'NR > 1 && $1 + 0 == 1 { print $2 }' "$tmp/ref/results.csv")
 [[ -n $want ]] || fail "no row t=1 in the CLI's results.csv"

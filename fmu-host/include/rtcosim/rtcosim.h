@@ -43,6 +43,9 @@
  *
  * ---- Example (error handling shortened to one check per call) ----
  *
+ * msd-jacobi.ssp is one of the example systems installed under
+ * <prefix>/share/rtcosim/examples/ (two coupled mass-spring-damper FMUs, 10 ms step):
+ *
  *     #include <rtcosim/rtcosim.h>
  *     #include <stdio.h>
  *
