@@ -90,11 +90,21 @@
 #ifndef RTCOSIM_RTCOSIM_H
 #define RTCOSIM_RTCOSIM_H
 
+/* C++ programs get the declarations with C linkage (include this header first: the
+ * headers it pulls in are then already included inside the block). */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include "rtcosim/fmu.h"
 #include "rtcosim/log.h"
 #include "rtcosim/rtc_config.h"
 #include "rtcosim/status.h"
 #include "rtcosim/system.h"
 #include "rtcosim/time.h"
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
