@@ -32,7 +32,7 @@ if(NOT RTC_SANITIZE)
     target_link_options(rtc_shared PRIVATE -Wl,--no-undefined)
 endif()
 target_link_libraries(rtc_shared PRIVATE rtc_warnings
-    PkgConfig::LIBXML2 PkgConfig::MINIZIP PkgConfig::LIBLO PkgConfig::LIBMODBUS
+    PkgConfig::LIBXML2 PkgConfig::MINIZIP PkgConfig::JANSSON PkgConfig::LIBLO PkgConfig::LIBMODBUS
     Threads::Threads m ${CMAKE_DL_LIBS})
 
 # ---- install ----
@@ -89,8 +89,8 @@ install(FILES ${PROJECT_SOURCE_DIR}/configs/README.md DESTINATION ${CMAKE_INSTAL
 
 # ---- Debian package: cpack -G DEB (or the `package` target) ----
 # Depends comes from dpkg-shlibdeps on the packaged binaries and library, i.e. the Debian
-# runtime packages of the libraries they link (libxml2, libminizip1, liblo7, libmodbus5,
-# libc6, ...), never the -dev packages; the shlibs file and ldconfig trigger of
+# runtime packages of the libraries they link (libxml2, libminizip1, libjansson4, liblo7,
+# libmodbus5, libc6, ...), never the -dev packages; the shlibs file and ldconfig trigger of
 # librtcosim.so.<major> are generated too.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME rtcosim)

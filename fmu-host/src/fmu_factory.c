@@ -7,6 +7,7 @@
 #include "fmu_priv.h"
 
 #include "rtcosim/driver.h"
+#include "rtcosim/io_unit.h"
 #include "rtcosim/status.h"
 
 #include <stdlib.h>

@@ -76,7 +76,7 @@ int rtc_fmu_factory(rtc_unit_factory *out);
 /**
  * Load a system with every built-in unit factory: rtc_system_load() (rtcosim/system.h)
  * with the FMU factory above and, for each I/O component type whose driver is registered,
- * rtc_io_unit_factory() (rtcosim/driver.h). This is the one call an embedding program
+ * rtc_io_unit_factory() (rtcosim/io_unit.h). This is the one call an embedding program
  * needs to load an .ssp, an .ssd or a single .fmu; rtcosim/rtcosim.h shows the whole
  * sequence (load, init, step, read, free).
  *

@@ -83,8 +83,8 @@
  *
  * The other installed headers are the engine's layers, usable one by one: base
  * (status.h, log.h, time.h, model.h, unit.h, ring.h, mailbox.h, rtlog.h, ...), load
- * (ssp.h), system (system.h, driver.h, estimate.h, pfast.h, nonfinite.h), exec (exec.h,
- * recorder.h), session (session.h), FMU packages (fmu.h) and the I/O drivers
+ * (ssp.h), system (system.h, driver.h, io_unit.h, estimate.h, pfast.h, nonfinite.h), exec
+ * (exec.h, recorder.h), session (session.h), FMU packages (fmu.h) and the I/O drivers
  * (iodrivers.h, osc_control.h).
  */
 #ifndef RTCOSIM_RTCOSIM_H
