@@ -81,8 +81,11 @@ system=$prefix/share/rtcosim/examples/msd-jacobi.ssp
 cp "$src/tests/install/embed_example.c" "$tmp/"
 (cd "$tmp" && "$cc" -std=c11 -Wall -Wextra -Werror embed_example.c $cflags $libs "${extra[@]}" \
     -o embed_example) || fail "the example does not build with pkg-config --cflags --libs rtcosim"
-ldd "$tmp/embed_example" | grep -q "librtcosim.so" || fail "example not linked to librtcosim.so"
-out=$(cd "$tmp" && LD_LIBRARY_PATH=$libdir ./embed_example "$system" 100 mass1.x1) ||
+# Found through the rpath pkg-config gives, without LD_LIBRARY_PATH.
+unset LD_LIBRARY_PATH
+ldd "$tmp/embed_example" | grep -q "librtcosim.so.* => $libdir/" ||
+    fail "example does not load librtcosim.so from $libdir: $(ldd "$tmp/embed_example" | grep rtcosim)"
+out=$(cd "$tmp" && ./embed_example "$system" 100 mass1.x1) ||
     fail "embed_example failed"
 echo "install_test: embed_example: $out"
 [[ $out =~ ^mass1\.x1\ t=1\ value=(.+)$ ]] || fail "unexpected output: $out"
@@ -94,7 +97,7 @@ awk '/^## Build, install and embed/ { sec = 1 } sec && /^```c$/ { on = 1; next }
 [[ -s $tmp/readme_example.c ]] || fail "no C example in the README's install section"
 (cd "$tmp" && "$cc" -std=c11 -Wall -Wextra -Werror readme_example.c $cflags $libs "${extra[@]}" \
     -o readme_example) || fail "the README's example does not build"
-readme_out=$(cd "$tmp" && LD_LIBRARY_PATH=$libdir ./readme_example "$system" \
+readme_out=$(cd "$tmp" && ./readme_example "$system" \
     100 mass1.x1) || fail "the README's example failed"
 echo "install_test: README example: $readme_out"
 [[ $readme_out == "mass1.x1 = $got at t = 1 s" ]] || fail "README example printed: $readme_out"

@@ -7,8 +7,8 @@
  *     cc my_program.c $(pkg-config --cflags --libs rtcosim)
  *
  * (If the prefix is not a system one, point PKG_CONFIG_PATH at <prefix>/lib/pkgconfig —
- * or <prefix>/lib/<multiarch>/pkgconfig — and LD_LIBRARY_PATH at that lib directory when
- * running.) Every function returns an rtc_status (rtcosim/status.h): RTC_OK (0) or a
+ * or <prefix>/lib/<multiarch>/pkgconfig. The --libs carry an rpath to that directory, so
+ * the program finds librtcosim.so.0 when it runs.) Every function returns an rtc_status (rtcosim/status.h): RTC_OK (0) or a
  * negative RTC_E* code whose text rtc_strerror() gives; the reason in words goes to the
  * logger you pass.
  *
