@@ -86,22 +86,22 @@ int rtc_fmu_factory(rtc_unit_factory *out)
     return RTC_OK;
 }
 
-/* The one place that knows every built-in component type: FMUs, and the I/O types whose
- * driver is registered (rtc_io_unit_factory refuses the others, and a system naming one
- * then fails its load with a line saying so). */
+/* The one place that knows every component type: FMUs, and the type of every registered
+ * driver (rtc_driver_types: no list of names here, so a new driver needs no change; a
+ * system naming an unregistered I/O type fails its load with a line saying so). */
 int rtc_fmu_load_system(const char *path, const rtc_system_options *opt, const rtc_logger *lg,
                         rtc_system **out)
 {
-    static const char *const io_types[] = {RTC_DRIVER_TYPE_MODBUS_CLIENT,
-                                           RTC_DRIVER_TYPE_MODBUS_SERVER, RTC_DRIVER_TYPE_OSC};
-    rtc_unit_factory f[1 + sizeof io_types / sizeof io_types[0]];
+    rtc_unit_factory f[1 + RTC_DRIVER_MAX_TYPES];
+    const char *types[RTC_DRIVER_MAX_TYPES];
     size_t n = 0;
     if (!path || !out)
         return RTC_EINVAL;
     if (rtc_fmu_factory(&f[n++]) != RTC_OK)
         return RTC_ENOMEM;
-    for (size_t i = 0; i < sizeof io_types / sizeof io_types[0]; i++)
-        if (rtc_io_unit_factory(&f[n], io_types[i]) == RTC_OK)
+    size_t n_types = rtc_driver_types(types, RTC_DRIVER_MAX_TYPES);
+    for (size_t i = 0; i < n_types && i < RTC_DRIVER_MAX_TYPES; i++)
+        if (rtc_io_unit_factory(&f[n], types[i]) == RTC_OK)
             n++;
     return rtc_system_load(path, f, n, opt, lg, out);
 }

@@ -16,6 +16,7 @@
 
 #include "rtcosim/driver.h"
 #include "rtcosim/io_unit.h"
+#include "rtcosim/iodrivers.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/recorder.h"
 #include "rtcosim/session.h"
@@ -296,8 +297,6 @@ static void warn_losses(const session_summary *ss)
 static int load_replay(const char *dir, const conf *c, const rtc_io_sample_source *feed,
                        rtc_system **sys)
 {
-    static const char *const io_types[] = {RTC_DRIVER_TYPE_MODBUS_CLIENT,
-                                           RTC_DRIVER_TYPE_MODBUS_SERVER, RTC_DRIVER_TYPE_OSC};
     static const char *const copies[] = {"system.ssd", "system.ssp", "system.fmu"};
     char path[4096] = "";
     for (size_t i = 0; i < 3; i++) {
@@ -305,12 +304,14 @@ static int load_replay(const char *dir, const conf *c, const rtc_io_sample_sourc
         if (access(path, R_OK) == 0)
             break;
     }
-    rtc_unit_factory f[4];
+    rtc_unit_factory f[1 + RTC_DRIVER_MAX_TYPES];
+    const char *types[RTC_DRIVER_MAX_TYPES]; /* the live run's: no driver is opened */
     size_t n = 0;
-    if (rtc_fmu_factory(&f[n++]) != RTC_OK)
+    if (rtc_iodrivers_register() != RTC_OK || rtc_fmu_factory(&f[n++]) != RTC_OK)
         return RTC_ENOMEM;
-    for (size_t i = 0; i < 3; i++)
-        if (rtc_io_unit_replay_factory(&f[n], io_types[i], feed) == RTC_OK)
+    size_t n_types = rtc_driver_types(types, RTC_DRIVER_MAX_TYPES);
+    for (size_t i = 0; i < n_types && i < RTC_DRIVER_MAX_TYPES; i++)
+        if (rtc_io_unit_replay_factory(&f[n], types[i], feed) == RTC_OK)
             n++;
     return rtc_system_load(path, f, n, &c->so, &rtc_cli_log, sys);
 }

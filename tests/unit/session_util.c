@@ -66,13 +66,15 @@ void pump(client *c, int ms)
         lo_server_recv_noblock(c->srv, 5);
 }
 
-/* Send @p m to the control port and wait up to 3 s for a reply or an error. */
+/* Send @p m to the control port and wait up to 30 s for a reply or an error. */
 bool call(client *c, const char *path, lo_message m)
 {
     c->got = false;
     lo_send_message_from(c->ctl, c->srv, path, m);
     lo_message_free(m);
-    for (int i = 0; i < 600 && !c->got; i++)
+    /* under TSan on a loaded machine the surface may still be working through a flood's
+     * backlog; the loop ends at the reply */
+    for (int i = 0; i < 6000 && !c->got; i++)
         lo_server_recv_noblock(c->srv, 5);
     return c->got;
 }

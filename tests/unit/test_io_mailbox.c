@@ -154,7 +154,7 @@ static void registry_finds_registered_types(void)
     CU_ASSERT_EQUAL(rtc_driver_register("application/x-rtcosim-test", &dummy), RTC_OK);
     CU_ASSERT_PTR_EQUAL(rtc_driver_find("application/x-rtcosim-test"), &dummy);
     CU_ASSERT_EQUAL(rtc_driver_register(NULL, &dummy), RTC_EINVAL);
-    CU_ASSERT_TRUE(rtc_driver_is_io_type(RTC_DRIVER_TYPE_OSC));
+    CU_ASSERT_TRUE(rtc_driver_is_io_type("application/x-rtcosim-osc"));
     CU_ASSERT_FALSE(rtc_driver_is_io_type("application/x-fmu-sharedlibrary"));
     rtc_kv kv[] = {{"a", "1"}, {"b", "2"}, {"a", "3"}};
     CU_ASSERT_STRING_EQUAL(rtc_kv_get(kv, 3, "a"), "3");

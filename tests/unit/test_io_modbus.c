@@ -861,6 +861,15 @@ static void register_all_finds_drivers(void)
     CU_ASSERT_EQUAL(rtc_iodrivers_register(), RTC_OK);
     CU_ASSERT_PTR_EQUAL(rtc_driver_find(RTC_DRIVER_TYPE_MODBUS_CLIENT), &rtc_modbus_client_ops);
     CU_ASSERT_PTR_EQUAL(rtc_driver_find(RTC_DRIVER_TYPE_MODBUS_SERVER), &rtc_modbus_server_ops);
+    CU_ASSERT_PTR_EQUAL(rtc_driver_find(RTC_DRIVER_TYPE_OSC), &rtc_osc_ops);
+    /* the types a program makes I/O units for, without naming them */
+    const char *types[RTC_DRIVER_MAX_TYPES];
+    size_t n = rtc_driver_types(types, RTC_DRIVER_MAX_TYPES);
+    CU_ASSERT_EQUAL_FATAL(n, 3);
+    CU_ASSERT_STRING_EQUAL(types[0], RTC_DRIVER_TYPE_MODBUS_CLIENT);
+    CU_ASSERT_STRING_EQUAL(types[1], RTC_DRIVER_TYPE_MODBUS_SERVER);
+    CU_ASSERT_STRING_EQUAL(types[2], RTC_DRIVER_TYPE_OSC);
+    CU_ASSERT_EQUAL(rtc_driver_types(NULL, 0), 3);
 }
 
 void rtc_test_register(void)

@@ -92,6 +92,11 @@
 
 #include "rtcosim/driver.h"
 
+/** SSP component types of the built-in drivers. */
+#define RTC_DRIVER_TYPE_MODBUS_CLIENT "application/x-rtcosim-modbus-client"
+#define RTC_DRIVER_TYPE_MODBUS_SERVER "application/x-rtcosim-modbus-server"
+#define RTC_DRIVER_TYPE_OSC "application/x-rtcosim-osc"
+
 /** Modbus client over TCP or RTU (libmodbus): polls the bench, writes outputs. */
 extern const rtc_driver_ops rtc_modbus_client_ops;
 /** Modbus server over TCP or RTU (libmodbus): a PLC/SCADA polls the engine. */

@@ -44,6 +44,13 @@ const rtc_driver_ops *rtc_driver_find(const char *type)
     return NULL;
 }
 
+size_t rtc_driver_types(const char **types, size_t cap)
+{
+    for (size_t i = 0; types && i < n_registered && i < cap; i++)
+        types[i] = registry[i].type;
+    return n_registered;
+}
+
 bool rtc_driver_is_io_type(const char *type)
 {
     return type && strncmp(type, "application/x-rtcosim-", 22) == 0;

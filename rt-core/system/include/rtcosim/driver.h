@@ -45,11 +45,6 @@
 #include "rtcosim/unit.h" /* rtc_kv */
 #include "rtcosim/model.h"
 
-/** SSP component types of the built-in drivers (io-drivers registers them). */
-#define RTC_DRIVER_TYPE_MODBUS_CLIENT "application/x-rtcosim-modbus-client"
-#define RTC_DRIVER_TYPE_MODBUS_SERVER "application/x-rtcosim-modbus-server"
-#define RTC_DRIVER_TYPE_OSC "application/x-rtcosim-osc"
-
 
 /** Direction of a signal, seen from the engine. */
 typedef enum {
@@ -217,6 +212,14 @@ int rtc_driver_register(const char *type, const rtc_driver_ops *ops);
 
 /** The ops registered for @p type, or NULL. RT-safe: yes. Thread: any, after registration. */
 const rtc_driver_ops *rtc_driver_find(const char *type);
+
+/**
+ * The registered SSP component types, in registration order: up to @p cap of them into
+ * @p types (static strings), so a program makes I/O units for every driver it linked
+ * without naming them. Returns how many are registered. RT-safe: yes. Thread: any, after
+ * registration.
+ */
+size_t rtc_driver_types(const char **types, size_t cap);
 
 /** True when @p type names an I/O component type ("application/x-rtcosim-..."), registered
  *  or not (for diagnostics). RT-safe: yes. */
