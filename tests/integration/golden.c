@@ -418,6 +418,12 @@ int main(int argc, char **argv)
         for (int i = 0; i < c.n_cmp; i++)
             compare_file(&c, &c.cmp[i], update);
     nftw(c.stage, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    for (int i = 1; i <= c.argc; i++)
+        free(c.argv[i]);
+    for (int i = 0; i < c.n_fmus; i++)
+        free(c.fmus[i]);
+    for (int i = 0; i < 4; i++)
+        free(abs[i]);
     if (rc == 0 && c.failures == 0)
         printf("golden %s: %d file(s) %s\n", c.name, c.n_cmp, update ? "updated" : "as expected");
     return rc || c.failures ? 1 : 0;
