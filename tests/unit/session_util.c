@@ -79,6 +79,21 @@ bool call(client *c, const char *path, lo_message m)
     return c->got;
 }
 
+bool call_status(client *c)
+{
+    for (int t = 0; t < 30; t++) {
+        c->got = false;
+        lo_message m = lo_message_new();
+        lo_send_message_from(c->ctl, c->srv, "/rtcosim/status", m);
+        lo_message_free(m);
+        for (int i = 0; i < 200 && !c->got; i++)
+            lo_server_recv_noblock(c->srv, 5);
+        if (c->got)
+            return true;
+    }
+    return false;
+}
+
 lo_message msg(const char *types, ...)
 {
     lo_message m = lo_message_new();

@@ -37,8 +37,11 @@ void client_open(client *c, int port);
 void client_close(client *c);
 /* Receive for up to ms milliseconds (all messages, replies and values). */
 void pump(client *c, int ms);
-/* Send @p m (freed) to the control port and wait up to 3 s for a reply or an error. */
+/* Send @p m (freed) to the control port and wait up to 30 s for a reply or an error. */
 bool call(client *c, const char *path, lo_message m);
+/* /rtcosim/status, asked again every second for up to 30 s: a query changes nothing, and
+ * its datagram may be dropped while a flood still fills the surface's socket (UDP). */
+bool call_status(client *c);
 /* A message from a type string ("s", "d", "f", "i") and the arguments. */
 lo_message msg(const char *types, ...);
 /* The last reply is "/rtcosim/reply s:WHAT s:ok". */

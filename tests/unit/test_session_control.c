@@ -302,7 +302,7 @@ static void refused_datagram_flood_logs_bounded_lines(void)
     double t0 = now_s();
     flood(port, "/rtcosim/bogus", lo_message_new(), 10000);
     flood(port, "/rtcosim/subscribe", msg("sd", "lag.y", 1.0), 2000);
-    CU_ASSERT_TRUE(call(&c, "/rtcosim/status", lo_message_new())); /* still answering */
+    CU_ASSERT_TRUE(call_status(&c)); /* still answering, once its socket has room again */
     CU_ASSERT_STRING_EQUAL(c.last.s[0], "status");
     CU_ASSERT_TRUE(call(&c, "/rtcosim/stop", lo_message_new()) && reply_ok(&c, "stop"));
     double secs = now_s() - t0;
