@@ -116,7 +116,7 @@ static int parse(int argc, char **argv, bench_opts *o)
 
 typedef struct hog {
     _Atomic bool stop;
-    pthread_t t[256];
+    rtc_rt_thread *t[256];
     int n;
 } hog;
 
@@ -134,15 +134,10 @@ static void hog_start(hog *h, int rt_cpu)
     for (int cpu = 0; cpu < rtc_rt_cpu_count() && h->n < 256; cpu++) {
         if (cpu == rt_cpu)
             continue;
-        pthread_attr_t a;
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(cpu, &set);
-        pthread_attr_init(&a);
-        pthread_attr_setaffinity_np(&a, sizeof set, &set);
-        if (pthread_create(&h->t[h->n], &a, hog_main, h) == 0)
+        rtc_rt_thread_opts o = {.priority = 0, .cpu = cpu, .stack_bytes = 64 << 10,
+                                .name = "rtcosim-hog"};
+        if (rtc_rt_thread_start(&o, hog_main, h, &rtc_cli_log, &h->t[h->n]) == RTC_OK)
             h->n++;
-        pthread_attr_destroy(&a);
     }
 }
 
@@ -150,7 +145,7 @@ static void hog_stop(hog *h)
 {
     atomic_store_explicit(&h->stop, true, memory_order_relaxed);
     for (int i = 0; i < h->n; i++)
-        pthread_join(h->t[i], NULL);
+        rtc_rt_thread_join(h->t[i]);
 }
 
 /* ---- histograms ---- */

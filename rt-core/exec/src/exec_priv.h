@@ -98,8 +98,8 @@ struct rtc_exec {
     FILE *trace_file;
     char *trace_path_copy;
     rtc_rt_thread *rt;
-    pthread_t mon, wd;
-    bool mon_started, wd_started, ran;
+    rtc_rt_thread *mon, *wd;    /* monitor, watchdog (NULL: not running) */
+    bool ran;
     _Atomic bool mon_stop;
     pthread_barrier_t start;
     rtc_rt_info info;
@@ -108,7 +108,6 @@ struct rtc_exec {
 };
 
 /* exec.c */
-int64_t rtc__exec_now_ns(void);
 void *rtc__exec_rt_main(void *arg);
 void rtc__exec_apply_safe(rtc_exec *ex);
 void rtc__exec_install_timer(rtc_exec *ex);

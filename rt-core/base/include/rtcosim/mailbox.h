@@ -14,7 +14,7 @@
  * bounded (RTC_MAILBOX_READ_TRIES): after that the read fails and the caller keeps its
  * previous sample. Neither side allocates, locks or makes a system call.
  *
- * Times are CLOCK_MONOTONIC nanoseconds (rtc_driver_now_ns() in rtcosim/driver.h).
+ * Times are CLOCK_MONOTONIC nanoseconds (rtc_time_now_ns() in rtcosim/time.h).
  */
 #ifndef RTCOSIM_MAILBOX_H
 #define RTCOSIM_MAILBOX_H

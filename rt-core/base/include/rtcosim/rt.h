@@ -15,8 +15,9 @@
  * and creates the thread with SCHED_OTHER, everything else unchanged. Before the thread's
  * function runs, the thread is bound to its rtlog (rtcosim/rtlog.h) and half of its stack
  * is prefaulted. Jacobi workers and substitute units are created here too, with the
- * attributes the system was given (rtc_system_set_threads()), and so are the drivers' I/O
- * threads, with the priority and CPU of their component's settings.
+ * attributes the system was given (rtc_system_set_threads()), and so are the library's
+ * other threads (recorder, monitor, watchdog, session writer, drivers' I/O threads), with
+ * priority 0 (SCHED_OTHER) where they do no tick's work: one creator, one set of rules.
  */
 #ifndef RTCOSIM_RT_H
 #define RTCOSIM_RT_H
@@ -77,6 +78,8 @@ struct rtc_rtlog;
 typedef struct rtc_rt_thread_opts {
     int priority;        /**< SCHED_FIFO priority 1..99; 0: SCHED_OTHER */
     int cpu;             /**< CPU to pin to; -1: any */
+    bool avoid_cpu;      /**< true: run on every CPU but @c cpu instead (a helper kept off
+                              the RT thread's core; any CPU when it is the only one) */
     size_t stack_bytes;  /**< 0: 1 MiB */
     const char *name;    /**< thread name (≤ 15 chars shown), may be NULL */
     struct rtc_rtlog *log; /**< rtc_log() on the thread goes through this rtlog (never

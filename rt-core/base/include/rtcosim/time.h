@@ -6,6 +6,11 @@
  * (3 µs added 12 times is not 36 µs in binary floating point). Decimal texts such as "0.001"
  * or "1e-3" are converted exactly, without passing through double; only the FMU boundary
  * sees seconds as double, obtained by one correctly rounded division.
+ *
+ * Wall-clock time is CLOCK_MONOTONIC in int64_t nanoseconds, read by rtc_time_now_ns() and
+ * slept to by rtc_time_sleep_until_ns(): the one clock reader and the one sleep of the
+ * library (the RT loop, the workers, the drivers' I/O threads, mailbox timestamps, rtlog
+ * records all share this time base).
  */
 #ifndef RTCOSIM_TIME_H
 #define RTCOSIM_TIME_H
@@ -14,7 +19,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rtcosim/rtsafe.h"
+
 #define RTC_NS_PER_S INT64_C(1000000000)
+
+/**
+ * CLOCK_MONOTONIC now, in nanoseconds (the time base of deadlines, mailbox samples and
+ * rtlog records). RT-safe: yes (vDSO: no system call). Thread: any.
+ */
+RTC_RT_SAFE int64_t rtc_time_now_ns(void);
+
+/**
+ * Sleep until CLOCK_MONOTONIC reaches @p deadline_ns (absolute: clock_nanosleep with
+ * TIMER_ABSTIME, so a late wake-up never shifts later deadlines). A signal does not cut the
+ * sleep short: EINTR sleeps again to the same deadline. A deadline in the past returns at
+ * once.
+ * Returns 0, or the error number of clock_nanosleep (EINVAL: deadline_ns negative).
+ * RT-safe: yes (the pacing sleep is the RT thread's one blocking call). Thread: any.
+ */
+RTC_RT_SAFE int rtc_time_sleep_until_ns(int64_t deadline_ns);
 
 /**
  * Parse a decimal number of seconds ("0.001", "1e-3", "+2.5E+1", "10") exactly into

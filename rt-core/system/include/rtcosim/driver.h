@@ -39,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rtcosim/hist.h"
 #include "rtcosim/log.h"
 #include "rtcosim/mailbox.h"
 #include "rtcosim/rtc_config.h"
@@ -70,38 +71,6 @@ typedef struct rtc_driver_config {
     const rtc_io_signal *signals;
     size_t n_signals;
 } rtc_driver_config;
-
-/* ---- request latency histogram (log-linear) ---- */
-
-/** Linear sub-bins per power of two. */
-#define RTC_LATHIST_SUB 8
-/** Powers of two covered: bin 0 holds [0, 1024) ns; the last octave starts at 2^(10+N-1). */
-#define RTC_LATHIST_OCTAVES 30
-#define RTC_LATHIST_BINS (1 + RTC_LATHIST_SUB * RTC_LATHIST_OCTAVES)
-
-/** A snapshot of a latency histogram: counts per bin plus exact min/max/mean. */
-typedef struct rtc_lathist {
-    uint64_t count[RTC_LATHIST_BINS];
-    uint64_t n;     /**< total samples */
-    int64_t min_ns; /**< 0 when n == 0 */
-    int64_t max_ns;
-    int64_t sum_ns; /**< for the mean */
-} rtc_lathist;
-
-/** Bin index of a latency (negative counts as 0). RT-safe: yes. */
-RTC_RT_SAFE size_t rtc_lathist_bin(int64_t ns);
-
-/** Lower bound in ns of bin @p bin (bin < RTC_LATHIST_BINS). RT-safe: yes. */
-RTC_RT_SAFE int64_t rtc_lathist_bin_lower_ns(size_t bin);
-
-/** Add one sample to a single-threaded histogram. RT-safe: yes. */
-RTC_RT_SAFE void rtc_lathist_add(rtc_lathist *h, int64_t ns);
-
-/**
- * Upper bound of the bin that holds the @p q quantile (0 < q <= 1), clipped to max_ns.
- * Returns 0 for an empty histogram. RT-safe: yes.
- */
-RTC_RT_SAFE int64_t rtc_lathist_quantile_ns(const rtc_lathist *h, double q);
 
 /* ---- statistics ---- */
 
@@ -146,8 +115,8 @@ typedef struct rtc_driver_stats {
     uint64_t safe_writes; /**< completed write_safe_values() */
     int port;             /**< bound TCP/UDP port (servers, OSC), else 0 */
     bool connected;       /**< client: link up; server: at least one peer */
-    rtc_lathist latency;  /**< per exchange (client: request->response; server: receive->
-                               reply sent; OSC out: one bundle send) */
+    rtc_hist_summary latency; /**< per exchange in ns (client: request->response; server:
+                                   receive->reply sent; OSC out: one bundle send) */
     rtc_signal_health *signals; /**< in: caller's array; out: filled up to n_signals_cap */
     size_t n_signals_cap;       /**< in: capacity of signals */
     size_t n_signals;           /**< out: the driver's signal count */
@@ -227,9 +196,6 @@ bool rtc_driver_is_io_type(const char *type);
 
 /* ---- helpers for implementations and callers ---- */
 
-
-/** CLOCK_MONOTONIC now in ns (the time base of mailbox samples). RT-safe: yes (vDSO). */
-RTC_RT_SAFE int64_t rtc_driver_now_ns(void);
 
 /** Name of a quality value: "none", "fresh", "stale", "error". RT-safe: yes. */
 const char *rtc_quality_name(int quality);
