@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rtcosim/rtsafe.h"
+
 typedef struct rtc_hist rtc_hist;
 
 /** Summary of a histogram: count, exact min/max/average, bucket-accurate percentiles. */
@@ -42,24 +44,24 @@ int rtc_hist_new(int64_t max_value, rtc_hist **out);
 void rtc_hist_free(rtc_hist *h);
 
 /** Forget every value (not while a writer runs). RT-safe: yes. */
-void rtc_hist_reset(rtc_hist *h);
+RTC_RT_SAFE void rtc_hist_reset(rtc_hist *h);
 
 /**
  * Add one value (negative values count as 0).
  * RT-safe: yes (no allocation, no lock, O(1)). Thread: the single writer.
  */
-void rtc_hist_add(rtc_hist *h, int64_t v);
+RTC_RT_SAFE void rtc_hist_add(rtc_hist *h, int64_t v);
 
 /** Number of values added. RT-safe: yes. Thread: any. */
-uint64_t rtc_hist_count(const rtc_hist *h);
+RTC_RT_SAFE uint64_t rtc_hist_count(const rtc_hist *h);
 
 /**
  * Value at quantile @p q (0..1): the middle of the bucket holding the ceil(q·count)-th
  * smallest value, clamped to [min, max]. 0 when empty. RT-safe: yes. Thread: any.
  */
-int64_t rtc_hist_quantile(const rtc_hist *h, double q);
+RTC_RT_SAFE int64_t rtc_hist_quantile(const rtc_hist *h, double q);
 
 /** Fill @p out. RT-safe: yes. Thread: any (a snapshot while a writer runs). */
-void rtc_hist_summarize(const rtc_hist *h, rtc_hist_summary *out);
+RTC_RT_SAFE void rtc_hist_summarize(const rtc_hist *h, rtc_hist_summary *out);
 
 #endif

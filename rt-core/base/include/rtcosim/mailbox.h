@@ -22,9 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#ifndef RTC_RT_SAFE
-#define RTC_RT_SAFE /* marks a declaration the RT thread may call during run */
-#endif
+#include "rtcosim/rtsafe.h"
 
 /** Quality of a sample, as judged by the side that wrote it. */
 typedef enum {

@@ -47,14 +47,14 @@ RTC_RT_SAFE int rtc_time_sleep_until_ns(int64_t deadline_ns);
  * int64 range — never silently rounded).
  * RT-safe: yes.
  */
-int rtc_time_parse_s(const char *text, int64_t *ns);
+RTC_RT_SAFE int rtc_time_parse_s(const char *text, int64_t *ns);
 
 /**
  * Seconds as double for the FMU boundary: the double nearest to @p ns / 1e9 (one correctly
  * rounded division of exactly representable operands for |ns| < 2^53).
  * RT-safe: yes.
  */
-static inline double rtc_time_to_s(int64_t ns)
+RTC_RT_SAFE static inline double rtc_time_to_s(int64_t ns)
 {
     return (double)ns / 1e9;
 }
@@ -64,14 +64,14 @@ static inline double rtc_time_to_s(int64_t ns)
  * double, e.g. an FMU's lastSuccessfulTime). Returns RTC_ETIME when out of range or NaN.
  * RT-safe: yes.
  */
-int rtc_time_from_s(double s, int64_t *ns);
+RTC_RT_SAFE int rtc_time_from_s(double s, int64_t *ns);
 
 /**
  * Format @p ns as seconds in plain decimal with no trailing zeros ("0.3", "12", "-0.000001").
  * Exact: the text denotes exactly ns·1e-9. Writes at most 22 bytes plus NUL.
  * Returns the length written (excluding the NUL). RT-safe: yes.
  */
-size_t rtc_time_format_s(int64_t ns, char *buf, size_t cap);
+RTC_RT_SAFE size_t rtc_time_format_s(int64_t ns, char *buf, size_t cap);
 
 /**
  * Superdense time (Broman, Lee et al.): a logical time plus a microstep index that orders
@@ -84,7 +84,7 @@ typedef struct rtc_sdtime {
 } rtc_sdtime;
 
 /** Order of two superdense times: negative, zero or positive. RT-safe: yes. */
-static inline int rtc_sdtime_cmp(rtc_sdtime a, rtc_sdtime b)
+RTC_RT_SAFE static inline int rtc_sdtime_cmp(rtc_sdtime a, rtc_sdtime b)
 {
     if (a.t_ns != b.t_ns)
         return a.t_ns < b.t_ns ? -1 : 1;
@@ -93,6 +93,6 @@ static inline int rtc_sdtime_cmp(rtc_sdtime a, rtc_sdtime b)
 
 /** Greatest common divisor of two non-negative nanosecond counts (gcd(0, b) = b).
  *  RT-safe: yes. */
-int64_t rtc_time_gcd(int64_t a, int64_t b);
+RTC_RT_SAFE int64_t rtc_time_gcd(int64_t a, int64_t b);
 
 #endif

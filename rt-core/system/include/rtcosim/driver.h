@@ -45,6 +45,7 @@
 #include "rtcosim/rtc_config.h"
 #include "rtcosim/unit.h" /* rtc_kv */
 #include "rtcosim/model.h"
+#include "rtcosim/rtsafe.h"
 
 
 /** Direction of a signal, seen from the engine. */
@@ -131,7 +132,8 @@ typedef struct rtc_driver_stats {
  * Returns true, or false (value untouched) when the driver reports no such counter.
  * RT-safe: yes. Thread: any.
  */
-bool rtc_driver_stats_counter(const rtc_driver_stats *st, const char *name, uint64_t *value);
+RTC_RT_SAFE bool rtc_driver_stats_counter(const rtc_driver_stats *st, const char *name,
+                                          uint64_t *value);
 
 /* ---- the driver vtable ---- */
 
@@ -180,7 +182,7 @@ typedef struct rtc_driver_ops {
 int rtc_driver_register(const char *type, const rtc_driver_ops *ops);
 
 /** The ops registered for @p type, or NULL. RT-safe: yes. Thread: any, after registration. */
-const rtc_driver_ops *rtc_driver_find(const char *type);
+RTC_RT_SAFE const rtc_driver_ops *rtc_driver_find(const char *type);
 
 /**
  * The registered SSP component types, in registration order: up to @p cap of them into
@@ -192,12 +194,12 @@ size_t rtc_driver_types(const char **types, size_t cap);
 
 /** True when @p type names an I/O component type ("application/x-rtcosim-..."), registered
  *  or not (for diagnostics). RT-safe: yes. */
-bool rtc_driver_is_io_type(const char *type);
+RTC_RT_SAFE bool rtc_driver_is_io_type(const char *type);
 
 /* ---- helpers for implementations and callers ---- */
 
 
 /** Name of a quality value: "none", "fresh", "stale", "error". RT-safe: yes. */
-const char *rtc_quality_name(int quality);
+RTC_RT_SAFE const char *rtc_quality_name(int quality);
 
 #endif
