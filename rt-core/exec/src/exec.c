@@ -145,11 +145,7 @@ static void account(rtc_exec *ex, loop *s, const int64_t t[4])
     rtc_hist_add(ex->h_wake, wake);
     rtc_hist_add(ex->h_step, t[2] - t[1]);
     rtc_hist_add(ex->h_handoff, t[3] - t[2]);
-    int64_t us = wake > 0 ? wake / 1000 : 0;
-    if (us < RTC_EXEC_HIST_US)
-        bump(&ex->lat_us[us], 1);
-    else
-        bump(&ex->lat_us_over, 1);
+    rtc_ushist_add(ex->lat_us, wake);
     if (t[3] > next) {
         overrun(ex, s, t, next);
     } else {

@@ -53,8 +53,7 @@ struct rtc_exec {
     rtc_hist *h_wake, *h_step, *h_handoff, *h_slack;
     rtc_hist **h_unit;          /* n_units, NULL without unit timing */
     size_t n_units;
-    _Atomic uint64_t *lat_us;   /* RTC_EXEC_HIST_US buckets of 1 µs */
-    _Atomic uint64_t lat_us_over;
+    rtc_ushist *lat_us;         /* wake-up latency in 1-µs buckets (histogram.txt) */
     _Atomic uint64_t steps, overruns, max_consec, skipped;
     _Atomic int64_t max_late, gap_ns, sim_ns;
     _Atomic long minflt, majflt;

@@ -77,8 +77,6 @@ typedef struct rtc_exec rtc_exec;
 #define RTC_EXEC_WATCHDOG_EXIT 3
 /** Most safe-state callbacks one executive holds. */
 #define RTC_EXEC_MAX_SAFE 16
-/** Buckets (1 µs each) of the cyclictest-style latency histogram (histogram.txt). */
-#define RTC_EXEC_HIST_US RTC_LATENCY_HIST_US
 
 typedef enum {
     RTC_EXEC_CATCH_UP = 0,
@@ -266,11 +264,10 @@ size_t rtc_exec_unit_count(const rtc_exec *ex);
 void rtc_exec_unit_stats(const rtc_exec *ex, size_t i, rtc_hist_summary *out);
 
 /**
- * Copy the 1-µs wake-up latency histogram (cyclictest -h layout): @p n buckets
- * (≤ RTC_EXEC_HIST_US) into @p buckets, the values beyond into *overflow.
- * RT-safe: no. Thread: any.
+ * The 1-µs wake-up latency histogram (cyclictest -h layout, rtcosim/hist.h), valid until
+ * rtc_exec_free(); read it while the run goes on or after. RT-safe: yes. Thread: any.
  */
-void rtc_exec_latency_us(const rtc_exec *ex, uint64_t *buckets, size_t n, uint64_t *overflow);
+RTC_RT_SAFE const rtc_ushist *rtc_exec_latency_us(const rtc_exec *ex);
 
 /**
  * After rtc_exec_run() returned (or in on_watchdog): true when a stop request found the
