@@ -111,14 +111,20 @@ uint64_t rtc_hist_count(const rtc_hist *h)
     return atomic_load_explicit(&h->count, memory_order_relaxed);
 }
 
+/* Rank (1..n) of the value at quantile q of n values: ceil(q·n), at least the first. */
+static uint64_t rank_of(uint64_t n, double q)
+{
+    q = q < 0 ? 0 : q > 1 ? 1 : q;
+    uint64_t rank = (uint64_t)ceil(q * (double)n);
+    return rank < 1 ? 1 : rank;
+}
+
 int64_t rtc_hist_quantile(const rtc_hist *h, double q)
 {
     uint64_t n = rtc_hist_count(h);
     if (n == 0)
         return 0;
-    q = q < 0 ? 0 : q > 1 ? 1 : q;
-    uint64_t rank = (uint64_t)ceil(q * (double)n), seen = 0;
-    rank = rank < 1 ? 1 : rank;
+    uint64_t rank = rank_of(n, q), seen = 0;
     int64_t lo = 0, width = 1;
     for (size_t i = 0; i < h->n_buckets; i++) {
         seen += atomic_load_explicit(&h->buckets[i], memory_order_relaxed);
@@ -219,9 +225,7 @@ int64_t rtc_ushist_quantile_us(const rtc_ushist *h, double q)
     uint64_t n = rtc_ushist_count(h);
     if (n == 0)
         return 0;
-    q = q < 0 ? 0 : q > 1 ? 1 : q;
-    uint64_t rank = (uint64_t)ceil(q * (double)n), seen = 0;
-    rank = rank < 1 ? 1 : rank;
+    uint64_t rank = rank_of(n, q), seen = 0;
     for (size_t i = 0; i < RTC_USHIST_BUCKETS; i++)
         if ((seen += rtc_ushist_bucket(h, i)) >= rank)
             return (int64_t)i;
