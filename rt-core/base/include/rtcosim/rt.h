@@ -16,8 +16,9 @@
  * function runs, the thread is bound to its rtlog (rtcosim/rtlog.h) and half of its stack
  * is prefaulted. Jacobi workers and substitute units are created here too, with the
  * attributes the system was given (rtc_system_set_threads()), and so are the library's
- * other threads (recorder, monitor, watchdog, session writer, drivers' I/O threads), with
- * priority 0 (SCHED_OTHER) where they do no tick's work: one creator, one set of rules.
+ * other threads: the drivers' I/O threads at their configured priority, and with priority
+ * 0 (SCHED_OTHER) the recorder, monitor, watchdog, session writer and control surface,
+ * which do no tick's work. One creator, one set of rules.
  */
 #ifndef RTCOSIM_RT_H
 #define RTCOSIM_RT_H
