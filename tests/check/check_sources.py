@@ -14,7 +14,8 @@ file and line, when:
   threads    pthread_create is called anywhere but rt-core/base/src/rt_thread.c (the one
              creator: SCHED_FIFO, priority, affinity, prefaulted stack set before creation);
   clock      clock_gettime(CLOCK_MONOTONIC) or clock_nanosleep is called anywhere but
-             rt-core/base/src/time.c
+             rt-core/base/src/time.c (the library, the CLI and scripts/bench, which links
+             it; io-drivers/tools do not link the library and keep their own)
              (rtc_time_now_ns, rtc_time_sleep_until_ns).
 
 The layers, lowest first: base <- load <- system <- exec <- session <- app; fmu-host sits
@@ -258,9 +259,20 @@ def check_rtsafe(root):
 
 # ---- one thread creator, one clock ----
 
-def check_calls(root, func_re, home, what):
+# benchmark programs link the library, so they read its clock too (io-drivers/tools do
+# not link it and keep their own)
+CLOCK_EXTRA = ["scripts/bench"]
+
+
+def check_calls(root, func_re, home, what, extra=()):
     errors = []
-    for folder, path in scanned_files(root):
+    files = list(scanned_files(root))
+    for d in extra:
+        full = os.path.join(root, d)
+        if os.path.isdir(full):
+            files += [(d, os.path.join(full, n)) for n in sorted(os.listdir(full))
+                      if n.endswith((".c", ".h"))]
+    for folder, path in files:
         r = rel(root, path)
         if r == home:
             continue
@@ -280,7 +292,7 @@ def check_clock(root):
     # CLOCK_REALTIME readers (wall-clock stamps of events.log, OSC timetags) are not pacing
     return check_calls(root, r"\b(clock_gettime(?=\s*\(\s*CLOCK_MONOTONIC)|clock_nanosleep)\s*\(",
                        "rt-core/base/src/time.c",
-                       "use rtc_time_now_ns() / rtc_time_sleep_until_ns()")
+                       "use rtc_time_now_ns() / rtc_time_sleep_until_ns()", CLOCK_EXTRA)
 
 
 CHECKS = [("layering", check_layering), ("rtsafe", check_rtsafe),
@@ -358,6 +370,8 @@ PLANTED = [  # (check, file, text appended, expected substring of the error)
     ("clock", "io-drivers/src/drv.c",
      "void h(void) { clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, 0, 0); }\n",
      "clock_nanosleep outside"),
+    ("clock", "scripts/bench/bench_x.c",
+     "void h(void) { clock_gettime(CLOCK_MONOTONIC, 0); }\n", "bench_x.c:1: clock_gettime"),
 ]
 
 
