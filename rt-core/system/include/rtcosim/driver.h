@@ -190,7 +190,7 @@ RTC_RT_SAFE const rtc_driver_ops *rtc_driver_find(const char *type);
  * without naming them. Returns how many are registered. RT-safe: yes. Thread: any, after
  * registration.
  */
-size_t rtc_driver_types(const char **types, size_t cap);
+RTC_RT_SAFE size_t rtc_driver_types(const char **types, size_t cap);
 
 /** True when @p type names an I/O component type ("application/x-rtcosim-..."), registered
  *  or not (for diagnostics). RT-safe: yes. */
