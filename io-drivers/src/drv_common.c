@@ -12,6 +12,7 @@
 #include "drv_common.h"
 
 #include "rtcosim/status.h"
+#include "rtcosim/time.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -124,14 +125,19 @@ int rtc__drv_get_choice(const drv_ctx *c, const char *sig, const rtc_kv *kv, siz
 
 /* ---- counters ---- */
 
+/* Latency histogram range: 1000 s (longer requests land in the top bucket, max stays exact) */
+#define LATENCY_MAX_NS INT64_C(1000000000000)
+
 int rtc__drv_stats_init(drv_stats *st, size_t n_signals, const char *kind,
                         const char *const *names, size_t n_named)
 {
     assert(n_named <= RTC_DRIVER_MAX_COUNTERS);
     memset(st, 0, sizeof *st);
     st->health = calloc(n_signals ? n_signals : 1, sizeof *st->health);
-    if (!st->health)
+    if (!st->health || rtc_hist_new(LATENCY_MAX_NS, &st->latency) != RTC_OK) {
+        rtc__drv_stats_clear(st);
         return RTC_ENOMEM;
+    }
     st->n_signals = n_signals;
     st->kind = kind;
     st->names = names;
@@ -143,6 +149,8 @@ void rtc__drv_stats_clear(drv_stats *st)
 {
     free(st->health);
     st->health = NULL;
+    rtc_hist_free(st->latency);
+    st->latency = NULL;
 }
 
 void rtc__drv_count(_Atomic uint64_t *c)
@@ -158,17 +166,7 @@ void rtc__drv_raise(_Atomic uint64_t *c, uint64_t v)
 
 void rtc__drv_latency(drv_stats *st, int64_t ns)
 {
-    if (ns < 0)
-        ns = 0;
-    /* Single writer (the I/O thread): plain read-modify-write of min/max is race-free. */
-    atomic_fetch_add_explicit(&st->hist[rtc_lathist_bin(ns)], 1, memory_order_relaxed);
-    uint64_t n = atomic_load_explicit(&st->hist_n, memory_order_relaxed);
-    if (n == 0 || ns < atomic_load_explicit(&st->hist_min, memory_order_relaxed))
-        atomic_store_explicit(&st->hist_min, ns, memory_order_relaxed);
-    if (ns > atomic_load_explicit(&st->hist_max, memory_order_relaxed))
-        atomic_store_explicit(&st->hist_max, ns, memory_order_relaxed);
-    atomic_fetch_add_explicit(&st->hist_sum, ns, memory_order_relaxed);
-    atomic_store_explicit(&st->hist_n, n + 1, memory_order_relaxed);
+    rtc_hist_add(st->latency, ns); /* the single writer: the I/O thread */
 }
 
 #define LD(x) atomic_load_explicit(&(x), memory_order_relaxed)
@@ -201,13 +199,7 @@ int rtc__drv_stats(void *self, rtc_driver_stats *out)
     out->safe_writes = LD(st->safe_writes);
     out->port = LD(st->port);
     out->connected = LD(st->connected);
-    memset(&out->latency, 0, sizeof out->latency);
-    for (size_t b = 0; b < RTC_LATHIST_BINS; b++)
-        out->latency.count[b] = LD(st->hist[b]);
-    out->latency.n = LD(st->hist_n);
-    out->latency.min_ns = LD(st->hist_min);
-    out->latency.max_ns = LD(st->hist_max);
-    out->latency.sum_ns = LD(st->hist_sum);
+    rtc_hist_summarize(st->latency, &out->latency);
     snapshot_health(st, out);
     out->kind = st->n_named ? st->kind : NULL;
     out->n_counters = st->n_named;
@@ -233,7 +225,7 @@ void rtc__drv_publish_sent(drv_stats *st, size_t i)
 {
     atomic_store_explicit(&st->health[i].quality, RTC_QUALITY_FRESH, memory_order_relaxed);
     atomic_fetch_add_explicit(&st->health[i].updates, 1, memory_order_relaxed);
-    atomic_store_explicit(&st->health[i].last_ns, rtc_driver_now_ns(), memory_order_relaxed);
+    atomic_store_explicit(&st->health[i].last_ns, rtc_time_now_ns(), memory_order_relaxed);
 }
 
 void rtc__drv_set_quality(drv_stats *st, size_t i, rtc_mailbox *mb, rtc_quality q)
@@ -313,11 +305,8 @@ int rtc__drv_safe_request(drv_thread *t, int timeout_ms, int (*fn)(void *), void
     }
     /* Release: the I/O thread's acquire read of the flag sees everything before it. */
     atomic_store_explicit(&t->safe_req, 1, memory_order_release);
-    struct timespec dl;
-    clock_gettime(CLOCK_MONOTONIC, &dl);
-    int64_t ns = dl.tv_nsec + (int64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000;
-    dl.tv_sec += ns / 1000000000;
-    dl.tv_nsec = ns % 1000000000;
+    int64_t ns = rtc_time_now_ns() + (int64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000;
+    struct timespec dl = {.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
     while (sem_clockwait(&t->safe_done, CLOCK_MONOTONIC, &dl) != 0) {
         if (errno != EINTR)
             return RTC_ETIME;
@@ -337,23 +326,16 @@ void rtc__drv_safe_serve(drv_thread *t, int (*fn)(void *), void *arg)
 
 /* ---- time and backoff ---- */
 
-void rtc__drv_sleep_until(int64_t t_ns)
-{
-    struct timespec ts = {.tv_sec = t_ns / 1000000000, .tv_nsec = t_ns % 1000000000};
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
-    }
-}
-
 bool rtc__drv_sleep_interruptible(drv_thread *t, int64_t dur_ns)
 {
-    int64_t end = rtc_driver_now_ns() + dur_ns;
+    int64_t end = rtc_time_now_ns() + dur_ns;
     for (;;) {
         if (rtc__drv_should_stop(t))
             return true;
-        int64_t now = rtc_driver_now_ns();
+        int64_t now = rtc_time_now_ns();
         if (now >= end)
             return false;
-        rtc__drv_sleep_until(now + (end - now < 10000000 ? end - now : 10000000));
+        rtc_time_sleep_until_ns(now + (end - now < 10000000 ? end - now : 10000000));
     }
 }
 

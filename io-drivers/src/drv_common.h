@@ -61,9 +61,7 @@ typedef struct drv_stats {
         rejected, safe_writes;
     _Atomic int port;
     _Atomic bool connected;
-    _Atomic uint64_t hist[RTC_LATHIST_BINS];
-    _Atomic uint64_t hist_n;
-    _Atomic int64_t hist_min, hist_max, hist_sum;
+    rtc_hist *latency; /* request latency in ns; single writer: the I/O thread */
     drv_health *health; /* n_signals entries */
     size_t n_signals;
     const char *kind;         /* rtc_driver_stats.kind */
@@ -132,7 +130,6 @@ void rtc__drv_safe_serve(drv_thread *t, int (*fn)(void *), void *arg);
 
 /* ---- time and backoff ---- */
 
-void rtc__drv_sleep_until(int64_t t_ns);
 /* Sleep up to dur_ns in slices of at most 10 ms; returns early (true) on stop. */
 bool rtc__drv_sleep_interruptible(drv_thread *t, int64_t dur_ns);
 /* Next backoff: doubles cur within [min,max] and returns it with +-25 % jitter. */

@@ -26,6 +26,7 @@
 
 #include "rtcosim/iodrivers.h"
 #include "rtcosim/status.h"
+#include "rtcosim/time.h"
 
 #include <errno.h>
 #include <modbus.h>
@@ -168,7 +169,7 @@ static int mbc_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **s
         mbc_close(d);
         return rc;
     }
-    d->rng = (uint64_t)rtc_driver_now_ns() ^ (uint64_t)(uintptr_t)d;
+    d->rng = (uint64_t)rtc_time_now_ns() ^ (uint64_t)(uintptr_t)d;
     *self = d;
     return RTC_OK;
 }
@@ -321,9 +322,9 @@ static bool cycle_reads(mbc *d)
 {
     for (size_t k = 0; k < d->map.n_reads; k++) {
         const mb_batch *b = &d->map.reads[k];
-        int64_t t0 = rtc_driver_now_ns();
+        int64_t t0 = rtc_time_now_ns();
         int kind = do_read(d, b);
-        int64_t t1 = rtc_driver_now_ns();
+        int64_t t1 = rtc_time_now_ns();
         rtc__drv_count(&d->st.requests);
         if (kind == LINK_OK) {
             rtc__drv_latency(&d->st, t1 - t0);
@@ -375,11 +376,11 @@ static bool cycle_writes(mbc *d)
         const mb_batch *b = &d->map.writes[k];
         if (!encode_batch(d, b, seqs))
             continue;
-        int64_t t0 = rtc_driver_now_ns();
+        int64_t t0 = rtc_time_now_ns();
         int kind = do_write(d, b->table, b->addr, b->count);
         rtc__drv_count(&d->st.requests);
         if (kind == LINK_OK) {
-            rtc__drv_latency(&d->st, rtc_driver_now_ns() - t0);
+            rtc__drv_latency(&d->st, rtc_time_now_ns() - t0);
             for (size_t j = 0; j < b->n; j++) {
                 size_t i = d->map.order[b->first + j];
                 d->map.sigs[i].last_seq = seqs[j];
@@ -494,7 +495,7 @@ static void run_cycle(mbc *d)
 static void *mbc_thread(void *arg)
 {
     mbc *d = arg;
-    int64_t next = rtc_driver_now_ns();
+    int64_t next = rtc_time_now_ns();
     while (!rtc__drv_should_stop(&d->th)) {
         rtc__drv_safe_serve(&d->th, safe_job, d);
         if (!d->ctx && !link_open(d)) {
@@ -502,14 +503,14 @@ static void *mbc_thread(void *arg)
             int64_t wait = rtc__drv_backoff_next(&d->backoff_ns, d->backoff_min_ns,
                                                  d->backoff_max_ns, &d->rng);
             rtc__drv_sleep_interruptible(&d->th, wait);
-            next = rtc_driver_now_ns();
+            next = rtc_time_now_ns();
             continue;
         }
         rtc__drv_count(&d->st.cycles);
         run_cycle(d);
-        check_stale(d, rtc_driver_now_ns());
+        check_stale(d, rtc_time_now_ns());
         next += d->poll_ns;
-        int64_t now = rtc_driver_now_ns();
+        int64_t now = rtc_time_now_ns();
         if (now > next) { /* skip missed periods, like cyclictest */
             rtc__drv_count(&d->st.overruns);
             next = now + d->poll_ns - (now - next) % d->poll_ns;

@@ -29,6 +29,7 @@
 #include "rtcosim/iodrivers.h"
 #include "rtcosim/rtc_config.h"
 #include "rtcosim/status.h"
+#include "rtcosim/time.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -255,7 +256,7 @@ static void update_outputs(mbs *d)
         else
             d->mapping->tab_registers[off] = v;
     }
-    int64_t now = rtc_driver_now_ns();
+    int64_t now = rtc_time_now_ns();
     for (size_t i = 0; d->stale_ns && i < d->map.n; i++) {
         mb_sig *s = &d->map.sigs[i];
         if (s->dir == RTC_IO_FROM_BENCH && s->last_ok_ns && now - s->last_ok_ns > d->stale_ns)
@@ -343,7 +344,7 @@ static bool answer(mbs *d, const uint8_t *adu, int len, int64_t arrival)
         rtc__drv_count(&d->st.errors);
         return false;
     }
-    rtc__drv_latency(&d->st, rtc_driver_now_ns() - arrival);
+    rtc__drv_latency(&d->st, rtc_time_now_ns() - arrival);
     return true;
 }
 
@@ -533,7 +534,7 @@ static int safe_job(void *arg)
 /* ppoll until the absolute time until, at most 10 ms (to see stop and safe requests). */
 static int poll_until(struct pollfd *pfd, int n, int64_t until)
 {
-    int64_t wait = until - rtc_driver_now_ns();
+    int64_t wait = until - rtc_time_now_ns();
     if (wait < 0)
         wait = 0;
     if (wait > 10000000)
@@ -553,7 +554,7 @@ static void serve_rtu(mbs *d, int64_t until)
         return; /* addressed to another unit */
     if (len < 0)
         rtc__drv_count(&d->st.errors); /* a garbled frame on a serial line */
-    else if (answer(d, d->query, len, rtc_driver_now_ns()))
+    else if (answer(d, d->query, len, rtc_time_now_ns()))
         return;
     modbus_flush(d->ctx); /* (answer counted why it failed) resynchronise on the line */
 }
@@ -562,14 +563,14 @@ static void serve_rtu(mbs *d, int64_t until)
 static void serve_tcp(mbs *d, int64_t until)
 {
     struct pollfd pfd[MBS_MAX_CLIENTS + 1];
-    until = expire_conns(d, rtc_driver_now_ns(), until);
+    until = expire_conns(d, rtc_time_now_ns(), until);
     int n = 0;
     pfd[n++] = (struct pollfd){.fd = d->listen_fd, .events = POLLIN};
     for (int k = 0; k < d->n_conns; k++)
         pfd[n++] = (struct pollfd){.fd = d->conns[k].fd, .events = POLLIN};
     if (poll_until(pfd, n, until) <= 0)
         return;
-    int64_t now = rtc_driver_now_ns();
+    int64_t now = rtc_time_now_ns();
     for (int k = 0; k < n - 1; k++)
         if ((pfd[k + 1].revents & (POLLIN | POLLHUP | POLLERR)) &&
             !conn_read(d, &d->conns[k], now))
@@ -589,10 +590,10 @@ static void *mbs_thread(void *arg)
                 modbus_strerror(errno));
     atomic_store_explicit(&d->start_rc, rc, memory_order_release);
     sem_post(&d->ready);
-    int64_t next = rtc_driver_now_ns();
+    int64_t next = rtc_time_now_ns();
     while (rc == RTC_OK && !rtc__drv_should_stop(&d->th)) {
         rtc__drv_safe_serve(&d->th, safe_job, d);
-        int64_t now = rtc_driver_now_ns();
+        int64_t now = rtc_time_now_ns();
         if (now >= next) {
             rtc__drv_count(&d->st.cycles);
             update_outputs(d);

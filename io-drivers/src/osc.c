@@ -35,6 +35,7 @@
 #include "rtcosim/osc_args.h"
 #include "rtcosim/rtc_config.h"
 #include "rtcosim/status.h"
+#include "rtcosim/time.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -304,7 +305,7 @@ static int64_t realtime_ns(void)
 /* CLOCK_MONOTONIC ns -> NTP timetag of the same instant on the wall clock. */
 static lo_timetag mono_to_tt(int64_t mono_ns)
 {
-    int64_t wall = realtime_ns() - (rtc_driver_now_ns() - mono_ns);
+    int64_t wall = realtime_ns() - (rtc_time_now_ns() - mono_ns);
     lo_timetag tt;
     tt.sec = (uint32_t)((uint64_t)(wall / 1000000000) + NTP_UNIX_OFFSET);
     tt.frac = (uint32_t)(((uint64_t)(wall % 1000000000) << 32) / 1000000000u);
@@ -315,7 +316,7 @@ static int64_t tt_to_mono(lo_timetag tt)
 {
     int64_t wall = ((int64_t)tt.sec - (int64_t)NTP_UNIX_OFFSET) * 1000000000 +
                    (int64_t)(((uint64_t)tt.frac * 1000000000u) >> 32);
-    return rtc_driver_now_ns() - (realtime_ns() - wall);
+    return rtc_time_now_ns() - (realtime_ns() - wall);
 }
 
 /* ---- inbound ---- */
@@ -430,9 +431,9 @@ static void on_error(int num, const char *msg, const char *where)
 static void receive_all(osc *d)
 {
     current = d;
-    d->arrival_ns = rtc_driver_now_ns();
+    d->arrival_ns = rtc_time_now_ns();
     for (int k = 0; k < 256 && lo_server_recv_noblock(d->srv, 0) > 0; k++)
-        d->arrival_ns = rtc_driver_now_ns();
+        d->arrival_ns = rtc_time_now_ns();
     current = NULL;
 }
 
@@ -471,13 +472,13 @@ static void send_buf(osc *d, size_t len)
 {
     int fd = d->send_fd;
     for (int k = 0; k < d->n_targets; k++) {
-        int64_t t0 = rtc_driver_now_ns();
+        int64_t t0 = rtc_time_now_ns();
         if (sendto(fd, d->buf, len, 0, (const struct sockaddr *)&d->targets[k],
                    sizeof d->targets[k]) < 0) {
             rtc__drv_count(&d->st.errors);
             continue;
         }
-        rtc__drv_latency(&d->st, rtc_driver_now_ns() - t0);
+        rtc__drv_latency(&d->st, rtc_time_now_ns() - t0);
         rtc__drv_count(&d->st.named[OSC_SENT]);
     }
 }
@@ -510,7 +511,7 @@ static void send_group(osc *d, const rtc_sample *smp, int64_t t, bool with_hb)
 static void send_outputs(osc *d, rtc_sample *smp)
 {
     bool any = false;
-    int64_t now = rtc_driver_now_ns();
+    int64_t now = rtc_time_now_ns();
     for (size_t i = 0; i < d->n; i++) {
         osc_sig *s = &d->sigs[i];
         s->in_bundle = false;
@@ -598,10 +599,10 @@ static void *osc_thread(void *arg)
                 d->port);
     atomic_store_explicit(&d->start_rc, rc, memory_order_release);
     sem_post(&d->ready);
-    int64_t next = rtc_driver_now_ns();
+    int64_t next = rtc_time_now_ns();
     while (rc == RTC_OK && !rtc__drv_should_stop(&d->th)) {
         rtc__drv_safe_serve(&d->th, safe_job, d);
-        int64_t now = rtc_driver_now_ns();
+        int64_t now = rtc_time_now_ns();
         if (now >= next) {
             rtc__drv_count(&d->st.cycles);
             if (d->n_targets > 0)
@@ -612,7 +613,7 @@ static void *osc_thread(void *arg)
                 next = now + d->period_ns;
             }
         }
-        int64_t wait = next - rtc_driver_now_ns();
+        int64_t wait = next - rtc_time_now_ns();
         wait = wait < 0 ? 0 : wait > 10000000 ? 10000000 : wait;
         struct pollfd p = {.fd = d->send_fd, .events = POLLIN};
         struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)wait};

@@ -19,7 +19,9 @@
 #include "rtcosim/osc_control.h"
 #include "rtcosim/ratelimit.h"
 
+#include "rtcosim/rt.h"
 #include "rtcosim/status.h"
+#include "rtcosim/time.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -50,7 +52,7 @@ struct rtc_osc_control {
     const rtc_logger *lg;
     int fd, port;
     bool allow_remote;
-    pthread_t tid;
+    rtc_rt_thread *thread;
     _Atomic bool stop;
     _Atomic uint64_t messages, refused;
     char token[RTC_OSC_CONTROL_MAX_TOKEN];
@@ -63,13 +65,6 @@ struct rtc_osc_control {
     int64_t origin;
     char who[64];
 };
-
-static int64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* ---- replies ---- */
 
@@ -90,7 +85,7 @@ static void send_to(rtc_osc_control *c, const struct sockaddr_in *to, lo_message
  * and refusals_due() writes one line for the window. */
 static bool may_log(rtc_osc_control *c)
 {
-    if (rtc_ratelimit_take(&c->lines, mono_ns()))
+    if (rtc_ratelimit_take(&c->lines, rtc_time_now_ns()))
         return true;
     snprintf(c->last_refused, sizeof c->last_refused, "%s", c->who);
     return false;
@@ -243,7 +238,7 @@ static void do_subscribe(rtc_osc_control *c, const char *types, lo_arg **argv, i
         return;
     }
     *free_slot = (sub){.used = true, .to = c->from, .col = (size_t)col,
-                       .period_ns = (int64_t)(1e9 / hz), .next_ns = mono_ns()};
+                       .period_ns = (int64_t)(1e9 / hz), .next_ns = rtc_time_now_ns()};
     if (may_log(c)) /* a flood of re-subscriptions, too */
         rtc_session_note(c->s, c->who, "subscribe %s at %g Hz", name, hz);
     lo_message m = lo_message_new();
@@ -438,7 +433,7 @@ static int64_t stream(rtc_osc_control *c, int64_t now)
 /* The refusals of the last window that were only counted: one line for all of them. */
 static void refusals_due(rtc_osc_control *c, bool force)
 {
-    uint64_t n = rtc_ratelimit_due(&c->lines, mono_ns(), force);
+    uint64_t n = rtc_ratelimit_due(&c->lines, rtc_time_now_ns(), force);
     if (n)
         rtc_session_note(c->s, c->last_refused, "refused (or subscription changes) %llu more "
                          "datagram(s) in the last %.0f s, not logged one by one (this sender "
@@ -453,7 +448,7 @@ static void *control_main(void *arg)
     rtc_osc_control *c = arg;
     unsigned char buf[4096];
     while (!atomic_load_explicit(&c->stop, memory_order_acquire)) {
-        int64_t now = mono_ns(), next = stream(c, now);
+        int64_t now = rtc_time_now_ns(), next = stream(c, now);
         int wait_ms = (int)((next - now + 999999) / 1000000);
         struct pollfd p = {.fd = c->fd, .events = POLLIN};
         if (poll(&p, 1, wait_ms < 0 ? 0 : wait_ms > 10 ? 10 : wait_ms) > 0) {
@@ -510,8 +505,9 @@ int rtc_osc_control_start(rtc_session *s, const rtc_osc_control_options *o,
     if (o->token_len)
         memcpy(c->token, o->token, o->token_len);
     int rc = open_socket(c, o->port);
-    if (rc == RTC_OK && pthread_create(&c->tid, NULL, control_main, c) != 0)
-        rc = RTC_ESYS;
+    if (rc == RTC_OK)
+        rc = rtc_rt_thread_start(&(rtc_rt_thread_opts){.cpu = -1, .name = "rtcosim-control"},
+                                 control_main, c, o->lg, &c->thread);
     if (rc != RTC_OK) {
         if (c->fd >= 0)
             close(c->fd);
@@ -544,7 +540,7 @@ void rtc_osc_control_stop(rtc_osc_control *c)
     if (!c)
         return;
     atomic_store_explicit(&c->stop, true, memory_order_release);
-    pthread_join(c->tid, NULL);
+    rtc_rt_thread_join(c->thread);
     close(c->fd);
     explicit_bzero(c->token, sizeof c->token);
     free(c);

@@ -57,9 +57,10 @@ typedef struct bench_opts {
     bool load, compare;
 } bench_opts;
 
-/* A 1-µs latency histogram with min/max/sum, the form both tools are compared in. */
+/* One side of the comparison: its 1-µs latency histogram (cyclictest's layout,
+ * rtcosim/hist.h) and the exact min/max/sum, the form both tools are compared in. */
 typedef struct us_hist {
-    uint64_t b[RTC_EXEC_HIST_US], over, n;
+    rtc_ushist *h;
     double sum_us;
     long min_us, max_us;
 } us_hist;
@@ -116,7 +117,7 @@ static int parse(int argc, char **argv, bench_opts *o)
 
 typedef struct hog {
     _Atomic bool stop;
-    pthread_t t[256];
+    rtc_rt_thread *t[256];
     int n;
 } hog;
 
@@ -134,15 +135,10 @@ static void hog_start(hog *h, int rt_cpu)
     for (int cpu = 0; cpu < rtc_rt_cpu_count() && h->n < 256; cpu++) {
         if (cpu == rt_cpu)
             continue;
-        pthread_attr_t a;
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(cpu, &set);
-        pthread_attr_init(&a);
-        pthread_attr_setaffinity_np(&a, sizeof set, &set);
-        if (pthread_create(&h->t[h->n], &a, hog_main, h) == 0)
+        rtc_rt_thread_opts o = {.priority = 0, .cpu = cpu, .stack_bytes = 64 << 10,
+                                .name = "rtcosim-hog"};
+        if (rtc_rt_thread_start(&o, hog_main, h, &rtc_cli_log, &h->t[h->n]) == RTC_OK)
             h->n++;
-        pthread_attr_destroy(&a);
     }
 }
 
@@ -150,39 +146,30 @@ static void hog_stop(hog *h)
 {
     atomic_store_explicit(&h->stop, true, memory_order_relaxed);
     for (int i = 0; i < h->n; i++)
-        pthread_join(h->t[i], NULL);
+        rtc_rt_thread_join(h->t[i]);
 }
 
 /* ---- histograms ---- */
 
-static void hist_init(us_hist *h)
+static int hist_init(us_hist *h)
 {
-    memset(h, 0, sizeof *h);
-    h->min_us = -1;
+    *h = (us_hist){.min_us = -1};
+    return rtc_ushist_new(&h->h);
 }
 
-/* Value at quantile q: the smallest bucket reaching ceil(q·n) (overflow: the max). */
+/* Value at quantile q in µs (in the overflow: the exact max). */
 static double hist_q(const us_hist *h, double q)
 {
-    uint64_t rank = (uint64_t)ceil(q * (double)h->n), seen = 0;
-    rank = rank < 1 ? 1 : rank;
-    for (size_t i = 0; i < RTC_EXEC_HIST_US; i++)
-        if ((seen += h->b[i]) >= rank)
-            return (double)i;
-    return (double)h->max_us;
+    int64_t us = rtc_ushist_quantile_us(h->h, q);
+    return us < RTC_USHIST_BUCKETS ? (double)us : (double)h->max_us;
 }
 
 /* Add one rtcosim run (its exec histogram and exact min/max/avg). */
 static void add_exec(us_hist *h, const rtc_exec *ex)
 {
-    uint64_t b[RTC_EXEC_HIST_US], over;
-    rtc_exec_latency_us(ex, b, RTC_EXEC_HIST_US, &over);
+    rtc_ushist_merge(h->h, rtc_exec_latency_us(ex));
     rtc_exec_stats st;
     rtc_exec_stats_get(ex, &st);
-    for (size_t i = 0; i < RTC_EXEC_HIST_US; i++)
-        h->b[i] += b[i];
-    h->over += over;
-    h->n += st.wakeup.count;
     h->sum_us += st.wakeup.avg / 1000.0 * (double)st.wakeup.count;
     long mn = (long)(st.wakeup.min / 1000), mx = (long)(st.wakeup.max / 1000);
     h->min_us = h->min_us < 0 || mn < h->min_us ? mn : h->min_us;
@@ -198,7 +185,7 @@ static int run_cyclictest(const bench_opts *o, long secs, us_hist *h, FILE *raw)
     /* clock_nanosleep with TIMER_ABSTIME is cyclictest's default mode (rt-tests ≥ 2.0
      * dropped -n); -q: only the histogram and summary at the end */
     snprintf(cmd, sizeof cmd, "cyclictest -m -q -p %d -i %ld -D %ld -a %d -h %d 2>&1",
-             o->priority, o->period_us, secs, o->cpu, RTC_EXEC_HIST_US);
+             o->priority, o->period_us, secs, o->cpu, RTC_USHIST_BUCKETS);
     FILE *p = popen(cmd, "r");
     if (!p)
         return RTC_ESYS;
@@ -210,8 +197,8 @@ static int run_cyclictest(const bench_opts *o, long secs, us_hist *h, FILE *raw)
     while (fgets(line, sizeof line, p)) {
         if (raw)
             fputs(line, raw);
-        if (sscanf(line, "%ld %llu", &v, &cnt) == 2 && v >= 0 && v < RTC_EXEC_HIST_US) {
-            h->b[v] += cnt;
+        if (sscanf(line, "%ld %llu", &v, &cnt) == 2 && v >= 0 && v < RTC_USHIST_BUCKETS) {
+            rtc_ushist_add_us(h->h, v, cnt);
             n += cnt;
             lines++;
         } else if (sscanf(line, "# Min Latencies: %ld", &v) == 1) {
@@ -221,7 +208,7 @@ static int run_cyclictest(const bench_opts *o, long secs, us_hist *h, FILE *raw)
         } else if (sscanf(line, "# Max Latencies: %ld", &v) == 1) {
             mx = v;
         } else if (sscanf(line, "# Histogram Overflows: %llu", &cnt) == 1) {
-            h->over += cnt;
+            rtc_ushist_add_us(h->h, RTC_USHIST_BUCKETS, cnt);
             n += cnt;
         }
     }
@@ -231,7 +218,6 @@ static int run_cyclictest(const bench_opts *o, long secs, us_hist *h, FILE *raw)
                 "histogram: is rt-tests installed (scripts/setup)?", cmd, st);
         return RTC_ESYS;
     }
-    h->n += n;
     h->sum_us += avg * (double)n; /* cyclictest prints only the rounded average */
     h->min_us = h->min_us < 0 || mn < h->min_us ? mn : h->min_us;
     h->max_us = mx > h->max_us ? mx : h->max_us;
@@ -310,10 +296,11 @@ static int run_rtcosim(const bench_opts *o, long secs, us_hist *h, bool last)
 
 static void print_row(FILE *f, const char *name, const us_hist *h)
 {
+    uint64_t n = rtc_ushist_count(h->h);
     fprintf(f, "%-11s %10llu %7ld %7.1f %7.0f %7.0f %7.0f %7ld %9llu\n", name,
-            (unsigned long long)h->n, h->min_us, h->n ? h->sum_us / (double)h->n : 0.0,
-            hist_q(h, 0.50), hist_q(h, 0.99), hist_q(h, 0.999), h->max_us,
-            (unsigned long long)h->over);
+            (unsigned long long)n, h->min_us, n ? h->sum_us / (double)n : 0.0, hist_q(h, 0.50),
+            hist_q(h, 0.99), hist_q(h, 0.999), h->max_us,
+            (unsigned long long)rtc_ushist_overflow(h->h));
 }
 
 static double ratio(double a, double b)
@@ -375,14 +362,12 @@ int rtc_cmd_bench(int argc, char **argv)
     }
     if (o.dir)
         mkdir(o.dir, 0755);
-    us_hist *r = malloc(sizeof *r), *c = malloc(sizeof *c);
-    if (!r || !c) {
-        free(r);
-        free(c);
+    us_hist side[2];
+    us_hist *r = &side[0], *c = &side[1];
+    if (hist_init(r) != RTC_OK || hist_init(c) != RTC_OK) {
+        rtc_ushist_free(r->h);
         return RTC_EXIT_ERROR;
     }
-    hist_init(r);
-    hist_init(c);
     hog h = {.n = 0};
     if (o.load)
         hog_start(&h, o.cpu);
@@ -399,7 +384,7 @@ int rtc_cmd_bench(int argc, char **argv)
             fclose(f);
         }
     }
-    free(r);
-    free(c);
+    rtc_ushist_free(r->h);
+    rtc_ushist_free(c->h);
     return rc == RTC_OK ? RTC_EXIT_OK : rc == RTC_ETERMINATED ? 130 : RTC_EXIT_ERROR;
 }

@@ -363,9 +363,9 @@ static void system_safe(void *user)
 int rtc_cli_rt_prepare(rtc_system *sys, rtc_cli_rt *rt)
 {
     apply_hints(sys, rt);
-    /* the RT thread waits for its workers and substitute units: they run at its priority
-     * (on any CPU, so they can run in parallel with it) */
-    rtc_system_set_threads(sys, rt->priority, -1);
+    /* the RT thread waits for its workers and substitute units: they run at its priority,
+     * off its CPU (so they run in parallel with it) */
+    rtc_system_set_threads(sys, rt->priority, rt->cpu);
     return rt->overrun == RTC_EXEC_SUBSTITUTE ? rtc_system_use_substitute(sys) : RTC_OK;
 }
 

@@ -465,8 +465,7 @@ static int run_loop(run_ctx *r)
                 "ending at the last full step");
         rest = 0;
     }
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int64_t t0 = rtc_time_now_ns();
     int64_t k = 0;
     int rc = record_row(r, r->start_ns);
     bool stop = rc == RTC_OK && must_stop(r, r->start_ns);
@@ -485,8 +484,7 @@ static int run_loop(run_ctx *r)
         rc = record_row(r, t_ns + h_ns);
         stop = rc == RTC_OK && must_stop(r, t_ns + h_ns);
     }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    double dt = rtc_time_to_s(rtc_time_now_ns() - t0);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     rtc_log(&rtc_cli_log, RTC_LOG_INFO, "%lld steps in %.6f s (%.1f ns/step), max RSS %ld KiB",

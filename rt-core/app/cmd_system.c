@@ -195,9 +195,7 @@ static int load(const sys_opts *o, const rtc_logger *lg, rtc_system **sys)
 
 double rtc_cli_now_s(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return rtc_time_to_s(rtc_time_now_ns());
 }
 
 /* summary.json (summary.h: how to add a field). Each filler sets the members of the
@@ -250,11 +248,10 @@ static int io_json(json_t *o, const rtc_unit *u, const rtc_driver_stats *st)
     int bad = json_object_set_new(o, "unit", rtc__json_str(u->name));
     bad |= set_counts(o, keys, c, 5);
     json_t *lat = json_object(), *sigs = json_array();
-    const rtc_lathist *h = &st->latency;
-    bad |= json_object_set_new(lat, "min", json_integer(h->min_ns));
-    bad |= json_object_set_new(lat, "p50", json_integer(rtc_lathist_quantile_ns(h, 0.5)));
-    bad |= json_object_set_new(lat, "p99", json_integer(rtc_lathist_quantile_ns(h, 0.99)));
-    bad |= json_object_set_new(lat, "max", json_integer(h->max_ns));
+    bad |= json_object_set_new(lat, "min", json_integer(st->latency.min));
+    bad |= json_object_set_new(lat, "p50", json_integer(st->latency.p50));
+    bad |= json_object_set_new(lat, "p99", json_integer(st->latency.p99));
+    bad |= json_object_set_new(lat, "max", json_integer(st->latency.max));
     bad |= json_object_set_new(o, "request_latency_ns", lat);
     for (size_t k = 0; k < st->n_signals && k < st->n_signals_cap; k++)
         bad |= json_array_append_new(sigs, io_signal_json(u->md->vars[k].name, &st->signals[k]));

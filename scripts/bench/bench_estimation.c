@@ -14,6 +14,7 @@
  * Usage: bench_estimation [--full] [--seconds S] [--iters N]
  */
 #include "rtcosim/estimate.h"
+#include "rtcosim/time.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -528,9 +529,7 @@ base_step(void *ctx, const rtc_est_sample *s, int64_t t_query)
 
 static double now_s(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return rtc_time_to_s(rtc_time_now_ns());
 }
 
 static double time_loop(step_fn fn,

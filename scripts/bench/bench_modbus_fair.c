@@ -20,6 +20,7 @@
 #include "rtcosim/iodrivers.h"
 #include "rtcosim/mailbox.h"
 #include "rtcosim/status.h"
+#include "rtcosim/time.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -38,11 +39,6 @@
 
 #define N_LORIS 3
 #define N_IDLE 8
-
-static int64_t now_ns(void)
-{
-    return rtc_driver_now_ns();
-}
 
 static void sleep_ms(int ms)
 {
@@ -211,18 +207,16 @@ typedef struct plan {
  * max_s seconds; failed reads are counted, not timed. */
 static void plc_run(modbus_t *cl, phase *ph, const plan *pl, int64_t *lat)
 {
-    int64_t start = now_ns(), end = start + (int64_t)(pl->max_s * 1e9);
+    int64_t start = rtc_time_now_ns(), end = start + (int64_t)(pl->max_s * 1e9);
     int got = 0;
     ph->failed = 0;
-    for (int k = 0; k < pl->n && now_ns() < end; k++) {
+    for (int k = 0; k < pl->n && rtc_time_now_ns() < end; k++) {
         int64_t due = start + k * pl->period_ns;
-        struct timespec ts = {due / 1000000000, due % 1000000000};
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
-        }
+        rtc_time_sleep_until_ns(due);
         uint16_t v;
-        int64_t t0 = now_ns();
+        int64_t t0 = rtc_time_now_ns();
         if (modbus_read_registers(cl, 0, 1, &v) == 1)
-            lat[got++] = now_ns() - t0;
+            lat[got++] = rtc_time_now_ns() - t0;
         else
             ph->failed++;
     }
@@ -251,13 +245,13 @@ static void lockout(double max_s)
     int idle[N_IDLE];
     for (int k = 0; k < N_IDLE; k++)
         idle[k] = tcp_connect(s.port);
-    int64_t t0 = now_ns(), end = t0 + (int64_t)(max_s * 1e9);
+    int64_t t0 = rtc_time_now_ns(), end = t0 + (int64_t)(max_s * 1e9);
     double served_ms = -1;
-    while (served_ms < 0 && now_ns() < end) {
+    while (served_ms < 0 && rtc_time_now_ns() < end) {
         modbus_t *cl = plc_new(s.port, 500);
         uint16_t v;
         if (cl && modbus_read_registers(cl, 0, 1, &v) == 1)
-            served_ms = (double)(now_ns() - t0) / 1e6;
+            served_ms = (double)(rtc_time_now_ns() - t0) / 1e6;
         if (cl) {
             modbus_close(cl);
             modbus_free(cl);

@@ -19,6 +19,7 @@
 #include "rtcosim/fmu.h"
 #include "rtcosim/status.h"
 #include "rtcosim/system.h"
+#include "rtcosim/time.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -30,9 +31,7 @@
 
 static double now_s(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return rtc_time_to_s(rtc_time_now_ns());
 }
 
 /* An SSD with n Lag units in a ring; returns its path in a fresh temporary directory. */

@@ -10,6 +10,7 @@
 #include "rtc_fmi2.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/status.h"
+#include "rtcosim/time.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -27,9 +28,7 @@ static void logger(fmi2ComponentEnvironment env, fmi2String inst, fmi2Status st,
 
 static double now_s(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return rtc_time_to_s(rtc_time_now_ns());
 }
 
 int main(int argc, char **argv)

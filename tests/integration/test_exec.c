@@ -107,6 +107,39 @@ static void hist_percentiles_within_one_percent(void)
     CU_ASSERT_EQUAL(rtc_hist_new(0, &h), RTC_EINVAL);
 }
 
+/* The cyclictest-layout histogram: whole µs truncated, overflow past the last bucket. */
+static void ushist_truncates_to_us_and_overflows(void)
+{
+    rtc_ushist *h, *sum;
+    CU_ASSERT_EQUAL_FATAL(rtc_ushist_new(&h), RTC_OK);
+    CU_ASSERT_EQUAL_FATAL(rtc_ushist_new(&sum), RTC_OK);
+    CU_ASSERT_EQUAL(rtc_ushist_quantile_us(h, 0.5), 0); /* empty */
+    const int64_t ns[] = {-5, 0, 999, 1000, 1999, 2000, 9999999, 10000000, INT64_MAX};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+        rtc_ushist_add(h, ns[i]);
+    CU_ASSERT_EQUAL(rtc_ushist_bucket(h, 0), 3);
+    CU_ASSERT_EQUAL(rtc_ushist_bucket(h, 1), 2);
+    CU_ASSERT_EQUAL(rtc_ushist_bucket(h, 2), 1);
+    CU_ASSERT_EQUAL(rtc_ushist_bucket(h, RTC_USHIST_BUCKETS - 1), 1);
+    CU_ASSERT_EQUAL(rtc_ushist_bucket(h, RTC_USHIST_BUCKETS), 0); /* out of range */
+    CU_ASSERT_EQUAL(rtc_ushist_overflow(h), 2);
+    CU_ASSERT_EQUAL(rtc_ushist_count(h), 9);
+    CU_ASSERT_EQUAL(rtc_ushist_quantile_us(h, 0.0), 0);
+    CU_ASSERT_EQUAL(rtc_ushist_quantile_us(h, 0.5), 1); /* the 5th of 9 values */
+    CU_ASSERT_EQUAL(rtc_ushist_quantile_us(h, 1.0), RTC_USHIST_BUCKETS); /* in the overflow */
+    /* merged twice and a cyclictest line added: counts add up bucket by bucket */
+    rtc_ushist_merge(sum, h);
+    rtc_ushist_merge(sum, h);
+    rtc_ushist_add_us(sum, 2, 10);
+    CU_ASSERT_EQUAL(rtc_ushist_bucket(sum, 0), 6);
+    CU_ASSERT_EQUAL(rtc_ushist_bucket(sum, 2), 12);
+    CU_ASSERT_EQUAL(rtc_ushist_overflow(sum), 4);
+    CU_ASSERT_EQUAL(rtc_ushist_count(sum), 28);
+    rtc_ushist_free(h);
+    rtc_ushist_free(sum);
+    rtc_ushist_free(NULL);
+}
+
 static void rtlog_reports_recurring_once_then_counts(void)
 {
     tlog log;
@@ -544,11 +577,12 @@ static void bare_loop_options_validated(void)
     CU_ASSERT_EQUAL(st.steps, 50);
     CU_ASSERT_EQUAL(st.wakeup.count, 50);
     CU_ASSERT_EQUAL(st.sim_time_ns, 50000000);
-    uint64_t b[RTC_EXEC_HIST_US], over, sum = 0;
-    rtc_exec_latency_us(ex, b, RTC_EXEC_HIST_US, &over);
-    for (size_t i = 0; i < RTC_EXEC_HIST_US; i++)
-        sum += b[i];
-    CU_ASSERT_EQUAL(sum + over, 50);
+    const rtc_ushist *us = rtc_exec_latency_us(ex);
+    uint64_t sum = rtc_ushist_overflow(us);
+    for (size_t i = 0; i < RTC_USHIST_BUCKETS; i++)
+        sum += rtc_ushist_bucket(us, i);
+    CU_ASSERT_EQUAL(sum, 50);
+    CU_ASSERT_EQUAL(rtc_ushist_count(us), 50);
     rtc_exec_free(ex);
 }
 
@@ -639,6 +673,7 @@ void rtc_test_register(void)
 {
     static const rtc_test_case cases[] = {
         {"hist_percentiles_within_one_percent", hist_percentiles_within_one_percent},
+        {"ushist_truncates_to_us_and_overflows", ushist_truncates_to_us_and_overflows},
         {"rtlog_reports_recurring_once_then_counts", rtlog_reports_recurring_once_then_counts},
         {"bare_loop_options_validated", bare_loop_options_validated},
         {"realtime_results_identical_to_fast", realtime_results_identical_to_fast},

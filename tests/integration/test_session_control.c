@@ -17,6 +17,7 @@
 #include "session_util.h"
 
 #include "rtcosim/driver.h"
+#include "rtcosim/time.h"
 
 #include <arpa/inet.h>
 #include <math.h>
@@ -42,7 +43,7 @@ static int io_system(const char *name, const char *step)
 
 static double now_s(void)
 {
-    return (double)rtc_driver_now_ns() * 1e-9;
+    return (double)rtc_time_now_ns() * 1e-9;
 }
 
 static bool error_has(client *c, const char *needle)

@@ -1,6 +1,8 @@
 /* Test config builder (see io_cfg.h). */
 #include "io_cfg.h"
 
+#include "rtcosim/time.h"
+
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,7 +64,7 @@ void io_cfg_free(io_cfg *c)
 
 void io_cfg_put(io_cfg *c, size_t i, double v)
 {
-    int64_t now = rtc_driver_now_ns();
+    int64_t now = rtc_time_now_ns();
     rtc_sample s = {.value = v, .sample_ns = now, .arrival_ns = now,
                     .quality = RTC_QUALITY_FRESH};
     rtc_mailbox_write(c->sig[i].mailbox, &s);

@@ -4,6 +4,8 @@
  */
 #include "io_util.h"
 
+#include "rtcosim/time.h"
+
 #include <CUnit/CUnit.h>
 
 #include <arpa/inet.h>
@@ -70,9 +72,9 @@ void io_sleep_ms(int ms)
 
 bool io_wait(bool (*pred)(void *), void *arg, int timeout_ms)
 {
-    int64_t end = rtc_driver_now_ns() + (int64_t)timeout_ms * 1000000;
+    int64_t end = rtc_time_now_ns() + (int64_t)timeout_ms * 1000000;
     while (!pred(arg)) {
-        if (rtc_driver_now_ns() > end)
+        if (rtc_time_now_ns() > end)
             return pred(arg);
         io_sleep_ms(1);
     }
@@ -240,9 +242,9 @@ int io_child_spawn(io_child *c, char *const argv[], bool merge_stderr)
 bool io_child_line(io_child *c, const char *prefix, char *line, size_t cap, int timeout_ms)
 {
     size_t len = 0;
-    int64_t end = rtc_driver_now_ns() + (int64_t)timeout_ms * 1000000;
+    int64_t end = rtc_time_now_ns() + (int64_t)timeout_ms * 1000000;
     for (;;) {
-        int left = (int)((end - rtc_driver_now_ns()) / 1000000);
+        int left = (int)((end - rtc_time_now_ns()) / 1000000);
         struct pollfd p = {.fd = c->out_fd, .events = POLLIN};
         if (left <= 0 || poll(&p, 1, left) <= 0)
             return false;
@@ -349,7 +351,7 @@ static int read_full(int fd, uint8_t *buf, size_t n, int64_t deadline_ns)
 {
     size_t have = 0;
     while (have < n) {
-        int64_t left_ms = (deadline_ns - rtc_driver_now_ns()) / 1000000;
+        int64_t left_ms = (deadline_ns - rtc_time_now_ns()) / 1000000;
         struct pollfd p = {.fd = fd, .events = POLLIN};
         if (left_ms < 0 || poll(&p, 1, (int)left_ms) <= 0)
             return -1;
@@ -365,7 +367,7 @@ static int read_full(int fd, uint8_t *buf, size_t n, int64_t deadline_ns)
 
 int io_tcp_recv_frame(int fd, uint8_t *buf, size_t cap, int timeout_ms)
 {
-    int64_t deadline = rtc_driver_now_ns() + (int64_t)timeout_ms * 1000000;
+    int64_t deadline = rtc_time_now_ns() + (int64_t)timeout_ms * 1000000;
     if (cap < 7)
         return -1;
     int r = read_full(fd, buf, 6, deadline);
@@ -380,10 +382,10 @@ int io_tcp_recv_frame(int fd, uint8_t *buf, size_t cap, int timeout_ms)
 
 bool io_tcp_wait_closed(int fd, int timeout_ms)
 {
-    int64_t deadline = rtc_driver_now_ns() + (int64_t)timeout_ms * 1000000;
+    int64_t deadline = rtc_time_now_ns() + (int64_t)timeout_ms * 1000000;
     uint8_t junk[256];
     for (;;) {
-        int64_t left_ms = (deadline - rtc_driver_now_ns()) / 1000000;
+        int64_t left_ms = (deadline - rtc_time_now_ns()) / 1000000;
         struct pollfd p = {.fd = fd, .events = POLLIN};
         if (left_ms < 0 || poll(&p, 1, (int)left_ms) <= 0)
             return false;

@@ -6,12 +6,16 @@
 #include "rtcosim/model.h"
 #include "rtcosim/numfmt.h"
 #include "rtcosim/ofile.h"
+#include "rtcosim/rt.h"
 #include "rtcosim/sha256.h"
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -472,6 +476,106 @@ static void model_type_tables_cover_every_type(void)
     CU_ASSERT_STRING_EQUAL(rtc_causality_name(RTC_CAUSALITY_OUTPUT), "output");
 }
 
+/* ---- the one clock, the one sleep, the one thread creator ---- */
+
+static _Atomic int usr1_seen;
+
+static void on_usr1(int sig)
+{
+    (void)sig;
+    atomic_fetch_add_explicit(&usr1_seen, 1, memory_order_relaxed);
+}
+
+typedef struct {
+    pthread_t sleeper;
+    _Atomic bool sleeping, done;
+} interrupter;
+
+/* Signal the sleeper every 5 ms until it is done: each signal interrupts clock_nanosleep
+ * (the handler has no SA_RESTART, and an absolute sleep is never restarted by the kernel
+ * on its own), so a wrapper that did not sleep again would return early. */
+static void *interrupt_main(void *arg)
+{
+    interrupter *x = arg;
+    while (!atomic_load_explicit(&x->sleeping, memory_order_acquire))
+        sched_yield();
+    while (!atomic_load_explicit(&x->done, memory_order_acquire)) {
+        pthread_kill(x->sleeper, SIGUSR1);
+        struct timespec nap = {.tv_nsec = 5000000};
+        nanosleep(&nap, NULL);
+    }
+    return NULL;
+}
+
+static void sleep_until_reaches_deadline_through_signals(void)
+{
+    struct sigaction sa = {.sa_handler = on_usr1}, old;
+    sigemptyset(&sa.sa_mask);
+    CU_ASSERT_EQUAL_FATAL(sigaction(SIGUSR1, &sa, &old), 0);
+    interrupter x = {.sleeper = pthread_self()};
+    pthread_t t;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, interrupt_main, &x), 0);
+    int64_t deadline = rtc_time_now_ns() + 200000000; /* 200 ms: many signals arrive */
+    atomic_store_explicit(&x.sleeping, true, memory_order_release);
+    int e = rtc_time_sleep_until_ns(deadline);
+    int64_t woke = rtc_time_now_ns();
+    atomic_store_explicit(&x.done, true, memory_order_release);
+    pthread_join(t, NULL);
+    sigaction(SIGUSR1, &old, NULL);
+    CU_ASSERT_EQUAL(e, 0);
+    CU_ASSERT_TRUE(woke >= deadline); /* never early, however many signals came */
+    CU_ASSERT_TRUE(atomic_load(&usr1_seen) > 0);
+}
+
+static void sleep_until_past_or_negative_deadline(void)
+{
+    int64_t before = rtc_time_now_ns();
+    CU_ASSERT_TRUE(before > 0);
+    CU_ASSERT_EQUAL(rtc_time_sleep_until_ns(before - 1000000), 0); /* past: at once */
+    CU_ASSERT_TRUE(rtc_time_now_ns() >= before);
+    CU_ASSERT_EQUAL(rtc_time_sleep_until_ns(-1), EINVAL);
+}
+
+/* What the new thread sees of its own CPU set. */
+static void *affinity_main(void *arg)
+{
+    cpu_set_t *set = arg;
+    if (sched_getaffinity(0, sizeof *set, set) != 0)
+        CPU_ZERO(set);
+    return NULL;
+}
+
+static void thread_pinned_or_kept_off_a_cpu(void)
+{
+    int n = rtc_rt_cpu_count();
+    cpu_set_t mine;
+    CU_ASSERT_EQUAL_FATAL(sched_getaffinity(0, sizeof mine, &mine), 0);
+    if (n < 2 || CPU_COUNT(&mine) < n || n > CPU_SETSIZE) {
+        rtc_test_skip("thread_pinned_or_kept_off_a_cpu", "needs 2+ CPUs, all allowed");
+        return;
+    }
+    cpu_set_t seen;
+    rtc_rt_thread *t = NULL;
+    /* pinned: exactly the CPU asked for */
+    rtc_rt_thread_opts o = {.priority = 0, .cpu = 1, .stack_bytes = 64 << 10, .name = "t-pin"};
+    CU_ASSERT_EQUAL_FATAL(rtc_rt_thread_start(&o, affinity_main, &seen, NULL, &t), RTC_OK);
+    rtc_rt_thread_join(t);
+    CU_ASSERT_EQUAL(CPU_COUNT(&seen), 1);
+    CU_ASSERT_TRUE(CPU_ISSET(1, &seen));
+    /* kept off: every CPU but that one (a helper beside the RT thread) */
+    o.avoid_cpu = true;
+    o.name = "t-off";
+    CU_ASSERT_EQUAL_FATAL(rtc_rt_thread_start(&o, affinity_main, &seen, NULL, &t), RTC_OK);
+    rtc_rt_thread_join(t);
+    CU_ASSERT_EQUAL(CPU_COUNT(&seen), n - 1);
+    CU_ASSERT_FALSE(CPU_ISSET(1, &seen));
+    /* a CPU that does not exist is refused, nothing created */
+    o.cpu = n;
+    t = NULL;
+    CU_ASSERT_EQUAL(rtc_rt_thread_start(&o, affinity_main, &seen, NULL, &t), RTC_EINVAL);
+    CU_ASSERT_PTR_NULL(t);
+}
+
 void rtc_test_register(void)
 {
     static const rtc_test_case status_log[] = {
@@ -500,7 +604,14 @@ void rtc_test_register(void)
         {"ofile_large_record_written_whole", ofile_large_record_written_whole},
         {"ofile_replace_is_all_or_nothing", ofile_replace_is_all_or_nothing},
         {NULL, NULL}};
+    static const rtc_test_case clock_thread_cases[] = {
+        {"sleep_until_reaches_deadline_through_signals",
+         sleep_until_reaches_deadline_through_signals},
+        {"sleep_until_past_or_negative_deadline", sleep_until_past_or_negative_deadline},
+        {"thread_pinned_or_kept_off_a_cpu", thread_pinned_or_kept_off_a_cpu},
+        {NULL, NULL}};
     rtc_test_add_suite("status_log", NULL, NULL, status_log);
+    rtc_test_add_suite("clock_thread", NULL, NULL, clock_thread_cases);
     rtc_test_add_suite("time", NULL, NULL, time_cases);
     rtc_test_add_suite("numfmt_csv", NULL, NULL, fmt_cases);
 }

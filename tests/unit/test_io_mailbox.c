@@ -7,6 +7,7 @@
 #include "cu_main.h"
 
 #include "rtcosim/driver.h"
+#include "rtcosim/hist.h"
 #include "rtcosim/mailbox.h"
 #include "rtcosim/status.h"
 
@@ -122,29 +123,22 @@ static void mailbox_two_threads_snapshots_consistent(void)
     rtc_mailbox_free(h.mb);
 }
 
-static void lathist_bins_log_linear(void)
+/* The drivers' request latency is the base histogram (rtcosim/hist.h), summarized. */
+static void latency_hist_summary_within_bucket(void)
 {
-    CU_ASSERT_EQUAL(rtc_lathist_bin(0), 0);
-    CU_ASSERT_EQUAL(rtc_lathist_bin(1023), 0);
-    CU_ASSERT_EQUAL(rtc_lathist_bin(1024), 1);
-    CU_ASSERT_EQUAL(rtc_lathist_bin(1024 + 127), 1);
-    CU_ASSERT_EQUAL(rtc_lathist_bin(1024 + 128), 2);
-    CU_ASSERT_EQUAL(rtc_lathist_bin(2048), 9);
-    CU_ASSERT_EQUAL(rtc_lathist_bin_lower_ns(9), 2048);
-    CU_ASSERT_EQUAL(rtc_lathist_bin_lower_ns(2), 1152);
-    for (size_t b = 1; b < RTC_LATHIST_BINS; b++) /* every lower bound maps to its bin */
-        CU_ASSERT_EQUAL(rtc_lathist_bin(rtc_lathist_bin_lower_ns(b)), b);
-    CU_ASSERT_EQUAL(rtc_lathist_bin(INT64_MAX), RTC_LATHIST_BINS - 1);
-    rtc_lathist h = {0};
+    rtc_hist *h = NULL;
+    CU_ASSERT_EQUAL_FATAL(rtc_hist_new(INT64_C(1000000000000), &h), RTC_OK);
     for (int i = 1; i <= 100; i++)
-        rtc_lathist_add(&h, i * 10000); /* 10 us .. 1 ms */
-    CU_ASSERT_EQUAL(h.n, 100);
-    CU_ASSERT_EQUAL(h.min_ns, 10000);
-    CU_ASSERT_EQUAL(h.max_ns, 1000000);
-    int64_t p50 = rtc_lathist_quantile_ns(&h, 0.5);
-    /* the 50th value is 500 us; bins are 1/8 octave wide, so within +12.5 % above */
-    CU_ASSERT_TRUE(p50 >= 500000 && p50 <= 562500);
-    CU_ASSERT_EQUAL(rtc_lathist_quantile_ns(&h, 1.0), 1000000);
+        rtc_hist_add(h, i * 10000); /* 10 us .. 1 ms */
+    rtc_hist_summary s;
+    rtc_hist_summarize(h, &s);
+    CU_ASSERT_EQUAL(s.count, 100);
+    CU_ASSERT_EQUAL(s.min, 10000);
+    CU_ASSERT_EQUAL(s.max, 1000000);
+    /* the 50th value is 500 us; a bucket is at most 1/128 of its lower bound wide */
+    CU_ASSERT_TRUE(s.p50 >= 500000 * 127 / 128 && s.p50 <= 500000 * 129 / 128);
+    CU_ASSERT_EQUAL(rtc_hist_quantile(h, 1.0), 1000000);
+    rtc_hist_free(h);
 }
 
 static void registry_finds_registered_types(void)
@@ -167,7 +161,7 @@ void rtc_test_register(void)
         {"mailbox_new_empty_reads_default", mailbox_new_empty_reads_default},
         {"mailbox_write_read_roundtrips_and_counts", mailbox_write_read_roundtrips_and_counts},
         {"mailbox_two_threads_snapshots_consistent", mailbox_two_threads_snapshots_consistent},
-        {"lathist_bins_log_linear", lathist_bins_log_linear},
+        {"latency_hist_summary_within_bucket", latency_hist_summary_within_bucket},
         {"registry_finds_registered_types", registry_finds_registered_types},
         {NULL, NULL},
     };

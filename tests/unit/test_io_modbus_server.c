@@ -12,6 +12,7 @@
 
 #include "rtcosim/iodrivers.h"
 #include "rtcosim/status.h"
+#include "rtcosim/time.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -278,8 +279,8 @@ static void server_closes_stalled_frames_and_idle_connections(void)
  * frame_timeout_ms is not idle yet and the new one is refused meanwhile). */
 static modbus_t *plc_until_served(int port)
 {
-    int64_t until = rtc_driver_now_ns() + (int64_t)WAIT_MS * 1000000;
-    while (rtc_driver_now_ns() < until) {
+    int64_t until = rtc_time_now_ns() + (int64_t)WAIT_MS * 1000000;
+    while (rtc_time_now_ns() < until) {
         modbus_t *cl = io_mb_client(port, 5000);
         uint16_t v;
         if (cl && modbus_read_registers(cl, 0, 1, &v) == 1)

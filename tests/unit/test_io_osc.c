@@ -11,6 +11,7 @@
 #include "rtcosim/iodrivers.h"
 #include "rtcosim/rt.h"
 #include "rtcosim/status.h"
+#include "rtcosim/time.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -56,7 +57,7 @@ static lo_timetag tt_of_mono(int64_t mono)
 {
     struct timespec rt;
     clock_gettime(CLOCK_REALTIME, &rt);
-    int64_t wall = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec - (rtc_driver_now_ns() - mono);
+    int64_t wall = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec - (rtc_time_now_ns() - mono);
     lo_timetag tt = {(uint32_t)(wall / 1000000000 + 2208988800LL),
                      (uint32_t)(((uint64_t)(wall % 1000000000) << 32) / 1000000000u)};
     return tt;
@@ -104,11 +105,11 @@ static void osc_setpoints_checked_clamped_and_filtered(void)
     req_wait rw = {&d, 0};
 
     /* a plain message: sample time is its arrival */
-    int64_t t0 = rtc_driver_now_ns();
+    int64_t t0 = rtc_time_now_ns();
     CU_ASSERT_TRUE(lo_send(to, "/plant/setpoint", "f", 2.5f) > 0);
     rw.n = 1;
     CU_ASSERT_TRUE(io_wait(requests_reached, &rw, 2000));
-    int64_t t1 = rtc_driver_now_ns();
+    int64_t t1 = rtc_time_now_ns();
     rtc_sample s = io_cfg_get(c, sp);
     CU_ASSERT_EQUAL(s.value, 2.5);
     CU_ASSERT_EQUAL(s.seq, 1);
@@ -128,7 +129,7 @@ static void osc_setpoints_checked_clamped_and_filtered(void)
     CU_ASSERT_EQUAL(io_cfg_get(c, gain).seq, 3);
 
     /* a bundle dated 50 ms ago: the sample carries that time, converted to monotonic */
-    int64_t when = rtc_driver_now_ns() - 50000000;
+    int64_t when = rtc_time_now_ns() - 50000000;
     lo_bundle b = lo_bundle_new(tt_of_mono(when));
     lo_message m = lo_message_new();
     lo_message_add_double(m, -1.25);
@@ -258,8 +259,8 @@ static int rx_msg(const char *path, const char *types, lo_arg **argv, int argc, 
 
 static void rx_until(lo_server s, rx *r, int bundles, int timeout_ms)
 {
-    int64_t end = rtc_driver_now_ns() + (int64_t)timeout_ms * 1000000;
-    while (r->n_bundles < bundles && rtc_driver_now_ns() < end)
+    int64_t end = rtc_time_now_ns() + (int64_t)timeout_ms * 1000000;
+    while (r->n_bundles < bundles && rtc_time_now_ns() < end)
         lo_server_recv_noblock(s, 5);
 }
 
@@ -283,7 +284,7 @@ static void osc_stream_bundles_dated_by_samples(void)
                           "0", NULL);
     size_t u = io_cfg_sig(c, "u", RTC_IO_TO_BENCH, RTC_TYPE_FLOAT64, "path", "/plant/u",
                           "osc_type", "d", NULL);
-    int64_t when = rtc_driver_now_ns() - 20000000;
+    int64_t when = rtc_time_now_ns() - 20000000;
     rtc_sample s = {.value = 1.5, .sample_ns = when, .arrival_ns = when, .quality = 1};
     rtc_mailbox_write(c->sig[y].mailbox, &s);
     s.value = -0.25;
@@ -308,9 +309,9 @@ static void osc_stream_bundles_dated_by_samples(void)
     int before = r.n_y;
     /* bundles sent before the latch may still wait in the socket: read until a safe value
      * arrives; three bundles later the latest must still carry it */
-    int64_t end = rtc_driver_now_ns() + 10000000000LL;
+    int64_t end = rtc_time_now_ns() + 10000000000LL;
     while (!(r.n_y > before && r.y[r.n_y < 64 ? r.n_y - 1 : 63] == 0.0f) &&
-           rtc_driver_now_ns() < end)
+           rtc_time_now_ns() < end)
         lo_server_recv_noblock(recv, 5);
     rx_until(recv, &r, r.n_bundles + 3, 3000);
     CU_ASSERT_TRUE(r.n_y > before);
@@ -321,8 +322,8 @@ static void osc_stream_bundles_dated_by_samples(void)
     CU_ASSERT_TRUE(io_counter(&st, "sent") >= 5);
     CU_ASSERT_EQUAL(st.errors, 0);
     printf("\n    osc send latency: n=%llu p50=%lld ns max=%lld ns\n",
-           (unsigned long long)st.latency.n, (long long)rtc_lathist_quantile_ns(&st.latency, 0.5),
-           (long long)st.latency.max_ns);
+           (unsigned long long)st.latency.count, (long long)st.latency.p50,
+           (long long)st.latency.max);
     d.ops->close(d.self);
     io_cfg_free(c);
     lo_server_free(recv);
@@ -403,7 +404,7 @@ static void osc_far_timetags_clamped_to_arrival(void)
     io_drv d = {&rtc_osc_ops, NULL};
     lo_address to = start_osc(&d, c);
     req_wait rw = {&d, 1};
-    send_dated(to, "/sp", 1.0, rtc_driver_now_ns() + 86400 * 1000000000LL);
+    send_dated(to, "/sp", 1.0, rtc_time_now_ns() + 86400 * 1000000000LL);
     CU_ASSERT_TRUE_FATAL(io_wait(requests_reached, &rw, 5000));
     rtc_sample s1 = io_cfg_get(c, sp);
     CU_ASSERT_EQUAL(s1.value, 1.0);
@@ -415,14 +416,14 @@ static void osc_far_timetags_clamped_to_arrival(void)
     rtc_sample s2 = io_cfg_get(c, sp);
     CU_ASSERT_EQUAL(s2.value, 2.0);
     CU_ASSERT_TRUE(s2.sample_ns >= s1.sample_ns);
-    send_dated(to, "/sp", 3.0, rtc_driver_now_ns() - 3600 * 1000000000LL);
+    send_dated(to, "/sp", 3.0, rtc_time_now_ns() - 3600 * 1000000000LL);
     rw.n = 3;
     CU_ASSERT_TRUE_FATAL(io_wait(requests_reached, &rw, 5000));
     rtc_sample s3 = io_cfg_get(c, sp);
     CU_ASSERT_EQUAL(s3.value, 3.0);
     CU_ASSERT_EQUAL(s3.sample_ns, s3.arrival_ns);
     CU_ASSERT_TRUE(s3.sample_ns >= s2.sample_ns);
-    int64_t when = rtc_driver_now_ns() - 200000000; /* inside the 1 s bound: kept */
+    int64_t when = rtc_time_now_ns() - 200000000; /* inside the 1 s bound: kept */
     send_dated(to, "/sp", 4.0, when);
     rw.n = 4;
     CU_ASSERT_TRUE_FATAL(io_wait(requests_reached, &rw, 5000));

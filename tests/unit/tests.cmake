@@ -55,3 +55,13 @@ foreach(dir rt-core/base rt-core/load rt-core/system rt-core/exec rt-core/sessio
 endforeach()
 # issue 13: the embedding entry point rtc_fmu_load_system (fmu-host)
 rtc_add_test(embed SOURCES unit/fmu_util.c LIBS rtc_fmuhost rtc_iodrivers DEPENDS rtc_test_fmus rtc_configs)
+# Source checks of the layered library (tests/check/check_sources.py): no include of a higher
+# layer or of another folder's private header, no third-party header in a public one,
+# RTC_RT_SAFE defined once and matching every "RT-safe: yes", one thread creator, one
+# monotonic clock. The self test plants each violation in a temporary tree.
+add_test(NAME check_sources
+    COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/check/check_sources.py ${PROJECT_SOURCE_DIR})
+add_test(NAME check_sources_selftest
+    COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/check/check_sources.py --selftest)
+rtc_test_properties(check_sources unit)
+rtc_test_properties(check_sources_selftest unit)

@@ -15,6 +15,7 @@
 
 #include "rtcosim/log.h"
 #include "rtcosim/model.h"
+#include "rtcosim/rtsafe.h"
 #include "rtcosim/system.h"
 #include "rtcosim/unit.h"
 
@@ -39,10 +40,10 @@ int rtc_fmu_open(const char *path, const rtc_fmu_options *opt, const rtc_logger 
                  rtc_fmu **out);
 
 /** The parsed description, valid until rtc_fmu_close(). RT-safe: yes. */
-const rtc_model_desc *rtc_fmu_model(const rtc_fmu *fmu);
+RTC_RT_SAFE const rtc_model_desc *rtc_fmu_model(const rtc_fmu *fmu);
 
 /** The directory the archive was extracted into (no trailing slash). RT-safe: yes. */
-const char *rtc_fmu_dir(const rtc_fmu *fmu);
+RTC_RT_SAFE const char *rtc_fmu_dir(const rtc_fmu *fmu);
 
 /**
  * Load the FMU's co-simulation binary for this platform (FMI 2: binaries/linux64/<id>.so,

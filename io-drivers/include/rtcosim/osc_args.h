@@ -17,8 +17,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "rtcosim/rtsafe.h"
+
 /** The 8-byte double at @p a (an OSC 'd' argument). RT-safe: yes. */
-static inline double rtc_osc_f64(const void *a)
+RTC_RT_SAFE static inline double rtc_osc_f64(const void *a)
 {
     double v;
     memcpy(&v, a, sizeof v);
@@ -26,7 +28,7 @@ static inline double rtc_osc_f64(const void *a)
 }
 
 /** The float at @p a (an OSC 'f' argument). RT-safe: yes. */
-static inline float rtc_osc_f32(const void *a)
+RTC_RT_SAFE static inline float rtc_osc_f32(const void *a)
 {
     float v;
     memcpy(&v, a, sizeof v);
@@ -34,7 +36,7 @@ static inline float rtc_osc_f32(const void *a)
 }
 
 /** The 8-byte integer at @p a (an OSC 'h' argument). RT-safe: yes. */
-static inline int64_t rtc_osc_i64(const void *a)
+RTC_RT_SAFE static inline int64_t rtc_osc_i64(const void *a)
 {
     int64_t v;
     memcpy(&v, a, sizeof v);
@@ -42,7 +44,7 @@ static inline int64_t rtc_osc_i64(const void *a)
 }
 
 /** The 4-byte integer at @p a (an OSC 'i' argument). RT-safe: yes. */
-static inline int32_t rtc_osc_i32(const void *a)
+RTC_RT_SAFE static inline int32_t rtc_osc_i32(const void *a)
 {
     int32_t v;
     memcpy(&v, a, sizeof v);
@@ -51,7 +53,7 @@ static inline int32_t rtc_osc_i32(const void *a)
 
 /** A numeric argument (type tag i, h, f or d) as a double; false for any other type. The
  *  value may be NaN or infinite: callers decide whether that is acceptable. RT-safe: yes. */
-static inline bool rtc_osc_number(char type, const void *a, double *v)
+RTC_RT_SAFE static inline bool rtc_osc_number(char type, const void *a, double *v)
 {
     switch (type) {
     case 'i': *v = rtc_osc_i32(a); return true;

@@ -51,6 +51,7 @@
 
 #include "rtcosim/log.h"
 #include "rtcosim/rtc_config.h"
+#include "rtcosim/rtsafe.h"
 #include "rtcosim/session.h"
 
 typedef struct rtc_osc_control rtc_osc_control;
@@ -80,10 +81,10 @@ int rtc_osc_control_start(rtc_session *s, const rtc_osc_control_options *o,
                           rtc_osc_control **out);
 
 /** The bound UDP port. RT-safe: yes. */
-int rtc_osc_control_port(const rtc_osc_control *c);
+RTC_RT_SAFE int rtc_osc_control_port(const rtc_osc_control *c);
 
 /** Messages handled, and refused (disallowed sender, malformed, errors). RT-safe: yes. */
-uint64_t rtc_osc_control_messages(const rtc_osc_control *c);
+RTC_RT_SAFE uint64_t rtc_osc_control_messages(const rtc_osc_control *c);
 uint64_t rtc_osc_control_refused(const rtc_osc_control *c);
 
 /** Stop and join the thread, close the socket, free. NULL is a no-op. RT-safe: no. */

@@ -1,5 +1,5 @@
 /*
- * Log-linear histograms (rtcosim/hist.h).
+ * Log-linear histograms and the cyclictest-layout µs histogram (rtcosim/hist.h).
  *
  * Bucket index of v (SUB = 128 sub-buckets per power of two):
  *   v < 2·SUB:   index v (exact)
@@ -111,14 +111,20 @@ uint64_t rtc_hist_count(const rtc_hist *h)
     return atomic_load_explicit(&h->count, memory_order_relaxed);
 }
 
+/* Rank (1..n) of the value at quantile q of n values: ceil(q·n), at least the first. */
+static uint64_t rank_of(uint64_t n, double q)
+{
+    q = q < 0 ? 0 : q > 1 ? 1 : q;
+    uint64_t rank = (uint64_t)ceil(q * (double)n);
+    return rank < 1 ? 1 : rank;
+}
+
 int64_t rtc_hist_quantile(const rtc_hist *h, double q)
 {
     uint64_t n = rtc_hist_count(h);
     if (n == 0)
         return 0;
-    q = q < 0 ? 0 : q > 1 ? 1 : q;
-    uint64_t rank = (uint64_t)ceil(q * (double)n), seen = 0;
-    rank = rank < 1 ? 1 : rank;
+    uint64_t rank = rank_of(n, q), seen = 0;
     int64_t lo = 0, width = 1;
     for (size_t i = 0; i < h->n_buckets; i++) {
         seen += atomic_load_explicit(&h->buckets[i], memory_order_relaxed);
@@ -147,4 +153,81 @@ void rtc_hist_summarize(const rtc_hist *h, rtc_hist_summary *out)
     out->p99 = rtc_hist_quantile(h, 0.99);
     out->p999 = rtc_hist_quantile(h, 0.999);
     out->p9999 = rtc_hist_quantile(h, 0.9999);
+}
+
+/* ---- the cyclictest-layout µs histogram ---- */
+
+struct rtc_ushist {
+    _Atomic uint64_t over, count;
+    _Atomic uint64_t buckets[RTC_USHIST_BUCKETS];
+};
+
+int rtc_ushist_new(rtc_ushist **out)
+{
+    rtc_ushist *h = calloc(1, sizeof *h);
+    if (!h)
+        return RTC_ENOMEM;
+    /* calloc may hand out untouched pages: write every bucket once (arm, not run) */
+    for (size_t i = 0; i < RTC_USHIST_BUCKETS; i++)
+        atomic_store_explicit(&h->buckets[i], 0, memory_order_relaxed);
+    *out = h;
+    return RTC_OK;
+}
+
+void rtc_ushist_free(rtc_ushist *h)
+{
+    free(h);
+}
+
+void rtc_ushist_add_us(rtc_ushist *h, int64_t us, uint64_t count)
+{
+    if (us < 0)
+        us = 0;
+    bump_u64(us < RTC_USHIST_BUCKETS ? &h->buckets[us] : &h->over, count);
+    bump_u64(&h->count, count); /* last: a reader that sees count n has the n values */
+}
+
+void rtc_ushist_add(rtc_ushist *h, int64_t ns)
+{
+    rtc_ushist_add_us(h, ns > 0 ? ns / 1000 : 0, 1); /* truncated, as cyclictest does */
+}
+
+void rtc_ushist_merge(rtc_ushist *dst, const rtc_ushist *src)
+{
+    for (size_t i = 0; i < RTC_USHIST_BUCKETS; i++) {
+        uint64_t c = rtc_ushist_bucket(src, i);
+        if (c)
+            rtc_ushist_add_us(dst, (int64_t)i, c);
+    }
+    uint64_t o = rtc_ushist_overflow(src);
+    if (o)
+        rtc_ushist_add_us(dst, RTC_USHIST_BUCKETS, o);
+}
+
+uint64_t rtc_ushist_bucket(const rtc_ushist *h, size_t us)
+{
+    return us < RTC_USHIST_BUCKETS ? atomic_load_explicit(&h->buckets[us], memory_order_relaxed)
+                                   : 0;
+}
+
+uint64_t rtc_ushist_overflow(const rtc_ushist *h)
+{
+    return atomic_load_explicit(&h->over, memory_order_relaxed);
+}
+
+uint64_t rtc_ushist_count(const rtc_ushist *h)
+{
+    return atomic_load_explicit(&h->count, memory_order_relaxed);
+}
+
+int64_t rtc_ushist_quantile_us(const rtc_ushist *h, double q)
+{
+    uint64_t n = rtc_ushist_count(h);
+    if (n == 0)
+        return 0;
+    uint64_t rank = rank_of(n, q), seen = 0;
+    for (size_t i = 0; i < RTC_USHIST_BUCKETS; i++)
+        if ((seen += rtc_ushist_bucket(h, i)) >= rank)
+            return (int64_t)i;
+    return RTC_USHIST_BUCKETS;
 }

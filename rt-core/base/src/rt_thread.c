@@ -11,13 +11,15 @@
  * Every thread starts in a trampoline that, before the thread's function runs, binds the
  * prefaults half of its stack (with memory locked, the pages then stay) and binds the
  * thread to the rtlog of its options (so rtc_log() on it never formats: rtcosim/rtlog.h).
- * This is the one creator of threads that work on real-time paths: the executive's RT
- * thread, the Jacobi workers (system_workers.c), the substitute units (system_async.c) and
- * the drivers' I/O threads (io-drivers, drv_common.c).
+ * This is the one creator of threads in the library (tests/check/check_sources.py fails on a
+ * pthread_create anywhere else): the executive's RT thread, the Jacobi workers
+ * (system_workers.c), the substitute units (system_async.c), the drivers' I/O threads,
+ * and with priority 0 the recorder, monitor, watchdog, session writer, control surface.
  */
 #include "rtcosim/rt.h"
 #include "rtcosim/rtlog.h"
 #include "rtcosim/status.h"
+#include "rtcosim/time.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -70,8 +72,11 @@ static int make_attr(pthread_attr_t *a, const rtc_rt_thread_opts *o, bool fifo)
     if (!e && o->cpu >= 0) {
         cpu_set_t set;
         CPU_ZERO(&set);
-        CPU_SET(o->cpu, &set);
-        e = pthread_attr_setaffinity_np(a, sizeof set, &set);
+        for (int c = 0; c < rtc_rt_cpu_count() && c < CPU_SETSIZE; c++)
+            if ((c == o->cpu) != o->avoid_cpu)
+                CPU_SET(c, &set);
+        if (CPU_COUNT(&set) > 0) /* avoiding the only CPU: run anywhere */
+            e = pthread_attr_setaffinity_np(a, sizeof set, &set);
     }
     if (e)
         pthread_attr_destroy(a);
@@ -150,13 +155,6 @@ int rtc_rt_thread_priority(const rtc_rt_thread *t)
  * other: no lost wake-up, and no system call when nobody sleeps. The word is read with
  * (at least) acquire order, so what the waker wrote before changing it is visible. */
 
-static int64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts); /* vDSO: no system call */
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static inline void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -176,18 +174,18 @@ uint32_t rtc_rt_wait_change_until(_Atomic uint32_t *word, _Atomic uint32_t *wait
                                   uint32_t old, int64_t spin_ns, int64_t deadline_ns)
 {
     uint32_t v = atomic_load_explicit(word, memory_order_acquire);
-    int64_t until = v == old && spin_ns > 0 ? mono_ns() + spin_ns : 0;
+    int64_t until = v == old && spin_ns > 0 ? rtc_time_now_ns() + spin_ns : 0;
     if (until && deadline_ns && deadline_ns < until)
         until = deadline_ns; /* the spin never outlasts the caller's deadline */
     for (unsigned i = 1; v == old && until; i++) {
         cpu_relax();
         v = atomic_load_explicit(word, memory_order_acquire);
-        if ((i & 31) == 0 && mono_ns() >= until)
+        if ((i & 31) == 0 && rtc_time_now_ns() >= until)
             break;
     }
     /* FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC time (FUTEX_WAIT a relative one) */
     struct timespec at = {.tv_sec = deadline_ns / 1000000000, .tv_nsec = deadline_ns % 1000000000};
-    while (v == old && !(deadline_ns && mono_ns() >= deadline_ns)) {
+    while (v == old && !(deadline_ns && rtc_time_now_ns() >= deadline_ns)) {
         atomic_fetch_add_explicit(waiters, 1, memory_order_seq_cst);
         if ((v = atomic_load_explicit(word, memory_order_seq_cst)) == old)
             syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_BITSET_PRIVATE, old,

@@ -11,6 +11,7 @@
 #include "rtcosim/ring.h"
 #include "rtcosim/rtc_config.h"
 #include "rtcosim/status.h"
+#include "rtcosim/time.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,16 +102,9 @@ bool rtc_rtlog_push_ext(rtc_rtlog *log, uint32_t code, uint32_t detail, int64_t 
         return false;
     }
     *r = (rtc_rtlog_rec){.code = code, .detail = detail, .a = a, .b = b, .c = c,
-                         .wall_ns = rtc__rtlog_now_ns()};
+                         .wall_ns = rtc_time_now_ns()};
     rtc_ring_commit(log->ring);
     return true;
-}
-
-int64_t rtc__rtlog_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 bool rtc_rtlog_vtext(rtc_rtlog *log, const rtc_logger *lg, int level, const char *const *prefix,

@@ -18,7 +18,5 @@ bool rtc__rtlog_text_push(rtc__rtlog_text *q, const rtc_logger *lg, int level,
 /* The consumer: format and hand every queued message to its logger. */
 size_t rtc__rtlog_text_drain(rtc__rtlog_text *q);
 uint64_t rtc__rtlog_text_dropped(const rtc__rtlog_text *q);
-/* CLOCK_MONOTONIC in ns (vDSO: no system call). */
-int64_t rtc__rtlog_now_ns(void);
 
 #endif

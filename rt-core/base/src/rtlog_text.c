@@ -22,6 +22,7 @@
 #include "rtlog_priv.h"
 
 #include "rtcosim/status.h"
+#include "rtcosim/time.h"
 
 #include <stdalign.h>
 #include <stdio.h>
@@ -326,7 +327,7 @@ bool rtc__rtlog_text_push(rtc__rtlog_text *q, const rtc_logger *lg, int level,
     r->lg = lg;
     r->level = level;
     r->n_args = 0;
-    r->wall_ns = rtc__rtlog_now_ns();
+    r->wall_ns = rtc_time_now_ns();
     copy_format(r->fmt, prefix, fmt);
     capture c = {.r = r};
     va_copy(c.ap, ap);

@@ -11,9 +11,11 @@
 #include "rtcosim/status.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Multiply *v by 10^e (e >= 0) with overflow detection. */
 static bool scale_up(int64_t *v, int e)
@@ -146,4 +148,25 @@ int64_t rtc_time_gcd(int64_t a, int64_t b)
         b = t;
     }
     return a;
+}
+
+int64_t rtc_time_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts); /* vDSO: no system call */
+    return (int64_t)ts.tv_sec * RTC_NS_PER_S + ts.tv_nsec;
+}
+
+int rtc_time_sleep_until_ns(int64_t deadline_ns)
+{
+    if (deadline_ns < 0)
+        return EINVAL;
+    struct timespec ts = {.tv_sec = deadline_ns / RTC_NS_PER_S,
+                          .tv_nsec = deadline_ns % RTC_NS_PER_S};
+    /* clock_nanosleep returns the error number (errno is untouched); EINTR: a signal
+     * handler ran, the deadline is still ahead, sleep again to it */
+    int e;
+    while ((e = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL)) == EINTR)
+        ;
+    return e;
 }

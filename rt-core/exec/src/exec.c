@@ -27,31 +27,15 @@ bool rtc_exec_is_rt_thread(void)
     return on_rt_thread;
 }
 
-int64_t rtc__exec_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* The one sleep of the RT thread: absolute, CLOCK_MONOTONIC; clock_nanosleep returns the
- * error number (it does not set errno), EINTR means "sleep again to the same time". */
-static void sleep_until(int64_t t_ns)
-{
-    struct timespec ts = {.tv_sec = t_ns / 1000000000, .tv_nsec = t_ns % 1000000000};
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-        ;
-}
-
 /* Sleep to deadline − spin, then busy-wait to the deadline (spin 0: plain sleep). */
 static void wait_deadline(const rtc_exec *ex, int64_t deadline)
 {
     if (ex->o.spin_ns <= 0) {
-        sleep_until(deadline);
+        rtc_time_sleep_until_ns(deadline);
         return;
     }
-    sleep_until(deadline - ex->o.spin_ns);
-    while (rtc__exec_now_ns() < deadline)
+    rtc_time_sleep_until_ns(deadline - ex->o.spin_ns);
+    while (rtc_time_now_ns() < deadline)
         ;
 }
 
@@ -81,7 +65,7 @@ typedef struct loop {
 static void unit_timer(void *user, size_t i, bool end)
 {
     rtc_exec *ex = user;
-    int64_t t = rtc__exec_now_ns();
+    int64_t t = rtc_time_now_ns();
     if (!end) {
         ex->unit_t0 = t;
         atomic_store_explicit(&ex->cur_unit, (long)i, memory_order_relaxed);
@@ -161,11 +145,7 @@ static void account(rtc_exec *ex, loop *s, const int64_t t[4])
     rtc_hist_add(ex->h_wake, wake);
     rtc_hist_add(ex->h_step, t[2] - t[1]);
     rtc_hist_add(ex->h_handoff, t[3] - t[2]);
-    int64_t us = wake > 0 ? wake / 1000 : 0;
-    if (us < RTC_EXEC_HIST_US)
-        bump(&ex->lat_us[us], 1);
-    else
-        bump(&ex->lat_us_over, 1);
+    rtc_ushist_add(ex->lat_us, wake);
     if (t[3] > next) {
         overrun(ex, s, t, next);
     } else {
@@ -203,7 +183,7 @@ static int handoff(rtc_exec *ex, loop *s, const int64_t t[3])
 static void park_forever(void)
 {
     for (;;)
-        sleep_until(rtc__exec_now_ns() + 1000000000);
+        rtc_time_sleep_until_ns(rtc_time_now_ns() + 1000000000);
 }
 
 /* rtc_system_step() under the IN_STEP mark the stop path may abandon. */
@@ -259,10 +239,10 @@ static void tick(rtc_exec *ex, loop *s, int64_t deadline, int64_t woke, bool pac
     if (ex->sys && ex->o.overrun == RTC_EXEC_SUBSTITUTE && rtc_system_late_steps(ex->sys) > late)
         rtc_rtlog_push(ex->log, RTC_RTLOG_SUBSTITUTE, s->j,
                        (int64_t)rtc_system_late_steps(ex->sys));
-    t[2] = rtc__exec_now_ns();
+    t[2] = rtc_time_now_ns();
     if (rc == RTC_OK)
         rc = handoff(ex, s, t);
-    t[3] = rtc__exec_now_ns();
+    t[3] = rtc_time_now_ns();
     atomic_store_explicit(&ex->step_begin_ns, 0, memory_order_relaxed);
     if (rc != RTC_OK) {
         if (rc != RTC_ETERMINATED)
@@ -315,7 +295,7 @@ static bool pause_point(rtc_exec *ex, loop *s)
         /* re-anchor: the first step after a resume is due now, the rest follow at the
          * period — the time spent paused is not owed (no catch-up burst) */
         s->paused = false;
-        s->anchor_wall = rtc__exec_now_ns();
+        s->anchor_wall = rtc_time_now_ns();
         s->anchor_j = s->j;
         announce_time_base(ex, s);
         atomic_store_explicit(&ex->paused, false, memory_order_release);
@@ -327,17 +307,17 @@ static bool pause_point(rtc_exec *ex, loop *s)
     if (asked != s->steps_taken) {
         s->steps_taken++;
         rtc_rtlog_push(ex->log, RTC_RTLOG_SINGLE_STEP, s->j, 0);
-        int64_t now = rtc__exec_now_ns();
+        int64_t now = rtc_time_now_ns();
         tick(ex, s, now, now, false);
     } else {
-        sleep_until(rtc__exec_now_ns() + 1000000);
+        rtc_time_sleep_until_ns(rtc_time_now_ns() + 1000000);
     }
     return true;
 }
 
 static void run_loop(rtc_exec *ex)
 {
-    loop s = {.anchor_wall = rtc__exec_now_ns() + ex->period_ns};
+    loop s = {.anchor_wall = rtc_time_now_ns() + ex->period_ns};
     announce_time_base(ex, &s);
     if (ex->sys && ex->o.recorder &&
         rtc_recorder_push(ex->o.recorder, rtc_system_start_ns(ex->sys)) == RTC_ELIMIT)
@@ -349,7 +329,7 @@ static void run_loop(rtc_exec *ex)
             continue;
         int64_t deadline = s.anchor_wall + (s.j - s.anchor_j) * ex->period_ns;
         wait_deadline(ex, deadline);
-        tick(ex, &s, deadline, rtc__exec_now_ns(), true);
+        tick(ex, &s, deadline, rtc_time_now_ns(), true);
     }
     atomic_store_explicit(&ex->stop, s.stop, memory_order_release);
 }
@@ -358,7 +338,7 @@ void *rtc__exec_rt_main(void *arg)
 {
     rtc_exec *ex = arg;
     rtc__exec_block_signals(); /* the stack was prefaulted by the thread creator */
-    (void)rtc__exec_now_ns(); /* bind the vDSO call before the run */
+    (void)rtc_time_now_ns(); /* bind the vDSO call before the run */
     pthread_barrier_wait(&ex->start);
     struct rusage r0, r1;
     bool ru = getrusage(RUSAGE_THREAD, &r0) == 0;

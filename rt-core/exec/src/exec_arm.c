@@ -112,8 +112,7 @@ static int alloc_tables(rtc_exec *ex)
     for (size_t i = 0; rc == RTC_OK && i < ex->n_units; i++)
         rc = rtc_hist_new(HIST_MAX_NS, &ex->h_unit[i]);
     if (rc == RTC_OK) {
-        ex->lat_us = calloc(RTC_EXEC_HIST_US, sizeof *ex->lat_us);
-        rc = ex->lat_us ? RTC_OK : RTC_ENOMEM;
+        rc = rtc_ushist_new(&ex->lat_us);
     }
     if (rc == RTC_OK)
         rc = rtc_rtlog_new(ex->o.rtlog_depth, ex->lg, &ex->log);
@@ -150,9 +149,6 @@ int rtc_exec_new(rtc_system *sys, const rtc_exec_options *o, rtc_exec **out)
     }
     atomic_flag_clear(&ex->safe_done);
     rc = alloc_tables(ex);
-    /* calloc'ed pages may be untouched: write every bucket once (arm, not run) */
-    for (size_t b = 0; rc == RTC_OK && b < RTC_EXEC_HIST_US; b++)
-        atomic_store_explicit(&ex->lat_us[b], 0, memory_order_relaxed);
     if (rc != RTC_OK) {
         rtc_exec_free(ex);
         return rc;
@@ -175,7 +171,7 @@ void rtc_exec_free(rtc_exec *ex)
     for (size_t i = 0; ex->h_unit && i < ex->n_units; i++)
         rtc_hist_free(ex->h_unit[i]);
     free(ex->h_unit);
-    free(ex->lat_us);
+    rtc_ushist_free(ex->lat_us);
     rtc_rtlog_free(ex->log);
     rtc_ring_free(ex->trace);
     free(ex->trace_path_copy);
@@ -236,15 +232,7 @@ void rtc_exec_unit_stats(const rtc_exec *ex, size_t i, rtc_hist_summary *out)
         *out = (rtc_hist_summary){0};
 }
 
-void rtc_exec_latency_us(const rtc_exec *ex, uint64_t *buckets, size_t n, uint64_t *overflow)
+const rtc_ushist *rtc_exec_latency_us(const rtc_exec *ex)
 {
-    uint64_t over = LOAD(ex->lat_us_over);
-    for (size_t i = 0; i < RTC_EXEC_HIST_US; i++) {
-        uint64_t c = LOAD(ex->lat_us[i]);
-        if (i < n)
-            buckets[i] = c;
-        else
-            over += c;
-    }
-    *overflow = over;
+    return ex->lat_us;
 }

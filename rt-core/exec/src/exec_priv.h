@@ -53,8 +53,7 @@ struct rtc_exec {
     rtc_hist *h_wake, *h_step, *h_handoff, *h_slack;
     rtc_hist **h_unit;          /* n_units, NULL without unit timing */
     size_t n_units;
-    _Atomic uint64_t *lat_us;   /* RTC_EXEC_HIST_US buckets of 1 µs */
-    _Atomic uint64_t lat_us_over;
+    rtc_ushist *lat_us;         /* wake-up latency in 1-µs buckets (histogram.txt) */
     _Atomic uint64_t steps, overruns, max_consec, skipped;
     _Atomic int64_t max_late, gap_ns, sim_ns;
     _Atomic long minflt, majflt;
@@ -98,8 +97,8 @@ struct rtc_exec {
     FILE *trace_file;
     char *trace_path_copy;
     rtc_rt_thread *rt;
-    pthread_t mon, wd;
-    bool mon_started, wd_started, ran;
+    rtc_rt_thread *mon, *wd;    /* monitor, watchdog (NULL: not running) */
+    bool ran;
     _Atomic bool mon_stop;
     pthread_barrier_t start;
     rtc_rt_info info;
@@ -108,7 +107,6 @@ struct rtc_exec {
 };
 
 /* exec.c */
-int64_t rtc__exec_now_ns(void);
 void *rtc__exec_rt_main(void *arg);
 void rtc__exec_apply_safe(rtc_exec *ex);
 void rtc__exec_install_timer(rtc_exec *ex);

@@ -135,29 +135,27 @@ int rtc_exec_write_timing(const rtc_exec *ex, const char *path, const char *stat
 
 int rtc_exec_write_histogram(const rtc_exec *ex, const char *path)
 {
-    uint64_t *b = malloc(RTC_EXEC_HIST_US * sizeof *b), over = 0, total = 0;
     char tmp[4200];
-    FILE *f = b ? rtc_ofile_replace_begin(path, tmp, sizeof tmp) : NULL;
+    FILE *f = rtc_ofile_replace_begin(path, tmp, sizeof tmp);
     if (!f) {
-        rtc_log(ex->lg, RTC_LOG_ERROR, "%s: cannot create: %s", path,
-                b ? strerror(errno) : "out of memory");
-        free(b);
+        rtc_log(ex->lg, RTC_LOG_ERROR, "%s: cannot create: %s", path, strerror(errno));
         return RTC_EIO;
     }
-    rtc_exec_latency_us(ex, b, RTC_EXEC_HIST_US, &over);
+    /* one snapshot of the buckets: the total is their sum, even while a run goes on */
+    uint64_t over = rtc_ushist_overflow(ex->lat_us), total = over;
     rtc_hist_summary s;
     rtc_hist_summarize(ex->h_wake, &s);
     fprintf(f, "# Histogram\n");
-    for (size_t i = 0; i < RTC_EXEC_HIST_US; i++) {
-        fprintf(f, "%06zu %06llu\n", i, (unsigned long long)b[i]);
-        total += b[i];
+    for (size_t i = 0; i < RTC_USHIST_BUCKETS; i++) {
+        uint64_t c = rtc_ushist_bucket(ex->lat_us, i);
+        fprintf(f, "%06zu %06llu\n", i, (unsigned long long)c);
+        total += c;
     }
-    fprintf(f, "# Total: %09llu\n", (unsigned long long)(total + over));
+    fprintf(f, "# Total: %09llu\n", (unsigned long long)total);
     fprintf(f, "# Min Latencies: %05lld\n", (long long)(s.min / 1000));
     fprintf(f, "# Avg Latencies: %05lld\n", (long long)(s.avg / 1000));
     fprintf(f, "# Max Latencies: %05lld\n", (long long)(s.max / 1000));
     fprintf(f, "# Histogram Overflows: %05llu\n", (unsigned long long)over);
-    free(b);
     if (rtc_ofile_replace_commit(f, tmp, path) != RTC_OK) {
         rtc_log(ex->lg, RTC_LOG_ERROR, "%s: write failed: %s", path, strerror(errno));
         return RTC_EIO;

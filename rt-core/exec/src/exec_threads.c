@@ -167,7 +167,7 @@ static void drain_trace(rtc_exec *ex)
 /* One status line: simulated time, measured RTF over the last interval, p99, overruns. */
 static void status_line(rtc_exec *ex, int64_t *last_wall, int64_t *last_sim)
 {
-    int64_t now = rtc__exec_now_ns(), sim = atomic_load_explicit(&ex->sim_ns,
+    int64_t now = rtc_time_now_ns(), sim = atomic_load_explicit(&ex->sim_ns,
                                                                   memory_order_relaxed);
     double rtf = now > *last_wall ? (double)(sim - *last_sim) / (double)(now - *last_wall) : 0;
     fprintf(stderr, "\r\033[Ksim %.3f s  RTF %.2f  p99 wake-up %.1f us  overruns %llu%s",
@@ -183,14 +183,14 @@ void *rtc__exec_monitor_main(void *arg)
     rtc_exec *ex = arg;
     rtc__exec_block_signals();
     bool status = ex->o.status_line && isatty(STDERR_FILENO);
-    int64_t last_wall = rtc__exec_now_ns(), last_sim = 0, next_status = last_wall;
+    int64_t last_wall = rtc_time_now_ns(), last_sim = 0, next_status = last_wall;
     for (;;) {
         /* acquire: after the RT thread's join (main stores with release), all its
          * records are in the rings and drained below */
         bool last = atomic_load_explicit(&ex->mon_stop, memory_order_acquire);
         rtc_rtlog_drain(ex->log);
         drain_trace(ex);
-        if (status && (last || rtc__exec_now_ns() >= next_status)) {
+        if (status && (last || rtc_time_now_ns() >= next_status)) {
             status_line(ex, &last_wall, &last_sim);
             next_status += STATUS_EVERY_NS;
         }
@@ -230,7 +230,7 @@ void *rtc__exec_watchdog_main(void *arg)
     while (!atomic_load_explicit(&ex->mon_stop, memory_order_acquire)) {
         nap_ns(nap);
         int64_t begin = atomic_load_explicit(&ex->step_begin_ns, memory_order_relaxed);
-        int64_t now = rtc__exec_now_ns();
+        int64_t now = rtc_time_now_ns();
         if (begin != 0 && now - begin > limit)
             watchdog_fire(ex, now - begin);
     }
@@ -327,20 +327,13 @@ static int start_threads(rtc_exec *ex)
     ex->priority = rtc_rt_thread_priority(ex->rt);
     /* the helpers stay off the RT thread's CPU (when there is another one), so their
      * wake-ups never compete with it for its core */
-    pthread_attr_t a;
-    pthread_attr_init(&a);
-    cpu_set_t others;
-    CPU_ZERO(&others);
-    for (int cpu = 0; cpu < rtc_rt_cpu_count() && cpu < CPU_SETSIZE; cpu++)
-        if (cpu != ex->o.cpu)
-            CPU_SET(cpu, &others);
-    if (ex->o.cpu >= 0 && CPU_COUNT(&others) > 0)
-        pthread_attr_setaffinity_np(&a, sizeof others, &others);
-    ex->mon_started = pthread_create(&ex->mon, &a, rtc__exec_monitor_main, ex) == 0;
-    if (ex->o.watchdog_ns > 0)
-        ex->wd_started = pthread_create(&ex->wd, &a, rtc__exec_watchdog_main, ex) == 0;
-    pthread_attr_destroy(&a);
-    if (!ex->mon_started || (ex->o.watchdog_ns > 0 && !ex->wd_started)) {
+    rtc_rt_thread_opts ho = {.priority = 0, .cpu = ex->o.cpu, .avoid_cpu = true,
+                             .name = "rtcosim-monitor"};
+    bool ok = rtc_rt_thread_start(&ho, rtc__exec_monitor_main, ex, ex->lg, &ex->mon) == RTC_OK;
+    ho.name = "rtcosim-watch";
+    if (ok && ex->o.watchdog_ns > 0)
+        ok = rtc_rt_thread_start(&ho, rtc__exec_watchdog_main, ex, ex->lg, &ex->wd) == RTC_OK;
+    if (!ok) {
         rtc_log(ex->lg, RTC_LOG_ERROR, "cannot start the monitor/watchdog thread");
         rtc_exec_request_stop(ex); /* the RT thread stops at its first boundary */
         rc = RTC_ESYS;
@@ -375,10 +368,9 @@ int rtc_exec_run(rtc_exec *ex)
     pthread_barrier_destroy(&ex->start);
     /* release: the monitor's last drain sees every record of the joined RT thread */
     atomic_store_explicit(&ex->mon_stop, true, memory_order_release);
-    if (ex->mon_started)
-        pthread_join(ex->mon, NULL);
-    if (ex->wd_started)
-        pthread_join(ex->wd, NULL);
+    rtc_rt_thread_join(ex->mon);
+    rtc_rt_thread_join(ex->wd);
+    ex->mon = ex->wd = NULL;
     rtc__exec_apply_safe(ex); /* every stop, one path: drivers to their safe values */
     rtc_rtlog_drain(ex->log);
     rtc_rtlog_report(ex->log);

@@ -36,8 +36,10 @@
  */
 #include "rtcosim/recorder.h"
 #include "rtcosim/ring.h"
+#include "rtcosim/rt.h"
 #include "rtcosim/rtc_config.h"
 #include "rtcosim/status.h"
+#include "rtcosim/time.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -62,7 +64,7 @@ struct rtc_recorder {
     _Atomic uint32_t sleeping, waiting;
     _Atomic bool stop;
     _Atomic int failed;            /* RTC_OK, or the CSV's first error (written once) */
-    pthread_t thread;
+    rtc_rt_thread *thread;
     /* their own cache line: the consumer bumps them every batch; the producer touches
      * `barrier` only when the ring is full */
     alignas(64) _Atomic uint64_t written;
@@ -75,20 +77,11 @@ static void barrier(rtc_recorder *r)
     atomic_fetch_add_explicit(&r->barrier, 0, memory_order_acq_rel);
 }
 
-static int64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* Wait on @p s at most @p ns (EINTR and timeouts simply return). */
 static void timed_wait(sem_t *s, int64_t ns)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    int64_t t = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + ns;
-    ts = (struct timespec){.tv_sec = t / 1000000000, .tv_nsec = t % 1000000000};
+    int64_t t = rtc_time_now_ns() + ns;
+    struct timespec ts = {.tv_sec = t / 1000000000, .tv_nsec = t % 1000000000};
     sem_clockwait(s, CLOCK_MONOTONIC, &ts);
 }
 
@@ -150,12 +143,12 @@ static void idle(rtc_recorder *r)
 static void *recorder_main(void *arg)
 {
     rtc_recorder *r = arg;
-    int64_t last_flush = mono_ns();
+    int64_t last_flush = rtc_time_now_ns();
     for (;;) {
         size_t n = rtc_ring_ready(r->ring);
         if (n)
             drain_batch(r, n);
-        int64_t now = mono_ns();
+        int64_t now = rtc_time_now_ns();
         if (now - last_flush >= FLUSH_TICK_NS) {
             if (rtc_csv_pending(r->csv))
                 rtc_csv_flush(r->csv);
@@ -196,7 +189,8 @@ int rtc_recorder_start(rtc_record *rec, rtc_csv *csv, const rtc_recorder_opts *o
     rtc_csv_set_retry(csv, o->continue_on_error); /* stop: the file stays a prefix */
     rtc_record_write_header(rec, csv);
     rtc_csv_flush(csv); /* a reader finds the header at once */
-    if (pthread_create(&r->thread, NULL, recorder_main, r) != 0) {
+    rtc_rt_thread_opts to = {.priority = 0, .cpu = -1, .name = "rtcosim-rec"};
+    if (rtc_rt_thread_start(&to, recorder_main, r, o->lg, &r->thread) != RTC_OK) {
         sem_destroy(&r->wake);
         sem_destroy(&r->space);
         rtc_ring_free(r->ring);
@@ -257,7 +251,7 @@ int rtc_recorder_stop(rtc_recorder *r, rtc_recorder_stats *stats)
     /* release: every row committed before this store is drained by the thread */
     atomic_store_explicit(&r->stop, true, memory_order_release);
     sem_post(&r->wake);
-    pthread_join(r->thread, NULL);
+    rtc_rt_thread_join(r->thread);
     if (stats) {
         stats->rows_written = atomic_load_explicit(&r->written, memory_order_relaxed);
         stats->rows_dropped = rtc_ring_dropped(r->ring);

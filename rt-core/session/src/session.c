@@ -25,7 +25,9 @@
 
 #include "rtcosim/driver.h"
 #include "rtcosim/io_unit.h"
+#include "rtcosim/rt.h"
 #include "rtcosim/status.h"
+#include "rtcosim/time.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -38,13 +40,6 @@
 #define WRITER_NAP_NS 10000000
 #define FLUSH_EVERY 5  /* writer naps between two flushes of inputs.bin: 50 ms */
 #define WATCH_EVERY 10 /* writer naps between two looks at the I/O counters */
-
-static int64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* ---- RT side ---- */
 
@@ -74,7 +69,7 @@ static void release_step(rtc_session *s)
 {
     if (!s->steps_pending)
         return;
-    int64_t now = mono_ns();
+    int64_t now = rtc_time_now_ns();
     if (now < s->step_next_ns)
         return;
     rtc_exec_single_step(s->ex);
@@ -180,7 +175,7 @@ static void command_event(rtc_session *s, const rtc_inputs_rec *r)
         rtc__events_add_at(s->ev, r->k, "operator", "%s: %s %s = %.17g (applied before step "
                            "%lld)", who, rtc_inputs_op_name(r->op), s->var[r->index].name,
                            r->value, (long long)r->k);
-    else if (r->op == RTC_SESSION_STEP && !rtc_ratelimit_take(&s->step_lines, mono_ns()))
+    else if (r->op == RTC_SESSION_STEP && !rtc_ratelimit_take(&s->step_lines, rtc_time_now_ns()))
         s->steps_unlogged += r->index; /* one line per window: step_lines_due() */
     else if (r->op == RTC_SESSION_STEP)
         rtc__events_add_at(s->ev, r->k, "operator", "%s: step %u (from step %lld)", who,
@@ -193,7 +188,7 @@ static void command_event(rtc_session *s, const rtc_inputs_rec *r)
 /* The step commands only counted in the last window: one line for all of them. */
 static void step_lines_due(rtc_session *s, bool force)
 {
-    uint64_t n = rtc_ratelimit_due(&s->step_lines, mono_ns(), force);
+    uint64_t n = rtc_ratelimit_due(&s->step_lines, rtc_time_now_ns(), force);
     if (n)
         rtc_events_add(s->ev, "operator", "%llu more step command(s) (%llu step(s)) in the "
                        "last %.0f s, not logged one by one", (unsigned long long)n,
@@ -208,7 +203,7 @@ static void step_lines_due(rtc_session *s, bool force)
  * a second, a busy one a record per flush). */
 static void progress(rtc_session *s, int64_t done)
 {
-    int64_t now = mono_ns();
+    int64_t now = rtc_time_now_ns();
     if (done <= s->progress_k || (!s->unflushed && now - s->progress_ns < 250000000))
         return;
     rtc_inputs_rec r = {.kind = RTC__KIND_PROGRESS, .k = done, .a_ns = done * s->tick_ns};
@@ -612,9 +607,9 @@ int rtc_session_new(rtc_system *sys, const rtc_session_options *o, rtc_events *e
     if (rc == RTC_OK)
         rc = open_bin(s);
     if (rc == RTC_OK) {
-        s->armed_ns = s->last_heard_ns = mono_ns();
-        s->writer_started = pthread_create(&s->writer, NULL, writer_main, s) == 0;
-        rc = s->writer_started ? RTC_OK : RTC_ESYS;
+        s->armed_ns = s->last_heard_ns = rtc_time_now_ns();
+        rtc_rt_thread_opts to = {.priority = 0, .cpu = -1, .name = "rtcosim-session"};
+        rc = rtc_rt_thread_start(&to, writer_main, s, rtc__events_tee(ev), &s->writer);
     }
     if (rc != RTC_OK) {
         rtc_session_close(s, -1, NULL);
@@ -643,9 +638,10 @@ void rtc_session_close(rtc_session *s, int64_t end_k, rtc_session_stats *stats)
         return;
     /* the writer drains what is left before it exits (its last turn sees the stop flag
      * with acquire), so the end record really is the last one */
-    if (s->writer_started) {
+    if (s->writer) {
         atomic_store_explicit(&s->writer_stop, true, memory_order_release);
-        pthread_join(s->writer, NULL);
+        rtc_rt_thread_join(s->writer);
+        s->writer = NULL;
     }
     if (s->bin && end_k >= 0) {
         rtc_inputs_rec r = {.kind = RTC__KIND_END, .k = end_k, .a_ns = end_k * s->tick_ns};

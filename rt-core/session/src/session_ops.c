@@ -14,19 +14,13 @@
 #include "rtcosim/driver.h"
 #include "rtcosim/io_unit.h"
 #include "rtcosim/status.h"
+#include "rtcosim/time.h"
 
 #include <arpa/inet.h>
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
-
-static int64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 void rtc_session_origin_text(int64_t origin, char *buf, size_t cap)
 {
@@ -316,7 +310,7 @@ void rtc_session_status_get(rtc_session *s, rtc_session_status *out)
 {
     rtc_exec_progress st;
     rtc_exec_progress_get(s->ex, &st);
-    int64_t now = mono_ns();
+    int64_t now = rtc_time_now_ns();
     if (!s->status_wall_ns) /* the first call measures from the arming of the session */
         s->status_wall_ns = s->armed_ns;
     double dt = (double)(now - s->status_wall_ns);
@@ -343,7 +337,7 @@ int64_t rtc_session_deadman_ns(const rtc_session *s)
  * who sets values after a fallback is the operator's decision. */
 bool rtc_session_poll(rtc_session *s, bool heard)
 {
-    int64_t now = mono_ns();
+    int64_t now = rtc_time_now_ns();
     if (heard) {
         if (s->deadman_fired)
             rtc_events_add(s->ev, "operator", "dead-man: the control surface is back; the "

@@ -88,8 +88,7 @@ struct rtc_session {
     rtc_ring *cmd, *inputs;
     _Atomic uint64_t cmd_dropped, applied;
     /* writer thread */
-    pthread_t writer;
-    bool writer_started;
+    rtc_rt_thread *writer; /* NULL: not running */
     _Atomic bool writer_stop;
     rtc_ofile *bin;               /* inputs.bin: whole 40-byte records (rtcosim/ofile.h) */
     bool write_continue;          /* a write error does not stop the run */

@@ -1,6 +1,6 @@
 /*
- * Driver registry, settings lookup, the driver-specific counter lookup and the log-linear
- * latency histogram (see rtcosim/driver.h). The registry is written only during load on
+ * Driver registry, settings lookup and the driver-specific counter lookup (see
+ * rtcosim/driver.h). The registry is written only during load on
  * the main thread, before the threads that look drivers up exist, so it needs no
  * synchronisation.
  */
@@ -8,7 +8,6 @@
 #include "rtcosim/status.h"
 
 #include <string.h>
-#include <time.h>
 
 static struct {
     const char *type;
@@ -65,13 +64,6 @@ const char *rtc_kv_get(const rtc_kv *kv, size_t n, const char *key)
     return found;
 }
 
-int64_t rtc_driver_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 bool rtc_driver_stats_counter(const rtc_driver_stats *st, const char *name, uint64_t *value)
 {
     for (size_t i = 0; st && name && i < st->n_counters && i < RTC_DRIVER_MAX_COUNTERS; i++) {
@@ -92,60 +84,4 @@ const char *rtc_quality_name(int quality)
     case RTC_QUALITY_ERROR: return "error";
     default: return "unknown";
     }
-}
-
-/*
- * Log-linear bins: [0, 1024) ns is bin 0; each power of two [2^e, 2^(e+1)) for e >= 10 is
- * split into RTC_LATHIST_SUB equal bins, so the relative resolution is 1/8 everywhere
- * (HdrHistogram's idea at a fixed, small size). Values past the last octave go to the
- * last bin.
- */
-size_t rtc_lathist_bin(int64_t ns)
-{
-    if (ns < 1024)
-        return 0;
-    unsigned e = 63u - (unsigned)__builtin_clzll((unsigned long long)ns);
-    if (e >= 10u + RTC_LATHIST_OCTAVES)
-        return RTC_LATHIST_BINS - 1;
-    unsigned sub = (unsigned)((unsigned long long)ns >> (e - 3)) & (RTC_LATHIST_SUB - 1);
-    return 1 + (size_t)(e - 10) * RTC_LATHIST_SUB + sub;
-}
-
-int64_t rtc_lathist_bin_lower_ns(size_t bin)
-{
-    if (bin == 0)
-        return 0;
-    size_t e = 10 + (bin - 1) / RTC_LATHIST_SUB, sub = (bin - 1) % RTC_LATHIST_SUB;
-    return (int64_t)(((uint64_t)RTC_LATHIST_SUB + sub) << (e - 3));
-}
-
-void rtc_lathist_add(rtc_lathist *h, int64_t ns)
-{
-    if (ns < 0)
-        ns = 0;
-    h->count[rtc_lathist_bin(ns)]++;
-    if (h->n == 0 || ns < h->min_ns)
-        h->min_ns = ns;
-    if (ns > h->max_ns)
-        h->max_ns = ns;
-    h->n++;
-    h->sum_ns += ns;
-}
-
-int64_t rtc_lathist_quantile_ns(const rtc_lathist *h, double q)
-{
-    if (h->n == 0)
-        return 0;
-    uint64_t need = (uint64_t)(q * (double)h->n + 0.999999);
-    if (need == 0)
-        need = 1;
-    uint64_t acc = 0;
-    for (size_t b = 0; b < RTC_LATHIST_BINS; b++) {
-        acc += h->count[b];
-        if (acc >= need) {
-            int64_t upper = b + 1 < RTC_LATHIST_BINS ? rtc_lathist_bin_lower_ns(b + 1) : h->max_ns;
-            return upper < h->max_ns ? upper : h->max_ns;
-        }
-    }
-    return h->max_ns;
 }

@@ -16,6 +16,7 @@
 #include "rtcosim/io_unit.h"
 #include "rtcosim/status.h"
 #include "rtcosim/system.h"
+#include "rtcosim/time.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,7 +148,7 @@ static int u_set(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, con
     io_unit *u = self;
     if (n_values != n_vr || type == RTC_TYPE_STRING || type == RTC_TYPE_BINARY)
         return RTC_EINVAL;
-    int64_t now = u->clock ? to_mono(u, u->now_ns) : rtc_driver_now_ns();
+    int64_t now = u->clock ? to_mono(u, u->now_ns) : rtc_time_now_ns();
     for (size_t i = 0; i < n_vr; i++)
         if (vr[i] >= u->n)
             return RTC_EINVAL;

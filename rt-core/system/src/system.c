@@ -683,12 +683,13 @@ int rtc_system_use_substitute(rtc_system *sys)
     return RTC_OK;
 }
 
-int rtc_system_set_threads(rtc_system *sys, int priority, int cpu)
+int rtc_system_set_threads(rtc_system *sys, int priority, int rt_cpu)
 {
     if (sys->initialized)
         return RTC_ESTATE;
     sys->threads.priority = priority;
-    sys->threads.cpu = cpu;
+    sys->threads.cpu = rt_cpu;
+    sys->threads.avoid_cpu = true;
     return RTC_OK;
 }
 

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rtcosim/rtsafe.h"
+
 typedef struct rtc_csv rtc_csv;
 
 /**
@@ -33,24 +35,24 @@ int rtc_csv_open(const char *path, rtc_csv **out);
 int rtc_csv_close(rtc_csv *w);
 
 /** First error seen (sticky), RTC_OK when none. RT-safe: yes. */
-int rtc_csv_error(const rtc_csv *w);
+RTC_RT_SAFE int rtc_csv_error(const rtc_csv *w);
 
 /** After a write error: true keeps writing later rows (a gap where rows were lost);
  *  false (default) writes nothing more, so the file stays a prefix. RT-safe: no. */
 void rtc_csv_set_retry(rtc_csv *w, bool retry);
 
 /** errno of the first error (0 when none), for the message. RT-safe: yes. */
-int rtc_csv_errno(const rtc_csv *w);
+RTC_RT_SAFE int rtc_csv_errno(const rtc_csv *w);
 
 /** The path the writer was opened with. RT-safe: yes. */
-const char *rtc_csv_path(const rtc_csv *w);
+RTC_RT_SAFE const char *rtc_csv_path(const rtc_csv *w);
 
 /** Write every complete row to the file now (an unfinished row stays buffered).
  *  Returns the sticky error. RT-safe: no. */
 int rtc_csv_flush(rtc_csv *w);
 
 /** Bytes of complete rows not yet written. RT-safe: yes. Thread: the writer. */
-size_t rtc_csv_pending(const rtc_csv *w);
+RTC_RT_SAFE size_t rtc_csv_pending(const rtc_csv *w);
 
 /** Append one quoted field (header names and strings): "..." with " doubled.
  *  The first field of a row gets no leading comma. RT-safe: no (may write). */

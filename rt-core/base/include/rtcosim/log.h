@@ -14,6 +14,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+#include "rtcosim/rtsafe.h"
+
 /** Severity, ordered: a logger shows every message at or below its threshold. */
 typedef enum {
     RTC_LOG_ERROR = 0,
@@ -56,7 +58,7 @@ void rtc_log_vwrite(const rtc_logger *lg, int level, const char *fmt, va_list ap
     __attribute__((format(printf, 3, 0)));
 
 /** Level name for output: "error", "warning", "info", "debug". RT-safe: yes. */
-const char *rtc_log_level_name(int level);
+RTC_RT_SAFE const char *rtc_log_level_name(int level);
 
 /**
  * A logger that writes "rtcosim: <level>: <msg>\n" to stderr (warnings and errors always,

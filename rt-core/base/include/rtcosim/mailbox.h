@@ -14,7 +14,7 @@
  * bounded (RTC_MAILBOX_READ_TRIES): after that the read fails and the caller keeps its
  * previous sample. Neither side allocates, locks or makes a system call.
  *
- * Times are CLOCK_MONOTONIC nanoseconds (rtc_driver_now_ns() in rtcosim/driver.h).
+ * Times are CLOCK_MONOTONIC nanoseconds (rtc_time_now_ns() in rtcosim/time.h).
  */
 #ifndef RTCOSIM_MAILBOX_H
 #define RTCOSIM_MAILBOX_H
@@ -22,9 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#ifndef RTC_RT_SAFE
-#define RTC_RT_SAFE /* marks a declaration the RT thread may call during run */
-#endif
+#include "rtcosim/rtsafe.h"
 
 /** Quality of a sample, as judged by the side that wrote it. */
 typedef enum {

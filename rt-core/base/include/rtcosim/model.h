@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rtcosim/rtsafe.h"
+
 /** Variable types of FMI 3.0 (FMI 2.0 maps Real→FLOAT64, Integer→INT32, Boolean, String,
  *  Enumeration). Order is fixed: it indexes tables. */
 typedef enum {
@@ -248,22 +250,22 @@ typedef struct rtc_model_desc {
 
 /** Name of a type as the FMI 3.0 element ("Float64", "Int8", ..., "Binary", "Clock").
  *  RT-safe: yes. */
-const char *rtc_type_name(rtc_type type);
+RTC_RT_SAFE const char *rtc_type_name(rtc_type type);
 /** Causality text as in the standard ("parameter", "input", ...). RT-safe: yes. */
-const char *rtc_causality_name(rtc_causality c);
+RTC_RT_SAFE const char *rtc_causality_name(rtc_causality c);
 /** Variability text ("constant", "fixed", ...). RT-safe: yes. */
-const char *rtc_variability_name(rtc_variability v);
+RTC_RT_SAFE const char *rtc_variability_name(rtc_variability v);
 /** Initial text ("exact", "approx", "calculated"), "" for RTC_INITIAL_NONE. RT-safe: yes. */
-const char *rtc_initial_name(rtc_initial i);
+RTC_RT_SAFE const char *rtc_initial_name(rtc_initial i);
 
 /** Size in bytes of one value of @p type in the typed arrays of rtc_unit_ops set/get
  *  (double, float, int8_t, ..., bool, const char *, rtc_binary; ENUM is int64_t).
  *  RT-safe: yes. */
-size_t rtc_type_size(rtc_type type);
+RTC_RT_SAFE size_t rtc_type_size(rtc_type type);
 
 /** Number of scalar elements of @p v (product of its dimensions' sizes, 1 for a scalar).
  *  Dimensions bound to structural parameters use their start values. RT-safe: yes. */
-size_t rtc_var_count(const rtc_var *v);
+RTC_RT_SAFE size_t rtc_var_count(const rtc_var *v);
 
 /**
  * Parse the text of one scalar value of @p type: floats with strtod/strtof (whole string),
@@ -273,29 +275,29 @@ size_t rtc_var_count(const rtc_var *v);
  * range); RTC_EUNSUPPORTED (BINARY and CLOCK: use rtc_hex_decode()).
  * RT-safe: yes.
  */
-int rtc_value_parse(rtc_type type, const char *text, rtc_value *out);
+RTC_RT_SAFE int rtc_value_parse(rtc_type type, const char *text, rtc_value *out);
 
 /** Store @p v as element @p index of a typed array of @p type (rtc_type_size() layout).
  *  RT-safe: yes. */
-void rtc_value_store(rtc_type type, const rtc_value *v, void *array, size_t index);
+RTC_RT_SAFE void rtc_value_store(rtc_type type, const rtc_value *v, void *array, size_t index);
 
 /** Read element @p index of a typed array of @p type into an rtc_value. RT-safe: yes. */
-rtc_value rtc_value_load(rtc_type type, const void *array, size_t index);
+RTC_RT_SAFE rtc_value rtc_value_load(rtc_type type, const void *array, size_t index);
 
 /** A numeric value of @p type as a double (booleans 0/1; strings and binaries 0).
  *  RT-safe: yes. */
-double rtc_value_to_double(rtc_type type, rtc_value v);
+RTC_RT_SAFE double rtc_value_to_double(rtc_type type, rtc_value v);
 
 /** A double as a value of numeric @p type: integers round to nearest (ties to even) and
  *  saturate at the type's 64-bit range, booleans are x != 0. RT-safe: yes. */
-rtc_value rtc_value_from_double(rtc_type type, double x);
+RTC_RT_SAFE rtc_value rtc_value_from_double(rtc_type type, double x);
 
 /**
  * Decode hexadecimal text ("0a1B", whitespace ignored) into @p buf.
  * Returns RTC_OK and *n; RTC_EPARSE (odd digit count, not hex); RTC_ELIMIT (over @p cap).
  * RT-safe: yes.
  */
-int rtc_hex_decode(const char *text, uint8_t *buf, size_t cap, size_t *n);
+RTC_RT_SAFE int rtc_hex_decode(const char *text, uint8_t *buf, size_t cap, size_t *n);
 
 /** May @p v be set before initialization (FMI: state Instantiated) and again in
  *  Initialization Mode: a non-constant input or a variable with initial exact or approx.
@@ -303,10 +305,10 @@ int rtc_hex_decode(const char *text, uint8_t *buf, size_t cap, size_t *n);
  *  when it is set in Initialization Mode, so importers set values at both. Never a clock,
  *  nor an FMI 3 structural parameter: only Configuration Mode may change those (not
  *  supported; the array sizes it fixes would no longer match). RT-safe: yes. */
-bool rtc_var_settable_at_init(const rtc_var *v);
+RTC_RT_SAFE bool rtc_var_settable_at_init(const rtc_var *v);
 
 /** Index of the variable named @p name (or of the variable an FMI 3.0 alias of that name
  *  belongs to), or -1. Linear scan. RT-safe: yes (no allocation). */
-long rtc_model_find_var(const rtc_model_desc *md, const char *name);
+RTC_RT_SAFE long rtc_model_find_var(const rtc_model_desc *md, const char *name);
 
 #endif

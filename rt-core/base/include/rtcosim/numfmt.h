@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rtcosim/rtsafe.h"
+
 /** Buffer size that fits any output of the functions below, NUL included. */
 #define RTC_NUMFMT_MAX 32
 
@@ -29,13 +31,13 @@ size_t rtc_fmt_double(double v, char *buf);
 
 /** Format a signed integer in decimal. @p buf at least RTC_NUMFMT_MAX bytes.
  *  Returns the length. RT-safe: yes. */
-size_t rtc_fmt_i64(int64_t v, char *buf);
+RTC_RT_SAFE size_t rtc_fmt_i64(int64_t v, char *buf);
 
 /** Format an unsigned integer in decimal. Returns the length. RT-safe: yes. */
-size_t rtc_fmt_u64(uint64_t v, char *buf);
+RTC_RT_SAFE size_t rtc_fmt_u64(uint64_t v, char *buf);
 
 /** Write exactly 8 digits of @p x < 10^8 (leading zeros kept, no terminator) to @p p.
  *  RT-safe: yes. */
-void rtc_fmt_u64_fixed8(uint32_t x, char *p);
+RTC_RT_SAFE void rtc_fmt_u64_fixed8(uint32_t x, char *p);
 
 #endif

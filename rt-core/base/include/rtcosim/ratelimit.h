@@ -17,6 +17,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "rtcosim/rtsafe.h"
+
 typedef struct rtc_ratelimit {
     int64_t window_ns;   /**< length of a window (set by the owner) */
     unsigned burst;      /**< events logged in full per window (set by the owner) */
@@ -26,8 +28,8 @@ typedef struct rtc_ratelimit {
 } rtc_ratelimit;
 
 /** One event at @p now_ns: true when it may be logged in full, false when it was counted
- *  (rtc_ratelimit_due() reports the count later). */
-static inline bool rtc_ratelimit_take(rtc_ratelimit *r, int64_t now_ns)
+ *  (rtc_ratelimit_due() reports the count later). RT-safe: yes. Thread: the owner. */
+RTC_RT_SAFE static inline bool rtc_ratelimit_take(rtc_ratelimit *r, int64_t now_ns)
 {
     if (r->start_ns == 0 || now_ns - r->start_ns >= r->window_ns) {
         if (r->suppressed) { /* the owner has not reported the last window yet */
@@ -46,8 +48,9 @@ static inline bool rtc_ratelimit_take(rtc_ratelimit *r, int64_t now_ns)
 }
 
 /** When the window has passed and events were only counted: their number (the owner
- *  writes one line for them), and a new window begins; otherwise 0. */
-static inline uint64_t rtc_ratelimit_due(rtc_ratelimit *r, int64_t now_ns, bool force)
+ *  writes one line for them), and a new window begins; otherwise 0.
+ *  RT-safe: yes. Thread: the owner. */
+RTC_RT_SAFE static inline uint64_t rtc_ratelimit_due(rtc_ratelimit *r, int64_t now_ns, bool force)
 {
     if (!r->suppressed || (!force && now_ns - r->start_ns < r->window_ns))
         return 0;

@@ -18,6 +18,7 @@
 
 #include "rtcosim/csv.h"
 #include "rtcosim/model.h"
+#include "rtcosim/rtsafe.h"
 #include "rtcosim/unit.h"
 
 typedef struct rtc_record rtc_record;
@@ -47,10 +48,10 @@ int rtc_record_add_as(rtc_record *rec, const rtc_unit *unit, size_t var_index,
 int rtc_record_add_outputs(rtc_record *rec, const rtc_unit *unit, const char *prefix);
 
 /** Number of value columns (time excluded). RT-safe: yes. */
-size_t rtc_record_columns(const rtc_record *rec);
+RTC_RT_SAFE size_t rtc_record_columns(const rtc_record *rec);
 
 /** Size in bytes of one row buffer for rtc_record_sample(). RT-safe: yes. */
-size_t rtc_record_row_size(const rtc_record *rec);
+RTC_RT_SAFE size_t rtc_record_row_size(const rtc_record *rec);
 
 /** Write the header row: "time" and every column name, quoted. RT-safe: no. */
 void rtc_record_write_header(const rtc_record *rec, rtc_csv *csv);
@@ -62,17 +63,18 @@ void rtc_record_write_header(const rtc_record *rec, rtc_csv *csv);
  * Returns RTC_OK or the first failing unit's status.
  * RT-safe: yes (no allocation; the units' get may not be).
  */
-int rtc_record_sample(rtc_record *rec, void *row);
+RTC_RT_SAFE int rtc_record_sample(rtc_record *rec, void *row);
 
 /** Name of column @p i (time excluded), or NULL past the end. RT-safe: yes. */
-const char *rtc_record_column_name(const rtc_record *rec, size_t i);
+RTC_RT_SAFE const char *rtc_record_column_name(const rtc_record *rec, size_t i);
 
 /**
  * The value of column @p i in a row filled by rtc_record_sample(), as a double (booleans
  * 0/1, integers converted). Returns false for strings, binaries and out-of-range @p i.
  * RT-safe: yes.
  */
-bool rtc_record_column_double(const rtc_record *rec, const void *row, size_t i, double *out);
+RTC_RT_SAFE bool rtc_record_column_double(const rtc_record *rec, const void *row, size_t i,
+                                          double *out);
 
 /** Format one row: time @p t_ns, then every column of @p row. RT-safe: no. */
 void rtc_record_write_row(const rtc_record *rec, rtc_csv *csv, int64_t t_ns, const void *row);

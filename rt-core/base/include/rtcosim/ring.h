@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rtcosim/rtsafe.h"
+
 typedef struct rtc_ring rtc_ring;
 
 /**
@@ -32,7 +34,7 @@ int rtc_ring_new(size_t record_size, size_t min_records, rtc_ring **out);
 void rtc_ring_free(rtc_ring *ring);
 
 /** Number of records the ring holds. RT-safe: yes. Thread: any. */
-size_t rtc_ring_capacity(const rtc_ring *ring);
+RTC_RT_SAFE size_t rtc_ring_capacity(const rtc_ring *ring);
 
 /**
  * Producer: a pointer to the next free slot, or NULL when the ring is full (the caller
@@ -40,43 +42,43 @@ size_t rtc_ring_capacity(const rtc_ring *ring);
  * overflow only if the caller gives up: call rtc_ring_drop() then.
  * RT-safe: yes. Thread: the single producer.
  */
-void *rtc_ring_reserve(rtc_ring *ring);
+RTC_RT_SAFE void *rtc_ring_reserve(rtc_ring *ring);
 
 /** Producer: publish the slot returned by rtc_ring_reserve(). RT-safe: yes. */
-void rtc_ring_commit(rtc_ring *ring);
+RTC_RT_SAFE void rtc_ring_commit(rtc_ring *ring);
 
 /** Producer: count a record that was dropped because the ring was full. RT-safe: yes. */
-void rtc_ring_drop(rtc_ring *ring);
+RTC_RT_SAFE void rtc_ring_drop(rtc_ring *ring);
 
 /** Copy @p record into the ring; false (and counted as dropped) when full.
  *  RT-safe: yes. Thread: the single producer. */
-bool rtc_ring_push(rtc_ring *ring, const void *record);
+RTC_RT_SAFE bool rtc_ring_push(rtc_ring *ring, const void *record);
 
 /**
  * Consumer: pointer to the oldest record, or NULL when empty. The record stays valid until
  * rtc_ring_release(). RT-safe: yes. Thread: the single consumer.
  */
-const void *rtc_ring_peek(rtc_ring *ring);
+RTC_RT_SAFE const void *rtc_ring_peek(rtc_ring *ring);
 
 /** Consumer: free the record returned by rtc_ring_peek(). RT-safe: yes. */
-void rtc_ring_release(rtc_ring *ring);
+RTC_RT_SAFE void rtc_ring_release(rtc_ring *ring);
 
 /**
  * Consumer, batched: the number of records ready (a snapshot), the @p i-th oldest of them
  * (i < that number), and releasing the @p n oldest at once — one shared-counter update per
  * batch instead of per record. RT-safe: yes. Thread: the single consumer.
  */
-size_t rtc_ring_ready(rtc_ring *ring);
+RTC_RT_SAFE size_t rtc_ring_ready(rtc_ring *ring);
 const void *rtc_ring_at(const rtc_ring *ring, size_t i);
 void rtc_ring_release_n(rtc_ring *ring, size_t n);
 
 /** Records dropped so far (full ring). RT-safe: yes. Thread: any. */
-uint64_t rtc_ring_dropped(const rtc_ring *ring);
+RTC_RT_SAFE uint64_t rtc_ring_dropped(const rtc_ring *ring);
 
 /** Records currently queued (a snapshot). RT-safe: yes. Thread: any. */
-size_t rtc_ring_used(const rtc_ring *ring);
+RTC_RT_SAFE size_t rtc_ring_used(const rtc_ring *ring);
 
 /** Highest fill level seen by the producer. RT-safe: yes. Thread: any. */
-size_t rtc_ring_high_water(const rtc_ring *ring);
+RTC_RT_SAFE size_t rtc_ring_high_water(const rtc_ring *ring);
 
 #endif

@@ -15,8 +15,10 @@
  * and creates the thread with SCHED_OTHER, everything else unchanged. Before the thread's
  * function runs, the thread is bound to its rtlog (rtcosim/rtlog.h) and half of its stack
  * is prefaulted. Jacobi workers and substitute units are created here too, with the
- * attributes the system was given (rtc_system_set_threads()), and so are the drivers' I/O
- * threads, with the priority and CPU of their component's settings.
+ * attributes the system was given (rtc_system_set_threads()), and so are the library's
+ * other threads: the drivers' I/O threads at their configured priority, and with priority
+ * 0 (SCHED_OTHER) the recorder, monitor, watchdog, session writer and control surface,
+ * which do no tick's work. One creator, one set of rules.
  */
 #ifndef RTCOSIM_RT_H
 #define RTCOSIM_RT_H
@@ -27,6 +29,7 @@
 #include <stdint.h>
 
 #include "rtcosim/log.h"
+#include "rtcosim/rtsafe.h"
 
 /** What the kernel and the process set-up provide (for timing.json). */
 typedef struct rtc_rt_info {
@@ -68,7 +71,7 @@ void rtc_rt_release_process(void);
  * do not fault pages in. Call at the start of an RT thread.
  * RT-safe: yes (arm phase of the thread). Thread: the thread whose stack it is.
  */
-void rtc_rt_prefault_stack(size_t bytes);
+RTC_RT_SAFE void rtc_rt_prefault_stack(size_t bytes);
 
 typedef struct rtc_rt_thread rtc_rt_thread;
 struct rtc_rtlog;
@@ -77,6 +80,8 @@ struct rtc_rtlog;
 typedef struct rtc_rt_thread_opts {
     int priority;        /**< SCHED_FIFO priority 1..99; 0: SCHED_OTHER */
     int cpu;             /**< CPU to pin to; -1: any */
+    bool avoid_cpu;      /**< true: run on every CPU but @c cpu instead (a helper kept off
+                              the RT thread's core; any CPU when it is the only one) */
     size_t stack_bytes;  /**< 0: 1 MiB */
     const char *name;    /**< thread name (≤ 15 chars shown), may be NULL */
     struct rtc_rtlog *log; /**< rtc_log() on the thread goes through this rtlog (never
@@ -95,10 +100,10 @@ int rtc_rt_thread_start(const rtc_rt_thread_opts *o, void *(*fn)(void *), void *
 void rtc_rt_thread_join(rtc_rt_thread *t);
 
 /** The policy the thread got: "SCHED_FIFO" or "SCHED_OTHER". RT-safe: yes. */
-const char *rtc_rt_thread_policy(const rtc_rt_thread *t);
+RTC_RT_SAFE const char *rtc_rt_thread_policy(const rtc_rt_thread *t);
 
 /** The priority it got (0 for SCHED_OTHER). RT-safe: yes. */
-int rtc_rt_thread_priority(const rtc_rt_thread *t);
+RTC_RT_SAFE int rtc_rt_thread_priority(const rtc_rt_thread *t);
 
 /**
  * Wait until *@p word differs from @p old and return its value: first a spin of up to
@@ -106,22 +111,22 @@ int rtc_rt_thread_priority(const rtc_rt_thread *t);
  * *@p waiters. The read has acquire order: what the waker wrote before changing the word
  * is visible. RT-safe: yes (futex only; the waiting is the caller's design).
  */
-uint32_t rtc_rt_wait_change(_Atomic uint32_t *word, _Atomic uint32_t *waiters, uint32_t old,
-                            int64_t spin_ns);
+RTC_RT_SAFE uint32_t rtc_rt_wait_change(_Atomic uint32_t *word, _Atomic uint32_t *waiters,
+                                        uint32_t old, int64_t spin_ns);
 
 /** As rtc_rt_wait_change(), giving up at @p deadline_ns (CLOCK_MONOTONIC; 0: never): then
  *  the value returned may equal @p old. RT-safe: yes. */
-uint32_t rtc_rt_wait_change_until(_Atomic uint32_t *word, _Atomic uint32_t *waiters,
-                                  uint32_t old, int64_t spin_ns, int64_t deadline_ns);
+RTC_RT_SAFE uint32_t rtc_rt_wait_change_until(_Atomic uint32_t *word, _Atomic uint32_t *waiters,
+                                              uint32_t old, int64_t spin_ns, int64_t deadline_ns);
 
 /**
  * After changing *@p word (any atomic store or read-modify-write): wake every thread
  * sleeping in rtc_rt_wait_change() on it — FUTEX_WAKE only when *@p waiters says one may
  * sleep, so a waker whose partner is still spinning makes no system call. RT-safe: yes.
  */
-void rtc_rt_wake(_Atomic uint32_t *word, _Atomic uint32_t *waiters);
+RTC_RT_SAFE void rtc_rt_wake(_Atomic uint32_t *word, _Atomic uint32_t *waiters);
 
 /** Number of online CPUs. RT-safe: yes. */
-int rtc_rt_cpu_count(void);
+RTC_RT_SAFE int rtc_rt_cpu_count(void);
 
 #endif

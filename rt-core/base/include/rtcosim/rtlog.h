@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "rtcosim/log.h"
+#include "rtcosim/rtsafe.h"
 
 typedef struct rtc_rtlog rtc_rtlog;
 
@@ -84,11 +85,11 @@ void rtc_rtlog_set_recurring(rtc_rtlog *log, uint32_t code, bool recurring);
  * Push a record (detail 0, c 0). Returns false when the ring was full (then counted).
  * RT-safe: yes (no allocation, lock, syscall or formatting). Thread: the single producer.
  */
-bool rtc_rtlog_push(rtc_rtlog *log, uint32_t code, int64_t a, int64_t b);
+RTC_RT_SAFE bool rtc_rtlog_push(rtc_rtlog *log, uint32_t code, int64_t a, int64_t b);
 
 /** As rtc_rtlog_push() with every field. RT-safe: yes. Thread: the single producer. */
-bool rtc_rtlog_push_ext(rtc_rtlog *log, uint32_t code, uint32_t detail, int64_t a, int64_t b,
-                        int64_t c);
+RTC_RT_SAFE bool rtc_rtlog_push_ext(rtc_rtlog *log, uint32_t code, uint32_t detail, int64_t a,
+                                    int64_t b, int64_t c);
 
 /**
  * Queue a printf-style message for @p lg at @p level, formatted by the drainer: the
@@ -97,21 +98,22 @@ bool rtc_rtlog_push_ext(rtc_rtlog *log, uint32_t code, uint32_t detail, int64_t 
  * queue was full (then counted). RT-safe: yes (no allocation, lock, system call or
  * formatting). Thread: any.
  */
-bool rtc_rtlog_vtext(rtc_rtlog *log, const rtc_logger *lg, int level, const char *const *prefix,
-                     const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+RTC_RT_SAFE bool rtc_rtlog_vtext(rtc_rtlog *log, const rtc_logger *lg, int level,
+                                 const char *const *prefix, const char *fmt, va_list ap)
+    __attribute__((format(printf, 5, 0)));
 
 /** As rtc_rtlog_vtext() without prefix. RT-safe: yes. Thread: any. */
-bool rtc_rtlog_text(rtc_rtlog *log, const rtc_logger *lg, int level, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+RTC_RT_SAFE bool rtc_rtlog_text(rtc_rtlog *log, const rtc_logger *lg, int level, const char *fmt,
+                                ...) __attribute__((format(printf, 4, 5)));
 
 /**
  * Route rtc_log() of the calling thread into @p log (NULL: back to direct formatting).
  * RT-safe: yes. Thread: the calling thread.
  */
-void rtc_rtlog_bind_thread(rtc_rtlog *log);
+RTC_RT_SAFE void rtc_rtlog_bind_thread(rtc_rtlog *log);
 
 /** The log the calling thread is bound to, or NULL. RT-safe: yes. */
-rtc_rtlog *rtc_rtlog_thread(void);
+RTC_RT_SAFE rtc_rtlog *rtc_rtlog_thread(void);
 
 /**
  * Format and log every queued record (recurring ones after the first: counted only) and
@@ -121,10 +123,10 @@ size_t rtc_rtlog_drain(rtc_rtlog *log);
 
 /** Records of @p code taken by the drainer so far (shown or not). RT-safe: yes.
  *  Thread: the consumer (or after it stopped). */
-uint64_t rtc_rtlog_count(const rtc_rtlog *log, uint32_t code);
+RTC_RT_SAFE uint64_t rtc_rtlog_count(const rtc_rtlog *log, uint32_t code);
 
 /** Records and text messages lost because the ring or the text queue was full. RT-safe: yes. Thread: any. */
-uint64_t rtc_rtlog_dropped(const rtc_rtlog *log);
+RTC_RT_SAFE uint64_t rtc_rtlog_dropped(const rtc_rtlog *log);
 
 /**
  * Log one line per recurring code with records not shown ("<name>: N more not shown"),
@@ -134,6 +136,6 @@ void rtc_rtlog_report(rtc_rtlog *log);
 
 /** Name of an engine code ("overrun", "skip", ...; "user" above RTC_RTLOG_USER).
  *  RT-safe: yes. */
-const char *rtc_rtlog_code_name(uint32_t code);
+RTC_RT_SAFE const char *rtc_rtlog_code_name(uint32_t code);
 
 #endif

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rtcosim/rtsafe.h"
+
 typedef struct rtc_sha256 {
     uint32_t h[8];
     uint64_t bytes;
@@ -16,11 +18,11 @@ typedef struct rtc_sha256 {
 } rtc_sha256;
 
 /** Start a hash. RT-safe: yes. */
-void rtc_sha256_init(rtc_sha256 *s);
+RTC_RT_SAFE void rtc_sha256_init(rtc_sha256 *s);
 /** Add @p n bytes. RT-safe: yes. */
-void rtc_sha256_update(rtc_sha256 *s, const void *data, size_t n);
+RTC_RT_SAFE void rtc_sha256_update(rtc_sha256 *s, const void *data, size_t n);
 /** Finish: 32 bytes of digest into @p out. RT-safe: yes. */
-void rtc_sha256_final(rtc_sha256 *s, uint8_t out[32]);
+RTC_RT_SAFE void rtc_sha256_final(rtc_sha256 *s, uint8_t out[32]);
 
 /**
  * Hash a whole file into 64 lower-case hex digits plus NUL.

@@ -7,6 +7,8 @@
 #ifndef RTCOSIM_STATUS_H
 #define RTCOSIM_STATUS_H
 
+#include "rtcosim/rtsafe.h"
+
 /* X(name, value, text) */
 #define RTC_STATUS_MAP(X)                                                                          \
     X(OK, 0, "success")                                                                            \
@@ -40,6 +42,6 @@ typedef enum {
  * Returns: a static string; "unknown status" for values outside the table.
  * RT-safe: yes. Thread: any.
  */
-const char *rtc_strerror(int status);
+RTC_RT_SAFE const char *rtc_strerror(int status);
 
 #endif

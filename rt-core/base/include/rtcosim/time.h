@@ -6,6 +6,11 @@
  * (3 µs added 12 times is not 36 µs in binary floating point). Decimal texts such as "0.001"
  * or "1e-3" are converted exactly, without passing through double; only the FMU boundary
  * sees seconds as double, obtained by one correctly rounded division.
+ *
+ * Wall-clock time is CLOCK_MONOTONIC in int64_t nanoseconds, read by rtc_time_now_ns() and
+ * slept to by rtc_time_sleep_until_ns(): the one clock reader and the one sleep of the
+ * library (the RT loop, the workers, the drivers' I/O threads, mailbox timestamps, rtlog
+ * records all share this time base).
  */
 #ifndef RTCOSIM_TIME_H
 #define RTCOSIM_TIME_H
@@ -14,7 +19,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rtcosim/rtsafe.h"
+
 #define RTC_NS_PER_S INT64_C(1000000000)
+
+/**
+ * CLOCK_MONOTONIC now, in nanoseconds (the time base of deadlines, mailbox samples and
+ * rtlog records). RT-safe: yes (vDSO: no system call). Thread: any.
+ */
+RTC_RT_SAFE int64_t rtc_time_now_ns(void);
+
+/**
+ * Sleep until CLOCK_MONOTONIC reaches @p deadline_ns (absolute: clock_nanosleep with
+ * TIMER_ABSTIME, so a late wake-up never shifts later deadlines). A signal does not cut the
+ * sleep short: EINTR sleeps again to the same deadline. A deadline in the past returns at
+ * once.
+ * Returns 0, or the error number of clock_nanosleep (EINVAL: deadline_ns negative).
+ * RT-safe: yes (the pacing sleep is the RT thread's one blocking call). Thread: any.
+ */
+RTC_RT_SAFE int rtc_time_sleep_until_ns(int64_t deadline_ns);
 
 /**
  * Parse a decimal number of seconds ("0.001", "1e-3", "+2.5E+1", "10") exactly into
@@ -24,14 +47,14 @@
  * int64 range — never silently rounded).
  * RT-safe: yes.
  */
-int rtc_time_parse_s(const char *text, int64_t *ns);
+RTC_RT_SAFE int rtc_time_parse_s(const char *text, int64_t *ns);
 
 /**
  * Seconds as double for the FMU boundary: the double nearest to @p ns / 1e9 (one correctly
  * rounded division of exactly representable operands for |ns| < 2^53).
  * RT-safe: yes.
  */
-static inline double rtc_time_to_s(int64_t ns)
+RTC_RT_SAFE static inline double rtc_time_to_s(int64_t ns)
 {
     return (double)ns / 1e9;
 }
@@ -41,14 +64,14 @@ static inline double rtc_time_to_s(int64_t ns)
  * double, e.g. an FMU's lastSuccessfulTime). Returns RTC_ETIME when out of range or NaN.
  * RT-safe: yes.
  */
-int rtc_time_from_s(double s, int64_t *ns);
+RTC_RT_SAFE int rtc_time_from_s(double s, int64_t *ns);
 
 /**
  * Format @p ns as seconds in plain decimal with no trailing zeros ("0.3", "12", "-0.000001").
  * Exact: the text denotes exactly ns·1e-9. Writes at most 22 bytes plus NUL.
  * Returns the length written (excluding the NUL). RT-safe: yes.
  */
-size_t rtc_time_format_s(int64_t ns, char *buf, size_t cap);
+RTC_RT_SAFE size_t rtc_time_format_s(int64_t ns, char *buf, size_t cap);
 
 /**
  * Superdense time (Broman, Lee et al.): a logical time plus a microstep index that orders
@@ -61,7 +84,7 @@ typedef struct rtc_sdtime {
 } rtc_sdtime;
 
 /** Order of two superdense times: negative, zero or positive. RT-safe: yes. */
-static inline int rtc_sdtime_cmp(rtc_sdtime a, rtc_sdtime b)
+RTC_RT_SAFE static inline int rtc_sdtime_cmp(rtc_sdtime a, rtc_sdtime b)
 {
     if (a.t_ns != b.t_ns)
         return a.t_ns < b.t_ns ? -1 : 1;
@@ -70,6 +93,6 @@ static inline int rtc_sdtime_cmp(rtc_sdtime a, rtc_sdtime b)
 
 /** Greatest common divisor of two non-negative nanosecond counts (gcd(0, b) = b).
  *  RT-safe: yes. */
-int64_t rtc_time_gcd(int64_t a, int64_t b);
+RTC_RT_SAFE int64_t rtc_time_gcd(int64_t a, int64_t b);
 
 #endif

@@ -21,6 +21,7 @@
 
 #include "rtcosim/log.h"
 #include "rtcosim/model.h"
+#include "rtcosim/rtsafe.h"
 
 /** One key=value setting (from the system file's annotations; strings owned by the
  *  caller, valid while the unit is being created). */
@@ -30,7 +31,7 @@ typedef struct rtc_kv {
 } rtc_kv;
 
 /** Value of @p key in @p kv[0..n) (the last one wins), or NULL. RT-safe: yes. */
-const char *rtc_kv_get(const rtc_kv *kv, size_t n, const char *key);
+RTC_RT_SAFE const char *rtc_kv_get(const rtc_kv *kv, size_t n, const char *key);
 
 /** A connector a unit is created with (I/O components take their signals from these). */
 typedef struct rtc_unit_port {

@@ -68,21 +68,15 @@
 #include "rtcosim/recorder.h"
 #include "rtcosim/rt.h"
 #include "rtcosim/rtc_config.h"
+#include "rtcosim/rtsafe.h"
 #include "rtcosim/system.h"
 
 typedef struct rtc_exec rtc_exec;
-
-/** Marks functions that may be called on the RT thread (STYLE rule 13). */
-#ifndef RTC_RT_SAFE
-#define RTC_RT_SAFE
-#endif
 
 /** Exit status of a process ended by the watchdog. */
 #define RTC_EXEC_WATCHDOG_EXIT 3
 /** Most safe-state callbacks one executive holds. */
 #define RTC_EXEC_MAX_SAFE 16
-/** Buckets (1 µs each) of the cyclictest-style latency histogram (histogram.txt). */
-#define RTC_EXEC_HIST_US RTC_LATENCY_HIST_US
 
 typedef enum {
     RTC_EXEC_CATCH_UP = 0,
@@ -188,16 +182,16 @@ typedef struct rtc_exec_stats {
 } rtc_exec_stats;
 
 /** Defaults (see each field). RT-safe: yes. */
-void rtc_exec_options_init(rtc_exec_options *o);
+RTC_RT_SAFE void rtc_exec_options_init(rtc_exec_options *o);
 
 /** "catch-up", "skip", "substitute", "stop". RT-safe: yes. */
-const char *rtc_exec_overrun_name(rtc_exec_overrun p);
+RTC_RT_SAFE const char *rtc_exec_overrun_name(rtc_exec_overrun p);
 /** Parse an overrun policy name. Returns RTC_OK or RTC_EPARSE. RT-safe: yes. */
-int rtc_exec_overrun_parse(const char *name, rtc_exec_overrun *out);
+RTC_RT_SAFE int rtc_exec_overrun_parse(const char *name, rtc_exec_overrun *out);
 /** "running", "completed", "error", "overruns", "signal", "stopped", "watchdog". */
 const char *rtc_exec_stop_name(rtc_exec_stop s);
 /** "wakeup", "step", "handoff". RT-safe: yes. */
-const char *rtc_exec_phase_name(rtc_exec_phase p);
+RTC_RT_SAFE const char *rtc_exec_phase_name(rtc_exec_phase p);
 
 /**
  * Arm: validate @p o, compute the period, allocate and touch every buffer. @p sys
@@ -238,7 +232,7 @@ RTC_RT_SAFE void rtc_exec_single_step(rtc_exec *ex);
 /** Stop at the next step boundary (RTC_EXEC_REQUEST). RT-safe: yes. Thread: any. */
 RTC_RT_SAFE void rtc_exec_request_stop(rtc_exec *ex);
 /** Stop at the next step boundary because of signal @p signo (RTC_EXEC_SIGNAL).
- *  Async-signal-safe (one lock-free atomic store). Thread: any. */
+ *  Async-signal-safe (one lock-free atomic store). RT-safe: yes. Thread: any. */
 RTC_RT_SAFE void rtc_exec_signal(rtc_exec *ex, int signo);
 /** True once the RT thread is parked in a pause. RT-safe: yes. Thread: any. */
 RTC_RT_SAFE bool rtc_exec_is_paused(const rtc_exec *ex);
@@ -270,11 +264,10 @@ size_t rtc_exec_unit_count(const rtc_exec *ex);
 void rtc_exec_unit_stats(const rtc_exec *ex, size_t i, rtc_hist_summary *out);
 
 /**
- * Copy the 1-µs wake-up latency histogram (cyclictest -h layout): @p n buckets
- * (≤ RTC_EXEC_HIST_US) into @p buckets, the values beyond into *overflow.
- * RT-safe: no. Thread: any.
+ * The 1-µs wake-up latency histogram (cyclictest -h layout, rtcosim/hist.h), valid until
+ * rtc_exec_free(); read it while the run goes on or after. RT-safe: yes. Thread: any.
  */
-void rtc_exec_latency_us(const rtc_exec *ex, uint64_t *buckets, size_t n, uint64_t *overflow);
+RTC_RT_SAFE const rtc_ushist *rtc_exec_latency_us(const rtc_exec *ex);
 
 /**
  * After rtc_exec_run() returned (or in on_watchdog): true when a stop request found the
@@ -290,10 +283,10 @@ bool rtc_exec_abandoned(const rtc_exec *ex, long *unit);
 
 /** Tick the RT thread was in (or is at) and the logical time reached, for the summary
  *  of any stop (also a watchdog's or an abandoned run's). RT-safe: yes. Thread: any. */
-void rtc_exec_position(const rtc_exec *ex, int64_t *tick, int64_t *sim_ns);
+RTC_RT_SAFE void rtc_exec_position(const rtc_exec *ex, int64_t *tick, int64_t *sim_ns);
 
 /** Why the run stopped (RTC_EXEC_RUNNING while it runs). RT-safe: yes. */
-rtc_exec_stop rtc_exec_stop_reason(const rtc_exec *ex);
+RTC_RT_SAFE rtc_exec_stop rtc_exec_stop_reason(const rtc_exec *ex);
 
 /**
  * Write timing.json: period, steps, overruns, policy, scheduling, kernel, and min/avg/

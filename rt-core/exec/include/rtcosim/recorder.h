@@ -20,6 +20,7 @@
 #include "rtcosim/csv.h"
 #include "rtcosim/log.h"
 #include "rtcosim/record.h"
+#include "rtcosim/rtsafe.h"
 
 typedef struct rtc_recorder rtc_recorder;
 
@@ -59,11 +60,11 @@ int rtc_recorder_start(rtc_record *rec, rtc_csv *csv, const rtc_recorder_opts *o
  * while the ring is full, and posts one every quarter ring when the recorder sleeps).
  * Thread: the one stepping thread.
  */
-int rtc_recorder_push(rtc_recorder *r, int64_t t_ns);
+RTC_RT_SAFE int rtc_recorder_push(rtc_recorder *r, int64_t t_ns);
 
 /** The recording's first write error (RTC_OK when none; the CSV keeps errno and path).
  *  NULL is RTC_OK. RT-safe: yes. Thread: any. */
-int rtc_recorder_failed(const rtc_recorder *r);
+RTC_RT_SAFE int rtc_recorder_failed(const rtc_recorder *r);
 
 /**
  * Drain every queued row, stop and join the thread, free the recorder.

@@ -90,6 +90,7 @@
 
 #include "rtcosim/log.h"
 #include "rtcosim/model.h"
+#include "rtcosim/rtsafe.h"
 
 /** Kind of a connector (SSP 1.0 set, then the SSP 2.0 additions). Order indexes tables. */
 typedef enum {
@@ -396,28 +397,28 @@ int rtc_ssp_load_from(const char *path, const char *base_dir, const rtc_logger *
 void rtc_ssp_free(rtc_ssp *ssp);
 
 /** Component with dotted name @p name, or NULL. Linear scan. RT-safe: yes. */
-const rtc_ssp_component *rtc_ssp_find_component(const rtc_ssp *ssp, const char *name);
+RTC_RT_SAFE const rtc_ssp_component *rtc_ssp_find_component(const rtc_ssp *ssp, const char *name);
 
 /** Index of the connector named @p name in @p c, or -1. RT-safe: yes. */
-long rtc_ssp_find_connector(const rtc_ssp_component *c, const char *name);
+RTC_RT_SAFE long rtc_ssp_find_connector(const rtc_ssp_component *c, const char *name);
 
 /** Unit definition named @p name, or NULL. RT-safe: yes. */
-const rtc_ssp_unit *rtc_ssp_find_unit(const rtc_ssp *ssp, const char *name);
+RTC_RT_SAFE const rtc_ssp_unit *rtc_ssp_find_unit(const rtc_ssp *ssp, const char *name);
 
 /** Final value of parameter @p name of component @p component (not system connectors),
  *  or NULL. RT-safe: yes. */
-const rtc_ssp_param *rtc_ssp_find_param(const rtc_ssp *ssp, const char *component,
-                                        const char *name);
+RTC_RT_SAFE const rtc_ssp_param *rtc_ssp_find_param(const rtc_ssp *ssp, const char *component,
+                                                    const char *name);
 
 /** Texts for messages: "input", "calculatedParameter", ... (as in the standard).
  *  RT-safe: yes. */
-const char *rtc_ssp_kind_name(rtc_ssp_kind kind);
+RTC_RT_SAFE const char *rtc_ssp_kind_name(rtc_ssp_kind kind);
 /** "none", "org.rtcosim.realtime", "com.opensimulationplatform", "org.openmodelica",
  *  "com.avl.model.connect.ssp.task". RT-safe: yes. */
-const char *rtc_ssp_step_source_name(rtc_ssp_step_source src);
+RTC_RT_SAFE const char *rtc_ssp_step_source_name(rtc_ssp_step_source src);
 /** "jacobi", "gauss-seidel", "parallel-fast". RT-safe: yes. */
-const char *rtc_ssp_algorithm_name(rtc_ssp_algorithm a);
+RTC_RT_SAFE const char *rtc_ssp_algorithm_name(rtc_ssp_algorithm a);
 /** "catch-up", "skip", "substitute", "stop". RT-safe: yes. */
-const char *rtc_ssp_overrun_name(rtc_ssp_overrun o);
+RTC_RT_SAFE const char *rtc_ssp_overrun_name(rtc_ssp_overrun o);
 
 #endif

@@ -89,6 +89,7 @@
 #include "rtcosim/log.h"
 #include "rtcosim/record.h"
 #include "rtcosim/rtc_config.h"
+#include "rtcosim/rtsafe.h"
 #include "rtcosim/system.h"
 
 struct rtc_exec;
@@ -126,11 +127,11 @@ void rtc_events_add(rtc_events *ev, const char *source, const char *fmt, ...)
 
 /** Set the step index and tick used for the K and T_S fields of later lines (the RT
  *  hook updates it every step). RT-safe: yes (one relaxed atomic store). */
-void rtc_events_set_step(rtc_events *ev, int64_t k);
+RTC_RT_SAFE void rtc_events_set_step(rtc_events *ev, int64_t k);
 void rtc_events_set_clock(rtc_events *ev, int64_t start_ns, int64_t tick_ns);
 
 /** Lines written so far. RT-safe: yes. */
-uint64_t rtc_events_count(const rtc_events *ev);
+RTC_RT_SAFE uint64_t rtc_events_count(const rtc_events *ev);
 
 /* ---- the live session ---- */
 
@@ -179,7 +180,7 @@ void rtc_session_attach(rtc_session *s, struct rtc_exec *ex);
  * RTC_EXEC_AT_STEP, publishes the snapshot of the recorded columns at
  * RTC_EXEC_AT_STEPPED. RT-safe: yes. Thread: the RT thread.
  */
-void rtc_session_hook(void *session, int at, int64_t k);
+RTC_RT_SAFE void rtc_session_hook(void *session, int at, int64_t k);
 
 /**
  * End the session: stop the writer (draining everything), write the end record (@p end_k:
@@ -204,7 +205,7 @@ typedef struct rtc_session_stats {
 } rtc_session_stats;
 
 /** Snapshot of the counters. RT-safe: yes. Thread: any. */
-void rtc_session_stats_get(const rtc_session *s, rtc_session_stats *out);
+RTC_RT_SAFE void rtc_session_stats_get(const rtc_session *s, rtc_session_stats *out);
 
 /* ---- operator capabilities ---- */
 
@@ -232,13 +233,13 @@ int rtc_session_caps_parse(const char *list, unsigned *caps, char *err, size_t c
 
 /** The default capabilities: set,stop,mark with I/O components, else set,pause,step,stop,
  *  mark. RT-safe: yes. */
-unsigned rtc_session_caps_default(bool has_io);
+RTC_RT_SAFE unsigned rtc_session_caps_default(bool has_io);
 
 /** "set,pause,..." for @p caps into @p buf ("none" when empty). RT-safe: no. */
 void rtc_session_caps_text(unsigned caps, char *buf, size_t cap);
 
 /** The session's capabilities, and whether its system has I/O components. RT-safe: yes. */
-unsigned rtc_session_caps(const rtc_session *s);
+RTC_RT_SAFE unsigned rtc_session_caps(const rtc_session *s);
 bool rtc_session_has_io(const rtc_session *s);
 
 /**
@@ -283,17 +284,17 @@ int rtc_session_set(rtc_session *s, const char *name, double value, int64_t orig
  * Returns RTC_OK or RTC_ENOTFOUND (not a recorded column). RT-safe: yes (lock-free read).
  * Thread: any.
  */
-int rtc_session_get(rtc_session *s, const char *name, double *value, int64_t *k);
+RTC_RT_SAFE int rtc_session_get(rtc_session *s, const char *name, double *value, int64_t *k);
 
 /** Index of recorded column @p name (-1: none), their count, and a column's value by
  *  index (for subscriptions). RT-safe: yes. */
-long rtc_session_column(const rtc_session *s, const char *name);
+RTC_RT_SAFE long rtc_session_column(const rtc_session *s, const char *name);
 size_t rtc_session_columns(const rtc_session *s);
 const char *rtc_session_column_name(const rtc_session *s, size_t i);
 bool rtc_session_get_column(rtc_session *s, size_t i, double *value, int64_t *k);
 
 /** Logical time of step @p k in seconds (absolute: start time + k·tick). RT-safe: yes. */
-double rtc_session_time_s(const rtc_session *s, int64_t k);
+RTC_RT_SAFE double rtc_session_time_s(const rtc_session *s, int64_t k);
 
 /** An operator mark: one events.log line "operator <origin text>: mark <text>".
  *  RT-safe: no. Thread: any non-RT. */
@@ -327,7 +328,7 @@ void rtc_session_status_get(rtc_session *s, rtc_session_status *out);
 bool rtc_session_poll(rtc_session *s, bool heard);
 
 /** The dead-man time in ns (0: none). RT-safe: yes. */
-int64_t rtc_session_deadman_ns(const rtc_session *s);
+RTC_RT_SAFE int64_t rtc_session_deadman_ns(const rtc_session *s);
 
 /* ---- reading inputs.bin (replay) ---- */
 
@@ -392,7 +393,7 @@ int rtc_replay_bind(rtc_replay *r, rtc_system *sys, char *err, size_t cap);
  * included; pause/resume/step/stop change nothing logical and are skipped) and move the
  * rate-limited variables. Returns RTC_OK or a unit's error. RT-safe: yes.
  */
-int rtc_replay_before_step(rtc_replay *r, int64_t k);
+RTC_RT_SAFE int rtc_replay_before_step(rtc_replay *r, int64_t k);
 
 /** Samples recorded but never consumed (a replay that diverged in timing): 0 when every
  *  recorded sample was fed. */

@@ -39,11 +39,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rtcosim/hist.h"
 #include "rtcosim/log.h"
 #include "rtcosim/mailbox.h"
 #include "rtcosim/rtc_config.h"
 #include "rtcosim/unit.h" /* rtc_kv */
 #include "rtcosim/model.h"
+#include "rtcosim/rtsafe.h"
 
 
 /** Direction of a signal, seen from the engine. */
@@ -70,38 +72,6 @@ typedef struct rtc_driver_config {
     const rtc_io_signal *signals;
     size_t n_signals;
 } rtc_driver_config;
-
-/* ---- request latency histogram (log-linear) ---- */
-
-/** Linear sub-bins per power of two. */
-#define RTC_LATHIST_SUB 8
-/** Powers of two covered: bin 0 holds [0, 1024) ns; the last octave starts at 2^(10+N-1). */
-#define RTC_LATHIST_OCTAVES 30
-#define RTC_LATHIST_BINS (1 + RTC_LATHIST_SUB * RTC_LATHIST_OCTAVES)
-
-/** A snapshot of a latency histogram: counts per bin plus exact min/max/mean. */
-typedef struct rtc_lathist {
-    uint64_t count[RTC_LATHIST_BINS];
-    uint64_t n;     /**< total samples */
-    int64_t min_ns; /**< 0 when n == 0 */
-    int64_t max_ns;
-    int64_t sum_ns; /**< for the mean */
-} rtc_lathist;
-
-/** Bin index of a latency (negative counts as 0). RT-safe: yes. */
-RTC_RT_SAFE size_t rtc_lathist_bin(int64_t ns);
-
-/** Lower bound in ns of bin @p bin (bin < RTC_LATHIST_BINS). RT-safe: yes. */
-RTC_RT_SAFE int64_t rtc_lathist_bin_lower_ns(size_t bin);
-
-/** Add one sample to a single-threaded histogram. RT-safe: yes. */
-RTC_RT_SAFE void rtc_lathist_add(rtc_lathist *h, int64_t ns);
-
-/**
- * Upper bound of the bin that holds the @p q quantile (0 < q <= 1), clipped to max_ns.
- * Returns 0 for an empty histogram. RT-safe: yes.
- */
-RTC_RT_SAFE int64_t rtc_lathist_quantile_ns(const rtc_lathist *h, double q);
 
 /* ---- statistics ---- */
 
@@ -146,8 +116,8 @@ typedef struct rtc_driver_stats {
     uint64_t safe_writes; /**< completed write_safe_values() */
     int port;             /**< bound TCP/UDP port (servers, OSC), else 0 */
     bool connected;       /**< client: link up; server: at least one peer */
-    rtc_lathist latency;  /**< per exchange (client: request->response; server: receive->
-                               reply sent; OSC out: one bundle send) */
+    rtc_hist_summary latency; /**< per exchange in ns (client: request->response; server:
+                                   receive->reply sent; OSC out: one bundle send) */
     rtc_signal_health *signals; /**< in: caller's array; out: filled up to n_signals_cap */
     size_t n_signals_cap;       /**< in: capacity of signals */
     size_t n_signals;           /**< out: the driver's signal count */
@@ -162,7 +132,8 @@ typedef struct rtc_driver_stats {
  * Returns true, or false (value untouched) when the driver reports no such counter.
  * RT-safe: yes. Thread: any.
  */
-bool rtc_driver_stats_counter(const rtc_driver_stats *st, const char *name, uint64_t *value);
+RTC_RT_SAFE bool rtc_driver_stats_counter(const rtc_driver_stats *st, const char *name,
+                                          uint64_t *value);
 
 /* ---- the driver vtable ---- */
 
@@ -211,7 +182,7 @@ typedef struct rtc_driver_ops {
 int rtc_driver_register(const char *type, const rtc_driver_ops *ops);
 
 /** The ops registered for @p type, or NULL. RT-safe: yes. Thread: any, after registration. */
-const rtc_driver_ops *rtc_driver_find(const char *type);
+RTC_RT_SAFE const rtc_driver_ops *rtc_driver_find(const char *type);
 
 /**
  * The registered SSP component types, in registration order: up to @p cap of them into
@@ -219,19 +190,16 @@ const rtc_driver_ops *rtc_driver_find(const char *type);
  * without naming them. Returns how many are registered. RT-safe: yes. Thread: any, after
  * registration.
  */
-size_t rtc_driver_types(const char **types, size_t cap);
+RTC_RT_SAFE size_t rtc_driver_types(const char **types, size_t cap);
 
 /** True when @p type names an I/O component type ("application/x-rtcosim-..."), registered
  *  or not (for diagnostics). RT-safe: yes. */
-bool rtc_driver_is_io_type(const char *type);
+RTC_RT_SAFE bool rtc_driver_is_io_type(const char *type);
 
 /* ---- helpers for implementations and callers ---- */
 
 
-/** CLOCK_MONOTONIC now in ns (the time base of mailbox samples). RT-safe: yes (vDSO). */
-RTC_RT_SAFE int64_t rtc_driver_now_ns(void);
-
 /** Name of a quality value: "none", "fresh", "stale", "error". RT-safe: yes. */
-const char *rtc_quality_name(int quality);
+RTC_RT_SAFE const char *rtc_quality_name(int quality);
 
 #endif

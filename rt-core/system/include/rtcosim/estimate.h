@@ -48,15 +48,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rtcosim/rtsafe.h"
 #include "rtcosim/status.h"
-
-/*
- * RTC_RT_SAFE marks a declaration that may be called from the RT thread during run: it does
- * not allocate, lock, block or print. It expands to nothing; it is for readers and tools.
- */
-#ifndef RTC_RT_SAFE
-#define RTC_RT_SAFE
-#endif
 
 /* ---------------------------------------------------------------------------------------- */
 /* Methods, qualities, verdicts                                                              */

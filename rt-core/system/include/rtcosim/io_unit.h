@@ -23,6 +23,7 @@
 
 #include "rtcosim/driver.h"
 #include "rtcosim/mailbox.h"
+#include "rtcosim/rtsafe.h"
 #include "rtcosim/unit.h"
 
 struct rtc_unit_factory;
@@ -44,7 +45,7 @@ int rtc_io_unit_stats(const rtc_unit *unit, rtc_driver_stats *out);
 
 /** True when @p unit was made by rtc_io_unit_factory() or rtc_io_unit_replay_factory().
  *  RT-safe: yes. */
-bool rtc_io_unit_is(const rtc_unit *unit);
+RTC_RT_SAFE bool rtc_io_unit_is(const rtc_unit *unit);
 
 /* ---- sample observer ---- */
 

@@ -16,11 +16,8 @@
 #include <stdint.h>
 
 #include "rtcosim/log.h"
+#include "rtcosim/rtsafe.h"
 #include "rtcosim/system.h"
-
-#ifndef RTC_RT_SAFE
-#define RTC_RT_SAFE
-#endif
 
 typedef struct rtc_nonfinite rtc_nonfinite;
 
@@ -31,7 +28,7 @@ typedef enum {
 } rtc_nonfinite_policy;
 
 /** Parse "warn" / "stop". Returns RTC_OK or RTC_EPARSE. RT-safe: yes. */
-int rtc_nonfinite_policy_parse(const char *text, rtc_nonfinite_policy *out);
+RTC_RT_SAFE int rtc_nonfinite_policy_parse(const char *text, rtc_nonfinite_policy *out);
 
 /** The first non-finite value of one watched value. */
 typedef struct rtc_nonfinite_event {

@@ -41,12 +41,8 @@
 /* stdio.h only for the FILE * of rtc_pf_plan_print(); no third-party header. */
 #include <stdio.h>
 
+#include "rtcosim/rtsafe.h"
 #include "rtcosim/status.h"
-
-/* RTC_RT_SAFE marks a declaration the RT thread may call during run (see estimate.h). */
-#ifndef RTC_RT_SAFE
-#define RTC_RT_SAFE
-#endif
 
 /*
  * Most synchronization intervals one repeat period may hold (H̄/H) before Ê and D̂ refuse

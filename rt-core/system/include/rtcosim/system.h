@@ -30,15 +30,11 @@
 
 #include "rtcosim/log.h"
 #include "rtcosim/record.h"
+#include "rtcosim/rtsafe.h"
 #include "rtcosim/time.h"
 #include "rtcosim/unit.h"
 
 typedef struct rtc_system rtc_system;
-
-/** Marks functions that may be called on the RT thread (STYLE rule 13). */
-#ifndef RTC_RT_SAFE
-#define RTC_RT_SAFE
-#endif
 
 /** A way to create units of one SSP component type (MIME type). */
 typedef struct rtc_unit_factory {
@@ -59,9 +55,9 @@ typedef enum {
 } rtc_master;
 
 /** Name of a master algorithm ("jacobi", "gauss-seidel", "parallel-fast"). RT-safe: yes. */
-const char *rtc_master_name(rtc_master m);
+RTC_RT_SAFE const char *rtc_master_name(rtc_master m);
 /** Parse a master algorithm name. Returns RTC_OK or RTC_EPARSE. RT-safe: yes. */
-int rtc_master_parse(const char *name, rtc_master *out);
+RTC_RT_SAFE int rtc_master_parse(const char *name, rtc_master *out);
 
 /** Overrides of the system file's settings (zero/NULL: keep the file's). */
 typedef struct rtc_system_options {
@@ -129,39 +125,40 @@ typedef struct rtc_system_rt_hints {
 } rtc_system_rt_hints;
 
 /** The file's real-time settings (valid while the system lives). RT-safe: yes. */
-const rtc_system_rt_hints *rtc_system_rt(const rtc_system *sys);
+RTC_RT_SAFE const rtc_system_rt_hints *rtc_system_rt(const rtc_system *sys);
 
 /** Substitute policy: the wall-clock time (CLOCK_MONOTONIC ns) by which the next step must
  *  be done; 0: no limit. RT-safe: yes. */
-void rtc_system_set_step_deadline(rtc_system *sys, int64_t mono_ns);
+RTC_RT_SAFE void rtc_system_set_step_deadline(rtc_system *sys, int64_t mono_ns);
 /** Substitute policy: steps that missed their deadline (left running). RT-safe: yes. */
-uint64_t rtc_system_late_steps(const rtc_system *sys);
+RTC_RT_SAFE uint64_t rtc_system_late_steps(const rtc_system *sys);
 /** Substitute policy: the first unit whose step is still running on its own thread (a late
  *  step left running), or -1. Freeing the system waits for such a step: a caller that must
  *  not wait forever checks this first. RT-safe: yes. Thread: any. */
-long rtc_system_unit_in_step(const rtc_system *sys);
+RTC_RT_SAFE long rtc_system_unit_in_step(const rtc_system *sys);
 /** Switch a loaded, not yet initialized system to the substitute option (see
  *  rtc_system_options.substitute). Returns RTC_OK, RTC_ESTATE (already initialized) or
  *  RTC_EINVAL (not Jacobi, or with --iterate/--workers; logged). RT-safe: no. */
 int rtc_system_use_substitute(rtc_system *sys);
 /** Attributes (SCHED_FIFO priority, CPU, stack; rtcosim/rt.h) of the Jacobi worker and
  *  substitute threads rtc_system_init() creates; without this call they are SCHED_OTHER.
- *  A real-time run gives the RT thread's priority. Returns RTC_OK or RTC_ESTATE (already
- *  initialized). RT-safe: no. */
-int rtc_system_set_threads(rtc_system *sys, int priority, int cpu);
+ *  A real-time run gives the RT thread's priority and its CPU @p rt_cpu, which these
+ *  threads keep off (they run beside the RT thread, never in its way; -1: any CPU).
+ *  Returns RTC_OK or RTC_ESTATE (already initialized). RT-safe: no. */
+int rtc_system_set_threads(rtc_system *sys, int priority, int rt_cpu);
 /** True when the system was loaded with the substitute option. RT-safe: yes. */
-bool rtc_system_substitutes(const rtc_system *sys);
+RTC_RT_SAFE bool rtc_system_substitutes(const rtc_system *sys);
 
 /** True when the system has I/O components (drivers): such a system runs only in real
  *  time, against the wall clock. RT-safe: yes. */
-bool rtc_system_has_io(const rtc_system *sys);
+RTC_RT_SAFE bool rtc_system_has_io(const rtc_system *sys);
 
 /**
  * The wall clock of a real-time run: logical time t corresponds to CLOCK_MONOTONIC
  * t0_mono_ns + t / rtf. Call when the run is anchored and at every re-anchoring (resume);
  * I/O units map the timestamps of what arrives with it. RT-safe: yes (no allocation).
  */
-void rtc_system_set_time_base(rtc_system *sys, int64_t t0_mono_ns, double rtf);
+RTC_RT_SAFE void rtc_system_set_time_base(rtc_system *sys, int64_t t0_mono_ns, double rtf);
 
 /**
  * Put every I/O component in its safe state now (drivers write their configured safe
@@ -172,7 +169,7 @@ void rtc_system_set_time_base(rtc_system *sys, int64_t t0_mono_ns, double rtf);
 int rtc_system_write_safe(rtc_system *sys);
 
 /** Number of warnings found while loading and validating. RT-safe: yes. */
-unsigned rtc_system_warnings(const rtc_system *sys);
+RTC_RT_SAFE unsigned rtc_system_warnings(const rtc_system *sys);
 
 /**
  * Instantiate every unit, apply parameter values and start values, enter and exit
@@ -188,35 +185,35 @@ int rtc_system_init(rtc_system *sys);
  * reason was logged; the system stands at rtc_system_time_ns()); a unit's error status.
  * RT-safe: yes (the units' own code aside).
  */
-int rtc_system_step(rtc_system *sys);
+RTC_RT_SAFE int rtc_system_step(rtc_system *sys);
 
 /** Logical time of the current tick, ns from the start time. RT-safe: yes. */
-int64_t rtc_system_time_ns(const rtc_system *sys);
+RTC_RT_SAFE int64_t rtc_system_time_ns(const rtc_system *sys);
 /** Superdense time of the system: the current tick's time and the microstep reached in
  *  it (strong-coupling iterations of the last step; 0 when the step took none).
  *  RT-safe: yes. */
-rtc_sdtime rtc_system_superdense_time(const rtc_system *sys);
+RTC_RT_SAFE rtc_sdtime rtc_system_superdense_time(const rtc_system *sys);
 /** Index k of the current tick. RT-safe: yes. */
-int64_t rtc_system_tick_index(const rtc_system *sys);
+RTC_RT_SAFE int64_t rtc_system_tick_index(const rtc_system *sys);
 /** The base tick, ns. RT-safe: yes. */
-int64_t rtc_system_tick_ns(const rtc_system *sys);
+RTC_RT_SAFE int64_t rtc_system_tick_ns(const rtc_system *sys);
 /** Start time (absolute, ns) and stop time (ns from the start; INT64_MAX if none). */
 int64_t rtc_system_start_ns(const rtc_system *sys);
 int64_t rtc_system_stop_ns(const rtc_system *sys);
 rtc_master rtc_system_algorithm(const rtc_system *sys);
 
 /** Units, in declaration order. RT-safe: yes. */
-size_t rtc_system_unit_count(const rtc_system *sys);
+RTC_RT_SAFE size_t rtc_system_unit_count(const rtc_system *sys);
 const rtc_unit *rtc_system_unit(const rtc_system *sys, size_t i);
 int64_t rtc_system_unit_step_ns(const rtc_system *sys, size_t i);
 
 /** The file unit @p i was created from (its FMU; absolute for SSP components), or NULL
  *  (I/O components). Valid while the system lives. RT-safe: yes. */
-const char *rtc_system_unit_source(const rtc_system *sys, size_t i);
+RTC_RT_SAFE const char *rtc_system_unit_source(const rtc_system *sys, size_t i);
 
 /** SHA-256 (64 hex digits) of that file as it was when the system was loaded, or NULL
  *  (no source, or unreadable). RT-safe: yes. */
-const char *rtc_system_unit_sha256(const rtc_system *sys, size_t i);
+RTC_RT_SAFE const char *rtc_system_unit_sha256(const rtc_system *sys, size_t i);
 
 /* ---- operator access to variables (rtcosim/session.h applies commands with these) ---- */
 
@@ -227,7 +224,8 @@ const char *rtc_system_unit_sha256(const rtc_system *sys, size_t i);
  * Returns RTC_OK with *unit / *var (indices into rtc_system_unit() and its md->vars);
  * RTC_ENOTFOUND; RTC_EINVAL (NULL). RT-safe: yes (no allocation).
  */
-int rtc_system_find_var(const rtc_system *sys, const char *name, size_t *unit, size_t *var);
+RTC_RT_SAFE int rtc_system_find_var(const rtc_system *sys, const char *name, size_t *unit,
+                                    size_t *var);
 
 /**
  * Whether variable @p var of unit @p unit may be set while the system runs: a scalar
@@ -259,7 +257,7 @@ RTC_RT_SAFE int rtc_system_get_value(const rtc_system *sys, size_t unit, size_t 
                                      double *out);
 
 /** Connections (links) between units, and the units at their ends. RT-safe: yes. */
-size_t rtc_system_link_count(const rtc_system *sys);
+RTC_RT_SAFE size_t rtc_system_link_count(const rtc_system *sys);
 void rtc_system_link_ends(const rtc_system *sys, size_t i, size_t *src_unit, size_t *dst_unit);
 
 /** What one connection did during the run. */
@@ -273,7 +271,7 @@ typedef struct rtc_link_stats {
 } rtc_link_stats;
 
 /** Statistics of connection @p i. RT-safe: yes (reads; call when not stepping). */
-void rtc_system_link_stats(const rtc_system *sys, size_t i, rtc_link_stats *out);
+RTC_RT_SAFE void rtc_system_link_stats(const rtc_system *sys, size_t i, rtc_link_stats *out);
 
 /**
  * Add result columns to @p rec: @p names (NULL: every output of every unit, and the
