@@ -26,6 +26,7 @@ typedef struct fmi2_unit {
     char *name;
     rtc_unit_setup setup;
     bool fatal; /* after a Fatal status the standard allows no further call */
+    bool me;    /* instantiated for Model Exchange (me_unit.c steps it) */
     size_t scratch_n;
     fmi2Integer *iscratch;
     fmi2Boolean *bscratch;
@@ -80,7 +81,8 @@ static int u_instantiate(void *self, const rtc_unit_setup *setup)
                                       .stepFinished = NULL,
                                       .componentEnvironment = u};
     memcpy(&u->cb, &cb, sizeof cb);
-    u->c = u->api->Instantiate(u->name, fmi2CoSimulation, md->guid, uri, &u->cb, fmi2False,
+    u->c = u->api->Instantiate(u->name, u->me ? fmi2ModelExchange : fmi2CoSimulation, md->guid,
+                               uri, &u->cb, fmi2False,
                                setup->logging_on ? fmi2True : fmi2False);
     if (!u->c) {
         rtc_log(u->lg, RTC_LOG_ERROR, "%s: fmi2Instantiate failed (returned NULL)", u->name);
@@ -254,7 +256,14 @@ static const rtc_unit_ops fmi2_ops = {
     .free = u_free,
 };
 
-int rtc__fmi2_unit_new(rtc_fmu *fmu, const char *instance_name, const rtc_logger *lg,
+void *rtc__fmi2_unit_instance(rtc_unit *unit, bool **fatal)
+{
+    fmi2_unit *u = unit->self;
+    *fatal = &u->fatal;
+    return u->c;
+}
+
+int rtc__fmi2_unit_new(rtc_fmu *fmu, const char *instance_name, bool me, const rtc_logger *lg,
                        rtc_unit **out)
 {
     const rtc_model_desc *md = fmu->md;
@@ -264,6 +273,7 @@ int rtc__fmi2_unit_new(rtc_fmu *fmu, const char *instance_name, const rtc_logger
     u->fmu = fmu;
     u->api = &fmu->api.fmi2;
     u->lg = lg;
+    u->me = me;
     u->scratch_n = md->n_vars ? md->n_vars : 1;
     u->name = strdup(instance_name);
     u->iscratch = calloc(u->scratch_n, sizeof *u->iscratch);
@@ -276,7 +286,7 @@ int rtc__fmi2_unit_new(rtc_fmu *fmu, const char *instance_name, const rtc_logger
         return RTC_ENOMEM;
     }
     u->unit = (rtc_unit){
-        .ops = &fmi2_ops, .self = u, .md = md, .name = u->name, .caps = rtc__fmu_caps(md)};
+        .ops = &fmi2_ops, .self = u, .md = md, .name = u->name, .caps = rtc__fmu_caps(md, me)};
     *out = &u->unit;
     return RTC_OK;
 }

@@ -24,6 +24,7 @@ typedef struct fmi3_unit {
     char *name;
     rtc_unit_setup setup;
     bool fatal; /* after a Fatal status the standard allows no further call */
+    bool me;    /* instantiated for Model Exchange (me_unit.c steps it) */
     size_t scratch_n; /* elements: every scalar of every variable */
     size_t *sizes;
     fmi3Binary *bins;
@@ -51,13 +52,18 @@ static int u_instantiate(void *self, const rtc_unit_setup *setup)
     char res[PATH_MAX + 64];
     snprintf(res, sizeof res, "%s/resources/", u->fmu->dir);
     u->setup = *setup;
-    u->inst = u->api->InstantiateCoSimulation(
-        u->name, u->fmu->md->guid, res, fmi3False, setup->logging_on ? fmi3True : fmi3False,
-        fmi3False /* eventModeUsed */, fmi3False /* earlyReturnAllowed */, NULL, 0, u,
-        fmu_log_message, NULL);
+    if (u->me)
+        u->inst = u->api->InstantiateModelExchange(u->name, u->fmu->md->guid, res, fmi3False,
+                                                   setup->logging_on ? fmi3True : fmi3False, u,
+                                                   fmu_log_message);
+    else
+        u->inst = u->api->InstantiateCoSimulation(
+            u->name, u->fmu->md->guid, res, fmi3False, setup->logging_on ? fmi3True : fmi3False,
+            fmi3False /* eventModeUsed */, fmi3False /* earlyReturnAllowed */, NULL, 0, u,
+            fmu_log_message, NULL);
     if (!u->inst) {
-        rtc_log(u->lg, RTC_LOG_ERROR, "%s: fmi3InstantiateCoSimulation failed (returned NULL)",
-                u->name);
+        rtc_log(u->lg, RTC_LOG_ERROR, "%s: fmi3Instantiate%s failed (returned NULL)", u->name,
+                u->me ? "ModelExchange" : "CoSimulation");
         return RTC_EFMU;
     }
     return RTC_OK;
@@ -228,7 +234,14 @@ static const rtc_unit_ops fmi3_ops = {
     .free = u_free,
 };
 
-int rtc__fmi3_unit_new(rtc_fmu *fmu, const char *instance_name, const rtc_logger *lg,
+void *rtc__fmi3_unit_instance(rtc_unit *unit, bool **fatal)
+{
+    fmi3_unit *u = unit->self;
+    *fatal = &u->fatal;
+    return u->inst;
+}
+
+int rtc__fmi3_unit_new(rtc_fmu *fmu, const char *instance_name, bool me, const rtc_logger *lg,
                        rtc_unit **out)
 {
     const rtc_model_desc *md = fmu->md;
@@ -238,6 +251,7 @@ int rtc__fmi3_unit_new(rtc_fmu *fmu, const char *instance_name, const rtc_logger
     u->fmu = fmu;
     u->api = &fmu->api.fmi3;
     u->lg = lg;
+    u->me = me;
     u->scratch_n = 1;
     for (size_t i = 0; i < md->n_vars; i++)
         u->scratch_n += rtc_var_count(&md->vars[i]);
@@ -252,7 +266,7 @@ int rtc__fmi3_unit_new(rtc_fmu *fmu, const char *instance_name, const rtc_logger
         return RTC_ENOMEM;
     }
     u->unit = (rtc_unit){
-        .ops = &fmi3_ops, .self = u, .md = md, .name = u->name, .caps = rtc__fmu_caps(md)};
+        .ops = &fmi3_ops, .self = u, .md = md, .name = u->name, .caps = rtc__fmu_caps(md, me)};
     *out = &u->unit;
     return RTC_OK;
 }

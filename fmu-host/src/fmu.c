@@ -7,11 +7,13 @@
  * FMU leaves no trace in /tmp.
  */
 #include "fmu_priv.h"
+#include "me_priv.h"
 
 #include "rtcosim/archive.h"
 #include "rtcosim/status.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,19 +106,35 @@ static int check_clocks(const rtc_model_desc *md, const rtc_logger *lg)
 int rtc_fmu_unit_new(rtc_fmu *fmu, const char *instance_name, const rtc_logger *lg,
                      rtc_unit **out)
 {
+    return rtc_fmu_unit_new_opts(fmu, instance_name, NULL, lg, out);
+}
+
+int rtc_fmu_unit_new_opts(rtc_fmu *fmu, const char *instance_name, const rtc_fmu_unit_opts *opt,
+                          const rtc_logger *lg, rtc_unit **out)
+{
+    static const rtc_fmu_unit_opts defaults = {0};
     if (!fmu || !instance_name || !*instance_name || !out)
         return RTC_EINVAL;
-    int rc = check_clocks(fmu->md, lg);
+    opt = opt ? opt : &defaults;
+    const rtc_model_desc *md = fmu->md;
+    bool me = opt->iface == RTC_FMU_IFACE_ME || (opt->iface == RTC_FMU_IFACE_AUTO && !md->has_cs &&
+                                                 md->has_me);
+    int rc = check_clocks(md, lg);
     if (rc != RTC_OK)
         return rc;
-    rc = rtc__fmu_bind(fmu, lg);
+    rc = rtc__fmu_bind(fmu, me, lg);
     if (rc != RTC_OK)
         return rc;
-    rc = fmu->md->fmi_major == 2 ? rtc__fmi2_unit_new(fmu, instance_name, lg, out)
-                                 : rtc__fmi3_unit_new(fmu, instance_name, lg, out);
-    if (rc == RTC_OK)
-        atomic_fetch_add_explicit(&fmu->units, 1, memory_order_relaxed); /* a count only */
-    return rc;
+    rtc_unit *u = NULL;
+    rc = md->fmi_major == 2 ? rtc__fmi2_unit_new(fmu, instance_name, me, lg, &u)
+                            : rtc__fmi3_unit_new(fmu, instance_name, me, lg, &u);
+    if (rc != RTC_OK)
+        return rc;
+    atomic_fetch_add_explicit(&fmu->units, 1, memory_order_relaxed); /* a count only */
+    if (me)
+        return rtc__me_unit_new(fmu, u, opt, lg, out); /* frees u on failure */
+    *out = u;
+    return RTC_OK;
 }
 
 void rtc__fmu_unit_released(rtc_fmu *fmu)
@@ -201,11 +219,57 @@ void rtc__fmu_log_message(const rtc_logger *lg, const char *instance, int fmi_st
             message ? message : "");
 }
 
-unsigned rtc__fmu_caps(const rtc_model_desc *md)
+unsigned rtc__fmu_caps(const rtc_model_desc *md, bool me)
 {
-    const rtc_cs_caps *cs = &md->cs;
+    const rtc_cs_caps *cs = me ? &md->me : &md->cs;
+    /* an ME unit is integrated by the engine, over any step */
     return (cs->can_get_and_set_fmu_state ? RTC_UNIT_CAN_GET_SET_STATE : 0u) |
-           (cs->can_handle_variable_communication_step_size ? RTC_UNIT_CAN_VARY_STEP : 0u) |
+           (me || cs->can_handle_variable_communication_step_size ? RTC_UNIT_CAN_VARY_STEP : 0u) |
            (cs->can_serialize_fmu_state ? RTC_UNIT_CAN_SERIALIZE_STATE : 0u) |
            (cs->can_interpolate_inputs ? RTC_UNIT_CAN_INTERPOLATE_INPUTS : 0u);
+}
+
+static const char *const solver_names[] = {[RTC_ME_RK4] = "rk4", [RTC_ME_EULER] = "euler",
+                                           [RTC_ME_HEUN] = "heun", [RTC_ME_IMPLICIT] = "implicit"};
+
+const char *rtc_me_solver_name(rtc_me_solver s)
+{
+    return (unsigned)s < sizeof solver_names / sizeof *solver_names ? solver_names[s] : "?";
+}
+
+int rtc_fmu_unit_opt_set(rtc_fmu_unit_opts *opt, const char *key, const char *value, char *err,
+                         size_t err_cap)
+{
+    static const char *const ifaces[] = {"auto", "cs", "me"};
+    if (!strcmp(key, "interface")) {
+        for (size_t i = 0; i < 3; i++)
+            if (!strcmp(value, ifaces[i])) {
+                opt->iface = (rtc_fmu_iface)i;
+                return RTC_OK;
+            }
+        snprintf(err, err_cap, "interface \"%s\": expected auto, cs or me", value);
+        return RTC_EINVAL;
+    }
+    if (!strcmp(key, "solver")) {
+        for (size_t i = 0; i < sizeof solver_names / sizeof *solver_names; i++)
+            if (!strcmp(value, solver_names[i])) {
+                opt->solver = (rtc_me_solver)i;
+                return RTC_OK;
+            }
+        snprintf(err, err_cap, "solver \"%s\": expected euler, heun, rk4 or implicit", value);
+        return RTC_EINVAL;
+    }
+    if (!strcmp(key, "substeps")) {
+        char *end = NULL;
+        errno = 0;
+        unsigned long n = strtoul(value, &end, 10);
+        if (errno || end == value || *end || value[0] == '-' || n < 1 || n > RTC_ME_MAX_SUBSTEPS) {
+            snprintf(err, err_cap, "substeps \"%s\": expected an integer from 1 to %u", value,
+                     RTC_ME_MAX_SUBSTEPS);
+            return RTC_EINVAL;
+        }
+        opt->substeps = (unsigned)n;
+        return RTC_OK;
+    }
+    return RTC_ENOTFOUND;
 }

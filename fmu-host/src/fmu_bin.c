@@ -19,6 +19,9 @@
 
 typedef enum {
     NEED_ALWAYS,      /* the engine calls it on every FMU */
+    NEED_CS,          /* Co-Simulation units only */
+    NEED_ME,          /* Model Exchange units only */
+    NEED_ME_OR_EVENT, /* Model Exchange, or Co-Simulation with hasEventMode (FMI 3) */
     NEED_OPTIONAL,    /* bound when present */
     NEED_STATE,       /* canGetAndSetFMUstate */
     NEED_SERIALIZE,   /* canSerializeFMUstate */
@@ -52,18 +55,23 @@ static const binding fmi2_table[] = {
     B2(GetDirectionalDerivative, NEED_DIRECTIONAL),
     B2(SetRealInputDerivatives, NEED_INPUT_DER),
     B2(GetRealOutputDerivatives, NEED_OUTPUT_DER),
-    B2(DoStep, NEED_ALWAYS),               B2(CancelStep, NEED_OPTIONAL),
+    B2(DoStep, NEED_CS),                   B2(CancelStep, NEED_OPTIONAL),
     B2(GetStatus, NEED_OPTIONAL),          B2(GetRealStatus, NEED_OPTIONAL),
-    B2(GetIntegerStatus, NEED_OPTIONAL),   B2(GetBooleanStatus, NEED_ALWAYS),
+    B2(GetIntegerStatus, NEED_OPTIONAL),   B2(GetBooleanStatus, NEED_CS),
     B2(GetStringStatus, NEED_OPTIONAL),
+    B2(EnterEventMode, NEED_ME),           B2(NewDiscreteStates, NEED_ME),
+    B2(EnterContinuousTimeMode, NEED_ME),  B2(CompletedIntegratorStep, NEED_ME),
+    B2(SetTime, NEED_ME),                  B2(SetContinuousStates, NEED_ME),
+    B2(GetDerivatives, NEED_ME),           B2(GetEventIndicators, NEED_ME),
+    B2(GetContinuousStates, NEED_ME),      B2(GetNominalsOfContinuousStates, NEED_ME),
 };
 
 #define B3(fn, w) {"fmi3" #fn, offsetof(rtc_fmi3_api, fn), w}
 static const binding fmi3_table[] = {
     B3(GetVersion, NEED_ALWAYS),        B3(SetDebugLogging, NEED_ALWAYS),
-    B3(InstantiateCoSimulation, NEED_ALWAYS), B3(FreeInstance, NEED_ALWAYS),
+    B3(InstantiateCoSimulation, NEED_CS), B3(FreeInstance, NEED_ALWAYS),
     B3(EnterInitializationMode, NEED_ALWAYS), B3(ExitInitializationMode, NEED_ALWAYS),
-    B3(EnterEventMode, NEED_EVENT_MODE), B3(Terminate, NEED_ALWAYS),
+    B3(EnterEventMode, NEED_ME_OR_EVENT), B3(Terminate, NEED_ALWAYS),
     B3(Reset, NEED_OPTIONAL),           B3(GetFloat32, NEED_ALWAYS),
     B3(GetFloat64, NEED_ALWAYS),        B3(GetInt8, NEED_ALWAYS),
     B3(GetUInt8, NEED_ALWAYS),          B3(GetInt16, NEED_ALWAYS),
@@ -87,15 +95,28 @@ static const binding fmi3_table[] = {
     B3(GetDirectionalDerivative, NEED_DIRECTIONAL),
     B3(GetAdjointDerivative, NEED_ADJOINT),
     B3(EnterConfigurationMode, NEED_OPTIONAL), B3(ExitConfigurationMode, NEED_OPTIONAL),
-    B3(UpdateDiscreteStates, NEED_EVENT_MODE), B3(EnterStepMode, NEED_EVENT_MODE),
-    B3(GetOutputDerivatives, NEED_OUTPUT_DER), B3(DoStep, NEED_ALWAYS),
+    B3(UpdateDiscreteStates, NEED_ME_OR_EVENT), B3(EnterStepMode, NEED_EVENT_MODE),
+    B3(GetOutputDerivatives, NEED_OUTPUT_DER), B3(DoStep, NEED_CS),
+    B3(InstantiateModelExchange, NEED_ME), B3(EnterContinuousTimeMode, NEED_ME),
+    B3(CompletedIntegratorStep, NEED_ME), B3(SetTime, NEED_ME),
+    B3(SetContinuousStates, NEED_ME),   B3(GetContinuousStateDerivatives, NEED_ME),
+    B3(GetEventIndicators, NEED_ME),    B3(GetContinuousStates, NEED_ME),
+    B3(GetNominalsOfContinuousStates, NEED_ME), B3(GetNumberOfContinuousStates, NEED_ME),
+    B3(GetNumberOfEventIndicators, NEED_ME),
 };
 
-static bool is_needed(need when, const rtc_cs_caps *cs)
+/* @p cs: the capability flags of the interface being bound (CoSimulation or ModelExchange). */
+static bool is_needed(need when, const rtc_cs_caps *cs, bool me)
 {
     switch (when) {
     case NEED_ALWAYS:
         return true;
+    case NEED_CS:
+        return !me;
+    case NEED_ME:
+        return me;
+    case NEED_ME_OR_EVENT:
+        return me || cs->has_event_mode;
     case NEED_STATE:
         return cs->can_get_and_set_fmu_state;
     case NEED_SERIALIZE:
@@ -109,19 +130,20 @@ static bool is_needed(need when, const rtc_cs_caps *cs)
     case NEED_OUTPUT_DER:
         return cs->max_output_derivative_order > 0;
     case NEED_EVENT_MODE:
-        return cs->has_event_mode;
+        return !me && cs->has_event_mode;
     default:
         return false;
     }
 }
 
-static int bind_table(rtc_fmu *fmu, const binding *tab, size_t n, const char *so,
+static int bind_table(rtc_fmu *fmu, bool me, const binding *tab, size_t n, const char *so,
                       const rtc_logger *lg)
 {
     char *base = (char *)&fmu->api;
+    const rtc_cs_caps *caps = me ? &fmu->md->me : &fmu->md->cs;
     for (size_t i = 0; i < n; i++) {
         void *sym = dlsym(fmu->dl, tab[i].name);
-        if (!sym && is_needed(tab[i].when, &fmu->md->cs)) {
+        if (!sym && is_needed(tab[i].when, caps, me)) {
             rtc_log(lg, RTC_LOG_ERROR, "%s: missing required function %s", so, tab[i].name);
             return RTC_ESYMBOL;
         }
@@ -131,36 +153,48 @@ static int bind_table(rtc_fmu *fmu, const binding *tab, size_t n, const char *so
     return RTC_OK;
 }
 
-int rtc__fmu_bind(rtc_fmu *fmu, const rtc_logger *lg)
+/* Every function of both interfaces is looked up (absent ones stay NULL); what the chosen
+ * interface needs must be there. Binding again for the other interface of an FMU whose two
+ * interfaces share one binary only re-checks; two different binaries are refused. */
+int rtc__fmu_bind(rtc_fmu *fmu, bool me, const rtc_logger *lg)
 {
-    if (fmu->dl)
-        return RTC_OK;
     const rtc_model_desc *md = fmu->md;
-    if (!md->has_cs) {
-        rtc_log(lg, RTC_LOG_ERROR, "%s: FMU has no CoSimulation interface (only %s)", md->path,
-                md->has_me ? "ModelExchange" : md->has_se ? "ScheduledExecution" : "none");
+    if (me ? !md->has_me : !md->has_cs) {
+        rtc_log(lg, RTC_LOG_ERROR, "%s: FMU has no %s interface (only %s)", md->path,
+                me ? "ModelExchange" : "CoSimulation",
+                md->has_me && !me ? "ModelExchange"
+                : md->has_cs      ? "CoSimulation"
+                : md->has_se      ? "ScheduledExecution"
+                                  : "none");
         return RTC_EUNSUPPORTED;
     }
+    const char *id = me ? md->me_model_identifier : md->cs.model_identifier;
     const char *platform = md->fmi_major == 2 ? "linux64" : "x86_64-linux";
     char so[PATH_MAX + 64];
-    int n = snprintf(so, sizeof so, "%s/binaries/%s/%s.so", fmu->dir, platform,
-                     md->cs.model_identifier);
-    struct stat st;
-    if (n < 0 || (size_t)n >= sizeof so || stat(so, &st) != 0) {
-        rtc_log(lg, RTC_LOG_ERROR, "%s: no binary for this platform (binaries/%s/%s.so)",
-                md->path, platform, md->cs.model_identifier);
+    int n = snprintf(so, sizeof so, "%s/binaries/%s/%s.so", fmu->dir, platform, id);
+    if (fmu->dl && strcmp(fmu->dl_id, id) != 0) {
+        rtc_log(lg, RTC_LOG_ERROR, "%s: the ModelExchange and CoSimulation binaries differ "
+                "(%s, %s): one FMU runs with one of them per process", md->path, fmu->dl_id, id);
         return RTC_EUNSUPPORTED;
     }
-    fmu->dl = dlopen(so, RTLD_NOW | RTLD_LOCAL);
-    if (!fmu->dl) {
+    struct stat st;
+    if (!fmu->dl && (n < 0 || (size_t)n >= sizeof so || stat(so, &st) != 0)) {
+        rtc_log(lg, RTC_LOG_ERROR, "%s: no binary for this platform (binaries/%s/%s.so)",
+                md->path, platform, id);
+        return RTC_EUNSUPPORTED;
+    }
+    bool fresh = !fmu->dl;
+    if (fresh && !(fmu->dl = dlopen(so, RTLD_NOW | RTLD_LOCAL))) {
         rtc_log(lg, RTC_LOG_ERROR, "%s: cannot load: %s", so, dlerror());
         return RTC_EIO;
     }
-    memset(&fmu->api, 0, sizeof fmu->api);
+    fmu->dl_id = id;
+    if (fresh)
+        memset(&fmu->api, 0, sizeof fmu->api);
     int st2 = md->fmi_major == 2
-                  ? bind_table(fmu, fmi2_table, sizeof fmi2_table / sizeof *fmi2_table, so, lg)
-                  : bind_table(fmu, fmi3_table, sizeof fmi3_table / sizeof *fmi3_table, so, lg);
-    if (st2 != RTC_OK) {
+                  ? bind_table(fmu, me, fmi2_table, sizeof fmi2_table / sizeof *fmi2_table, so, lg)
+                  : bind_table(fmu, me, fmi3_table, sizeof fmi3_table / sizeof *fmi3_table, so, lg);
+    if (st2 != RTC_OK && fresh && atomic_load_explicit(&fmu->units, memory_order_relaxed) == 0) {
         dlclose(fmu->dl);
         fmu->dl = NULL;
     }

@@ -3,6 +3,8 @@
  * Several components may use one FMU file; it is extracted and its binary loaded once, and
  * every component gets its own instance (as FMI intends, unless the FMU declares
  * canBeInstantiatedOnlyOncePerProcess, which is refused with a clear message).
+ * The component settings `interface` (auto|cs|me), `solver` and `substeps` (Model Exchange)
+ * choose how each component runs (rtc:Component attributes, see configs/README.md).
  */
 #include "fmu_priv.h"
 
@@ -53,12 +55,25 @@ static int create(void *vctx, const rtc_unit_spec *spec, const rtc_logger *lg, r
         }
         ctx->n_open++;
     }
-    if (o->instances && rtc_fmu_model(o->fmu)->cs.can_be_instantiated_only_once_per_process) {
+    const rtc_model_desc *md = rtc_fmu_model(o->fmu);
+    if (o->instances && (md->cs.can_be_instantiated_only_once_per_process ||
+                         md->me.can_be_instantiated_only_once_per_process)) {
         rtc_log(lg, RTC_LOG_ERROR, "%s: component %s: the FMU can be instantiated only once per "
                 "process (canBeInstantiatedOnlyOncePerProcess)", source, name);
         return RTC_EUNSUPPORTED;
     }
-    int rc = rtc_fmu_unit_new(o->fmu, name, lg, out);
+    rtc_fmu_unit_opts opt = {0};
+    char err[160];
+    for (size_t i = 0; i < spec->n_settings; i++) {
+        int orc = rtc_fmu_unit_opt_set(&opt, spec->settings[i].key, spec->settings[i].value, err,
+                                       sizeof err);
+        if (orc == RTC_EINVAL) {
+            rtc_log(lg, RTC_LOG_ERROR, "%s:%u: Component %s: %s", spec->file, spec->line, name,
+                    err);
+            return orc;
+        }
+    }
+    int rc = rtc_fmu_unit_new_opts(o->fmu, name, &opt, lg, out);
     o->instances += rc == RTC_OK;
     return rc;
 }

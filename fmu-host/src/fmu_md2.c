@@ -206,23 +206,31 @@ static int co_simulation(md_ctx *c, const xmlNode *n)
     return rc;
 }
 
-/* Model exchange is not run by this engine, but its presence and identifier are kept so
- * tools can report what an FMU offers. */
+/* Every capability flag of FMI 2.0 ModelExchange (same struct as CoSimulation's). */
+static const md_flag me_flags2[] = {
+    {"needsExecutionTool", CS(needs_execution_tool)},
+    {"completedIntegratorStepNotNeeded", CS(needs_completed_integrator_step)}, /* negated */
+    {"canBeInstantiatedOnlyOncePerProcess", CS(can_be_instantiated_only_once_per_process)},
+    {"canNotUseMemoryManagementFunctions", CS(can_not_use_memory_management_functions)},
+    {"canGetAndSetFMUstate", CS(can_get_and_set_fmu_state)},
+    {"canSerializeFMUstate", CS(can_serialize_fmu_state)},
+    {"providesDirectionalDerivative", CS(provides_directional_derivatives)},
+};
+#define N_ME_FLAGS2 (sizeof me_flags2 / sizeof me_flags2[0])
+
 static int model_exchange(md_ctx *c, const xmlNode *n)
 {
-    static const char *const known[] = {"modelIdentifier",
-                                        "needsExecutionTool",
-                                        "completedIntegratorStepNotNeeded",
-                                        "canBeInstantiatedOnlyOncePerProcess",
-                                        "canNotUseMemoryManagementFunctions",
-                                        "canGetAndSetFMUstate",
-                                        "canSerializeFMUstate",
-                                        "providesDirectionalDerivative",
-                                        NULL};
+    const char *known[N_ME_FLAGS2 + 2] = {"modelIdentifier"};
+    for (size_t k = 0; k < N_ME_FLAGS2; k++)
+        known[k + 1] = me_flags2[k].attr;
     rtc__xml_check_attrs(&c->x, n, known);
     interface_children(c, n);
     c->md->has_me = true;
-    return rtc__xml_attr_dup(&c->x, n, "modelIdentifier", true, &c->md->me_model_identifier);
+    int rc = rtc__md_flags(c, n, me_flags2, N_ME_FLAGS2, &c->md->me);
+    /* FMI 2 says it the other way round: the default (false) means "call it". */
+    c->md->me.needs_completed_integrator_step = !c->md->me.needs_completed_integrator_step;
+    MD_TRY(rtc__xml_attr_dup(&c->x, n, "modelIdentifier", true, &c->md->me_model_identifier));
+    return rc;
 }
 
 /* ---- ModelStructure ---- */
@@ -282,6 +290,7 @@ static int root_attrs(md_ctx *c, const xmlNode *root)
     uint64_t n_events = 0;
     MD_TRY(rtc__xml_attr_enum(&c->x, root, "variableNamingConvention", conventions, &conv, NULL));
     MD_TRY(rtc__xml_attr_u64(&c->x, root, "numberOfEventIndicators", 32, &n_events, NULL));
+    md->n_event_indicators = (size_t)n_events;
     return rc;
 }
 

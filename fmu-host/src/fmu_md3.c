@@ -308,7 +308,14 @@ static int co_simulation(md_ctx *c, const xmlNode *n)
     return rc;
 }
 
-/* ModelExchange and ScheduledExecution: presence and identifier only. */
+/* The flags only ModelExchange has. */
+static const md_flag me_flags3[] = {
+    {"needsCompletedIntegratorStep", CS(needs_completed_integrator_step)},
+    {"providesEvaluateDiscreteStates", CS(provides_evaluate_discrete_states)},
+};
+
+/* ModelExchange (identifier and flags into md->me) and ScheduledExecution (presence and
+ * identifier only). */
 static int other_interface(md_ctx *c, const xmlNode *n, bool *has, char **id)
 {
     const char *known[N_COMMON_FLAGS3 + 4] = {"modelIdentifier"};
@@ -323,7 +330,13 @@ static int other_interface(md_ctx *c, const xmlNode *n, bool *has, char **id)
     for (const xmlNode *ch = rtc__xml_child(n); ch; ch = rtc__xml_next(ch))
         rtc__xml_unknown_child(&c->x, ch);
     *has = true;
-    return rtc__xml_attr_dup(&c->x, n, "modelIdentifier", true, id);
+    int rc = RTC_OK;
+    if (rtc__xml_is(n, "ModelExchange")) {
+        MD_TRY(rtc__md_flags(c, n, cs_flags3, N_COMMON_FLAGS3, &c->md->me));
+        MD_TRY(rtc__md_flags(c, n, me_flags3, 2, &c->md->me));
+    }
+    MD_TRY(rtc__xml_attr_dup(&c->x, n, "modelIdentifier", true, id));
+    return rc;
 }
 
 /* ---- ModelStructure ---- */
@@ -450,5 +463,6 @@ int rtc__md3_read(md_ctx *c, const xmlNode *root)
         MD_TRY(rtc__md_resolve(c));
     if (rc == RTC_OK && sec[S_STRUCT])
         MD_TRY(model_structure(c, sec[S_STRUCT]));
+    md->n_event_indicators = md->structure.n_event_indicators;
     return rc;
 }

@@ -50,6 +50,17 @@ typedef struct rtc_fmi2_api {
     fmi2GetIntegerStatusTYPE *GetIntegerStatus;
     fmi2GetBooleanStatusTYPE *GetBooleanStatus;
     fmi2GetStringStatusTYPE *GetStringStatus;
+    /* Model Exchange */
+    fmi2EnterEventModeTYPE *EnterEventMode;
+    fmi2NewDiscreteStatesTYPE *NewDiscreteStates;
+    fmi2EnterContinuousTimeModeTYPE *EnterContinuousTimeMode;
+    fmi2CompletedIntegratorStepTYPE *CompletedIntegratorStep;
+    fmi2SetTimeTYPE *SetTime;
+    fmi2SetContinuousStatesTYPE *SetContinuousStates;
+    fmi2GetDerivativesTYPE *GetDerivatives;
+    fmi2GetEventIndicatorsTYPE *GetEventIndicators;
+    fmi2GetContinuousStatesTYPE *GetContinuousStates;
+    fmi2GetNominalsOfContinuousStatesTYPE *GetNominalsOfContinuousStates;
 } rtc_fmi2_api;
 
 typedef struct rtc_fmi3_api {
@@ -106,6 +117,18 @@ typedef struct rtc_fmi3_api {
     fmi3EnterStepModeTYPE *EnterStepMode;
     fmi3GetOutputDerivativesTYPE *GetOutputDerivatives;
     fmi3DoStepTYPE *DoStep;
+    /* Model Exchange */
+    fmi3InstantiateModelExchangeTYPE *InstantiateModelExchange;
+    fmi3EnterContinuousTimeModeTYPE *EnterContinuousTimeMode;
+    fmi3CompletedIntegratorStepTYPE *CompletedIntegratorStep;
+    fmi3SetTimeTYPE *SetTime;
+    fmi3SetContinuousStatesTYPE *SetContinuousStates;
+    fmi3GetContinuousStateDerivativesTYPE *GetContinuousStateDerivatives;
+    fmi3GetEventIndicatorsTYPE *GetEventIndicators;
+    fmi3GetContinuousStatesTYPE *GetContinuousStates;
+    fmi3GetNominalsOfContinuousStatesTYPE *GetNominalsOfContinuousStates;
+    fmi3GetNumberOfContinuousStatesTYPE *GetNumberOfContinuousStates;
+    fmi3GetNumberOfEventIndicatorsTYPE *GetNumberOfEventIndicators;
 } rtc_fmi3_api;
 
 struct rtc_fmu {
@@ -114,6 +137,7 @@ struct rtc_fmu {
     rtc_model_desc *md;
     const rtc_logger *lg;
     void *dl;                /* dlopen handle, NULL until the first unit */
+    const char *dl_id;       /* the modelIdentifier dl was loaded for (one binary per FMU) */
     _Atomic int units;       /* live units: the library stays loaded while > 0 (units may
                                 be freed on different threads, hence atomic) */
     union {
@@ -122,14 +146,22 @@ struct rtc_fmu {
     } api;
 };
 
-/* Load binaries/<platform>/<id>.so and bind the version's function table (fmu_bin.c). */
-int rtc__fmu_bind(rtc_fmu *fmu, const rtc_logger *lg);
+/* Load binaries/<platform>/<id>.so of the interface (me: ModelExchange, else CoSimulation)
+ * and bind the version's function table, checking what that interface needs (fmu_bin.c). */
+int rtc__fmu_bind(rtc_fmu *fmu, bool me, const rtc_logger *lg);
 
-/* Unit constructors of each version (fmi2_cs.c, fmi3_cs.c). */
-int rtc__fmi2_unit_new(rtc_fmu *fmu, const char *instance_name, const rtc_logger *lg,
+/* Unit constructors of each version (fmi2_cs.c, fmi3_cs.c). With @p me the instance is
+ * created for Model Exchange (fmi2ModelExchange / fmi3InstantiateModelExchange) and its
+ * do_step is not used: me_unit.c wraps it. */
+int rtc__fmi2_unit_new(rtc_fmu *fmu, const char *instance_name, bool me, const rtc_logger *lg,
                        rtc_unit **out);
-int rtc__fmi3_unit_new(rtc_fmu *fmu, const char *instance_name, const rtc_logger *lg,
+int rtc__fmi3_unit_new(rtc_fmu *fmu, const char *instance_name, bool me, const rtc_logger *lg,
                        rtc_unit **out);
+
+/* The FMI instance of a unit from the constructors above (after instantiate), and the flag
+ * its calls set on a Fatal status (the standard then allows no further call but free). */
+void *rtc__fmi2_unit_instance(rtc_unit *unit, bool **fatal);
+void *rtc__fmi3_unit_instance(rtc_unit *unit, bool **fatal);
 
 /* Called by a unit's free: drops the FMU's unit count. */
 void rtc__fmu_unit_released(rtc_fmu *fmu);
@@ -153,8 +185,9 @@ int rtc__fmu_log_level(int fmi_status);
 void rtc__fmu_log_message(const rtc_logger *lg, const char *instance, int fmi_status,
                           const char *category, const char *message);
 
-/* RTC_UNIT_* capability flags from the CoSimulation element. */
-unsigned rtc__fmu_caps(const rtc_model_desc *md);
+/* RTC_UNIT_* capability flags from the CoSimulation (or, with @p me, ModelExchange)
+ * element. */
+unsigned rtc__fmu_caps(const rtc_model_desc *md, bool me);
 
 /* Percent-encode an absolute path into a file:// URI (FMI 2 resource location). */
 int rtc__fmu_file_uri(const char *path, char *out, size_t cap);

@@ -19,7 +19,8 @@ static const char help[] =
     "  -v, --verbose   also print warnings about the modelDescription as info\n"
     "  -h, --help      this text\n";
 
-static void print_caps(const rtc_cs_caps *cs)
+/* @p what: "CoSimulation" or "ModelExchange" (the same flags struct holds either). */
+static void print_caps(const char *what, const rtc_cs_caps *cs)
 {
     const struct {
         bool on;
@@ -42,8 +43,9 @@ static void print_caps(const rtc_cs_caps *cs)
         {cs->provides_intermediate_update, "providesIntermediateUpdate"},
         {cs->might_return_early_from_do_step, "mightReturnEarlyFromDoStep"},
         {cs->provides_evaluate_discrete_states, "providesEvaluateDiscreteStates"},
+        {cs->needs_completed_integrator_step, "needsCompletedIntegratorStep"},
     };
-    printf("Capabilities:\n");
+    printf("%s capabilities:\n", what);
     int any = 0;
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
         if (flags[i].on) {
@@ -171,7 +173,17 @@ static void print_model(const char *path, const rtc_model_desc *md)
            x->has_start ? x->start_text : "-", x->has_stop ? x->stop_text : "-", tol,
            x->has_step ? x->step_text : "-");
     if (md->has_cs)
-        print_caps(&md->cs);
+        print_caps("CoSimulation", &md->cs);
+    if (md->has_me) {
+        print_caps("ModelExchange", &md->me);
+        /* what a Model Exchange run will handle (see rtcosim run --interface me) */
+        printf("ModelExchange events: %zu continuous states, %zu event indicators (state "
+               "events), time events and event iteration via %s, step events %s\n",
+               md->structure.n_derivatives, md->n_event_indicators,
+               md->fmi_major == 2 ? "fmi2NewDiscreteStates" : "fmi3UpdateDiscreteStates",
+               md->me.needs_completed_integrator_step ? "via CompletedIntegratorStep"
+                                                      : "not needed");
+    }
     print_vars(md);
     print_aliases(md);
     print_clocks(md);

@@ -1,6 +1,6 @@
 /*
- * rtcosim run FMU — simulate one co-simulation FMU as fast as possible and stream its
- * outputs to CSV.
+ * rtcosim run FMU — simulate one FMU (co-simulation, or model exchange integrated by the
+ * engine's fixed-step solvers) as fast as possible and stream its outputs to CSV.
  *
  * Communication points are t0 + k·h from the integer step count k (nanoseconds inside,
  * converted once to double for the FMU), so a million steps land exactly where the FMU's
@@ -33,8 +33,8 @@
 static const char help[] =
     "usage: rtcosim run [options] FMU\n"
     "\n"
-    "Simulate an FMI 2.0 or 3.0 co-simulation FMU at a fixed communication step, as fast\n"
-    "as possible, and write one CSV row per communication point (including the start).\n"
+    "Simulate an FMI 2.0 or 3.0 FMU at a fixed communication step, as fast as possible,\n"
+    "and write one CSV row per communication point (including the start).\n"
     "Start, stop and step default to the FMU's DefaultExperiment (else 0, 1 and\n"
     "(stop-start)/500).\n"
     "\n"
@@ -51,6 +51,12 @@ static const char help[] =
     "                       honour parameters only there)\n"
     "  --record NAME        record this variable (repeatable; default: all outputs)\n"
     "  --fast               run as fast as possible (the default for now)\n"
+    "  --interface I        cs | me | auto: the FMU's Co-Simulation or Model Exchange\n"
+    "                       interface (default auto: Co-Simulation when the FMU has it)\n"
+    "  --solver S           Model Exchange solver: euler | heun | rk4 | implicit (linearly\n"
+    "                       implicit Euler for stiff models; default rk4)\n"
+    "  --substeps N         Model Exchange: fixed solver steps per communication step\n"
+    "                       (default 1); time and state events are located inside them\n"
     "  --fmu-logging        enable the FMU's own debug logging\n"
     "  --on-write-error P   stop | continue: see below (default stop)\n"
     "  --on-nonfinite P     warn | stop: what an output that becomes NaN or Inf does\n"
@@ -81,6 +87,7 @@ typedef struct run_opts {
     rtc_nonfinite_policy on_nonfinite;
     const char **sets, **records;
     size_t n_sets, n_records;
+    rtc_fmu_unit_opts unit; /* --interface, --solver, --substeps */
 } run_opts;
 
 typedef struct run_ctx {
@@ -112,7 +119,17 @@ static int push(const char ***list, size_t *n, const char *v)
 }
 
 enum { OPT_START = 256, OPT_STOP, OPT_STEP, OPT_NO_OUTPUT, OPT_SET, OPT_RECORD, OPT_FAST,
-       OPT_FMU_LOG, OPT_ON_WRITE_ERROR, OPT_NONFINITE, OPT_SUMMARY };
+       OPT_FMU_LOG, OPT_ON_WRITE_ERROR, OPT_NONFINITE, OPT_SUMMARY, OPT_INTERFACE, OPT_SOLVER,
+       OPT_SUBSTEPS };
+
+/* --interface, --solver, --substeps: the unit options of fmu.h, same words as in systems. */
+static int unit_opt(run_opts *o, const char *key, const char *value)
+{
+    char err[160];
+    if (rtc_fmu_unit_opt_set(&o->unit, key, value, err, sizeof err) != RTC_OK)
+        return rtc_cli_usage_error("run", "--%s", err);
+    return RTC_EXIT_OK;
+}
 
 static int parse_args(int argc, char **argv, run_opts *o)
 {
@@ -129,6 +146,9 @@ static int parse_args(int argc, char **argv, run_opts *o)
         {"on-write-error", required_argument, NULL, OPT_ON_WRITE_ERROR},
         {"on-nonfinite", required_argument, NULL, OPT_NONFINITE},
         {"summary", required_argument, NULL, OPT_SUMMARY},
+        {"interface", required_argument, NULL, OPT_INTERFACE},
+        {"solver", required_argument, NULL, OPT_SOLVER},
+        {"substeps", required_argument, NULL, OPT_SUBSTEPS},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {0}};
@@ -154,6 +174,14 @@ static int parse_args(int argc, char **argv, run_opts *o)
             if (rtc_nonfinite_policy_parse(optarg, &o->on_nonfinite) != RTC_OK)
                 return rtc_cli_usage_error("run", "--on-nonfinite %s: expected warn or stop",
                                            optarg);
+            break;
+        case OPT_INTERFACE:
+        case OPT_SOLVER:
+        case OPT_SUBSTEPS:
+            if (unit_opt(o, c == OPT_INTERFACE ? "interface" : c == OPT_SOLVER ? "solver"
+                                                                                : "substeps",
+                         optarg) != RTC_EXIT_OK)
+                return RTC_EXIT_USAGE;
             break;
         case 'v': rtc_cli_log.max_level = RTC_LOG_INFO; break;
         case 'h': fputs(help, stdout); return -1;
@@ -495,7 +523,7 @@ static int run_loop(run_ctx *r)
 static int initialize(run_ctx *r)
 {
     const rtc_model_desc *md = rtc_fmu_model(r->fmu);
-    int rc = rtc_fmu_unit_new(r->fmu, md->model_name, &rtc_cli_log, &r->unit);
+    int rc = rtc_fmu_unit_new_opts(r->fmu, md->model_name, &r->o->unit, &rtc_cli_log, &r->unit);
     if (rc != RTC_OK)
         return rc;
     rtc_unit_setup setup = {

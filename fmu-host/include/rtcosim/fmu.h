@@ -62,6 +62,74 @@ RTC_RT_SAFE const char *rtc_fmu_dir(const rtc_fmu *fmu);
 int rtc_fmu_unit_new(rtc_fmu *fmu, const char *instance_name, const rtc_logger *lg,
                      rtc_unit **out);
 
+
+/** Which FMI interface a unit uses. */
+typedef enum {
+    RTC_FMU_IFACE_AUTO = 0, /**< Co-Simulation when the FMU has it, else Model Exchange */
+    RTC_FMU_IFACE_CS,
+    RTC_FMU_IFACE_ME,
+} rtc_fmu_iface;
+
+/** Fixed-step solver of a Model Exchange unit. */
+typedef enum {
+    RTC_ME_RK4 = 0,   /**< classic Runge-Kutta, order 4, 4 derivative evaluations (default) */
+    RTC_ME_EULER,     /**< explicit Euler, order 1, 1 evaluation */
+    RTC_ME_HEUN,      /**< Heun (explicit trapezoid), order 2, 2 evaluations */
+    RTC_ME_IMPLICIT,  /**< linearly implicit Euler (backward Euler with one Newton step from
+                           the current state), order 1, 1 evaluation plus the Jacobian: the
+                           FMU's directional derivatives (nx calls) when it provides them,
+                           else forward differences (nx evaluations); for stiff models */
+} rtc_me_solver;
+
+/** How a unit is created; zero-initialised = defaults. */
+typedef struct rtc_fmu_unit_opts {
+    rtc_fmu_iface iface;
+    rtc_me_solver solver; /**< Model Exchange only */
+    unsigned substeps;    /**< Model Exchange: fixed solver steps per communication step (0: 1) */
+} rtc_fmu_unit_opts;
+
+/** Most substeps per communication step (bounds the work of one step). */
+#define RTC_ME_MAX_SUBSTEPS 100000u
+
+/**
+ * Set one option from text: @p key "interface" (auto|cs|me), "solver"
+ * (euler|heun|rk4|implicit) or "substeps" (1..RTC_ME_MAX_SUBSTEPS). The same keys are the
+ * FMU component settings of a system (rtc:Component attributes).
+ * Returns RTC_OK; RTC_ENOTFOUND for another key (@p opt unchanged); RTC_EINVAL for a bad
+ * value, with the reason in @p err. RT-safe: no.
+ */
+int rtc_fmu_unit_opt_set(rtc_fmu_unit_opts *opt, const char *key, const char *value, char *err,
+                         size_t err_cap);
+
+/** "euler", "heun", "rk4", "implicit". RT-safe: yes. */
+const char *rtc_me_solver_name(rtc_me_solver s);
+
+/**
+ * rtc_fmu_unit_new() with options: the interface (a Model Exchange unit integrates the FMU
+ * over each communication step with opt->substeps fixed steps of opt->solver and handles
+ * its time, state and step events; see rtc_fmu_unit_events()). NULL @p opt = defaults.
+ * Returns as rtc_fmu_unit_new(); RTC_EUNSUPPORTED also when the interface is absent.
+ * RT-safe: no.
+ */
+int rtc_fmu_unit_new_opts(rtc_fmu *fmu, const char *instance_name, const rtc_fmu_unit_opts *opt,
+                          const rtc_logger *lg, rtc_unit **out);
+
+/** Events a Model Exchange unit handled (superdense: one instant may take several
+ *  iterations). Counted on the stepping thread; read after the run. */
+typedef struct rtc_me_events {
+    uint64_t time_events;      /**< nextEventTime reached */
+    uint64_t state_events;     /**< event indicator domain changes, located inside a substep */
+    uint64_t step_events;      /**< CompletedIntegratorStep asked for Event Mode */
+    uint64_t input_events;     /**< discrete inputs or tunable parameters set while running */
+    uint64_t iterations;       /**< event iterations (UpdateDiscreteStates calls) in all */
+    uint64_t substeps;         /**< accepted solver steps */
+    bool terminated;           /**< the FMU asked to end the simulation */
+} rtc_me_events;
+
+/** The event counts of @p unit if it is a Model Exchange unit of this module (false
+ *  otherwise). RT-safe: yes. Thread: after the stepping thread is done, or on it. */
+bool rtc_fmu_unit_events(const rtc_unit *unit, rtc_me_events *out);
+
 /** Unload the library and remove the temporary directory. NULL is a no-op. RT-safe: no. */
 void rtc_fmu_close(rtc_fmu *fmu);
 

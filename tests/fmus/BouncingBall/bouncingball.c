@@ -4,9 +4,15 @@
  * v -> -e v. When the rebound speed falls below v_stop = 1e-3 * sqrt(v0^2 + 2 g h0)
  * (a thousandth of the first impact speed) the ball rests: h = 0, v = 0, der_v = 0.
  * Output `bounces` counts impacts (resting one included).
+ *
+ * Model Exchange: states (h, v), derivatives (v, der_v), one event indicator z = h (1 while
+ * resting). The impact is a state event: in Event Mode a falling ball at h <= 0 rebounds
+ * with v -> -e v and h = DBL_MIN (so the indicator is not left at 0), as the Reference FMU
+ * BouncingBall does; the resting rule is the same as in Co-Simulation.
  */
 #include "model.h"
 
+#include <float.h>
 #include <math.h>
 
 typedef struct bball {
@@ -14,6 +20,7 @@ typedef struct bball {
     double h, v;         /* outputs = states */
     double der_v;        /* local, derivative of v */
     int32_t bounces;     /* output, discrete */
+    double z;            /* local, the ME event indicator (FMI 3 lists it as a variable) */
     bool resting;
     double v_stop;
 } bball;
@@ -28,6 +35,7 @@ static const rtc_tm_var vars[] = {
     RTC_TM_VAR(bball, v, 6, RTC_TM_F64, RTC_TM_OUTPUT, RTC_TM_CONTINUOUS),
     RTC_TM_VAR(bball, der_v, 7, RTC_TM_F64, RTC_TM_LOCAL, RTC_TM_CONTINUOUS),
     RTC_TM_VAR(bball, bounces, 8, RTC_TM_I32, RTC_TM_OUTPUT, RTC_TM_DISCRETE),
+    RTC_TM_VAR(bball, z, 9, RTC_TM_F64, RTC_TM_LOCAL, RTC_TM_CONTINUOUS),
 };
 
 static int setup(void *mv, rtc_tm_ctx *ctx, const char *resource_dir)
@@ -45,6 +53,7 @@ static void outputs(void *mv)
 {
     bball *m = mv;
     m->der_v = m->resting ? 0.0 : -m->g;
+    m->z = m->resting ? 1.0 : m->h;
 }
 
 static int initialize(void *mv, rtc_tm_ctx *ctx, double t0)
@@ -76,6 +85,19 @@ static double time_to_impact(const bball *m)
     return m->v > 0.0 ? (m->v + root) / m->g : 2.0 * m->h / (root - m->v);
 }
 
+/* Rebound at the ground (h_after: 0 in CS, DBL_MIN in ME), or rest when too slow. */
+static void impact(bball *m, double h_after)
+{
+    m->h = h_after;
+    m->v = -m->e * m->v;
+    m->bounces++;
+    if (m->v < m->v_stop) {
+        m->v = 0.0;
+        m->h = 0.0;
+        m->resting = true;
+    }
+}
+
 static rtc_tm_status step(void *mv, rtc_tm_ctx *ctx, double t, double h, rtc_tm_step_info *info)
 {
     bball *m = mv;
@@ -91,19 +113,36 @@ static rtc_tm_status step(void *mv, rtc_tm_ctx *ctx, double t, double h, rtc_tm_
             break;
         }
         left -= s;
-        double v_impact = m->v - m->g * s;
-        m->h = 0.0;
-        m->v = -m->e * v_impact;
-        m->bounces++;
-        if (m->v < m->v_stop) {
-            m->v = 0.0;
-            m->resting = true;
-        }
+        m->v -= m->g * s;
+        impact(m, 0.0);
         rtc_tm_log(ctx, RTC_TM_OK, RTC_TM_LOG_EVENTS, "BouncingBall: impact %d at t = %.17g",
                    (int)m->bounces, t + (h - left));
     }
     return RTC_TM_OK;
 }
+
+static void indicators(const void *mv, double t, double z[])
+{
+    const bball *m = mv;
+    (void)t;
+    z[0] = m->resting ? 1.0 : m->h; /* = m->z, computed here from the live states */
+}
+
+static rtc_tm_status event(void *mv, rtc_tm_ctx *ctx, double t, rtc_tm_event_info *info)
+{
+    bball *m = mv;
+    if (!m->resting && m->h <= 0.0 && m->v < 0.0) {
+        impact(m, DBL_MIN);
+        info->values_changed = true;
+        rtc_tm_log(ctx, RTC_TM_OK, RTC_TM_LOG_EVENTS, "BouncingBall: impact %d at t = %.17g",
+                   (int)m->bounces, t);
+    }
+    return RTC_TM_OK;
+}
+
+static const uint32_t x_vr[] = {5, 6}, dx_vr[] = {6, 7};
+static const rtc_tm_me me = {
+    .nx = 2, .x_vr = x_vr, .dx_vr = dx_vr, .nz = 1, .indicators = indicators, .event = event};
 
 const rtc_tm_model rtc_tm_model_def = {
     .name = "BouncingBall",
@@ -115,4 +154,5 @@ const rtc_tm_model rtc_tm_model_def = {
     .initialize = initialize,
     .outputs = outputs,
     .step = step,
+    .me = &me,
 };

@@ -119,4 +119,5 @@ const rtc_tm_model rtc_tm_model_def = {
     .initialize = initialize,
     .outputs = outputs,
     .step = step,
+    .me = &(const rtc_tm_me){.nx = 0}, /* no states, no events: outputs follow the inputs */
 };

@@ -96,8 +96,12 @@ instantiate_args_ok(fmi2String name, fmi2Type type, fmi2String guid, const fmi2C
         early_error(f, name, "instanceName must be a non-empty string", NULL);
         return false;
     }
-    if (type != fmi2CoSimulation) {
-        early_error(f, name, "only fmi2CoSimulation is supported by ", md->name);
+    if (type != fmi2CoSimulation && !(type == fmi2ModelExchange && md->me)) {
+        early_error(f, name, "this fmuType is not supported by ", md->name);
+        return false;
+    }
+    if (type == fmi2CoSimulation && !md->step) {
+        early_error(f, name, "no Co-Simulation interface in ", md->name);
         return false;
     }
     if (!guid || strcmp(guid, md->token) != 0) {
@@ -152,6 +156,7 @@ fmi2Component fmi2Instantiate(fmi2String instanceName,
         x->core.release(x);
         return NULL;
     }
+    x->core.me = fmuType == fmi2ModelExchange;
     return x;
 }
 
@@ -416,8 +421,9 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component c,
                                         fmi2Real dvUnknown[])
 {
     GET_INST(c);
-    (void)vUnknown_ref, (void)nUnknown, (void)vKnown_ref, (void)nKnown, (void)dvKnown;
-    (void)dvUnknown;
+    if (in->me && in->model->me->jacobian)
+        return (fmi2Status)rtc__tm_me_dir_der(in, "fmi2GetDirectionalDerivative", vUnknown_ref,
+                                              nUnknown, vKnown_ref, nKnown, dvKnown, dvUnknown);
     return (fmi2Status)rtc__tm_unsupported(in, "fmi2GetDirectionalDerivative",
                                            "providesDirectionalDerivative=false");
 }
@@ -527,4 +533,83 @@ fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind s, fmi2Stri
     if (!rtc__tm_allowed(in, RTC_TM_PH_ANY, "fmi2GetStringStatus"))
         return fmi2Error;
     return fmi2Discard; /* fmi2PendingStatus exists only for a pending asynchronous step */
+}
+
+/* ---- Model Exchange (wrap_me.c does the work) ---- */
+
+fmi2Status fmi2EnterEventMode(fmi2Component c)
+{
+    GET_INST(c);
+    return (fmi2Status)rtc__tm_me_mode(in, "fmi2EnterEventMode", true);
+}
+
+fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *info)
+{
+    GET_INST(c);
+    rtc_tm_event_info ev;
+    rtc_tm_status st = rtc__tm_me_update(in, "fmi2NewDiscreteStates", &ev);
+    info->newDiscreteStatesNeeded = ev.again;
+    info->terminateSimulation = ev.terminate;
+    info->nominalsOfContinuousStatesChanged = fmi2False;
+    info->valuesOfContinuousStatesChanged = ev.values_changed;
+    info->nextEventTimeDefined = ev.next_defined;
+    info->nextEventTime = ev.next_time;
+    return (fmi2Status)st;
+}
+
+fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c)
+{
+    GET_INST(c);
+    return (fmi2Status)rtc__tm_me_mode(in, "fmi2EnterContinuousTimeMode", false);
+}
+
+fmi2Status fmi2CompletedIntegratorStep(fmi2Component c,
+                                       fmi2Boolean noSetFMUStatePriorToCurrentPoint,
+                                       fmi2Boolean *enterEventMode,
+                                       fmi2Boolean *terminateSimulation)
+{
+    GET_INST(c);
+    bool enter, term;
+    (void)noSetFMUStatePriorToCurrentPoint;
+    rtc_tm_status st = rtc__tm_me_completed(in, "fmi2CompletedIntegratorStep", &enter, &term);
+    *enterEventMode = enter;
+    *terminateSimulation = term;
+    return (fmi2Status)st;
+}
+
+fmi2Status fmi2SetTime(fmi2Component c, fmi2Real time)
+{
+    GET_INST(c);
+    return (fmi2Status)rtc__tm_me_set_time(in, "fmi2SetTime", time);
+}
+
+fmi2Status fmi2SetContinuousStates(fmi2Component c, const fmi2Real x[], size_t nx)
+{
+    GET_INST(c);
+    return (fmi2Status)rtc__tm_me_set_x(in, "fmi2SetContinuousStates", x, nx);
+}
+
+fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real derivatives[], size_t nx)
+{
+    GET_INST(c);
+    return (fmi2Status)rtc__tm_me_get(in, "fmi2GetDerivatives", 'd', derivatives, nx);
+}
+
+fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real eventIndicators[], size_t ni)
+{
+    GET_INST(c);
+    return (fmi2Status)rtc__tm_me_get(in, "fmi2GetEventIndicators", 'z', eventIndicators, ni);
+}
+
+fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t nx)
+{
+    GET_INST(c);
+    return (fmi2Status)rtc__tm_me_get(in, "fmi2GetContinuousStates", 'x', x, nx);
+}
+
+fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component c, fmi2Real x_nominal[], size_t nx)
+{
+    GET_INST(c);
+    return (fmi2Status)rtc__tm_me_get(in, "fmi2GetNominalsOfContinuousStates", 'n', x_nominal,
+                                      nx);
 }

@@ -87,22 +87,6 @@ fmi3Status fmi3SetDebugLogging(fmi3Instance instance,
                                                  categories);
 }
 
-fmi3Instance fmi3InstantiateModelExchange(fmi3String instanceName,
-                                          fmi3String instantiationToken,
-                                          fmi3String resourcePath,
-                                          fmi3Boolean visible,
-                                          fmi3Boolean loggingOn,
-                                          fmi3InstanceEnvironment instanceEnvironment,
-                                          fmi3LogMessageCallback logMessage)
-{
-    (void)instanceName, (void)instantiationToken, (void)resourcePath, (void)visible;
-    (void)loggingOn;
-    if (logMessage)
-        early_error(logMessage, instanceEnvironment, "fmi3InstantiateModelExchange",
-                    "this FMU supports Co-Simulation only", NULL);
-    return NULL;
-}
-
 fmi3Instance fmi3InstantiateScheduledExecution(fmi3String instanceName,
                                                fmi3String instantiationToken,
                                                fmi3String resourcePath,
@@ -123,14 +107,14 @@ fmi3Instance fmi3InstantiateScheduledExecution(fmi3String instanceName,
 }
 
 /* Argument checks of fmi3InstantiateCoSimulation; logs and returns false on a problem. */
-static bool instantiate_args_ok(fmi3String name,
+static bool instantiate_args_ok(const char *fn,
+                                fmi3String name,
                                 fmi3String token,
                                 fmi3Boolean event_mode,
                                 size_t n_required,
                                 fmi3InstanceEnvironment env,
                                 fmi3LogMessageCallback log)
 {
-    static const char fn[] = "fmi3InstantiateCoSimulation";
     const rtc_tm_model *md = &rtc_tm_model_def;
     if (blank(name)) {
         early_error(log, env, fn, "instanceName must be a non-empty string", NULL);
@@ -152,6 +136,70 @@ static bool instantiate_args_ok(fmi3String name,
     return true;
 }
 
+/* Both instantiation functions: checks, resources, memory, core set-up. */
+static fmi3Instance instantiate3(const char *fn,
+                                 fmi3String name,
+                                 fmi3String token,
+                                 fmi3String resourcePath,
+                                 fmi3Boolean loggingOn,
+                                 fmi3Boolean eventModeUsed,
+                                 size_t n_required,
+                                 fmi3InstanceEnvironment env,
+                                 fmi3LogMessageCallback logMessage)
+{
+    const rtc_tm_model *md = &rtc_tm_model_def;
+    bool me = !strcmp(fn, "fmi3InstantiateModelExchange");
+    char dir[PATH_MAX];
+    const char *res = NULL;
+    if (!logMessage)
+        return NULL; /* nobody to tell */
+    if (!instantiate_args_ok(fn, name, token, eventModeUsed, n_required, env, logMessage))
+        return NULL;
+    if (me ? !md->me : !md->step) {
+        early_error(logMessage, env, fn, "this interface is not supported by ", md->name);
+        return NULL;
+    }
+    if (md->needs_resources) {
+        if (rtc__tm_dir_copy(resourcePath, dir, sizeof dir) != 0) {
+            early_error(logMessage, env, fn, "cannot use resourcePath ",
+                        resourcePath ? resourcePath : "(null)");
+            return NULL;
+        }
+        res = dir;
+    }
+    fmi3_inst *x = calloc(1, rtc__tm_alloc_size(md, sizeof(fmi3_inst)));
+    if (!x) {
+        early_error(logMessage, env, fn, "out of memory", NULL);
+        return NULL;
+    }
+    x->env = env;
+    x->log = logMessage;
+    x->core.fmi = "fmi3";
+    x->core.emit = emit3;
+    x->core.step_emit = step_emit3;
+    x->core.alloc = calloc;
+    x->core.release = free;
+    if (rtc__tm_init(&x->core, sizeof *x, name, loggingOn, res) != 0) {
+        free(x);
+        return NULL;
+    }
+    x->core.me = me;
+    return x;
+}
+
+fmi3Instance fmi3InstantiateModelExchange(fmi3String instanceName,
+                                          fmi3String instantiationToken,
+                                          fmi3String resourcePath,
+                                          fmi3Boolean visible,
+                                          fmi3Boolean loggingOn,
+                                          fmi3InstanceEnvironment instanceEnvironment,
+                                          fmi3LogMessageCallback logMessage)
+{
+    (void)visible;
+    return instantiate3("fmi3InstantiateModelExchange", instanceName, instantiationToken,
+                        resourcePath, loggingOn, false, 0, instanceEnvironment, logMessage);
+}
+
 fmi3Instance fmi3InstantiateCoSimulation(fmi3String instanceName,
                                          fmi3String instantiationToken,
                                          fmi3String resourcePath,
@@ -165,42 +213,11 @@ fmi3Instance fmi3InstantiateCoSimulation(fmi3String instanceName,
                                          fmi3LogMessageCallback logMessage,
                                          fmi3IntermediateUpdateCallback intermediateUpdate)
 {
-    static const char fn[] = "fmi3InstantiateCoSimulation";
-    const rtc_tm_model *md = &rtc_tm_model_def;
-    char dir[PATH_MAX];
-    const char *res = NULL;
     (void)visible, (void)earlyReturnAllowed, (void)requiredIntermediateVariables;
     (void)intermediateUpdate;
-    if (!logMessage)
-        return NULL; /* nobody to tell */
-    if (!instantiate_args_ok(instanceName, instantiationToken, eventModeUsed,
-                             nRequiredIntermediateVariables, instanceEnvironment, logMessage))
-        return NULL;
-    if (md->needs_resources) {
-        if (rtc__tm_dir_copy(resourcePath, dir, sizeof dir) != 0) {
-            early_error(logMessage, instanceEnvironment, fn, "cannot use resourcePath ",
-                        resourcePath ? resourcePath : "(null)");
-            return NULL;
-        }
-        res = dir;
-    }
-    fmi3_inst *x = calloc(1, rtc__tm_alloc_size(md, sizeof(fmi3_inst)));
-    if (!x) {
-        early_error(logMessage, instanceEnvironment, fn, "out of memory", NULL);
-        return NULL;
-    }
-    x->env = instanceEnvironment;
-    x->log = logMessage;
-    x->core.fmi = "fmi3";
-    x->core.emit = emit3;
-    x->core.step_emit = step_emit3;
-    x->core.alloc = calloc;
-    x->core.release = free;
-    if (rtc__tm_init(&x->core, sizeof *x, instanceName, loggingOn, res) != 0) {
-        free(x);
-        return NULL;
-    }
-    return x;
+    return instantiate3("fmi3InstantiateCoSimulation", instanceName, instantiationToken,
+                        resourcePath, loggingOn, eventModeUsed, nRequiredIntermediateVariables,
+                        instanceEnvironment, logMessage);
 }
 
 void fmi3FreeInstance(fmi3Instance instance)
@@ -539,8 +556,10 @@ fmi3Status fmi3GetDirectionalDerivative(fmi3Instance instance,
                                         size_t nSensitivity)
 {
     GET_INST(instance);
-    (void)unknowns, (void)nUnknowns, (void)knowns, (void)nKnowns, (void)seed, (void)nSeed;
-    (void)sensitivity, (void)nSensitivity;
+    (void)nSeed, (void)nSensitivity; /* scalars only: nSeed = nKnowns, nSensitivity = nUnknowns */
+    if (in->me && in->model->me->jacobian)
+        return (fmi3Status)rtc__tm_me_dir_der(in, "fmi3GetDirectionalDerivative", unknowns,
+                                              nUnknowns, knowns, nKnowns, seed, sensitivity);
     return (fmi3Status)rtc__tm_unsupported(in, "fmi3GetDirectionalDerivative",
                                            "providesDirectionalDerivatives=false");
 }
@@ -664,15 +683,31 @@ fmi3Status fmi3UpdateDiscreteStates(fmi3Instance instance,
                                     fmi3Float64 *nextEventTime)
 {
     GET_INST(instance);
-    (void)discreteStatesNeedUpdate, (void)terminateSimulation;
-    (void)nominalsOfContinuousStatesChanged, (void)valuesOfContinuousStatesChanged;
-    (void)nextEventTimeDefined, (void)nextEventTime;
-    return (fmi3Status)rtc__tm_unsupported(in, "fmi3UpdateDiscreteStates", NO_EVENTS);
+    if (!in->me)
+        return (fmi3Status)rtc__tm_unsupported(in, "fmi3UpdateDiscreteStates", NO_EVENTS);
+    rtc_tm_event_info ev;
+    rtc_tm_status st = rtc__tm_me_update(in, "fmi3UpdateDiscreteStates", &ev);
+    /* every out-argument is optional in the signature's sense: write those given */
+    if (discreteStatesNeedUpdate)
+        *discreteStatesNeedUpdate = ev.again;
+    if (terminateSimulation)
+        *terminateSimulation = ev.terminate;
+    if (nominalsOfContinuousStatesChanged)
+        *nominalsOfContinuousStatesChanged = false;
+    if (valuesOfContinuousStatesChanged)
+        *valuesOfContinuousStatesChanged = ev.values_changed;
+    if (nextEventTimeDefined)
+        *nextEventTimeDefined = ev.next_defined;
+    if (nextEventTime)
+        *nextEventTime = ev.next_time;
+    return (fmi3Status)st;
 }
 
 fmi3Status fmi3EnterEventMode(fmi3Instance instance)
 {
     GET_INST(instance);
+    if (in->me)
+        return (fmi3Status)rtc__tm_me_mode(in, "fmi3EnterEventMode", true);
     return (fmi3Status)rtc__tm_unsupported(in, "fmi3EnterEventMode", NO_EVENTS);
 }
 
@@ -725,3 +760,93 @@ fmi3Status fmi3DoStep(fmi3Instance instance,
     return (fmi3Status)st;
 }
 #endif
+
+/* ---- Model Exchange (wrap_me.c does the work) ---- */
+
+fmi3Status fmi3EnterContinuousTimeMode(fmi3Instance instance)
+{
+    GET_INST(instance);
+    return (fmi3Status)rtc__tm_me_mode(in, "fmi3EnterContinuousTimeMode", false);
+}
+
+fmi3Status fmi3CompletedIntegratorStep(fmi3Instance instance,
+                                       fmi3Boolean noSetFMUStatePriorToCurrentPoint,
+                                       fmi3Boolean *enterEventMode,
+                                       fmi3Boolean *terminateSimulation)
+{
+    GET_INST(instance);
+    bool enter, term;
+    (void)noSetFMUStatePriorToCurrentPoint;
+    rtc_tm_status st = rtc__tm_me_completed(in, "fmi3CompletedIntegratorStep", &enter, &term);
+    *enterEventMode = enter;
+    *terminateSimulation = term;
+    return (fmi3Status)st;
+}
+
+fmi3Status fmi3SetTime(fmi3Instance instance, fmi3Float64 time)
+{
+    GET_INST(instance);
+    return (fmi3Status)rtc__tm_me_set_time(in, "fmi3SetTime", time);
+}
+
+fmi3Status fmi3SetContinuousStates(fmi3Instance instance,
+                                   const fmi3Float64 continuousStates[],
+                                   size_t nContinuousStates)
+{
+    GET_INST(instance);
+    return (fmi3Status)rtc__tm_me_set_x(in, "fmi3SetContinuousStates", continuousStates,
+                                       nContinuousStates);
+}
+
+fmi3Status fmi3GetContinuousStateDerivatives(fmi3Instance instance,
+                                             fmi3Float64 derivatives[],
+                                             size_t nContinuousStates)
+{
+    GET_INST(instance);
+    return (fmi3Status)rtc__tm_me_get(in, "fmi3GetContinuousStateDerivatives", 'd', derivatives,
+                                      nContinuousStates);
+}
+
+fmi3Status fmi3GetEventIndicators(fmi3Instance instance,
+                                  fmi3Float64 eventIndicators[],
+                                  size_t nEventIndicators)
+{
+    GET_INST(instance);
+    return (fmi3Status)rtc__tm_me_get(in, "fmi3GetEventIndicators", 'z', eventIndicators,
+                                      nEventIndicators);
+}
+
+fmi3Status fmi3GetContinuousStates(fmi3Instance instance,
+                                   fmi3Float64 continuousStates[],
+                                   size_t nContinuousStates)
+{
+    GET_INST(instance);
+    return (fmi3Status)rtc__tm_me_get(in, "fmi3GetContinuousStates", 'x', continuousStates,
+                                      nContinuousStates);
+}
+
+fmi3Status fmi3GetNominalsOfContinuousStates(fmi3Instance instance,
+                                             fmi3Float64 nominals[],
+                                             size_t nContinuousStates)
+{
+    GET_INST(instance);
+    return (fmi3Status)rtc__tm_me_get(in, "fmi3GetNominalsOfContinuousStates", 'n', nominals,
+                                      nContinuousStates);
+}
+
+/* Sizes as the modelDescription has them (no structural parameters). */
+fmi3Status fmi3GetNumberOfEventIndicators(fmi3Instance instance, size_t *nEventIndicators)
+{
+    GET_INST(instance);
+    const rtc_tm_me *me = in->model->me;
+    *nEventIndicators = me ? me->nz : 0;
+    return fmi3OK;
+}
+
+fmi3Status fmi3GetNumberOfContinuousStates(fmi3Instance instance, size_t *nContinuousStates)
+{
+    GET_INST(instance);
+    const rtc_tm_me *me = in->model->me;
+    *nContinuousStates = me ? me->nx : 0;
+    return fmi3OK;
+}

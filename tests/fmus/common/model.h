@@ -111,6 +111,16 @@ typedef struct rtc_tm_step_info {
     double t_reached; /**< with terminate: time the model actually reached */
 } rtc_tm_step_info;
 
+/** What one event iteration (FMI 2 NewDiscreteStates / FMI 3 UpdateDiscreteStates) reports;
+ *  the wrapper zeroes it before calling the model. */
+typedef struct rtc_tm_event_info {
+    bool again;          /**< another iteration at the same instant is needed */
+    bool values_changed; /**< continuous states were changed (the host re-reads them) */
+    bool next_defined;   /**< next_time is a time event */
+    double next_time;
+    bool terminate; /**< the model asks the host to stop */
+} rtc_tm_event_info;
+
 /** The wrapper's instance, opaque to models; used for logging. */
 typedef struct rtc_tm_inst rtc_tm_ctx;
 
@@ -120,6 +130,26 @@ typedef struct rtc_tm_inst rtc_tm_ctx;
 #define RTC_TM_LOG_DISCARD "logStatusDiscard"
 #define RTC_TM_LOG_ERROR "logStatusError"
 #define RTC_TM_LOG_FATAL "logStatusFatal"
+
+/**
+ * Model Exchange part of a model (NULL: Co-Simulation only). States and their derivatives
+ * are Float64 variables of the table; the wrapper reads and writes them by value reference,
+ * so a model only computes. Everything here is RT-safe (no allocation, no I/O).
+ */
+typedef struct rtc_tm_me {
+    size_t nx;              /**< continuous states (0 allowed) */
+    const uint32_t *x_vr;   /**< value references of the states */
+    const uint32_t *dx_vr;  /**< value references of their derivatives, same order */
+    size_t nz;              /**< event indicators */
+    /** Indicators at the current states and inputs (time t); NULL when nz = 0. */
+    void (*indicators)(const void *m, double t, double z[]);
+    /** One event iteration at time t (Event Mode): update discrete states, reinitialize
+     *  continuous ones, schedule the next time event. NULL: no events. */
+    rtc_tm_status (*event)(void *m, rtc_tm_ctx *ctx, double t, rtc_tm_event_info *info);
+    /** d(derivatives)/d(states) at the current point, row-major nx*nx, for
+     *  fmiXGetDirectionalDerivative; NULL: the FMU does not provide directional derivatives. */
+    void (*jacobian)(const void *m, double t, double jac[]);
+} rtc_tm_me;
 
 /** A model: its table and its four functions. */
 typedef struct rtc_tm_model {
@@ -138,8 +168,12 @@ typedef struct rtc_tm_model {
     int (*initialize)(void *m, rtc_tm_ctx *ctx, double t0);
     /** Recompute feedthrough outputs from states and inputs (after every set); may be NULL. */
     void (*outputs)(void *m);
-    /** Advance from t by h (> 0) with the inputs held constant. RT-safe. */
+    /** Advance from t by h (> 0) with the inputs held constant. RT-safe. NULL: the FMU has
+     *  no Co-Simulation interface (Model Exchange only). */
     rtc_tm_status (*step)(void *m, rtc_tm_ctx *ctx, double t, double h, rtc_tm_step_info *info);
+    /** Model Exchange interface, or NULL. `outputs` must then also compute the derivative
+     *  variables from the states and inputs (the wrapper calls it after every change). */
+    const rtc_tm_me *me;
 } rtc_tm_model;
 
 /** Defined once by each model source. */

@@ -323,6 +323,7 @@ rtc_tm_status rtc__tm_exit_init(rtc_tm_inst *in, const char *fn)
     if (md->outputs)
         md->outputs(in->m);
     in->phase = RTC_TM_PH_STEP;
+    in->event_mode = in->me; /* Model Exchange continues in Event Mode */
     return RTC_TM_OK;
 }
 
@@ -361,6 +362,9 @@ rtc_tm_status
 rtc__tm_do_step(rtc_tm_inst *in, const char *fn, double t, double h, rtc_tm_step_info *info)
 {
     const rtc_tm_model *md = in->model;
+    if (in->me || !md->step)
+        return rtc__tm_unsupported(in, fn, in->me ? "instantiated for Model Exchange"
+                                                  : "no Co-Simulation interface");
     if (!rtc__tm_allowed(in, RTC_TM_PH_STEP, fn) || !step_args_ok(in, fn, t, h))
         return RTC_TM_ERROR;
     info->terminate = false;

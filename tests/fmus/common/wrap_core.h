@@ -60,6 +60,8 @@ struct rtc_tm_inst {
     bool stop_defined;
     bool terminate_requested; /**< a step reported terminate; no further steps */
     double last_ok_time;      /**< end of the last successful (partial) step */
+    bool me;           /**< instantiated for Model Exchange */
+    bool event_mode;   /**< ME: in Event Mode (else Continuous-Time Mode) while in StepMode */
     bool logging_on;
     unsigned cat_mask; /**< enabled log categories, bit i = category i */
     rtc_tm_emit_fn *emit;
@@ -130,6 +132,19 @@ rtc_tm_status
 rtc__tm_state_serialize(rtc_tm_inst *in, const char *fn, const void *state, void *buf, size_t size);
 rtc_tm_status rtc__tm_state_deserialize(
     rtc_tm_inst *in, const char *fn, const void *buf, size_t size, void **state);
+
+/* ---- Model Exchange (wrap_me.c); each checks the instance, mode and array sizes ---- */
+rtc_tm_status rtc__tm_me_set_time(rtc_tm_inst *in, const char *fn, double t);
+rtc_tm_status rtc__tm_me_set_x(rtc_tm_inst *in, const char *fn, const double x[], size_t nx);
+/** what: 'x' states, 'd' derivatives, 'n' nominals (all 1), 'z' event indicators. */
+rtc_tm_status rtc__tm_me_get(rtc_tm_inst *in, const char *fn, char what, double v[], size_t n);
+/** EnterEventMode (true) from Continuous-Time Mode or EnterContinuousTimeMode (false). */
+rtc_tm_status rtc__tm_me_mode(rtc_tm_inst *in, const char *fn, bool event_mode);
+rtc_tm_status rtc__tm_me_update(rtc_tm_inst *in, const char *fn, rtc_tm_event_info *info);
+rtc_tm_status rtc__tm_me_completed(rtc_tm_inst *in, const char *fn, bool *enter, bool *term);
+rtc_tm_status rtc__tm_me_dir_der(rtc_tm_inst *in, const char *fn, const uint32_t unk[], size_t nu,
+                                 const uint32_t kn[], size_t nk, const double seed[],
+                                 double out[]);
 
 /** Decode an FMI 2 resource URI (file:///p, file:/p, file://localhost/p, %XX) into a path
  *  without trailing '/'. Returns 0, or -1 if not a file URI or too long. */

@@ -205,6 +205,9 @@ typedef struct rtc_cs_caps {
     unsigned recommended_intermediate_input_smoothness; /**< 3.0 */
     bool has_fixed_internal_step_size;          /**< 3.0 */
     double fixed_internal_step_size;
+    /** ModelExchange only: call CompletedIntegratorStep after each accepted solver step
+     *  (FMI 3 needsCompletedIntegratorStep; FMI 2 NOT completedIntegratorStepNotNeeded). */
+    bool needs_completed_integrator_step;
 } rtc_cs_caps;
 
 /** DefaultExperiment. The *_text members keep the attribute text so times can be parsed
@@ -234,6 +237,11 @@ typedef struct rtc_model_desc {
     rtc_cs_caps cs;
     bool has_me, has_se;
     char *me_model_identifier, *se_model_identifier;
+    /** ModelExchange capability flags (same struct as CoSimulation's; its model_identifier
+     *  stays NULL, see me_model_identifier). Continuous states = structure.n_derivatives. */
+    rtc_cs_caps me;
+    /** Event indicators: FMI 2 numberOfEventIndicators, FMI 3 the EventIndicator count. */
+    size_t n_event_indicators;
     rtc_default_experiment experiment;
     size_t n_vars;
     rtc_var *vars;

@@ -1,0 +1,69 @@
+/*
+ * Stair (Model Exchange only) — the interface of the Modelica Reference FMU of that name
+ * (time, counter) plus one parameter of ours: no continuous states, only time events.
+ * counter starts at 1 and is incremented at every whole second (nextEventTime = 1, 2, ...).
+ * counter_max > 0 (ours, vr 2, default 0 = never) asks the host to end the simulation
+ * (terminateSimulation) in the event that makes counter reach it.
+ */
+#include "model.h"
+
+#include <float.h>
+#include <math.h>
+
+typedef struct stair {
+    int32_t counter;
+    int32_t counter_max;
+    double next;
+} stair;
+
+static const rtc_tm_var vars[] = {
+    RTC_TM_TIME,
+    RTC_TM_VAR(stair, counter, 1, RTC_TM_I32, RTC_TM_OUTPUT, RTC_TM_DISCRETE),
+    RTC_TM_VAR(stair, counter_max, 2, RTC_TM_I32, RTC_TM_PARAMETER, RTC_TM_FIXED),
+};
+
+static int setup(void *mv, rtc_tm_ctx *ctx, const char *resource_dir)
+{
+    stair *m = mv;
+    (void)ctx, (void)resource_dir;
+    m->counter = 1;
+    return 0;
+}
+
+static int initialize(void *mv, rtc_tm_ctx *ctx, double t0)
+{
+    stair *m = mv;
+    (void)ctx;
+    m->counter = 1;
+    m->next = floor(t0) + 1.0;
+    return 0;
+}
+
+static rtc_tm_status event(void *mv, rtc_tm_ctx *ctx, double t, rtc_tm_event_info *info)
+{
+    stair *m = mv;
+    /* a host may land a rounding error short of the event time */
+    if (t + (1.0 + fabs(t)) * 4.0 * DBL_EPSILON >= m->next) {
+        m->counter++;
+        m->next += 1.0;
+        rtc_tm_log(ctx, RTC_TM_OK, RTC_TM_LOG_EVENTS, "Stair: counter = %d at t = %.17g",
+                   (int)m->counter, t);
+    }
+    info->next_defined = true;
+    info->next_time = m->next;
+    info->terminate = m->counter_max > 0 && m->counter >= m->counter_max;
+    return RTC_TM_OK;
+}
+
+static const rtc_tm_me me = {.nx = 0, .event = event};
+
+const rtc_tm_model rtc_tm_model_def = {
+    .name = "Stair",
+    .token = "{a3c2f1d0-5b6e-4c71-9d2a-000000000023}",
+    .size = sizeof(stair),
+    .vars = vars,
+    .nvars = sizeof vars / sizeof vars[0],
+    .setup = setup,
+    .initialize = initialize,
+    .me = &me,
+};
