@@ -97,7 +97,7 @@ instantiate_args_ok(fmi2String name, fmi2Type type, fmi2String guid, const fmi2C
         return false;
     }
     if (type != fmi2CoSimulation && !(type == fmi2ModelExchange && md->me)) {
-        early_error(f, name, "this fmuType is not supported by ", md->name);
+        early_error(f, name, "only fmi2CoSimulation is supported by ", md->name);
         return false;
     }
     if (type == fmi2CoSimulation && !md->step) {
