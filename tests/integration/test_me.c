@@ -9,7 +9,7 @@
  *   - Stiff: explicit Euler diverges at a step where the linearly implicit method stays
  *     accurate, with the FMU's directional derivatives (FMI 3) and finite differences
  *     (FMI 2, whose modelDescription does not provide them);
- *   - terminateSimulation, an FMU without states (Feedthrough), --interface me|cs, info,
+ *   - step events (CompletedIntegratorStep), terminateSimulation, an FMU without states (Feedthrough), --interface me|cs, info,
  *     per-component interface/solver/substeps in a system, fast and real-time runs.
  * Tolerances are stated where they are asserted and follow from the method's error.
  */
@@ -236,6 +236,19 @@ static void stair_terminate_simulation_ends_run(void)
     CU_ASSERT_DOUBLE_EQUAL(last_value("t.csv", "counter"), 3.0, 0.0);
 }
 
+static void stair_step_events_from_completed_integrator_step(void)
+{
+    for (int v = 2; v <= 3; v++) {
+        /* FMI 2 omits completedIntegratorStepNotNeeded (so it is needed), FMI 3 says
+         * needsCompletedIntegratorStep="true": every 2nd of 10 steps asks for Event Mode */
+        CU_ASSERT_EQUAL(rtcosim("run '%s' --stop 1 --step 0.1 --set step_events=2 -o p.csv",
+                                tfmu_path(v, "Stair")),
+                        0);
+        CU_ASSERT_DOUBLE_EQUAL(last_value("p.csv", "step_count"), 5.0, 0.0);
+        CU_ASSERT_DOUBLE_EQUAL(last_value("p.csv", "counter"), 2.0, 0.0);
+    }
+}
+
 static void feedthrough_without_states_runs_as_me(void)
 {
     const char *fmu = tfmu_path(3, "Feedthrough");
@@ -320,6 +333,8 @@ void rtc_test_register(void)
          stiff_euler_diverges_implicit_stays_accurate},
         {"implicit_directional_and_differences_agree", implicit_directional_and_differences_agree},
         {"stair_terminate_simulation_ends_run", stair_terminate_simulation_ends_run},
+        {"stair_step_events_from_completed_integrator_step",
+         stair_step_events_from_completed_integrator_step},
         {"feedthrough_without_states_runs_as_me", feedthrough_without_states_runs_as_me},
         {"interface_option_chooses_and_refuses", interface_option_chooses_and_refuses},
         {"info_shows_both_interfaces_and_events", info_shows_both_interfaces_and_events},

@@ -181,15 +181,15 @@ typedef struct run {
     tlog log;
 } run;
 
-/* Load msd-jacobi, record every output, arm the executive at rtf 10 (1 ms period). */
-static void arm(run *x)
+/* Load @p system (default msd-jacobi), record every output, arm the executive at rtf 2. */
+static void arm_system(run *x, const char *system)
 {
     rtc_unit_factory f;
     char path[700], trace[700];
     CU_ASSERT_EQUAL_FATAL(rtc_fmu_factory(&f), RTC_OK);
     tlog_init(&x->log);
     x->log.lg.max_level = RTC_LOG_WARNING;
-    snprintf(path, sizeof path, "%s/msd-jacobi.ssp", RTC_TEST_CONFIG_DIR);
+    snprintf(path, sizeof path, "%s", system);
     rtc_system_options so = {.has_stop = true, .stop_ns = INT64_C(2000000000)};
     CU_ASSERT_EQUAL_FATAL(rtc_system_load(path, &f, 1, &so, &x->log.lg, &x->sys), RTC_OK);
     CU_ASSERT_EQUAL_FATAL(rtc_record_new(&x->rec), RTC_OK);
@@ -208,6 +208,13 @@ static void arm(run *x)
     CU_ASSERT_EQUAL_FATAL(rtc_exec_new(x->sys, &o, &x->ex), RTC_OK);
 }
 
+static void arm(run *x)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/msd-jacobi.ssp", RTC_TEST_CONFIG_DIR);
+    arm_system(x, path);
+}
+
 static void disarm(run *x)
 {
     rtc_exec_free(x->ex);
@@ -220,10 +227,9 @@ static void disarm(run *x)
     rtc_record_free(x->rec);
 }
 
-static void rt_thread_allocates_nothing_and_takes_no_page_fault(void)
+/* Run an armed system on the RT thread; no allocation, no page fault when locked. */
+static void run_counted(run *x)
 {
-    run x;
-    arm(&x);
     /* the counters work: an allocation here (main thread) counts as "any", not as RT */
     unsigned long before = atomic_load(&any_mallocs);
     void *volatile probe = malloc(64);
@@ -234,12 +240,12 @@ static void rt_thread_allocates_nothing_and_takes_no_page_fault(void)
     atomic_store(&rt_frees, 0);
     atomic_store(&rt_sleeps, 0);
 
-    int rc = rtc_exec_run(x.ex);
+    int rc = rtc_exec_run(x->ex);
     if (rc != RTC_OK)
-        printf("\n    run failed: %s; log:\n%s", rtc_strerror(rc), x.log.text);
+        printf("\n    run failed: %s; log:\n%s", rtc_strerror(rc), x->log.text);
     CU_ASSERT_EQUAL_FATAL(rc, RTC_OK);
     rtc_exec_stats st;
-    rtc_exec_stats_get(x.ex, &st);
+    rtc_exec_stats_get(x->ex, &st);
     printf("\n    %llu steps (%s), RT thread: %lu mallocs, %lu frees, %lu sleeps, "
            "%ld minor / %ld major faults", (unsigned long long)st.steps, st.sched_policy,
            atomic_load(&rt_mallocs), atomic_load(&rt_frees), atomic_load(&rt_sleeps),
@@ -259,6 +265,46 @@ static void rt_thread_allocates_nothing_and_takes_no_page_fault(void)
                                       : "mlockall failed (no privileges): faults are possible");
         CU_ASSERT(st.minor_faults >= 0); /* measured all the same */
     }
+    
+}
+
+static void rt_thread_allocates_nothing_and_takes_no_page_fault(void)
+{
+    run x;
+    arm(&x);
+    run_counted(&x);
+    disarm(&x);
+}
+
+/* A Model Exchange unit bouncing (state events located, event iterations) on the RT
+ * thread: it allocates nothing either (issue 12: buffers are sized at arm). */
+static void me_unit_with_events_allocates_nothing(void)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/me.ssd", work);
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f,
+            "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" name=\"me\" "
+            "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
+            "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\" "
+            "xmlns:rtc=\"urn:rtcosim:realtime:1\">\n<ssd:System name=\"s\">\n<ssd:Elements>\n"
+            "<ssd:Component name=\"ball\" source=\"%s/fmi3/BouncingBall.fmu\">\n"
+            "<ssd:Connectors><ssd:Connector name=\"h\" kind=\"output\"><ssc:Real/>"
+            "</ssd:Connector></ssd:Connectors>\n<ssd:Annotations><ssc:Annotation "
+            "type=\"org.rtcosim.realtime\"><rtc:Component stepSize=\"0.01\" interface=\"me\" "
+            "solver=\"rk4\" substeps=\"4\"/></ssc:Annotation></ssd:Annotations>\n"
+            "</ssd:Component>\n</ssd:Elements>\n</ssd:System>\n"
+            "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"2\"/>\n"
+            "</ssd:SystemStructureDescription>\n",
+            RTC_TEST_FMU_DIR);
+    fclose(f);
+    run x;
+    arm_system(&x, path);
+    run_counted(&x);
+    rtc_me_events ev;
+    CU_ASSERT_FATAL(rtc_fmu_unit_events(rtc_system_unit(x.sys, 0), &ev));
+    CU_ASSERT_EQUAL(ev.state_events, 4); /* bounces at 0.45, 1.08, 1.53, 1.84 s (2.05 after) */
     disarm(&x);
 }
 
@@ -784,6 +830,7 @@ void rtc_test_register(void)
     static const rtc_test_case cases[] = {
         {"rt_thread_allocates_nothing_and_takes_no_page_fault",
          rt_thread_allocates_nothing_and_takes_no_page_fault},
+        {"me_unit_with_events_allocates_nothing", me_unit_with_events_allocates_nothing},
         {"rtlog_text_formats_like_printf", rtlog_text_formats_like_printf},
         {"run_phase_syscalls_are_sleeps_and_futex_only",
          run_phase_syscalls_are_sleeps_and_futex_only},

@@ -4,6 +4,9 @@
  * counter starts at 1 and is incremented at every whole second (nextEventTime = 1, 2, ...).
  * counter_max > 0 (ours, vr 2, default 0 = never) asks the host to end the simulation
  * (terminateSimulation) in the event that makes counter reach it.
+ * step_events (ours, vr 3, default 0 = off) > 0: CompletedIntegratorStep asks for Event Mode
+ * after every step_events-th step (a step event); each such event increments step_count
+ * (ours, vr 4). Both interfaces declare that CompletedIntegratorStep is needed.
  */
 #include "model.h"
 
@@ -13,6 +16,9 @@
 typedef struct stair {
     int32_t counter;
     int32_t counter_max;
+    int32_t step_events, step_count;
+    int32_t steps_done;
+    bool step_due;
     double next;
 } stair;
 
@@ -20,6 +26,8 @@ static const rtc_tm_var vars[] = {
     RTC_TM_TIME,
     RTC_TM_VAR(stair, counter, 1, RTC_TM_I32, RTC_TM_OUTPUT, RTC_TM_DISCRETE),
     RTC_TM_VAR(stair, counter_max, 2, RTC_TM_I32, RTC_TM_PARAMETER, RTC_TM_FIXED),
+    RTC_TM_VAR(stair, step_events, 3, RTC_TM_I32, RTC_TM_PARAMETER, RTC_TM_FIXED),
+    RTC_TM_VAR(stair, step_count, 4, RTC_TM_I32, RTC_TM_OUTPUT, RTC_TM_DISCRETE),
 };
 
 static int setup(void *mv, rtc_tm_ctx *ctx, const char *resource_dir)
@@ -35,6 +43,8 @@ static int initialize(void *mv, rtc_tm_ctx *ctx, double t0)
     stair *m = mv;
     (void)ctx;
     m->counter = 1;
+    m->step_count = m->steps_done = 0;
+    m->step_due = false;
     m->next = floor(t0) + 1.0;
     return 0;
 }
@@ -49,13 +59,25 @@ static rtc_tm_status event(void *mv, rtc_tm_ctx *ctx, double t, rtc_tm_event_inf
         rtc_tm_log(ctx, RTC_TM_OK, RTC_TM_LOG_EVENTS, "Stair: counter = %d at t = %.17g",
                    (int)m->counter, t);
     }
+    if (m->step_due) {
+        m->step_due = false;
+        m->step_count++;
+    }
     info->next_defined = true;
     info->next_time = m->next;
     info->terminate = m->counter_max > 0 && m->counter >= m->counter_max;
     return RTC_TM_OK;
 }
 
-static const rtc_tm_me me = {.nx = 0, .event = event};
+static bool completed(void *mv, double t)
+{
+    stair *m = mv;
+    (void)t;
+    m->step_due = m->step_events > 0 && ++m->steps_done % m->step_events == 0;
+    return m->step_due;
+}
+
+static const rtc_tm_me me = {.nx = 0, .event = event, .completed = completed};
 
 const rtc_tm_model rtc_tm_model_def = {
     .name = "Stair",

@@ -149,6 +149,9 @@ typedef struct rtc_tm_me {
     /** d(derivatives)/d(states) at the current point, row-major nx*nx, for
      *  fmiXGetDirectionalDerivative; NULL: the FMU does not provide directional derivatives. */
     void (*jacobian)(const void *m, double t, double jac[]);
+    /** CompletedIntegratorStep at time t: true asks the host for Event Mode (a step event).
+     *  NULL: never. */
+    bool (*completed)(void *m, double t);
 } rtc_tm_me;
 
 /** A model: its table and its four functions. */

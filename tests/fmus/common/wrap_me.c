@@ -132,9 +132,11 @@ rtc_tm_status rtc__tm_me_completed(rtc_tm_inst *in, const char *fn, bool *enter,
 {
     *enter = false;
     *term = false;
-    if (!me_allowed(in, fn, RTC_TM_PH_STEP, 1))
+    const rtc_tm_me *me = me_allowed(in, fn, RTC_TM_PH_STEP, 1);
+    if (!me)
         return RTC_TM_ERROR;
     in->last_ok_time = in->time;
+    *enter = me->completed && me->completed(in->m, in->time);
     return RTC_TM_OK;
 }
 
