@@ -313,6 +313,10 @@ static void system_component_runs_me_fast_and_realtime(void)
     write_system("cs.ssd", 3, "interface=\"cs\"");
     CU_ASSERT_EQUAL(rtcosim("run cs.ssd --output-dir cs"), 0);
     CU_ASSERT_DOUBLE_EQUAL(fast, last_value("cs/results.csv", "ball.h"), 1e-9);
+    /* and the settings are honoured: Euler's O(h) error shows against the exact CS run */
+    write_system("eu.ssd", 3, "interface=\"me\" solver=\"euler\"");
+    CU_ASSERT_EQUAL(rtcosim("run eu.ssd --output-dir eu"), 0);
+    CU_ASSERT(fabs(last_value("eu/results.csv", "ball.h") - fast) > 1e-3);
     /* paced at 20x real time: the same numbers (results do not depend on the mode) */
     CU_ASSERT_EQUAL(rtcosim("run me.ssd --realtime 20 --output-dir rt"), 0);
     CU_ASSERT_DOUBLE_EQUAL(last_value("rt/results.csv", "ball.h"), fast, 0.0);
