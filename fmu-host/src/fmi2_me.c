@@ -73,9 +73,8 @@ static int enter_ct(const rtc_me_call *c)
 static int completed(const rtc_me_call *c, bool *enter_event_mode, bool *terminate)
 {
     fmi2Boolean enter = fmi2False, term = fmi2False;
-    /* noSetFMUStatePriorToCurrentPoint: the engine never goes back behind this point */
     int rc = ck(c, "fmi2CompletedIntegratorStep",
-                API(c)->CompletedIntegratorStep(c->inst, fmi2True, &enter, &term));
+                API(c)->CompletedIntegratorStep(c->inst, c->no_prior, &enter, &term));
     *enter_event_mode = enter != fmi2False;
     *terminate = term != fmi2False;
     return rc;

@@ -77,9 +77,8 @@ static int enter_ct(const rtc_me_call *c)
 static int completed(const rtc_me_call *c, bool *enter_event_mode, bool *terminate)
 {
     fmi3Boolean enter = fmi3False, term = fmi3False;
-    /* noSetFMUStatePriorToCurrentPoint: the engine never goes back behind this point */
     int rc = ck(c, "fmi3CompletedIntegratorStep",
-                API(c)->CompletedIntegratorStep(c->inst, fmi3True, &enter, &term));
+                API(c)->CompletedIntegratorStep(c->inst, c->no_prior, &enter, &term));
     *enter_event_mode = enter != fmi3False;
     *terminate = term != fmi3False;
     return rc;

@@ -44,6 +44,7 @@ typedef struct rtc_me_call {
     const char *name;
     const rtc_logger *lg;
     bool *fatal;
+    bool no_prior; /* noSetFMUStatePriorToCurrentPoint: the master never rolls back */
 } rtc_me_call;
 
 /** Per-version ME functions; each returns an rtc_status (failures logged once). */

@@ -52,6 +52,8 @@ typedef struct me_unit {
     bool synced;
     bool next_defined;
     double next_time;
+    bool saved_next_defined; /* the time event as of the last get_state (see u_set_state) */
+    double saved_next_time;
     uint32_t *event_vrs; /* Float vrs whose set needs Event Mode (discrete, tunable), sorted */
     size_t n_event_vrs;
     rtc_me_events ev;
@@ -161,6 +163,8 @@ static int event_iteration(me_unit *u, double t, bool *terminate)
     if (rc != RTC_OK || ev.terminate)
         return rc;
     rc = u->be->enter_ct(&u->call);
+    if (rc == RTC_OK && ev.nominals_changed && u->nx) /* only the differences use them */
+        rc = u->be->get_nominals(&u->call, u->nom, u->nx);
     return rc == RTC_OK ? reread(u, t, true) : rc;
 }
 
@@ -349,6 +353,7 @@ static int u_instantiate(void *self, const rtc_unit_setup *setup)
     me_unit *u = self;
     int rc = u->inner->ops->instantiate(u->inner->self, setup);
     u->t_start = setup->start_time_s;
+    u->call.no_prior = !setup->may_rollback;
     if (rc == RTC_OK)
         u->call.inst = u->md->fmi_major == 2 ? rtc__fmi2_unit_instance(u->inner, &u->call.fatal)
                                              : rtc__fmi3_unit_instance(u->inner, &u->call.fatal);
@@ -429,9 +434,14 @@ static int u_get(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, voi
     return u->inner->ops->get(u->inner->self, type, vr, n_vr, values, n_values);
 }
 
+/* The pending time event is the importer's knowledge, not part of the FMU state: it is
+ * saved with the last state taken and restored with it (the rolling-back masters restore
+ * the state they saved last). */
 static int u_get_state(void *self, void **state)
 {
     me_unit *u = self;
+    u->saved_next_defined = u->next_defined;
+    u->saved_next_time = u->next_time;
     return u->inner->ops->get_state(u->inner->self, state);
 }
 
@@ -439,6 +449,8 @@ static int u_set_state(void *self, void *state)
 {
     me_unit *u = self;
     u->stale_x = true;
+    u->next_defined = u->saved_next_defined;
+    u->next_time = u->saved_next_time;
     return u->inner->ops->set_state(u->inner->self, state);
 }
 
