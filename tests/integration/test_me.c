@@ -50,18 +50,12 @@ static int rtcosim(const char *fmt, ...)
     return rc;
 }
 
-/* Value of column @p col in the last row of work/@p file (NAN when unreadable). */
+/* Column @p col in the last row of work/@p file (NAN when unreadable). */
 static double last_value(const char *file, const char *col)
 {
     char path[700];
     snprintf(path, sizeof path, "%s/%s", work, file);
-    tcsv c;
-    if (!tcsv_read(path, &c))
-        return NAN;
-    long k = tcsv_col(&c, col);
-    double v = k >= 0 && c.n_rows ? tcsv_at(&c, c.n_rows - 1, (size_t)k) : NAN;
-    tcsv_free(&c);
-    return v;
+    return tcsv_last(path, col);
 }
 
 /* x(t_end) of an ME run with @p solver and @p n substeps per 0.1 s step. */
@@ -287,22 +281,7 @@ static void write_system(const char *name, int v, const char *attrs)
 {
     char path[700];
     snprintf(path, sizeof path, "%s/%s", work, name);
-    FILE *f = fopen(path, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fprintf(f,
-            "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" name=\"me\" "
-            "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
-            "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\" "
-            "xmlns:rtc=\"urn:rtcosim:realtime:1\">\n<ssd:System name=\"s\">\n<ssd:Elements>\n"
-            "<ssd:Component name=\"ball\" source=\"%s\">\n<ssd:Connectors>\n"
-            "<ssd:Connector name=\"h\" kind=\"output\"><ssc:Real/></ssd:Connector>\n"
-            "</ssd:Connectors>\n<ssd:Annotations><ssc:Annotation type=\"org.rtcosim.realtime\">"
-            "<rtc:Component stepSize=\"0.01\" %s/></ssc:Annotation></ssd:Annotations>\n"
-            "</ssd:Component>\n</ssd:Elements>\n</ssd:System>\n"
-            "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"1\"/>\n"
-            "</ssd:SystemStructureDescription>\n",
-            tfmu_path(v, "BouncingBall"), attrs);
-    fclose(f);
+    tfmu_write_system(path, tfmu_path(v, "BouncingBall"), "h", attrs, "1");
 }
 
 static void system_component_runs_me_fast_and_realtime(void)

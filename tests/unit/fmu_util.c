@@ -4,6 +4,7 @@
 #include "cu_main.h"
 #include "rtcosim/status.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,4 +198,36 @@ long tcsv_whole_rows(const char *path)
     }
     free(text);
     return rows;
+}
+
+double tcsv_last(const char *path, const char *col)
+{
+    tcsv c;
+    if (!tcsv_read(path, &c))
+        return NAN;
+    long k = tcsv_col(&c, col);
+    double v = k >= 0 && c.n_rows ? tcsv_at(&c, c.n_rows - 1, (size_t)k) : NAN;
+    tcsv_free(&c);
+    return v;
+}
+
+void tfmu_write_system(const char *path, const char *fmu, const char *output, const char *attrs,
+                       const char *stop)
+{
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f,
+            "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" name=\"one\" "
+            "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
+            "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\" "
+            "xmlns:rtc=\"urn:rtcosim:realtime:1\">\n<ssd:System name=\"s\">\n<ssd:Elements>\n"
+            "<ssd:Component name=\"ball\" source=\"%s\">\n<ssd:Connectors>\n"
+            "<ssd:Connector name=\"%s\" kind=\"output\"><ssc:Real/></ssd:Connector>\n"
+            "</ssd:Connectors>\n<ssd:Annotations><ssc:Annotation type=\"org.rtcosim.realtime\">"
+            "<rtc:Component stepSize=\"0.01\" %s/></ssc:Annotation></ssd:Annotations>\n"
+            "</ssd:Component>\n</ssd:Elements>\n</ssd:System>\n"
+            "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"%s\"/>\n"
+            "</ssd:SystemStructureDescription>\n",
+            fmu, output, attrs, stop);
+    fclose(f);
 }

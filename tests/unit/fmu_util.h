@@ -47,6 +47,14 @@ bool tcsv_read(const char *path, tcsv *out);
 long tcsv_col(const tcsv *c, const char *name);
 double tcsv_at(const tcsv *c, size_t row, size_t col);
 void tcsv_free(tcsv *c);
+/** Column @p col in the last row of the CSV file @p path (NAN when unreadable/absent). */
+double tcsv_last(const char *path, const char *col);
+
+/** Write an SSP 1.0 system of one FMU component "ball" (source @p fmu, one Real output
+ *  connector @p output) whose rtc:Component has stepSize 0.01 and @p attrs, run 0..@p stop. */
+void tfmu_write_system(const char *path, const char *fmu, const char *output, const char *attrs,
+                       const char *stop);
+
 /** A result file as a reader of a killed or failed run finds it: the number of data rows
  *  when it is a header followed only by complete rows (newline-terminated, as many fields
  *  as the header), else -1 (empty file, cut row, wrong field count). */

@@ -282,23 +282,8 @@ static void me_unit_with_events_allocates_nothing(void)
 {
     char path[700];
     snprintf(path, sizeof path, "%s/me.ssd", work);
-    FILE *f = fopen(path, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fprintf(f,
-            "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" name=\"me\" "
-            "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
-            "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\" "
-            "xmlns:rtc=\"urn:rtcosim:realtime:1\">\n<ssd:System name=\"s\">\n<ssd:Elements>\n"
-            "<ssd:Component name=\"ball\" source=\"%s/fmi3/BouncingBall.fmu\">\n"
-            "<ssd:Connectors><ssd:Connector name=\"h\" kind=\"output\"><ssc:Real/>"
-            "</ssd:Connector></ssd:Connectors>\n<ssd:Annotations><ssc:Annotation "
-            "type=\"org.rtcosim.realtime\"><rtc:Component stepSize=\"0.01\" interface=\"me\" "
-            "solver=\"rk4\" substeps=\"4\"/></ssc:Annotation></ssd:Annotations>\n"
-            "</ssd:Component>\n</ssd:Elements>\n</ssd:System>\n"
-            "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"2\"/>\n"
-            "</ssd:SystemStructureDescription>\n",
-            RTC_TEST_FMU_DIR);
-    fclose(f);
+    tfmu_write_system(path, tfmu_path(3, "BouncingBall"), "h",
+                      "interface=\"me\" solver=\"rk4\" substeps=\"4\"", "2");
     run x;
     arm_system(&x, path);
     run_counted(&x);
