@@ -15,6 +15,7 @@
  */
 #include "cu_main.h"
 #include "fmu_util.h"
+#include "rtcosim/status.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -251,6 +252,50 @@ static void feedthrough_without_states_runs_as_me(void)
     CU_ASSERT_DOUBLE_EQUAL(last_value("m.csv", "Float64_continuous_output"), 2.5, 0.0);
 }
 
+static void set_f64(rtc_unit *u, uint32_t vr, double v, int want)
+{
+    CU_ASSERT_EQUAL(u->ops->set(u->self, RTC_TYPE_FLOAT64, &vr, 1, &v, 1), want);
+}
+
+static double get_f64(rtc_unit *u, uint32_t vr)
+{
+    double v = NAN;
+    CU_ASSERT_EQUAL(u->ops->get(u->self, RTC_TYPE_FLOAT64, &vr, 1, &v, 1), RTC_OK);
+    return v;
+}
+
+/* Discrete inputs change only in Event Mode (the test FMU refuses them in Continuous-Time
+ * Mode, as the standard says): the unit sets them inside an event and counts it. */
+static void discrete_input_set_while_running_is_an_input_event(void)
+{
+    tlog log;
+    tlog_init(&log);
+    rtc_fmu *fmu;
+    CU_ASSERT_EQUAL_FATAL(rtc_fmu_open(tfmu_path(3, "Feedthrough"), NULL, &log.lg, &fmu), RTC_OK);
+    rtc_fmu_unit_opts o = {.iface = RTC_FMU_IFACE_ME, .solver = RTC_ME_HEUN};
+    rtc_unit *u;
+    CU_ASSERT_EQUAL_FATAL(rtc_fmu_unit_new_opts(fmu, "ft", &o, &log.lg, &u), RTC_OK);
+    rtc_unit_setup s = {.instance_name = "ft", .stop_time_defined = true, .stop_time_s = 1};
+    CU_ASSERT_EQUAL_FATAL(u->ops->instantiate(u->self, &s), RTC_OK);
+    CU_ASSERT_EQUAL_FATAL(u->ops->enter_init(u->self), RTC_OK);
+    CU_ASSERT_EQUAL_FATAL(u->ops->exit_init(u->self), RTC_OK);
+    rtc_step_result r;
+    CU_ASSERT_EQUAL(u->ops->do_step(u->self, 0.0, 0.1, &r), RTC_OK);
+    set_f64(u, 9, 3.5, RTC_OK); /* Float64_discrete_input */
+    CU_ASSERT_EQUAL(get_f64(u, 10), 3.5);
+    set_f64(u, 7, 1.25, RTC_OK); /* Float64_continuous_input: no event */
+    CU_ASSERT_EQUAL(u->ops->do_step(u->self, 0.1, 0.1, &r), RTC_OK);
+    CU_ASSERT_EQUAL(get_f64(u, 8), 1.25);
+    rtc_me_events ev;
+    CU_ASSERT_FATAL(rtc_fmu_unit_events(u, &ev));
+    CU_ASSERT_EQUAL(ev.input_events, 1);
+    CU_ASSERT_EQUAL(ev.substeps, 2);
+    CU_ASSERT_FALSE(tlog_has(&log, "can be set only in Event Mode"));
+    u->ops->terminate(u->self);
+    u->ops->free(u->self);
+    rtc_fmu_close(fmu);
+}
+
 static void interface_option_chooses_and_refuses(void)
 {
     CU_ASSERT_EQUAL(rtcosim("run '%s' --no-output", tfmu_path(2, "Dahlquist")), 0); /* auto */
@@ -319,6 +364,8 @@ void rtc_test_register(void)
         {"stair_step_events_from_completed_integrator_step",
          stair_step_events_from_completed_integrator_step},
         {"feedthrough_without_states_runs_as_me", feedthrough_without_states_runs_as_me},
+        {"discrete_input_set_while_running_is_an_input_event",
+         discrete_input_set_while_running_is_an_input_event},
         {"interface_option_chooses_and_refuses", interface_option_chooses_and_refuses},
         {"info_shows_both_interfaces_and_events", info_shows_both_interfaces_and_events},
         {"system_component_runs_me_fast_and_realtime", system_component_runs_me_fast_and_realtime},

@@ -205,6 +205,14 @@ static bool settable(rtc_tm_inst *in, const rtc_tm_var *v, const char *fn)
                      v->name, (unsigned)v->vr);
         return false;
     }
+    /* Model Exchange: discrete inputs and tunable parameters change only at events */
+    if (in->me && in->phase == RTC_TM_PH_STEP && !in->event_mode &&
+        v->variability != RTC_TM_CONTINUOUS) {
+        rtc__tm_logf(in, RTC_TM_ERROR, RTC_TM_LOG_ERROR,
+                     "%s: variable '%s' (vr %u) can be set only in Event Mode", fn, v->name,
+                     (unsigned)v->vr);
+        return false;
+    }
     if (in->phase & ok)
         return true;
     rtc__tm_logf(in, RTC_TM_ERROR, RTC_TM_LOG_ERROR,
