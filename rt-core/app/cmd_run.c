@@ -106,6 +106,7 @@ typedef struct run_ctx {
     char **name_of; /* name_of[id]: the variable's name (copies: the summary outlives md) */
     void *vals[2];
     rtc_cli_end end;
+    json_t *me_events; /* a Model Exchange unit's event counts, taken before it is freed */
 } run_ctx;
 
 static int push(const char ***list, size_t *n, const char *v)
@@ -555,6 +556,9 @@ static int finish(run_ctx *r, int rc, rtc_recorder_stats *rs)
     if (r->unit) {
         if (rc == RTC_OK && !r->failed)
             rc = r->unit->ops->terminate(r->unit->self);
+        r->me_events = json_object();
+        if (r->me_events && rtc_cli_me_events_json(r->me_events, r->unit) != 0)
+            json_decref(r->me_events), r->me_events = NULL;
         r->unit->ops->free(r->unit->self);
     }
     char werr[sizeof r->end.reason] = "";
@@ -613,11 +617,15 @@ static void write_run_summary(run_ctx *r, const rtc_recorder_stats *rs)
     bad |= rtc_cli_summary_end(doc, &r->end, r->nf, nf_name, r);
     bad |= json_object_set_new(doc, "step_ns", json_integer(r->step_ns));
     bad |= json_object_set_new(doc, "rows_written", rtc__json_uint(rs->rows_written));
+    json_t *me = r->me_events ? json_object_get(r->me_events, "me_events") : NULL;
+    if (me)
+        bad |= json_object_set(doc, "me_events", me);
     rtc_cli_summary_write(doc, bad, path);
 }
 
 static void free_ctx(run_ctx *r)
 {
+    json_decref(r->me_events);
     for (size_t i = 0; r->name_of && i < r->n_val[0] + r->n_val[1]; i++)
         free(r->name_of[i]);
     free(r->name_of);

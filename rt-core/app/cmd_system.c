@@ -342,7 +342,8 @@ static int write_step_stats(json_t *obj, const rtc_system *sys, const rtc_cli_rt
 static int unit_json(json_t *o, const rtc_system *sys, size_t i)
 {
     int bad = json_object_set_new(o, "name", rtc__json_str(rtc_system_unit(sys, i)->name));
-    return bad | json_object_set_new(o, "step_ns", json_integer(rtc_system_unit_step_ns(sys, i)));
+    bad |= json_object_set_new(o, "step_ns", json_integer(rtc_system_unit_step_ns(sys, i)));
+    return bad | rtc_cli_me_events_json(o, rtc_system_unit(sys, i));
 }
 
 /* The system's own settings and times (the system counts from its start time). */

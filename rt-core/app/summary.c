@@ -11,6 +11,7 @@
 #include "summary.h"
 
 #include "rtcosim/exec.h"
+#include "rtcosim/fmu.h"
 #include "rtcosim/status.h"
 
 #include <errno.h>
@@ -159,4 +160,21 @@ void rtc_cli_stop_signals(bool on)
 int rtc_cli_stop_signal(void)
 {
     return atomic_load(&stop_signo);
+}
+
+int rtc_cli_me_events_json(json_t *obj, const rtc_unit *unit)
+{
+    rtc_me_events ev;
+    if (!unit || !rtc_fmu_unit_events(unit, &ev))
+        return 0;
+    json_t *o = json_object();
+    int bad = !o;
+    bad |= json_object_set_new(o, "time", rtc__json_uint(ev.time_events));
+    bad |= json_object_set_new(o, "state", rtc__json_uint(ev.state_events));
+    bad |= json_object_set_new(o, "step", rtc__json_uint(ev.step_events));
+    bad |= json_object_set_new(o, "input", rtc__json_uint(ev.input_events));
+    bad |= json_object_set_new(o, "iterations", rtc__json_uint(ev.iterations));
+    bad |= json_object_set_new(o, "solver_steps", rtc__json_uint(ev.substeps));
+    bad |= json_object_set_new(o, "terminated", json_boolean(ev.terminated));
+    return bad | json_object_set_new(obj, "me_events", o);
 }

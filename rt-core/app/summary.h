@@ -19,6 +19,7 @@
 
 #include "rtcosim/log.h"
 #include "rtcosim/nonfinite.h"
+#include "rtcosim/unit.h"
 
 #include "json_util.h" /* private to the CLI and the layers: libjansson */
 
@@ -75,6 +76,13 @@ bool rtc_cli_summary_write(json_t *doc, int built, const char *path);
  *  Returns 0, or -1 when a member could not be set. */
 int rtc_cli_summary_end(json_t *obj, const rtc_cli_end *e, const rtc_nonfinite *nf,
                         rtc_cli_name_fn name, const void *name_user);
+
+/** The events a Model Exchange unit handled, as the object "me_events" of @p obj:
+ *  "time", "state", "step", "input" (events of each kind), "iterations" (event iterations,
+ *  the superdense microsteps, initialization included), "solver_steps" and "terminated".
+ *  Nothing when @p unit is not a Model Exchange unit. Returns 0, or -1 (a member could not
+ *  be set). Thread: after the unit's stepping is done. */
+int rtc_cli_me_events_json(json_t *obj, const rtc_unit *unit);
 
 /** The last error line logged through rtc_cli_log ("" when none): the reason of a
  *  failed run. */

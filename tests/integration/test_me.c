@@ -15,6 +15,7 @@
  */
 #include "cu_main.h"
 #include "fmu_util.h"
+#include "json_util.h"
 #include "rtcosim/status.h"
 
 #include <math.h>
@@ -223,6 +224,49 @@ static void implicit_directional_and_differences_agree(void)
     CU_ASSERT_DOUBLE_EQUAL(a, b, 1e-12); /* both versions provide them: same numbers */
 }
 
+static void write_system(const char *name, int v, const char *attrs);
+
+/* me_events.<key> of the summary.json at work/@p rel (-1 when absent). */
+static long long me_event(const char *rel, const char *unit, const char *key)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s", work, rel);
+    json_t *doc = json_load_file(path, 0, NULL), *o = doc;
+    if (o && unit) { /* a system: the entry of "units" with that name */
+        json_t *units = json_object_get(doc, "units"), *u;
+        size_t i;
+        o = NULL;
+        json_array_foreach(units, i, u)
+            if (!strcmp(json_string_value(json_object_get(u, "name")), unit))
+                o = u;
+    }
+    json_t *v = json_object_get(json_object_get(o, "me_events"), key);
+    long long n = json_is_integer(v) ? json_integer_value(v) : json_is_boolean(v) ? json_is_true(v)
+                                                                                 : -1;
+    json_decref(doc);
+    return n;
+}
+
+static void summary_counts_events_per_unit(void)
+{
+    CU_ASSERT_EQUAL(rtcosim("run '%s' --interface me -o bb.csv", tfmu_path(2, "BouncingBall")), 0);
+    CU_ASSERT_EQUAL(me_event("summary.json", NULL, "state"), 20);
+    CU_ASSERT_EQUAL(me_event("summary.json", NULL, "time"), 0);
+    CU_ASSERT_EQUAL(me_event("summary.json", NULL, "solver_steps"), 300 + 20);
+    CU_ASSERT_EQUAL(rtcosim("run '%s' --set step_events=5 -o st.csv", tfmu_path(3, "Stair")), 0);
+    CU_ASSERT_EQUAL(me_event("summary.json", NULL, "time"), 10);
+    CU_ASSERT_EQUAL(me_event("summary.json", NULL, "step"), 10); /* 50 steps of 0.2 s */
+    CU_ASSERT_EQUAL(me_event("summary.json", NULL, "terminated"), 0);
+    CU_ASSERT_EQUAL(rtcosim("run '%s' --set counter_max=4 -o st.csv", tfmu_path(2, "Stair")), 0);
+    CU_ASSERT_EQUAL(me_event("summary.json", NULL, "terminated"), 1);
+    CU_ASSERT_EQUAL(me_event("summary.json", NULL, "time"), 3);
+    CU_ASSERT_EQUAL(rtcosim("run '%s' --interface cs -o cs.csv", tfmu_path(2, "BouncingBall")), 0);
+    CU_ASSERT_EQUAL(me_event("summary.json", NULL, "state"), -1); /* CS: no such object */
+    write_system("sys.ssd", 3, "interface=\"me\" substeps=\"2\"");
+    CU_ASSERT_EQUAL(rtcosim("run sys.ssd --output-dir sys"), 0);
+    CU_ASSERT_EQUAL(me_event("sys/summary.json", "ball", "state"), 1); /* t = 0.45 s of 1 s */
+}
+
 static void stair_terminate_simulation_ends_run(void)
 {
     CU_ASSERT_EQUAL(rtcosim("run '%s' --set counter_max=3 -o t.csv", tfmu_path(3, "Stair")), 0);
@@ -361,6 +405,7 @@ void rtc_test_register(void)
          stiff_euler_diverges_implicit_stays_accurate},
         {"implicit_directional_and_differences_agree", implicit_directional_and_differences_agree},
         {"stair_terminate_simulation_ends_run", stair_terminate_simulation_ends_run},
+        {"summary_counts_events_per_unit", summary_counts_events_per_unit},
         {"stair_step_events_from_completed_integrator_step",
          stair_step_events_from_completed_integrator_step},
         {"feedthrough_without_states_runs_as_me", feedthrough_without_states_runs_as_me},
