@@ -46,22 +46,24 @@ RTC_RT_SAFE const rtc_model_desc *rtc_fmu_model(const rtc_fmu *fmu);
 RTC_RT_SAFE const char *rtc_fmu_dir(const rtc_fmu *fmu);
 
 /**
- * Load the FMU's co-simulation binary for this platform (FMI 2: binaries/linux64/<id>.so,
- * FMI 3: binaries/x86_64-linux/<id>.so, RTLD_LOCAL) if not loaded yet, bind every function
- * the standard requires, and create an uninstantiated unit.
+ * rtc_fmu_unit_new_opts() with the default options: Co-Simulation when the FMU has it, else
+ * Model Exchange (RK4, one substep per communication step). Loads the binary for this
+ * platform (FMI 2: binaries/linux64/<id>.so, FMI 3: binaries/x86_64-linux/<id>.so,
+ * RTLD_LOCAL) if not loaded yet, binds every function the standard requires for that
+ * interface, and creates an uninstantiated unit.
  *
  * @param instance_name copied; non-empty.
  * @param lg  the unit's log lines (and the FMU's own logger messages, prefixed by the
  *            instance name) go here; must outlive the unit.
  * @param out the unit; free with out->ops->free(out->self).
- * Returns: RTC_OK; RTC_EUNSUPPORTED (no CoSimulation element, FMI version, no binary for
- * this platform, an FMI 3 input clock: clocks are not ticked by this engine); RTC_ESYMBOL (a required function is missing; the message names it);
- * RTC_EIO (dlopen failed).
+ * Returns: RTC_OK; RTC_EUNSUPPORTED (neither interface, FMI version, no binary for this
+ * platform, Model Exchange and Co-Simulation binaries that differ, an FMI 3 input clock:
+ * clocks are not ticked by this engine); RTC_ESYMBOL (a required function is missing; the
+ * message names it); RTC_EIO (dlopen failed).
  * RT-safe: no.
  */
 int rtc_fmu_unit_new(rtc_fmu *fmu, const char *instance_name, const rtc_logger *lg,
                      rtc_unit **out);
-
 
 /** Which FMI interface a unit uses. */
 typedef enum {
