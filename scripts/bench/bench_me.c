@@ -197,7 +197,7 @@ static int cmp_d(const void *a, const void *b)
 /* (2): BouncingBall, RK4, one substep per 10 ms step, 3 s: worst and median step. */
 static void event_steps(const char *dir)
 {
-    char path[PATH_MAX];
+    char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/BouncingBall.fmu", dir);
     rtc_logger lg = rtc_logger_stderr(RTC_LOG_WARNING);
     rtc_fmu *fmu;
@@ -241,7 +241,7 @@ int main(int argc, char **argv)
     }
     long n = argc > 2 ? atol(argv[2]) : 20000;
     unsigned sub = argc > 3 ? (unsigned)atoi(argv[3]) : 10;
-    char path[PATH_MAX];
+    char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/VanDerPol.fmu", argv[1]);
     rtc_logger lg = rtc_logger_stderr(RTC_LOG_WARNING);
     rtc_fmu *fmu;
@@ -265,7 +265,6 @@ int main(int argc, char **argv)
     }
     printf("\ntarget: engine <= 2x the bare loop of the same FMU calls\n\n");
     rtc_fmu_close(fmu);
-    snprintf(path, sizeof path, "%s", argv[1]);
-    event_steps(path);
+    event_steps(argv[1]);
     return 0;
 }
