@@ -26,6 +26,22 @@ typedef struct factory_ctx {
     size_t n_open;
 } factory_ctx;
 
+/* interface, solver, substeps from the component's settings; the others are not ours. */
+static int unit_opts(const rtc_unit_spec *spec, const rtc_logger *lg, rtc_fmu_unit_opts *opt)
+{
+    char err[160];
+    *opt = (rtc_fmu_unit_opts){0};
+    for (size_t i = 0; i < spec->n_settings; i++)
+        if (rtc_fmu_unit_opt_set(opt, spec->settings[i].key, spec->settings[i].value, err,
+                                 sizeof err) == RTC_EINVAL) {
+            rtc_log(lg, RTC_LOG_ERROR, "%s:%u: Component %s: %s", spec->file, spec->line,
+                    spec->name, err);
+            return RTC_EINVAL;
+        }
+    return RTC_OK;
+}
+
+/* Both interfaces load the same binary: the once-per-process rule holds across them. */
 static int create(void *vctx, const rtc_unit_spec *spec, const rtc_logger *lg, rtc_unit **out)
 {
     factory_ctx *ctx = vctx;
@@ -62,18 +78,10 @@ static int create(void *vctx, const rtc_unit_spec *spec, const rtc_logger *lg, r
                 "process (canBeInstantiatedOnlyOncePerProcess)", source, name);
         return RTC_EUNSUPPORTED;
     }
-    rtc_fmu_unit_opts opt = {0};
-    char err[160];
-    for (size_t i = 0; i < spec->n_settings; i++) {
-        int orc = rtc_fmu_unit_opt_set(&opt, spec->settings[i].key, spec->settings[i].value, err,
-                                       sizeof err);
-        if (orc == RTC_EINVAL) {
-            rtc_log(lg, RTC_LOG_ERROR, "%s:%u: Component %s: %s", spec->file, spec->line, name,
-                    err);
-            return orc;
-        }
-    }
-    int rc = rtc_fmu_unit_new_opts(o->fmu, name, &opt, lg, out);
+    rtc_fmu_unit_opts opt;
+    int rc = unit_opts(spec, lg, &opt);
+    if (rc == RTC_OK)
+        rc = rtc_fmu_unit_new_opts(o->fmu, name, &opt, lg, out);
     o->instances += rc == RTC_OK;
     return rc;
 }
