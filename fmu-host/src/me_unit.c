@@ -216,6 +216,9 @@ static int locate(me_unit *u, double ts, double tb, double *t_event)
 static int segment(me_unit *u, double ts, double te, bool *state_event, double *t_reached)
 {
     int rc = rtc__me_step(&u->w, u->solver, rhs, jac, u, ts, te - ts, u->x, u->xb);
+    if (rc == RTC_EINVAL) /* the only failure of the solver itself */
+        rtc_log(u->call.lg, RTC_LOG_ERROR, "%s: linearly implicit step at t = %.17g: the "
+                "matrix I - h J is singular", u->call.name, ts);
     if (rc == RTC_OK)
         rc = indicators_at(u, te, u->xb, u->zb);
     *t_reached = te;
