@@ -11,6 +11,8 @@
 
 static int ck(const rtc_me_call *c, const char *fn, fmi2Status st)
 {
+    if (st <= fmi2Warning) /* the common case, without a call */
+        return RTC_OK;
     if (st == fmi2Fatal)
         *c->fatal = true;
     return rtc__fmu_check(c->name, fn, (int)st, c->lg);

@@ -11,6 +11,8 @@
 
 static int ck(const rtc_me_call *c, const char *fn, fmi3Status st)
 {
+    if (st <= fmi3Warning) /* the common case, without a call */
+        return RTC_OK;
     if (st == fmi3Fatal)
         *c->fatal = true;
     return rtc__fmu_check(c->name, fn, (int)st, c->lg);

@@ -45,6 +45,7 @@ typedef struct me_unit {
     size_t nx, nz;
     double *x, *x1, *xb, *xp, *x_fmu, *col, *nom; /* nx each, one block */
     double *z, *za, *zb, *zc;                     /* nz each, same block */
+    double *block;                                /* the allocation (x/xb, z/zb swap) */
     uint32_t *x_vr, *dx_vr;
     rtc_me_work w;
     double t_start;
@@ -63,6 +64,18 @@ static const rtc_unit_ops me_ops;
 
 /* ---- keeping the FMU at (t, x) with as few calls as possible ---- */
 
+/* Copy x into the FMU's copy; true if anything differed (bitwise, like memcmp, but inline:
+ * a library call costs more than the handful of states it compares). */
+static bool update_copy(double *dst, const double *x, size_t n)
+{
+    bool changed = false;
+    for (size_t i = 0; i < n; i++) {
+        changed |= memcmp(&dst[i], &x[i], sizeof *x) != 0;
+        dst[i] = x[i];
+    }
+    return changed;
+}
+
 static int move_to(me_unit *u, double t, const double *x)
 {
     int rc = RTC_OK;
@@ -70,11 +83,8 @@ static int move_to(me_unit *u, double t, const double *x)
         rc = u->be->set_time(&u->call, t);
         u->t_fmu = t;
     }
-    if (rc == RTC_OK && u->nx &&
-        (!u->synced || memcmp(x, u->x_fmu, u->nx * sizeof *x) != 0)) {
+    if (rc == RTC_OK && u->nx && (update_copy(u->x_fmu, x, u->nx) || !u->synced))
         rc = u->be->set_x(&u->call, x, u->nx);
-        memcpy(u->x_fmu, x, u->nx * sizeof *x);
-    }
     u->synced = rc == RTC_OK;
     return rc;
 }
@@ -222,11 +232,12 @@ static int segment(me_unit *u, double ts, double te, bool *state_event, double *
     if (rc == RTC_OK)
         rc = indicators_at(u, te, u->xb, u->zb);
     *t_reached = te;
-    *state_event = rc == RTC_OK && crossed(u->z, u->zb, u->nz);
+    *state_event = rc == RTC_OK && u->nz && crossed(u->z, u->zb, u->nz);
     if (*state_event)
         rc = locate(u, ts, te, t_reached);
-    memcpy(u->x, u->xb, u->nx * sizeof *u->x);
-    memcpy(u->z, u->zb, u->nz * sizeof *u->z);
+    double *x = u->x, *z = u->z; /* accept the step: the new values become the current ones */
+    u->x = u->xb, u->xb = x;
+    u->z = u->zb, u->zb = z;
     return rc;
 }
 
@@ -249,7 +260,7 @@ static int after_segment(me_unit *u, double t, bool time_ev, bool state_ev, bool
 /* One substep [ts, te], split at events; *t_end is where it ended (< te on termination). */
 static int substep(me_unit *u, double ts, double te, bool *term, double *t_end)
 {
-    double eps = 1e-12 * fmax(1.0, fabs(te));
+    double eps = u->next_defined ? 1e-12 * fmax(1.0, fabs(te)) : 0.0;
     int rc = RTC_OK;
     for (unsigned seg = 0; rc == RTC_OK && !*term && ts < te; seg++) {
         if (seg == RTC_ME_SEGMENTS) {
@@ -304,7 +315,7 @@ static int u_do_step(void *self, double t, double h, rtc_step_result *res)
 static int alloc_buffers(me_unit *u)
 {
     size_t nx = u->nx ? u->nx : 1, nz = u->nz ? u->nz : 1;
-    double *bx = calloc(7 * nx + 4 * nz, sizeof *bx);
+    double *bx = u->block = calloc(7 * nx + 4 * nz, sizeof *bx);
     if (!bx)
         return RTC_ENOMEM;
     double **px[] = {&u->x, &u->x1, &u->xb, &u->xp, &u->x_fmu, &u->col, &u->nom};
@@ -478,7 +489,7 @@ static void u_free(void *self)
     if (u->inner)
         u->inner->ops->free(u->inner->self);
     rtc__me_work_clear(&u->w);
-    free(u->x); /* one block: states, then indicators */
+    free(u->block); /* one block: states, then indicators */
     free(u->x_vr);
     free(u->dx_vr);
     free(u->event_vrs);
