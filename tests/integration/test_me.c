@@ -288,6 +288,17 @@ static void stair_step_events_from_completed_integrator_step(void)
     }
 }
 
+static void endless_event_iteration_is_bounded(void)
+{
+    for (int v = 2; v <= 3; v++) {
+        CU_ASSERT_EQUAL(rtcosim("run '%s' --set endless=true -o e.csv", tfmu_path(v, "Stair")),
+                        1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, "event iteration at t = 1 did not converge in 32"));
+        CU_ASSERT_DOUBLE_EQUAL(last_value("e.csv", "time"), 0.8, 1e-12); /* rows kept */
+        CU_ASSERT_EQUAL(me_event("summary.json", NULL, "iterations"), 1 + 32);
+    }
+}
+
 static void feedthrough_without_states_runs_as_me(void)
 {
     const char *fmu = tfmu_path(3, "Feedthrough");
@@ -408,6 +419,7 @@ void rtc_test_register(void)
         {"summary_counts_events_per_unit", summary_counts_events_per_unit},
         {"stair_step_events_from_completed_integrator_step",
          stair_step_events_from_completed_integrator_step},
+        {"endless_event_iteration_is_bounded", endless_event_iteration_is_bounded},
         {"feedthrough_without_states_runs_as_me", feedthrough_without_states_runs_as_me},
         {"discrete_input_set_while_running_is_an_input_event",
          discrete_input_set_while_running_is_an_input_event},

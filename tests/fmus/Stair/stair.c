@@ -7,6 +7,8 @@
  * step_events (ours, vr 3, default 0 = off) > 0: CompletedIntegratorStep asks for Event Mode
  * after every step_events-th step (a step event); each such event increments step_count
  * (ours, vr 4). Both interfaces declare that CompletedIntegratorStep is needed.
+ * endless (ours, vr 5, default false): every time event asks for one more event iteration,
+ * forever — a faulty FMU whose event iteration never converges (the host must bound it).
  */
 #include "model.h"
 
@@ -19,6 +21,7 @@ typedef struct stair {
     int32_t step_events, step_count;
     int32_t steps_done;
     bool step_due;
+    bool endless;
     double next;
 } stair;
 
@@ -28,6 +31,7 @@ static const rtc_tm_var vars[] = {
     RTC_TM_VAR(stair, counter_max, 2, RTC_TM_I32, RTC_TM_PARAMETER, RTC_TM_FIXED),
     RTC_TM_VAR(stair, step_events, 3, RTC_TM_I32, RTC_TM_PARAMETER, RTC_TM_FIXED),
     RTC_TM_VAR(stair, step_count, 4, RTC_TM_I32, RTC_TM_OUTPUT, RTC_TM_DISCRETE),
+    RTC_TM_VAR(stair, endless, 5, RTC_TM_BOOL, RTC_TM_PARAMETER, RTC_TM_FIXED),
 };
 
 static int setup(void *mv, rtc_tm_ctx *ctx, const char *resource_dir)
@@ -63,6 +67,7 @@ static rtc_tm_status event(void *mv, rtc_tm_ctx *ctx, double t, rtc_tm_event_inf
         m->step_due = false;
         m->step_count++;
     }
+    info->again = m->endless && m->counter > 1;
     info->next_defined = true;
     info->next_time = m->next;
     info->terminate = m->counter_max > 0 && m->counter >= m->counter_max;
