@@ -15,6 +15,7 @@
 #include "rtc_fmi2.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/status.h"
+#include "rtcosim/time.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -22,15 +23,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define MAXN 16
 
 static double now_s(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return rtc_time_to_s(rtc_time_now_ns());
 }
 
 typedef struct bare {

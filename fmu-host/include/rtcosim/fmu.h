@@ -104,7 +104,7 @@ int rtc_fmu_unit_opt_set(rtc_fmu_unit_opts *opt, const char *key, const char *va
                          size_t err_cap);
 
 /** "euler", "heun", "rk4", "implicit". RT-safe: yes. */
-const char *rtc_me_solver_name(rtc_me_solver s);
+RTC_RT_SAFE const char *rtc_me_solver_name(rtc_me_solver s);
 
 /**
  * rtc_fmu_unit_new() with options: the interface (a Model Exchange unit integrates the FMU
@@ -130,7 +130,7 @@ typedef struct rtc_me_events {
 
 /** The event counts of @p unit if it is a Model Exchange unit of this module (false
  *  otherwise). RT-safe: yes. Thread: after the stepping thread is done, or on it. */
-bool rtc_fmu_unit_events(const rtc_unit *unit, rtc_me_events *out);
+RTC_RT_SAFE bool rtc_fmu_unit_events(const rtc_unit *unit, rtc_me_events *out);
 
 /** Unload the library and remove the temporary directory. NULL is a no-op. RT-safe: no. */
 void rtc_fmu_close(rtc_fmu *fmu);
