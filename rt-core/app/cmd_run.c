@@ -473,7 +473,7 @@ static int run_loop(run_ctx *r)
     for (; rc == RTC_OK && !stop && k < n_full + (rest != 0); k++) {
         int64_t t_ns = r->start_ns + k * r->step_ns;
         int64_t h_ns = k < n_full ? r->step_ns : rest;
-        rtc_step_result res;
+        rtc_step_result res = {0};
         rc = ops->do_step(self, rtc_time_to_s(t_ns), rtc_time_to_s(h_ns), &res);
         if (rc != RTC_OK) {
             r->failed = true;
