@@ -55,3 +55,4 @@ foreach(dir rt-core/base rt-core/load rt-core/system rt-core/exec rt-core/sessio
 endforeach()
 # issue 13: the embedding entry point rtc_fmu_load_system (fmu-host)
 rtc_add_test(embed SOURCES unit/fmu_util.c LIBS rtc_fmuhost rtc_iodrivers DEPENDS rtc_test_fmus rtc_configs)
+rtc_add_test(fmi3_events SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtcosim LABELS integration rt)
