@@ -16,7 +16,7 @@
  * RESUME_MAX resumptions per step (an FMU that makes no progress is an error, not a hang).
  * Events, early returns and microsteps are counted in rtc_step_result.
  */
-#include "fmu_priv.h"
+#include "fmi3_priv.h"
 
 #include "rtcosim/status.h"
 
@@ -29,49 +29,39 @@
 /* Event iterations at one instant before the event loop is declared not to converge. */
 #define ITER_MAX 1000u
 
-typedef struct fmi3_unit {
-    rtc_unit unit;
-    rtc_fmu *fmu;
-    const rtc_fmi3_api *api;
-    const rtc_logger *lg;
-    fmi3Instance inst;
-    char *name;
-    rtc_unit_setup setup;
-    bool event_mode;   /* instantiated with eventModeUsed */
-    bool early_return; /* instantiated with earlyReturnAllowed */
-    bool fatal; /* after a Fatal status the standard allows no further call */
-    size_t scratch_n; /* elements: every scalar of every variable */
-    size_t *sizes;
-    fmi3Binary *bins;
-} fmi3_unit;
-
-static void fmu_log_message(fmi3InstanceEnvironment env, fmi3Status status,
-                            fmi3String category, fmi3String message)
+void rtc__fmi3_log_message(fmi3InstanceEnvironment env, fmi3Status status,
+                           fmi3String category, fmi3String message)
 {
     fmi3_unit *u = env;
     if (u)
         rtc__fmu_log_message(u->lg, u->name, (int)status, category, message);
 }
 
-static int check(fmi3_unit *u, const char *fn, fmi3Status st)
+int rtc__fmi3_check(fmi3_unit *u, const char *fn, fmi3Status st)
 {
     if (st == fmi3Fatal)
         u->fatal = true;
     return rtc__fmu_check(u->name, fn, (int)st, u->lg);
 }
 
+#define check rtc__fmi3_check
+
+void rtc__fmi3_resource_path(const fmi3_unit *u, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s/resources/", u->fmu->dir);
+}
+
 static int u_instantiate(void *self, const rtc_unit_setup *setup)
 {
     fmi3_unit *u = self;
-    /* FMI 3 passes a native path that ends with a separator. */
     char res[PATH_MAX + 64];
-    snprintf(res, sizeof res, "%s/resources/", u->fmu->dir);
+    rtc__fmi3_resource_path(u, res, sizeof res);
     u->setup = *setup;
     u->event_mode = u->fmu->md->cs.has_event_mode;
     u->early_return = u->fmu->md->cs.might_return_early_from_do_step;
     u->inst = u->api->InstantiateCoSimulation(
         u->name, u->fmu->md->guid, res, fmi3False, setup->logging_on ? fmi3True : fmi3False,
-        u->event_mode, u->early_return, NULL, 0, u, fmu_log_message, NULL);
+        u->event_mode, u->early_return, NULL, 0, u, rtc__fmi3_log_message, NULL);
     if (!u->inst) {
         rtc_log(u->lg, RTC_LOG_ERROR, "%s: fmi3InstantiateCoSimulation failed (returned NULL)",
                 u->name);
@@ -80,7 +70,7 @@ static int u_instantiate(void *self, const rtc_unit_setup *setup)
     return RTC_OK;
 }
 
-static int u_enter_init(void *self)
+int rtc__fmi3_enter_init(void *self)
 {
     fmi3_unit *u = self;
     const rtc_unit_setup *s = &u->setup;
@@ -135,8 +125,8 @@ static int u_exit_init(void *self)
 }
 
 /* One switch per direction: the typed FMI 3 function for each rtc_type. */
-static int u_set(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, const void *v,
-                 size_t n)
+int rtc__fmi3_set(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, const void *v,
+                  size_t n)
 {
     fmi3_unit *u = self;
     const rtc_fmi3_api *a = u->api;
@@ -167,7 +157,7 @@ static int u_set(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, con
     }
 }
 
-static int u_get(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, void *v, size_t n)
+int rtc__fmi3_get(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, void *v, size_t n)
 {
     fmi3_unit *u = self;
     const rtc_fmi3_api *a = u->api;
@@ -298,13 +288,13 @@ static int u_free_state(void *self, void **state)
     return check(u, "fmi3FreeFMUState", u->api->FreeFMUState(u->inst, (fmi3FMUState *)state));
 }
 
-static int u_terminate(void *self)
+int rtc__fmi3_terminate(void *self)
 {
     fmi3_unit *u = self;
     return check(u, "fmi3Terminate", u->api->Terminate(u->inst));
 }
 
-static void u_free(void *self)
+void rtc__fmi3_free(void *self)
 {
     fmi3_unit *u = self;
     if (!u)
@@ -312,6 +302,7 @@ static void u_free(void *self)
     if (u->inst && !u->fatal)
         u->api->FreeInstance(u->inst);
     rtc__fmu_unit_released(u->fmu);
+    rtc__fmi3_se_free(u->se);
     free(u->sizes);
     free(u->bins);
     free(u->name);
@@ -321,16 +312,16 @@ static void u_free(void *self)
 static const rtc_unit_ops fmi3_ops = {
     .kind = "fmi3-cs",
     .instantiate = u_instantiate,
-    .enter_init = u_enter_init,
+    .enter_init = rtc__fmi3_enter_init,
     .exit_init = u_exit_init,
-    .set = u_set,
-    .get = u_get,
+    .set = rtc__fmi3_set,
+    .get = rtc__fmi3_get,
     .do_step = u_do_step,
     .get_state = u_get_state,
     .set_state = u_set_state,
     .free_state = u_free_state,
-    .terminate = u_terminate,
-    .free = u_free,
+    .terminate = rtc__fmi3_terminate,
+    .free = rtc__fmi3_free,
 };
 
 int rtc__fmi3_unit_new(rtc_fmu *fmu, const char *instance_name, const rtc_logger *lg,
@@ -349,15 +340,20 @@ int rtc__fmi3_unit_new(rtc_fmu *fmu, const char *instance_name, const rtc_logger
     u->name = strdup(instance_name);
     u->sizes = calloc(u->scratch_n, sizeof *u->sizes);
     u->bins = calloc(u->scratch_n, sizeof *u->bins);
-    if (!u->name || !u->sizes || !u->bins) {
+    int rc = u->name && u->sizes && u->bins ? RTC_OK : RTC_ENOMEM;
+    u->unit = (rtc_unit){
+        .ops = &fmi3_ops, .self = u, .md = md, .name = u->name, .caps = rtc__fmu_caps(md)};
+    /* an FMU with only the Scheduled Execution interface runs on its clock schedule */
+    if (rc == RTC_OK && !md->has_cs && md->has_se)
+        rc = rtc__fmi3_se_attach(u);
+    if (rc != RTC_OK) {
+        rtc__fmi3_se_free(u->se);
         free(u->name);
         free(u->sizes);
         free(u->bins);
         free(u);
-        return RTC_ENOMEM;
+        return rc;
     }
-    u->unit = (rtc_unit){
-        .ops = &fmi3_ops, .self = u, .md = md, .name = u->name, .caps = rtc__fmu_caps(md)};
     *out = &u->unit;
     return RTC_OK;
 }
