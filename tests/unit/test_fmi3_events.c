@@ -168,6 +168,141 @@ static void early_return_keeps_the_csv_grid(void)
     tcsv_free(&c);
 }
 
+/* ---- Scheduled Execution: the Clocks test FMU ---- */
+
+enum { SLOW = 1001, FAST, BURST, TRIG, TICK3 };
+
+static int64_t get_i64(rtc_system *sys, uint32_t vr)
+{
+    const rtc_unit *u = rtc_system_unit(sys, 0);
+    int64_t v = -1;
+    CU_ASSERT_EQUAL(u->ops->get(u->self, RTC_TYPE_INT64, &vr, 1, &v, 1), RTC_OK);
+    return v;
+}
+
+static bool get_clock(rtc_system *sys, uint32_t vr)
+{
+    const rtc_unit *u = rtc_system_unit(sys, 0);
+    bool on = false;
+    CU_ASSERT_EQUAL(u->ops->get(u->self, RTC_TYPE_CLOCK, &vr, 1, &on, 1), RTC_OK);
+    return on;
+}
+
+/*
+ * The schedule of Clocks at h = 0.1 s, worked out here from its modelDescription: fast at
+ * every tick j, slow at even j, burst (countdown 0) at every 3rd slow tick, trig where the
+ * test triggers it (j = 3 and j = 8). Within an instant the partitions run by priority
+ * (trig 0, fast 1, slow 2, burst 3) — the FMU records the order as digits (1 slow, 2 fast,
+ * 3 burst, 4 trig), which is against the value-reference order on purpose. Outputs of the
+ * activations at t are visible after the step, at t + h.
+ */
+static void clocks_activate_on_schedule_in_priority_order(void)
+{
+    tlog log;
+    rtc_system *sys = load_fmu(tfmu_path(3, "Clocks"), 100000000, 2000000000, &log);
+    const rtc_unit *u = rtc_system_unit(sys, 0);
+    CU_ASSERT_STRING_EQUAL(u->ops->kind, "fmi3-se");
+    int n_slow = 0, n_fast = 0, n_burst = 0, n_trig = 0, most = 0;
+    for (int j = 0; j < 20; j++) {
+        bool trig = j == 3 || j == 8;
+        if (trig) {
+            uint32_t vr = TRIG;
+            bool on = true;
+            CU_ASSERT_EQUAL(u->ops->set(u->self, RTC_TYPE_CLOCK, &vr, 1, &on, 1), RTC_OK);
+        }
+        CU_ASSERT_EQUAL_FATAL(rtc_system_step(sys), RTC_OK);
+        int64_t want = 0;
+        int here = 0;
+        if (trig)
+            want = want * 10 + 4, n_trig++, here++;
+        want = want * 10 + 2, n_fast++, here++;
+        bool burst = false;
+        if (j % 2 == 0) {
+            want = want * 10 + 1, n_slow++, here++;
+            burst = n_slow % 3 == 0;
+        }
+        if (burst)
+            want = want * 10 + 3, n_burst++, here++;
+        most = here > most ? here : most;
+        CU_ASSERT_EQUAL(get_i64(sys, 7), want);
+        CU_ASSERT_DOUBLE_EQUAL(get_f64(sys, "t_last"), j * 0.1, 1e-12);
+        CU_ASSERT_EQUAL(get_i32(sys, "n_slow"), n_slow);
+        CU_ASSERT_EQUAL(get_i32(sys, "n_fast"), n_fast);
+        CU_ASSERT_EQUAL(get_i32(sys, "n_burst"), n_burst);
+        CU_ASSERT_EQUAL(get_i32(sys, "n_trig"), n_trig);
+        CU_ASSERT_EQUAL(get_clock(sys, TICK3), n_fast % 3 == 0); /* output clock */
+        CU_ASSERT_EQUAL(rtc_system_superdense_time(sys).index, (uint32_t)here);
+    }
+    CU_ASSERT_EQUAL(n_burst, 3);
+    rtc_unit_event_stats st;
+    rtc_system_unit_event_stats(sys, 0, &st);
+    CU_ASSERT_EQUAL(st.events, (uint64_t)(n_slow + n_fast + n_burst + n_trig));
+    CU_ASSERT_EQUAL(st.max_microsteps, (uint32_t)most);
+    rtc_system_free(sys);
+}
+
+/* A step that does not divide a clock's interval cannot keep the schedule on the integer
+ * grid: the first step is refused with one line naming the clock, and nothing ran. */
+static void clock_interval_off_the_grid_refused(void)
+{
+    tlog log;
+    rtc_system *sys = load_fmu(tfmu_path(3, "Clocks"), 300000000, 3000000000, &log);
+    CU_ASSERT_NOT_EQUAL(rtc_system_step(sys), RTC_OK);
+    CU_ASSERT_TRUE(tlog_has(&log, "clock slow: interval 0.2 s (shift 0 s) is not a multiple "
+                                  "of the communication step 0.3 s"));
+    CU_ASSERT_EQUAL(get_i32(sys, "n_fast"), 0);
+    rtc_system_free(sys);
+}
+
+/* An .ssd with the Clocks FMU, its counters and activation order recorded. */
+static void write_clocks_ssd(void)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/clocks.ssd", work);
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f,
+            "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" "
+            "name=\"t\" xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
+            "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\">\n"
+            "<ssd:System name=\"s\"><ssd:Elements><ssd:Component name=\"c\" source=\"%s\">"
+            "<ssd:Connectors>"
+            "<ssd:Connector name=\"n_slow\" kind=\"output\"><ssc:Integer/></ssd:Connector>"
+            "<ssd:Connector name=\"n_fast\" kind=\"output\"><ssc:Integer/></ssd:Connector>"
+            "<ssd:Connector name=\"n_burst\" kind=\"output\"><ssc:Integer/></ssd:Connector>"
+            "<ssd:Connector name=\"order\" kind=\"output\"><ssc:Integer/></ssd:Connector>"
+            "</ssd:Connectors></ssd:Component></ssd:Elements></ssd:System>\n"
+            "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"0.8\"/>\n"
+            "</ssd:SystemStructureDescription>\n",
+            tfmu_path(3, "Clocks"));
+    fclose(f);
+}
+
+/* Fast and real-time runs activate the same partitions at the same instants: identical
+ * results, on the schedule (row t shows the activations at t − h). */
+static void clocks_fast_and_realtime_runs_agree(void)
+{
+    write_clocks_ssd();
+    static const char rec[] = "--record c.n_slow --record c.n_fast --record c.n_burst "
+                              "--record c.order";
+    CU_ASSERT_EQUAL_FATAL(rtcosim("run clocks.ssd --step 0.1 %s --output-dir fast", rec), 0);
+    CU_ASSERT_EQUAL_FATAL(rtcosim("run clocks.ssd --step 0.1 %s --realtime --output-dir rt", rec),
+                          0);
+    char a[700], b[700];
+    snprintf(a, sizeof a, "%s/fast/results.csv", work);
+    snprintf(b, sizeof b, "%s/rt/results.csv", work);
+    char *fa = rtc_test_slurp(a, NULL), *rb = rtc_test_slurp(b, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fa);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rb);
+    CU_ASSERT_STRING_EQUAL(fa, rb);
+    /* time, n_slow, n_fast, n_burst, order at 0.1 … 0.8 */
+    CU_ASSERT_PTR_NOT_NULL(strstr(fa, "\n0.1,1,1,0,21\n0.2,1,2,0,2\n0.3,2,3,0,21\n"
+                                      "0.4,2,4,0,2\n0.5,3,5,1,213\n0.6,3,6,1,2\n"
+                                      "0.7,4,7,1,21\n0.8,4,8,1,2\n"));
+    free(fa);
+    free(rb);
+}
+
 void rtc_test_register(void)
 {
     static const rtc_test_case events[] = {
@@ -177,4 +312,12 @@ void rtc_test_register(void)
         {NULL, NULL},
     };
     rtc_test_add_suite("fmi3_events", setup, teardown, events);
+    static const rtc_test_case clocks[] = {
+        {"clocks_activate_on_schedule_in_priority_order",
+         clocks_activate_on_schedule_in_priority_order},
+        {"clock_interval_off_the_grid_refused", clock_interval_off_the_grid_refused},
+        {"clocks_fast_and_realtime_runs_agree", clocks_fast_and_realtime_runs_agree},
+        {NULL, NULL},
+    };
+    rtc_test_add_suite("fmi3_clocks", setup, teardown, clocks);
 }
