@@ -168,6 +168,24 @@ static void early_return_keeps_the_csv_grid(void)
     tcsv_free(&c);
 }
 
+/* rtcosim info says what a run does with an FMU's events and clocks. */
+static void info_shows_event_handling_and_clock_schedule(void)
+{
+    CU_ASSERT_EQUAL_FATAL(rtcosim("info '%s'", tfmu_path(3, "Events")), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "Events:        hasEventMode: events reported by "
+                                       "fmi3DoStep are handled in Event Mode"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "Early return:  mightReturnEarlyFromDoStep: allowed; the "
+                                       "step is resumed to the communication point"));
+    CU_ASSERT_EQUAL_FATAL(rtcosim("info '%s'", tfmu_path(3, "Clocks")), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "Scheduled Execution: input clocks activate model "
+                                       "partitions on the step grid, in priority order"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "  slow                             clock (input): "
+                                       "constant, interval 0.2 s, priority 2\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "  burst                            clock (input): "
+                                       "countdown, priority 3\n"));
+    CU_ASSERT_PTR_NULL(strstr(out, "refused by run"));
+}
+
 /* ---- Scheduled Execution: the Clocks test FMU ---- */
 
 enum { SLOW = 1001, FAST, BURST, TRIG, TICK3 };
@@ -309,6 +327,8 @@ void rtc_test_register(void)
         {"event_mode_events_handled_by_importer", event_mode_events_handled_by_importer},
         {"early_return_resumed_to_the_grid", early_return_resumed_to_the_grid},
         {"early_return_keeps_the_csv_grid", early_return_keeps_the_csv_grid},
+        {"info_shows_event_handling_and_clock_schedule",
+         info_shows_event_handling_and_clock_schedule},
         {NULL, NULL},
     };
     rtc_test_add_suite("fmi3_events", setup, teardown, events);
