@@ -147,7 +147,8 @@ static void early_return_resumed_to_the_grid(void)
 }
 
 /* The same through the CLI: the CSV grid is exact (time column text) and one row per
- * communication point, however many early returns happened inside the steps. */
+ * communication point, however many early returns happened inside the steps; summary.json
+ * counts the events, early returns and microsteps. */
 static void early_return_keeps_the_csv_grid(void)
 {
     int rc = rtcosim("run '%s' -o ev.csv", tfmu_path(3, "Events"));
@@ -166,6 +167,12 @@ static void early_return_keeps_the_csv_grid(void)
     CU_ASSERT_FATAL(he > 0);
     CU_ASSERT_EQUAL(tcsv_at(&c, c.n_rows - 1, (size_t)he), 10.0);
     tcsv_free(&c);
+    snprintf(path, sizeof path, "%s/summary.json", work);
+    char *sum = rtc_test_slurp(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sum);
+    CU_ASSERT_PTR_NOT_NULL(strstr(sum, "\"events\": 9,\n  \"early_returns\": 5,\n  "
+                                       "\"max_microsteps\": 2\n"));
+    free(sum);
 }
 
 /* rtcosim info says what a run does with an FMU's events and clocks. */
@@ -319,6 +326,16 @@ static void clocks_fast_and_realtime_runs_agree(void)
                                       "0.7,4,7,1,21\n0.8,4,8,1,2\n"));
     free(fa);
     free(rb);
+    /* every activation is an event of the unit: 8 fast, 4 slow, 1 burst; 3 at t = 0.4 */
+    for (int i = 0; i < 2; i++) {
+        snprintf(a, sizeof a, "%s/%s/summary.json", work, i ? "rt" : "fast");
+        char *sum = rtc_test_slurp(a, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(sum);
+        CU_ASSERT_PTR_NOT_NULL(strstr(sum, "\"step_ns\": 100000000,\n      \"events\": 13,\n"
+                                           "      \"early_returns\": 0,\n      "
+                                           "\"max_microsteps\": 3\n"));
+        free(sum);
+    }
 }
 
 void rtc_test_register(void)
