@@ -304,15 +304,18 @@ static void write_clocks_ssd(void)
 }
 
 /* Fast and real-time runs activate the same partitions at the same instants: identical
- * results, on the schedule (row t shows the activations at t − h). */
+ * results, on the schedule (row t shows the activations at t − h). Without RT privileges
+ * the real-time run is paced on SCHED_OTHER: same activations, only the timing differs. */
 static void clocks_fast_and_realtime_runs_agree(void)
 {
     write_clocks_ssd();
     static const char rec[] = "--record c.n_slow --record c.n_fast --record c.n_burst "
                               "--record c.order";
     CU_ASSERT_EQUAL_FATAL(rtcosim("run clocks.ssd --step 0.1 %s --output-dir fast", rec), 0);
-    CU_ASSERT_EQUAL_FATAL(rtcosim("run clocks.ssd --step 0.1 %s --realtime --output-dir rt", rec),
-                          0);
+    /* catch-up: a late tick under load is run late, never skipped (same activations) */
+    CU_ASSERT_EQUAL_FATAL(
+        rtcosim("run clocks.ssd --step 0.1 %s --realtime --overrun catch-up --output-dir rt", rec),
+        0);
     char a[700], b[700];
     snprintf(a, sizeof a, "%s/fast/results.csv", work);
     snprintf(b, sizeof b, "%s/rt/results.csv", work);
