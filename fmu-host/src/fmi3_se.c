@@ -201,6 +201,13 @@ static int activate(fmi3_unit *u, se_clock *c, double t_s)
 static int check_grid(fmi3_unit *u, int64_t h_ns)
 {
     rtc_fmi3_sched *se = u->se;
+    if (se->h_ns) {
+        if (h_ns == se->h_ns)
+            return RTC_OK;
+        rtc_log(u->lg, RTC_LOG_ERROR, "%s: a Scheduled Execution unit steps with one fixed "
+                "step (%.9g s, now %.9g s)", u->name, (double)se->h_ns / 1e9, (double)h_ns / 1e9);
+        return RTC_EUNSUPPORTED;
+    }
     se->h_ns = h_ns;
     for (size_t i = 0; i < se->n_in; i++) {
         const se_clock *c = &se->in[i];
@@ -220,7 +227,7 @@ static int u_do_step(void *self, double t_s, double h_s, rtc_step_result *res)
     fmi3_unit *u = self;
     rtc_fmi3_sched *se = u->se;
     int64_t t_ns = llround((t_s - u->setup.start_time_s) * 1e9), h_ns = llround(h_s * 1e9);
-    int rc = se->h_ns == 0 ? check_grid(u, h_ns) : RTC_OK;
+    int rc = check_grid(u, h_ns);
     *res = (rtc_step_result){.outcome = RTC_STEP_DONE, .last_time_s = t_s + h_s};
     memset(se->out_on, 0, se->n_out * sizeof *se->out_on);
     for (size_t i = 0; i < se->n_in; i++)
