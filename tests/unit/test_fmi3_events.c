@@ -279,6 +279,18 @@ static void clock_interval_off_the_grid_refused(void)
     rtc_system_free(sys);
 }
 
+/* lockPreemption/unlockPreemption are a real guard: a partition that returns with the lock
+ * held fails the run at that step, with one line naming the clock. */
+static void unbalanced_preemption_lock_fails_the_step(void)
+{
+    CU_ASSERT_EQUAL(rtcosim("run '%s' --set lock_fault=1 -o lock.csv", tfmu_path(3, "Clocks")), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "Clocks: the partition of clock fast returned with "
+                                       "lockPreemption/unlockPreemption unbalanced (depth 1)"));
+    char path[700];
+    snprintf(path, sizeof path, "%s/lock.csv", work);
+    CU_ASSERT_EQUAL(tcsv_whole_rows(path), 1); /* only the start row: the first step failed */
+}
+
 /* An .ssd with the Clocks FMU, its counters and activation order recorded. */
 static void write_clocks_ssd(void)
 {
@@ -356,6 +368,7 @@ void rtc_test_register(void)
         {"clocks_activate_on_schedule_in_priority_order",
          clocks_activate_on_schedule_in_priority_order},
         {"clock_interval_off_the_grid_refused", clock_interval_off_the_grid_refused},
+        {"unbalanced_preemption_lock_fails_the_step", unbalanced_preemption_lock_fails_the_step},
         {"clocks_fast_and_realtime_runs_agree", clocks_fast_and_realtime_runs_agree},
         {NULL, NULL},
     };

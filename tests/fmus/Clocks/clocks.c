@@ -11,6 +11,8 @@
  *   tick3 (1005) output clock.
  * Priorities run against the value-reference order on purpose (trig, fast, slow, burst),
  * so a host that activates in reference order shows up in `order`.
+ * `lock_fault` = 1 makes fast's partition return with the preemption lock still held (a
+ * host's guard must catch it).
  * `order` records the partitions run at the latest activation instant as digits in
  * activation order (1 slow, 2 fast, 3 burst, 4 trig), so a host can check the priority
  * order within one instant; `t_last` is that instant.
@@ -23,6 +25,7 @@ typedef struct clocks {
     int64_t order;          /* partitions at the last instant, in activation order */
     double t_last;
     double burst_delay;     /* parameter: countdown interval set by slow */
+    int32_t lock_fault;     /* parameter: 1 = fast returns with the lock held */
     double burst_interval;  /* countdown state */
     int burst_qualifier;    /* 0 not yet known, 1 unchanged, 2 changed */
     bool tick3;             /* output clock ticked, not yet read */
@@ -41,6 +44,7 @@ static const rtc_tm_var vars[] = {
     RTC_TM_VAR(clocks, order, 7, RTC_TM_I64, RTC_TM_OUTPUT, RTC_TM_DISCRETE),
     RTC_TM_VAR(clocks, t_last, 8, RTC_TM_F64, RTC_TM_OUTPUT, RTC_TM_DISCRETE),
     RTC_TM_VAR(clocks, burst_delay, 9, RTC_TM_F64, RTC_TM_PARAMETER, RTC_TM_FIXED),
+    RTC_TM_VAR(clocks, lock_fault, 10, RTC_TM_I32, RTC_TM_PARAMETER, RTC_TM_FIXED),
 };
 
 static const rtc_tm_clock clock_table[] = {
@@ -92,7 +96,8 @@ static rtc_tm_status activate(void *mv, rtc_tm_ctx *ctx, uint32_t clock, double 
     case FAST:
         rtc_tm_lock_preemption(ctx); /* y is shared with nobody here, but shows the use */
         m->y += m->u;
-        rtc_tm_unlock_preemption(ctx);
+        if (!m->lock_fault)
+            rtc_tm_unlock_preemption(ctx);
         if (++m->n_fast % 3 == 0) {
             m->tick3 = true;
             rtc_tm_clock_update(ctx);
