@@ -124,7 +124,7 @@ static int poll_countdowns(fmi3_unit *u, int64_t t_ns)
         int64_t ns = (int64_t)llround(iv * 1e9);
         if (!(iv >= 0) || fabs(iv * 1e9 - (double)ns) > 1e-3 ||
             (se->h_ns && (ns % se->h_ns) != 0)) {
-            rtc_log(u->lg, RTC_LOG_ERROR, "%s: countdown clock %s: interval %.17g s is not a "
+            rtc_log(u->lg, RTC_LOG_ERROR, "%s: countdown clock %s: interval %.9g s is not a "
                     "whole number of communication steps", u->name, c->var->name, iv);
             return RTC_EUNSUPPORTED;
         }

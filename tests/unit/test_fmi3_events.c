@@ -279,6 +279,22 @@ static void clock_interval_off_the_grid_refused(void)
     rtc_system_free(sys);
 }
 
+/* A countdown clock follows the interval its FMU reports after clockUpdate: with
+ * burst_delay 0.3 s, burst ticks 0.3 s after every 3rd slow tick (0.4, 1.0, 1.6 s), i.e.
+ * at 0.7, 1.3 and 1.9 s (rows 0.8, 1.4, 2.0); an interval off the step grid is refused. */
+static void countdown_clock_follows_the_reported_interval(void)
+{
+    CU_ASSERT_EQUAL_FATAL(rtcosim("run '%s' --set burst_delay=0.3 --record n_burst -o -",
+                                  tfmu_path(3, "Clocks")),
+                          0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n0.7,0\n0.8,1\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n1.3,1\n1.4,2\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n1.9,2\n2,3\n"));
+    CU_ASSERT_EQUAL(rtcosim("run '%s' --set burst_delay=0.05 -o -", tfmu_path(3, "Clocks")), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "Clocks: countdown clock burst: interval 0.05 s is not "
+                                       "a whole number of communication steps"));
+}
+
 /* lockPreemption/unlockPreemption are a real guard: a partition that returns with the lock
  * held fails the run at that step, with one line naming the clock. */
 static void unbalanced_preemption_lock_fails_the_step(void)
@@ -369,6 +385,8 @@ void rtc_test_register(void)
          clocks_activate_on_schedule_in_priority_order},
         {"clock_interval_off_the_grid_refused", clock_interval_off_the_grid_refused},
         {"unbalanced_preemption_lock_fails_the_step", unbalanced_preemption_lock_fails_the_step},
+        {"countdown_clock_follows_the_reported_interval",
+         countdown_clock_follows_the_reported_interval},
         {"clocks_fast_and_realtime_runs_agree", clocks_fast_and_realtime_runs_agree},
         {NULL, NULL},
     };
