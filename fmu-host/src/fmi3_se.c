@@ -16,8 +16,9 @@
  *       its clockUpdate): at activation time + interval, which must be on the grid; an
  *       interval 0 ticks in the same instant, after the partitions already run;
  *   triggered input clocks (aperiodic): ticked by the importer — a set(RTC_TYPE_CLOCK) of
- *       true before the step activates them at t (an SSP connection from an output clock,
- *       or the API);
+ *       true before the step activates them at t: an SSP Clock connection from an output
+ *       clock that ticked in the step before (visible one step later like any output), or
+ *       the API;
  *   changing: not supported, refused at creation.
  * Output clocks are read with GetClock after the clockUpdate callback and latched for get()
  * until the next step. Each activation is counted as an event of the unit (summary), and

@@ -331,6 +331,45 @@ static void write_clocks_ssd(void)
     fclose(f);
 }
 
+/* An aperiodic (triggered) input clock is ticked by the output clock connected to it: a's
+ * tick3 ticks at its 3rd, 6th, 9th fast activation (0.2, 0.5, 0.8 s), visible one step
+ * later like any output, so b's trig runs at 0.3, 0.6, 0.9 s — first in its instant
+ * (priority 0): b.order 42 / 421 in rows 0.4, 0.7, 1.0. */
+static void output_clock_triggers_connected_input_clock(void)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/cc.ssd", work);
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    const char *fmu = tfmu_path(3, "Clocks");
+    fprintf(f,
+            "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" "
+            "name=\"t\" xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
+            "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\">\n"
+            "<ssd:System name=\"s\"><ssd:Elements>"
+            "<ssd:Component name=\"a\" source=\"%s\"><ssd:Connectors>"
+            "<ssd:Connector name=\"tick3\" kind=\"output\"><ssc:Clock/></ssd:Connector>"
+            "</ssd:Connectors></ssd:Component>"
+            "<ssd:Component name=\"b\" source=\"%s\"><ssd:Connectors>"
+            "<ssd:Connector name=\"trig\" kind=\"input\"><ssc:Clock/></ssd:Connector>"
+            "</ssd:Connectors></ssd:Component></ssd:Elements><ssd:Connections>"
+            "<ssd:Connection startElement=\"a\" startConnector=\"tick3\" endElement=\"b\" "
+            "endConnector=\"trig\"/></ssd:Connections></ssd:System>\n"
+            "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"1\"/>\n"
+            "</ssd:SystemStructureDescription>\n",
+            fmu, fmu);
+    fclose(f);
+    CU_ASSERT_EQUAL_FATAL(rtcosim("run cc.ssd --step 0.1 --record b.n_trig --record b.order "
+                                  "--output-dir cc"),
+                          0);
+    snprintf(path, sizeof path, "%s/cc/results.csv", work);
+    char *csv = rtc_test_slurp(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "\n0.3,0,21\n0.4,1,42\n0.5,1,213\n0.6,1,2\n"
+                                       "0.7,2,421\n0.8,2,2\n0.9,2,21\n1,3,42\n"));
+    free(csv);
+}
+
 /* Fast and real-time runs activate the same partitions at the same instants: identical
  * results, on the schedule (row t shows the activations at t − h). Without RT privileges
  * the real-time run is paced on SCHED_OTHER: same activations, only the timing differs. */
@@ -387,6 +426,8 @@ void rtc_test_register(void)
         {"unbalanced_preemption_lock_fails_the_step", unbalanced_preemption_lock_fails_the_step},
         {"countdown_clock_follows_the_reported_interval",
          countdown_clock_follows_the_reported_interval},
+        {"output_clock_triggers_connected_input_clock",
+         output_clock_triggers_connected_input_clock},
         {"clocks_fast_and_realtime_runs_agree", clocks_fast_and_realtime_runs_agree},
         {NULL, NULL},
     };
