@@ -27,6 +27,8 @@ typedef enum {
     NEED_INPUT_DER,   /* canInterpolateInputs (FMI 2) */
     NEED_OUTPUT_DER,  /* maxOutputDerivativeOrder > 0 */
     NEED_EVENT_MODE,  /* hasEventMode (FMI 3) */
+    NEED_CS,          /* the FMU is run through its CoSimulation interface */
+    NEED_SE,          /* ... through its ScheduledExecution interface (FMI 3) */
 } need;
 
 typedef struct binding {
@@ -61,7 +63,7 @@ static const binding fmi2_table[] = {
 #define B3(fn, w) {"fmi3" #fn, offsetof(rtc_fmi3_api, fn), w}
 static const binding fmi3_table[] = {
     B3(GetVersion, NEED_ALWAYS),        B3(SetDebugLogging, NEED_ALWAYS),
-    B3(InstantiateCoSimulation, NEED_ALWAYS), B3(FreeInstance, NEED_ALWAYS),
+    B3(InstantiateCoSimulation, NEED_CS), B3(FreeInstance, NEED_ALWAYS),
     B3(EnterInitializationMode, NEED_ALWAYS), B3(ExitInitializationMode, NEED_ALWAYS),
     B3(EnterEventMode, NEED_EVENT_MODE), B3(Terminate, NEED_ALWAYS),
     B3(Reset, NEED_OPTIONAL),           B3(GetFloat32, NEED_ALWAYS),
@@ -88,11 +90,14 @@ static const binding fmi3_table[] = {
     B3(GetAdjointDerivative, NEED_ADJOINT),
     B3(EnterConfigurationMode, NEED_OPTIONAL), B3(ExitConfigurationMode, NEED_OPTIONAL),
     B3(UpdateDiscreteStates, NEED_EVENT_MODE), B3(EnterStepMode, NEED_EVENT_MODE),
-    B3(GetOutputDerivatives, NEED_OUTPUT_DER), B3(DoStep, NEED_ALWAYS),
+    B3(GetOutputDerivatives, NEED_OUTPUT_DER), B3(DoStep, NEED_CS),
+    B3(InstantiateScheduledExecution, NEED_SE), B3(ActivateModelPartition, NEED_SE),
+    B3(GetIntervalDecimal, NEED_SE),
 };
 
-static bool is_needed(need when, const rtc_cs_caps *cs)
+static bool is_needed(need when, const rtc_model_desc *md)
 {
+    const rtc_cs_caps *cs = &md->cs;
     switch (when) {
     case NEED_ALWAYS:
         return true;
@@ -110,6 +115,10 @@ static bool is_needed(need when, const rtc_cs_caps *cs)
         return cs->max_output_derivative_order > 0;
     case NEED_EVENT_MODE:
         return cs->has_event_mode;
+    case NEED_CS:
+        return md->has_cs;
+    case NEED_SE:
+        return !md->has_cs && md->has_se;
     default:
         return false;
     }
@@ -121,7 +130,7 @@ static int bind_table(rtc_fmu *fmu, const binding *tab, size_t n, const char *so
     char *base = (char *)&fmu->api;
     for (size_t i = 0; i < n; i++) {
         void *sym = dlsym(fmu->dl, tab[i].name);
-        if (!sym && is_needed(tab[i].when, &fmu->md->cs)) {
+        if (!sym && is_needed(tab[i].when, fmu->md)) {
             rtc_log(lg, RTC_LOG_ERROR, "%s: missing required function %s", so, tab[i].name);
             return RTC_ESYMBOL;
         }
@@ -136,19 +145,21 @@ int rtc__fmu_bind(rtc_fmu *fmu, const rtc_logger *lg)
     if (fmu->dl)
         return RTC_OK;
     const rtc_model_desc *md = fmu->md;
-    if (!md->has_cs) {
+    /* FMI 3 FMUs with only Scheduled Execution run on their clock schedule (fmi3_se.c) */
+    bool se = md->fmi_major == 3 && !md->has_cs && md->has_se;
+    const char *id = se ? md->se_model_identifier : md->cs.model_identifier;
+    if (!md->has_cs && !se) {
         rtc_log(lg, RTC_LOG_ERROR, "%s: FMU has no CoSimulation interface (only %s)", md->path,
                 md->has_me ? "ModelExchange" : md->has_se ? "ScheduledExecution" : "none");
         return RTC_EUNSUPPORTED;
     }
     const char *platform = md->fmi_major == 2 ? "linux64" : "x86_64-linux";
     char so[PATH_MAX + 64];
-    int n = snprintf(so, sizeof so, "%s/binaries/%s/%s.so", fmu->dir, platform,
-                     md->cs.model_identifier);
+    int n = snprintf(so, sizeof so, "%s/binaries/%s/%s.so", fmu->dir, platform, id);
     struct stat st;
     if (n < 0 || (size_t)n >= sizeof so || stat(so, &st) != 0) {
         rtc_log(lg, RTC_LOG_ERROR, "%s: no binary for this platform (binaries/%s/%s.so)",
-                md->path, platform, md->cs.model_identifier);
+                md->path, platform, id);
         return RTC_EUNSUPPORTED;
     }
     fmu->dl = dlopen(so, RTLD_NOW | RTLD_LOCAL);

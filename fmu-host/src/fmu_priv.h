@@ -106,6 +106,10 @@ typedef struct rtc_fmi3_api {
     fmi3EnterStepModeTYPE *EnterStepMode;
     fmi3GetOutputDerivativesTYPE *GetOutputDerivatives;
     fmi3DoStepTYPE *DoStep;
+    /* Scheduled Execution (fmi3_se.c) */
+    fmi3InstantiateScheduledExecutionTYPE *InstantiateScheduledExecution;
+    fmi3ActivateModelPartitionTYPE *ActivateModelPartition;
+    fmi3GetIntervalDecimalTYPE *GetIntervalDecimal;
 } rtc_fmi3_api;
 
 struct rtc_fmu {

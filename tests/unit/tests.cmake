@@ -65,3 +65,4 @@ add_test(NAME check_sources_selftest
     COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/check/check_sources.py --selftest)
 rtc_test_properties(check_sources unit)
 rtc_test_properties(check_sources_selftest unit)
+rtc_add_test(fmi3_events SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtcosim LABELS integration rt)

@@ -13,8 +13,10 @@
  *   - fmi3DoStep rejects a drifting communication point, h <= 0 and steps past a defined
  *     stopTime; a model's termination request gives fmi3OK with *terminateSimulation =
  *     true and *lastSuccessfulTime = the time reached;
- *   - event-mode, clock, derivative and dependency functions return fmi3Error with a
- *     logged "not supported" (the modelDescription declares none of those capabilities);
+ *   - models with has_event_mode accept eventModeUsed and run Event Mode (wrap_events.c);
+ *     models with clocks instantiate only as Scheduled Execution (clock functions there);
+ *     for every other model event-mode, clock, derivative and dependency functions return
+ *     fmi3Error with a logged "not supported";
  *   - array variables are flattened; nValues must equal the total element count;
  *   - no allocation in fmi3DoStep, fmi3Get*, fmi3Set*.
  * Build with -DRTC_TEST_OMIT_DOSTEP to leave fmi3DoStep out (the NoSymbol loader fixture).
@@ -33,6 +35,7 @@ typedef struct fmi3_inst {
     rtc_tm_inst core; /* first: the core and the wrapper share the pointer */
     fmi3InstanceEnvironment env;
     fmi3LogMessageCallback log;
+    fmi3ClockUpdateCallback clock_update;
 } fmi3_inst;
 
 #define GET_INST(c)                                                                                \
@@ -70,6 +73,22 @@ static bool blank(const char *s)
         if (!isspace((unsigned char)*s))
             return false;
     return true;
+}
+
+static fmi3_inst *new_inst(fmi3String instanceName,
+                           fmi3String instantiationToken,
+                           fmi3Boolean eventModeUsed,
+                           size_t nRequired,
+                           fmi3String resourcePath,
+                           fmi3Boolean loggingOn,
+                           fmi3InstanceEnvironment instanceEnvironment,
+                           fmi3LogMessageCallback logMessage,
+                           const char *fn);
+
+static void clock_update3(rtc_tm_inst *in)
+{
+    fmi3_inst *x = (fmi3_inst *)in;
+    x->clock_update(x->env);
 }
 
 const char *fmi3GetVersion(void)
@@ -114,23 +133,41 @@ fmi3Instance fmi3InstantiateScheduledExecution(fmi3String instanceName,
                                                fmi3LockPreemptionCallback lockPreemption,
                                                fmi3UnlockPreemptionCallback unlockPreemption)
 {
-    (void)instanceName, (void)instantiationToken, (void)resourcePath, (void)visible;
-    (void)loggingOn, (void)clockUpdate, (void)lockPreemption, (void)unlockPreemption;
-    if (logMessage)
-        early_error(logMessage, instanceEnvironment, "fmi3InstantiateScheduledExecution",
-                    "this FMU supports Co-Simulation only", NULL);
-    return NULL;
+    static const char fn[] = "fmi3InstantiateScheduledExecution";
+    (void)resourcePath, (void)visible;
+    if (!logMessage)
+        return NULL;
+    if (!rtc_tm_model_def.nclocks) {
+        early_error(logMessage, instanceEnvironment, fn, "this FMU supports Co-Simulation only",
+                    NULL);
+        return NULL;
+    }
+    if (!clockUpdate || !lockPreemption || !unlockPreemption) {
+        early_error(logMessage, instanceEnvironment, fn, "clockUpdate, lockPreemption and "
+                    "unlockPreemption are required", NULL);
+        return NULL;
+    }
+    fmi3_inst *x = new_inst(instanceName, instantiationToken, false, 0, NULL, loggingOn,
+                            instanceEnvironment, logMessage, fn);
+    if (!x)
+        return NULL;
+    x->core.scheduled = true;
+    x->clock_update = clockUpdate;
+    x->core.clock_update = clock_update3;
+    x->core.lock = lockPreemption;
+    x->core.unlock = unlockPreemption;
+    return x;
 }
 
-/* Argument checks of fmi3InstantiateCoSimulation; logs and returns false on a problem. */
-static bool instantiate_args_ok(fmi3String name,
+/* Argument checks of fmi3Instantiate*; logs and returns false on a problem. */
+static bool instantiate_args_ok(const char *fn,
+                                fmi3String name,
                                 fmi3String token,
                                 fmi3Boolean event_mode,
                                 size_t n_required,
                                 fmi3InstanceEnvironment env,
                                 fmi3LogMessageCallback log)
 {
-    static const char fn[] = "fmi3InstantiateCoSimulation";
     const rtc_tm_model *md = &rtc_tm_model_def;
     if (blank(name)) {
         early_error(log, env, fn, "instanceName must be a non-empty string", NULL);
@@ -141,7 +178,7 @@ static bool instantiate_args_ok(fmi3String name,
                     token ? token : "(null)");
         return false;
     }
-    if (event_mode) {
+    if (event_mode && !md->has_event_mode) {
         early_error(log, env, fn, "eventModeUsed = true but hasEventMode is false", NULL);
         return false;
     }
@@ -166,15 +203,40 @@ fmi3Instance fmi3InstantiateCoSimulation(fmi3String instanceName,
                                          fmi3IntermediateUpdateCallback intermediateUpdate)
 {
     static const char fn[] = "fmi3InstantiateCoSimulation";
+    (void)visible, (void)requiredIntermediateVariables, (void)intermediateUpdate;
+    if (!logMessage)
+        return NULL; /* nobody to tell */
+    if (rtc_tm_model_def.nclocks) {
+        early_error(logMessage, instanceEnvironment, fn,
+                    "this FMU supports Scheduled Execution only", NULL);
+        return NULL;
+    }
+    fmi3_inst *x = new_inst(instanceName, instantiationToken, eventModeUsed,
+                            nRequiredIntermediateVariables, resourcePath, loggingOn,
+                            instanceEnvironment, logMessage, fn);
+    if (x) {
+        x->core.event_mode_used = eventModeUsed;
+        x->core.early_return_allowed = earlyReturnAllowed;
+    }
+    return x;
+}
+
+/* The instance both instantiate functions share (arguments checked, model set up). */
+static fmi3_inst *new_inst(fmi3String instanceName,
+                           fmi3String instantiationToken,
+                           fmi3Boolean eventModeUsed,
+                           size_t nRequired,
+                           fmi3String resourcePath,
+                           fmi3Boolean loggingOn,
+                           fmi3InstanceEnvironment instanceEnvironment,
+                           fmi3LogMessageCallback logMessage,
+                           const char *fn)
+{
     const rtc_tm_model *md = &rtc_tm_model_def;
     char dir[PATH_MAX];
     const char *res = NULL;
-    (void)visible, (void)earlyReturnAllowed, (void)requiredIntermediateVariables;
-    (void)intermediateUpdate;
-    if (!logMessage)
-        return NULL; /* nobody to tell */
-    if (!instantiate_args_ok(instanceName, instantiationToken, eventModeUsed,
-                             nRequiredIntermediateVariables, instanceEnvironment, logMessage))
+    if (!instantiate_args_ok(fn, instanceName, instantiationToken, eventModeUsed, nRequired,
+                             instanceEnvironment, logMessage))
         return NULL;
     if (md->needs_resources) {
         if (rtc__tm_dir_copy(resourcePath, dir, sizeof dir) != 0) {
@@ -441,8 +503,21 @@ fmi3Status fmi3GetClock(fmi3Instance instance,
                         fmi3Clock values[])
 {
     GET_INST(instance);
-    (void)valueReferences, (void)nValueReferences, (void)values;
-    return (fmi3Status)rtc__tm_unsupported(in, "fmi3GetClock", NO_CLOCKS);
+    if (!in->model->nclocks)
+        return (fmi3Status)rtc__tm_unsupported(in, "fmi3GetClock", NO_CLOCKS);
+    return (fmi3Status)rtc__tm_get_clocks(in, "fmi3GetClock", valueReferences, nValueReferences,
+                                          values);
+}
+
+fmi3Status fmi3ActivateModelPartition(fmi3Instance instance,
+                                      fmi3ValueReference clockReference,
+                                      fmi3Float64 activationTime)
+{
+    GET_INST(instance);
+    if (!in->model->nclocks)
+        return (fmi3Status)rtc__tm_unsupported(in, "fmi3ActivateModelPartition", NO_CLOCKS);
+    return (fmi3Status)rtc__tm_activate(in, "fmi3ActivateModelPartition", clockReference,
+                                        activationTime);
 }
 
 fmi3Status fmi3SetClock(fmi3Instance instance,
@@ -569,8 +644,16 @@ fmi3Status fmi3GetIntervalDecimal(fmi3Instance instance,
                                   fmi3IntervalQualifier qualifiers[])
 {
     GET_INST(instance);
-    (void)valueReferences, (void)nValueReferences, (void)intervals, (void)qualifiers;
-    return (fmi3Status)rtc__tm_unsupported(in, "fmi3GetIntervalDecimal", NO_CLOCKS);
+    if (!in->model->nclocks || !intervals || !qualifiers)
+        return (fmi3Status)rtc__tm_unsupported(in, "fmi3GetIntervalDecimal", NO_CLOCKS);
+    int q[16];
+    if (nValueReferences > sizeof q / sizeof *q)
+        return (fmi3Status)rtc__tm_unsupported(in, "fmi3GetIntervalDecimal", "> 16 clocks");
+    rtc_tm_status st = rtc__tm_get_intervals(in, "fmi3GetIntervalDecimal", valueReferences,
+                                             nValueReferences, intervals, q);
+    for (size_t i = 0; st < RTC_TM_ERROR && i < nValueReferences; i++)
+        qualifiers[i] = (fmi3IntervalQualifier)q[i];
+    return (fmi3Status)st;
 }
 
 fmi3Status fmi3GetIntervalFraction(fmi3Instance instance,
@@ -663,23 +746,42 @@ fmi3Status fmi3UpdateDiscreteStates(fmi3Instance instance,
                                     fmi3Boolean *nextEventTimeDefined,
                                     fmi3Float64 *nextEventTime)
 {
+    static const char fn[] = "fmi3UpdateDiscreteStates";
     GET_INST(instance);
-    (void)discreteStatesNeedUpdate, (void)terminateSimulation;
-    (void)nominalsOfContinuousStatesChanged, (void)valuesOfContinuousStatesChanged;
-    (void)nextEventTimeDefined, (void)nextEventTime;
-    return (fmi3Status)rtc__tm_unsupported(in, "fmi3UpdateDiscreteStates", NO_EVENTS);
+    if (!in->model->has_event_mode)
+        return (fmi3Status)rtc__tm_unsupported(in, fn, NO_EVENTS);
+    bool need = false, term = false;
+    rtc_tm_status st = rtc__tm_update(in, fn, &need, &term);
+    /* Co-simulation: the FMU schedules its own time events, continuous states are its own. */
+    if (discreteStatesNeedUpdate)
+        *discreteStatesNeedUpdate = need;
+    if (terminateSimulation)
+        *terminateSimulation = term;
+    if (nominalsOfContinuousStatesChanged)
+        *nominalsOfContinuousStatesChanged = false;
+    if (valuesOfContinuousStatesChanged)
+        *valuesOfContinuousStatesChanged = false;
+    if (nextEventTimeDefined)
+        *nextEventTimeDefined = false;
+    if (nextEventTime)
+        *nextEventTime = 0.0;
+    return (fmi3Status)st;
 }
 
 fmi3Status fmi3EnterEventMode(fmi3Instance instance)
 {
     GET_INST(instance);
-    return (fmi3Status)rtc__tm_unsupported(in, "fmi3EnterEventMode", NO_EVENTS);
+    if (!in->model->has_event_mode)
+        return (fmi3Status)rtc__tm_unsupported(in, "fmi3EnterEventMode", NO_EVENTS);
+    return (fmi3Status)rtc__tm_enter_event(in, "fmi3EnterEventMode");
 }
 
 fmi3Status fmi3EnterStepMode(fmi3Instance instance)
 {
     GET_INST(instance);
-    return (fmi3Status)rtc__tm_unsupported(in, "fmi3EnterStepMode", NO_EVENTS);
+    if (!in->model->has_event_mode)
+        return (fmi3Status)rtc__tm_unsupported(in, "fmi3EnterStepMode", NO_EVENTS);
+    return (fmi3Status)rtc__tm_enter_step(in, "fmi3EnterStepMode");
 }
 
 fmi3Status fmi3GetOutputDerivatives(fmi3Instance instance,
@@ -707,14 +809,22 @@ fmi3Status fmi3DoStep(fmi3Instance instance,
 {
     GET_INST(instance);
     rtc_tm_step_info info = {0};
+    bool event = false, early = false;
     (void)noSetFMUStatePriorToCurrentPoint;
-    rtc_tm_status st =
-        rtc__tm_do_step(in, "fmi3DoStep", currentCommunicationPoint, communicationStepSize, &info);
+    rtc_tm_status st;
+    if (in->model->has_event_mode) {
+        st = rtc__tm_step_events(in, "fmi3DoStep", currentCommunicationPoint,
+                                 communicationStepSize, &event, &early);
+        info.terminate = in->terminate_requested;
+    } else {
+        st = rtc__tm_do_step(in, "fmi3DoStep", currentCommunicationPoint, communicationStepSize,
+                             &info);
+    }
     /* The out-arguments are written on every return so a host never reads garbage. */
     if (eventHandlingNeeded)
-        *eventHandlingNeeded = false;
+        *eventHandlingNeeded = st < RTC_TM_ERROR && event;
     if (earlyReturn)
-        *earlyReturn = false;
+        *earlyReturn = st < RTC_TM_ERROR && early;
     if (terminateSimulation)
         *terminateSimulation = st < RTC_TM_ERROR && info.terminate;
     if (lastSuccessfulTime)
