@@ -23,6 +23,7 @@
 #include "rtcosim/status.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdarg.h>
@@ -332,6 +333,27 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     return route(p, c, url, method, origin, who, remote);
 }
 
+/* "%HH" decoding of the path and the arguments, except that a byte that would end the C
+ * string early (%00) or a control character stays escaped: "/index.html%00.js" must not
+ * become "/index.html", nor a mark text carry a terminal escape. */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+    (void)cls, (void)c;
+    char *out = s;
+    for (const char *in = s; *in; in++) {
+        unsigned v;
+        if (in[0] == '%' && isxdigit((unsigned char)in[1]) && isxdigit((unsigned char)in[2]) &&
+            sscanf(in + 1, "%2x", &v) == 1 && v >= 0x20 && v != 0x7f) {
+            *out++ = (char)v;
+            in += 2;
+        } else {
+            *out++ = *in;
+        }
+    }
+    *out = '\0';
+    return (size_t)(out - s);
+}
+
 /* ---- connections ---- */
 
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_ctx,
@@ -452,7 +474,8 @@ static int open_daemon(rtc_panel *p, const rtc_panel_options *o)
         MHD_OPTION_CONNECTION_TIMEOUT, p->timeout_s,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MEMORY_LIMIT,
         MHD_OPTION_NOTIFY_CONNECTION, on_connection, p,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, p, MHD_OPTION_END);
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, p,
+        MHD_OPTION_UNESCAPE_CALLBACK, unescape, p, MHD_OPTION_END);
     const union MHD_DaemonInfo *di =
         p->d ? MHD_get_daemon_info(p->d, MHD_DAEMON_INFO_BIND_PORT) : NULL;
     if (!di) {
