@@ -9,8 +9,9 @@ the DevTools protocol on a pipe (--remote-debugging-pipe: fds 3 and 4, NUL-termi
 no websocket module needed): it waits for the plot to update, types a new set-point and
 presses Set, presses Pause and Resume, writes a mark, saves a 1280x800 screenshot, and
 presses Stop. Then it checks the effect in results.csv (controller.r ramps from 0.5 to the
-new value, rate-limited, after the step the set took effect at) and in events.log (the
-set, pause, resume, mark and stop lines, from the panel's address). Clicks and typing are
+new value, rate-limited, after the step the set took effect at), in events.log (the set,
+pause, resume, mark and stop lines, from the panel's address), and that `rtcosim replay`
+of the session is identical (the panel's commands were recorded like OSC's). Clicks and typing are
 real input events (Input.dispatchMouseEvent / Input.insertText) at the elements' positions.
 
 Exit 0: passed; 1: failed (the reason printed); 77: skipped (no chromium; the reason
@@ -270,6 +271,13 @@ def main():
         if status != 0:
             fail("rtcosim exited with status %d after Stop (see %s/run.log)" % (status, out))
         check_outputs(os.path.join(out, "session"))
+        # the panel's commands were recorded like OSC's: the replay repeats them exactly
+        rep = subprocess.run([rtcosim, "replay", os.path.join(out, "session")],
+                             capture_output=True, text=True, timeout=120)
+        if rep.returncode != 0 or "identical" not in rep.stdout + rep.stderr:
+            fail("rtcosim replay of the panel session: exit %d: %s" %
+                 (rep.returncode, (rep.stdout + rep.stderr)[-600:]))
+        print("panel_browser: replay: identical", flush=True)
     finally:
         if chrome:
             chrome.close()

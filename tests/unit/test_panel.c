@@ -290,6 +290,11 @@ static void test_panel_token_required_when_given(void)
     CU_ASSERT_NOT_EQUAL(rtc_test_run(line, out, sizeof out), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "needs a token"));
     chmod(tok, 0600);
+    snprintf(line, sizeof line, "cd '%s' && '%s' run '%s' --realtime --priority 0 --stop 1 "
+             "--http 0 --http-address 127.0.0.1.5 --http-token '%s' --output-dir tok1", work,
+             RTCOSIM_EXE, SYSTEM, tok);
+    CU_ASSERT_NOT_EQUAL(rtc_test_run(line, out, sizeof out), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "--http-address 127.0.0.1.5: not an IPv4 address"));
     char extra[700];
     snprintf(extra, sizeof extra, "--http-token '%s'", tok);
     io_child run;
@@ -304,6 +309,29 @@ static void test_panel_token_required_when_given(void)
     CU_ASSERT_EQUAL(req(port, "POST", "/api/cmd?op=stop",
                         "X-Rtcosim-Panel: 1\r\nX-Rtcosim-Token: s3cret-token\r\n"), 200);
     CU_ASSERT_EQUAL(wait_run(&run), 0);
+}
+
+/* Bad panel options: one line naming the option, a non-zero exit, nothing listening. */
+static void test_panel_bad_options_refused(void)
+{
+    static const struct {
+        const char *args, *needle;
+    } cases[] = {
+        {"--http 0", "--http needs --realtime"},
+        {"--realtime --priority 0 --http 70000", "--http 70000"},
+        {"--realtime --priority 0 --http-token /nonexistent", "--http-token needs the panel"},
+        {"--realtime --priority 0 --http 0 --http-token /nonexistent",
+         "--http-token /nonexistent"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char line[1600], out[4096];
+        snprintf(line, sizeof line, "cd '%s' && '%s' run '%s' --stop 1 %s --output-dir bad",
+                 work, RTCOSIM_EXE, SYSTEM, cases[i].args);
+        CU_ASSERT_NOT_EQUAL(rtc_test_run(line, out, sizeof out), 0);
+        if (!strstr(out, cases[i].needle))
+            printf("\n    expected '%s' in: %.300s", cases[i].needle, out);
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, cases[i].needle));
+    }
 }
 
 /* A flood of commands: the bucket refuses what is beyond 50 a second (429), and events.log
@@ -423,6 +451,7 @@ void rtc_test_register(void)
         {"panel_commands_need_header_host_and_capability",
          test_panel_commands_need_header_host_and_capability},
         {"panel_token_required_when_given", test_panel_token_required_when_given},
+        {"panel_bad_options_refused", test_panel_bad_options_refused},
         {"panel_command_flood_rate_limited", test_panel_command_flood_rate_limited},
         {"panel_streams_frames_and_bounded", test_panel_streams_frames_and_bounded},
         {"panel_and_osc_share_the_command_path", test_panel_and_osc_share_the_command_path},
