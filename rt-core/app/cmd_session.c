@@ -163,6 +163,10 @@ void rtc_cli_session_end(rtc_session *s, rtc_system *sys, rtc_cli_rt *rt)
 {
     rtc_osc_control_stop(control);
     control = NULL;
+    if (panel) /* what the panel served, for the record (a flood shows here too) */
+        rtc_events_add(rt->events, "session", "operator panel: %llu request(s) answered, "
+                       "%llu refused", (unsigned long long)rtc_panel_requests(panel),
+                       (unsigned long long)rtc_panel_refused(panel));
     rtc_panel_stop(panel);
     panel = NULL;
     if (!s)

@@ -354,6 +354,13 @@ static void test_panel_command_flood_rate_limited(void)
     /* 5 refusal lines a second plus one summary per window, not one per request */
     CU_ASSERT_TRUE(events_count("flood", "refused") < (size_t)limited);
     CU_ASSERT_TRUE(events_have("flood", "more panel request(s)"));
+    /* the run's own count: every 429 (the flood's, and stop_run's retries) */
+    char path[700];
+    snprintf(path, sizeof path, "%s/flood/events.log", work);
+    char *text = rtc_test_slurp(path, NULL), *q = text ? strstr(text, "answered, ") : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(q);
+    CU_ASSERT_TRUE(strtol(q + 10, NULL, 10) >= limited);
+    free(text);
 }
 
 /* Streams: frames arrive; beyond RTC__PANEL_MAX_STREAMS (8) a stream is refused (503). */
