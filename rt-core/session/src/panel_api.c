@@ -12,6 +12,7 @@
 #include "panel_priv.h"
 
 #include "rtcosim/driver.h"
+#include "rtcosim/io_unit.h"
 #include "rtcosim/status.h"
 
 #include <math.h>
@@ -136,12 +137,14 @@ static void frame_io(rtc_panel *p, rtc__jbuf *b)
         unsigned stale = 0;
         for (size_t k = 0; k < st.n_signals && k < 64; k++)
             stale += h[k].quality == RTC_QUALITY_STALE || h[k].quality == RTC_QUALITY_ERROR;
+        uint64_t exceptions = 0; /* a Modbus driver's own counter; other drivers have none */
+        rtc_driver_stats_counter(&st, "exceptions", &exceptions);
         rtc__jb_printf(b, "%s{\"name\":", first ? "" : ",");
         rtc__jb_str(b, u->name);
         rtc__jb_printf(b, ",\"up\":%s,\"signals\":%zu,\"stale\":%u,\"reconnects\":%llu,"
                        "\"errors\":%llu}", st.connected ? "true" : "false", st.n_signals,
                        stale, (unsigned long long)st.reconnects,
-                       (unsigned long long)(st.errors + st.timeouts + st.exceptions));
+                       (unsigned long long)(st.errors + st.timeouts + exceptions));
         first = false;
     }
     rtc__jb_printf(b, "]");
