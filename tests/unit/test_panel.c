@@ -34,13 +34,14 @@
 
 static char resp[1 << 18];
 
-/* Start the run with the panel (and @p extra options); returns the panel's port. With
+/* Start @p system with the panel (and @p extra options); returns the panel's port. With
  * @p osc_port, also the OSC control surface, its port there. */
-static int start_panel(io_child *run, const char *dir, const char *extra, int *osc_port)
+static int start_system(io_child *run, const char *system, const char *dir, const char *extra,
+                        int *osc_port)
 {
     char cmd[2048];
     snprintf(cmd, sizeof cmd, "cd '%s' && exec '%s' run '%s' --realtime --priority 0 --stop 600 "
-             "%s --http 0 --output-dir '%s' %s %s", work, RTCOSIM_EXE, SYSTEM, EXPOSE, dir,
+             "--http 0 --output-dir '%s' %s %s", work, RTCOSIM_EXE, system, dir,
              osc_port ? "--control-port 0" : "", extra);
     char *argv[] = {"/bin/sh", "-c", cmd, NULL};
     CU_ASSERT_EQUAL_FATAL(io_child_spawn(run, argv, true), 0);
@@ -54,6 +55,14 @@ static int start_panel(io_child *run, const char *dir, const char *extra, int *o
         *osc_port = atoi(strrchr(line, ':') + 1);
     }
     return port;
+}
+
+/* The controller-plant example, controller.r exposed and recorded. */
+static int start_panel(io_child *run, const char *dir, const char *extra, int *osc_port)
+{
+    char args[1024];
+    snprintf(args, sizeof args, "%s %s", EXPOSE, extra);
+    return start_system(run, SYSTEM, dir, args, osc_port);
 }
 
 static bool alive(io_child *run)
@@ -401,6 +410,41 @@ static void test_panel_streams_frames_and_bounded(void)
     CU_ASSERT_EQUAL(stop_run(&run, port), 0);
 }
 
+/* A system with an I/O component (an OSC set-point feeding a Lag FMU): the frames carry
+ * its health, and the bench's default capabilities hold for the panel too (no pause). */
+static void test_panel_io_health_and_bench_capabilities(void)
+{
+    char ssd[700];
+    snprintf(ssd, sizeof ssd, "%s/io.ssd", work);
+    write_osc_system(ssd, io_free_port(SOCK_DGRAM), "0.001", "");
+    io_child run;
+    int port = start_system(&run, ssd, "io", "", NULL);
+    CU_ASSERT_EQUAL(req(port, "GET", "/api/info", ""), 200);
+    CU_ASSERT_TRUE(has("\"caps\":\"set,stop,mark\",\"has_io\":true"));
+    CU_ASSERT_EQUAL(cmd(port, "op=pause"), 403);
+    CU_ASSERT_TRUE(has("needs the capability 'pause'"));
+    int fd = io_tcp_connect(port);
+    CU_ASSERT_FATAL(fd >= 0);
+    char r[256], *buf = calloc(1, 1 << 16);
+    int n = snprintf(r, sizeof r, "GET /api/stream HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n",
+                     port);
+    io_tcp_send(fd, r, (size_t)n);
+    size_t len = 0;
+    for (int i = 0; i < 300 && !strstr(buf, "\"io\":[{\"name\":\"op\",\"up\":"); i++) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 100) > 0 && len + 1 < (1 << 16)) {
+            ssize_t got = recv(fd, buf + len, (1 << 16) - 1 - len, 0);
+            len += got > 0 ? (size_t)got : 0;
+        }
+    }
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"io\":[{\"name\":\"op\",\"up\":"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"signals\":1,"));
+    free(buf);
+    close(fd);
+    CU_ASSERT_EQUAL(stop_run(&run, port), 0);
+    CU_ASSERT_FALSE(events_have("io", "pause (before step"));
+}
+
 /* ---- OSC and the panel at once ---- */
 
 typedef struct osc_flood {
@@ -461,6 +505,7 @@ void rtc_test_register(void)
         {"panel_bad_options_refused", test_panel_bad_options_refused},
         {"panel_command_flood_rate_limited", test_panel_command_flood_rate_limited},
         {"panel_streams_frames_and_bounded", test_panel_streams_frames_and_bounded},
+        {"panel_io_health_and_bench_capabilities", test_panel_io_health_and_bench_capabilities},
         {"panel_and_osc_share_the_command_path", test_panel_and_osc_share_the_command_path},
         {NULL, NULL}};
     rtc_test_add_suite("panel", session_setup, session_teardown, cases);

@@ -11,8 +11,6 @@
  */
 #include "panel_priv.h"
 
-#include "rtcosim/driver.h"
-#include "rtcosim/io_unit.h"
 #include "rtcosim/status.h"
 
 #include <math.h>
@@ -125,26 +123,17 @@ void rtc__panel_info(rtc_panel *p, rtc__jbuf *b)
 /* Every I/O component's health, as the OSC status's text says it, but one object each. */
 static void frame_io(rtc_panel *p, rtc__jbuf *b)
 {
-    rtc_system *sys = p->s->sys;
     bool first = true;
+    rtc__io_health h;
     rtc__jb_printf(b, "\"io\":[");
-    for (size_t i = 0; i < rtc_system_unit_count(sys); i++) {
-        const rtc_unit *u = rtc_system_unit(sys, i);
-        rtc_signal_health h[64];
-        rtc_driver_stats st = {.signals = h, .n_signals_cap = 64};
-        if (rtc_io_unit_stats(u, &st) != RTC_OK) /* not an I/O unit */
+    for (size_t i = 0; i < rtc_system_unit_count(p->s->sys); i++) {
+        if (!rtc__session_io_health(p->s, i, &h))
             continue;
-        unsigned stale = 0;
-        for (size_t k = 0; k < st.n_signals && k < 64; k++)
-            stale += h[k].quality == RTC_QUALITY_STALE || h[k].quality == RTC_QUALITY_ERROR;
-        uint64_t exceptions = 0; /* a Modbus driver's own counter; other drivers have none */
-        rtc_driver_stats_counter(&st, "exceptions", &exceptions);
         rtc__jb_printf(b, "%s{\"name\":", first ? "" : ",");
-        rtc__jb_str(b, u->name);
+        rtc__jb_str(b, h.name);
         rtc__jb_printf(b, ",\"up\":%s,\"signals\":%zu,\"stale\":%u,\"reconnects\":%llu,"
-                       "\"errors\":%llu}", st.connected ? "true" : "false", st.n_signals,
-                       stale, (unsigned long long)st.reconnects,
-                       (unsigned long long)(st.errors + st.timeouts + exceptions));
+                       "\"errors\":%llu}", h.up ? "true" : "false", h.signals, h.stale,
+                       (unsigned long long)h.reconnects, (unsigned long long)h.errors);
         first = false;
     }
     rtc__jb_printf(b, "]");

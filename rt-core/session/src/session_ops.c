@@ -328,23 +328,36 @@ void rtc_session_note(rtc_session *s, const char *who, const char *fmt, ...)
     rtc_events_add(s->ev, "operator", "%s: %s", who, text);
 }
 
+bool rtc__session_io_health(rtc_session *s, size_t unit, rtc__io_health *out)
+{
+    const rtc_unit *u = rtc_system_unit(s->sys, unit);
+    rtc_signal_health h[64];
+    rtc_driver_stats st = {.signals = h, .n_signals_cap = 64};
+    if (!u || rtc_io_unit_stats(u, &st) != RTC_OK) /* not an I/O unit */
+        return false;
+    unsigned stale = 0;
+    for (size_t k = 0; k < st.n_signals && k < 64; k++)
+        stale += h[k].quality == RTC_QUALITY_STALE || h[k].quality == RTC_QUALITY_ERROR;
+    uint64_t exceptions = 0; /* a Modbus driver's own counter; other drivers have none */
+    rtc_driver_stats_counter(&st, "exceptions", &exceptions);
+    *out = (rtc__io_health){.name = u->name, .up = st.connected, .signals = st.n_signals,
+                            .stale = stale, .reconnects = st.reconnects,
+                            .errors = st.errors + st.timeouts + exceptions};
+    return true;
+}
+
 /* "bench: up, stale 0, reconnects 1; operator: up, ..." for every I/O unit. */
-void rtc__session_health(rtc_session *s, char *buf, size_t cap)
+static void health(rtc_session *s, char *buf, size_t cap)
 {
     size_t len = 0;
     buf[0] = '\0';
+    rtc__io_health h;
     for (size_t i = 0; i < rtc_system_unit_count(s->sys) && len < cap; i++) {
-        const rtc_unit *u = rtc_system_unit(s->sys, i); /* not an I/O unit: skipped below */
-        rtc_signal_health h[64];
-        rtc_driver_stats st = {.signals = h, .n_signals_cap = 64};
-        if (rtc_io_unit_stats(u, &st) != RTC_OK)
+        if (!rtc__session_io_health(s, i, &h))
             continue;
-        unsigned stale = 0;
-        for (size_t k = 0; k < st.n_signals && k < 64; k++)
-            stale += h[k].quality == RTC_QUALITY_STALE || h[k].quality == RTC_QUALITY_ERROR;
         int n = snprintf(buf + len, cap - len, "%s%s: %s, stale %u, reconnects %llu",
-                         len ? "; " : "", u->name, st.connected ? "up" : "down", stale,
-                         (unsigned long long)st.reconnects);
+                         len ? "; " : "", h.name, h.up ? "up" : "down", h.stale,
+                         (unsigned long long)h.reconnects);
         len += n > 0 ? (size_t)n : 0;
     }
 }
@@ -370,7 +383,7 @@ void rtc_session_status_get(rtc_session *s, rtc_session_status *out)
     s->status_wall_ns = now;
     s->status_sim_ns = st.sim_time_ns;
     pthread_mutex_unlock(&s->op_mu);
-    rtc__session_health(s, out->health, sizeof out->health);
+    health(s, out->health, sizeof out->health);
 }
 
 int64_t rtc_session_deadman_ns(const rtc_session *s)

@@ -48,8 +48,16 @@ int rtc__xvar_apply(rtc_system *sys, rtc__xvar *x, unsigned op, double value);
 /* Move every ramping variable one step (before the step of each tick). */
 int rtc__xvar_ramp(rtc_system *sys, rtc__xvar *xs, size_t n, int64_t tick_ns);
 
-/* session_ops.c: "name: up, stale N, reconnects N; ..." for every I/O unit */
-void rtc__session_health(rtc_session *s, char *buf, size_t cap);
+/* session_ops.c: the health of I/O unit @p unit (false: not an I/O unit), for the OSC
+ * status text and the panel's frames alike */
+typedef struct rtc__io_health {
+    const char *name;
+    bool up;
+    size_t signals;
+    unsigned stale;          /* signals now stale or in error */
+    uint64_t reconnects, errors; /* errors: failed requests, timeouts, exceptions */
+} rtc__io_health;
+bool rtc__session_io_health(rtc_session *s, size_t unit, rtc__io_health *out);
 
 /* session_events.c */
 void rtc__events_add_at(rtc_events *ev, int64_t k, const char *source, const char *fmt, ...)
