@@ -132,16 +132,15 @@ int rtc_cli_session_attach(rtc_session *s, rtc_exec *ex, rtc_cli_rt *rt)
     if (!s)
         return RTC_OK;
     rtc_session_attach(s, ex);
-    if (rt->http_port >= 0 && start_panel(s, rt) != RTC_OK)
-        return RTC_EINVAL;
-    if (rt->control_port < 0)
-        return RTC_OK;
+    int rc = rt->http_port >= 0 ? start_panel(s, rt) : RTC_OK;
+    if (rc != RTC_OK || rt->control_port < 0)
+        return rc;
     char tok[RTC_OSC_CONTROL_MAX_TOKEN];
     rtc_osc_control_options co = {.port = (int)rt->control_port,
                                   .allow_remote = rt->control_allow, .lg = &rtc_cli_log};
-    int rc = rt->control_token ? read_token("--control-token", rt->control_token, tok,
-                                            sizeof tok, &co.token_len)
-                               : RTC_OK;
+    rc = rt->control_token ? read_token("--control-token", rt->control_token, tok, sizeof tok,
+                                        &co.token_len)
+                           : RTC_OK;
     co.token = tok;
     if (rc == RTC_OK)
         rc = rtc_osc_control_start(s, &co, &control);
