@@ -7,7 +7,7 @@ Starts `rtcosim run SYSTEM --realtime --http 0` (the controller-plant example, i
 controller.r exposed and recorded), opens the panel in headless Chromium and drives it over
 the DevTools protocol on a pipe (--remote-debugging-pipe: fds 3 and 4, NUL-terminated JSON;
 no websocket module needed): it waits for the plot to update, types a new set-point and
-presses Set, presses Pause and Resume, writes a mark, saves a 1280x800 screenshot, and
+presses Set, presses Pause, Step and Resume, writes a mark, saves a 1280x800 screenshot, and
 presses Stop. Then it checks the effect in results.csv (controller.r ramps from 0.5 to the
 new value, rate-limited, after the step the set took effect at), in events.log (the set,
 pause, resume, mark and stop lines, from the panel's address), and that `rtcosim replay`
@@ -186,6 +186,13 @@ def drive(chrome, url, out):
     chrome.click("btn-pause")
     chrome.wait("document.getElementById('state').textContent === 'PAUSED'", "PAUSED")
     tick = chrome.eval("rtcPanel.last.tick")
+    # one single step while paused: time moves by exactly one tick, and stays paused
+    chrome.wait("rtcPanel.last.tick === %d" % tick, "the paused time to settle")
+    chrome.click("btn-step")
+    chrome.wait("rtcPanel.replies.some(r => r.op === 'step' && r.ok)", "the step reply")
+    chrome.wait("rtcPanel.last.tick === %d && rtcPanel.last.state === 'paused'" % (tick + 1),
+                "one tick more, still paused")
+    tick += 1
     chrome.click("btn-resume")
     chrome.wait("document.getElementById('state').textContent === 'RUNNING' && "
                 "rtcPanel.last.tick > %d" % tick, "RUNNING again, time moving")
@@ -219,6 +226,7 @@ def check_outputs(session):
     k_set = event_k(lines, who + r"set controller\.r = 1\.5 \(applied before step (\d+)\)")
     k_pause = event_k(lines, who + r"pause \(before step \d+\)")
     k_resume = event_k(lines, who + r"resume \(before step \d+\)")
+    event_k(lines, who + r"step 1 \(from step \d+\)")
     event_k(lines, r"operator panel 127\.0\.0\.1:\d+: mark browser test mark")
     event_k(lines, who + r"stop \(before step \d+\)")
     if not k_set <= k_pause <= k_resume:
