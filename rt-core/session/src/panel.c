@@ -418,7 +418,10 @@ static void *panel_main(void *arg)
     rtc_panel *p = arg;
     p->next_frame_ns = rtc__panel_now_ns();
     while (!atomic_load_explicit(&p->stop, memory_order_acquire)) {
-        MHD_run_wait(p->d, 10);
+        if (MHD_run_wait(p->d, 10) != MHD_YES) { /* never a spin, whatever MHD says */
+            struct timespec nap = {0, 10000000};
+            nanosleep(&nap, NULL);
+        }
         int64_t now = rtc__panel_now_ns();
         if (now >= p->next_frame_ns) {
             rtc_session_poll(p->s, false); /* the dead-man, also without OSC */
