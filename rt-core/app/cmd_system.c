@@ -180,6 +180,9 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
         st = rtc_cli_usage_error(cmd, "expected exactly one SYSTEM file");
     if (st == RTC_EXIT_OK && o->decimation < 1)
         st = rtc_cli_usage_error(cmd, "--decimation must be at least 1");
+    if (st == RTC_EXIT_OK && o->rt.http_port >= 0 && !o->rt.enabled)
+        st = rtc_cli_usage_error(cmd, "--http needs --realtime (the panel belongs to a live "
+                                 "session)");
     o->path = optind < argc ? argv[optind] : NULL;
     return st;
 }
