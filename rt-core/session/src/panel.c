@@ -21,6 +21,7 @@
 #include "panel_priv.h"
 
 #include "rtcosim/status.h"
+#include "rtcosim/time.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -33,13 +34,6 @@
 #include <time.h>
 
 #define MEMORY_LIMIT 16384 /* per connection: request line and headers must fit */
-
-int64_t rtc__panel_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* ---- answers ---- */
 
@@ -82,7 +76,7 @@ static enum MHD_Result answer_json(struct MHD_Connection *c, unsigned status, rt
 void rtc__panel_note_refusal(rtc_panel *p, const char *who, const char *why)
 {
     atomic_fetch_add_explicit(&p->refused, 1, memory_order_relaxed);
-    if (rtc_ratelimit_take(&p->lines, rtc__panel_now_ns()))
+    if (rtc_ratelimit_take(&p->lines, rtc_time_now_ns()))
         rtc_session_note(p->s, who, "refused: %s", why);
     else
         snprintf(p->last_refused, sizeof p->last_refused, "%s", who);
@@ -255,7 +249,7 @@ static enum MHD_Result command(rtc_panel *p, struct MHD_Connection *c, int64_t o
     if (!MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Rtcosim-Panel"))
         return refuse(p, c, who, 403, "commands need the X-Rtcosim-Panel header (sent by "
                       "the panel page; a cross-site form cannot send it)");
-    int64_t now = rtc__panel_now_ns();
+    int64_t now = rtc_time_now_ns();
     p->bucket += (double)(now - p->bucket_ns) / 1e9 * p->bucket_rate;
     p->bucket = p->bucket > p->bucket_rate ? p->bucket_rate : p->bucket;
     p->bucket_ns = now;
@@ -371,7 +365,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_ctx
     for (size_t i = 0; ci && i < p->max_conn + 8u; i++)
         if (!p->conns[i].used) {
             p->conns[i] = (rtc__panel_conn){.fd = ci->connect_fd, .used = true,
-                                            .since_ns = rtc__panel_now_ns()};
+                                            .since_ns = rtc_time_now_ns()};
             *socket_ctx = &p->conns[i];
             return;
         }
@@ -385,7 +379,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **ctx,
     rtc__panel_conn *slot = conn_slot(c);
     if (slot) {
         slot->in_request = false;
-        slot->since_ns = rtc__panel_now_ns();
+        slot->since_ns = rtc_time_now_ns();
     }
 }
 
@@ -405,7 +399,7 @@ static void reap_late(rtc_panel *p, int64_t now)
 
 static void refusals_due(rtc_panel *p, bool force)
 {
-    uint64_t n = rtc_ratelimit_due(&p->lines, rtc__panel_now_ns(), force);
+    uint64_t n = rtc_ratelimit_due(&p->lines, rtc_time_now_ns(), force);
     if (n)
         rtc_session_note(p->s, p->last_refused, "refused %llu more panel request(s) in the "
                          "last %.0f s, not logged one by one (this client was the last; "
@@ -416,13 +410,13 @@ static void refusals_due(rtc_panel *p, bool force)
 static void *panel_main(void *arg)
 {
     rtc_panel *p = arg;
-    p->next_frame_ns = rtc__panel_now_ns();
+    p->next_frame_ns = rtc_time_now_ns();
     while (!atomic_load_explicit(&p->stop, memory_order_acquire)) {
         if (MHD_run_wait(p->d, 10) != MHD_YES) { /* never a spin, whatever MHD says */
             struct timespec nap = {0, 10000000};
             nanosleep(&nap, NULL);
         }
-        int64_t now = rtc__panel_now_ns();
+        int64_t now = rtc_time_now_ns();
         if (now >= p->next_frame_ns) {
             rtc_session_poll(p->s, false); /* the dead-man, also without OSC */
             if (any_stream(p)) {
@@ -507,7 +501,7 @@ int rtc_panel_start(rtc_session *s, const rtc_panel_options *o, rtc_panel **out)
     p->max_conn = o->max_connections ? o->max_connections : 32;
     p->timeout_s = o->timeout_s ? o->timeout_s : 10;
     p->bucket = p->bucket_rate = o->commands_per_s ? o->commands_per_s : 50;
-    p->bucket_ns = rtc__panel_now_ns();
+    p->bucket_ns = rtc_time_now_ns();
     p->lines = (rtc_ratelimit){.window_ns = 1000000000, .burst = 5};
     p->frame.max = 1 << 20;
     p->conns = calloc(p->max_conn + 8u, sizeof *p->conns);

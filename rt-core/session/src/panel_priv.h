@@ -91,6 +91,4 @@ void rtc__panel_stream_fill(rtc_panel *p, rtc__panel_stream *st);
 /* A refusal: logged within the rate limit. */
 void rtc__panel_note_refusal(rtc_panel *p, const char *who, const char *why);
 
-int64_t rtc__panel_now_ns(void);
-
 #endif

@@ -65,11 +65,13 @@ typedef struct rtc_panel_options {
 int rtc_panel_start(rtc_session *s, const rtc_panel_options *o, rtc_panel **out);
 
 /** The TCP port the panel listens on. RT-safe: yes. */
-int rtc_panel_port(const rtc_panel *p);
+RTC_RT_SAFE int rtc_panel_port(const rtc_panel *p);
 
-/** Requests answered and requests refused so far. RT-safe: yes. Thread: any. */
-uint64_t rtc_panel_requests(const rtc_panel *p);
-uint64_t rtc_panel_refused(const rtc_panel *p);
+/** Requests answered so far. RT-safe: yes. Thread: any. */
+RTC_RT_SAFE uint64_t rtc_panel_requests(const rtc_panel *p);
+
+/** Requests refused so far. RT-safe: yes. Thread: any. */
+RTC_RT_SAFE uint64_t rtc_panel_refused(const rtc_panel *p);
 
 /** Close every stream and connection, stop the thread, free; NULL is a no-op.
  *  RT-safe: no. Thread: not the panel's. */

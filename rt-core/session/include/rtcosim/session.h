@@ -300,10 +300,11 @@ typedef struct rtc_session_var {
     double min, max, rate, safe;
 } rtc_session_var;
 
-/** Number of exposed variables, and variable @p i (false: out of range). RT-safe: yes.
- *  Thread: any. */
-size_t rtc_session_vars(const rtc_session *s);
-bool rtc_session_var_info(const rtc_session *s, size_t i, rtc_session_var *out);
+/** Number of exposed variables. RT-safe: yes. Thread: any. */
+RTC_RT_SAFE size_t rtc_session_vars(const rtc_session *s);
+
+/** Exposed variable @p i into @p out (false: out of range). RT-safe: yes. Thread: any. */
+RTC_RT_SAFE bool rtc_session_var_info(const rtc_session *s, size_t i, rtc_session_var *out);
 
 /**
  * The newest published value of recorded column @p name and the tick index it belongs to.
