@@ -33,7 +33,7 @@ if(NOT RTC_SANITIZE)
 endif()
 target_link_libraries(rtc_shared PRIVATE rtc_warnings
     PkgConfig::LIBXML2 PkgConfig::MINIZIP PkgConfig::JANSSON PkgConfig::LIBLO PkgConfig::LIBMODBUS
-    Threads::Threads m ${CMAKE_DL_LIBS})
+    PkgConfig::MHD Threads::Threads m ${CMAKE_DL_LIBS})
 
 # ---- install ----
 install(TARGETS rtc_shared
@@ -90,7 +90,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/configs/README.md DESTINATION ${CMAKE_INSTAL
 # ---- Debian package: cpack -G DEB (or the `package` target) ----
 # Depends comes from dpkg-shlibdeps on the packaged binaries and library, i.e. the Debian
 # runtime packages of the libraries they link (libxml2, libminizip1, libjansson4, liblo7,
-# libmodbus5, libc6, ...), never the -dev packages; the shlibs file and ldconfig trigger of
+# libmodbus5, libmicrohttpd12, libc6, ...), never the -dev packages; the shlibs file and ldconfig trigger of
 # librtcosim.so.<major> are generated too.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME rtcosim)

@@ -1,13 +1,24 @@
 /*
- * FMI 3.0 co-simulation units: rtc_unit_ops over an FMU's fmi3* functions.
+ * FMI 3.0 co-simulation units: rtc_unit_ops over an FMU's fmi3* functions. The same
+ * record, instantiated with fmi3InstantiateModelExchange (u->me), is the FMU end of a Model
+ * Exchange unit (me_unit.c, fmi3_me.c), which integrates it instead of calling do_step.
  *
  * FMI 3 has a getter and setter per type whose element types equal rtc_type_size()'s, so
  * values pass straight through; only Binary (separate size and pointer arrays in FMI 3)
- * needs a scratch conversion, sized at creation. The instance is created without event
- * mode and without early return: the engine steps at fixed communication points, and an
- * FMU that must stop anyway says so through terminateSimulation.
+ * needs a scratch conversion, sized at creation.
+ *
+ * Events (hasEventMode): the instance is created with eventModeUsed, so the importer handles
+ * the events an FMU reports from fmi3DoStep: EnterEventMode, UpdateDiscreteStates until no
+ * further update is needed (each call one superdense microstep at that instant),
+ * EnterStepMode. Early return (mightReturnEarlyFromDoStep → earlyReturnAllowed): the
+ * engine's grid stays integer, so a step that returns early at lastSuccessfulTime (after
+ * its event, if any, is handled) is resumed from there with fmi3DoStep(last, t + h − last)
+ * inside the same do_step, until t + h is reached — the engine only ever sees whole
+ * communication steps, and outputs are read at t + h after the last event there. At most
+ * RESUME_MAX resumptions per step (an FMU that makes no progress is an error, not a hang).
+ * Events, early returns and microsteps are counted in rtc_step_result.
  */
-#include "fmu_priv.h"
+#include "fmi3_priv.h"
 
 #include "rtcosim/status.h"
 
@@ -15,52 +26,50 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct fmi3_unit {
-    rtc_unit unit;
-    rtc_fmu *fmu;
-    const rtc_fmi3_api *api;
-    const rtc_logger *lg;
-    fmi3Instance inst;
-    char *name;
-    rtc_unit_setup setup;
-    bool fatal; /* after a Fatal status the standard allows no further call */
-    bool me;    /* instantiated for Model Exchange (me_unit.c steps it) */
-    size_t scratch_n; /* elements: every scalar of every variable */
-    size_t *sizes;
-    fmi3Binary *bins;
-} fmi3_unit;
+/* Early returns resumed within one communication step before the FMU is declared stuck. */
+#define RESUME_MAX 1000u
+/* Event iterations at one instant before the event loop is declared not to converge. */
+#define ITER_MAX 1000u
 
-static void fmu_log_message(fmi3InstanceEnvironment env, fmi3Status status,
-                            fmi3String category, fmi3String message)
+void rtc__fmi3_log_message(fmi3InstanceEnvironment env, fmi3Status status,
+                           fmi3String category, fmi3String message)
 {
     fmi3_unit *u = env;
     if (u)
         rtc__fmu_log_message(u->lg, u->name, (int)status, category, message);
 }
 
-static int check(fmi3_unit *u, const char *fn, fmi3Status st)
+int rtc__fmi3_check(fmi3_unit *u, const char *fn, fmi3Status st)
 {
     if (st == fmi3Fatal)
         u->fatal = true;
     return rtc__fmu_check(u->name, fn, (int)st, u->lg);
 }
 
+#define check rtc__fmi3_check
+
+void rtc__fmi3_resource_path(const fmi3_unit *u, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s/resources/", u->fmu->dir);
+}
+
 static int u_instantiate(void *self, const rtc_unit_setup *setup)
 {
     fmi3_unit *u = self;
-    /* FMI 3 passes a native path that ends with a separator. */
     char res[PATH_MAX + 64];
-    snprintf(res, sizeof res, "%s/resources/", u->fmu->dir);
+    rtc__fmi3_resource_path(u, res, sizeof res);
     u->setup = *setup;
-    if (u->me)
+    if (u->me) {
         u->inst = u->api->InstantiateModelExchange(u->name, u->fmu->md->guid, res, fmi3False,
                                                    setup->logging_on ? fmi3True : fmi3False, u,
-                                                   fmu_log_message);
-    else
+                                                   rtc__fmi3_log_message);
+    } else {
+        u->event_mode = u->fmu->md->cs.has_event_mode;
+        u->early_return = u->fmu->md->cs.might_return_early_from_do_step;
         u->inst = u->api->InstantiateCoSimulation(
             u->name, u->fmu->md->guid, res, fmi3False, setup->logging_on ? fmi3True : fmi3False,
-            fmi3False /* eventModeUsed */, fmi3False /* earlyReturnAllowed */, NULL, 0, u,
-            fmu_log_message, NULL);
+            u->event_mode, u->early_return, NULL, 0, u, rtc__fmi3_log_message, NULL);
+    }
     if (!u->inst) {
         rtc_log(u->lg, RTC_LOG_ERROR, "%s: fmi3Instantiate%s failed (returned NULL)", u->name,
                 u->me ? "ModelExchange" : "CoSimulation");
@@ -69,7 +78,7 @@ static int u_instantiate(void *self, const rtc_unit_setup *setup)
     return RTC_OK;
 }
 
-static int u_enter_init(void *self)
+int rtc__fmi3_enter_init(void *self)
 {
     fmi3_unit *u = self;
     const rtc_unit_setup *s = &u->setup;
@@ -79,15 +88,53 @@ static int u_enter_init(void *self)
                                                  s->stop_time_s));
 }
 
+/* Event Mode at the current instant: iterate UpdateDiscreteStates to a fixed point, then
+ * back to Step Mode. *iters gets the number of iterations (microsteps). */
+static int event_iteration(fmi3_unit *u, unsigned *iters, bool *terminate)
+{
+    fmi3Boolean need = fmi3True, term = fmi3False, nom, val, next_def;
+    fmi3Float64 next;
+    unsigned n = 0;
+    int rc = RTC_OK;
+    while (rc == RTC_OK && need && !term && n < ITER_MAX) {
+        n++;
+        rc = check(u, "fmi3UpdateDiscreteStates",
+                   u->api->UpdateDiscreteStates(u->inst, &need, &term, &nom, &val, &next_def,
+                                                &next));
+    }
+    *iters = n;
+    *terminate = term;
+    if (rc == RTC_OK && need && !term) {
+        rtc_log(u->lg, RTC_LOG_ERROR, "%s: event iteration did not converge in %u "
+                "fmi3UpdateDiscreteStates calls", u->name, ITER_MAX);
+        return RTC_EFMU;
+    }
+    if (rc == RTC_OK && !term)
+        rc = check(u, "fmi3EnterStepMode", u->api->EnterStepMode(u->inst));
+    return rc;
+}
+
 static int u_exit_init(void *self)
 {
     fmi3_unit *u = self;
-    return check(u, "fmi3ExitInitializationMode", u->api->ExitInitializationMode(u->inst));
+    int rc = check(u, "fmi3ExitInitializationMode", u->api->ExitInitializationMode(u->inst));
+    if (rc != RTC_OK || !u->event_mode)
+        return rc;
+    /* with eventModeUsed, initialization ends in Event Mode (the initial event) */
+    unsigned iters;
+    bool term;
+    rc = event_iteration(u, &iters, &term);
+    if (rc == RTC_OK && term) {
+        rtc_log(u->lg, RTC_LOG_ERROR, "%s: the FMU requested termination at its initial event",
+                u->name);
+        rc = RTC_ETERMINATED;
+    }
+    return rc;
 }
 
 /* One switch per direction: the typed FMI 3 function for each rtc_type. */
-static int u_set(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, const void *v,
-                 size_t n)
+int rtc__fmi3_set(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, const void *v,
+                  size_t n)
 {
     fmi3_unit *u = self;
     const rtc_fmi3_api *a = u->api;
@@ -118,7 +165,7 @@ static int u_set(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, con
     }
 }
 
-static int u_get(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, void *v, size_t n)
+int rtc__fmi3_get(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, void *v, size_t n)
 {
     fmi3_unit *u = self;
     const rtc_fmi3_api *a = u->api;
@@ -153,13 +200,32 @@ static int u_get(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, voi
     }
 }
 
-static int u_do_step(void *self, double t_s, double h_s, rtc_step_result *res)
+/* The event an FMU reported at res->last_time_s: Event Mode there, counted. */
+static int handle_event(fmi3_unit *u, rtc_step_result *res)
 {
-    fmi3_unit *u = self;
+    unsigned iters;
+    bool term;
+    int rc = check(u, "fmi3EnterEventMode", u->api->EnterEventMode(u->inst));
+    if (rc == RTC_OK)
+        rc = event_iteration(u, &iters, &term);
+    if (rc != RTC_OK)
+        return rc;
+    res->events++;
+    res->microsteps = iters > res->microsteps ? iters : res->microsteps;
+    if (term)
+        res->outcome = RTC_STEP_TERMINATE;
+    return RTC_OK;
+}
+
+/* One fmi3DoStep from t_s to t_end; *more when it stopped early and must be resumed. */
+static int step_once(fmi3_unit *u, double t_s, double t_end, rtc_step_result *res, bool *more)
+{
     fmi3Boolean event = fmi3False, terminate = fmi3False, early = fmi3False;
-    fmi3Float64 last = t_s + h_s;
-    fmi3Status st = u->api->DoStep(u->inst, t_s, h_s, u->setup.may_rollback ? fmi3False : fmi3True,
-                                   &event, &terminate, &early, &last);
+    fmi3Float64 last = t_end;
+    fmi3Status st = u->api->DoStep(u->inst, t_s, t_end - t_s,
+                                   u->setup.may_rollback ? fmi3False : fmi3True, &event,
+                                   &terminate, &early, &last);
+    *more = false;
     res->event_needed = event;
     res->last_time_s = last;
     if (st > fmi3Discard)
@@ -168,11 +234,43 @@ static int u_do_step(void *self, double t_s, double h_s, rtc_step_result *res)
         res->outcome = RTC_STEP_TERMINATE;
     else if (st == fmi3Discard)
         res->outcome = RTC_STEP_DISCARD;
-    else if (early)
-        res->outcome = RTC_STEP_EARLY;
-    else
-        res->outcome = RTC_STEP_DONE;
+    else if (early && !u->early_return)
+        res->outcome = RTC_STEP_EARLY; /* not allowed: the standard forbids it */
+    if (res->outcome != RTC_STEP_DONE)
+        return RTC_OK;
+    int rc = event && u->event_mode ? handle_event(u, res) : RTC_OK;
+    /* an "early" return that reached the end is a whole step */
+    if (rc != RTC_OK || res->outcome != RTC_STEP_DONE || !early || last >= t_end)
+        return rc;
+    if (!(last > t_s)) {
+        rtc_log(u->lg, RTC_LOG_ERROR, "%s: fmi3DoStep returned early at t=%.17g s without "
+                "progress from t=%.17g s", u->name, last, t_s);
+        return RTC_EFMU;
+    }
+    res->early_returns++;
+    *more = true;
     return RTC_OK;
+}
+
+static int u_do_step(void *self, double t_s, double h_s, rtc_step_result *res)
+{
+    fmi3_unit *u = self;
+    const double t_end = t_s + h_s;
+    res->outcome = RTC_STEP_DONE;
+    res->events = res->early_returns = res->microsteps = 0;
+    bool more = true;
+    int rc = RTC_OK;
+    for (unsigned n = 0; rc == RTC_OK && more; n++) {
+        if (n == RESUME_MAX) {
+            rtc_log(u->lg, RTC_LOG_ERROR, "%s: %u early returns within the step from t=%.17g s",
+                    u->name, RESUME_MAX, t_s);
+            return RTC_EFMU;
+        }
+        rc = step_once(u, n ? res->last_time_s : t_s, t_end, res, &more);
+    }
+    if (rc == RTC_OK && res->outcome == RTC_STEP_DONE)
+        res->last_time_s = t_end;
+    return rc;
 }
 
 static int u_get_state(void *self, void **state)
@@ -199,13 +297,13 @@ static int u_free_state(void *self, void **state)
     return check(u, "fmi3FreeFMUState", u->api->FreeFMUState(u->inst, (fmi3FMUState *)state));
 }
 
-static int u_terminate(void *self)
+int rtc__fmi3_terminate(void *self)
 {
     fmi3_unit *u = self;
     return check(u, "fmi3Terminate", u->api->Terminate(u->inst));
 }
 
-static void u_free(void *self)
+void rtc__fmi3_free(void *self)
 {
     fmi3_unit *u = self;
     if (!u)
@@ -213,6 +311,7 @@ static void u_free(void *self)
     if (u->inst && !u->fatal)
         u->api->FreeInstance(u->inst);
     rtc__fmu_unit_released(u->fmu);
+    rtc__fmi3_se_free(u->se);
     free(u->sizes);
     free(u->bins);
     free(u->name);
@@ -222,16 +321,16 @@ static void u_free(void *self)
 static const rtc_unit_ops fmi3_ops = {
     .kind = "fmi3-cs",
     .instantiate = u_instantiate,
-    .enter_init = u_enter_init,
+    .enter_init = rtc__fmi3_enter_init,
     .exit_init = u_exit_init,
-    .set = u_set,
-    .get = u_get,
+    .set = rtc__fmi3_set,
+    .get = rtc__fmi3_get,
     .do_step = u_do_step,
     .get_state = u_get_state,
     .set_state = u_set_state,
     .free_state = u_free_state,
-    .terminate = u_terminate,
-    .free = u_free,
+    .terminate = rtc__fmi3_terminate,
+    .free = rtc__fmi3_free,
 };
 
 void *rtc__fmi3_unit_instance(rtc_unit *unit, bool **fatal)
@@ -258,15 +357,20 @@ int rtc__fmi3_unit_new(rtc_fmu *fmu, const char *instance_name, bool me, const r
     u->name = strdup(instance_name);
     u->sizes = calloc(u->scratch_n, sizeof *u->sizes);
     u->bins = calloc(u->scratch_n, sizeof *u->bins);
-    if (!u->name || !u->sizes || !u->bins) {
+    int rc = u->name && u->sizes && u->bins ? RTC_OK : RTC_ENOMEM;
+    u->unit = (rtc_unit){
+        .ops = &fmi3_ops, .self = u, .md = md, .name = u->name, .caps = rtc__fmu_caps(md, me)};
+    /* an FMU with only the Scheduled Execution interface runs on its clock schedule */
+    if (rc == RTC_OK && !me && !md->has_cs && md->has_se)
+        rc = rtc__fmi3_se_attach(u);
+    if (rc != RTC_OK) {
+        rtc__fmi3_se_free(u->se);
         free(u->name);
         free(u->sizes);
         free(u->bins);
         free(u);
-        return RTC_ENOMEM;
+        return rc;
     }
-    u->unit = (rtc_unit){
-        .ops = &fmi3_ops, .self = u, .md = md, .name = u->name, .caps = rtc__fmu_caps(md, me)};
     *out = &u->unit;
     return RTC_OK;
 }

@@ -84,18 +84,21 @@ const char *rtc_fmu_dir(const rtc_fmu *fmu)
     return fmu->dir;
 }
 
-/* An FMI 3 input clock is activated by the importer (event mode, Scheduled Execution),
- * which this engine does not do yet: a run would silently never tick it and compute
- * wrong results, so it is refused here. Output and local clocks, and variables clocked by
- * them, are handled inside the FMU and are no obstacle. */
-static int check_clocks(const rtc_model_desc *md, const rtc_logger *lg)
+/* An FMI 3 input clock is activated by the importer. Scheduled Execution FMUs get that
+ * from their clock schedule (fmi3_se.c); a co-simulation FMU's input clocks would need
+ * clock handling in event mode, which this engine does not do: a run would silently never
+ * tick them and compute wrong results, so that is refused here. Output and local clocks,
+ * and variables clocked by them, are handled inside the FMU and are no obstacle. */
+static int check_clocks(const rtc_model_desc *md, bool me, const rtc_logger *lg)
 {
+    if (!me && md->fmi_major == 3 && !md->has_cs && md->has_se)
+        return RTC_OK;
     for (size_t i = 0; i < md->n_vars; i++) {
         const rtc_var *v = &md->vars[i];
         if (v->type == RTC_TYPE_CLOCK && v->causality == RTC_CAUSALITY_INPUT) {
             rtc_log(lg, RTC_LOG_ERROR,
-                    "%s:%u: input clock \"%s\" needs clock support (FMI 3 event mode or "
-                    "Scheduled Execution), which this engine does not have yet",
+                    "%s:%u: input clock \"%s\" needs clock support (activation in event "
+                    "mode), which this engine has for Scheduled Execution FMUs only",
                     md->path, v->line, v->name);
             return RTC_EUNSUPPORTED;
         }
@@ -119,7 +122,7 @@ int rtc_fmu_unit_new_opts(rtc_fmu *fmu, const char *instance_name, const rtc_fmu
     const rtc_model_desc *md = fmu->md;
     bool me = opt->iface == RTC_FMU_IFACE_ME || (opt->iface == RTC_FMU_IFACE_AUTO && !md->has_cs &&
                                                  md->has_me);
-    int rc = check_clocks(md, lg);
+    int rc = check_clocks(md, me, lg);
     if (rc != RTC_OK)
         return rc;
     rc = rtc__fmu_bind(fmu, me, lg);

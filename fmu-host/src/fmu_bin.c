@@ -19,7 +19,7 @@
 
 typedef enum {
     NEED_ALWAYS,      /* the engine calls it on every FMU */
-    NEED_CS,          /* Co-Simulation units only */
+    NEED_CS,          /* Co-Simulation units only (not Scheduled Execution ones) */
     NEED_ME,          /* Model Exchange units only */
     NEED_ME_OR_EVENT, /* Model Exchange, or Co-Simulation with hasEventMode (FMI 3) */
     NEED_OPTIONAL,    /* bound when present */
@@ -29,7 +29,8 @@ typedef enum {
     NEED_ADJOINT,     /* providesAdjointDerivatives */
     NEED_INPUT_DER,   /* canInterpolateInputs (FMI 2) */
     NEED_OUTPUT_DER,  /* maxOutputDerivativeOrder > 0 */
-    NEED_EVENT_MODE,  /* hasEventMode (FMI 3) */
+    NEED_EVENT_MODE,  /* hasEventMode (FMI 3), Co-Simulation units */
+    NEED_SE,          /* Scheduled Execution units (FMI 3 FMUs with only that interface) */
 } need;
 
 typedef struct binding {
@@ -103,16 +104,26 @@ static const binding fmi3_table[] = {
     B3(GetEventIndicators, NEED_ME),    B3(GetContinuousStates, NEED_ME),
     B3(GetNominalsOfContinuousStates, NEED_ME), B3(GetNumberOfContinuousStates, NEED_ME),
     B3(GetNumberOfEventIndicators, NEED_ME),
+    B3(InstantiateScheduledExecution, NEED_SE), B3(ActivateModelPartition, NEED_SE),
+    B3(GetIntervalDecimal, NEED_SE),
 };
 
-/* @p cs: the capability flags of the interface being bound (CoSimulation or ModelExchange). */
-static bool is_needed(need when, const rtc_cs_caps *cs, bool me)
+/* A unit runs an FMU through one interface: Model Exchange (@p me), else Co-Simulation,
+ * or Scheduled Execution when the FMU has only that (FMI 3). */
+static bool is_se(const rtc_model_desc *md, bool me)
 {
+    return !me && md->fmi_major == 3 && !md->has_cs && md->has_se;
+}
+
+/* The capability flags checked are those of the interface being bound. */
+static bool is_needed(need when, const rtc_model_desc *md, bool me)
+{
+    const rtc_cs_caps *cs = me ? &md->me : &md->cs;
     switch (when) {
     case NEED_ALWAYS:
         return true;
     case NEED_CS:
-        return !me;
+        return !me && md->has_cs;
     case NEED_ME:
         return me;
     case NEED_ME_OR_EVENT:
@@ -131,6 +142,8 @@ static bool is_needed(need when, const rtc_cs_caps *cs, bool me)
         return cs->max_output_derivative_order > 0;
     case NEED_EVENT_MODE:
         return !me && cs->has_event_mode;
+    case NEED_SE:
+        return is_se(md, me);
     default:
         return false;
     }
@@ -140,10 +153,9 @@ static int bind_table(rtc_fmu *fmu, bool me, const binding *tab, size_t n, const
                       const rtc_logger *lg)
 {
     char *base = (char *)&fmu->api;
-    const rtc_cs_caps *caps = me ? &fmu->md->me : &fmu->md->cs;
     for (size_t i = 0; i < n; i++) {
         void *sym = dlsym(fmu->dl, tab[i].name);
-        if (!sym && is_needed(tab[i].when, caps, me)) {
+        if (!sym && is_needed(tab[i].when, fmu->md, me)) {
             rtc_log(lg, RTC_LOG_ERROR, "%s: missing required function %s", so, tab[i].name);
             return RTC_ESYMBOL;
         }
@@ -159,7 +171,8 @@ static int bind_table(rtc_fmu *fmu, bool me, const binding *tab, size_t n, const
 int rtc__fmu_bind(rtc_fmu *fmu, bool me, const rtc_logger *lg)
 {
     const rtc_model_desc *md = fmu->md;
-    if (me ? !md->has_me : !md->has_cs) {
+    bool se = is_se(md, me);
+    if (me ? !md->has_me : !md->has_cs && !se) {
         rtc_log(lg, RTC_LOG_ERROR, "%s: FMU has no %s interface (only %s)", md->path,
                 me ? "ModelExchange" : "CoSimulation",
                 md->has_me && !me ? "ModelExchange"
@@ -168,7 +181,8 @@ int rtc__fmu_bind(rtc_fmu *fmu, bool me, const rtc_logger *lg)
                                   : "none");
         return RTC_EUNSUPPORTED;
     }
-    const char *id = me ? md->me_model_identifier : md->cs.model_identifier;
+    const char *id = me ? md->me_model_identifier
+                     : se ? md->se_model_identifier : md->cs.model_identifier;
     const char *platform = md->fmi_major == 2 ? "linux64" : "x86_64-linux";
     char so[PATH_MAX + 64];
     int n = snprintf(so, sizeof so, "%s/binaries/%s/%s.so", fmu->dir, platform, id);

@@ -33,8 +33,10 @@
  *      only sensible meaning); unknown attributes
  *      and elements (vendor extensions); a start value outside [min, max]; a start value
  *      on a calculated variable (ignored).
- * What the engine cannot do yet is not a parse error: FMI 3 clocks are parsed and listed
- * (rtcosim info); a unit with an input clock is refused when it is created (fmu.c).
+ * What the engine cannot do yet is not a parse error: FMI 3 clocks are parsed with their
+ * attributes (rtc_var.clock) and listed (rtcosim info); a Scheduled Execution FMU runs on
+ * their schedule (fmi3_se.c), a co-simulation unit with an input clock is refused when it
+ * is created (fmu.c).
  */
 #include "fmu_md_priv.h"
 

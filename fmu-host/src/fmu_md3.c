@@ -8,8 +8,10 @@
 #include "fmu_md_priv.h"
 
 #include "rtcosim/status.h"
+#include "rtcosim/time.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -215,6 +217,63 @@ static int clocks_attr(md_ctx *c, const xmlNode *n, rtc_var *v)
     return RTC_OK;
 }
 
+/* A clock time attribute: intervalDecimal/shiftDecimal text in whole ns, or the pair
+ * intervalCounter/shiftCounter over resolution. */
+static int clock_time(md_ctx *c, const xmlNode *n, const char *dec, const char *counter,
+                      int64_t *ns, bool *has)
+{
+    const char *text = rtc__xml_attr(n, dec);
+    uint64_t cnt = 0, res = 1;
+    bool has_cnt = false, has_res = false;
+    *has = false;
+    if (text) {
+        if (rtc_time_parse_s(text, ns) != RTC_OK || *ns < 0) {
+            rtc__xml_attr_error(&c->x, n, dec, "\"%s\" is not a time >= 0 in whole nanoseconds",
+                                text);
+            return RTC_EPARSE;
+        }
+        *has = true;
+        return RTC_OK;
+    }
+    int rc = rtc__xml_attr_u64(&c->x, n, counter, 64, &cnt, &has_cnt);
+    if (rc == RTC_OK)
+        rc = rtc__xml_attr_u64(&c->x, n, "resolution", 64, &res, &has_res);
+    if (rc != RTC_OK || !has_cnt)
+        return rc;
+    if (res == 0 || cnt > (uint64_t)INT64_MAX / 1000000000u || (cnt * 1000000000u) % res) {
+        rtc__xml_attr_error(&c->x, n, counter, "%llu/%llu s is not a whole number of ns",
+                            (unsigned long long)cnt, (unsigned long long)res);
+        return RTC_EPARSE;
+    }
+    *ns = (int64_t)(cnt * 1000000000u / res);
+    *has = true;
+    return RTC_OK;
+}
+
+/* The attributes of a Clock element (rtc_clock_info). */
+static int clock_attrs(md_ctx *c, const xmlNode *n, rtc_var *v)
+{
+    static const char *const kinds[] = {"constant", "fixed",     "tunable",
+                                        "changing", "countdown", "triggered", NULL};
+    rtc_clock_info *ci = &v->clock;
+    int kind = RTC_CLOCK_TRIGGERED;
+    bool has = false;
+    uint64_t prio = 0;
+    int rc = rtc__xml_attr_enum(&c->x, n, "intervalVariability", kinds, &kind, &has);
+    ci->interval_variability = (rtc_clock_variability)kind;
+    if (rc == RTC_OK)
+        rc = clock_time(c, n, "intervalDecimal", "intervalCounter", &ci->interval_ns,
+                        &ci->has_interval);
+    if (rc == RTC_OK)
+        rc = clock_time(c, n, "shiftDecimal", "shiftCounter", &ci->shift_ns, &has);
+    if (rc == RTC_OK)
+        rc = rtc__xml_attr_u64(&c->x, n, "priority", 32, &prio, &ci->has_priority);
+    ci->priority = (uint32_t)prio;
+    if (rc == RTC_OK)
+        rc = rtc__xml_attr_bool(&c->x, n, "canBeDeactivated", &ci->can_be_deactivated, &has);
+    return rc;
+}
+
 /* One FMI 3 variable: the element name is the type; the rules run only when the element
  * itself parsed cleanly, so one mistake gives one message. */
 static int variable3(md_ctx *c, size_t i, const xmlNode *n, int k)
@@ -227,6 +286,8 @@ static int variable3(md_ctx *c, size_t i, const xmlNode *n, int k)
     MD_TRY(rtc__md_var_common(c, i, n));
     MD_TRY(var_children(c, n, i));
     MD_TRY(clocks_attr(c, n, v));
+    if (v->type == RTC_TYPE_CLOCK)
+        MD_TRY(clock_attrs(c, n, v));
     MD_TRY(rtc__md_var_typed(c, i, n));
     if (rc == RTC_OK && c->x.n_errors == errors_before)
         MD_TRY(rtc__md_var_finish(c, i));

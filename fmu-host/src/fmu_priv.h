@@ -129,6 +129,10 @@ typedef struct rtc_fmi3_api {
     fmi3GetNominalsOfContinuousStatesTYPE *GetNominalsOfContinuousStates;
     fmi3GetNumberOfContinuousStatesTYPE *GetNumberOfContinuousStates;
     fmi3GetNumberOfEventIndicatorsTYPE *GetNumberOfEventIndicators;
+    /* Scheduled Execution (fmi3_se.c) */
+    fmi3InstantiateScheduledExecutionTYPE *InstantiateScheduledExecution;
+    fmi3ActivateModelPartitionTYPE *ActivateModelPartition;
+    fmi3GetIntervalDecimalTYPE *GetIntervalDecimal;
 } rtc_fmi3_api;
 
 struct rtc_fmu {

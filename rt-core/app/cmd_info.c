@@ -110,9 +110,48 @@ static const char *name_of_vr(const rtc_model_desc *md, uint32_t vr)
     return "?";
 }
 
-/* FMI 3 clocks and clocked variables: this engine does not tick clocks (no Scheduled
- * Execution or event mode yet), so they are listed for what they are, and input clocks,
- * which a run would have to activate, are marked as refused at run time. */
+/* What a run does with the FMU's events (FMI 3): event mode and early return of a
+ * co-simulation FMU, or the clock schedule of a Scheduled Execution one. */
+static void print_events(const rtc_model_desc *md)
+{
+    if (md->fmi_major != 3)
+        return;
+    if (md->has_cs && md->cs.has_event_mode)
+        printf("Events:        hasEventMode: events reported by fmi3DoStep are handled in "
+               "Event Mode (counted per unit)\n");
+    if (md->has_cs && md->cs.might_return_early_from_do_step)
+        printf("Early return:  mightReturnEarlyFromDoStep: allowed; the step is resumed to the "
+               "communication point\n");
+    if (!md->has_cs && md->has_se)
+        printf("Scheduled Execution: input clocks activate model partitions on the step grid, "
+               "in priority order\n");
+}
+
+static const char *const clock_kinds[] = {"constant", "fixed",     "tunable",
+                                          "changing", "countdown", "triggered"};
+
+/* One Clock variable. A Scheduled Execution FMU's clocks with their kind, interval and
+ * priority (what the schedule uses); a co-simulation FMU's input clocks are refused by run. */
+static void print_clock(const rtc_model_desc *md, const rtc_var *v)
+{
+    const rtc_clock_info *c = &v->clock;
+    bool in = v->causality == RTC_CAUSALITY_INPUT;
+    printf("  %-32s clock (%s)", v->name, rtc_causality_name(v->causality));
+    if (md->has_cs || !md->has_se) {
+        printf("%s\n", in ? ": needs clock support, refused by run" : "");
+        return;
+    }
+    printf(": %s", clock_kinds[c->interval_variability]);
+    if (c->has_interval)
+        printf(", interval %.9g s", (double)c->interval_ns / 1e9);
+    if (c->has_priority)
+        printf(", priority %u", (unsigned)c->priority);
+    printf("\n");
+}
+
+/* FMI 3 clocks and clocked variables. A Scheduled Execution FMU's input clocks are ticked
+ * by the engine's schedule; a co-simulation FMU's input clocks would need clock activation
+ * in event mode, which the engine does not do, so they are marked as refused at run time. */
 static void print_clocks(const rtc_model_desc *md)
 {
     size_t n = 0;
@@ -120,13 +159,13 @@ static void print_clocks(const rtc_model_desc *md)
         n += md->vars[i].type == RTC_TYPE_CLOCK || md->vars[i].n_clocks > 0;
     if (n == 0)
         return;
-    printf("Clocks and clocked variables (%zu; clocks are not ticked by this engine):\n", n);
+    printf("Clocks and clocked variables (%zu; %s):\n", n,
+           !md->has_cs && md->has_se ? "input clocks ticked by the clock schedule"
+                                     : "clocks are not ticked by this engine");
     for (size_t i = 0; i < md->n_vars; i++) {
         const rtc_var *v = &md->vars[i];
         if (v->type == RTC_TYPE_CLOCK) {
-            bool in = v->causality == RTC_CAUSALITY_INPUT;
-            printf("  %-32s clock (%s)%s\n", v->name, rtc_causality_name(v->causality),
-                   in ? ": needs clock support, refused by run" : "");
+            print_clock(md, v);
         } else if (v->n_clocks > 0) {
             printf("  %-32s clocked by", v->name);
             for (size_t k = 0; k < v->n_clocks; k++)
@@ -184,6 +223,7 @@ static void print_model(const char *path, const rtc_model_desc *md)
                md->me.needs_completed_integrator_step ? "via CompletedIntegratorStep"
                                                       : "not needed");
     }
+    print_events(md);
     print_vars(md);
     print_aliases(md);
     print_clocks(md);

@@ -35,7 +35,8 @@
 #include <unistd.h>
 
 enum { O_RT = RTC_CLI_RT_OPT_FIRST, O_PRIO, O_CPU, O_SPIN, O_OVERRUN, O_MAXOV, O_WD, O_SAFE,
-       O_EXPOSE, O_CTLPORT, O_CTLALLOW, O_DEADMAN, O_CTLTOKEN };
+       O_EXPOSE, O_CTLPORT, O_CTLALLOW, O_DEADMAN, O_CTLTOKEN, O_HTTP, O_HTTPADDR,
+       O_HTTPTOKEN };
 
 const struct option rtc_cli_rt_longopts[] = {
     {"realtime", optional_argument, NULL, O_RT},   {"priority", required_argument, NULL, O_PRIO},
@@ -49,6 +50,9 @@ const struct option rtc_cli_rt_longopts[] = {
     {"control-allow", required_argument, NULL, O_CTLALLOW},
     {"control-token", required_argument, NULL, O_CTLTOKEN},
     {"deadman-ms", required_argument, NULL, O_DEADMAN},
+    {"http", required_argument, NULL, O_HTTP},
+    {"http-address", required_argument, NULL, O_HTTPADDR},
+    {"http-token", required_argument, NULL, O_HTTPTOKEN},
     {NULL, 0, NULL, 0}};
 
 const char rtc_cli_rt_help[] =
@@ -85,6 +89,12 @@ const char rtc_cli_rt_help[] =
     "                       string argument); FILE must not be readable by other users\n"
     "  --deadman-ms N       when the control surface is silent N ms, exposed variables\n"
     "                       with a safe value fall back to it (logged)\n"
+    "  --http PORT          browser operator panel on http://127.0.0.1:PORT/ (0: ephemeral,\n"
+    "                       printed): live plots, status, I/O health, events, controls;\n"
+    "                       its commands obey --control-allow like OSC's\n"
+    "  --http-address ADDR  bind the panel to IPv4 ADDR instead (needs --http-token)\n"
+    "  --http-token FILE    every panel request must carry the secret in FILE (open\n"
+    "                       http://HOST:PORT/?token=SECRET); FILE not readable by others\n"
     "  SIGINT/SIGTERM stop a real-time run at the next step; exit status 130/143. A unit\n"
     "  still inside its step 2 s later is left there: safe state, rows and summary.json\n"
     "  (\"hung_unit\") saved, temporary files removed, exit 130/143.\n";
@@ -92,7 +102,7 @@ const char rtc_cli_rt_help[] =
 void rtc_cli_rt_init(rtc_cli_rt *rt)
 {
     *rt = (rtc_cli_rt){.rtf = 1.0, .priority = 80, .cpu = -1, .max_overruns = 3,
-                       .control_port = -1};
+                       .control_port = -1, .http_port = -1};
 }
 
 /* A whole-string number, or false. */
@@ -153,6 +163,9 @@ int rtc_cli_rt_option(rtc_cli_rt *rt, int c, const char *arg, int argc, char **a
     case O_CTLPORT: st = int_opt(cmd, "control-port", arg, 0, 65535, &rt->control_port); break;
     case O_CTLALLOW: st = caps_opt(rt, cmd, arg); break;
     case O_CTLTOKEN: rt->control_token = arg; break;
+    case O_HTTP: st = int_opt(cmd, "http", arg, 0, 65535, &rt->http_port); break;
+    case O_HTTPADDR: rt->http_address = arg; break;
+    case O_HTTPTOKEN: rt->http_token = arg; break;
     case O_DEADMAN: st = int_opt(cmd, "deadman-ms", arg, 1, 3600000, &rt->deadman_ms); break;
     case O_EXPOSE: {
         const char **e = realloc(rt->expose, (rt->n_expose + 1) * sizeof *e);

@@ -107,6 +107,9 @@ typedef struct run_ctx {
     void *vals[2];
     rtc_cli_end end;
     json_t *me_events; /* a Model Exchange unit's event counts, taken before it is freed */
+    /* events the FMU handled inside its steps (rtc_step_result), for the summary */
+    uint64_t events, early_returns;
+    unsigned max_microsteps;
 } run_ctx;
 
 static int push(const char ***list, size_t *n, const char *v)
@@ -501,13 +504,16 @@ static int run_loop(run_ctx *r)
     for (; rc == RTC_OK && !stop && k < n_full + (rest != 0); k++) {
         int64_t t_ns = r->start_ns + k * r->step_ns;
         int64_t h_ns = k < n_full ? r->step_ns : rest;
-        rtc_step_result res;
+        rtc_step_result res = {0};
         rc = ops->do_step(self, rtc_time_to_s(t_ns), rtc_time_to_s(h_ns), &res);
         if (rc != RTC_OK) {
             r->failed = true;
             break;
         }
         r->end.last_tick = k + 1;
+        r->events += res.events;
+        r->early_returns += res.early_returns;
+        r->max_microsteps = res.microsteps > r->max_microsteps ? res.microsteps : r->max_microsteps;
         if (res.outcome != RTC_STEP_DONE)
             return step_ended(r, &res, t_ns);
         rc = record_row(r, t_ns + h_ns);
@@ -620,6 +626,9 @@ static void write_run_summary(run_ctx *r, const rtc_recorder_stats *rs)
     json_t *me = r->me_events ? json_object_get(r->me_events, "me_events") : NULL;
     if (me)
         bad |= json_object_set(doc, "me_events", me);
+    bad |= json_object_set_new(doc, "events", rtc__json_uint(r->events));
+    bad |= json_object_set_new(doc, "early_returns", rtc__json_uint(r->early_returns));
+    bad |= json_object_set_new(doc, "max_microsteps", rtc__json_uint(r->max_microsteps));
     rtc_cli_summary_write(doc, bad, path);
 }
 

@@ -1,6 +1,7 @@
 /*
  * The operator session of `rtcosim run SYSTEM --realtime` (rtcosim/session.h): arming it
- * around the executive, the OSC control surface (rtcosim/osc_control.h), and its counters
+ * around the executive, the OSC control surface (rtcosim/osc_control.h), the browser
+ * panel (rtcosim/panel.h), and the session's counters
  * for summary.json. cmd_system.c opens events.log before loading (so the units' log lines
  * reach it); cmd_rt.c calls these three around rtc_exec_run().
  */
@@ -8,6 +9,7 @@
 #include "rt_cli.h"
 
 #include "rtcosim/osc_control.h"
+#include "rtcosim/panel.h"
 #include "rtcosim/status.h"
 
 #include <errno.h>
@@ -19,11 +21,13 @@
 #include <unistd.h>
 
 static rtc_osc_control *control; /* one run per process */
+static rtc_panel *panel;
 
 /* The secret of --control-token FILE: the file's bytes without one trailing newline. A
  * file other users can read is refused — the token would guard nothing — and so is an
  * empty, oversized or binary one. The buffer is wiped by the caller after use. */
-static int read_token(const char *path, char *tok, size_t cap, size_t *len)
+static int read_token(const char *option, const char *path, char *tok, size_t cap,
+                      size_t *len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
@@ -45,7 +49,7 @@ static int read_token(const char *path, char *tok, size_t cap, size_t *len)
     if (!why && ((size_t)n == cap || k == 0 || memchr(tok, '\0', k)))
         why = (size_t)n == cap ? "longer than 255 bytes" : k == 0 ? "empty" : "holds a NUL byte";
     if (why) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "--control-token %s: %s", path, why);
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s %s: %s", option, path, why);
         return RTC_EINVAL;
     }
     *len = k;
@@ -65,9 +69,19 @@ int rtc_cli_session_start(rtc_system *sys, const char *dir, long decimation, rtc
     *out = NULL;
     if (!rt->events)
         return RTC_OK;
-    if ((rt->deadman_ms > 0 || rt->control_token) && rt->control_port < 0) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s needs a control surface (--control-port)",
-                rt->control_token ? "--control-token" : "--deadman-ms");
+    if (rt->control_token && rt->control_port < 0) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "--control-token needs a control surface "
+                "(--control-port)");
+        return RTC_EINVAL;
+    }
+    if ((rt->http_token || rt->http_address) && rt->http_port < 0) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s needs the panel (--http PORT)",
+                rt->http_token ? "--http-token" : "--http-address");
+        return RTC_EINVAL;
+    }
+    if (rt->deadman_ms > 0 && rt->control_port < 0 && rt->http_port < 0) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "--deadman-ms needs a control surface "
+                "(--control-port or --http)");
         return RTC_EINVAL;
     }
     rtc_session_options so = {.dir = dir, .system_path = rt->system_path,
@@ -92,18 +106,41 @@ int rtc_cli_session_start(rtc_system *sys, const char *dir, long decimation, rtc
     return RTC_OK;
 }
 
+/* The browser panel: its own thread, the same session command path as OSC. */
+static int start_panel(rtc_session *s, rtc_cli_rt *rt)
+{
+    char tok[RTC_PANEL_MAX_TOKEN];
+    rtc_panel_options po = {.port = (int)rt->http_port, .address = rt->http_address,
+                            .lg = &rtc_cli_log, .token = tok};
+    int rc = rt->http_token ? read_token("--http-token", rt->http_token, tok, sizeof tok,
+                                         &po.token_len)
+                            : RTC_OK;
+    if (rc == RTC_OK)
+        rc = rtc_panel_start(s, &po, &panel);
+    explicit_bzero(tok, sizeof tok);
+    if (rc != RTC_OK)
+        return rc;
+    const char *addr = rt->http_address ? rt->http_address : "127.0.0.1";
+    rtc_events_add(rt->events, "session", "operator panel: http://%s:%d/, %s", addr,
+                   rtc_panel_port(panel), po.token_len ? "token required" : "no token");
+    fprintf(stderr, "rtcosim: operator panel on http://%s:%d/\n", addr, rtc_panel_port(panel));
+    return RTC_OK;
+}
+
 int rtc_cli_session_attach(rtc_session *s, rtc_exec *ex, rtc_cli_rt *rt)
 {
     if (!s)
         return RTC_OK;
     rtc_session_attach(s, ex);
-    if (rt->control_port < 0)
-        return RTC_OK;
+    int rc = rt->http_port >= 0 ? start_panel(s, rt) : RTC_OK;
+    if (rc != RTC_OK || rt->control_port < 0)
+        return rc;
     char tok[RTC_OSC_CONTROL_MAX_TOKEN];
     rtc_osc_control_options co = {.port = (int)rt->control_port,
                                   .allow_remote = rt->control_allow, .lg = &rtc_cli_log};
-    int rc = rt->control_token ? read_token(rt->control_token, tok, sizeof tok, &co.token_len)
-                               : RTC_OK;
+    rc = rt->control_token ? read_token("--control-token", rt->control_token, tok, sizeof tok,
+                                        &co.token_len)
+                           : RTC_OK;
     co.token = tok;
     if (rc == RTC_OK)
         rc = rtc_osc_control_start(s, &co, &control);
@@ -125,6 +162,12 @@ void rtc_cli_session_end(rtc_session *s, rtc_system *sys, rtc_cli_rt *rt)
 {
     rtc_osc_control_stop(control);
     control = NULL;
+    if (panel) /* what the panel served, for the record (a flood shows here too) */
+        rtc_events_add(rt->events, "session", "operator panel: %llu request(s) answered, "
+                       "%llu refused", (unsigned long long)rtc_panel_requests(panel),
+                       (unsigned long long)rtc_panel_refused(panel));
+    rtc_panel_stop(panel);
+    panel = NULL;
     if (!s)
         return;
     rt->has_session = true;

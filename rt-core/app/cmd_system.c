@@ -180,6 +180,9 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
         st = rtc_cli_usage_error(cmd, "expected exactly one SYSTEM file");
     if (st == RTC_EXIT_OK && o->decimation < 1)
         st = rtc_cli_usage_error(cmd, "--decimation must be at least 1");
+    if (st == RTC_EXIT_OK && o->rt.http_port >= 0 && !o->rt.enabled)
+        st = rtc_cli_usage_error(cmd, "--http needs --realtime (the panel belongs to a live "
+                                 "session)");
     o->path = optind < argc ? argv[optind] : NULL;
     return st;
 }
@@ -338,11 +341,17 @@ static int write_step_stats(json_t *obj, const rtc_system *sys, const rtc_cli_rt
     return bad | session_json(obj, rt, rs);
 }
 
-/* One entry of "units". */
+/* One entry of "units": its step and the events handled inside its steps (FMI 3 event
+ * mode, early returns, clock activations). */
 static int unit_json(json_t *o, const rtc_system *sys, size_t i)
 {
+    rtc_unit_event_stats ev;
+    rtc_system_unit_event_stats(sys, i, &ev);
     int bad = json_object_set_new(o, "name", rtc__json_str(rtc_system_unit(sys, i)->name));
     bad |= json_object_set_new(o, "step_ns", json_integer(rtc_system_unit_step_ns(sys, i)));
+    bad |= json_object_set_new(o, "events", rtc__json_uint(ev.events));
+    bad |= json_object_set_new(o, "early_returns", rtc__json_uint(ev.early_returns));
+    bad |= json_object_set_new(o, "max_microsteps", rtc__json_uint(ev.max_microsteps));
     return bad | rtc_cli_me_events_json(o, rtc_system_unit(sys, i));
 }
 

@@ -43,6 +43,9 @@ typedef struct rtc_cli_rt {
     bool control_caps_given;
     const char *control_token; /**< --control-token FILE */
     long deadman_ms;       /**< --deadman-ms N (0: the file's, else none) */
+    long http_port;        /**< --http PORT: the browser panel (-1: none; 0: ephemeral) */
+    const char *http_address; /**< --http-address ADDR (NULL: 127.0.0.1) */
+    const char *http_token;   /**< --http-token FILE */
     bool write_continue;   /**< --on-write-error continue (set by cmd_system.c) */
     rtc_events *events;    /**< set by cmd_system.c: the session's events.log */
     rtc_record *record;    /**< set by cmd_system.c: the recorded columns */
@@ -61,7 +64,7 @@ typedef struct rtc_cli_rt {
 } rtc_cli_rt;
 
 /* getopt_long codes of the real-time options (above those of cmd_system.c). */
-enum { RTC_CLI_RT_OPT_FIRST = 400, RTC_CLI_RT_OPT_LAST = 412 };
+enum { RTC_CLI_RT_OPT_FIRST = 400, RTC_CLI_RT_OPT_LAST = 415 };
 
 /** The getopt_long entries (NULL-name terminated, RTC_CLI_RT_OPT_* codes). */
 extern const struct option rtc_cli_rt_longopts[];
@@ -121,9 +124,10 @@ void rtc_cli_rt_clear(rtc_cli_rt *rt);
  *  or the failure (logged). */
 int rtc_cli_session_start(rtc_system *sys, const char *dir, long decimation, rtc_cli_rt *rt,
                           rtc_exec_options *eo, rtc_session **out);
-/** The executive exists: let the session drive it, then start the control surface. */
+/** The executive exists: let the session drive it, then start the control surfaces (OSC
+ *  and the HTTP panel, as asked). */
 int rtc_cli_session_attach(rtc_session *s, rtc_exec *ex, rtc_cli_rt *rt);
-/** After the run: stop the control surface, keep the counters, close the session. */
+/** After the run: stop the control surfaces, keep the counters, close the session. */
 void rtc_cli_session_end(rtc_session *s, rtc_system *sys, rtc_cli_rt *rt);
 
 /** `rtcosim replay SESSION_DIR [--output-dir DIR]` (cmd_replay.c). */

@@ -56,9 +56,12 @@ RTC_RT_SAFE const char *rtc_fmu_dir(const rtc_fmu *fmu);
  * @param lg  the unit's log lines (and the FMU's own logger messages, prefixed by the
  *            instance name) go here; must outlive the unit.
  * @param out the unit; free with out->ops->free(out->self).
- * Returns: RTC_OK; RTC_EUNSUPPORTED (neither interface, FMI version, no binary for this
- * platform, Model Exchange and Co-Simulation binaries that differ, an FMI 3 input clock:
- * clocks are not ticked by this engine); RTC_ESYMBOL (a required function is missing; the
+ * An FMI 3 FMU with only a ScheduledExecution element gives an "fmi3-se" unit that runs its
+ * model partitions on the clock schedule (fmu-host/src/fmi3_se.c).
+ * Returns: RTC_OK; RTC_EUNSUPPORTED (no CoSimulation, ModelExchange or FMI 3
+ * ScheduledExecution element, FMI version, no binary for this platform, Model Exchange and
+ * Co-Simulation binaries that differ, an input clock of a co-simulation or model-exchange
+ * FMU or a clock the schedule cannot run); RTC_ESYMBOL (a required function is missing; the
  * message names it); RTC_EIO (dlopen failed).
  * RT-safe: no.
  */

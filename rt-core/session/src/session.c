@@ -7,9 +7,11 @@
  *                   pushes inputs records (producer), writes the snapshot seqlock, and
  *                   releases paced single steps one per period (systems with I/O). Only
  *                   preallocated memory, atomics and rtc_system_set_value/get_value.
- *   control thread  rtc_session_set/_control/_poll (session_ops.c): the command ring's
- *                   only producer, so operator commands and dead-man fallbacks are ordered;
- *                   it checks the capabilities and the outstanding-steps bound.
+ *   control threads rtc_session_set/_control/_poll (session_ops.c), called by the OSC
+ *                   control surface and the HTTP panel, each on its own thread; one lock
+ *                   (op_mu) serialises them, so the command ring has one producer at a
+ *                   time and operator commands and dead-man fallbacks are ordered; they
+ *                   check the capabilities and the outstanding-steps bound.
  *   writer thread   drains the inputs ring every 10 ms into inputs.bin (a record stream,
  *                   rtcosim/ofile.h: whole 40-byte records handed to the kernel every
  *                   50 ms, fsynced at close, so a kill leaves a readable prefix), formats
@@ -582,6 +584,11 @@ int rtc_session_new(rtc_system *sys, const rtc_session_options *o, rtc_events *e
     s->ramp_k = -1;
     s->progress_k = 0; /* progress 0 says nothing: the first one is for step 1 or later */
     s->write_continue = o->continue_on_write_error;
+    pthread_mutexattr_t ma; /* off the RT thread only; PI as every lock of the engine */
+    pthread_mutexattr_init(&ma);
+    pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+    pthread_mutex_init(&s->op_mu, &ma);
+    pthread_mutexattr_destroy(&ma);
     const rtc_system_rt_hints *h = rtc_system_rt(sys);
     s->deadman_ns = o->deadman_ns > 0 ? o->deadman_ns : h->has_deadman ? h->deadman_ns : 0;
     rtc_events_set_clock(ev, s->start_ns, s->tick_ns);
@@ -682,6 +689,7 @@ void rtc_session_close(rtc_session *s, int64_t end_k, rtc_session_stats *stats)
     free(s->snap);
     rtc_ring_free(s->cmd);
     rtc_ring_free(s->inputs);
+    pthread_mutex_destroy(&s->op_mu);
     free(s->dir);
     free(s);
 }

@@ -28,6 +28,7 @@
 #include <time.h>
 
 #define MAX_SOURCES 8
+#define TAIL_LINE 320 /* bytes kept of each line for the panel's feed */
 
 typedef struct source {
     rtc_logger lg;
@@ -44,6 +45,9 @@ struct rtc_events {
     _Atomic uint64_t lines;
     source src[MAX_SOURCES];
     size_t n_src;
+    /* the newest lines, for rtc_events_tail() (under mu): line seq sits at seq % TAIL */
+    uint64_t tail_seq;
+    char tail[RTC_EVENTS_TAIL][TAIL_LINE];
 };
 
 void rtc_session_wall_text(char *buf, size_t cap)
@@ -75,6 +79,10 @@ static void write_line(rtc_events *ev, int64_t k, const char *source_name, const
         line[len++] = *p == '\n' || *p == '\r' ? ' ' : *p;
     line[len++] = '\n';
     pthread_mutex_lock(&ev->mu);
+    size_t keep = len - 1 < TAIL_LINE - 1 ? len - 1 : TAIL_LINE - 1;
+    char *t_line = ev->tail[++ev->tail_seq % RTC_EVENTS_TAIL];
+    memcpy(t_line, line, keep);
+    t_line[keep] = '\0';
     rtc_ofile_append(ev->f, line, len);
     rtc_ofile_end_record(ev->f);
     rtc_ofile_flush(ev->f); /* readers (tests, tail -f) see each event as it happens */
@@ -202,4 +210,16 @@ const rtc_logger *rtc__events_tee(const rtc_events *ev)
 uint64_t rtc_events_count(const rtc_events *ev)
 {
     return ev ? atomic_load_explicit(&ev->lines, memory_order_relaxed) : 0;
+}
+
+uint64_t rtc_events_tail(rtc_events *ev, uint64_t after,
+                         void (*fn)(void *user, uint64_t seq, const char *line), void *user)
+{
+    pthread_mutex_lock(&ev->mu);
+    uint64_t last = ev->tail_seq;
+    uint64_t first = last > RTC_EVENTS_TAIL ? last - RTC_EVENTS_TAIL + 1 : 1;
+    for (uint64_t q = after + 1 > first ? after + 1 : first; q <= last; q++)
+        fn(user, q, ev->tail[q % RTC_EVENTS_TAIL]);
+    pthread_mutex_unlock(&ev->mu);
+    return last;
 }

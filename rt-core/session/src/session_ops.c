@@ -1,10 +1,11 @@
 /*
- * The operator's side of a session (rtcosim/session.h): the functions a control surface
- * (rtcosim/osc_control.h) calls on its one thread — queue commands, read the published
+ * The operator's side of a session (rtcosim/session.h): the functions the control surfaces
+ * (rtcosim/osc_control.h, rtcosim/panel.h) call, each on its own thread — queue commands, read the published
  * snapshot, marks, status, the dead-man.
  *
- * DESIGN: this thread is the only producer of the command ring, so the operator's commands
- * and the dead-man's fallbacks reach the RT thread in the order they were decided. Checks
+ * DESIGN: one lock (op_mu) makes the surfaces' threads one producer of the command ring at a
+ * time, so the operator's commands and the dead-man's fallbacks reach the RT thread in the
+ * order they were decided, whichever surface sent them. Checks
  * (allowed? exposed? a finite number? paused for a step? too many steps outstanding?) and
  * the clamp happen here, before queueing, so the RT thread applies only valid commands and
  * inputs.bin records the value applied.
@@ -140,8 +141,8 @@ static unsigned cap_of(rtc_session_control_op op)
  * "pause; step 5" from a script must work without polling the status in between. The
  * outstanding bound counts steps queued but not yet run, so no sequence of commands can
  * line up more than RTC_SESSION_MAX_STEPS of them. */
-int rtc_session_control(rtc_session *s, rtc_session_control_op op, long n, int64_t origin,
-                        char *err, size_t cap)
+static int control_locked(rtc_session *s, rtc_session_control_op op, long n, int64_t origin,
+                          char *err, size_t cap)
 {
     static const char *const names[] = {"pause", "resume", "step", "stop"};
     const char *what = op >= RTC_SESSION_PAUSE && op <= RTC_SESSION_STOP
@@ -185,8 +186,8 @@ static long find_var(const rtc_session *s, const char *name)
 
 /* The clamp happens here, on the control thread, and the clamped value is what is queued
  * and recorded: the RT thread and a replay never see an out-of-range value. */
-int rtc_session_set(rtc_session *s, const char *name, double value, int64_t origin,
-                    double *applied, char *err, size_t cap)
+static int set_locked(rtc_session *s, const char *name, double value, int64_t origin,
+                      double *applied, char *err, size_t cap)
 {
     int rc = rtc_session_check(s, RTC_SESSION_CAN_SET, "set", err, cap);
     if (rc != RTC_OK)
@@ -214,6 +215,44 @@ int rtc_session_set(rtc_session *s, const char *name, double value, int64_t orig
     if (rc == RTC_OK && applied)
         *applied = v;
     return rc;
+}
+
+/* The operator functions below are called by every control surface (OSC, the HTTP panel),
+ * each on its own thread: op_mu makes them one producer of the command ring at a time and
+ * keeps the outstanding-steps, pause and dead-man bookkeeping consistent. Never taken on
+ * the RT thread. */
+int rtc_session_control(rtc_session *s, rtc_session_control_op op, long n, int64_t origin,
+                        char *err, size_t cap)
+{
+    pthread_mutex_lock(&s->op_mu);
+    int rc = control_locked(s, op, n, origin, err, cap);
+    pthread_mutex_unlock(&s->op_mu);
+    return rc;
+}
+
+int rtc_session_set(rtc_session *s, const char *name, double value, int64_t origin,
+                    double *applied, char *err, size_t cap)
+{
+    pthread_mutex_lock(&s->op_mu);
+    int rc = set_locked(s, name, value, origin, applied, err, cap);
+    pthread_mutex_unlock(&s->op_mu);
+    return rc;
+}
+
+size_t rtc_session_vars(const rtc_session *s)
+{
+    return s->n_var;
+}
+
+bool rtc_session_var_info(const rtc_session *s, size_t i, rtc_session_var *out)
+{
+    if (i >= s->n_var)
+        return false;
+    const rtc__xvar *x = &s->var[i];
+    *out = (rtc_session_var){.name = x->name, .has_min = x->has_min, .min = x->min,
+                             .has_max = x->has_max, .max = x->max, .has_rate = x->has_rate,
+                             .rate = x->rate, .has_safe = x->has_safe, .safe = x->safe};
+    return true;
 }
 
 long rtc_session_column(const rtc_session *s, const char *name)
@@ -283,23 +322,36 @@ void rtc_session_note(rtc_session *s, const char *who, const char *fmt, ...)
     rtc_events_add(s->ev, "operator", "%s: %s", who, text);
 }
 
+bool rtc__session_io_health(rtc_session *s, size_t unit, rtc__io_health *out)
+{
+    const rtc_unit *u = rtc_system_unit(s->sys, unit);
+    rtc_signal_health h[64];
+    rtc_driver_stats st = {.signals = h, .n_signals_cap = 64};
+    if (!u || rtc_io_unit_stats(u, &st) != RTC_OK) /* not an I/O unit */
+        return false;
+    unsigned stale = 0;
+    for (size_t k = 0; k < st.n_signals && k < 64; k++)
+        stale += h[k].quality == RTC_QUALITY_STALE || h[k].quality == RTC_QUALITY_ERROR;
+    uint64_t exceptions = 0; /* a Modbus driver's own counter; other drivers have none */
+    rtc_driver_stats_counter(&st, "exceptions", &exceptions);
+    *out = (rtc__io_health){.name = u->name, .up = st.connected, .signals = st.n_signals,
+                            .stale = stale, .reconnects = st.reconnects,
+                            .errors = st.errors + st.timeouts + exceptions};
+    return true;
+}
+
 /* "bench: up, stale 0, reconnects 1; operator: up, ..." for every I/O unit. */
 static void health(rtc_session *s, char *buf, size_t cap)
 {
     size_t len = 0;
     buf[0] = '\0';
+    rtc__io_health h;
     for (size_t i = 0; i < rtc_system_unit_count(s->sys) && len < cap; i++) {
-        const rtc_unit *u = rtc_system_unit(s->sys, i); /* not an I/O unit: skipped below */
-        rtc_signal_health h[64];
-        rtc_driver_stats st = {.signals = h, .n_signals_cap = 64};
-        if (rtc_io_unit_stats(u, &st) != RTC_OK)
+        if (!rtc__session_io_health(s, i, &h))
             continue;
-        unsigned stale = 0;
-        for (size_t k = 0; k < st.n_signals && k < 64; k++)
-            stale += h[k].quality == RTC_QUALITY_STALE || h[k].quality == RTC_QUALITY_ERROR;
         int n = snprintf(buf + len, cap - len, "%s%s: %s, stale %u, reconnects %llu",
-                         len ? "; " : "", u->name, st.connected ? "up" : "down", stale,
-                         (unsigned long long)st.reconnects);
+                         len ? "; " : "", h.name, h.up ? "up" : "down", h.stale,
+                         (unsigned long long)h.reconnects);
         len += n > 0 ? (size_t)n : 0;
     }
 }
@@ -308,6 +360,7 @@ static void health(rtc_session *s, char *buf, size_t cap)
  * operator watching the status sees the run keep up — or not. */
 void rtc_session_status_get(rtc_session *s, rtc_session_status *out)
 {
+    pthread_mutex_lock(&s->op_mu); /* the RTF window is shared by the surfaces */
     rtc_exec_progress st;
     rtc_exec_progress_get(s->ex, &st);
     int64_t now = rtc_time_now_ns();
@@ -323,6 +376,7 @@ void rtc_session_status_get(rtc_session *s, rtc_session_status *out)
         .paused = st.paused};
     s->status_wall_ns = now;
     s->status_sim_ns = st.sim_time_ns;
+    pthread_mutex_unlock(&s->op_mu);
     health(s, out->health, sizeof out->health);
 }
 
@@ -335,7 +389,7 @@ int64_t rtc_session_deadman_ns(const rtc_session *s)
  * (applied at once, rate limits ignored — a fallback must not creep) and recorded with
  * origin 0, the engine. Hearing the surface again re-arms it without undoing anything:
  * who sets values after a fallback is the operator's decision. */
-bool rtc_session_poll(rtc_session *s, bool heard)
+static bool poll_locked(rtc_session *s, bool heard)
 {
     int64_t now = rtc_time_now_ns();
     if (heard) {
@@ -361,4 +415,12 @@ bool rtc_session_poll(rtc_session *s, bool heard)
                    "(limit %.0f ms): %u input(s) fall back to their safe values",
                    (double)(now - s->last_heard_ns) / 1e6, (double)s->deadman_ns / 1e6, n);
     return true;
+}
+
+bool rtc_session_poll(rtc_session *s, bool heard)
+{
+    pthread_mutex_lock(&s->op_mu);
+    bool fired = poll_locked(s, heard);
+    pthread_mutex_unlock(&s->op_mu);
+    return fired;
 }

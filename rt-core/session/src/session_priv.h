@@ -48,6 +48,17 @@ int rtc__xvar_apply(rtc_system *sys, rtc__xvar *x, unsigned op, double value);
 /* Move every ramping variable one step (before the step of each tick). */
 int rtc__xvar_ramp(rtc_system *sys, rtc__xvar *xs, size_t n, int64_t tick_ns);
 
+/* session_ops.c: the health of I/O unit @p unit (false: not an I/O unit), for the OSC
+ * status text and the panel's frames alike */
+typedef struct rtc__io_health {
+    const char *name;
+    bool up;
+    size_t signals;
+    unsigned stale;          /* signals now stale or in error */
+    uint64_t reconnects, errors; /* errors: failed requests, timeouts, exceptions */
+} rtc__io_health;
+bool rtc__session_io_health(rtc_session *s, size_t unit, rtc__io_health *out);
+
 /* session_events.c */
 void rtc__events_add_at(rtc_events *ev, int64_t k, const char *source, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -107,7 +118,10 @@ struct rtc_session {
     _Atomic uint64_t *snap;  /* doubles as bits */
     _Atomic int64_t snap_k;
     _Atomic uint32_t snap_seq;
-    /* control thread */
+    /* control surfaces (OSC, the HTTP panel): each on its own non-RT thread; op_mu
+     * serialises the operator functions, so the command ring keeps one producer at a time
+     * and the fields below have one writer at a time */
+    pthread_mutex_t op_mu;
     int64_t deadman_ns, last_heard_ns;
     bool deadman_fired, pause_queued;
     int64_t armed_ns, status_wall_ns, status_sim_ns;

@@ -61,6 +61,31 @@ static int check_faults(rtc_system *sys, const sys_unit *u)
     return RTC_OK;
 }
 
+void rtc__sys_count_events(sys_unit *u, const rtc_step_result *res)
+{
+    u->events += res->events;
+    u->early_returns += res->early_returns;
+    if (res->microsteps > u->microsteps_tick)
+        u->microsteps_tick = res->microsteps;
+    if (res->microsteps > u->microsteps_max)
+        u->microsteps_max = res->microsteps;
+}
+
+/* The tick's superdense index also counts the event iterations of units (FMI 3 event
+ * mode) that stepped in it; substitute-policy units step on their own clocks and are
+ * left out (counted per unit only). Runs after the tick's steps have joined. */
+static void fold_microsteps(rtc_system *sys)
+{
+    for (size_t i = 0; i < sys->n_units; i++) {
+        sys_unit *u = &sys->units[i];
+        if (u->as)
+            continue;
+        if (u->microsteps_tick > sys->microstep)
+            sys->microstep = u->microsteps_tick;
+        u->microsteps_tick = 0;
+    }
+}
+
 /* Set inputs, step [t, t + h], fetch the outputs for t + h into nxt. */
 static int step_unit(rtc_system *sys, sys_unit *u, int64_t t)
 {
@@ -69,7 +94,7 @@ static int step_unit(rtc_system *sys, sys_unit *u, int64_t t)
         rc = rtc__sys_set_inputs(sys, u);
     if (rc != RTC_OK)
         return rc;
-    rtc_step_result res;
+    rtc_step_result res = {0};
     size_t idx = (size_t)(u - sys->units);
     /* the timer's bookkeeping belongs to the RT thread: units a worker steps are not
      * timed one by one (their time is in the coordinator's wait) */
@@ -82,6 +107,7 @@ static int step_unit(rtc_system *sys, sys_unit *u, int64_t t)
         sys->unit_timer(sys->unit_timer_user, idx, true);
     if (rc != RTC_OK)
         return rc;
+    rtc__sys_count_events(u, &res);
     if (res.outcome != RTC_STEP_DONE) {
         rtc_log(sys->lg, RTC_LOG_WARNING, "%s: %s the step from t=%.9g s; stopping the system "
                 "there",
@@ -283,6 +309,7 @@ int rtc__master_tick(rtc_system *sys)
         sys->failed = true;
     if (rc != RTC_OK)
         return rc;
+    fold_microsteps(sys);
     sys->k++;
     rtc__sys_promote(sys);
     if (sys->algorithm == RTC_MASTER_PARALLEL_FAST && sys->k * sys->tick_ns >= sys->stop_ns)

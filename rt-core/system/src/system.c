@@ -764,6 +764,12 @@ void rtc_system_coupling_stats(const rtc_system *sys, rtc_coupling_stats *out)
     *out = sys->coupling;
 }
 
+void rtc_system_unit_event_stats(const rtc_system *sys, size_t i, rtc_unit_event_stats *out)
+{
+    const sys_unit *u = &sys->units[i];
+    *out = (rtc_unit_event_stats){u->events, u->early_returns, u->microsteps_max};
+}
+
 /* Terminate (when initialized and healthy) and free one unit, on its owner thread. */
 static int job_release(rtc_system *sys, sys_unit *u, void *arg)
 {

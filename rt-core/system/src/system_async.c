@@ -170,10 +170,12 @@ static int job_step(rtc_system *sys, sys_unit *u, void *arg)
     (void)arg;
     int64_t t = u->as->t_start;
     int rc = rtc__sys_set_inputs(sys, u);
-    rtc_step_result res;
+    rtc_step_result res = {0};
     if (rc == RTC_OK)
         rc = u->unit->ops->do_step(u->unit->self, (double)(sys->start_ns + t) / 1e9,
                                    (double)u->step_ns / 1e9, &res);
+    if (rc == RTC_OK)
+        rtc__sys_count_events(u, &res);
     if (rc == RTC_OK && res.outcome != RTC_STEP_DONE) {
         rtc_log(sys->lg, RTC_LOG_WARNING, "%s: the unit ended the simulation in its step from "
                 "t=%.9g s", u->name, (double)(sys->start_ns + t) / 1e9);

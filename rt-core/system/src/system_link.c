@@ -90,7 +90,9 @@ static int check_types(rtc_system *sys, const rtc_ssp_connection *c, const rtc_v
                        const rtc_var *b, bool part)
 {
     bool ok = a->type == b->type || (is_numeric(a->type) && is_numeric(b->type));
-    if (a->type == RTC_TYPE_CLOCK || b->type == RTC_TYPE_CLOCK)
+    /* a clock connects only to a clock: an output clock's tick (visible for one step, like
+     * any output) triggers the input clock it feeds (FMI 3 Scheduled Execution, fmi3_se.c) */
+    if ((a->type == RTC_TYPE_CLOCK) != (b->type == RTC_TYPE_CLOCK))
         ok = false;
     if (!ok || (!part && rtc_var_count(a) != rtc_var_count(b))) {
         rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Connection: type mismatch: %s is %s[%zu], "

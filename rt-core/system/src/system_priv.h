@@ -65,6 +65,11 @@ typedef struct sys_unit {
     /* Parallel Fast: outputs at the unit's last qualifying step end, tagged by interval */
     void *snap[2][RTC_TYPE_COUNT];
     int64_t snap_zeta[2];
+    /* Events inside the unit's steps (rtc_step_result), written only by the thread that
+     * steps it; read by the RT thread after the tick's steps joined, or after the run. */
+    uint64_t events, early_returns;
+    uint32_t microsteps_max;  /* over the run */
+    uint32_t microsteps_tick; /* in the current tick (folded into sys->microstep) */
 } sys_unit;
 
 typedef enum {
@@ -213,6 +218,8 @@ void rtc__sys_nonfinite_scan(rtc_system *sys);
 
 /* master.c */
 int rtc__master_tick(rtc_system *sys);
+/* Count the events a unit's step reported (on the thread that stepped it). RT-safe. */
+void rtc__sys_count_events(sys_unit *u, const rtc_step_result *res);
 
 /* system_graph.c: Gauss-Seidel order and algebraic-loop detection (logged). Returns the
  * number of algebraic loops found. */

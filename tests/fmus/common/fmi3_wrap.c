@@ -1,8 +1,9 @@
 /*
- * fmi3_wrap.c — generic FMI 3.0 Co-Simulation wrapper around one test model (model.h).
+ * fmi3_wrap.c — generic FMI 3.0 wrapper around one test model (model.h).
  *
- * Exports every common and Co-Simulation function of FMI 3.0 plus the Model Exchange and
- * Scheduled Execution instantiate functions (which refuse), and nothing else (the library
+ * Exports every common, Co-Simulation and Model Exchange function of FMI 3.0 (Model
+ * Exchange works for models with `me`, wrap_me.c) plus the Scheduled Execution functions
+ * (models with clocks, wrap_events.c), and nothing else (the library
  * is built with -fvisibility=hidden). Behaviour a host can rely on:
  *   - fmi3InstantiateCoSimulation returns NULL (with a logged reason when logMessage is
  *     given) for an empty instanceName, an instantiationToken that differs from the
@@ -13,8 +14,10 @@
  *   - fmi3DoStep rejects a drifting communication point, h <= 0 and steps past a defined
  *     stopTime; a model's termination request gives fmi3OK with *terminateSimulation =
  *     true and *lastSuccessfulTime = the time reached;
- *   - event-mode, clock, derivative and dependency functions return fmi3Error with a
- *     logged "not supported" (the modelDescription declares none of those capabilities);
+ *   - models with has_event_mode accept eventModeUsed and run Event Mode (wrap_events.c);
+ *     models with clocks instantiate only as Scheduled Execution (clock functions there);
+ *     for every other model event-mode, clock, derivative and dependency functions return
+ *     fmi3Error with a logged "not supported";
  *   - array variables are flattened; nValues must equal the total element count;
  *   - no allocation in fmi3DoStep, fmi3Get*, fmi3Set*.
  * Build with -DRTC_TEST_OMIT_DOSTEP to leave fmi3DoStep out (the NoSymbol loader fixture).
@@ -33,6 +36,7 @@ typedef struct fmi3_inst {
     rtc_tm_inst core; /* first: the core and the wrapper share the pointer */
     fmi3InstanceEnvironment env;
     fmi3LogMessageCallback log;
+    fmi3ClockUpdateCallback clock_update;
 } fmi3_inst;
 
 #define GET_INST(c)                                                                                \
@@ -72,6 +76,22 @@ static bool blank(const char *s)
     return true;
 }
 
+static fmi3_inst *new_inst(fmi3String instanceName,
+                           fmi3String instantiationToken,
+                           fmi3Boolean eventModeUsed,
+                           size_t nRequired,
+                           fmi3String resourcePath,
+                           fmi3Boolean loggingOn,
+                           fmi3InstanceEnvironment instanceEnvironment,
+                           fmi3LogMessageCallback logMessage,
+                           const char *fn);
+
+static void clock_update3(rtc_tm_inst *in)
+{
+    fmi3_inst *x = (fmi3_inst *)in;
+    x->clock_update(x->env);
+}
+
 const char *fmi3GetVersion(void)
 {
     return fmi3Version;
@@ -98,15 +118,33 @@ fmi3Instance fmi3InstantiateScheduledExecution(fmi3String instanceName,
                                                fmi3LockPreemptionCallback lockPreemption,
                                                fmi3UnlockPreemptionCallback unlockPreemption)
 {
-    (void)instanceName, (void)instantiationToken, (void)resourcePath, (void)visible;
-    (void)loggingOn, (void)clockUpdate, (void)lockPreemption, (void)unlockPreemption;
-    if (logMessage)
-        early_error(logMessage, instanceEnvironment, "fmi3InstantiateScheduledExecution",
-                    "this FMU supports Co-Simulation only", NULL);
-    return NULL;
+    static const char fn[] = "fmi3InstantiateScheduledExecution";
+    (void)resourcePath, (void)visible;
+    if (!logMessage)
+        return NULL;
+    if (!rtc_tm_model_def.nclocks) {
+        early_error(logMessage, instanceEnvironment, fn, "this FMU supports Co-Simulation only",
+                    NULL);
+        return NULL;
+    }
+    if (!clockUpdate || !lockPreemption || !unlockPreemption) {
+        early_error(logMessage, instanceEnvironment, fn, "clockUpdate, lockPreemption and "
+                    "unlockPreemption are required", NULL);
+        return NULL;
+    }
+    fmi3_inst *x = new_inst(instanceName, instantiationToken, false, 0, NULL, loggingOn,
+                            instanceEnvironment, logMessage, fn);
+    if (!x)
+        return NULL;
+    x->core.scheduled = true;
+    x->clock_update = clockUpdate;
+    x->core.clock_update = clock_update3;
+    x->core.lock = lockPreemption;
+    x->core.unlock = unlockPreemption;
+    return x;
 }
 
-/* Argument checks of fmi3InstantiateCoSimulation; logs and returns false on a problem. */
+/* Argument checks of fmi3Instantiate*; logs and returns false on a problem. */
 static bool instantiate_args_ok(const char *fn,
                                 fmi3String name,
                                 fmi3String token,
@@ -125,7 +163,7 @@ static bool instantiate_args_ok(const char *fn,
                     token ? token : "(null)");
         return false;
     }
-    if (event_mode) {
+    if (event_mode && !md->has_event_mode) {
         early_error(log, env, fn, "eventModeUsed = true but hasEventMode is false", NULL);
         return false;
     }
@@ -136,57 +174,6 @@ static bool instantiate_args_ok(const char *fn,
     return true;
 }
 
-/* Both instantiation functions: checks, resources, memory, core set-up. */
-static fmi3Instance instantiate3(const char *fn,
-                                 fmi3String name,
-                                 fmi3String token,
-                                 fmi3String resourcePath,
-                                 fmi3Boolean loggingOn,
-                                 fmi3Boolean eventModeUsed,
-                                 size_t n_required,
-                                 fmi3InstanceEnvironment env,
-                                 fmi3LogMessageCallback logMessage)
-{
-    const rtc_tm_model *md = &rtc_tm_model_def;
-    bool me = !strcmp(fn, "fmi3InstantiateModelExchange");
-    char dir[PATH_MAX];
-    const char *res = NULL;
-    if (!logMessage)
-        return NULL; /* nobody to tell */
-    if (!instantiate_args_ok(fn, name, token, eventModeUsed, n_required, env, logMessage))
-        return NULL;
-    if (me ? !md->me : !md->step) {
-        early_error(logMessage, env, fn, "this interface is not supported by ", md->name);
-        return NULL;
-    }
-    if (md->needs_resources) {
-        if (rtc__tm_dir_copy(resourcePath, dir, sizeof dir) != 0) {
-            early_error(logMessage, env, fn, "cannot use resourcePath ",
-                        resourcePath ? resourcePath : "(null)");
-            return NULL;
-        }
-        res = dir;
-    }
-    fmi3_inst *x = calloc(1, rtc__tm_alloc_size(md, sizeof(fmi3_inst)));
-    if (!x) {
-        early_error(logMessage, env, fn, "out of memory", NULL);
-        return NULL;
-    }
-    x->env = env;
-    x->log = logMessage;
-    x->core.fmi = "fmi3";
-    x->core.emit = emit3;
-    x->core.step_emit = step_emit3;
-    x->core.alloc = calloc;
-    x->core.release = free;
-    if (rtc__tm_init(&x->core, sizeof *x, name, loggingOn, res) != 0) {
-        free(x);
-        return NULL;
-    }
-    x->core.me = me;
-    return x;
-}
-
 fmi3Instance fmi3InstantiateModelExchange(fmi3String instanceName,
                                           fmi3String instantiationToken,
                                           fmi3String resourcePath,
@@ -195,9 +182,20 @@ fmi3Instance fmi3InstantiateModelExchange(fmi3String instanceName,
                                           fmi3InstanceEnvironment instanceEnvironment,
                                           fmi3LogMessageCallback logMessage)
 {
+    static const char fn[] = "fmi3InstantiateModelExchange";
     (void)visible;
-    return instantiate3("fmi3InstantiateModelExchange", instanceName, instantiationToken,
-                        resourcePath, loggingOn, false, 0, instanceEnvironment, logMessage);
+    if (!logMessage)
+        return NULL; /* nobody to tell */
+    if (!rtc_tm_model_def.me) {
+        early_error(logMessage, instanceEnvironment, fn, "this interface is not supported by ",
+                    rtc_tm_model_def.name);
+        return NULL;
+    }
+    fmi3_inst *x = new_inst(instanceName, instantiationToken, false, 0, resourcePath, loggingOn,
+                            instanceEnvironment, logMessage, fn);
+    if (x)
+        x->core.me = true;
+    return x;
 }
 
 fmi3Instance fmi3InstantiateCoSimulation(fmi3String instanceName,
@@ -213,11 +211,72 @@ fmi3Instance fmi3InstantiateCoSimulation(fmi3String instanceName,
                                          fmi3LogMessageCallback logMessage,
                                          fmi3IntermediateUpdateCallback intermediateUpdate)
 {
-    (void)visible, (void)earlyReturnAllowed, (void)requiredIntermediateVariables;
-    (void)intermediateUpdate;
-    return instantiate3("fmi3InstantiateCoSimulation", instanceName, instantiationToken,
-                        resourcePath, loggingOn, eventModeUsed, nRequiredIntermediateVariables,
-                        instanceEnvironment, logMessage);
+    static const char fn[] = "fmi3InstantiateCoSimulation";
+    (void)visible, (void)requiredIntermediateVariables, (void)intermediateUpdate;
+    if (!logMessage)
+        return NULL; /* nobody to tell */
+    if (rtc_tm_model_def.nclocks) {
+        early_error(logMessage, instanceEnvironment, fn,
+                    "this FMU supports Scheduled Execution only", NULL);
+        return NULL;
+    }
+    if (!rtc_tm_model_def.step) {
+        early_error(logMessage, instanceEnvironment, fn, "this interface is not supported by ",
+                    rtc_tm_model_def.name);
+        return NULL;
+    }
+    fmi3_inst *x = new_inst(instanceName, instantiationToken, eventModeUsed,
+                            nRequiredIntermediateVariables, resourcePath, loggingOn,
+                            instanceEnvironment, logMessage, fn);
+    if (x) {
+        x->core.event_mode_used = eventModeUsed;
+        x->core.early_return_allowed = earlyReturnAllowed;
+    }
+    return x;
+}
+
+/* The instance both instantiate functions share (arguments checked, model set up). */
+static fmi3_inst *new_inst(fmi3String instanceName,
+                           fmi3String instantiationToken,
+                           fmi3Boolean eventModeUsed,
+                           size_t nRequired,
+                           fmi3String resourcePath,
+                           fmi3Boolean loggingOn,
+                           fmi3InstanceEnvironment instanceEnvironment,
+                           fmi3LogMessageCallback logMessage,
+                           const char *fn)
+{
+    const rtc_tm_model *md = &rtc_tm_model_def;
+    char dir[PATH_MAX];
+    const char *res = NULL;
+    if (!instantiate_args_ok(fn, instanceName, instantiationToken, eventModeUsed, nRequired,
+                             instanceEnvironment, logMessage))
+        return NULL;
+    if (md->needs_resources) {
+        if (rtc__tm_dir_copy(resourcePath, dir, sizeof dir) != 0) {
+            early_error(logMessage, instanceEnvironment, fn, "cannot use resourcePath ",
+                        resourcePath ? resourcePath : "(null)");
+            return NULL;
+        }
+        res = dir;
+    }
+    fmi3_inst *x = calloc(1, rtc__tm_alloc_size(md, sizeof(fmi3_inst)));
+    if (!x) {
+        early_error(logMessage, instanceEnvironment, fn, "out of memory", NULL);
+        return NULL;
+    }
+    x->env = instanceEnvironment;
+    x->log = logMessage;
+    x->core.fmi = "fmi3";
+    x->core.emit = emit3;
+    x->core.step_emit = step_emit3;
+    x->core.alloc = calloc;
+    x->core.release = free;
+    if (rtc__tm_init(&x->core, sizeof *x, instanceName, loggingOn, res) != 0) {
+        free(x);
+        return NULL;
+    }
+    return x;
 }
 
 void fmi3FreeInstance(fmi3Instance instance)
@@ -458,8 +517,21 @@ fmi3Status fmi3GetClock(fmi3Instance instance,
                         fmi3Clock values[])
 {
     GET_INST(instance);
-    (void)valueReferences, (void)nValueReferences, (void)values;
-    return (fmi3Status)rtc__tm_unsupported(in, "fmi3GetClock", NO_CLOCKS);
+    if (!in->model->nclocks)
+        return (fmi3Status)rtc__tm_unsupported(in, "fmi3GetClock", NO_CLOCKS);
+    return (fmi3Status)rtc__tm_get_clocks(in, "fmi3GetClock", valueReferences, nValueReferences,
+                                          values);
+}
+
+fmi3Status fmi3ActivateModelPartition(fmi3Instance instance,
+                                      fmi3ValueReference clockReference,
+                                      fmi3Float64 activationTime)
+{
+    GET_INST(instance);
+    if (!in->model->nclocks)
+        return (fmi3Status)rtc__tm_unsupported(in, "fmi3ActivateModelPartition", NO_CLOCKS);
+    return (fmi3Status)rtc__tm_activate(in, "fmi3ActivateModelPartition", clockReference,
+                                        activationTime);
 }
 
 fmi3Status fmi3SetClock(fmi3Instance instance,
@@ -588,8 +660,16 @@ fmi3Status fmi3GetIntervalDecimal(fmi3Instance instance,
                                   fmi3IntervalQualifier qualifiers[])
 {
     GET_INST(instance);
-    (void)valueReferences, (void)nValueReferences, (void)intervals, (void)qualifiers;
-    return (fmi3Status)rtc__tm_unsupported(in, "fmi3GetIntervalDecimal", NO_CLOCKS);
+    if (!in->model->nclocks || !intervals || !qualifiers)
+        return (fmi3Status)rtc__tm_unsupported(in, "fmi3GetIntervalDecimal", NO_CLOCKS);
+    int q[16];
+    if (nValueReferences > sizeof q / sizeof *q)
+        return (fmi3Status)rtc__tm_unsupported(in, "fmi3GetIntervalDecimal", "> 16 clocks");
+    rtc_tm_status st = rtc__tm_get_intervals(in, "fmi3GetIntervalDecimal", valueReferences,
+                                             nValueReferences, intervals, q);
+    for (size_t i = 0; st < RTC_TM_ERROR && i < nValueReferences; i++)
+        qualifiers[i] = (fmi3IntervalQualifier)q[i];
+    return (fmi3Status)st;
 }
 
 fmi3Status fmi3GetIntervalFraction(fmi3Instance instance,
@@ -682,11 +762,18 @@ fmi3Status fmi3UpdateDiscreteStates(fmi3Instance instance,
                                     fmi3Boolean *nextEventTimeDefined,
                                     fmi3Float64 *nextEventTime)
 {
+    static const char fn[] = "fmi3UpdateDiscreteStates";
     GET_INST(instance);
-    if (!in->me)
-        return (fmi3Status)rtc__tm_unsupported(in, "fmi3UpdateDiscreteStates", NO_EVENTS);
-    rtc_tm_event_info ev;
-    rtc_tm_status st = rtc__tm_me_update(in, "fmi3UpdateDiscreteStates", &ev);
+    /* Model Exchange: the model's event iteration (time events, changed states); with
+     * co-simulation the FMU schedules its own time events, continuous states are its own. */
+    rtc_tm_event_info ev = {0};
+    rtc_tm_status st;
+    if (in->me)
+        st = rtc__tm_me_update(in, fn, &ev);
+    else if (!in->model->has_event_mode)
+        return (fmi3Status)rtc__tm_unsupported(in, fn, NO_EVENTS);
+    else
+        st = rtc__tm_update(in, fn, &ev.again, &ev.terminate);
     /* every out-argument is optional in the signature's sense: write those given */
     if (discreteStatesNeedUpdate)
         *discreteStatesNeedUpdate = ev.again;
@@ -708,13 +795,17 @@ fmi3Status fmi3EnterEventMode(fmi3Instance instance)
     GET_INST(instance);
     if (in->me)
         return (fmi3Status)rtc__tm_me_mode(in, "fmi3EnterEventMode", true);
-    return (fmi3Status)rtc__tm_unsupported(in, "fmi3EnterEventMode", NO_EVENTS);
+    if (!in->model->has_event_mode)
+        return (fmi3Status)rtc__tm_unsupported(in, "fmi3EnterEventMode", NO_EVENTS);
+    return (fmi3Status)rtc__tm_enter_event(in, "fmi3EnterEventMode");
 }
 
 fmi3Status fmi3EnterStepMode(fmi3Instance instance)
 {
     GET_INST(instance);
-    return (fmi3Status)rtc__tm_unsupported(in, "fmi3EnterStepMode", NO_EVENTS);
+    if (in->me || !in->model->has_event_mode)
+        return (fmi3Status)rtc__tm_unsupported(in, "fmi3EnterStepMode", NO_EVENTS);
+    return (fmi3Status)rtc__tm_enter_step(in, "fmi3EnterStepMode");
 }
 
 fmi3Status fmi3GetOutputDerivatives(fmi3Instance instance,
@@ -742,14 +833,22 @@ fmi3Status fmi3DoStep(fmi3Instance instance,
 {
     GET_INST(instance);
     rtc_tm_step_info info = {0};
+    bool event = false, early = false;
     (void)noSetFMUStatePriorToCurrentPoint;
-    rtc_tm_status st =
-        rtc__tm_do_step(in, "fmi3DoStep", currentCommunicationPoint, communicationStepSize, &info);
+    rtc_tm_status st;
+    if (in->model->has_event_mode) {
+        st = rtc__tm_step_events(in, "fmi3DoStep", currentCommunicationPoint,
+                                 communicationStepSize, &event, &early);
+        info.terminate = in->terminate_requested;
+    } else {
+        st = rtc__tm_do_step(in, "fmi3DoStep", currentCommunicationPoint, communicationStepSize,
+                             &info);
+    }
     /* The out-arguments are written on every return so a host never reads garbage. */
     if (eventHandlingNeeded)
-        *eventHandlingNeeded = false;
+        *eventHandlingNeeded = st < RTC_TM_ERROR && event;
     if (earlyReturn)
-        *earlyReturn = false;
+        *earlyReturn = st < RTC_TM_ERROR && early;
     if (terminateSimulation)
         *terminateSimulation = st < RTC_TM_ERROR && info.terminate;
     if (lastSuccessfulTime)

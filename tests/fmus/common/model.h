@@ -108,7 +108,10 @@ typedef enum {
 /** What a step reports besides its status. */
 typedef struct rtc_tm_step_info {
     bool terminate;   /**< model asks the host to stop (set by the model) */
-    double t_reached; /**< with terminate: time the model actually reached */
+    double t_reached; /**< with terminate or event: time the model actually reached */
+    bool event;       /**< has_event_mode models: the step stopped at an event at t_reached
+                           (time or state event, located by the model); the wrapper then
+                           runs the model's `update` iterations there */
 } rtc_tm_step_info;
 
 /** What one event iteration (FMI 2 NewDiscreteStates / FMI 3 UpdateDiscreteStates) reports;
@@ -120,6 +123,20 @@ typedef struct rtc_tm_event_info {
     double next_time;
     bool terminate; /**< the model asks the host to stop */
 } rtc_tm_event_info;
+/** What one event iteration reports (FMI 3 fmi3UpdateDiscreteStates). */
+typedef struct rtc_tm_update {
+    bool by_host;     /**< set by the wrapper: the host runs this iteration in Event Mode
+                           (false: the FMU handles the event inside fmi3DoStep) */
+    bool need_update; /**< another iteration is needed at this instant (superdense time) */
+    bool terminate;
+} rtc_tm_update;
+
+/** A clock of a Scheduled Execution model (FMI 3 Clock variable, not in the vars table). */
+typedef struct rtc_tm_clock {
+    uint32_t vr;
+    bool output;    /**< output clock (read with fmi3GetClock), else an input clock */
+    bool countdown; /**< input clock whose interval the model sets (fmi3GetIntervalDecimal) */
+} rtc_tm_clock;
 
 /** The wrapper's instance, opaque to models; used for logging. */
 typedef struct rtc_tm_inst rtc_tm_ctx;
@@ -177,6 +194,21 @@ typedef struct rtc_tm_model {
     /** Model Exchange interface, or NULL. `outputs` must then also compute the derivative
      *  variables from the states and inputs (the wrapper calls it after every change). */
     const rtc_tm_me *me;
+
+    /* ---- FMI 3 only; zero/NULL for plain co-simulation models ---- */
+    bool has_event_mode;        /**< hasEventMode: step may report events (info->event) */
+    /** One event iteration at t (iteration 0 is the first at this instant). RT-safe. */
+    rtc_tm_status (*update)(void *m, rtc_tm_ctx *ctx, double t, unsigned iteration,
+                            rtc_tm_update *u);
+    const rtc_tm_clock *clocks; /**< Scheduled Execution models: their clocks */
+    size_t nclocks;
+    /** Run the model partition of input clock `clock` at t. RT-safe. */
+    rtc_tm_status (*activate)(void *m, rtc_tm_ctx *ctx, uint32_t clock, double t);
+    /** Output clock `clock` ticked since the last read (the read clears it). */
+    bool (*clock_ticked)(void *m, uint32_t clock);
+    /** Countdown clock `clock`: its interval; returns 0 not yet known, 1 unchanged since the
+     *  last read, 2 changed (the read makes it unchanged). */
+    int (*interval)(void *m, uint32_t clock, double *interval);
 } rtc_tm_model;
 
 /** Defined once by each model source. */
@@ -198,6 +230,13 @@ void rtc_tm_log(rtc_tm_ctx *ctx, rtc_tm_status status, const char *category, con
  * For the engine's real-time logging tests (Fault mode 6). RT-safe.
  */
 void rtc_tm_log_step(rtc_tm_ctx *ctx, long k, double t, const char *what);
+
+/** Scheduled Execution models: tell the host a clock changed (output clock ticked,
+ *  countdown interval set) — FMI 3 clockUpdate; and guard a section against preemption by
+ *  other partitions (lockPreemption / unlockPreemption). No-ops outside SE. */
+void rtc_tm_clock_update(rtc_tm_ctx *ctx);
+void rtc_tm_lock_preemption(rtc_tm_ctx *ctx);
+void rtc_tm_unlock_preemption(rtc_tm_ctx *ctx);
 
 /** Sleep for s seconds on CLOCK_MONOTONIC (absolute deadline, retried on EINTR). */
 void rtc_tm_sleep(double s);

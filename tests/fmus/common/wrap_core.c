@@ -106,6 +106,10 @@ const char *rtc__tm_phase_name(unsigned phase)
         return "Error";
     case RTC_TM_PH_FATAL:
         return "Fatal";
+    case RTC_TM_PH_EVENT:
+        return "EventMode";
+    case RTC_TM_PH_CLOCK:
+        return "ClockActivationMode";
     default:
         return "?";
     }
@@ -194,9 +198,11 @@ static bool settable(rtc_tm_inst *in, const rtc_tm_var *v, const char *fn)
 {
     unsigned ok;
     if (v->causality == RTC_TM_INPUT)
-        ok = RTC_TM_PH_INSTANTIATED | RTC_TM_PH_INIT | RTC_TM_PH_STEP;
+        ok = RTC_TM_PH_INSTANTIATED | RTC_TM_PH_INIT | RTC_TM_PH_STEP | RTC_TM_PH_EVENT |
+             RTC_TM_PH_CLOCK;
     else if (v->causality == RTC_TM_PARAMETER && v->variability == RTC_TM_TUNABLE)
-        ok = RTC_TM_PH_INSTANTIATED | RTC_TM_PH_INIT | RTC_TM_PH_STEP | RTC_TM_PH_RECONFIG;
+        ok = RTC_TM_PH_INSTANTIATED | RTC_TM_PH_INIT | RTC_TM_PH_STEP | RTC_TM_PH_RECONFIG |
+             (in->me ? RTC_TM_PH_EVENT : 0u); /* ME: at events only (checked below) */
     else if (v->causality == RTC_TM_PARAMETER)
         ok = RTC_TM_PH_INSTANTIATED | RTC_TM_PH_INIT | RTC_TM_PH_CONFIG;
     else {
@@ -206,7 +212,7 @@ static bool settable(rtc_tm_inst *in, const rtc_tm_var *v, const char *fn)
         return false;
     }
     /* Model Exchange: discrete inputs and tunable parameters change only at events */
-    if (in->me && in->phase == RTC_TM_PH_STEP && !in->event_mode &&
+    if (in->me && in->phase == RTC_TM_PH_STEP &&
         v->variability != RTC_TM_CONTINUOUS) {
         rtc__tm_logf(in, RTC_TM_ERROR, RTC_TM_LOG_ERROR,
                      "%s: variable '%s' (vr %u) can be set only in Event Mode", fn, v->name,
@@ -230,7 +236,8 @@ rtc_tm_status rtc__tm_check_access(rtc_tm_inst *in,
                                    bool set)
 {
     unsigned phases = set ? (RTC_TM_PH_INSTANTIATED | RTC_TM_PH_INIT | RTC_TM_PH_STEP |
-                             RTC_TM_PH_CONFIG | RTC_TM_PH_RECONFIG)
+                             RTC_TM_PH_CONFIG | RTC_TM_PH_RECONFIG | RTC_TM_PH_EVENT |
+                             RTC_TM_PH_CLOCK)
                           : RTC_TM_PH_GET;
     if (!rtc__tm_allowed(in, phases, fn))
         return RTC_TM_ERROR;
@@ -330,8 +337,13 @@ rtc_tm_status rtc__tm_exit_init(rtc_tm_inst *in, const char *fn)
         return RTC_TM_ERROR;
     if (md->outputs)
         md->outputs(in->m);
-    in->phase = RTC_TM_PH_STEP;
-    in->event_mode = in->me; /* Model Exchange continues in Event Mode */
+    /* FMI 3: with event mode the FMU leaves initialization into Event Mode, a Scheduled
+     * Execution FMU into Clock Activation Mode; Model Exchange (both versions) into Event
+     * Mode too (StepMode is then its Continuous-Time Mode). */
+    in->phase = in->scheduled                   ? RTC_TM_PH_CLOCK
+                : in->event_mode_used || in->me ? RTC_TM_PH_EVENT
+                                                : RTC_TM_PH_STEP;
+    in->event_iter = 0;
     return RTC_TM_OK;
 }
 
@@ -375,7 +387,7 @@ rtc__tm_do_step(rtc_tm_inst *in, const char *fn, double t, double h, rtc_tm_step
                                                   : "no Co-Simulation interface");
     if (!rtc__tm_allowed(in, RTC_TM_PH_STEP, fn) || !step_args_ok(in, fn, t, h))
         return RTC_TM_ERROR;
-    info->terminate = false;
+    info->terminate = info->event = false;
     info->t_reached = t + h;
     rtc_tm_status st = md->step(in->m, in, t, h, info);
     if (st >= RTC_TM_ERROR) {
@@ -387,6 +399,8 @@ rtc__tm_do_step(rtc_tm_inst *in, const char *fn, double t, double h, rtc_tm_step
     if (info->terminate) {
         in->terminate_requested = true;
         in->time = in->last_ok_time = info->t_reached;
+    } else if (info->event) {
+        in->time = in->last_ok_time = info->t_reached; /* stopped at the event */
     } else {
         in->time = in->last_ok_time = t + h;
     }
@@ -396,7 +410,8 @@ rtc__tm_do_step(rtc_tm_inst *in, const char *fn, double t, double h, rtc_tm_step
 rtc_tm_status rtc__tm_terminate(rtc_tm_inst *in, const char *fn)
 {
     /* Error is accepted too, so a host's safe-stop path can always terminate. */
-    unsigned ok = RTC_TM_PH_INIT | RTC_TM_PH_STEP | RTC_TM_PH_STEP_FAILED | RTC_TM_PH_ERROR;
+    unsigned ok = RTC_TM_PH_INIT | RTC_TM_PH_STEP | RTC_TM_PH_STEP_FAILED | RTC_TM_PH_ERROR |
+                  RTC_TM_PH_EVENT | RTC_TM_PH_CLOCK;
     if (!rtc__tm_allowed(in, ok, fn))
         return RTC_TM_ERROR;
     in->phase = RTC_TM_PH_TERMINATED;

@@ -30,13 +30,16 @@ enum {
     RTC_TM_PH_TERMINATED = 1u << 6,
     RTC_TM_PH_ERROR = 1u << 7,
     RTC_TM_PH_FATAL = 1u << 8,
+    RTC_TM_PH_EVENT = 1u << 9,  /**< Event Mode (FMI 3 has_event_mode models; Model Exchange,
+                                     whose Continuous-Time Mode is RTC_TM_PH_STEP) */
+    RTC_TM_PH_CLOCK = 1u << 10, /**< FMI 3 Clock Activation Mode (Scheduled Execution) */
 };
 /** Every state but Fatal. */
-#define RTC_TM_PH_ANY 0xffu
+#define RTC_TM_PH_ANY (0x7ffu & ~(unsigned)RTC_TM_PH_FATAL)
 /** States in which values may be read. */
 #define RTC_TM_PH_GET                                                                              \
     (RTC_TM_PH_INIT | RTC_TM_PH_STEP | RTC_TM_PH_STEP_FAILED | RTC_TM_PH_TERMINATED |              \
-     RTC_TM_PH_ERROR | RTC_TM_PH_CONFIG | RTC_TM_PH_RECONFIG)
+     RTC_TM_PH_ERROR | RTC_TM_PH_CONFIG | RTC_TM_PH_RECONFIG | RTC_TM_PH_EVENT | RTC_TM_PH_CLOCK)
 
 #define RTC_TM_NAME_CAP 128
 #define RTC_TM_MSG_CAP 512
@@ -61,11 +64,19 @@ struct rtc_tm_inst {
     bool terminate_requested; /**< a step reported terminate; no further steps */
     double last_ok_time;      /**< end of the last successful (partial) step */
     bool me;           /**< instantiated for Model Exchange */
-    bool event_mode;   /**< ME: in Event Mode (else Continuous-Time Mode) while in StepMode */
     bool logging_on;
     unsigned cat_mask; /**< enabled log categories, bit i = category i */
     rtc_tm_emit_fn *emit;
     rtc_tm_step_emit_fn *step_emit;
+    bool event_mode_used;      /**< FMI 3: the host handles events (Event Mode) */
+    bool early_return_allowed; /**< FMI 3: DoStep may stop at an event inside the step */
+    bool scheduled;            /**< FMI 3 Scheduled Execution instance */
+    unsigned event_iter;       /**< UpdateDiscreteStates calls at the current instant */
+    /** Scheduled Execution callbacks of the host, called through the wrapper (NULL when
+     *  not scheduled): clockUpdate, lockPreemption, unlockPreemption. */
+    void (*clock_update)(rtc_tm_inst *in);
+    void (*lock)(void);
+    void (*unlock)(void);
     void *(*alloc)(size_t nobj, size_t size); /**< calloc-like */
     void (*release)(void *p);
     char name[RTC_TM_NAME_CAP];
@@ -119,6 +130,31 @@ rtc_tm_status rtc__tm_exit_init(rtc_tm_inst *in, const char *fn);
 rtc_tm_status
 rtc__tm_do_step(rtc_tm_inst *in, const char *fn, double t, double h, rtc_tm_step_info *info);
 rtc_tm_status rtc__tm_terminate(rtc_tm_inst *in, const char *fn);
+
+/* ---- FMI 3 events and clocks (wrap_events.c) ---- */
+
+/**
+ * fmi3DoStep of a model with has_event_mode: step, stopping where the model reports an
+ * event. With the host in event mode, the event is handed over (event_needed; early when it
+ * lies before t + h and early return is allowed); otherwise the FMU runs its own event
+ * iterations and carries on to t + h. A normal model steps straight through.
+ */
+rtc_tm_status rtc__tm_step_events(
+    rtc_tm_inst *in, const char *fn, double t, double h, bool *event_needed, bool *early);
+/** Step → Event Mode. */
+rtc_tm_status rtc__tm_enter_event(rtc_tm_inst *in, const char *fn);
+/** One event iteration (Event Mode; Initialization Mode left into Event Mode too). */
+rtc_tm_status rtc__tm_update(rtc_tm_inst *in, const char *fn, bool *need_update, bool *terminate);
+/** Event Mode → Step Mode. */
+rtc_tm_status rtc__tm_enter_step(rtc_tm_inst *in, const char *fn);
+/** fmi3ActivateModelPartition: input clock vr ticks at t (Clock Activation Mode). */
+rtc_tm_status rtc__tm_activate(rtc_tm_inst *in, const char *fn, uint32_t clock, double t);
+/** fmi3GetClock of output clocks (cleared on read) and fmi3GetIntervalDecimal of countdown
+ *  clocks (qualifier 0 not yet known, 1 unchanged, 2 changed). */
+rtc_tm_status rtc__tm_get_clocks(rtc_tm_inst *in, const char *fn, const uint32_t vrs[], size_t n,
+                                 bool active[]);
+rtc_tm_status rtc__tm_get_intervals(rtc_tm_inst *in, const char *fn, const uint32_t vrs[],
+                                    size_t n, double intervals[], int qualifiers[]);
 rtc_tm_status rtc__tm_reset(rtc_tm_inst *in, const char *fn);
 rtc_tm_status rtc__tm_set_debug_logging(
     rtc_tm_inst *in, const char *fn, bool on, size_t n, const char *const cats[]);

@@ -1,10 +1,10 @@
 /*
  * wrap_me.c — the Model Exchange half of the test-FMU wrappers, shared by FMI 2 and FMI 3.
  *
- * ME instances use the core state machine (Instantiated → Init → StepMode) and split
- * StepMode into Event Mode and Continuous-Time Mode with in->event_mode, as both standards
- * do: ExitInitializationMode enters Event Mode; EnterContinuousTimeMode / EnterEventMode
- * switch. States and derivatives are table variables (rtc_tm_me.x_vr / dx_vr), so these
+ * ME instances use the core state machine (Instantiated → Init → Event Mode) with its
+ * Event Mode phase (RTC_TM_PH_EVENT, shared with FMI 3 co-simulation event mode) and
+ * StepMode standing for Continuous-Time Mode: ExitInitializationMode enters Event Mode;
+ * EnterContinuousTimeMode / EnterEventMode switch. States and derivatives are table variables (rtc_tm_me.x_vr / dx_vr), so these
  * functions only copy and call the model's callbacks; none allocates.
  *
  * Rules checked (Error, logged, nothing changed): the call's mode (SetContinuousStates,
@@ -17,7 +17,7 @@
 #include <math.h>
 #include <string.h>
 
-#define CT_OR_EVENT RTC_TM_PH_STEP
+#define CT_OR_EVENT (RTC_TM_PH_STEP | RTC_TM_PH_EVENT)
 
 static const rtc_tm_me *me_of(rtc_tm_inst *in, const char *fn)
 {
@@ -35,11 +35,11 @@ static const rtc_tm_me *me_allowed(rtc_tm_inst *in, const char *fn, unsigned pha
     const rtc_tm_me *me = me_of(in, fn);
     if (!me || !rtc__tm_allowed(in, phases, fn))
         return NULL;
-    if (in->phase == RTC_TM_PH_STEP && ((mode == 1 && in->event_mode) ||
-                                        (mode == 2 && !in->event_mode))) {
+    if ((mode == 1 && in->phase == RTC_TM_PH_EVENT) ||
+        (mode == 2 && in->phase == RTC_TM_PH_STEP)) {
         rtc__tm_logf(in, RTC_TM_ERROR, RTC_TM_LOG_ERROR,
                      "%s: illegal call sequence (instance is in %s Mode)", fn,
-                     in->event_mode ? "Event" : "Continuous-Time");
+                     in->phase == RTC_TM_PH_EVENT ? "Event" : "Continuous-Time");
         return NULL;
     }
     return me;
@@ -104,15 +104,15 @@ rtc_tm_status rtc__tm_me_get(rtc_tm_inst *in, const char *fn, char what, double 
 rtc_tm_status rtc__tm_me_mode(rtc_tm_inst *in, const char *fn, bool event_mode)
 {
     /* EnterEventMode from Continuous-Time Mode, EnterContinuousTimeMode from Event Mode. */
-    if (!me_allowed(in, fn, RTC_TM_PH_STEP, event_mode ? 1 : 2))
+    if (!me_allowed(in, fn, CT_OR_EVENT, event_mode ? 1 : 2))
         return RTC_TM_ERROR;
-    in->event_mode = event_mode;
+    in->phase = event_mode ? RTC_TM_PH_EVENT : RTC_TM_PH_STEP;
     return RTC_TM_OK;
 }
 
 rtc_tm_status rtc__tm_me_update(rtc_tm_inst *in, const char *fn, rtc_tm_event_info *info)
 {
-    const rtc_tm_me *me = me_allowed(in, fn, RTC_TM_PH_STEP, 2);
+    const rtc_tm_me *me = me_allowed(in, fn, CT_OR_EVENT, 2);
     memset(info, 0, sizeof *info);
     if (!me)
         return RTC_TM_ERROR;
@@ -132,7 +132,7 @@ rtc_tm_status rtc__tm_me_completed(rtc_tm_inst *in, const char *fn, bool *enter,
 {
     *enter = false;
     *term = false;
-    const rtc_tm_me *me = me_allowed(in, fn, RTC_TM_PH_STEP, 1);
+    const rtc_tm_me *me = me_allowed(in, fn, CT_OR_EVENT, 1);
     if (!me)
         return RTC_TM_ERROR;
     in->last_ok_time = in->time;

@@ -87,6 +87,28 @@ typedef struct rtc_dim {
     uint32_t vr;
 } rtc_dim;
 
+/** FMI 3.0 Clock intervalVariability. */
+typedef enum {
+    RTC_CLOCK_CONSTANT,
+    RTC_CLOCK_FIXED,
+    RTC_CLOCK_TUNABLE,
+    RTC_CLOCK_CHANGING,
+    RTC_CLOCK_COUNTDOWN,
+    RTC_CLOCK_TRIGGERED,
+} rtc_clock_variability;
+
+/** The attributes of an FMI 3.0 Clock variable. Times are exact integer nanoseconds
+ *  (intervalDecimal/shiftDecimal as written, or counter/resolution). */
+typedef struct rtc_clock_info {
+    rtc_clock_variability interval_variability;
+    bool has_interval;  /**< intervalDecimal or intervalCounter given */
+    int64_t interval_ns;
+    int64_t shift_ns;   /**< 0 when absent */
+    bool has_priority;
+    uint32_t priority;  /**< smaller = higher priority (Scheduled Execution input clocks) */
+    bool can_be_deactivated;
+} rtc_clock_info;
+
 /** One model variable (FMI 2 ScalarVariable, FMI 3 Float64/Int8/.../Clock element). */
 typedef struct rtc_var {
     char *name;
@@ -113,6 +135,7 @@ typedef struct rtc_var {
     bool intermediate_update; /**< FMI 3.0 */
     size_t n_clocks;     /**< FMI 3.0 "clocks": the variable is clocked (0: not clocked) */
     uint32_t *clocks;    /**< value references of the Clock variables it belongs to */
+    rtc_clock_info clock; /**< Clock variables only */
     unsigned line;       /**< line of the element in modelDescription.xml, for diagnostics */
 } rtc_var;
 

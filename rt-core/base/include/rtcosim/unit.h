@@ -73,10 +73,17 @@ typedef enum {
     RTC_STEP_EARLY,      /**< FMI 3 earlyReturn: stopped at last_time_s */
 } rtc_step_outcome;
 
+/** What a do_step did. Callers zero it before the call; a unit sets what applies. */
 typedef struct rtc_step_result {
     rtc_step_outcome outcome;
     double last_time_s;  /**< time the unit actually reached (= t + h when DONE) */
     bool event_needed;   /**< FMI 3 eventHandlingNeeded */
+    /* Events the unit handled inside the step (FMI 3 co-simulation with event mode): the
+     * step still ends at t + h, on the engine's grid; these only count what happened. */
+    unsigned events;        /**< event instants handled (Event Mode entered) */
+    unsigned early_returns; /**< early returns resumed to t + h within this step */
+    unsigned microsteps;    /**< most event iterations at one instant (superdense index
+                                 reached + 1; 0 without events) */
 } rtc_step_result;
 
 /** Settings for instantiation and initialization. */

@@ -19,9 +19,11 @@
  *
  * Threads. The RT thread calls rtc_session_hook() (installed as the executive's loop hook)
  * and the I/O units' tap; both only move fixed-size records through preallocated SPSC
- * rings and atomics. One control thread (rtcosim/osc_control.h) calls the operator
- * functions (rtc_session_set, _control, _get, _mark, _poll); it is the single producer of
- * the command ring. A writer thread drains the inputs ring into inputs.bin, turns command
+ * rings and atomics. The control surfaces — OSC (rtcosim/osc_control.h) and the HTTP
+ * panel (rtcosim/panel.h), each on its own non-RT thread — call the operator functions
+ * (rtc_session_set, _control, _get, _mark, _poll, _status_get); one lock inside the
+ * session serialises them, so the command ring has a single producer at a time and both
+ * surfaces take the same path (same checks, same records, same replay). A writer thread drains the inputs ring into inputs.bin, turns command
  * records into events.log lines, and watches the I/O components' counters (reconnects,
  * link up/down, stale signals) for I/O events. Nothing on the RT side blocks or formats;
  * a full ring drops the record and counts it (summary.json "session"; zero in normal runs).
@@ -120,6 +122,17 @@ int rtc_events_write_error(rtc_events *ev, char *path, size_t cap);
  * RT-safe: no. Thread: any (the logger itself: any non-RT thread).
  */
 const rtc_logger *rtc_events_logger(rtc_events *ev, const char *source);
+
+/**
+ * The newest event lines (at most RTC_EVENTS_TAIL are kept in memory) with a sequence
+ * number above @p after, oldest first: @p fn gets each line (without the newline) under
+ * the log's lock, so it must not log. Returns the newest sequence number (0: none yet).
+ * For the HTTP panel's events feed: lines reach it without reading the file back.
+ * RT-safe: no. Thread: any non-RT thread.
+ */
+#define RTC_EVENTS_TAIL 128
+uint64_t rtc_events_tail(rtc_events *ev, uint64_t after,
+                         void (*fn)(void *user, uint64_t seq, const char *line), void *user);
 
 /** Append one event line. Thread: any non-RT thread. RT-safe: no. */
 void rtc_events_add(rtc_events *ev, const char *source, const char *fmt, ...)
@@ -250,7 +263,7 @@ bool rtc_session_has_io(const rtc_session *s);
 int rtc_session_check(const rtc_session *s, unsigned can, const char *what, char *err,
                       size_t cap);
 
-/* ---- operator functions: one control thread ---- */
+/* ---- operator functions: the control surfaces' threads (serialised inside) ---- */
 
 /** Operator controls (the executive's). */
 typedef enum {
@@ -278,6 +291,20 @@ int rtc_session_control(rtc_session *s, rtc_session_control_op op, long n, int64
  */
 int rtc_session_set(rtc_session *s, const char *name, double value, int64_t origin,
                     double *applied, char *err, size_t cap);
+
+/** One exposed variable as the operator may set it: its range (declared, narrowed by
+ *  the expose entry), rate limit (units per simulated second) and dead-man safe value. */
+typedef struct rtc_session_var {
+    const char *name; /**< "unit.var", valid while the session lives */
+    bool has_min, has_max, has_rate, has_safe;
+    double min, max, rate, safe;
+} rtc_session_var;
+
+/** Number of exposed variables. RT-safe: yes. Thread: any. */
+RTC_RT_SAFE size_t rtc_session_vars(const rtc_session *s);
+
+/** Exposed variable @p i into @p out (false: out of range). RT-safe: yes. Thread: any. */
+RTC_RT_SAFE bool rtc_session_var_info(const rtc_session *s, size_t i, rtc_session_var *out);
 
 /**
  * The newest published value of recorded column @p name and the tick index it belongs to.

@@ -190,7 +190,8 @@ RTC_RT_SAFE int rtc_system_step(rtc_system *sys);
 /** Logical time of the current tick, ns from the start time. RT-safe: yes. */
 RTC_RT_SAFE int64_t rtc_system_time_ns(const rtc_system *sys);
 /** Superdense time of the system: the current tick's time and the microstep reached in
- *  it (strong-coupling iterations of the last step; 0 when the step took none).
+ *  it (strong-coupling iterations of the last step, or the most event iterations a unit
+ *  ran at one instant in it (FMI 3 event mode); 0 when the step took none).
  *  RT-safe: yes. */
 RTC_RT_SAFE rtc_sdtime rtc_system_superdense_time(const rtc_system *sys);
 /** Index k of the current tick. RT-safe: yes. */
@@ -308,5 +309,15 @@ typedef struct rtc_coupling_stats {
     uint64_t iterated_steps, iterations, not_converged;
 } rtc_coupling_stats;
 void rtc_system_coupling_stats(const rtc_system *sys, rtc_coupling_stats *out);
+
+/** Events unit @p i handled inside its steps over the run (FMI 3 co-simulation with event
+ *  mode, see rtc_step_result): event instants, early returns resumed to the step's end, and
+ *  the most event iterations (microsteps) at one instant. Read after the run (or between
+ *  steps on the stepping thread). RT-safe: yes. */
+typedef struct rtc_unit_event_stats {
+    uint64_t events, early_returns;
+    uint32_t max_microsteps;
+} rtc_unit_event_stats;
+void rtc_system_unit_event_stats(const rtc_system *sys, size_t i, rtc_unit_event_stats *out);
 
 #endif

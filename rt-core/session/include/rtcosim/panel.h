@@ -1,0 +1,80 @@
+/*
+ * rtcosim/panel.h — the browser operator panel of a live session (`rtcosim run --http`).
+ *
+ * An HTTP server inside the engine serves one page (HTML, JavaScript, CSS and the dygraphs
+ * plotting library, all embedded in the binary at build time: nothing is fetched from the
+ * internet) that shows live plots of the recorded columns, the run's status (state, time,
+ * tick, overruns, wake-up latency, RTF), the health of every I/O component and the events
+ * feed, and offers the session's controls: pause, resume, single step, stop, mark, and a
+ * field per exposed variable with its clamp, rate limit and safe value.
+ *
+ * Same path as OSC. Every action calls the session's operator functions
+ * (rtc_session_control, _set, _check, _mark, _poll) exactly as the OSC control surface
+ * does, so the capability list (--control-allow), the clamps, the records in inputs.bin,
+ * the events.log lines and the replay are the same whichever surface sent a command.
+ *
+ * Threads. One non-RT thread (created with rtc_rt_thread_start(), SCHED_OTHER) runs the
+ * server in libmicrohttpd's external polling mode: every request, every stream and every
+ * check happens on it. Live data is streamed (Server-Sent Events, 25 frames a second) from
+ * the session's published snapshot of the recorded columns — the lock-free seqlock the RT
+ * hook writes after every step — and from the event log's in-memory tail. The RT thread
+ * does no HTTP work and never waits for the panel.
+ *
+ * Trust. The server binds 127.0.0.1 unless an address is given; any other address needs a
+ * token, which every request must then carry (header "X-Rtcosim-Token", or "?token=" on
+ * the page and stream URLs a browser opens). Commands are POSTs carrying the header
+ * "X-Rtcosim-Panel" (a cross-site page cannot send it without a CORS preflight the server
+ * never grants) and no body; without a token, the Host header must name the loopback
+ * address (no DNS rebinding). Commands from other hosts need the "remote" capability.
+ * Connections, header sizes, streams and the command rate are bounded; a connection that
+ * has not sent its request headers within the timeout is shut down (slowloris). Refusals
+ * are answered with the reason and logged to events.log within a rate limit.
+ */
+#ifndef RTCOSIM_PANEL_H
+#define RTCOSIM_PANEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtcosim/log.h"
+#include "rtcosim/session.h"
+
+/** Longest token in bytes. */
+#define RTC_PANEL_MAX_TOKEN 256
+
+typedef struct rtc_panel rtc_panel;
+
+typedef struct rtc_panel_options {
+    int port;                 /**< TCP port, 0: ephemeral (rtc_panel_port()) */
+    const char *address;      /**< IPv4 address to bind; NULL: 127.0.0.1 */
+    const char *token;        /**< secret every request must carry (NULL/0: none) */
+    size_t token_len;
+    const rtc_logger *lg;     /**< start-up errors (may be NULL) */
+    unsigned max_connections; /**< 0: 32 */
+    unsigned timeout_s;       /**< idle / header timeout per connection; 0: 10 s */
+    unsigned commands_per_s;  /**< command rate limit (all clients); 0: 50 */
+} rtc_panel_options;
+
+/**
+ * Start the panel for session @p s (attached to its executive): bind, start the thread.
+ * A non-loopback @p o->address without a token is refused.
+ * Returns RTC_OK; RTC_EINVAL (bad address, missing token: logged); RTC_EIO (cannot bind:
+ * logged with the reason); RTC_ENOMEM; RTC_ESYS. RT-safe: no.
+ */
+int rtc_panel_start(rtc_session *s, const rtc_panel_options *o, rtc_panel **out);
+
+/** The TCP port the panel listens on. RT-safe: yes. */
+RTC_RT_SAFE int rtc_panel_port(const rtc_panel *p);
+
+/** Requests answered so far. RT-safe: yes. Thread: any. */
+RTC_RT_SAFE uint64_t rtc_panel_requests(const rtc_panel *p);
+
+/** Requests refused so far. RT-safe: yes. Thread: any. */
+RTC_RT_SAFE uint64_t rtc_panel_refused(const rtc_panel *p);
+
+/** Close every stream and connection, stop the thread, free; NULL is a no-op.
+ *  RT-safe: no. Thread: not the panel's. */
+void rtc_panel_stop(rtc_panel *p);
+
+#endif

@@ -1,0 +1,552 @@
+/*
+ * The HTTP operator panel (rtcosim/panel.h): the server thread, the trust checks, routing
+ * and the live streams. panel_api.c builds the JSON.
+ *
+ * DESIGN: libmicrohttpd runs in its external polling mode on one thread of our own
+ * (rtc_rt_thread_start, SCHED_OTHER), not on threads of its own: every callback — the
+ * requests, the stream readers, the connection notices — then runs on that one thread, so
+ * the panel's state needs no lock, the session sees a single caller from the panel, and
+ * the thread is created like every other thread of the engine. The loop waits at most
+ * 10 ms in MHD_run_wait(), rebuilds the frame every 40 ms (25 a second) from the session's
+ * lock-free snapshot, and resumes the streams that wait for it: a stream whose reader has
+ * nothing to send suspends its connection (MHD_suspend_connection), so no stream spins.
+ *
+ * Bounds: MHD's connection limit, per-connection memory (request headers beyond it are
+ * answered 431/413 by MHD), an idle timeout, and our own header deadline: a connection
+ * that has not delivered its request headers timeout_s after it opened (or after its last
+ * request) is shut down from this loop, so a peer that trickles bytes cannot hold a slot
+ * for ever. At most RTC__PANEL_MAX_STREAMS streams; commands go through a token bucket.
+ * Requests carry no body: one that announces one is refused before it is read.
+ */
+#include "panel_priv.h"
+
+#include "rtcosim/status.h"
+#include "rtcosim/time.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#define MEMORY_LIMIT 16384 /* per connection: request line and headers must fit */
+
+/* ---- answers ---- */
+
+/* Headers every answer carries: nothing is cached, sniffed, framed or referred, and the
+ * page runs only its own scripts. */
+static void common_headers(struct MHD_Response *r, const char *mime)
+{
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, mime);
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(r, "X-Frame-Options", "DENY");
+    MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+    MHD_add_response_header(r, "Content-Security-Policy",
+                            "default-src 'self'; style-src 'self' 'unsafe-inline'; "
+                            "frame-ancestors 'none'");
+}
+
+static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, const char *mime,
+                              const void *data, size_t len, enum MHD_ResponseMemoryMode mode)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)data, mode);
+    if (!r)
+        return MHD_NO;
+    common_headers(r, mime);
+    enum MHD_Result ok = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    return ok;
+}
+
+static enum MHD_Result answer_json(struct MHD_Connection *c, unsigned status, rtc__jbuf *b)
+{
+    enum MHD_Result ok = b->oom ? answer(c, 500, "text/plain", "out of memory\n", 14,
+                                         MHD_RESPMEM_PERSISTENT)
+                                : answer(c, status, "application/json", b->p, b->len,
+                                         MHD_RESPMEM_MUST_COPY);
+    free(b->p);
+    return ok;
+}
+
+void rtc__panel_note_refusal(rtc_panel *p, const char *who, const char *why)
+{
+    atomic_fetch_add_explicit(&p->refused, 1, memory_order_relaxed);
+    if (rtc_ratelimit_take(&p->lines, rtc_time_now_ns()))
+        rtc_session_note(p->s, who, "refused: %s", why);
+    else
+        snprintf(p->last_refused, sizeof p->last_refused, "%s", who);
+}
+
+/* A refusal: the reason goes back to the client (JSON) and, rate-limited, to events.log. */
+static enum MHD_Result refuse(rtc_panel *p, struct MHD_Connection *c, const char *who,
+                              unsigned status, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static enum MHD_Result refuse(rtc_panel *p, struct MHD_Connection *c, const char *who,
+                              unsigned status, const char *fmt, ...)
+{
+    char why[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    rtc__panel_note_refusal(p, who, why);
+    rtc__jbuf b = {.max = 4096};
+    rtc__jb_printf(&b, "{\"ok\":false,\"error\":");
+    rtc__jb_str(&b, why);
+    rtc__jb_printf(&b, "}\n");
+    return answer_json(c, status, &b);
+}
+
+/* ---- streams ---- */
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    rtc__panel_stream *st = cls;
+    if (st->closing)
+        return MHD_CONTENT_READER_END_OF_STREAM;
+    if (st->off == st->out.len) {
+        st->off = st->out.len = 0;
+        rtc__panel_stream_fill(st->p, st);
+    }
+    if (st->out.oom)
+        return MHD_CONTENT_READER_END_WITH_ERROR;
+    if (st->out.len == 0) { /* nothing new: wait for the next frame, not in a spin */
+        MHD_suspend_connection(st->conn);
+        st->suspended = true;
+        return 0;
+    }
+    size_t n = st->out.len - st->off < max ? st->out.len - st->off : max;
+    memcpy(buf, st->out.p + st->off, n);
+    st->off += n;
+    return (ssize_t)n;
+}
+
+static void stream_free(void *cls)
+{
+    rtc__panel_stream *st = cls;
+    free(st->out.p);
+    *st = (rtc__panel_stream){0};
+}
+
+static enum MHD_Result open_stream(rtc_panel *p, struct MHD_Connection *c, const char *who)
+{
+    rtc__panel_stream *st = NULL;
+    for (size_t i = 0; i < RTC__PANEL_MAX_STREAMS && !st; i++)
+        st = p->streams[i].used ? NULL : &p->streams[i];
+    if (!st)
+        return refuse(p, c, who, 503, "%d live streams already (close a panel tab)",
+                      RTC__PANEL_MAX_STREAMS);
+    *st = (rtc__panel_stream){.p = p, .used = true, .conn = c, .out = {.max = 1 << 20}};
+    /* a browser reconnecting names the last event line it had: no line twice */
+    const char *last = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Last-Event-ID");
+    if (last)
+        st->ev_seq = strtoull(last, NULL, 10);
+    struct MHD_Response *r =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, stream_read, st,
+                                          stream_free);
+    if (!r) {
+        st->used = false;
+        return MHD_NO;
+    }
+    common_headers(r, "text/event-stream");
+    enum MHD_Result ok = MHD_queue_response(c, 200, r);
+    MHD_destroy_response(r); /* stream_free runs when the connection is done with it */
+    return ok;
+}
+
+/* A new frame is out: every waiting stream is resumed (or, at the end, told to close). */
+static void wake_streams(rtc_panel *p, bool closing)
+{
+    for (size_t i = 0; i < RTC__PANEL_MAX_STREAMS; i++) {
+        rtc__panel_stream *st = &p->streams[i];
+        st->closing = st->closing || (st->used && closing);
+        if (st->used && st->suspended) {
+            st->suspended = false;
+            MHD_resume_connection(st->conn);
+        }
+    }
+}
+
+static bool any_stream(const rtc_panel *p)
+{
+    for (size_t i = 0; i < RTC__PANEL_MAX_STREAMS; i++)
+        if (p->streams[i].used)
+            return true;
+    return false;
+}
+
+/* ---- trust ---- */
+
+/* Constant time in the secret (see osc_control.c's token_ok). */
+static bool token_ok(const rtc_panel *p, const char *sent)
+{
+    if (!sent)
+        return false;
+    size_t n = strnlen(sent, RTC_PANEL_MAX_TOKEN + 1);
+    unsigned diff = n != p->token_len;
+    for (size_t i = 0; i < p->token_len; i++)
+        diff |= (unsigned char)p->token[i] ^ (unsigned char)(i < n ? sent[i] : 0);
+    return diff == 0;
+}
+
+/* Without a token the page is reachable only as http://127.0.0.1:PORT or
+ * http://localhost:PORT: a Host naming anything else is a rebinding attempt. */
+static bool host_ok(const rtc_panel *p, const char *host)
+{
+    if (p->token_len)
+        return true;
+    if (!host)
+        return false;
+    char a[64], b[64];
+    snprintf(a, sizeof a, "127.0.0.1:%d", p->port);
+    snprintf(b, sizeof b, "localhost:%d", p->port);
+    return !strcmp(host, a) || !strcmp(host, b);
+}
+
+/* The connection's bookkeeping slot (slowloris deadline). */
+static rtc__panel_conn *conn_slot(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
+static int64_t peer(struct MHD_Connection *c, bool *remote)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    *remote = true;
+    if (!ci || !ci->client_addr || ci->client_addr->sa_family != AF_INET)
+        return 0;
+    const struct sockaddr_in *a = (const struct sockaddr_in *)ci->client_addr;
+    uint32_t ip = ntohl(a->sin_addr.s_addr);
+    *remote = (ip >> 24) != 127;
+    return (int64_t)ip << 16 | ntohs(a->sin_port);
+}
+
+/* ---- routing ---- */
+
+static const rtc__panel_asset *asset(const char *url)
+{
+    if (!strcmp(url, "/"))
+        url = "/index.html";
+    for (size_t i = 0; i < rtc__panel_n_assets; i++)
+        if (!strcmp(rtc__panel_assets[i].path, url))
+            return &rtc__panel_assets[i];
+    return NULL;
+}
+
+/* A command: POST, the panel's header, within the rate. */
+static enum MHD_Result command(rtc_panel *p, struct MHD_Connection *c, int64_t origin,
+                               const char *who, bool remote)
+{
+    if (!MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Rtcosim-Panel"))
+        return refuse(p, c, who, 403, "commands need the X-Rtcosim-Panel header (sent by "
+                      "the panel page; a cross-site form cannot send it)");
+    int64_t now = rtc_time_now_ns();
+    p->bucket += (double)(now - p->bucket_ns) / 1e9 * p->bucket_rate;
+    p->bucket = p->bucket > p->bucket_rate ? p->bucket_rate : p->bucket;
+    p->bucket_ns = now;
+    if (p->bucket < 1)
+        return refuse(p, c, who, 429, "too many commands (at most %.0f a second)",
+                      p->bucket_rate);
+    p->bucket -= 1;
+    rtc__jbuf b = {.max = 4096};
+    unsigned status = rtc__panel_command(p, c, origin, who, remote, &b);
+    return answer_json(c, status, &b);
+}
+
+static enum MHD_Result route(rtc_panel *p, struct MHD_Connection *c, const char *url,
+                             const char *method, int64_t origin, const char *who,
+                             bool remote)
+{
+    bool get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
+    bool post = !strcmp(method, "POST");
+    const rtc__panel_asset *a = asset(url);
+    if (get && a)
+        return answer(c, 200, a->mime, a->data, a->len, MHD_RESPMEM_PERSISTENT);
+    if (get && !strcmp(url, "/favicon.ico")) /* asked by every browser: no refusal line */
+        return answer(c, 204, "image/x-icon", "", 0, MHD_RESPMEM_PERSISTENT);
+    if (get && !strcmp(url, "/api/info")) {
+        rtc__jbuf b = {.max = 1 << 20};
+        rtc__panel_info(p, &b);
+        return answer_json(c, 200, &b);
+    }
+    if (get && !strcmp(url, "/api/stream"))
+        return open_stream(p, c, who);
+    if (post && !strcmp(url, "/api/cmd"))
+        return command(p, c, origin, who, remote);
+    if (a || !strcmp(url, "/api/info") || !strcmp(url, "/api/stream") ||
+        !strcmp(url, "/api/cmd"))
+        return refuse(p, c, who, 405, "%.16s %.200s: method not allowed", method, url);
+    return refuse(p, c, who, 404, "%.16s %.200s: no such page", method, url);
+}
+
+/* Every request is answered on its first call, with its headers only: the panel takes no
+ * request bodies, so one that announces a body is refused before any of it is read (MHD
+ * then closes the connection). */
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version,
+                                  const char *upload_data, size_t *upload_size, void **ctx)
+{
+    (void)version, (void)upload_data;
+    rtc_panel *p = cls;
+    if (*ctx) { /* a body arrived after all (announced as 0): discard it */
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    *ctx = p;
+    rtc__panel_conn *slot = conn_slot(c);
+    if (slot)
+        slot->in_request = true;
+    atomic_fetch_add_explicit(&p->requests, 1, memory_order_relaxed);
+    bool remote;
+    int64_t origin = peer(c, &remote);
+    char who[96], addr[64];
+    rtc_session_origin_text(origin, addr, sizeof addr);
+    snprintf(who, sizeof who, "panel %s", addr);
+    const char *tok = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Rtcosim-Token");
+    if (!tok)
+        tok = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "token");
+    if (p->token_len && !token_ok(p, tok))
+        return refuse(p, c, who, 401, "missing or wrong token (X-Rtcosim-Token header or "
+                      "?token=)");
+    if (!host_ok(p, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host")))
+        return refuse(p, c, who, 421, "Host must be 127.0.0.1:%d or localhost:%d", p->port,
+                      p->port);
+    const char *len = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+    if ((len && strcmp(len, "0")) ||
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Transfer-Encoding"))
+        return refuse(p, c, who, 413, "requests to the panel carry no body");
+    return route(p, c, url, method, origin, who, remote);
+}
+
+/* "%HH" decoding of the path and the arguments, except that a byte that would end the C
+ * string early (%00) or a control character stays escaped: "/index.html%00.js" must not
+ * become "/index.html", nor a mark text carry a terminal escape. */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+    (void)cls, (void)c;
+    char *out = s;
+    for (const char *in = s; *in; in++) {
+        unsigned v;
+        if (in[0] == '%' && isxdigit((unsigned char)in[1]) && isxdigit((unsigned char)in[2]) &&
+            sscanf(in + 1, "%2x", &v) == 1 && v >= 0x20 && v != 0x7f) {
+            *out++ = (char)v;
+            in += 2;
+        } else {
+            *out++ = *in;
+        }
+    }
+    *out = '\0';
+    return (size_t)(out - s);
+}
+
+/* ---- connections ---- */
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_ctx,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    rtc_panel *p = cls;
+    if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+        rtc__panel_conn *slot = *socket_ctx;
+        if (slot)
+            slot->used = false;
+        return;
+    }
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    for (size_t i = 0; ci && i < p->max_conn + 8u; i++)
+        if (!p->conns[i].used) {
+            p->conns[i] = (rtc__panel_conn){.fd = ci->connect_fd, .used = true,
+                                            .since_ns = rtc_time_now_ns()};
+            *socket_ctx = &p->conns[i];
+            return;
+        }
+}
+
+/* A request is over: the connection's next request headers have timeout_s again. */
+static void on_completed(void *cls, struct MHD_Connection *c, void **ctx,
+                         enum MHD_RequestTerminationCode code)
+{
+    (void)cls, (void)ctx, (void)code;
+    rtc__panel_conn *slot = conn_slot(c);
+    if (slot) {
+        slot->in_request = false;
+        slot->since_ns = rtc_time_now_ns();
+    }
+}
+
+/* Slowloris: connections whose request headers are late are shut down; MHD sees the end
+ * of the stream at its next turn and closes them itself (the descriptor stays MHD's). */
+static void reap_late(rtc_panel *p, int64_t now)
+{
+    int64_t limit = (int64_t)p->timeout_s * 1000000000;
+    for (size_t i = 0; i < p->max_conn + 8u; i++) {
+        rtc__panel_conn *k = &p->conns[i];
+        if (k->used && !k->in_request && k->fd >= 0 && now - k->since_ns > limit) {
+            shutdown(k->fd, SHUT_RDWR);
+            k->fd = -1; /* once */
+        }
+    }
+}
+
+static void refusals_due(rtc_panel *p, bool force)
+{
+    uint64_t n = rtc_ratelimit_due(&p->lines, rtc_time_now_ns(), force);
+    if (n)
+        rtc_session_note(p->s, p->last_refused, "refused %llu more panel request(s) in the "
+                         "last %.0f s, not logged one by one (this client was the last; "
+                         "every one was answered)", (unsigned long long)n,
+                         (double)p->lines.window_ns / 1e9);
+}
+
+static void *panel_main(void *arg)
+{
+    rtc_panel *p = arg;
+    p->next_frame_ns = rtc_time_now_ns();
+    while (!atomic_load_explicit(&p->stop, memory_order_acquire)) {
+        if (MHD_run_wait(p->d, 10) != MHD_YES) { /* never a spin, whatever MHD says */
+            struct timespec nap = {0, 10000000};
+            nanosleep(&nap, NULL);
+        }
+        int64_t now = rtc_time_now_ns();
+        if (now >= p->next_frame_ns) {
+            rtc_session_poll(p->s, false); /* the dead-man, also without OSC */
+            if (any_stream(p)) {
+                rtc__panel_frame(p, now);
+                p->frame_seq++;
+                wake_streams(p, false);
+            }
+            p->next_frame_ns += RTC__PANEL_FRAME_NS;
+            if (p->next_frame_ns <= now) /* fell behind: no burst of frames */
+                p->next_frame_ns = now + RTC__PANEL_FRAME_NS;
+        }
+        reap_late(p, now);
+        refusals_due(p, false);
+    }
+    /* streams end cleanly: MHD must not be stopped with suspended connections */
+    wake_streams(p, true);
+    for (int i = 0; i < 100 && any_stream(p); i++)
+        MHD_run_wait(p->d, 10);
+    refusals_due(p, true);
+    return NULL;
+}
+
+/* ---- start and stop ---- */
+
+static int parse_address(const rtc_panel_options *o, rtc_panel *p)
+{
+    struct in_addr a;
+    const char *addr = o->address ? o->address : "127.0.0.1";
+    if (inet_pton(AF_INET, addr, &a) != 1) {
+        rtc_log(o->lg, RTC_LOG_ERROR, "--http-address %s: not an IPv4 address", addr);
+        return RTC_EINVAL;
+    }
+    p->bind_ip = ntohl(a.s_addr);
+    if ((p->bind_ip >> 24) != 127 && !o->token_len) {
+        rtc_log(o->lg, RTC_LOG_ERROR, "--http-address %s: a panel reachable from other hosts "
+                "needs a token (--http-token FILE)", addr);
+        return RTC_EINVAL;
+    }
+    return RTC_OK;
+}
+
+static int open_daemon(rtc_panel *p, const rtc_panel_options *o)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)o->port),
+                             .sin_addr.s_addr = htonl(p->bind_ip)};
+    bool loopback = (p->bind_ip >> 24) == 127;
+    p->d = MHD_start_daemon(
+        MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, (uint16_t)o->port, NULL, NULL, on_request, p,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+        MHD_OPTION_CONNECTION_LIMIT, p->max_conn,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, loopback ? 0u : 8u,
+        MHD_OPTION_CONNECTION_TIMEOUT, p->timeout_s,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MEMORY_LIMIT,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, p,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, p,
+        MHD_OPTION_UNESCAPE_CALLBACK, unescape, p, MHD_OPTION_END);
+    const union MHD_DaemonInfo *di =
+        p->d ? MHD_get_daemon_info(p->d, MHD_DAEMON_INFO_BIND_PORT) : NULL;
+    if (!di) {
+        char ip[INET_ADDRSTRLEN];
+        inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof ip);
+        rtc_log(o->lg, RTC_LOG_ERROR, "panel: cannot listen on http://%s:%d (port in use, "
+                "or the address is not this host's)", ip, o->port);
+        return RTC_EIO;
+    }
+    p->port = di->port;
+    return RTC_OK;
+}
+
+int rtc_panel_start(rtc_session *s, const rtc_panel_options *o, rtc_panel **out)
+{
+    if (!s || !o || !out || o->port < 0 || o->port > 65535 ||
+        o->token_len > RTC_PANEL_MAX_TOKEN || (o->token_len && !o->token))
+        return RTC_EINVAL;
+    rtc_panel *p = calloc(1, sizeof *p);
+    if (!p)
+        return RTC_ENOMEM;
+    p->s = s;
+    p->token_len = o->token_len;
+    if (o->token_len)
+        memcpy(p->token, o->token, o->token_len);
+    p->max_conn = o->max_connections ? o->max_connections : 32;
+    p->timeout_s = o->timeout_s ? o->timeout_s : 10;
+    p->bucket = p->bucket_rate = o->commands_per_s ? o->commands_per_s : 50;
+    p->bucket_ns = rtc_time_now_ns();
+    p->lines = (rtc_ratelimit){.window_ns = 1000000000, .burst = 5};
+    p->frame.max = 1 << 20;
+    p->conns = calloc(p->max_conn + 8u, sizeof *p->conns);
+    int rc = p->conns ? parse_address(o, p) : RTC_ENOMEM;
+    if (rc == RTC_OK)
+        rc = open_daemon(p, o);
+    rtc_rt_thread_opts to = {.priority = 0, .cpu = -1, .name = "rtc-panel"};
+    if (rc == RTC_OK)
+        rc = rtc_rt_thread_start(&to, panel_main, p, o->lg, &p->thread);
+    if (rc != RTC_OK) {
+        if (p->d)
+            MHD_stop_daemon(p->d);
+        free(p->conns);
+        explicit_bzero(p->token, sizeof p->token);
+        free(p);
+        return rc;
+    }
+    *out = p;
+    return RTC_OK;
+}
+
+int rtc_panel_port(const rtc_panel *p)
+{
+    return p->port;
+}
+
+uint64_t rtc_panel_requests(const rtc_panel *p)
+{
+    return atomic_load_explicit(&p->requests, memory_order_relaxed);
+}
+
+uint64_t rtc_panel_refused(const rtc_panel *p)
+{
+    return atomic_load_explicit(&p->refused, memory_order_relaxed);
+}
+
+void rtc_panel_stop(rtc_panel *p)
+{
+    if (!p)
+        return;
+    atomic_store_explicit(&p->stop, true, memory_order_release);
+    rtc_rt_thread_join(p->thread);
+    MHD_stop_daemon(p->d);
+    free(p->frame.p);
+    free(p->conns);
+    explicit_bzero(p->token, sizeof p->token);
+    free(p);
+}

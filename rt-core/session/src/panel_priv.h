@@ -1,0 +1,94 @@
+/*
+ * Internals of the HTTP operator panel (rtcosim/panel.h): panel.c (the server thread,
+ * trust checks, routing, streams) and panel_api.c (JSON: the page's info, the live frames,
+ * the commands). Everything here runs on the panel thread only.
+ */
+#ifndef RTC_PANEL_PRIV_H
+#define RTC_PANEL_PRIV_H
+
+#include "rtcosim/panel.h"
+#include "rtcosim/ratelimit.h"
+#include "rtcosim/rt.h"
+
+#include "session_priv.h"
+
+#include <stdatomic.h>
+
+/* One embedded file of the page (generated at build time by cmake/embed_assets.cmake). */
+typedef struct rtc__panel_asset {
+    const char *path, *mime;
+    const unsigned char *data;
+    size_t len;
+} rtc__panel_asset;
+extern const rtc__panel_asset rtc__panel_assets[];
+extern const size_t rtc__panel_n_assets;
+
+/* A growable text buffer; on allocation failure it stops growing and says so (oom). */
+typedef struct rtc__jbuf {
+    char *p;
+    size_t len, cap, max;
+    bool oom;
+} rtc__jbuf;
+void rtc__jb_printf(rtc__jbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rtc__jb_str(rtc__jbuf *b, const char *s);    /* a JSON string, quoted and escaped */
+void rtc__jb_num(rtc__jbuf *b, double v);         /* a JSON number, null when not finite */
+
+#define RTC__PANEL_MAX_STREAMS 8
+#define RTC__PANEL_FRAME_NS 40000000 /* 25 frames a second */
+
+/* A live stream (Server-Sent Events): its pending bytes and its cursors. */
+typedef struct rtc__panel_stream {
+    struct rtc_panel *p;
+    bool used, suspended, closing;
+    struct MHD_Connection *conn;
+    rtc__jbuf out;
+    size_t off;          /* bytes of out already sent */
+    uint64_t frame_seq;  /* the last frame queued */
+    uint64_t ev_seq;     /* the last events.log line queued */
+} rtc__panel_stream;
+
+/* A connection's bookkeeping (slowloris: shut down when its headers are late). */
+typedef struct rtc__panel_conn {
+    int fd;
+    int64_t since_ns;    /* connection start, or end of its last request */
+    bool in_request;     /* its request headers arrived */
+    bool used;
+} rtc__panel_conn;
+
+struct rtc_panel {
+    rtc_session *s;
+    struct MHD_Daemon *d;
+    int port;
+    uint32_t bind_ip;    /* host order */
+    rtc_rt_thread *thread;
+    _Atomic bool stop;
+    _Atomic uint64_t requests, refused;
+    char token[RTC_PANEL_MAX_TOKEN];
+    size_t token_len;
+    unsigned max_conn, timeout_s;
+    double bucket, bucket_rate; /* command rate limit: a token bucket */
+    int64_t bucket_ns;
+    rtc_ratelimit lines;        /* events.log lines for refusals */
+    char last_refused[96];
+    /* the newest frame (JSON), rebuilt every RTC__PANEL_FRAME_NS */
+    rtc__jbuf frame;
+    uint64_t frame_seq;
+    int64_t next_frame_ns;
+    int64_t rtf_wall_ns, rtf_sim_ns;
+    double rtf;
+    rtc__panel_stream streams[RTC__PANEL_MAX_STREAMS];
+    rtc__panel_conn *conns;
+};
+
+/* panel_api.c */
+void rtc__panel_info(rtc_panel *p, rtc__jbuf *b);
+void rtc__panel_frame(rtc_panel *p, int64_t now_ns);
+/* A command from @p who (origin: IPv4 << 16 | port): the HTTP status and the JSON answer. */
+unsigned rtc__panel_command(rtc_panel *p, struct MHD_Connection *conn, int64_t origin,
+                            const char *who, bool remote, rtc__jbuf *b);
+/* Queue the stream's next bytes (frame, new events) when it has none pending. */
+void rtc__panel_stream_fill(rtc_panel *p, rtc__panel_stream *st);
+/* A refusal: logged within the rate limit. */
+void rtc__panel_note_refusal(rtc_panel *p, const char *who, const char *why);
+
+#endif
