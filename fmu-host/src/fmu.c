@@ -9,6 +9,7 @@
 #include "fmu_priv.h"
 
 #include "rtcosim/archive.h"
+#include "rtcosim/rtc_config.h"
 #include "rtcosim/status.h"
 
 #include <dlfcn.h>
@@ -16,6 +17,28 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+static void named_log(void *user, int level, const char *msg)
+{
+    rtc_fmu *fmu = user;
+    size_t n = strlen(fmu->dir);
+    if (strncmp(msg, fmu->dir, n) || msg[n] != '/') {
+        fmu->named_inner->log(fmu->named_inner->user, level, msg);
+        return;
+    }
+    char line[RTC_LOG_MSG_MAX + PATH_MAX];
+    snprintf(line, sizeof line, "%s: %s", fmu->shown, msg + n + 1);
+    fmu->named_inner->log(fmu->named_inner->user, level, line);
+}
+
+const rtc_logger *rtc__fmu_named(rtc_fmu *fmu, const rtc_logger *lg)
+{
+    if (!fmu->own_dir || !lg || !lg->log)
+        return lg;
+    fmu->named_inner = lg;
+    fmu->named = (rtc_logger){.log = named_log, .user = fmu, .max_level = lg->max_level};
+    return &fmu->named;
+}
 
 static int read_description(rtc_fmu *fmu, const char *fmu_path, const rtc_logger *lg)
 {
@@ -26,7 +49,7 @@ static int read_description(rtc_fmu *fmu, const char *fmu_path, const rtc_logger
         rtc_log(lg, RTC_LOG_ERROR, "%s: no modelDescription.xml in the FMU", fmu_path);
         return RTC_ENOTFOUND;
     }
-    return rtc_fmu_md_read(xml, lg, &fmu->md);
+    return rtc_fmu_md_read(xml, rtc__fmu_named(fmu, lg), &fmu->md);
 }
 
 int rtc_fmu_open(const char *path, const rtc_fmu_options *opt, const rtc_logger *lg,
@@ -57,6 +80,7 @@ int rtc_fmu_open(const char *path, const rtc_fmu_options *opt, const rtc_logger 
             goto out;
         }
         fmu->own_dir = true;
+        snprintf(fmu->shown, sizeof fmu->shown, "%s", path);
         rtc_archive_limits lim = {.max_total_bytes = opt ? opt->max_unzip_bytes : 0};
         rc = rtc_archive_extract(path, fmu->dir, &lim, lg);
         if (rc != RTC_OK)
@@ -109,10 +133,10 @@ int rtc_fmu_unit_new(rtc_fmu *fmu, const char *instance_name, const rtc_logger *
 {
     if (!fmu || !instance_name || !*instance_name || !out)
         return RTC_EINVAL;
-    int rc = check_clocks(fmu->md, lg);
+    int rc = check_clocks(fmu->md, rtc__fmu_named(fmu, lg));
     if (rc != RTC_OK)
         return rc;
-    rc = rtc__fmu_bind(fmu, lg);
+    rc = rtc__fmu_bind(fmu, rtc__fmu_named(fmu, lg));
     if (rc != RTC_OK)
         return rc;
     rc = fmu->md->fmi_major == 2 ? rtc__fmi2_unit_new(fmu, instance_name, lg, out)

@@ -117,6 +117,11 @@ struct rtc_fmu {
     bool own_dir;            /* false when opened from an existing directory */
     rtc_model_desc *md;
     const rtc_logger *lg;
+    /* load-time messages name the .fmu the user gave, not the extraction directory
+     * (rtc__fmu_named) */
+    char shown[PATH_MAX];
+    rtc_logger named;
+    const rtc_logger *named_inner;
     void *dl;                /* dlopen handle, NULL until the first unit */
     _Atomic int units;       /* live units: the library stays loaded while > 0 (units may
                                 be freed on different threads, hence atomic) */
@@ -125,6 +130,11 @@ struct rtc_fmu {
         rtc_fmi3_api fmi3;
     } api;
 };
+
+/* @p lg with every "<extraction dir>/x" at the start of a message shown as "<the .fmu
+ * path>: x" (an archive's temporary directory means nothing to the user); @p lg itself for
+ * an FMU opened from a directory. Valid until the next call or close (fmu.c). */
+const rtc_logger *rtc__fmu_named(rtc_fmu *fmu, const rtc_logger *lg);
 
 /* Load binaries/<platform>/<id>.so and bind the version's function table (fmu_bin.c). */
 int rtc__fmu_bind(rtc_fmu *fmu, const rtc_logger *lg);

@@ -83,34 +83,43 @@ static int parse(int argc, char **argv, bench_opts *o)
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {0}};
-    int c;
+    int c, st = RTC_EXIT_OK;
+    long v = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+    while (st == RTC_EXIT_OK && (c = getopt_long(argc, argv, ":vh", opts, NULL)) != -1) {
         switch (c) {
-        case B_PERIOD: o->period_us = atol(optarg); break;
-        case B_DUR: o->duration_s = atol(optarg); break;
+        case B_PERIOD:
+            st = rtc_cli_parse_long("bench", "period", optarg, 10, 10000000, &o->period_us);
+            break;
+        case B_DUR:
+            st = rtc_cli_parse_long("bench", "duration", optarg, 1, 86400, &o->duration_s);
+            break;
         case B_SYS: o->system = optarg; break;
-        case B_PRIO: o->priority = atoi(optarg); break;
-        case B_CPU: o->cpu = atoi(optarg); break;
-        case B_SPIN: o->spin_us = atol(optarg); break;
+        case B_PRIO:
+            st = rtc_cli_parse_long("bench", "priority", optarg, 0, 99, &v);
+            o->priority = (int)v;
+            break;
+        case B_CPU:
+            st = rtc_cli_parse_long("bench", "cpu", optarg, 0, rtc_rt_cpu_count() - 1, &v);
+            o->cpu = (int)v;
+            break;
+        case B_SPIN:
+            st = rtc_cli_parse_long("bench", "spin-us", optarg, 0, 1000000, &o->spin_us);
+            break;
         case B_LOAD: o->load = true; break;
         case B_CMP: o->compare = true; break;
-        case B_ROUNDS: o->rounds = atol(optarg); break;
+        case B_ROUNDS:
+            st = rtc_cli_parse_long("bench", "rounds", optarg, 1, 1000, &o->rounds);
+            break;
         case B_DIR: o->dir = optarg; break;
         case 'v': rtc_cli_log.max_level = RTC_LOG_INFO; break;
         case 'h': return -1;
-        default: return rtc_cli_usage_error("bench", "unknown option");
+        default: return rtc_cli_getopt_error("bench", c, argc, argv);
         }
     }
-    const char *bad = optind != argc                                 ? "unexpected argument"
-                      : o->period_us < 10 || o->period_us > 10000000 ? "--period: 10..10000000 us"
-                      : o->duration_s < 1                            ? "--duration: at least 1 s"
-                      : o->priority < 0 || o->priority > 99          ? "--priority: 0..99"
-                      : o->cpu < 0 || o->cpu >= rtc_rt_cpu_count()   ? "--cpu: no such CPU"
-                      : o->rounds < 1                                ? "--rounds: at least 1"
-                      : o->spin_us < 0                               ? "--spin-us: >= 0"
-                                                                     : NULL;
-    return bad ? rtc_cli_usage_error("bench", "%s", bad) : RTC_EXIT_OK;
+    if (st == RTC_EXIT_OK && optind != argc)
+        st = rtc_cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
+    return st;
 }
 
 /* ---- the CPU hog of --load ---- */

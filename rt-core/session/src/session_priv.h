@@ -41,6 +41,10 @@ typedef struct rtc__xvar {
 /* session_apply.c */
 int rtc__xvar_parse(rtc_system *sys, const char *spec, rtc__xvar *x, char *err, size_t cap);
 void rtc__xvar_clear(rtc__xvar *x);
+/* Every exposed variable of a session: the system file's entries, then @p expose; no
+ * name twice. On failure nothing is kept (*out NULL) and @p err says why. */
+int rtc__xvars_parse(rtc_system *sys, const char *const *expose, size_t n_expose,
+                     rtc__xvar **out, size_t *n_out, char *err, size_t cap);
 /* Clamp @p v to the variable's range; true when it was changed. */
 bool rtc__xvar_clamp(const rtc__xvar *x, double *v);
 /* Apply op SET (rate-limited) or SAFE (immediate) on the stepping thread. */

@@ -438,6 +438,14 @@ bool rtc_io_unit_is(const rtc_unit *unit)
     return unit && unit->ops == &io_ops;
 }
 
+const rtc_est_config *rtc_io_unit_estimator(const rtc_unit *unit, size_t i)
+{
+    if (!rtc_io_unit_is(unit))
+        return NULL;
+    const io_unit *u = unit->self;
+    return i < u->n && u->sig[i].est ? rtc_est_get_config(u->sig[i].est) : NULL;
+}
+
 int rtc_io_unit_set_tap(rtc_unit *unit, rtc_io_sample_fn fn, void *user, uint32_t first_signal)
 {
     if (!rtc_io_unit_is(unit))

@@ -47,6 +47,12 @@ int rtc_io_unit_stats(const rtc_unit *unit, rtc_driver_stats *out);
  *  RT-safe: yes. */
 RTC_RT_SAFE bool rtc_io_unit_is(const rtc_unit *unit);
 
+/** The estimator configuration of signal @p i (the unit's variable i) of I/O unit
+ *  @p unit: what `rtcosim info` and summary.json describe. NULL when @p unit is not an
+ *  I/O unit or the signal has no estimator (a signal to the bench). RT-safe: yes. */
+struct rtc_est_config;
+const struct rtc_est_config *rtc_io_unit_estimator(const rtc_unit *unit, size_t i);
+
 /* ---- sample observer ---- */
 
 /**
