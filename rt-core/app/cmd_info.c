@@ -22,6 +22,8 @@ static const char help[] =
     "with unit, estimator and delay, and the variables exposed to the operator.\n"
     "\n"
     "options:\n"
+    "  --units         only \"name<TAB>unit\" per variable, as results.csv names them\n"
+    "                  (scripts/plot reads it)\n"
     "  -v, --verbose   also print warnings about the modelDescription as info\n"
     "  -h, --help      this text\n";
 
@@ -225,16 +227,20 @@ static void print_model(const char *path, const rtc_model_desc *md)
 
 int rtc_cmd_info(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"verbose", no_argument, NULL, 'v'}, {"help", no_argument, NULL, 'h'}, {0}};
+    static const struct option opts[] = {{"verbose", no_argument, NULL, 'v'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {"units", no_argument, NULL, 'u'}, {0}};
     int c;
+    bool units = false;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":vh", opts, NULL)) != -1) {
         if (c == 'h') {
             fputs(help, stdout);
             return RTC_EXIT_OK;
         }
-        if (c == 'v')
+        if (c == 'u')
+            units = true;
+        else if (c == 'v')
             rtc_cli_log.max_level = RTC_LOG_INFO;
         else
             return rtc_cli_getopt_error("info", c, argc, argv);
@@ -244,11 +250,15 @@ int rtc_cmd_info(int argc, char **argv)
     size_t n = strlen(argv[optind]);
     if (n > 4 && (!strcasecmp(argv[optind] + n - 4, ".ssd") ||
                   !strcasecmp(argv[optind] + n - 4, ".ssp")))
-        return rtc_cli_info_system(argv[optind]);
+        return rtc_cli_info_system(argv[optind], units);
     rtc_fmu *fmu = NULL;
     if (rtc_fmu_open(argv[optind], NULL, &rtc_cli_log, &fmu) != RTC_OK)
         return RTC_EXIT_ERROR;
-    print_model(argv[optind], rtc_fmu_model(fmu));
+    const rtc_model_desc *md = rtc_fmu_model(fmu);
+    for (size_t i = 0; units && i < md->n_vars; i++) /* results.csv of `run FMU`: bare names */
+        printf("%s\t%s\n", md->vars[i].name, md->vars[i].unit ? md->vars[i].unit : "");
+    if (!units)
+        print_model(argv[optind], md);
     rtc_fmu_close(fmu);
     return RTC_EXIT_OK;
 }

@@ -113,13 +113,18 @@ static void print_links(rtc_system *sys)
     }
 }
 
-int rtc_cli_info_system(const char *path)
+int rtc_cli_info_system(const char *path, bool units)
 {
     rtc_system_options so = {0};
     rtc_system *sys = NULL;
     if (rtc_cli_load_system(path, &so, &rtc_cli_log, &sys) != RTC_OK) {
         fprintf(stderr, "%s: not a valid system (see 'rtcosim check %s')\n", path, path);
         return RTC_EXIT_ERROR;
+    }
+    if (units) {
+        rtc_cli_print_units(sys);
+        rtc_system_free(sys);
+        return RTC_EXIT_OK;
     }
     char tick[32], start[32], stop[32] = "none";
     rtc_time_format_s(rtc_system_tick_ns(sys), tick, sizeof tick);
@@ -139,4 +144,14 @@ int rtc_cli_info_system(const char *path)
     printf("\n");
     rtc_system_free(sys);
     return RTC_EXIT_OK;
+}
+
+void rtc_cli_print_units(const rtc_system *sys)
+{
+    for (size_t i = 0; i < rtc_system_unit_count(sys); i++) {
+        const rtc_unit *u = rtc_system_unit(sys, i);
+        for (size_t v = 0; v < u->md->n_vars; v++)
+            printf("%s.%s\t%s\n", u->name, u->md->vars[v].name,
+                   u->md->vars[v].unit ? u->md->vars[v].unit : "");
+    }
 }

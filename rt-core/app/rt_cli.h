@@ -120,8 +120,10 @@ int rtc_cmd_bench(int argc, char **argv);
  *  failures are logged to @p lg. Returns an rtc status (cmd_system.c). */
 int rtc_cli_load_system(const char *path, const rtc_system_options *so, const rtc_logger *lg,
                         rtc_system **sys);
-/** `rtcosim info SYSTEM` (cmd_info_system.c). Returns the exit status. */
-int rtc_cli_info_system(const char *path);
+/** `rtcosim info SYSTEM` (cmd_info_system.c); @p units: `info --units`, one
+ *  "unit.variable<TAB>unit" line per variable (for scripts/plot). Returns the exit status. */
+int rtc_cli_info_system(const char *path, bool units);
+void rtc_cli_print_units(const rtc_system *sys);
 
 /* ---- operator sessions (cmd_session.c) ---- */
 

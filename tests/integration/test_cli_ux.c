@@ -204,6 +204,115 @@ static void fmu_errors_name_the_fmu(void)
     CU_ASSERT_PTR_NULL(strstr(out, "rtcosim-fmu-"));
 }
 
+#define PLOT RTC_TEST_DATA_DIR "/../../scripts/plot"
+
+/* A file of the work directory holds @p needle. */
+static bool file_has(const char *rel, const char *needle)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", work, rel);
+    char *t = rtc_test_slurp(path, NULL);
+    bool yes = t && strstr(t, needle);
+    if (!yes)
+        printf("\n%s lacks \"%s\"", rel, needle);
+    free(t);
+    return yes;
+}
+
+/* A whole PNG image: the signature, some size, and the IEND chunk gnuplot writes last. */
+static bool png_ok(const char *rel)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", work, rel);
+    size_t n = 0;
+    char *t = rtc_test_slurp(path, &n);
+    bool yes = t && n > 2000 && !memcmp(t, "\x89PNG\r\n\x1a\n", 8) && memmem(t, n, "IEND", 4);
+    if (!yes)
+        printf("\n%s: not a whole PNG (%zu bytes)", rel, n);
+    free(t);
+    return yes;
+}
+
+static bool have_gnuplot(void)
+{
+    char o[256];
+    if (rtc_test_run("command -v gnuplot", o, sizeof o) == 0)
+        return true;
+    rtc_test_skip("plots", "gnuplot is not installed (scripts/setup installs gnuplot-nox)");
+    return false;
+}
+
+/* Signals of any results.csv: the chosen ones, units in the labels, one panel per unit;
+ * a real-time session's latency plots in seconds with the deadline and percentiles. The
+ * PNGs are non-empty images; the SVG twins show the series. */
+static void plots_of_signals_and_latency(void)
+{
+    if (!have_gnuplot())
+        return;
+    CU_ASSERT_EQUAL_FATAL(rtcosim("run '%s' --realtime --priority 0 --stop 0.5 --output-dir s "
+                                  "-q", MSD), 0);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cd '%s' && RTCOSIM='%s' '%s' s/results.csv --signals "
+             "mass1.x1,mass2.Fc,mass2.x2 --output s/sel.png && RTCOSIM='%s' '%s' s && "
+             "RTCOSIM='%s' '%s' s --format svg && RTCOSIM='%s' '%s' s/results.csv --signals "
+             "mass1.x1,mass2.Fc --output s/sel.svg --format svg", work, RTCOSIM_EXE, PLOT,
+             RTCOSIM_EXE, PLOT, RTCOSIM_EXE, PLOT, RTCOSIM_EXE, PLOT);
+    CU_ASSERT_EQUAL_FATAL(rtc_test_run(cmd, out, sizeof out), 0);
+    static const char *const pngs[] = {"s/sel.png", "s/signals.png", "s/latency-histogram.png",
+                                       "s/latency-time.png"};
+    for (size_t i = 0; i < 4; i++)
+        CU_ASSERT_TRUE(png_ok(pngs[i]));
+    CU_ASSERT_TRUE(file_has("s/sel.svg", "mass1.x1 [m]"));
+    CU_ASSERT_TRUE(file_has("s/sel.svg", "mass2.Fc [N]"));
+    CU_ASSERT_TRUE(file_has("s/sel.svg", "time [s]"));
+    CU_ASSERT_TRUE(file_has("s/latency-histogram.svg", "rtcosim (p50 "));
+    CU_ASSERT_TRUE(file_has("s/latency-histogram.svg", "deadline (period 10000 us)"));
+    CU_ASSERT_TRUE(file_has("s/latency-histogram.svg", "p99.9 "));
+    CU_ASSERT_TRUE(file_has("s/latency-time.svg", "time [s]"));
+    CU_ASSERT_TRUE(file_has("s/latency-time.svg", "deadline (period)"));
+    CU_ASSERT_TRUE(file_has("s/latency-time.svg", "step time"));
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' s/results.csv --signals nosuch --output x.png",
+             work, PLOT);
+    CU_ASSERT_EQUAL(rtc_test_run(cmd, out, sizeof out), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "--signals nosuch: no such column"));
+}
+
+/* bench --compare-cyclictest: histogram.txt and latency.csv hold every round the table
+ * counts (not only the last); the plot overlays both tools. */
+static void bench_files_cover_every_round(void)
+{
+    int rc = rtcosim("bench --priority 0 --period 1000 --duration 2 --rounds 2 "
+                     "--compare-cyclictest --output-dir b");
+    if (rc != 0 && strstr(out, "cyclictest")) {
+        rtc_test_skip("bench_files_cover_every_round", "cyclictest did not run here");
+        return;
+    }
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    unsigned long long n = 0;
+    const char *row = strstr(out, "\nrtcosim ");
+    CU_ASSERT_FATAL(row && sscanf(row, "\nrtcosim %llu", &n) == 1);
+    CU_ASSERT(n >= 1000); /* two rounds of about 1000 periods */
+    char want[64];
+    snprintf(want, sizeof want, "# Total: %09llu", n);
+    CU_ASSERT_TRUE(file_has("b/histogram.txt", want));
+    char path[700];
+    snprintf(path, sizeof path, "%s/b/latency.csv", work);
+    char *t = rtc_test_slurp(path, NULL);
+    unsigned long long lines = 0;
+    for (const char *p = t; p && *p; p++)
+        lines += *p == '\n';
+    free(t);
+    CU_ASSERT_EQUAL(lines, n + 1); /* header + one row per sample of the table */
+    if (!have_gnuplot())
+        return;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' b --format svg", work, PLOT);
+    CU_ASSERT_EQUAL_FATAL(rtc_test_run(cmd, out, sizeof out), 0);
+    CU_ASSERT_TRUE(file_has("b/latency-histogram.svg", "cyclictest (p50 "));
+    CU_ASSERT_TRUE(file_has("b/latency-histogram.svg", "rtcosim (p50 "));
+    CU_ASSERT_TRUE(file_has("b/latency-histogram.svg", "deadline (period 1000 us)"));
+}
+
 void rtc_test_register(void)
 {
     static const rtc_test_case cases[] = {
@@ -215,6 +324,8 @@ void rtc_test_register(void)
         {"expose_refusal_says_why", expose_refusal_says_why},
         {"info_describes_a_system", info_describes_a_system},
         {"fmu_errors_name_the_fmu", fmu_errors_name_the_fmu},
+        {"plots_of_signals_and_latency", plots_of_signals_and_latency},
+        {"bench_files_cover_every_round", bench_files_cover_every_round},
         {NULL, NULL}};
     rtc_test_add_suite("cli_ux", setup, teardown, cases);
 }
