@@ -277,9 +277,8 @@ static void on_watchdog(rtc_exec *ex, void *user)
     fprintf(stderr, "rtcosim run: %s\n", w->rt->end.reason);
 }
 
-/* The I/O health and the session directory on the status line: per I/O component, how
- * many of its signals are fresh, stale or in error; an input never written yet is
- * "idle" (an OSC surface nobody has sent to), not a fault. */
+/* The I/O health and the session directory on the status line: per I/O component its
+ * link (up, down, or idle: a server no peer has sent to yet) and its stale signals. */
 static void status_extra(void *user, char *buf, size_t cap)
 {
     const wd_ctx *w = user;
@@ -290,13 +289,16 @@ static void status_extra(void *user, char *buf, size_t cap)
         rtc_driver_stats st = {.signals = h, .n_signals_cap = 64};
         if (rtc_io_unit_stats(u, &st) != RTC_OK)
             continue;
-        size_t n[4] = {0};
+        size_t stale = 0;
         for (size_t k = 0; k < st.n_signals && k < 64; k++)
-            n[h[k].quality < 4 ? h[k].quality : RTC_QUALITY_ERROR]++;
-        const char *word = n[RTC_QUALITY_ERROR] ? "error" : n[RTC_QUALITY_STALE] ? "stale"
-                           : n[RTC_QUALITY_FRESH] ? "ok" : "idle";
-        pos += (size_t)snprintf(buf + pos, cap - pos, "%s%.24s %s", pos ? ", " : "I/O ",
-                                u->name, word);
+            stale += h[k].quality == RTC_QUALITY_STALE || h[k].quality == RTC_QUALITY_ERROR;
+        int n = snprintf(buf + pos, cap - pos, "%s%.24s %s", pos ? ", " : "I/O ", u->name,
+                         rtc_io_unit_link(u, &st));
+        pos += n > 0 ? (size_t)n : 0;
+        if (stale && pos < cap) {
+            n = snprintf(buf + pos, cap - pos, " (%zu stale)", stale);
+            pos += n > 0 ? (size_t)n : 0;
+        }
     }
     if (pos + 8 < cap)
         snprintf(buf + pos, cap - pos, "%s-> %s", pos ? "  " : "", w->dir);

@@ -248,6 +248,8 @@ static size_t drain(rtc_session *s, int64_t done)
             atomic_fetch_add_explicit(&s->written, 1, memory_order_relaxed);
         if (r->kind == RTC__KIND_COMMAND)
             command_event(s, r);
+        else if (r->kind == RTC__KIND_SAMPLE)
+            rtc__setpoint_event(s, r);
     }
     rtc_ring_release_n(s->inputs, n);
     if (!vouched)
@@ -323,6 +325,7 @@ static void *writer_main(void *arg)
         int64_t done = atomic_load_explicit(&s->steps_done, memory_order_acquire);
         drain(s, flush ? done : -1);
         step_lines_due(s, last);
+        rtc__setpoint_lines_due(s, last);
         if (last || turn % WATCH_EVERY == 0)
             for (size_t i = 0; i < s->n_watch; i++)
                 watch_unit(s, &s->watch[i]);
@@ -586,6 +589,8 @@ int rtc_session_new(rtc_system *sys, const rtc_session_options *o, rtc_events *e
     int rc = s->dir ? RTC_OK : RTC_ENOMEM;
     if (rc == RTC_OK)
         rc = build_signals(s);
+    if (rc == RTC_OK)
+        rc = rtc__setpoints_init(s);
     s->has_io = s->n_watch > 0;
     s->caps = o->caps_given ? o->caps : rtc_session_caps_default(s->has_io);
     s->step_lines = (rtc_ratelimit){.window_ns = 1000000000, .burst = 10};
@@ -674,6 +679,7 @@ void rtc_session_close(rtc_session *s, int64_t end_k, rtc_session_stats *stats)
             rtc_io_unit_set_tap((rtc_unit *)rtc_system_unit(s->sys, u), NULL, NULL, 0);
     free(s->sig_unit);
     free(s->sig_name);
+    rtc__setpoints_clear(s);
     free(s->var);
     free(s->watch);
     free(s->row);
