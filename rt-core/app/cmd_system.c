@@ -11,6 +11,7 @@
 #include "rtcosim/csv.h"
 #include "rtcosim/driver.h"
 #include "rtcosim/io_unit.h"
+#include "rtcosim/estimate.h"
 #include "rtcosim/archive.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/iodrivers.h"
@@ -274,6 +275,18 @@ static json_t *io_signal_json(const char *name, const rtc_signal_health *h)
     return bad ? (json_decref(o), NULL) : o;
 }
 
+/* "estimator" (the method), "estimator_params" (the parameters it ran with, the keys of
+ * params=) and "estimated_at" of one estimator configuration (NULL: zoh, none). */
+static int estimator_json(json_t *o, const rtc_est_config *cfg, const char *at)
+{
+    char text[256];
+    rtc_est_config_text(cfg, text, sizeof text);
+    size_t m = strcspn(text, " ");
+    int bad = json_object_set_new(o, "estimator", json_stringn(text, m));
+    bad |= json_object_set_new(o, "estimator_params", rtc__json_str(text + m + (text[m] != 0)));
+    return bad | json_object_set_new(o, "estimated_at", rtc__json_str(at));
+}
+
 /* What only this kind of driver counts, as the object "<kind>" of @p o: each unit shows
  * its own driver's counters and no other's. */
 static int io_counters_json(json_t *o, const rtc_driver_stats *st)
@@ -304,8 +317,13 @@ static int io_json(json_t *o, const rtc_unit *u, const rtc_driver_stats *st)
     bad |= json_object_set_new(lat, "p99", json_integer(st->latency.p99));
     bad |= json_object_set_new(lat, "max", json_integer(st->latency.max));
     bad |= json_object_set_new(o, "request_latency_ns", lat);
-    for (size_t k = 0; k < st->n_signals && k < st->n_signals_cap; k++)
-        bad |= json_array_append_new(sigs, io_signal_json(u->md->vars[k].name, &st->signals[k]));
+    for (size_t k = 0; k < st->n_signals && k < st->n_signals_cap; k++) {
+        json_t *sj = io_signal_json(u->md->vars[k].name, &st->signals[k]);
+        const rtc_est_config *cfg = rtc_io_unit_estimator(u, k); /* from the bench only */
+        if (sj && cfg)
+            bad |= estimator_json(sj, cfg, "I/O signal");
+        bad |= json_array_append_new(sigs, sj);
+    }
     bad |= json_object_set_new(o, "signals", sigs);
     return bad | io_counters_json(o, st);
 }
@@ -352,13 +370,24 @@ static void nf_name(const void *user, size_t id, char *buf, size_t cap)
     rtc_system_nonfinite_name(user, id, buf, cap);
 }
 
-/* One entry of "connections": the link, its estimator and delay, its coupling error
- * (rms and max are reals; null when non-finite). */
-static int link_json(json_t *o, const rtc_link_stats *ls)
+/* One entry of "connections": the link, the estimator that gives its value and where it
+ * runs (the connection's own, or the I/O signal it comes from: a bench value is
+ * estimated there), its delay, and — where the connection's monitor ran — its coupling
+ * error (rms and max are reals; null when non-finite). */
+static int link_json(json_t *o, const rtc_system *sys, const rtc_link_stats *ls)
 {
     int bad = json_object_set_new(o, "link", rtc__json_str(ls->desc));
-    bad |= json_object_set_new(o, "estimator", rtc__json_str(ls->estimator));
+    char src[512], at[600] = "connection";
+    snprintf(src, sizeof src, "%.*s", (int)strcspn(ls->desc, " "), ls->desc);
+    size_t u, v;
+    const rtc_est_config *cfg = ls->config;
+    if (!cfg && rtc_system_find_var(sys, src, &u, &v) == RTC_OK &&
+        (cfg = rtc_io_unit_estimator(rtc_system_unit(sys, u), v)) != NULL)
+        snprintf(at, sizeof at, "I/O signal %s", src);
     bad |= json_object_set_new(o, "delay_ns", json_integer(ls->delay_ns));
+    bad |= estimator_json(o, cfg, at);
+    if (!ls->config) /* no estimator on the connection: no monitor, no coupling error */
+        return bad;
     json_t *ce = json_object();
     bad |= json_object_set_new(ce, "samples", rtc__json_uint(ls->samples));
     bad |= json_object_set_new(ce, "rms", rtc__json_real(ls->error_rms));
@@ -381,7 +410,7 @@ static int write_step_stats(json_t *obj, const rtc_system *sys, const rtc_cli_rt
         rtc_link_stats ls;
         rtc_system_link_stats(sys, i, &ls);
         json_t *o = json_object();
-        bad |= o ? link_json(o, &ls) : -1;
+        bad |= o ? link_json(o, sys, &ls) : -1;
         bad |= json_array_append_new(links, o);
     }
     bad |= json_object_set_new(obj, "connections", links);

@@ -2,7 +2,8 @@
  * What an operator reads (issue 14): the status reply of scripts/operator is labelled
  * key=value text with the precision each field has, an OSC input nobody has sent to is
  * "idle" (not "down"); set-points a peer sends through an OSC I/O component appear in
- * events.log when they change, and a flood of them costs a bounded number of lines.
+ * events.log when they change, and a flood of them costs a bounded number of lines;
+ * summary.json names the estimator and parameters used on each connection and signal.
  */
 #include "cu_main.h"
 #include "fmu_util.h"
@@ -93,12 +94,47 @@ static void osc_setpoints_in_events_log_rate_limited(void)
     printf("\n    %zu set-point lines%s", lines, counted ? ", the rest counted" : "");
 }
 
+/* summary.json names the estimator that really gives each value: a connection fed by an
+ * I/O signal is estimated at that signal (kalman-cv here, with its parameters), not "zoh";
+ * a coupling error only where a connection's own monitor ran. */
+static void summary_names_the_estimators_used(void)
+{
+    char ssd[700], cmd[2400], path[800];
+    snprintf(ssd, sizeof ssd, "%s/est.ssd", work);
+    write_osc_system(ssd, io_free_port(SOCK_DGRAM), "0.001", "");
+    snprintf(cmd, sizeof cmd, "cd '%s' && sed -i 's|<rtc:Signal name=\"sp\" path=\"/sp\"/>|"
+             "<rtc:Signal name=\"sp\" path=\"/sp\" estimator=\"kalman-cv\" "
+             "params=\"q=50 r=0.0001\"/>|' est.ssd && grep -q kalman-cv est.ssd && '%s' run "
+             "est.ssd --realtime --priority 0 --stop 0.2 --output-dir est -q", work, RTCOSIM_EXE);
+    char out[8192];
+    CU_ASSERT_EQUAL_FATAL(rtc_test_run(cmd, out, sizeof out), 0);
+    snprintf(path, sizeof path, "%s/est/summary.json", work);
+    char *sum = rtc_test_slurp(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sum);
+    const char *link = strstr(sum, "\"link\": \"op.sp -> lag.u1\"");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(link);
+    const char *end = strchr(link, '}');
+    CU_ASSERT_PTR_NOT_NULL(strstr(link, "\"estimator\": \"kalman-cv\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(link, "\"estimator_params\": \"q=50 r=0.0001 gate=5 "
+                                        "gate_reset=3\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(link, "\"estimated_at\": \"I/O signal op.sp\""));
+    const char *ce = strstr(link, "coupling_error");
+    CU_ASSERT(!ce || ce > end); /* no monitor on this connection: no coupling error */
+    const char *sig = strstr(sum, "\"name\": \"sp\"");
+    CU_ASSERT_PTR_NOT_NULL(sig);
+    CU_ASSERT_PTR_NOT_NULL(sig ? strstr(sig, "\"estimator\": \"kalman-cv\"") : NULL);
+    if (!link || !strstr(link, "\"estimated_at\": \"I/O signal op.sp\""))
+        printf("\n%s", sum);
+    free(sum);
+}
+
 void rtc_test_register(void)
 {
     static const rtc_test_case cases[] = {
         {"status_is_labelled_and_idle_input_is_idle",
          status_is_labelled_and_idle_input_is_idle},
         {"osc_setpoints_in_events_log_rate_limited", osc_setpoints_in_events_log_rate_limited},
+        {"summary_names_the_estimators_used", summary_names_the_estimators_used},
         {NULL, NULL}};
     rtc_test_add_suite("operator_ux", session_setup, session_teardown, cases);
 }
