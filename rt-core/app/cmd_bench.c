@@ -263,13 +263,15 @@ static int write_us_hist(const char *path, const us_hist *h)
     FILE *f = rtc_ofile_replace_begin(path, tmp, sizeof tmp);
     if (!f)
         return RTC_EIO;
+    uint64_t n = rtc_ushist_count(h->h);
     fprintf(f, "# Histogram\n");
-    for (size_t i = 0; i < RTC_EXEC_HIST_US; i++)
-        fprintf(f, "%06zu %06llu\n", i, (unsigned long long)h->b[i]);
+    for (size_t i = 0; i < RTC_USHIST_BUCKETS; i++)
+        fprintf(f, "%06zu %06llu\n", i, (unsigned long long)rtc_ushist_bucket(h->h, i));
     fprintf(f, "# Total: %09llu\n# Min Latencies: %05ld\n# Avg Latencies: %05.0f\n"
                "# Max Latencies: %05ld\n# Histogram Overflows: %05llu\n",
-            (unsigned long long)h->n, h->min_us < 0 ? 0 : h->min_us,
-            h->n ? h->sum_us / (double)h->n : 0.0, h->max_us, (unsigned long long)h->over);
+            (unsigned long long)n, h->min_us < 0 ? 0 : h->min_us,
+            n ? h->sum_us / (double)n : 0.0, h->max_us,
+            (unsigned long long)rtc_ushist_overflow(h->h));
     return rtc_ofile_replace_commit(f, tmp, path);
 }
 

@@ -95,7 +95,7 @@ int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decima
                    const char *dir, rtc_cli_rt *rt);
 
 /**
- * summary.json of a system run into DIR (cmd_system.c). @p full: also the statistics the
+ * summary.json of a system run into DIR (summary_system.c). @p full: also the statistics the
  * stepping thread keeps (connections, I/O, coupling) — false when that thread may still
  * be running (watchdog, a hung unit). @p rs may be NULL.
  */

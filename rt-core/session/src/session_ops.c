@@ -470,7 +470,7 @@ void rtc__setpoint_event(rtc_session *s, const rtc_inputs_rec *r)
         return;
     s->sig_logged[i] = true;
     s->sig_last[i] = r->value;
-    if (!rtc_ratelimit_take(&s->setpoint_lines, mono_ns()))
+    if (!rtc_ratelimit_take(&s->setpoint_lines, rtc_time_now_ns()))
         return; /* counted: rtc__setpoint_lines_due() */
     rtc__events_add_at(s->ev, r->k, "io", "%s.%s = %.9g set by the I/O peer (applied at step "
                        "%lld)", s->sig_unit[i], s->sig_name[i], r->value, (long long)r->k);
@@ -478,7 +478,7 @@ void rtc__setpoint_event(rtc_session *s, const rtc_inputs_rec *r)
 
 void rtc__setpoint_lines_due(rtc_session *s, bool force)
 {
-    uint64_t n = rtc_ratelimit_due(&s->setpoint_lines, mono_ns(), force);
+    uint64_t n = rtc_ratelimit_due(&s->setpoint_lines, rtc_time_now_ns(), force);
     if (n)
         rtc_events_add(s->ev, "io", "%llu more set-point change(s) from I/O peers in the "
                        "last %.0f s, not logged one by one", (unsigned long long)n,
