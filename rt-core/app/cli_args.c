@@ -72,5 +72,7 @@ int rtc_cli_getopt_error(const char *cmd, int c, int argc, char **argv)
         snprintf(name, sizeof name, "%.*s", (int)strcspn(word, "="), word);
     if (c == ':')
         return rtc_cli_usage_error(cmd, "%s: missing value", name);
+    if (optopt && !strncmp(word, "--", 2) && strchr(word, '=')) /* a known flag with "=x" */
+        return rtc_cli_usage_error(cmd, "%s: takes no value", name);
     return rtc_cli_usage_error(cmd, "unknown option '%s'", name);
 }

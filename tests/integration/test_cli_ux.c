@@ -84,6 +84,7 @@ static void option_values_checked_and_named(void)
     USAGE("-o: missing value", "run '%s' -o", decay);
     USAGE("unknown option '--bogus'", "run '%s' --bogus", MSD);
     USAGE("unknown option '--bogus'", "run '%s' --bogus=3", decay);
+    USAGE("--fast: takes no value", "run '%s' --fast=3", MSD);
     USAGE("--period 1000us: not an integer", "bench --period 1000us");
     USAGE("--rounds 0: out of range", "bench --rounds 0");
     USAGE("--duration: missing value", "bench --duration");
