@@ -272,8 +272,8 @@ static void plots_of_signals_and_latency(void)
     CU_ASSERT_TRUE(file_has("s/latency-time.svg", "time [s]"));
     CU_ASSERT_TRUE(file_has("s/latency-time.svg", "deadline (period)"));
     CU_ASSERT_TRUE(file_has("s/latency-time.svg", "step time"));
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' s/results.csv --signals nosuch --output x.png",
-             work, PLOT);
+    snprintf(cmd, sizeof cmd, "cd '%s' && RTCOSIM='%s' '%s' s/results.csv --signals nosuch "
+             "--output x.png", work, RTCOSIM_EXE, PLOT);
     CU_ASSERT_EQUAL(rtc_test_run(cmd, out, sizeof out), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "--signals nosuch: no such column"));
 }
@@ -307,7 +307,8 @@ static void bench_files_cover_every_round(void)
     if (!have_gnuplot())
         return;
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' b --format svg", work, PLOT);
+    snprintf(cmd, sizeof cmd, "cd '%s' && RTCOSIM='%s' '%s' b --format svg", work, RTCOSIM_EXE,
+             PLOT);
     CU_ASSERT_EQUAL_FATAL(rtc_test_run(cmd, out, sizeof out), 0);
     CU_ASSERT_TRUE(file_has("b/latency-histogram.svg", "cyclictest (p50 "));
     CU_ASSERT_TRUE(file_has("b/latency-histogram.svg", "rtcosim (p50 "));
