@@ -21,13 +21,14 @@
 static void named_log(void *user, int level, const char *msg)
 {
     rtc_fmu *fmu = user;
-    size_t n = strlen(fmu->dir);
-    if (strncmp(msg, fmu->dir, n) || msg[n] != '/') {
-        fmu->named_inner->log(fmu->named_inner->user, level, msg);
-        return;
-    }
+    size_t n = strlen(fmu->dir), m = strlen(fmu->src);
     char line[RTC_LOG_MSG_MAX + PATH_MAX];
-    snprintf(line, sizeof line, "%s: %s", fmu->shown, msg + n + 1);
+    if (!strncmp(msg, fmu->dir, n) && msg[n] == '/') /* a file of the extracted FMU */
+        snprintf(line, sizeof line, "%s: %s", fmu->shown, msg + n + 1);
+    else if (m && !strncmp(msg, fmu->src, m)) /* the archive as opened (in a package) */
+        snprintf(line, sizeof line, "%s%s", fmu->shown, msg + m);
+    else
+        snprintf(line, sizeof line, "%s", msg);
     fmu->named_inner->log(fmu->named_inner->user, level, line);
 }
 
@@ -46,7 +47,8 @@ static int read_description(rtc_fmu *fmu, const char *fmu_path, const rtc_logger
     snprintf(xml, sizeof xml, "%s/modelDescription.xml", fmu->dir);
     struct stat st;
     if (stat(xml, &st) != 0) {
-        rtc_log(lg, RTC_LOG_ERROR, "%s: no modelDescription.xml in the FMU", fmu_path);
+        rtc_log(lg, RTC_LOG_ERROR, "%s: no modelDescription.xml in the FMU",
+                fmu->own_dir ? fmu->shown : fmu_path);
         return RTC_ENOTFOUND;
     }
     return rtc_fmu_md_read(xml, rtc__fmu_named(fmu, lg), &fmu->md);
@@ -80,9 +82,10 @@ int rtc_fmu_open(const char *path, const rtc_fmu_options *opt, const rtc_logger 
             goto out;
         }
         fmu->own_dir = true;
-        snprintf(fmu->shown, sizeof fmu->shown, "%s", path);
+        snprintf(fmu->shown, sizeof fmu->shown, "%s", opt && opt->display ? opt->display : path);
+        snprintf(fmu->src, sizeof fmu->src, "%s", path);
         rtc_archive_limits lim = {.max_total_bytes = opt ? opt->max_unzip_bytes : 0};
-        rc = rtc_archive_extract(path, fmu->dir, &lim, lg);
+        rc = rtc_archive_extract(path, fmu->dir, &lim, rtc__fmu_named(fmu, lg));
         if (rc != RTC_OK)
             goto out;
     }

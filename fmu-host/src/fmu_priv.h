@@ -119,7 +119,7 @@ struct rtc_fmu {
     const rtc_logger *lg;
     /* load-time messages name the .fmu the user gave, not the extraction directory
      * (rtc__fmu_named) */
-    char shown[PATH_MAX];
+    char shown[PATH_MAX], src[PATH_MAX]; /* as named to the user; as opened */
     rtc_logger named;
     const rtc_logger *named_inner;
     void *dl;                /* dlopen handle, NULL until the first unit */

@@ -203,6 +203,16 @@ static void fmu_errors_name_the_fmu(void)
     CU_ASSERT_EQUAL(rtcosim("run '%s' --no-output", tfmu_path(3, "NoBinary")), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "NoBinary.fmu: modelDescription.xml: no binary"));
     CU_ASSERT_PTR_NULL(strstr(out, "rtcosim-fmu-"));
+    /* an FMU inside an .ssp: named inside the package, not in its extraction folder */
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cd '%s' && cp -r '%s/stage/msd-jacobi' pk && cd pk && "
+             "head -c 300 '%s' > resources/Mass1.fmu && cmake -E tar cf ../pk.ssp "
+             "--format=zip SystemStructure.ssd resources", work, RTC_TEST_CONFIG_DIR,
+             tfmu_path(2, "Decay"));
+    CU_ASSERT_EQUAL_FATAL(rtc_test_run(cmd, out, sizeof out), 0);
+    CU_ASSERT_EQUAL(rtcosim("check pk.ssp"), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "pk.ssp/resources/Mass1.fmu: "));
+    CU_ASSERT_PTR_NULL(strstr(out, "rtcssp-"));
 }
 
 #define PLOT RTC_TEST_DATA_DIR "/../../scripts/plot"

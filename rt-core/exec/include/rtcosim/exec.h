@@ -143,10 +143,6 @@ typedef struct rtc_exec_options {
     const char *trace_path;  /**< per-step latency trace CSV, NULL: none (copied) */
     size_t trace_depth;      /**< trace ring records (default RTC_TRACE_DEPTH) */
     bool status_line;        /**< live status on stderr when it is a terminal */
-    /** Appended to the status line (the monitor thread calls it about once a second):
-     *  e.g. the I/O health and the session directory. NULL: nothing. */
-    void (*status_extra)(void *user, char *buf, size_t cap);
-    void *status_user;
     bool unit_timing;        /**< time each unit's do_step (default true) */
     const rtc_logger *lg;    /**< messages (rtlog lines included); may be NULL */
     /** Called on the RT thread (so it must be RT-safe) at three points of the loop, with
@@ -162,6 +158,10 @@ typedef struct rtc_exec_options {
     /** Called by the watchdog after the safe state, before the process exits. */
     void (*on_watchdog)(rtc_exec *ex, void *user);
     void *watchdog_user;
+    /** Appended to the status line (the monitor thread calls it about once a second):
+     *  e.g. the I/O health and the session directory. NULL: nothing. */
+    void (*status_extra)(void *user, char *buf, size_t cap);
+    void *status_user;
 } rtc_exec_options;
 
 /** Summary of a run (a snapshot while it runs). */

@@ -265,12 +265,12 @@ void rtc_system_link_ends(const rtc_system *sys, size_t i, size_t *src_unit, siz
 typedef struct rtc_link_stats {
     const char *desc;      /**< "unit.var -> unit.var" */
     const char *estimator; /**< method name, "zoh" without an estimator */
-    const struct rtc_est_config *config; /**< its parameters (rtc_est_config_text()), NULL
-                                              without an estimator */
     int64_t delay_ns;      /**< configured transport delay */
     uint64_t samples;      /**< coupling-error pairs accumulated (estimated links) */
     double error_rms, error_max; /**< coupling error: estimate minus the source's value for
                                       the same instant once it arrived (Milne's device) */
+    const struct rtc_est_config *config; /**< the estimator's parameters
+                                              (rtc_est_config_text()), NULL without one */
 } rtc_link_stats;
 
 /** Statistics of connection @p i. RT-safe: yes (reads; call when not stepping). */
