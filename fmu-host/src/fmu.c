@@ -10,6 +10,7 @@
 #include "me_priv.h"
 
 #include "rtcosim/archive.h"
+#include "rtcosim/rtc_config.h"
 #include "rtcosim/status.h"
 
 #include <dlfcn.h>
@@ -19,16 +20,40 @@
 #include <string.h>
 #include <sys/stat.h>
 
+static void named_log(void *user, int level, const char *msg)
+{
+    rtc_fmu *fmu = user;
+    size_t n = strlen(fmu->dir), m = strlen(fmu->src);
+    char line[RTC_LOG_MSG_MAX + PATH_MAX];
+    if (!strncmp(msg, fmu->dir, n) && msg[n] == '/') /* a file of the extracted FMU */
+        snprintf(line, sizeof line, "%s: %s", fmu->shown, msg + n + 1);
+    else if (m && !strncmp(msg, fmu->src, m)) /* the archive as opened (in a package) */
+        snprintf(line, sizeof line, "%s%s", fmu->shown, msg + m);
+    else
+        snprintf(line, sizeof line, "%s", msg);
+    fmu->named_inner->log(fmu->named_inner->user, level, line);
+}
+
+const rtc_logger *rtc__fmu_named(rtc_fmu *fmu, const rtc_logger *lg)
+{
+    if (!fmu->own_dir || !lg || !lg->log)
+        return lg;
+    fmu->named_inner = lg;
+    fmu->named = (rtc_logger){.log = named_log, .user = fmu, .max_level = lg->max_level};
+    return &fmu->named;
+}
+
 static int read_description(rtc_fmu *fmu, const char *fmu_path, const rtc_logger *lg)
 {
     char xml[PATH_MAX + 32];
     snprintf(xml, sizeof xml, "%s/modelDescription.xml", fmu->dir);
     struct stat st;
     if (stat(xml, &st) != 0) {
-        rtc_log(lg, RTC_LOG_ERROR, "%s: no modelDescription.xml in the FMU", fmu_path);
+        rtc_log(lg, RTC_LOG_ERROR, "%s: no modelDescription.xml in the FMU",
+                fmu->own_dir ? fmu->shown : fmu_path);
         return RTC_ENOTFOUND;
     }
-    return rtc_fmu_md_read(xml, lg, &fmu->md);
+    return rtc_fmu_md_read(xml, rtc__fmu_named(fmu, lg), &fmu->md);
 }
 
 int rtc_fmu_open(const char *path, const rtc_fmu_options *opt, const rtc_logger *lg,
@@ -59,8 +84,10 @@ int rtc_fmu_open(const char *path, const rtc_fmu_options *opt, const rtc_logger 
             goto out;
         }
         fmu->own_dir = true;
+        snprintf(fmu->shown, sizeof fmu->shown, "%s", opt && opt->display ? opt->display : path);
+        snprintf(fmu->src, sizeof fmu->src, "%s", path);
         rtc_archive_limits lim = {.max_total_bytes = opt ? opt->max_unzip_bytes : 0};
-        rc = rtc_archive_extract(path, fmu->dir, &lim, lg);
+        rc = rtc_archive_extract(path, fmu->dir, &lim, rtc__fmu_named(fmu, lg));
         if (rc != RTC_OK)
             goto out;
     }
@@ -122,10 +149,10 @@ int rtc_fmu_unit_new_opts(rtc_fmu *fmu, const char *instance_name, const rtc_fmu
     const rtc_model_desc *md = fmu->md;
     bool me = opt->iface == RTC_FMU_IFACE_ME || (opt->iface == RTC_FMU_IFACE_AUTO && !md->has_cs &&
                                                  md->has_me);
-    int rc = check_clocks(md, me, lg);
+    int rc = check_clocks(md, me, rtc__fmu_named(fmu, lg));
     if (rc != RTC_OK)
         return rc;
-    rc = rtc__fmu_bind(fmu, me, lg);
+    rc = rtc__fmu_bind(fmu, me, rtc__fmu_named(fmu, lg));
     if (rc != RTC_OK)
         return rc;
     rtc_unit *u = NULL;

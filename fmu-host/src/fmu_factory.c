@@ -64,7 +64,8 @@ static int create(void *vctx, const rtc_unit_spec *spec, const rtc_logger *lg, r
         *o = (open_fmu){.source = strdup(source)};
         if (!o->source)
             return RTC_ENOMEM;
-        int rc = rtc_fmu_open(source, NULL, lg, &o->fmu);
+        rtc_fmu_options fo = {.display = spec->source_display};
+        int rc = rtc_fmu_open(source, &fo, lg, &o->fmu);
         if (rc != RTC_OK) {
             free(o->source);
             return rc;

@@ -140,6 +140,11 @@ struct rtc_fmu {
     bool own_dir;            /* false when opened from an existing directory */
     rtc_model_desc *md;
     const rtc_logger *lg;
+    /* load-time messages name the .fmu the user gave, not the extraction directory
+     * (rtc__fmu_named) */
+    char shown[PATH_MAX], src[PATH_MAX]; /* as named to the user; as opened */
+    rtc_logger named;
+    const rtc_logger *named_inner;
     void *dl;                /* dlopen handle, NULL until the first unit */
     const char *dl_id;       /* the modelIdentifier dl was loaded for (one binary per FMU) */
     _Atomic int units;       /* live units: the library stays loaded while > 0 (units may
@@ -149,6 +154,11 @@ struct rtc_fmu {
         rtc_fmi3_api fmi3;
     } api;
 };
+
+/* @p lg with every "<extraction dir>/x" at the start of a message shown as "<the .fmu
+ * path>: x" (an archive's temporary directory means nothing to the user); @p lg itself for
+ * an FMU opened from a directory. Valid until the next call or close (fmu.c). */
+const rtc_logger *rtc__fmu_named(rtc_fmu *fmu, const rtc_logger *lg);
 
 /* Load binaries/<platform>/<id>.so of the interface (me: ModelExchange, else CoSimulation)
  * and bind the version's function table, checking what that interface needs (fmu_bin.c). */

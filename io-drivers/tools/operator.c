@@ -55,6 +55,20 @@ static void print_args(const char *types, lo_arg **argv, int argc)
     printf("\n");
 }
 
+/* The status reply (s:status d:SIM_TIME_S d:RTF h:K h:OVERRUNS d:P99_WAKEUP_US i:PAUSED
+ * s:HEALTH) as labelled text with the precision each field has; false: not that reply. */
+static bool print_status(const char *types, lo_arg **argv, int argc)
+{
+    if (argc != 8 || strcmp(types, "sddhhdis") || strcmp((const char *)argv[0], "status"))
+        return false;
+    printf("status: sim_time_s=%.3f rtf=%.3f k=%lld overruns=%lld p99_wakeup_us=%.1f "
+           "paused=%s io=\"%s\"\n", rtc_osc_f64(argv[1]), rtc_osc_f64(argv[2]),
+           (long long)rtc_osc_i64(argv[3]), (long long)rtc_osc_i64(argv[4]),
+           rtc_osc_f64(argv[5]), rtc_osc_i32(argv[6]) ? "yes" : "no",
+           *(const char *)argv[7] ? (const char *)argv[7] : "none");
+    return true;
+}
+
 static int on_msg(const char *path, const char *types, lo_arg **argv, int argc, lo_message m,
                   void *user)
 {
@@ -66,7 +80,8 @@ static int on_msg(const char *path, const char *types, lo_arg **argv, int argc, 
         errors++;
         replies++;
     } else {
-        print_args(types, argv, argc); /* /rtcosim/reply: what, then the fields */
+        if (!print_status(types, argv, argc))
+            print_args(types, argv, argc); /* /rtcosim/reply: what, then the fields */
         replies++;
     }
     fflush(stdout);

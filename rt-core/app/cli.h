@@ -27,6 +27,12 @@ int rtc_cmd_run_system(int argc, char **argv);
 int rtc_cmd_check(int argc, char **argv);
 int rtc_cmd_plan(int argc, char **argv);
 
+/** `rtcosim run --help`: every option of the FMU, system, real-time and operator session
+ *  runs, grouped, on stdout. */
+void rtc_cli_run_help(void);
+/** The FMU group of it (cmd_run.c). */
+extern const char rtc_cli_fmu_help[];
+
 /* ---- the recording of a run (cli_record.c) ---- */
 
 /** The --on-write-error lines of a --help text. */
@@ -51,6 +57,26 @@ int rtc_cli_recording_close(rtc_recorder *r, rtc_csv *csv, rtc_recorder_stats *s
  *  histogram.txt), so a run that fails before writing its own leaves none, never a stale
  *  "completed". */
 void rtc_cli_remove_stale(const char *dir);
+
+/* ---- checked option values (cli_args.c) ---- */
+
+/** Whole-string integer in lo..hi into *@p out. Returns NULL, or why not ("missing value",
+ *  "not an integer", "out of range"); *@p out is unchanged then. */
+const char *rtc_cli_num_long(const char *text, long lo, long hi, long *out);
+/** Whole-string finite number in lo..hi (NaN never), as rtc_cli_num_long. */
+const char *rtc_cli_num_double(const char *text, double lo, double hi, double *out);
+
+/** --@p opt @p text as an integer in lo..hi; else a usage error naming the option, the
+ *  text and the reason. Returns RTC_EXIT_OK or RTC_EXIT_USAGE. */
+int rtc_cli_parse_long(const char *cmd, const char *opt, const char *text, long lo, long hi,
+                       long *out);
+/** The same for a number (double) in lo..hi. */
+int rtc_cli_parse_double(const char *cmd, const char *opt, const char *text, double lo,
+                         double hi, double *out);
+
+/** getopt_long (optstring starting with ':') returned @p c, '?' or ':': the usage error
+ *  "unknown option '--x'" or "--stop: missing value". Returns RTC_EXIT_USAGE. */
+int rtc_cli_getopt_error(const char *cmd, int c, int argc, char **argv);
 
 /** Print "rtcosim: error: <msg>" and return RTC_EXIT_USAGE. */
 int rtc_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

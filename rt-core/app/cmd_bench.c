@@ -14,6 +14,7 @@
 #include "rt_cli.h"
 
 #include "rtcosim/fmu.h"
+#include "rtcosim/ofile.h"
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const char bench_help[] =
     "usage: rtcosim bench [options]\n"
@@ -45,8 +47,10 @@ static const char bench_help[] =
     "  --compare-cyclictest alternate runs with 'cyclictest -m -q -p PRIO -i US -D S -a CPU\n"
     "                       -h 10000' and print both sides and the ratios\n"
     "  --rounds N           alternations when comparing (default 2; each run: S/N s)\n"
-    "  --output-dir DIR     timing.json, histogram.txt, latency.csv of rtcosim;\n"
-    "                       cyclictest-histogram.txt and compare.txt when comparing\n"
+    "  --output-dir DIR     histogram.txt and latency.csv of rtcosim over every round\n"
+    "                       (what the table covers), timing.json of its last round;\n"
+    "                       cyclictest-histogram.txt (every round) and compare.txt when\n"
+    "                       comparing; scripts/plot DIR draws them\n"
     "  -v, --verbose        progress information\n"
     "  -h, --help           this text\n";
 
@@ -83,34 +87,43 @@ static int parse(int argc, char **argv, bench_opts *o)
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {0}};
-    int c;
+    int c, st = RTC_EXIT_OK;
+    long v = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+    while (st == RTC_EXIT_OK && (c = getopt_long(argc, argv, ":vh", opts, NULL)) != -1) {
         switch (c) {
-        case B_PERIOD: o->period_us = atol(optarg); break;
-        case B_DUR: o->duration_s = atol(optarg); break;
+        case B_PERIOD:
+            st = rtc_cli_parse_long("bench", "period", optarg, 10, 10000000, &o->period_us);
+            break;
+        case B_DUR:
+            st = rtc_cli_parse_long("bench", "duration", optarg, 1, 86400, &o->duration_s);
+            break;
         case B_SYS: o->system = optarg; break;
-        case B_PRIO: o->priority = atoi(optarg); break;
-        case B_CPU: o->cpu = atoi(optarg); break;
-        case B_SPIN: o->spin_us = atol(optarg); break;
+        case B_PRIO:
+            st = rtc_cli_parse_long("bench", "priority", optarg, 0, 99, &v);
+            o->priority = (int)v;
+            break;
+        case B_CPU:
+            st = rtc_cli_parse_long("bench", "cpu", optarg, 0, rtc_rt_cpu_count() - 1, &v);
+            o->cpu = (int)v;
+            break;
+        case B_SPIN:
+            st = rtc_cli_parse_long("bench", "spin-us", optarg, 0, 1000000, &o->spin_us);
+            break;
         case B_LOAD: o->load = true; break;
         case B_CMP: o->compare = true; break;
-        case B_ROUNDS: o->rounds = atol(optarg); break;
+        case B_ROUNDS:
+            st = rtc_cli_parse_long("bench", "rounds", optarg, 1, 1000, &o->rounds);
+            break;
         case B_DIR: o->dir = optarg; break;
         case 'v': rtc_cli_log.max_level = RTC_LOG_INFO; break;
         case 'h': return -1;
-        default: return rtc_cli_usage_error("bench", "unknown option");
+        default: return rtc_cli_getopt_error("bench", c, argc, argv);
         }
     }
-    const char *bad = optind != argc                                 ? "unexpected argument"
-                      : o->period_us < 10 || o->period_us > 10000000 ? "--period: 10..10000000 us"
-                      : o->duration_s < 1                            ? "--duration: at least 1 s"
-                      : o->priority < 0 || o->priority > 99          ? "--priority: 0..99"
-                      : o->cpu < 0 || o->cpu >= rtc_rt_cpu_count()   ? "--cpu: no such CPU"
-                      : o->rounds < 1                                ? "--rounds: at least 1"
-                      : o->spin_us < 0                               ? "--spin-us: >= 0"
-                                                                     : NULL;
-    return bad ? rtc_cli_usage_error("bench", "%s", bad) : RTC_EXIT_OK;
+    if (st == RTC_EXIT_OK && optind != argc)
+        st = rtc_cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
+    return st;
 }
 
 /* ---- the CPU hog of --load ---- */
@@ -226,6 +239,8 @@ static int run_cyclictest(const bench_opts *o, long secs, us_hist *h, FILE *raw)
 
 /* ---- rtcosim ---- */
 
+static long long trace_steps; /* latency.csv rows so far, over the rounds */
+
 static int load_system(const bench_opts *o, long secs, rtc_system **sys)
 {
     rtc_unit_factory f;
@@ -241,8 +256,56 @@ static int load_system(const bench_opts *o, long secs, rtc_system **sys)
     return rc;
 }
 
-/* One rtcosim run of @p secs; the last one writes the output directory's files. */
-static int run_rtcosim(const bench_opts *o, long secs, us_hist *h, bool last)
+/* histogram.txt of every round (the sum the table reports), cyclictest -h layout. */
+static int write_us_hist(const char *path, const us_hist *h)
+{
+    char tmp[4200];
+    FILE *f = rtc_ofile_replace_begin(path, tmp, sizeof tmp);
+    if (!f)
+        return RTC_EIO;
+    uint64_t n = rtc_ushist_count(h->h);
+    fprintf(f, "# Histogram\n");
+    for (size_t i = 0; i < RTC_USHIST_BUCKETS; i++)
+        fprintf(f, "%06zu %06llu\n", i, (unsigned long long)rtc_ushist_bucket(h->h, i));
+    fprintf(f, "# Total: %09llu\n# Min Latencies: %05ld\n# Avg Latencies: %05.0f\n"
+               "# Max Latencies: %05ld\n# Histogram Overflows: %05llu\n",
+            (unsigned long long)n, h->min_us < 0 ? 0 : h->min_us,
+            n ? h->sum_us / (double)n : 0.0, h->max_us,
+            (unsigned long long)rtc_ushist_overflow(h->h));
+    return rtc_ofile_replace_commit(f, tmp, path);
+}
+
+/* Append round @p round's latency trace @p part to DIR/latency.csv (the first round's
+ * trace is that file), its step numbers continuing the earlier rounds' (@p *steps). */
+static int append_trace(const char *dir, const char *part, long round, long long *steps)
+{
+    char path[4096], line[256];
+    snprintf(path, sizeof path, "%s/latency.csv", dir);
+    FILE *in = fopen(part, "r"), *out = round ? fopen(path, "a") : NULL;
+    long long last = -1;
+    int rc = in && (out || !round) ? RTC_OK : RTC_EIO;
+    while (rc == RTC_OK && fgets(line, sizeof line, in)) {
+        long long k;
+        int n = 0;
+        if (sscanf(line, "%lld%n", &k, &n) != 1 || line[n] != ',') /* the header */
+            continue;
+        last = k;
+        if (out)
+            fprintf(out, "%lld%s", k + *steps, line + n);
+    }
+    *steps += last + 1;
+    if (in)
+        fclose(in);
+    if (out && fclose(out) != 0)
+        rc = RTC_EIO;
+    if (round)
+        unlink(part);
+    return rc;
+}
+
+/* One rtcosim run of @p secs: round @p round's trace goes to DIR/latency.csv (round 0) or
+ * a part appended to it; the last round writes timing.json. */
+static int run_rtcosim(const bench_opts *o, long secs, us_hist *h, long round, bool last)
 {
     rtc_system *sys = NULL;
     rtc_exec *ex = NULL;
@@ -258,8 +321,8 @@ static int run_rtcosim(const bench_opts *o, long secs, us_hist *h, bool last)
     eo.overrun = RTC_EXEC_SKIP; /* like cyclictest: a late wake-up skips missed periods */
     eo.lg = &rtc_cli_log;
     eo.status_line = true;
-    if (last && o->dir) {
-        snprintf(path, sizeof path, "%s/latency.csv", o->dir);
+    if (o->dir) {
+        snprintf(path, sizeof path, round ? "%s/latency.part.csv" : "%s/latency.csv", o->dir);
         eo.trace_path = path;
     }
     if (rc == RTC_OK)
@@ -275,10 +338,9 @@ static int run_rtcosim(const bench_opts *o, long secs, us_hist *h, bool last)
             rc = RTC_ETERMINATED;
     }
     if (ex && last && o->dir) {
-        snprintf(path, sizeof path, "%s/timing.json", o->dir);
-        rtc_exec_write_timing(ex, path, NULL);
-        snprintf(path, sizeof path, "%s/histogram.txt", o->dir);
-        rtc_exec_write_histogram(ex, path);
+        char tpath[4096];
+        snprintf(tpath, sizeof tpath, "%s/timing.json", o->dir);
+        rtc_exec_write_timing(ex, tpath, NULL);
     }
     if (ex && sys) {
         rtc_exec_stats st;
@@ -287,8 +349,10 @@ static int run_rtcosim(const bench_opts *o, long secs, us_hist *h, bool last)
                st.step.p50 / 1e3, st.step.p99 / 1e3, st.step.max / 1e3,
                rtc_system_unit_count(sys));
     }
-    rtc_exec_free(ex);
+    rtc_exec_free(ex); /* closes the trace */
     rtc_system_free(sys);
+    if (rc == RTC_OK && o->dir)
+        rc = append_trace(o->dir, path, round, &trace_steps);
     return rc;
 }
 
@@ -338,7 +402,7 @@ static int bench_rounds(const bench_opts *o, us_hist *r, us_hist *c)
     int rc = RTC_OK;
     for (long i = 0; rc == RTC_OK && i < rounds; i++) {
         rtc_log(&rtc_cli_log, RTC_LOG_INFO, "round %ld/%ld: rtcosim %ld s", i + 1, rounds, secs);
-        rc = run_rtcosim(o, secs, r, i == rounds - 1);
+        rc = run_rtcosim(o, secs, r, i, i == rounds - 1);
         if (rc == RTC_OK && o->compare) {
             rtc_log(&rtc_cli_log, RTC_LOG_INFO, "round %ld/%ld: cyclictest %ld s", i + 1,
                     rounds, secs);
@@ -347,6 +411,10 @@ static int bench_rounds(const bench_opts *o, us_hist *r, us_hist *c)
     }
     if (raw)
         fclose(raw);
+    char path2[4096];
+    snprintf(path2, sizeof path2, "%s/histogram.txt", o->dir ? o->dir : ".");
+    if (rc == RTC_OK && o->dir && write_us_hist(path2, r) != RTC_OK)
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: cannot write", path2);
     return rc;
 }
 

@@ -1,5 +1,6 @@
-/* rtcosim info FMU — describe an FMU without loading its binary. */
+/* rtcosim info FMU — describe an FMU without loading its binary (a system: cmd_info_system.c). */
 #include "cli.h"
+#include "rt_cli.h"
 
 #include "rtcosim/fmu.h"
 #include "rtcosim/numfmt.h"
@@ -8,14 +9,21 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 static const char help[] =
     "usage: rtcosim info [options] FMU\n"
+    "       rtcosim info [options] SYSTEM   (.ssd, .ssp)\n"
     "\n"
-    "Print an FMI 2.0 or 3.0 FMU's version, model name, GUID/instantiation token,\n"
+    "FMU: print an FMI 2.0 or 3.0 FMU's version, model name, GUID/instantiation token,\n"
     "capabilities, default experiment and a table of its variables.\n"
+    "SYSTEM: print its master and times, its components with their connectors (units),\n"
+    "its I/O components with each signal's direction, unit and estimator, its connections\n"
+    "with unit, estimator and delay, and the variables exposed to the operator.\n"
     "\n"
     "options:\n"
+    "  --units         only \"name<TAB>unit\" per variable, as results.csv names them\n"
+    "                  (scripts/plot reads it)\n"
     "  -v, --verbose   also print warnings about the modelDescription as info\n"
     "  -h, --help      this text\n";
 
@@ -231,26 +239,38 @@ static void print_model(const char *path, const rtc_model_desc *md)
 
 int rtc_cmd_info(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"verbose", no_argument, NULL, 'v'}, {"help", no_argument, NULL, 'h'}, {0}};
+    static const struct option opts[] = {{"verbose", no_argument, NULL, 'v'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {"units", no_argument, NULL, 'u'}, {0}};
     int c;
+    bool units = false;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":vh", opts, NULL)) != -1) {
         if (c == 'h') {
             fputs(help, stdout);
             return RTC_EXIT_OK;
         }
-        if (c == 'v')
+        if (c == 'u')
+            units = true;
+        else if (c == 'v')
             rtc_cli_log.max_level = RTC_LOG_INFO;
         else
-            return rtc_cli_usage_error("info", "unknown option");
+            return rtc_cli_getopt_error("info", c, argc, argv);
     }
     if (optind != argc - 1)
-        return rtc_cli_usage_error("info", "expected exactly one FMU");
+        return rtc_cli_usage_error("info", "expected exactly one FMU or SYSTEM");
+    size_t n = strlen(argv[optind]);
+    if (n > 4 && (!strcasecmp(argv[optind] + n - 4, ".ssd") ||
+                  !strcasecmp(argv[optind] + n - 4, ".ssp")))
+        return rtc_cli_info_system(argv[optind], units);
     rtc_fmu *fmu = NULL;
     if (rtc_fmu_open(argv[optind], NULL, &rtc_cli_log, &fmu) != RTC_OK)
         return RTC_EXIT_ERROR;
-    print_model(argv[optind], rtc_fmu_model(fmu));
+    const rtc_model_desc *md = rtc_fmu_model(fmu);
+    for (size_t i = 0; units && i < md->n_vars; i++) /* results.csv of `run FMU`: bare names */
+        printf("%s\t%s\n", md->vars[i].name, md->vars[i].unit ? md->vars[i].unit : "");
+    if (!units)
+        print_model(argv[optind], md);
     rtc_fmu_close(fmu);
     return RTC_EXIT_OK;
 }

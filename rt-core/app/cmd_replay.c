@@ -24,6 +24,7 @@
 #include "rtcosim/status.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,7 +77,23 @@ static void conf_clear(conf *c)
 /* Unknown keys are ignored: a newer session.conf stays readable by this replay. */
 static int conf_line(conf *c, const char *key, const char *v)
 {
-    long long n = strtoll(v, NULL, 10);
+    static const char *const numeric[] = {"step_ns", "sync_step_ns", "start_ns", "stop_ns",
+                                          "iterate", "max_iterations", "workers",
+                                          "decimation", "tolerance"};
+    long n = 0;
+    double x = 0;
+    for (size_t i = 0; i < sizeof numeric / sizeof numeric[0]; i++) {
+        if (strcmp(key, numeric[i]))
+            continue;
+        /* a damaged session.conf is named, never replayed with a prefix of a number */
+        const char *why = strcmp(key, "tolerance")
+                              ? rtc_cli_num_long(v, i >= 4 ? 0 : LONG_MIN, LONG_MAX, &n)
+                              : rtc_cli_num_double(v, 0, 1, &x);
+        if (why) {
+            fprintf(stderr, "rtcosim replay: session.conf: %s=%s: %s\n", key, v, why);
+            return RTC_EPARSE;
+        }
+    }
     if (!strcmp(key, "system"))
         c->system = strdup(v);
     else if (!strcmp(key, "source_dir"))
@@ -94,7 +111,7 @@ static int conf_line(conf *c, const char *key, const char *v)
     else if (!strcmp(key, "iterate"))
         c->so.iterate = n != 0;
     else if (!strcmp(key, "tolerance"))
-        c->so.tolerance = strtod(v, NULL);
+        c->so.tolerance = x;
     else if (!strcmp(key, "max_iterations"))
         c->so.max_iterations = (unsigned)n;
     else if (!strcmp(key, "workers"))
@@ -571,6 +588,8 @@ static int parse_args(int argc, char **argv, const char **dir, const char **out)
             rtc_cli_log.max_level = RTC_LOG_INFO;
         else if (!strcmp(argv[i], "--output-dir") && i + 1 < argc)
             *out = argv[++i];
+        else if (!strcmp(argv[i], "--output-dir"))
+            return rtc_cli_usage_error("replay", "--output-dir: missing value");
         else if (argv[i][0] == '-' || *dir)
             return rtc_cli_usage_error("replay", "unexpected argument '%s'", argv[i]);
         else

@@ -21,6 +21,9 @@
 #include "rt_cli.h"
 
 #include "rtcosim/archive.h"
+#include "rtcosim/io_unit.h"
+#include "rtcosim/driver.h"
+#include "rtcosim/mailbox.h"
 #include "rtcosim/status.h"
 
 #include <fcntl.h>
@@ -72,8 +75,11 @@ const char rtc_cli_rt_help[] =
     "                       longer than N ms (e.g. an FMU call that hangs); default\n"
     "                       max(1000, 100 periods) ms, 0: off\n"
     "  --test-safe-file F   testing: the safe-state callback writes F on every stop\n"
-    "  operator session (DIR also gets events.log, inputs.bin, system copy, fmus.sha256,\n"
-    "  session.conf; 'rtcosim replay DIR' re-runs it offline):\n"
+    "  SIGINT/SIGTERM stop a real-time run at the next step; exit status 130/143. A unit\n"
+    "  still inside its step 2 s later is left there: safe state, rows and summary.json\n"
+    "  (\"hung_unit\") saved, temporary files removed, exit 130/143.\n";
+
+const char rtc_cli_session_help[] =
     "  --expose NAME[:OPT]  let the operator set unit.variable (repeatable; also\n"
     "                       rtc:RealTime expose=); OPT: min=X, max=X (clamp), rate=R\n"
     "                       (units per second), safe=X (dead-man value), ':'-separated\n"
@@ -94,10 +100,7 @@ const char rtc_cli_rt_help[] =
     "                       its commands obey --control-allow like OSC's\n"
     "  --http-address ADDR  bind the panel to IPv4 ADDR instead (needs --http-token)\n"
     "  --http-token FILE    every panel request must carry the secret in FILE (open\n"
-    "                       http://HOST:PORT/?token=SECRET); FILE not readable by others\n"
-    "  SIGINT/SIGTERM stop a real-time run at the next step; exit status 130/143. A unit\n"
-    "  still inside its step 2 s later is left there: safe state, rows and summary.json\n"
-    "  (\"hung_unit\") saved, temporary files removed, exit 130/143.\n";
+    "                       http://HOST:PORT/?token=SECRET); FILE not readable by others\n";
 
 void rtc_cli_rt_init(rtc_cli_rt *rt)
 {
@@ -108,23 +111,7 @@ void rtc_cli_rt_init(rtc_cli_rt *rt)
 /* A whole-string number, or false. */
 static bool number(const char *s, double *out)
 {
-    char *end;
-    if (!s || !*s)
-        return false;
-    *out = strtod(s, &end);
-    return *end == '\0';
-}
-
-/* Range first, conversion after: (long) of NaN, Inf or 1e300 is undefined behaviour. */
-static int int_opt(const char *cmd, const char *name, const char *arg, long lo, long hi,
-                   long *out)
-{
-    double v;
-    if (!number(arg, &v) || !(v >= (double)lo && v <= (double)hi) || v != floor(v))
-        return rtc_cli_usage_error(cmd, "--%s %s: expected an integer in %ld..%ld", name,
-                                   arg, lo, hi);
-    *out = (long)v;
-    return RTC_EXIT_OK;
+    return rtc_cli_num_double(s, -HUGE_VAL, HUGE_VAL, out) == NULL;
 }
 
 static int caps_opt(rtc_cli_rt *rt, const char *cmd, const char *arg)
@@ -154,19 +141,33 @@ int rtc_cli_rt_option(rtc_cli_rt *rt, int c, const char *arg, int argc, char **a
             st = rtc_cli_usage_error(cmd, "--realtime %s: the real-time factor must be a "
                                      "number > 0", arg);
         break;
-    case O_PRIO: st = int_opt(cmd, "priority", arg, 0, 99, &v); rt->priority = (int)v; break;
-    case O_CPU: st = int_opt(cmd, "cpu", arg, 0, 4095, &v); rt->cpu = (int)v; break;
-    case O_SPIN: st = int_opt(cmd, "spin-us", arg, 0, 1000000, &rt->spin_us); break;
-    case O_MAXOV: st = int_opt(cmd, "max-overruns", arg, 1, 1000000, &rt->max_overruns); break;
-    case O_WD: st = int_opt(cmd, "watchdog-ms", arg, 0, 3600000, &rt->watchdog_ms); break;
+    case O_PRIO:
+        st = rtc_cli_parse_long(cmd, "priority", arg, 0, 99, &v);
+        rt->priority = (int)v;
+        break;
+    case O_CPU:
+        st = rtc_cli_parse_long(cmd, "cpu", arg, 0, 4095, &v);
+        rt->cpu = (int)v;
+        break;
+    case O_SPIN: st = rtc_cli_parse_long(cmd, "spin-us", arg, 0, 1000000, &rt->spin_us); break;
+    case O_MAXOV:
+        st = rtc_cli_parse_long(cmd, "max-overruns", arg, 1, 1000000, &rt->max_overruns);
+        break;
+    case O_WD:
+        st = rtc_cli_parse_long(cmd, "watchdog-ms", arg, 0, 3600000, &rt->watchdog_ms);
+        break;
     case O_SAFE: rt->safe_file = arg; break;
-    case O_CTLPORT: st = int_opt(cmd, "control-port", arg, 0, 65535, &rt->control_port); break;
+    case O_CTLPORT:
+        st = rtc_cli_parse_long(cmd, "control-port", arg, 0, 65535, &rt->control_port);
+        break;
     case O_CTLALLOW: st = caps_opt(rt, cmd, arg); break;
     case O_CTLTOKEN: rt->control_token = arg; break;
-    case O_HTTP: st = int_opt(cmd, "http", arg, 0, 65535, &rt->http_port); break;
+    case O_HTTP: st = rtc_cli_parse_long(cmd, "http", arg, 0, 65535, &rt->http_port); break;
     case O_HTTPADDR: rt->http_address = arg; break;
     case O_HTTPTOKEN: rt->http_token = arg; break;
-    case O_DEADMAN: st = int_opt(cmd, "deadman-ms", arg, 1, 3600000, &rt->deadman_ms); break;
+    case O_DEADMAN:
+        st = rtc_cli_parse_long(cmd, "deadman-ms", arg, 1, 3600000, &rt->deadman_ms);
+        break;
     case O_EXPOSE: {
         const char **e = realloc(rt->expose, (rt->n_expose + 1) * sizeof *e);
         if (!e)
@@ -180,7 +181,7 @@ int rtc_cli_rt_option(rtc_cli_rt *rt, int c, const char *arg, int argc, char **a
             st = rtc_cli_usage_error(cmd, "--overrun %s: expected catch-up, skip, stop or "
                                      "substitute", arg);
         break;
-    default: st = rtc_cli_usage_error(cmd, "unknown option");
+    default: st = rtc_cli_getopt_error(cmd, c, argc, argv);
     }
     return st;
 }
@@ -276,6 +277,33 @@ static void on_watchdog(rtc_exec *ex, void *user)
     fprintf(stderr, "rtcosim run: %s\n", w->rt->end.reason);
 }
 
+/* The I/O health and the session directory on the status line: per I/O component its
+ * link (up, down, or idle: a server no peer has sent to yet) and its stale signals. */
+static void status_extra(void *user, char *buf, size_t cap)
+{
+    const wd_ctx *w = user;
+    size_t pos = 0;
+    for (size_t i = 0; i < rtc_system_unit_count(w->sys) && pos + 64 < cap; i++) {
+        const rtc_unit *u = rtc_system_unit(w->sys, i);
+        rtc_signal_health h[64];
+        rtc_driver_stats st = {.signals = h, .n_signals_cap = 64};
+        if (rtc_io_unit_stats(u, &st) != RTC_OK)
+            continue;
+        size_t stale = 0;
+        for (size_t k = 0; k < st.n_signals && k < 64; k++)
+            stale += h[k].quality == RTC_QUALITY_STALE || h[k].quality == RTC_QUALITY_ERROR;
+        int n = snprintf(buf + pos, cap - pos, "%s%.24s %s", pos ? ", " : "I/O ", u->name,
+                         rtc_io_unit_link(u, &st));
+        pos += n > 0 ? (size_t)n : 0;
+        if (stale && pos < cap) {
+            n = snprintf(buf + pos, cap - pos, " (%zu stale)", stale);
+            pos += n > 0 ? (size_t)n : 0;
+        }
+    }
+    if (pos + 8 < cap)
+        snprintf(buf + pos, cap - pos, "%s-> %s", pos ? "  " : "", w->dir);
+}
+
 static void options_of(const rtc_cli_rt *rt, rtc_recorder *rec, long decimation,
                        const char *trace, rtc_exec_options *eo)
 {
@@ -291,7 +319,7 @@ static void options_of(const rtc_cli_rt *rt, rtc_recorder *rec, long decimation,
     eo->recorder = rec;
     eo->decimation = decimation;
     eo->trace_path = trace;
-    eo->status_line = true;
+    eo->status_line = !rtc_cli_quiet;
     eo->lg = &rtc_cli_log;
 }
 
@@ -443,6 +471,8 @@ int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decima
     options_of(rt, rec, decimation, trace, &eo);
     eo.on_watchdog = on_watchdog;
     eo.watchdog_user = &w;
+    eo.status_extra = status_extra;
+    eo.status_user = &w;
     rtc_exec *ex = NULL;
     rtc_session *ses = NULL;
     int rc = rtc_cli_session_start(sys, dir, decimation, rt, &eo, &ses);

@@ -30,15 +30,11 @@
 #include <sys/stat.h>
 #include <time.h>
 
-static const char help[] =
-    "usage: rtcosim run [options] FMU\n"
-    "\n"
-    "Simulate an FMI 2.0 or 3.0 FMU at a fixed communication step, as fast as possible,\n"
-    "and write one CSV row per communication point (including the start).\n"
-    "Start, stop and step default to the FMU's DefaultExperiment (else 0, 1 and\n"
-    "(stop-start)/500).\n"
-    "\n"
-    "options:\n"
+const char rtc_cli_fmu_help[] =
+    "FMU options (rtcosim run [options] FMU): simulate an FMI 2.0 or 3.0 FMU (Co-Simulation,\n"
+    "or Model Exchange: --interface) at a fixed communication step, as fast as possible,\n"
+    "one CSV row per communication point (including the start). Start, stop and step default to the FMU's\n"
+    "DefaultExperiment (else 0, 1 and (stop-start)/500).\n"
     "  --start T            start time in seconds\n"
     "  --stop T             stop time in seconds\n"
     "  --step H             communication step size in seconds (a whole number of ns)\n"
@@ -50,7 +46,6 @@ static const char help[] =
     "                       initialization and again in Initialization Mode (some FMUs\n"
     "                       honour parameters only there)\n"
     "  --record NAME        record this variable (repeatable; default: all outputs)\n"
-    "  --fast               run as fast as possible (the default for now)\n"
     "  --interface I        cs | me | auto: the FMU's Co-Simulation or Model Exchange\n"
     "                       interface (default auto: Co-Simulation when the FMU has it)\n"
     "  --solver S           Model Exchange solver: euler | heun | rk4 | implicit (linearly\n"
@@ -58,26 +53,14 @@ static const char help[] =
     "  --substeps N         Model Exchange: fixed solver steps per communication step\n"
     "                       (default 1); time and state events are located inside them\n"
     "  --fmu-logging        enable the FMU's own debug logging\n"
-    "  --on-write-error P   stop | continue: see below (default stop)\n"
     "  --on-nonfinite P     warn | stop: what an output that becomes NaN or Inf does\n"
     "                       (checked after every step unless --no-output without --summary)\n"
     "                       (default warn: one line per variable, status\n"
     "                       completed-nonfinite; stop: the run ends there, status failed)\n"
     "  --summary FILE       how the run ended, as JSON (default: summary.json beside the\n"
     "                       result file; none with '-o -' or --no-output)\n"
-    "  -v, --verbose        print progress information\n"
-    "  -h, --help           this text\n"
-    "\n"
-    "CSV: quoted header \"time\",\"name\",...; booleans 0/1; doubles with 17 significant\n"
-    "digits; arrays as name[1], name[2], ...; the time column is exactly start + k*step.\n"
-    "SIGINT/SIGTERM stop at the next step: complete rows only, exit status 130/143 (a\n"
-    "second signal ends the process at once). A failed write of the result file (disk\n"
-    "full, file too large) is reported at once; with --on-write-error stop the run ends\n"
-    "there (the file keeps every complete row), with continue it goes on and loses rows.\n"
-    "Exit status: 0 on success (also when the FMU ends the simulation itself, and with\n"
-    "non-finite values under --on-nonfinite warn), 1 on error, 2 on a usage error,\n"
-    "4 when the result file could not be written, 130/143 when stopped by SIGINT/SIGTERM\n"
-    "(see the README's table).\n";
+    "  CSV: quoted header \"time\",\"name\",...; booleans 0/1; doubles with 17 significant\n"
+    "  digits; arrays as name[1], name[2], ...; the time column is exactly start + k*step.\n";
 
 typedef struct run_opts {
     const char *fmu_path;
@@ -110,6 +93,7 @@ typedef struct run_ctx {
     /* events the FMU handled inside its steps (rtc_step_result), for the summary */
     uint64_t events, early_returns;
     unsigned max_microsteps;
+    bool started; /* the stepping began: the run ends with its final line */
 } run_ctx;
 
 static int push(const char ***list, size_t *n, const char *v)
@@ -154,11 +138,12 @@ static int parse_args(int argc, char **argv, run_opts *o)
         {"solver", required_argument, NULL, OPT_SOLVER},
         {"substeps", required_argument, NULL, OPT_SUBSTEPS},
         {"verbose", no_argument, NULL, 'v'},
+        {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {0}};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:vh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:qvh", opts, NULL)) != -1) {
         switch (c) {
         case OPT_START: o->start = optarg; break;
         case OPT_STOP: o->stop = optarg; break;
@@ -188,8 +173,9 @@ static int parse_args(int argc, char **argv, run_opts *o)
                 return RTC_EXIT_USAGE;
             break;
         case 'v': rtc_cli_log.max_level = RTC_LOG_INFO; break;
-        case 'h': fputs(help, stdout); return -1;
-        default: return rtc_cli_usage_error("run", "unknown option");
+        case 'q': rtc_cli_quiet = true; break;
+        case 'h': rtc_cli_run_help(); return -1;
+        default: return rtc_cli_getopt_error("run", c, argc, argv);
         }
     }
     if (optind != argc - 1)
@@ -498,6 +484,9 @@ static int run_loop(run_ctx *r)
         rest = 0;
     }
     int64_t t0 = rtc_time_now_ns();
+    r->started = true;
+    rtc_cli_progress bar;
+    rtc_cli_progress_start(&bar, r->start_ns, r->stop_ns);
     int64_t k = 0;
     int rc = record_row(r, r->start_ns);
     bool stop = rc == RTC_OK && must_stop(r, r->start_ns);
@@ -514,11 +503,15 @@ static int run_loop(run_ctx *r)
         r->events += res.events;
         r->early_returns += res.early_returns;
         r->max_microsteps = res.microsteps > r->max_microsteps ? res.microsteps : r->max_microsteps;
-        if (res.outcome != RTC_STEP_DONE)
+        if (res.outcome != RTC_STEP_DONE) {
+            rtc_cli_progress_end(&bar);
             return step_ended(r, &res, t_ns);
+        }
         rc = record_row(r, t_ns + h_ns);
         stop = rc == RTC_OK && must_stop(r, t_ns + h_ns);
+        rtc_cli_progress_tick(&bar, t_ns + h_ns);
     }
+    rtc_cli_progress_end(&bar);
     double dt = rtc_time_to_s(rtc_time_now_ns() - t0);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
@@ -608,15 +601,16 @@ static void settle_end(run_ctx *r, int rc)
     }
 }
 
-static void write_run_summary(run_ctx *r, const rtc_recorder_stats *rs)
+/* Returns whether summary.json was written (into @p path). */
+static bool write_run_summary(run_ctx *r, const rtc_recorder_stats *rs, char *path,
+                              size_t cap)
 {
-    char path[4200];
     struct stat st;
     char dir[4200];
     /* no summary where the result file could not go either (one error line is enough) */
-    if (!summary_path(r->o, path, sizeof path) || (snprintf(dir, sizeof dir, "%s", path),
-                                                   stat(dirname(dir), &st) != 0))
-        return;
+    if (!summary_path(r->o, path, cap) || (snprintf(dir, sizeof dir, "%s", path),
+                                           stat(dirname(dir), &st) != 0))
+        return false;
     json_t *doc = json_object();
     int bad = !doc;
     bad |= json_object_set_new(doc, "fmu", rtc__json_str(r->o->fmu_path));
@@ -629,7 +623,7 @@ static void write_run_summary(run_ctx *r, const rtc_recorder_stats *rs)
     bad |= json_object_set_new(doc, "events", rtc__json_uint(r->events));
     bad |= json_object_set_new(doc, "early_returns", rtc__json_uint(r->early_returns));
     bad |= json_object_set_new(doc, "max_microsteps", rtc__json_uint(r->max_microsteps));
-    rtc_cli_summary_write(doc, bad, path);
+    return rtc_cli_summary_write(doc, bad, path);
 }
 
 static void free_ctx(run_ctx *r)
@@ -671,12 +665,12 @@ int rtc_cmd_run(int argc, char **argv)
     rtc_recorder_stats rs = {0};
     rc = finish(&r, rc, &rs);
     settle_end(&r, rc);
-    write_run_summary(&r, &rs);
+    char summary[4200];
+    bool has_summary = write_run_summary(&r, &rs, summary, sizeof summary);
     rtc_cli_stop_signals(false);
-    if (!strcmp(r.end.cause, "signal") || !strcmp(r.end.cause, "nonfinite"))
-        fprintf(stderr, "rtcosim run: %s\n", r.end.reason);
-    else if (r.end.nonfinite)
-        fprintf(stderr, "rtcosim run: completed with %zu non-finite value(s)\n", r.end.nonfinite);
+    if (r.started) /* a failure before it is its one error line */
+        rtc_cli_final_line(o.no_output ? NULL : o.output, rs.rows_written,
+                           has_summary ? summary : NULL, &r.end);
     free_ctx(&r);
     free(o.sets);
     free(o.records);

@@ -93,11 +93,14 @@ int rtc_cli_session_start(rtc_system *sys, const char *dir, long decimation, rtc
                               .caps = rt->control_caps, .caps_given = rt->control_caps_given,
                               .continue_on_write_error = rt->write_continue};
     int rc = rtc_session_new(sys, &so, rt->events, out);
-    if (rc != RTC_OK) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: cannot start the session (see %s/events.log)",
-                rt->system_path, dir);
-        return rc;
+    /* a refusal (bad expose entry, a file it cannot write) was logged with its reason, on
+     * stderr too; only a lack of memory or threads is not */
+    if (rc == RTC_ENOMEM || rc == RTC_ESYS) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: cannot start the session: %s",
+                rt->system_path, rtc_strerror(rc));
     }
+    if (rc != RTC_OK)
+        return rc;
     eo->hook = rtc_session_hook;
     eo->hook_user = *out;
     const rtc_logger *lg = rtc_events_logger(rt->events, "rt"); /* rtlog lines, too */

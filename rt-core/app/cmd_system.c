@@ -30,15 +30,17 @@
 #include <sys/stat.h>
 #include <time.h>
 
+static const char run_usage[] =
+    "usage: rtcosim run [options] FMU\n"
+    "       rtcosim run [options] SYSTEM          (SSP: .ssd, .ssp)\n"
+    "       rtcosim run [options] SYSTEM --realtime [RTF]\n"
+    "\n";
+
 static const char run_help[] =
-    "usage: rtcosim run [options] SYSTEM\n"
-    "\n"
-    "Run a system of FMUs described in SSP (.ssd, .ssp) as fast as possible with a master\n"
-    "algorithm and write DIR/results.csv (one row per base tick, \"unit.variable\" columns)\n"
-    "and DIR/summary.json. (For a single .fmu see the FMU options of 'rtcosim run --help'\n"
-    "with an .fmu argument.)\n"
-    "\n"
-    "options:\n"
+    "System options (rtcosim run [options] SYSTEM): run a system of FMUs and I/O\n"
+    "components described in SSP (.ssd, .ssp) as fast as possible with a master algorithm\n"
+    "and write DIR/results.csv (one row per base tick, \"unit.variable\" columns) and\n"
+    "DIR/summary.json.\n"
     "  --algorithm A        jacobi | gauss-seidel | parallel-fast (default: the file's, else\n"
     "                       jacobi)\n"
     "  --step H             communication step of every unit, seconds\n"
@@ -61,11 +63,40 @@ static const char run_help[] =
     "                       NaN or Inf does (default warn: one line per variable, status\n"
     "                       completed-nonfinite, exit 0; stop: the run ends at that step,\n"
     "                       status failed, exit 1)\n"
-    "  SIGINT/SIGTERM stop at the next step: complete rows, summary.json status \"stopped\",\n"
-    "  exit status 130/143 (without --realtime a second signal ends the process at once).\n"
-    "  --fast               as fast as possible (the default)\n"
+    "  --fast               as fast as possible (the default)\n";
+
+static const char run_common_help[] =
+    "Common options:\n"
+    "  -q, --quiet          no progress line or bar (the final one-line summary stays)\n"
     "  -v, --verbose        progress information\n"
-    "  -h, --help           this text\n";
+    "  -h, --help           this text\n"
+    "Progress: on a terminal, a real-time run shows a status line and a fast run longer\n"
+    "than a second a progress bar with rate and ETA (stderr; none with -q or when stderr\n"
+    "is not a terminal); every run ends with one line on stderr: where the results are,\n"
+    "how many rows, how it ended.\n"
+    "SIGINT/SIGTERM stop at the next step: complete rows only, summary.json status\n"
+    "\"stopped\", exit status 130/143 (without --realtime a second signal ends the process\n"
+    "at once). Exit status: 0 on success (also when a unit ends the simulation itself, and\n"
+    "with non-finite values under --on-nonfinite warn), 1 on error, 2 on a usage error,\n"
+    "3 watchdog, 4 when a result file could not be written, 130/143 when stopped by\n"
+    "SIGINT/SIGTERM (see the README's table).\n";
+
+void rtc_cli_run_help(void)
+{
+    fputs(run_usage, stdout);
+    fputs(rtc_cli_fmu_help, stdout);
+    fputs("\n", stdout);
+    fputs(run_help, stdout);
+    fputs("\nReal-time options (rtcosim run [options] SYSTEM --realtime):\n", stdout);
+    fputs(rtc_cli_rt_help, stdout);
+    fputs("\nOperator session options (with --realtime; DIR also gets events.log, inputs.bin,\n"
+          "a copy of the system, fmus.sha256 and session.conf; 'rtcosim replay DIR' re-runs\n"
+          "it offline):\n", stdout);
+    fputs(rtc_cli_session_help, stdout);
+    fputs("\n", stdout);
+    fputs(rtc_cli_on_write_error_help, stdout);
+    fputs(run_common_help, stdout);
+}
 
 typedef struct sys_opts {
     rtc_system_options so;
@@ -75,6 +106,7 @@ typedef struct sys_opts {
     const char **sets; /* --set, handed to the system as so.sets */
     long decimation;
     bool write_continue; /* --on-write-error continue */
+    bool started;        /* the stepping began: the run ends with its final line */
     rtc_cli_rt rt; /* --realtime and its options (cmd_rt.c) */
 } sys_opts;
 
@@ -126,7 +158,7 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
         {"on-nonfinite", required_argument, NULL, O_NONFINITE},
         {"on-write-error", required_argument, NULL, O_ON_WRITE_ERROR},
         {"verbose", no_argument, NULL, 'v'},            {"help", no_argument, NULL, 'h'},
-        {0}};
+        {"quiet", no_argument, NULL, 'q'},              {0}};
     static struct option opts[48]; /* base + the real-time options of cmd_rt.c */
     size_t n_opts = 0;
     for (size_t i = 0; base[i].name; i++)
@@ -136,7 +168,8 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
     rtc_cli_rt_init(&o->rt);
     int c, st = RTC_EXIT_OK;
     optind = 1;
-    while (st == RTC_EXIT_OK && (c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+    while (st == RTC_EXIT_OK && (c = getopt_long(argc, argv, ":qvh", opts, NULL)) != -1) {
+        long v = 0;
         switch (c) {
         case O_ALGO:
             o->so.has_algorithm = true;
@@ -149,8 +182,13 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
         case O_START: o->so.has_start = true; st = time_opt("start", optarg, &o->so.start_ns); break;
         case O_STOP: o->so.has_stop = true; st = time_opt("stop", optarg, &o->so.stop_ns); break;
         case O_ITER: o->so.iterate = true; break;
-        case O_TOL: o->so.tolerance = atof(optarg); break;
-        case O_MAXIT: o->so.max_iterations = (unsigned)atoi(optarg); break;
+        case O_TOL:
+            st = rtc_cli_parse_double(cmd, "tolerance", optarg, 0, 1, &o->so.tolerance);
+            break;
+        case O_MAXIT:
+            st = rtc_cli_parse_long(cmd, "max-iterations", optarg, 1, 1000000, &v);
+            o->so.max_iterations = (unsigned)v;
+            break;
         case O_RECORD:
             if (push_arg(&o->records, &o->n_records, optarg) != RTC_OK)
                 return RTC_EXIT_ERROR;
@@ -160,26 +198,30 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
                 return RTC_EXIT_ERROR;
             o->so.sets = o->sets;
             break;
-        case O_DEC: o->decimation = atol(optarg); break;
+        case O_DEC:
+            st = rtc_cli_parse_long(cmd, "decimation", optarg, 1, 1000000000, &o->decimation);
+            break;
         case O_DIR: o->dir = optarg; break;
         case O_FAST: break;
-        case O_WORKERS: o->so.workers = (unsigned)atoi(optarg); break;
+        case O_WORKERS:
+            st = rtc_cli_parse_long(cmd, "workers", optarg, 0, 256, &v);
+            o->so.workers = (unsigned)v;
+            break;
         case O_NONFINITE: st = nonfinite_opt(cmd, optarg, &o->rt); break;
         case O_ON_WRITE_ERROR: st = rtc_cli_on_write_error(cmd, optarg, &o->write_continue); break;
         case 'v': rtc_cli_log.max_level = RTC_LOG_INFO; break;
+        case 'q': rtc_cli_quiet = true; break;
         case 'h': return -1;
         default:
             if (c >= RTC_CLI_RT_OPT_FIRST && c <= RTC_CLI_RT_OPT_LAST) {
                 st = rtc_cli_rt_option(&o->rt, c, optarg, argc, argv, cmd);
                 break;
             }
-            return rtc_cli_usage_error(cmd, "unknown option");
+            return rtc_cli_getopt_error(cmd, c, argc, argv);
         }
     }
     if (st == RTC_EXIT_OK && optind != argc - 1)
         st = rtc_cli_usage_error(cmd, "expected exactly one SYSTEM file");
-    if (st == RTC_EXIT_OK && o->decimation < 1)
-        st = rtc_cli_usage_error(cmd, "--decimation must be at least 1");
     if (st == RTC_EXIT_OK && o->rt.http_port >= 0 && !o->rt.enabled)
         st = rtc_cli_usage_error(cmd, "--http needs --realtime (the panel belongs to a live "
                                  "session)");
@@ -189,211 +231,22 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
 
 /* Units come from FMUs and from the built-in I/O drivers (fmu-host's one loader of every
  * built-in component type, once the drivers are registered). */
-static int load(const sys_opts *o, const rtc_logger *lg, rtc_system **sys)
+int rtc_cli_load_system(const char *path, const rtc_system_options *so, const rtc_logger *lg,
+                        rtc_system **sys)
 {
     if (rtc_iodrivers_register() != RTC_OK)
         return RTC_ENOMEM;
-    return rtc_fmu_load_system(o->path, &o->so, lg, sys);
+    return rtc_fmu_load_system(path, so, lg, sys);
+}
+
+static int load(const sys_opts *o, const rtc_logger *lg, rtc_system **sys)
+{
+    return rtc_cli_load_system(o->path, &o->so, lg, sys);
 }
 
 double rtc_cli_now_s(void)
 {
     return rtc_time_to_s(rtc_time_now_ns());
-}
-
-/* summary.json (summary.h: how to add a field). Each filler sets the members of the
- * object it is given and returns 0, or -1 when one could not be set (out of memory). */
-
-/* Members @p keys[i] = @p v[i] (counters) of @p obj. */
-static int set_counts(json_t *obj, const char *const *keys, const uint64_t *v, size_t n)
-{
-    int bad = 0;
-    for (size_t i = 0; i < n; i++)
-        bad |= json_object_set_new(obj, keys[i], rtc__json_uint(v[i]));
-    return bad;
-}
-
-/* One signal of an I/O component: its quality and health counters. */
-static json_t *io_signal_json(const char *name, const rtc_signal_health *h)
-{
-    static const char *const keys[] = {"updates", "stale_events", "clamped"};
-    const uint64_t v[] = {h->updates, h->stale_events, h->clamped};
-    json_t *o = json_object();
-    int bad = !o;
-    bad |= json_object_set_new(o, "name", rtc__json_str(name));
-    bad |= json_object_set_new(o, "quality", json_string(rtc_quality_name(h->quality)));
-    bad |= set_counts(o, keys, v, 3);
-    return bad ? (json_decref(o), NULL) : o;
-}
-
-/* What only this kind of driver counts, as the object "<kind>" of @p o: each unit shows
- * its own driver's counters and no other's. */
-static int io_counters_json(json_t *o, const rtc_driver_stats *st)
-{
-    if (!st->kind || !st->n_counters)
-        return 0;
-    json_t *k = json_object();
-    int bad = !k;
-    for (size_t i = 0; k && i < st->n_counters && i < RTC_DRIVER_MAX_COUNTERS; i++)
-        bad |= json_object_set_new(k, st->counters[i].name,
-                                   rtc__json_uint(st->counters[i].value));
-    return bad | json_object_set_new(o, st->kind, k);
-}
-
-/* One I/O component (one entry of "io"): the generic driver counters, request latency,
- * signals, and its driver's own counters. */
-static int io_json(json_t *o, const rtc_unit *u, const rtc_driver_stats *st)
-{
-    static const char *const keys[] = {"requests", "errors", "timeouts", "reconnects",
-                                       "rejected"};
-    const uint64_t c[] = {st->requests, st->errors, st->timeouts, st->reconnects,
-                          st->rejected};
-    int bad = json_object_set_new(o, "unit", rtc__json_str(u->name));
-    bad |= set_counts(o, keys, c, 5);
-    json_t *lat = json_object(), *sigs = json_array();
-    bad |= json_object_set_new(lat, "min", json_integer(st->latency.min));
-    bad |= json_object_set_new(lat, "p50", json_integer(st->latency.p50));
-    bad |= json_object_set_new(lat, "p99", json_integer(st->latency.p99));
-    bad |= json_object_set_new(lat, "max", json_integer(st->latency.max));
-    bad |= json_object_set_new(o, "request_latency_ns", lat);
-    for (size_t k = 0; k < st->n_signals && k < st->n_signals_cap; k++)
-        bad |= json_array_append_new(sigs, io_signal_json(u->md->vars[k].name, &st->signals[k]));
-    bad |= json_object_set_new(o, "signals", sigs);
-    return bad | io_counters_json(o, st);
-}
-
-/* "io": the I/O components' driver counters, request latency and per-signal health. */
-static int write_io_stats(json_t *obj, const rtc_system *sys)
-{
-    json_t *io = json_array();
-    int bad = 0;
-    for (size_t i = 0; i < rtc_system_unit_count(sys); i++) {
-        const rtc_unit *u = rtc_system_unit(sys, i);
-        rtc_signal_health h[64];
-        rtc_driver_stats st = {.signals = h, .n_signals_cap = 64};
-        if (rtc_io_unit_stats(u, &st) != RTC_OK)
-            continue;
-        json_t *o = json_object();
-        bad |= o ? io_json(o, u, &st) : -1;
-        bad |= json_array_append_new(io, o);
-    }
-    return bad | json_object_set_new(obj, "io", io);
-}
-
-/* "session": the operator session's counters (real-time runs): all zero drops in a
- * sound run. */
-static int session_json(json_t *obj, const rtc_cli_rt *rt, const rtc_recorder_stats *rs)
-{
-    if (!rt->has_session)
-        return 0;
-    const rtc_session_stats *s = &rt->session;
-    static const char *const keys[] = {
-        "inputs_written", "inputs_dropped", "inputs_ring_high_water", "commands_applied",
-        "commands_dropped", "events", "exposed", "recorder_ring_high_water",
-        "recorder_ring_capacity"};
-    const uint64_t v[] = {s->inputs_written, s->inputs_dropped, s->inputs_high_water,
-                          s->commands_applied, s->commands_dropped, s->events, s->n_exposed,
-                          rs->ring_high_water, rs->ring_capacity};
-    json_t *o = json_object();
-    int bad = o ? set_counts(o, keys, v, 9) : -1;
-    return bad | json_object_set_new(obj, "session", o);
-}
-
-static void nf_name(const void *user, size_t id, char *buf, size_t cap)
-{
-    rtc_system_nonfinite_name(user, id, buf, cap);
-}
-
-/* One entry of "connections": the link, its estimator and delay, its coupling error
- * (rms and max are reals; null when non-finite). */
-static int link_json(json_t *o, const rtc_link_stats *ls)
-{
-    int bad = json_object_set_new(o, "link", rtc__json_str(ls->desc));
-    bad |= json_object_set_new(o, "estimator", rtc__json_str(ls->estimator));
-    bad |= json_object_set_new(o, "delay_ns", json_integer(ls->delay_ns));
-    json_t *ce = json_object();
-    bad |= json_object_set_new(ce, "samples", rtc__json_uint(ls->samples));
-    bad |= json_object_set_new(ce, "rms", rtc__json_real(ls->error_rms));
-    bad |= json_object_set_new(ce, "max", rtc__json_real(ls->error_max));
-    return bad | json_object_set_new(o, "coupling_error", ce);
-}
-
-/* What only the stepping thread writes: read once it has stopped (full summaries). */
-static int write_step_stats(json_t *obj, const rtc_system *sys, const rtc_cli_rt *rt,
-                            const rtc_recorder_stats *rs)
-{
-    rtc_coupling_stats cs;
-    rtc_system_coupling_stats(sys, &cs);
-    static const char *const keys[] = {"iterated_steps", "iterations", "not_converged"};
-    const uint64_t v[] = {cs.iterated_steps, cs.iterations, cs.not_converged};
-    json_t *sc = json_object(), *links = json_array();
-    int bad = sc ? set_counts(sc, keys, v, 3) : -1;
-    bad |= json_object_set_new(obj, "strong_coupling", sc);
-    for (size_t i = 0; i < rtc_system_link_count(sys); i++) {
-        rtc_link_stats ls;
-        rtc_system_link_stats(sys, i, &ls);
-        json_t *o = json_object();
-        bad |= o ? link_json(o, &ls) : -1;
-        bad |= json_array_append_new(links, o);
-    }
-    bad |= json_object_set_new(obj, "connections", links);
-    bad |= write_io_stats(obj, sys);
-    return bad | session_json(obj, rt, rs);
-}
-
-/* One entry of "units": its step and the events handled inside its steps (FMI 3 event
- * mode, early returns, clock activations). */
-static int unit_json(json_t *o, const rtc_system *sys, size_t i)
-{
-    rtc_unit_event_stats ev;
-    rtc_system_unit_event_stats(sys, i, &ev);
-    int bad = json_object_set_new(o, "name", rtc__json_str(rtc_system_unit(sys, i)->name));
-    bad |= json_object_set_new(o, "step_ns", json_integer(rtc_system_unit_step_ns(sys, i)));
-    bad |= json_object_set_new(o, "events", rtc__json_uint(ev.events));
-    bad |= json_object_set_new(o, "early_returns", rtc__json_uint(ev.early_returns));
-    bad |= json_object_set_new(o, "max_microsteps", rtc__json_uint(ev.max_microsteps));
-    return bad | rtc_cli_me_events_json(o, rtc_system_unit(sys, i));
-}
-
-/* The system's own settings and times (the system counts from its start time). */
-static int summary_top(json_t *doc, const rtc_system *sys, const rtc_cli_end *end)
-{
-    int bad = json_object_set_new(doc, "algorithm",
-                                  json_string(rtc_master_name(rtc_system_algorithm(sys))));
-    bad |= json_object_set_new(doc, "tick_ns", json_integer(rtc_system_tick_ns(sys)));
-    bad |= json_object_set_new(doc, "ticks", json_integer(end->last_tick));
-    bad |= json_object_set_new(doc, "start_time_s",
-                               rtc__json_real((double)rtc_system_start_ns(sys) / 1e9));
-    return bad | json_object_set_new(doc, "end_time_s",
-                                     rtc__json_real((double)end->last_time_ns / 1e9));
-}
-
-void rtc_cli_write_summary(const char *dir, const rtc_system *sys, const char *path,
-                           const rtc_cli_end *end, double wall_s,
-                           const rtc_recorder_stats *rs, const rtc_cli_rt *rt, bool full)
-{
-    char file[4096];
-    snprintf(file, sizeof file, "%s/summary.json", dir);
-    static const rtc_recorder_stats none;
-    rs = rs ? rs : &none;
-    json_t *doc = json_object(), *units = json_array();
-    int bad = !doc;
-    bad |= json_object_set_new(doc, "system", rtc__json_str(path));
-    bad |= rtc_cli_summary_end(doc, end, rtc_system_nonfinite(sys), nf_name, sys);
-    if (sys)
-        bad |= summary_top(doc, sys, end);
-    bad |= json_object_set_new(doc, "wall_time_s", rtc__json_real(wall_s));
-    bad |= json_object_set_new(doc, "rows_written", rtc__json_uint(rs->rows_written));
-    bad |= json_object_set_new(doc, "rows_dropped", rtc__json_uint(rs->rows_dropped));
-    if (sys && full)
-        bad |= write_step_stats(doc, sys, rt, rs);
-    for (size_t i = 0; sys && i < rtc_system_unit_count(sys); i++) {
-        json_t *o = json_object();
-        bad |= o ? unit_json(o, sys, i) : -1;
-        bad |= json_array_append_new(units, o);
-    }
-    bad |= json_object_set_new(doc, "units", units);
-    rtc_cli_summary_write(doc, bad, file);
 }
 
 /* After a step of the fast run: report new non-finite values, and whether the run stops
@@ -426,11 +279,14 @@ static bool fast_stop(rtc_system *sys, sys_opts *o, size_t *nf_seen)
 static int run_ticks(rtc_system *sys, rtc_recorder *rec, long decimation, sys_opts *o,
                      rtc_csv *csv)
 {
+    o->started = true;
     if (o->rt.enabled)
         return rtc_cli_rt_run(sys, rec, csv, decimation, o->dir, &o->rt);
 
     int64_t start = rtc_system_start_ns(sys), stop = rtc_system_stop_ns(sys);
     size_t nf_seen = 0;
+    rtc_cli_progress bar;
+    rtc_cli_progress_start(&bar, start, stop == INT64_MAX ? start : start + stop);
     int rc = rtc_recorder_push(rec, start);
     bool halt = rc == RTC_OK && fast_stop(sys, o, &nf_seen);
     while (rc == RTC_OK && !halt && rtc_system_time_ns(sys) + rtc_system_tick_ns(sys) <= stop) {
@@ -438,7 +294,9 @@ static int run_ticks(rtc_system *sys, rtc_recorder *rec, long decimation, sys_op
         if (rc == RTC_OK && rtc_system_tick_index(sys) % decimation == 0)
             rc = rtc_recorder_push(rec, start + rtc_system_time_ns(sys));
         halt = rc == RTC_OK && fast_stop(sys, o, &nf_seen);
+        rtc_cli_progress_tick(&bar, start + rtc_system_time_ns(sys));
     }
+    rtc_cli_progress_end(&bar);
     rtc_system_nonfinite_report(sys, nf_seen, &rtc_cli_log); /* a failed step's */
     return rc;
 }
@@ -485,10 +343,10 @@ static void conclude(sys_opts *o, const rtc_system *sys, rtc_recorder *r, rtc_cs
     /* every attempt replaces summary.json: an older run's never stays beside this one */
     rtc_cli_write_summary(o->dir, sys, o->path, e, rtc_cli_now_s() - o->rt.t0_wall_s, &rs,
                           &o->rt, true);
-    if (strcmp(e->cause, "end") && strcmp(e->cause, "error"))
-        fprintf(stderr, "rtcosim run: %s\n", e->reason);
-    else if (e->nonfinite)
-        fprintf(stderr, "rtcosim run: completed with %zu non-finite value(s)\n", e->nonfinite);
+    char summary[4200];
+    snprintf(summary, sizeof summary, "%s/summary.json", o->dir);
+    if (o->started) /* a failure before it is its one error line */
+        rtc_cli_final_line(file, rs.rows_written, summary, e);
     if (sys && r)
         rtc_log(&rtc_cli_log, RTC_LOG_INFO, "%lld ticks in %.3f s; %llu rows in %s",
                 (long long)e->last_tick, rtc_cli_now_s() - o->rt.t0_wall_s,
@@ -527,11 +385,8 @@ int rtc_cmd_run_system(int argc, char **argv)
     sys_opts o = {.dir = ".", .decimation = 1};
     int st = parse_sys_args(argc, argv, &o, "run");
     if (st != RTC_EXIT_OK) {
-        if (st < 0) {
-            fputs(run_help, stdout);
-            fputs(rtc_cli_on_write_error_help, stdout);
-            fputs(rtc_cli_rt_help, stdout);
-        }
+        if (st < 0)
+            rtc_cli_run_help();
         free(o.records);
         free(o.sets);
         rtc_cli_rt_clear(&o.rt);
@@ -584,16 +439,34 @@ static const char check_help[] =
     "problem is printed as FILE:LINE: reason — unknown components or connectors, causality\n"
     "and type mismatches, inputs connected twice, units without a conversion, step sizes,\n"
     "algebraic loops (with their path). Exit status 0 when the system can run.\n"
-    "Accepts the options of 'rtcosim run' that change the system (--algorithm, --step,\n"
-    "--sync-step, --start, --stop, --iterate, --set).\n";
+    "It also runs every check 'rtcosim run' makes before the first step: the --record names\n"
+    "(or the file's selection) and the exposed variables (rtc:RealTime expose= and\n"
+    "--expose). Accepts the options of 'rtcosim run' (--algorithm, --step, --sync-step,\n"
+    "--start, --stop, --iterate, --set, --record, --expose, ...).\n";
+
+/* What run checks after the load and before the first step: the recorded names and the
+ * exposed variables (the system file's and --expose). Each refusal is logged. */
+static int check_run_names(rtc_system *sys, const sys_opts *o)
+{
+    rtc_record *rec = NULL;
+    int rc = rtc_record_new(&rec);
+    if (rc == RTC_OK)
+        rc = rtc_system_record(sys, rec, o->records, o->n_records);
+    rtc_record_free(rec);
+    char err[512] = "";
+    int erc = rtc_session_check_expose(sys, o->rt.expose, o->rt.n_expose, err, sizeof err);
+    if (erc != RTC_OK)
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: %s", o->path, err[0] ? err : rtc_strerror(erc));
+    return rc != RTC_OK ? rc : erc;
+}
 
 int rtc_cmd_check(int argc, char **argv)
 {
     sys_opts o = {.dir = ".", .decimation = 1};
     int st = parse_sys_args(argc, argv, &o, "check");
-    free(o.records);
-    rtc_cli_rt_clear(&o.rt);
     if (st != RTC_EXIT_OK) {
+        free(o.records);
+        rtc_cli_rt_clear(&o.rt);
         free(o.sets);
         if (st < 0)
             fputs(check_help, stdout);
@@ -601,8 +474,13 @@ int rtc_cmd_check(int argc, char **argv)
     }
     rtc_system *sys = NULL;
     int lrc = load(&o, &rtc_cli_log, &sys);
+    if (lrc == RTC_OK)
+        lrc = check_run_names(sys, &o);
     free(o.sets);
+    free(o.records);
+    rtc_cli_rt_clear(&o.rt);
     if (lrc != RTC_OK) {
+        rtc_system_free(sys);
         fprintf(stderr, "%s: not valid\n", o.path);
         return RTC_EXIT_ERROR;
     }
@@ -647,9 +525,8 @@ static long parse_list(const char *text, bool times, int64_t *ns, double *d, siz
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         if ((size_t)n >= cap)
             return -1;
-        char *end;
         if (times ? rtc_time_parse_s(tok, &ns[n]) != RTC_OK
-                  : ((d[n] = strtod(tok, &end)), end == tok || *end))
+                  : rtc_cli_num_double(tok, 1e-9, 1e9, &d[n]) != NULL)
             return -1;
         n++;
     }
@@ -713,7 +590,10 @@ int rtc_cmd_plan(int argc, char **argv)
             rtf = argv[++i];
         else if (!strcmp(argv[i], "--receiver"))
             receiver = true;
-        else
+        else if (!strcmp(argv[i], "--candidates") || !strcmp(argv[i], "--rtf")) {
+            free(rest);
+            return rtc_cli_usage_error("plan", "%s: missing value", argv[i]);
+        } else
             rest[n++] = argv[i];
     }
     sys_opts o = {.dir = ".", .decimation = 1};

@@ -22,15 +22,18 @@ static const char usage[] =
     "Real-time co-simulation of FMI 2.0/3.0 co-simulation FMUs.\n"
     "\n"
     "commands:\n"
-    "  info FMU         describe an FMU: version, capabilities, default experiment, variables\n"
-    "  run FMU          simulate an FMU and write its outputs to a CSV file\n"
-    "  run SYSTEM       run an SSP system (.ssd/.ssp) with a master algorithm\n"
+    "  info FILE        describe an FMU (version, capabilities, default experiment,\n"
+    "                   variables) or a system (.ssd/.ssp: components, connectors and\n"
+    "                   units, I/O signals and their estimators, connections)\n"
+    "  run FILE         simulate an FMU, or run an SSP system (.ssd/.ssp) with a master\n"
+    "                   algorithm, as fast as possible or in real time (--realtime)\n"
     "  check SYSTEM     validate a system: every problem with file:line\n"
     "  plan SYSTEM      Parallel Fast planning: E(H), D(H) and the recommended sync step\n"
     "  bench            timing-jitter benchmark of the real-time loop (vs cyclictest)\n"
     "  replay SESSION   re-run a recorded real-time session offline and compare results\n"
     "\n"
-    "Run 'rtcosim <command> --help' for the options of a command.\n"
+    "Run 'rtcosim <command> --help' for the options of a command; plots of a run, a\n"
+    "session or a benchmark: scripts/plot DIR (see the README).\n"
     "options: --version, --help\n";
 
 int rtc_cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -68,8 +68,10 @@ enum { RTC_CLI_RT_OPT_FIRST = 400, RTC_CLI_RT_OPT_LAST = 415 };
 
 /** The getopt_long entries (NULL-name terminated, RTC_CLI_RT_OPT_* codes). */
 extern const struct option rtc_cli_rt_longopts[];
-/** The lines of `rtcosim run --help` describing them. */
+/** The lines of `rtcosim run --help` describing them: the real-time group and the
+ *  operator session group. */
 extern const char rtc_cli_rt_help[];
+extern const char rtc_cli_session_help[];
 
 void rtc_cli_rt_init(rtc_cli_rt *rt);
 
@@ -93,7 +95,7 @@ int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decima
                    const char *dir, rtc_cli_rt *rt);
 
 /**
- * summary.json of a system run into DIR (cmd_system.c). @p full: also the statistics the
+ * summary.json of a system run into DIR (summary_system.c). @p full: also the statistics the
  * stepping thread keeps (connections, I/O, coupling) — false when that thread may still
  * be running (watchdog, a hung unit). @p rs may be NULL.
  */
@@ -113,6 +115,15 @@ void rtc_cli_rt_signals(rtc_exec *ex);
 int rtc_cli_rt_prepare(rtc_system *sys, rtc_cli_rt *rt);
 
 int rtc_cmd_bench(int argc, char **argv);
+
+/** Load the system at @p path with every unit factory (FMUs, the built-in I/O drivers);
+ *  failures are logged to @p lg. Returns an rtc status (cmd_system.c). */
+int rtc_cli_load_system(const char *path, const rtc_system_options *so, const rtc_logger *lg,
+                        rtc_system **sys);
+/** `rtcosim info SYSTEM` (cmd_info_system.c); @p units: `info --units`, one
+ *  "unit.variable<TAB>unit" line per variable (for scripts/plot). Returns the exit status. */
+int rtc_cli_info_system(const char *path, bool units);
+void rtc_cli_print_units(const rtc_system *sys);
 
 /* ---- operator sessions (cmd_session.c) ---- */
 

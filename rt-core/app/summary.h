@@ -59,7 +59,7 @@ typedef void (*rtc_cli_name_fn)(const void *user, size_t id, char *buf, size_t c
  * should appear (objects keep insertion order), e.g.
  *     bad |= json_object_set_new(obj, "me_events", rtc__json_uint(n));
  * The fillers: rtc_cli_summary_end() below (how the run ended: every mode), cmd_run.c
- * write_run_summary() (run FMU), and in cmd_system.c (system runs, fast and real-time,
+ * write_run_summary() (run FMU), and in summary_system.c (system runs, fast and real time,
  * with or without a session) summary_top() (top level), unit_json() (one entry of
  * "units"), link_json() (one of "connections"), io_json() (one of "io"),
  * session_json() ("session") and write_step_stats().
@@ -95,5 +95,32 @@ rtc_logger rtc_cli_capture(const rtc_logger *inner);
 void rtc_cli_stop_signals(bool on);
 /** The signal that asked the run to stop, 0 while none. Async-signal-safe. */
 int rtc_cli_stop_signal(void);
+
+/* ---- progress and the final line (cli_progress.c) ---- */
+
+/** -q, --quiet: no progress bar or status line (the final line stays). */
+extern bool rtc_cli_quiet;
+
+/** The progress bar of a fast run (drawn only on a terminal, without -q, after 1 s;
+ *  RTCOSIM_PROGRESS_AFTER_S overrides the second, for tests). */
+typedef struct rtc_cli_progress {
+    bool on, shown;
+    unsigned calls;
+    int64_t start_ns, stop_ns;
+    double t0_s, next_s;
+} rtc_cli_progress;
+
+void rtc_cli_progress_start(rtc_cli_progress *p, int64_t start_ns, int64_t stop_ns);
+/** After a step that reached the absolute time @p t_ns. Cheap: reads the clock every 256
+ *  calls. */
+void rtc_cli_progress_tick(rtc_cli_progress *p, int64_t t_ns);
+/** Erase the bar (before the final line). */
+void rtc_cli_progress_end(rtc_cli_progress *p);
+
+/** The last word of a run on stderr: "rtcosim run: STATUS: N row(s) in FILE, summary
+ *  FILE (reason)". @p results: the result file ("-": standard output; NULL: none);
+ *  @p summary may be NULL. */
+void rtc_cli_final_line(const char *results, unsigned long long rows, const char *summary,
+                        const rtc_cli_end *e);
 
 #endif

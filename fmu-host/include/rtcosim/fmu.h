@@ -23,6 +23,8 @@ typedef struct rtc_fmu rtc_fmu;
 
 typedef struct rtc_fmu_options {
     uint64_t max_unzip_bytes; /**< limit on the total extracted size; 0: RTC_MAX_UNZIP_BYTES */
+    const char *display;      /**< how messages name the archive (e.g. "sys.ssp/resources/
+                                   a.fmu" for one inside a package); NULL: the path */
 } rtc_fmu_options;
 
 /**

@@ -170,10 +170,13 @@ static void status_line(rtc_exec *ex, int64_t *last_wall, int64_t *last_sim)
     int64_t now = rtc_time_now_ns(), sim = atomic_load_explicit(&ex->sim_ns,
                                                                   memory_order_relaxed);
     double rtf = now > *last_wall ? (double)(sim - *last_sim) / (double)(now - *last_wall) : 0;
-    fprintf(stderr, "\r\033[Ksim %.3f s  RTF %.2f  p99 wake-up %.1f us  overruns %llu%s",
+    char extra[256] = "";
+    if (ex->o.status_extra)
+        ex->o.status_extra(ex->o.status_user, extra, sizeof extra);
+    fprintf(stderr, "\r\033[Ksim %.3f s  RTF %.2f  p99 wake-up %.1f us  overruns %llu%s%s%s",
             (double)sim / 1e9, rtf, (double)rtc_hist_quantile(ex->h_wake, 0.99) / 1e3,
             (unsigned long long)atomic_load_explicit(&ex->overruns, memory_order_relaxed),
-            rtc_exec_is_paused(ex) ? "  [paused]" : "");
+            rtc_exec_is_paused(ex) ? "  [paused]" : "", extra[0] ? "  " : "", extra);
     *last_wall = now;
     *last_sim = sim;
 }

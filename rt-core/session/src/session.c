@@ -43,6 +43,13 @@
 #define FLUSH_EVERY 5  /* writer naps between two flushes of inputs.bin: 50 ms */
 #define WATCH_EVERY 10 /* writer naps between two looks at the I/O counters */
 
+/* Why the session cannot start: to events.log ("error: ...") and, through its tee, to the
+ * operator's stderr — a refusal that only says "see events.log" hides its reason. */
+static const rtc_logger *refusal(rtc_session *s)
+{
+    return rtc_events_logger(s->ev, "session");
+}
+
 /* ---- RT side ---- */
 
 /* The I/O units' tap: one sample as consumed (RT thread, during the step's refresh). */
@@ -241,6 +248,8 @@ static size_t drain(rtc_session *s, int64_t done)
             atomic_fetch_add_explicit(&s->written, 1, memory_order_relaxed);
         if (r->kind == RTC__KIND_COMMAND)
             command_event(s, r);
+        else if (r->kind == RTC__KIND_SAMPLE)
+            rtc__setpoint_event(s, r);
     }
     rtc_ring_release_n(s->inputs, n);
     if (!vouched)
@@ -316,6 +325,7 @@ static void *writer_main(void *arg)
         int64_t done = atomic_load_explicit(&s->steps_done, memory_order_acquire);
         drain(s, flush ? done : -1);
         step_lines_due(s, last);
+        rtc__setpoint_lines_due(s, last);
         if (last || turn % WATCH_EVERY == 0)
             for (size_t i = 0; i < s->n_watch; i++)
                 watch_unit(s, &s->watch[i]);
@@ -379,7 +389,7 @@ static int write_copies(rtc_session *s, const char *system_path)
     char path[4096];
     snprintf(path, sizeof path, "%s/system.%s", s->dir, ext);
     if (copy_file(system_path, path) != RTC_OK) {
-        rtc_events_add(s->ev, "session", "error: cannot copy %s to %s", system_path, path);
+        rtc_log(refusal(s), RTC_LOG_ERROR, "cannot copy %s to %s", system_path, path);
         return RTC_EIO;
     }
     snprintf(path, sizeof path, "%s/fmus.sha256", s->dir);
@@ -394,7 +404,7 @@ static int write_copies(rtc_session *s, const char *system_path)
         if (!src || has_suffix(src, ".ssd") || has_suffix(src, ".ssp"))
             continue;
         if (!hex) {
-            rtc_events_add(s->ev, "session", "error: cannot hash %s", src);
+            rtc_log(refusal(s), RTC_LOG_ERROR, "cannot hash %s", src);
             rc = RTC_EIO;
             continue;
         }
@@ -520,27 +530,12 @@ static int build_signals(rtc_session *s)
 /* Exposed variables: the system file's entries, then the command line's. */
 static int build_vars(rtc_session *s, const rtc_session_options *o)
 {
-    const rtc_system_rt_hints *h = rtc_system_rt(s->sys);
-    size_t n = h->n_expose + o->n_expose;
-    s->var = calloc(n + 1, sizeof *s->var);
-    if (!s->var)
-        return RTC_ENOMEM;
-    for (size_t i = 0; i < n; i++) {
-        const char *spec = i < h->n_expose ? h->expose[i] : o->expose[i - h->n_expose];
-        char err[512] = "";
-        rtc__xvar *x = &s->var[s->n_var++];
-        int rc = rtc__xvar_parse(s->sys, spec, x, err, sizeof err);
-        for (size_t j = 0; rc == RTC_OK && j + 1 < s->n_var; j++)
-            if (!strcmp(s->var[j].name, x->name)) {
-                snprintf(err, sizeof err, "expose %s: exposed twice", x->name);
-                rc = RTC_EINVAL;
-            }
-        if (rc != RTC_OK) {
-            rtc_events_add(s->ev, "session", "error: %s", err);
-            return rc;
-        }
-    }
-    return RTC_OK;
+    char err[512] = "";
+    int rc = rtc__xvars_parse(s->sys, o->expose, o->n_expose, &s->var, &s->n_var, err,
+                              sizeof err);
+    if (rc != RTC_OK)
+        rtc_log(refusal(s), RTC_LOG_ERROR, "%s", err[0] ? err : rtc_strerror(rc));
+    return rc;
 }
 
 /* The published snapshot has one double per recorded column: what get and subscribe
@@ -563,8 +558,7 @@ static int open_bin(rtc_session *s)
     char path[4096];
     snprintf(path, sizeof path, "%s/inputs.bin", s->dir);
     if (rtc_ofile_open(path, &s->bin) != RTC_OK) {
-        rtc_events_add(s->ev, "session", "error: %s: cannot create: %s", path,
-                       strerror(errno));
+        rtc_log(refusal(s), RTC_LOG_ERROR, "%s: cannot create: %s", path, strerror(errno));
         return RTC_EIO;
     }
     return write_header(s);
@@ -595,6 +589,8 @@ int rtc_session_new(rtc_system *sys, const rtc_session_options *o, rtc_events *e
     int rc = s->dir ? RTC_OK : RTC_ENOMEM;
     if (rc == RTC_OK)
         rc = build_signals(s);
+    if (rc == RTC_OK)
+        rc = rtc__setpoints_init(s);
     s->has_io = s->n_watch > 0;
     s->caps = o->caps_given ? o->caps : rtc_session_caps_default(s->has_io);
     s->step_lines = (rtc_ratelimit){.window_ns = 1000000000, .burst = 10};
@@ -683,6 +679,7 @@ void rtc_session_close(rtc_session *s, int64_t end_k, rtc_session_stats *stats)
             rtc_io_unit_set_tap((rtc_unit *)rtc_system_unit(s->sys, u), NULL, NULL, 0);
     free(s->sig_unit);
     free(s->sig_name);
+    rtc__setpoints_clear(s);
     free(s->var);
     free(s->watch);
     free(s->row);

@@ -156,3 +156,43 @@ int rtc__xvar_ramp(rtc_system *sys, rtc__xvar *xs, size_t n, int64_t tick_ns)
     }
     return RTC_OK;
 }
+
+int rtc__xvars_parse(rtc_system *sys, const char *const *expose, size_t n_expose,
+                     rtc__xvar **out, size_t *n_out, char *err, size_t cap)
+{
+    const rtc_system_rt_hints *h = rtc_system_rt(sys);
+    size_t n = h->n_expose + n_expose;
+    rtc__xvar *xs = calloc(n + 1, sizeof *xs);
+    int rc = xs ? RTC_OK : RTC_ENOMEM;
+    for (size_t i = 0; rc == RTC_OK && i < n; i++) {
+        rc = rtc__xvar_parse(sys, i < h->n_expose ? h->expose[i] : expose[i - h->n_expose],
+                             &xs[i], err, cap);
+        for (size_t j = 0; rc == RTC_OK && j < i; j++)
+            if (!strcmp(xs[j].name, xs[i].name)) {
+                snprintf(err, cap, "expose %s: exposed twice", xs[i].name);
+                rc = RTC_EINVAL;
+            }
+    }
+    if (rc != RTC_OK) {
+        for (size_t i = 0; xs && i < n; i++)
+            rtc__xvar_clear(&xs[i]);
+        free(xs);
+        xs = NULL;
+        n = 0;
+    }
+    *out = xs;
+    *n_out = n;
+    return rc;
+}
+
+int rtc_session_check_expose(rtc_system *sys, const char *const *expose, size_t n_expose,
+                             char *err, size_t cap)
+{
+    rtc__xvar *xs;
+    size_t n;
+    int rc = rtc__xvars_parse(sys, expose, n_expose, &xs, &n, err, cap);
+    for (size_t i = 0; i < n; i++)
+        rtc__xvar_clear(&xs[i]);
+    free(xs);
+    return rc;
+}

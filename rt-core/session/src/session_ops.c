@@ -19,6 +19,7 @@
 
 #include <arpa/inet.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
@@ -335,12 +336,13 @@ bool rtc__session_io_health(rtc_session *s, size_t unit, rtc__io_health *out)
     uint64_t exceptions = 0; /* a Modbus driver's own counter; other drivers have none */
     rtc_driver_stats_counter(&st, "exceptions", &exceptions);
     *out = (rtc__io_health){.name = u->name, .up = st.connected, .signals = st.n_signals,
+                            .link = rtc_io_unit_link(u, &st),
                             .stale = stale, .reconnects = st.reconnects,
                             .errors = st.errors + st.timeouts + exceptions};
     return true;
 }
 
-/* "bench: up, stale 0, reconnects 1; operator: up, ..." for every I/O unit. */
+/* "bench: up, stale 0, reconnects 1; operator: idle, ..." for every I/O unit. */
 static void health(rtc_session *s, char *buf, size_t cap)
 {
     size_t len = 0;
@@ -350,7 +352,7 @@ static void health(rtc_session *s, char *buf, size_t cap)
         if (!rtc__session_io_health(s, i, &h))
             continue;
         int n = snprintf(buf + len, cap - len, "%s%s: %s, stale %u, reconnects %llu",
-                         len ? "; " : "", h.name, h.up ? "up" : "down", h.stale,
+                         len ? "; " : "", h.name, h.link, h.stale,
                          (unsigned long long)h.reconnects);
         len += n > 0 ? (size_t)n : 0;
     }
@@ -423,4 +425,62 @@ bool rtc_session_poll(rtc_session *s, bool heard)
     bool fired = poll_locked(s, heard);
     pthread_mutex_unlock(&s->op_mu);
     return fired;
+}
+
+/* ---- set-points from I/O peers (writer thread) ---- */
+
+/* A PLC writing a Modbus-server register or an operator panel sending OSC sets a value the
+ * run then follows: events.log says when and what, like an operator's set through the
+ * control surface. A Modbus client's polls are measurements, not set-points: not logged.
+ * A peer controls the rate, so the lines are rate-limited (rtcosim/ratelimit.h). */
+int rtc__setpoints_init(rtc_session *s)
+{
+    s->sig_setpoint = calloc(s->n_sig + 1, sizeof *s->sig_setpoint);
+    s->sig_logged = calloc(s->n_sig + 1, sizeof *s->sig_logged);
+    s->sig_last = calloc(s->n_sig + 1, sizeof *s->sig_last);
+    if (!s->sig_setpoint || !s->sig_logged || !s->sig_last)
+        return RTC_ENOMEM;
+    size_t sig = 0;
+    for (size_t u = 0; u < rtc_system_unit_count(s->sys); u++) {
+        const rtc_unit *unit = rtc_system_unit(s->sys, u);
+        const char *drv = rtc_io_unit_driver(unit);
+        if (!drv)
+            continue;
+        bool peer_sets = !strcmp(drv, "osc") || !strcmp(drv, "modbus-server");
+        for (size_t v = 0; v < unit->md->n_vars && sig < s->n_sig; v++, sig++)
+            s->sig_setpoint[sig] = peer_sets &&
+                                   unit->md->vars[v].causality == RTC_CAUSALITY_OUTPUT;
+    }
+    s->setpoint_lines = (rtc_ratelimit){.window_ns = 1000000000, .burst = 10};
+    return RTC_OK;
+}
+
+void rtc__setpoints_clear(rtc_session *s)
+{
+    free(s->sig_setpoint);
+    free(s->sig_logged);
+    free(s->sig_last);
+}
+
+void rtc__setpoint_event(rtc_session *s, const rtc_inputs_rec *r)
+{
+    size_t i = r->index;
+    if (i >= s->n_sig || !s->sig_setpoint[i] ||
+        (s->sig_logged[i] && s->sig_last[i] == r->value)) /* a repeat is no news */
+        return;
+    s->sig_logged[i] = true;
+    s->sig_last[i] = r->value;
+    if (!rtc_ratelimit_take(&s->setpoint_lines, rtc_time_now_ns()))
+        return; /* counted: rtc__setpoint_lines_due() */
+    rtc__events_add_at(s->ev, r->k, "io", "%s.%s = %.9g set by the I/O peer (applied at step "
+                       "%lld)", s->sig_unit[i], s->sig_name[i], r->value, (long long)r->k);
+}
+
+void rtc__setpoint_lines_due(rtc_session *s, bool force)
+{
+    uint64_t n = rtc_ratelimit_due(&s->setpoint_lines, rtc_time_now_ns(), force);
+    if (n)
+        rtc_events_add(s->ev, "io", "%llu more set-point change(s) from I/O peers in the "
+                       "last %.0f s, not logged one by one", (unsigned long long)n,
+                       (double)s->setpoint_lines.window_ns / 1e9);
 }

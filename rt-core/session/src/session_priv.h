@@ -41,6 +41,10 @@ typedef struct rtc__xvar {
 /* session_apply.c */
 int rtc__xvar_parse(rtc_system *sys, const char *spec, rtc__xvar *x, char *err, size_t cap);
 void rtc__xvar_clear(rtc__xvar *x);
+/* Every exposed variable of a session: the system file's entries, then @p expose; no
+ * name twice. On failure nothing is kept (*out NULL) and @p err says why. */
+int rtc__xvars_parse(rtc_system *sys, const char *const *expose, size_t n_expose,
+                     rtc__xvar **out, size_t *n_out, char *err, size_t cap);
 /* Clamp @p v to the variable's range; true when it was changed. */
 bool rtc__xvar_clamp(const rtc__xvar *x, double *v);
 /* Apply op SET (rate-limited) or SAFE (immediate) on the stepping thread. */
@@ -53,11 +57,19 @@ int rtc__xvar_ramp(rtc_system *sys, rtc__xvar *xs, size_t n, int64_t tick_ns);
 typedef struct rtc__io_health {
     const char *name;
     bool up;
+    const char *link;        /* "up", "down", or "idle" (a server nobody sent to yet) */
     size_t signals;
     unsigned stale;          /* signals now stale or in error */
     uint64_t reconnects, errors; /* errors: failed requests, timeouts, exceptions */
 } rtc__io_health;
 bool rtc__session_io_health(rtc_session *s, size_t unit, rtc__io_health *out);
+/* session_ops.c: set-points from I/O peers in events.log. _init after the signal table
+ * (false for other drivers' signals); _event per sample record; _due once per writer turn
+ * (the count of changes the limit kept out of the log). */
+int rtc__setpoints_init(rtc_session *s);
+void rtc__setpoint_event(rtc_session *s, const rtc_inputs_rec *r);
+void rtc__setpoint_lines_due(rtc_session *s, bool force);
+void rtc__setpoints_clear(rtc_session *s);
 
 /* session_events.c */
 void rtc__events_add_at(rtc_events *ev, int64_t k, const char *source, const char *fmt, ...)
@@ -93,6 +105,11 @@ struct rtc_session {
     /* signal table (I/O connectors) and exposed variables */
     size_t n_sig;
     char **sig_unit, **sig_name;
+    /* writer thread: set-points a peer sends through an OSC or Modbus-server component,
+     * logged to events.log when they change, rate-limited (session_ops.c) */
+    bool *sig_setpoint, *sig_logged;
+    double *sig_last;
+    rtc_ratelimit setpoint_lines;
     size_t n_var;
     rtc__xvar *var;
     /* rings: commands (control → RT), inputs records (RT → writer) */

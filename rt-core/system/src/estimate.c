@@ -50,6 +50,38 @@ const char *rtc_est_method_name(rtc_est_method method)
     return method_names[method];
 }
 
+void rtc_est_config_text(const rtc_est_config *c, char *buf, size_t cap)
+{
+    if (!buf || !cap)
+        return;
+    if (!c) {
+        snprintf(buf, cap, "zoh");
+        return;
+    }
+    /* keys as rtc_est_config_set() reads them, so the text can be pasted into params= */
+    int n = snprintf(buf, cap, "%s", rtc_est_method_name(c->method));
+    size_t pos = n > 0 ? (size_t)n : 0;
+#define ADD(...) \
+    do { \
+        if (pos < cap) { \
+            int k_ = snprintf(buf + pos, cap - pos, __VA_ARGS__); \
+            pos += k_ > 0 ? (size_t)k_ : 0; \
+        } \
+    } while (0)
+    if (c->method == RTC_EST_KALMAN_CV || c->method == RTC_EST_KALMAN_CA)
+        ADD(" q=%g r=%g gate=%g gate_reset=%u", c->q, c->r, c->gate, c->gate_reset);
+    if (c->method == RTC_EST_DEAD_RECKONING)
+        ADD(" order=%u", c->order);
+    if (c->method == RTC_EST_EI && c->interval_ns)
+        ADD(" interval=%.9gs", (double)c->interval_ns / 1e9);
+    if (c->fresh_ns)
+        ADD(" fresh=%.9gs", (double)c->fresh_ns / 1e9);
+    if (c->stale_ns)
+        ADD(" stale=%.9gs policy=%s fallback=%g", (double)c->stale_ns / 1e9,
+            (unsigned)c->stale_policy < 3 ? policy_names[c->stale_policy] : "?", c->fallback);
+#undef ADD
+}
+
 int rtc_est_method_from_name(const char *name, rtc_est_method *out)
 {
     if (!name || !out)

@@ -438,6 +438,34 @@ bool rtc_io_unit_is(const rtc_unit *unit)
     return unit && unit->ops == &io_ops;
 }
 
+const char *rtc_io_unit_driver(const rtc_unit *unit)
+{
+    if (!rtc_io_unit_is(unit))
+        return NULL;
+    const io_unit *u = unit->self;
+    return u->ops ? u->ops->name : "replay";
+}
+
+const char *rtc_io_unit_link(const rtc_unit *unit, const rtc_driver_stats *st)
+{
+    const char *drv = rtc_io_unit_driver(unit);
+    if (!drv || !st)
+        return "?";
+    if (st->connected)
+        return "up";
+    /* a server (OSC input, Modbus server) nobody has sent to yet is waiting, not broken */
+    bool server = strcmp(drv, "modbus-client") != 0;
+    return server && !st->requests && !st->errors && !st->timeouts ? "idle" : "down";
+}
+
+const rtc_est_config *rtc_io_unit_estimator(const rtc_unit *unit, size_t i)
+{
+    if (!rtc_io_unit_is(unit))
+        return NULL;
+    const io_unit *u = unit->self;
+    return i < u->n && u->sig[i].est ? rtc_est_get_config(u->sig[i].est) : NULL;
+}
+
 int rtc_io_unit_set_tap(rtc_unit *unit, rtc_io_sample_fn fn, void *user, uint32_t first_signal)
 {
     if (!rtc_io_unit_is(unit))

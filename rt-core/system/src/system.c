@@ -746,6 +746,7 @@ void rtc_system_link_stats(const rtc_system *sys, size_t i, rtc_link_stats *out)
     *out = (rtc_link_stats){
         .desc = l->desc,
         .estimator = l->est ? rtc_est_method_name(rtc_est_get_config(l->est)->method) : "zoh",
+        .config = l->est ? rtc_est_get_config(l->est) : NULL,
         .delay_ns = l->delay_ns,
         .samples = l->errmon.count,
         .error_rms = rtc_est_errmon_rms(&l->errmon),

@@ -65,6 +65,15 @@ static int spec_from_component(const rtc_ssp *ssp, const rtc_ssp_component *c, r
     *sp = (rtc_unit_spec){.name = c->name, .type = c->type, .source = c->source,
                           .file = ssp->display_path, .line = c->line, .settings = kv,
                           .ports = ports, .n_ports = c->n_connectors};
+    /* a resource of a package is named inside the package, not in its extraction folder */
+    size_t dl = ssp->extract_dir ? strlen(ssp->extract_dir) : 0;
+    if (dl && c->source && !strncmp(c->source, ssp->extract_dir, dl) && c->source[dl] == '/') {
+        size_t len = strlen(ssp->path) + strlen(c->source + dl) + 1;
+        char *d = malloc(len);
+        if (d)
+            snprintf(d, len, "%s%s", ssp->path, c->source + dl);
+        sp->source_display = d;
+    }
     size_t n = 0;
     for (size_t i = 0; i < c->n_settings; i++) /* group 0: the component's own keys */
         if (c->settings[i].group == 0)
@@ -97,6 +106,7 @@ static int spec_from_component(const rtc_ssp *ssp, const rtc_ssp_component *c, r
 
 static void free_spec(rtc_unit_spec *sp)
 {
+    free((void *)sp->source_display);
     free((void *)sp->settings);
     free((void *)sp->ports);
 }

@@ -54,6 +54,8 @@ typedef struct rtc_unit_spec {
     size_t n_settings;
     const rtc_unit_port *ports;
     size_t n_ports;
+    const char *source_display; /**< source as messages name it ("sys.ssp/resources/a.fmu"
+                                     for a file inside a package), or NULL: source */
 } rtc_unit_spec;
 
 /** Capability flags of a unit instance. */

@@ -158,6 +158,10 @@ typedef struct rtc_exec_options {
     /** Called by the watchdog after the safe state, before the process exits. */
     void (*on_watchdog)(rtc_exec *ex, void *user);
     void *watchdog_user;
+    /** Appended to the status line (the monitor thread calls it about once a second):
+     *  e.g. the I/O health and the session directory. NULL: nothing. */
+    void (*status_extra)(void *user, char *buf, size_t cap);
+    void *status_user;
 } rtc_exec_options;
 
 /** Summary of a run (a snapshot while it runs). */

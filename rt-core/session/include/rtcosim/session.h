@@ -172,6 +172,15 @@ typedef struct rtc_session_options {
 } rtc_session_options;
 
 /**
+ * Check the exposed variables a session of @p sys would have (the system file's, then
+ * @p expose) exactly as rtc_session_new() does, without starting anything: what
+ * `rtcosim check` runs. Returns RTC_OK, or the refusal with its one-line reason in @p err
+ * (RTC_ENOTFOUND, RTC_EINVAL, RTC_ENOMEM). RT-safe: no.
+ */
+int rtc_session_check_expose(rtc_system *sys, const char *const *expose, size_t n_expose,
+                             char *err, size_t cap);
+
+/**
  * Arm a session for initialized system @p sys: parse and check the exposed variables
  * (logged, with the reason, when one cannot be set), copy the system file, hash every
  * FMU (fmus.sha256), write session.conf and the inputs.bin header, register the tap on

@@ -222,6 +222,14 @@ int rtc_est_config_parse(
 RTC_RT_SAFE const char *rtc_est_method_name(rtc_est_method method);
 
 /**
+ * @p cfg as one line of text: the method name and the parameters it uses, with the keys of
+ * rtc_est_config_set() ("kalman-cv q=1 r=1e-06 gate=5 gate_reset=3 stale=0.05s policy=hold
+ * fallback=0"); NULL: "zoh" (no estimator). Truncated to @p cap.
+ * RT-safe: no (formats text). Thread: any.
+ */
+void rtc_est_config_text(const rtc_est_config *cfg, char *buf, size_t cap);
+
+/**
  * Method from its name or alias (case-insensitive).
  *
  * Returns: RTC_OK and *out set.

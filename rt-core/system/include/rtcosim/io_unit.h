@@ -47,6 +47,21 @@ int rtc_io_unit_stats(const rtc_unit *unit, rtc_driver_stats *out);
  *  RT-safe: yes. */
 RTC_RT_SAFE bool rtc_io_unit_is(const rtc_unit *unit);
 
+/** The driver of I/O unit @p unit ("modbus-client", "modbus-server", "osc"; "replay" for
+ *  a replay unit), or NULL when @p unit is not an I/O unit. RT-safe: yes. */
+RTC_RT_SAFE const char *rtc_io_unit_driver(const rtc_unit *unit);
+
+/** The link of I/O unit @p unit in one word from its @p st (rtc_io_unit_stats()): "up",
+ *  "down", or "idle" for a server (OSC input, Modbus server) no peer has sent to yet —
+ *  waiting is not a fault. RT-safe: yes. */
+RTC_RT_SAFE const char *rtc_io_unit_link(const rtc_unit *unit, const rtc_driver_stats *st);
+
+struct rtc_est_config;
+/** The estimator configuration of signal @p i (the unit's variable i) of I/O unit
+ *  @p unit: what `rtcosim info` and summary.json describe. NULL when @p unit is not an
+ *  I/O unit or the signal has no estimator (a signal to the bench). RT-safe: yes. */
+RTC_RT_SAFE const struct rtc_est_config *rtc_io_unit_estimator(const rtc_unit *unit, size_t i);
+
 /* ---- sample observer ---- */
 
 /**

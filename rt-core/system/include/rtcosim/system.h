@@ -269,6 +269,8 @@ typedef struct rtc_link_stats {
     uint64_t samples;      /**< coupling-error pairs accumulated (estimated links) */
     double error_rms, error_max; /**< coupling error: estimate minus the source's value for
                                       the same instant once it arrived (Milne's device) */
+    const struct rtc_est_config *config; /**< the estimator's parameters
+                                              (rtc_est_config_text()), NULL without one */
 } rtc_link_stats;
 
 /** Statistics of connection @p i. RT-safe: yes (reads; call when not stepping). */

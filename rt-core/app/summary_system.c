@@ -1,0 +1,241 @@
+/*
+ * summary.json of a system run (`rtcosim run SYSTEM`, fast and real time): the fillers of
+ * its objects — the system's settings and times, connections (with the estimator that
+ * gives each value and where it runs), I/O components, the operator session — and the
+ * whole-file write (summary.h: how to add a field).
+ */
+#include "cli.h"
+#include "rt_cli.h"
+#include "summary.h"
+
+#include "rtcosim/driver.h"
+#include "rtcosim/estimate.h"
+#include "rtcosim/io_unit.h"
+#include "rtcosim/status.h"
+#include "rtcosim/system.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* summary.json (summary.h: how to add a field). Each filler sets the members of the
+ * object it is given and returns 0, or -1 when one could not be set (out of memory). */
+
+/* Members @p keys[i] = @p v[i] (counters) of @p obj. */
+static int set_counts(json_t *obj, const char *const *keys, const uint64_t *v, size_t n)
+{
+    int bad = 0;
+    for (size_t i = 0; i < n; i++)
+        bad |= json_object_set_new(obj, keys[i], rtc__json_uint(v[i]));
+    return bad;
+}
+
+/* One signal of an I/O component: its quality and health counters. */
+static json_t *io_signal_json(const char *name, const rtc_signal_health *h)
+{
+    static const char *const keys[] = {"updates", "stale_events", "clamped"};
+    const uint64_t v[] = {h->updates, h->stale_events, h->clamped};
+    json_t *o = json_object();
+    int bad = !o;
+    bad |= json_object_set_new(o, "name", rtc__json_str(name));
+    bad |= json_object_set_new(o, "quality", json_string(rtc_quality_name(h->quality)));
+    bad |= set_counts(o, keys, v, 3);
+    return bad ? (json_decref(o), NULL) : o;
+}
+
+/* "estimator" (the method), "estimator_params" (the parameters it ran with, the keys of
+ * params=) and "estimated_at" of one estimator configuration (NULL: zoh, none). */
+static int estimator_json(json_t *o, const rtc_est_config *cfg, const char *at)
+{
+    char text[256];
+    rtc_est_config_text(cfg, text, sizeof text);
+    size_t m = strcspn(text, " ");
+    int bad = json_object_set_new(o, "estimator", json_stringn(text, m));
+    bad |= json_object_set_new(o, "estimator_params", rtc__json_str(text + m + (text[m] != 0)));
+    return bad | json_object_set_new(o, "estimated_at", rtc__json_str(at));
+}
+
+/* What only this kind of driver counts, as the object "<kind>" of @p o: each unit shows
+ * its own driver's counters and no other's. */
+static int io_counters_json(json_t *o, const rtc_driver_stats *st)
+{
+    if (!st->kind || !st->n_counters)
+        return 0;
+    json_t *k = json_object();
+    int bad = !k;
+    for (size_t i = 0; k && i < st->n_counters && i < RTC_DRIVER_MAX_COUNTERS; i++)
+        bad |= json_object_set_new(k, st->counters[i].name,
+                                   rtc__json_uint(st->counters[i].value));
+    return bad | json_object_set_new(o, st->kind, k);
+}
+
+/* One I/O component (one entry of "io"): the generic driver counters, request latency,
+ * signals, and its driver's own counters. */
+static int io_json(json_t *o, const rtc_unit *u, const rtc_driver_stats *st)
+{
+    static const char *const keys[] = {"requests", "errors", "timeouts", "reconnects",
+                                       "rejected"};
+    const uint64_t c[] = {st->requests, st->errors, st->timeouts, st->reconnects,
+                          st->rejected};
+    int bad = json_object_set_new(o, "unit", rtc__json_str(u->name));
+    bad |= set_counts(o, keys, c, 5);
+    json_t *lat = json_object(), *sigs = json_array();
+    bad |= json_object_set_new(lat, "min", json_integer(st->latency.min));
+    bad |= json_object_set_new(lat, "p50", json_integer(st->latency.p50));
+    bad |= json_object_set_new(lat, "p99", json_integer(st->latency.p99));
+    bad |= json_object_set_new(lat, "max", json_integer(st->latency.max));
+    bad |= json_object_set_new(o, "request_latency_ns", lat);
+    for (size_t k = 0; k < st->n_signals && k < st->n_signals_cap; k++) {
+        json_t *sj = io_signal_json(u->md->vars[k].name, &st->signals[k]);
+        const rtc_est_config *cfg = rtc_io_unit_estimator(u, k); /* from the bench only */
+        if (sj && cfg)
+            bad |= estimator_json(sj, cfg, "I/O signal");
+        bad |= json_array_append_new(sigs, sj);
+    }
+    bad |= json_object_set_new(o, "signals", sigs);
+    return bad | io_counters_json(o, st);
+}
+
+/* "io": the I/O components' driver counters, request latency and per-signal health. */
+static int write_io_stats(json_t *obj, const rtc_system *sys)
+{
+    json_t *io = json_array();
+    int bad = 0;
+    for (size_t i = 0; i < rtc_system_unit_count(sys); i++) {
+        const rtc_unit *u = rtc_system_unit(sys, i);
+        rtc_signal_health h[64];
+        rtc_driver_stats st = {.signals = h, .n_signals_cap = 64};
+        if (rtc_io_unit_stats(u, &st) != RTC_OK)
+            continue;
+        json_t *o = json_object();
+        bad |= o ? io_json(o, u, &st) : -1;
+        bad |= json_array_append_new(io, o);
+    }
+    return bad | json_object_set_new(obj, "io", io);
+}
+
+/* "session": the operator session's counters (real-time runs): all zero drops in a
+ * sound run. */
+static int session_json(json_t *obj, const rtc_cli_rt *rt, const rtc_recorder_stats *rs)
+{
+    if (!rt->has_session)
+        return 0;
+    const rtc_session_stats *s = &rt->session;
+    static const char *const keys[] = {
+        "inputs_written", "inputs_dropped", "inputs_ring_high_water", "commands_applied",
+        "commands_dropped", "events", "exposed", "recorder_ring_high_water",
+        "recorder_ring_capacity"};
+    const uint64_t v[] = {s->inputs_written, s->inputs_dropped, s->inputs_high_water,
+                          s->commands_applied, s->commands_dropped, s->events, s->n_exposed,
+                          rs->ring_high_water, rs->ring_capacity};
+    json_t *o = json_object();
+    int bad = o ? set_counts(o, keys, v, 9) : -1;
+    return bad | json_object_set_new(obj, "session", o);
+}
+
+static void nf_name(const void *user, size_t id, char *buf, size_t cap)
+{
+    rtc_system_nonfinite_name(user, id, buf, cap);
+}
+
+/* One entry of "connections": the link, the estimator that gives its value and where it
+ * runs (the connection's own, or the I/O signal it comes from: a bench value is
+ * estimated there), its delay, and — where the connection's monitor ran — its coupling
+ * error (rms and max are reals; null when non-finite). */
+static int link_json(json_t *o, const rtc_system *sys, const rtc_link_stats *ls)
+{
+    int bad = json_object_set_new(o, "link", rtc__json_str(ls->desc));
+    char src[512], at[600] = "connection";
+    snprintf(src, sizeof src, "%.*s", (int)strcspn(ls->desc, " "), ls->desc);
+    size_t u, v;
+    const rtc_est_config *cfg = ls->config;
+    if (!cfg && rtc_system_find_var(sys, src, &u, &v) == RTC_OK &&
+        (cfg = rtc_io_unit_estimator(rtc_system_unit(sys, u), v)) != NULL)
+        snprintf(at, sizeof at, "I/O signal %s", src);
+    bad |= json_object_set_new(o, "delay_ns", json_integer(ls->delay_ns));
+    bad |= estimator_json(o, cfg, at);
+    if (!ls->config) /* no estimator on the connection: no monitor, no coupling error */
+        return bad;
+    json_t *ce = json_object();
+    bad |= json_object_set_new(ce, "samples", rtc__json_uint(ls->samples));
+    bad |= json_object_set_new(ce, "rms", rtc__json_real(ls->error_rms));
+    bad |= json_object_set_new(ce, "max", rtc__json_real(ls->error_max));
+    return bad | json_object_set_new(o, "coupling_error", ce);
+}
+
+/* What only the stepping thread writes: read once it has stopped (full summaries). */
+static int write_step_stats(json_t *obj, const rtc_system *sys, const rtc_cli_rt *rt,
+                            const rtc_recorder_stats *rs)
+{
+    rtc_coupling_stats cs;
+    rtc_system_coupling_stats(sys, &cs);
+    static const char *const keys[] = {"iterated_steps", "iterations", "not_converged"};
+    const uint64_t v[] = {cs.iterated_steps, cs.iterations, cs.not_converged};
+    json_t *sc = json_object(), *links = json_array();
+    int bad = sc ? set_counts(sc, keys, v, 3) : -1;
+    bad |= json_object_set_new(obj, "strong_coupling", sc);
+    for (size_t i = 0; i < rtc_system_link_count(sys); i++) {
+        rtc_link_stats ls;
+        rtc_system_link_stats(sys, i, &ls);
+        json_t *o = json_object();
+        bad |= o ? link_json(o, sys, &ls) : -1;
+        bad |= json_array_append_new(links, o);
+    }
+    bad |= json_object_set_new(obj, "connections", links);
+    bad |= write_io_stats(obj, sys);
+    return bad | session_json(obj, rt, rs);
+}
+
+/* One entry of "units": its step and the events handled inside its steps (FMI 3 event
+ * mode, early returns, clock activations). */
+static int unit_json(json_t *o, const rtc_system *sys, size_t i)
+{
+    rtc_unit_event_stats ev;
+    rtc_system_unit_event_stats(sys, i, &ev);
+    int bad = json_object_set_new(o, "name", rtc__json_str(rtc_system_unit(sys, i)->name));
+    bad |= json_object_set_new(o, "step_ns", json_integer(rtc_system_unit_step_ns(sys, i)));
+    bad |= json_object_set_new(o, "events", rtc__json_uint(ev.events));
+    bad |= json_object_set_new(o, "early_returns", rtc__json_uint(ev.early_returns));
+    bad |= json_object_set_new(o, "max_microsteps", rtc__json_uint(ev.max_microsteps));
+    return bad | rtc_cli_me_events_json(o, rtc_system_unit(sys, i));
+}
+
+/* The system's own settings and times (the system counts from its start time). */
+static int summary_top(json_t *doc, const rtc_system *sys, const rtc_cli_end *end)
+{
+    int bad = json_object_set_new(doc, "algorithm",
+                                  json_string(rtc_master_name(rtc_system_algorithm(sys))));
+    bad |= json_object_set_new(doc, "tick_ns", json_integer(rtc_system_tick_ns(sys)));
+    bad |= json_object_set_new(doc, "ticks", json_integer(end->last_tick));
+    bad |= json_object_set_new(doc, "start_time_s",
+                               rtc__json_real((double)rtc_system_start_ns(sys) / 1e9));
+    return bad | json_object_set_new(doc, "end_time_s",
+                                     rtc__json_real((double)end->last_time_ns / 1e9));
+}
+
+void rtc_cli_write_summary(const char *dir, const rtc_system *sys, const char *path,
+                           const rtc_cli_end *end, double wall_s,
+                           const rtc_recorder_stats *rs, const rtc_cli_rt *rt, bool full)
+{
+    char file[4096];
+    snprintf(file, sizeof file, "%s/summary.json", dir);
+    static const rtc_recorder_stats none;
+    rs = rs ? rs : &none;
+    json_t *doc = json_object(), *units = json_array();
+    int bad = !doc;
+    bad |= json_object_set_new(doc, "system", rtc__json_str(path));
+    bad |= rtc_cli_summary_end(doc, end, rtc_system_nonfinite(sys), nf_name, sys);
+    if (sys)
+        bad |= summary_top(doc, sys, end);
+    bad |= json_object_set_new(doc, "wall_time_s", rtc__json_real(wall_s));
+    bad |= json_object_set_new(doc, "rows_written", rtc__json_uint(rs->rows_written));
+    bad |= json_object_set_new(doc, "rows_dropped", rtc__json_uint(rs->rows_dropped));
+    if (sys && full)
+        bad |= write_step_stats(doc, sys, rt, rs);
+    for (size_t i = 0; sys && i < rtc_system_unit_count(sys); i++) {
+        json_t *o = json_object();
+        bad |= o ? unit_json(o, sys, i) : -1;
+        bad |= json_array_append_new(units, o);
+    }
+    bad |= json_object_set_new(doc, "units", units);
+    rtc_cli_summary_write(doc, bad, file);
+}
