@@ -33,8 +33,8 @@
 const char rtc_cli_fmu_help[] =
     "FMU options (rtcosim run [options] FMU): simulate an FMI 2.0 or 3.0 FMU (Co-Simulation,\n"
     "or Model Exchange: --interface) at a fixed communication step, as fast as possible,\n"
-    "one CSV row per communication point (including the start). Start, stop and step default to the FMU's\n"
-    "DefaultExperiment (else 0, 1 and (stop-start)/500).\n"
+    "one CSV row per communication point (including the start). Start, stop and step\n"
+    "default to the FMU's DefaultExperiment (else 0, 1 and (stop-start)/500).\n"
     "  --start T            start time in seconds\n"
     "  --stop T             stop time in seconds\n"
     "  --step H             communication step size in seconds (a whole number of ns)\n"
