@@ -195,7 +195,7 @@ static int pick_time(const char *what, const char *cli, bool has_dex, const char
     }
     int rc = rtc_time_parse_s(text, ns);
     if (rc != RTC_OK)
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s %s \"%s\": %s", cli ? "--" : "DefaultExperiment",
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s%s \"%s\": %s", cli ? "--" : "DefaultExperiment ",
                 what, text,
                 rc == RTC_ETIME ? "not a whole number of nanoseconds" : "not a number");
     return rc;

@@ -90,6 +90,9 @@ static void option_values_checked_and_named(void)
     USAGE("--duration: missing value", "bench --duration");
     USAGE("--rtf: missing value", "plan '%s' --rtf", MSD);
     USAGE("--output-dir: missing value", "replay somewhere --output-dir");
+    /* a time an FMU run takes from the command line names the option as typed */
+    CU_ASSERT_NOT_EQUAL(rtcosim("run '%s' --stop 1x", decay), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "--stop \"1x\": not a number"));
 }
 
 /* run --help is one text with every option, grouped, whatever the file argument. */
@@ -182,12 +185,13 @@ static void info_describes_a_system(void)
         "Master:        jacobi, base tick 0.001 s", "Components (2):", "controller",
         "I/O components (2):", "from speed [rad/s]  estimator kalman-cv q=",
         "bench.speed -> controller.y [rad/s]  estimator kalman-cv", "(at the I/O signal)",
-        "Connections (5):"};
+        "Connections (5):", "hil-demo.ssp/resources/PI.fmu)"};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         CU_ASSERT_PTR_NOT_NULL(strstr(out, want[i]));
         if (!strstr(out, want[i]))
             printf("\ninfo lacks \"%s\"", want[i]);
     }
+    CU_ASSERT_PTR_NULL(strstr(out, "rtcssp-")); /* the extraction folder is gone by now */
     CU_ASSERT_EQUAL(rtcosim("info '%s'", MSD), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "      in   Fe [N]\n      out  x1 [m], v1 [m/s]\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "mass2.Fc -> mass1.Fe [N]  estimator zoh"));

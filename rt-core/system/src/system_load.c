@@ -42,7 +42,9 @@ static int add_unit(rtc_system *sys, const rtc_unit_spec *spec)
     u->io = unit->ops->refresh != NULL;
     sys->has_io |= u->io;
     u->name = strdup(spec->name);
-    u->source = spec->source ? strdup(spec->source) : NULL;
+    /* kept as the user knows it: a package's extraction folder is gone after the load */
+    const char *shown = spec->source_display ? spec->source_display : spec->source;
+    u->source = shown ? strdup(shown) : NULL;
     /* hashed now: a package's FMUs live in an extraction directory removed after the
      * load, and a session records what each unit was made from (rtc_system_unit_sha256) */
     if (spec->source && rtc_sha256_file(spec->source, u->sha256) != RTC_OK)

@@ -208,8 +208,9 @@ RTC_RT_SAFE size_t rtc_system_unit_count(const rtc_system *sys);
 const rtc_unit *rtc_system_unit(const rtc_system *sys, size_t i);
 int64_t rtc_system_unit_step_ns(const rtc_system *sys, size_t i);
 
-/** The file unit @p i was created from (its FMU; absolute for SSP components), or NULL
- *  (I/O components). Valid while the system lives. RT-safe: yes. */
+/** The file unit @p i was created from, as messages name it (its FMU; for a component of
+ *  an .ssp package "PACKAGE.ssp/resources/X.fmu", since the extraction folder is removed
+ *  after the load), or NULL (I/O components). Valid while the system lives. RT-safe: yes. */
 RTC_RT_SAFE const char *rtc_system_unit_source(const rtc_system *sys, size_t i);
 
 /** SHA-256 (64 hex digits) of that file as it was when the system was loaded, or NULL
