@@ -19,7 +19,7 @@ echo "deb_test: built $(basename "$deb")"
 
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "deb_test: Depends: $depends"
-for pkg in libxml2 libminizip1 libjansson4 liblo7 libmodbus5 libc6; do
+for pkg in libxml2 libminizip1 libjansson4 liblo7 libmodbus5 libmicrohttpd12 libc6; do
     grep -Eq "(^|, )$pkg( |,|$)" <<<"$depends" || fail "Depends lacks $pkg"
 done
 if grep -Eq -- '-dev( |,|$)' <<<"$depends"; then
