@@ -19,30 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static char work[512];
-static char out[65536];
-
-static int setup(void)
-{
-    rtc_test_tmpdir(work, sizeof work);
-    return 0;
-}
-
-static int teardown(void)
-{
-    rtc_test_rmtree(work);
-    return 0;
-}
-
-static int rtcosim(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int rtcosim(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = rtc_test_vrtcosim(work, NULL, out, sizeof out, fmt, ap);
-    va_end(ap);
-    return rc;
-}
+RTC_TEST_RTCOSIM_FIXTURE
 
 /* @p rel (under the work directory) parsed with jansson; NULL (and the parser's reason
  * printed) when it is not valid JSON. */

@@ -38,6 +38,35 @@ int rtc_test_run(const char *cmd, char *out, size_t cap);
 int rtc_test_vrtcosim(const char *work, const char *tmpdir, char *out, size_t cap,
                       const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
+/**
+ * The fixture of a test file whose cases run rtcosim, written once here: `work` (a fresh
+ * private directory per suite), `out` (stdout+stderr of the last command), setup() and
+ * teardown() for rtc_test_add_suite(), and rtcosim(fmt, ...) running "RTCOSIM_EXE ARGS" in
+ * `work` (its exit status). Expands to file-scope definitions: use once per test file.
+ */
+#define RTC_TEST_RTCOSIM_FIXTURE                                                              \
+    static char work[512];                                                                    \
+    static char out[65536];                                                                   \
+    static int setup(void)                                                                    \
+    {                                                                                         \
+        rtc_test_tmpdir(work, sizeof work);                                                   \
+        return 0;                                                                             \
+    }                                                                                         \
+    static int teardown(void)                                                                 \
+    {                                                                                         \
+        rtc_test_rmtree(work);                                                                \
+        return 0;                                                                             \
+    }                                                                                         \
+    static int rtcosim(const char *fmt, ...) __attribute__((format(printf, 1, 2)));           \
+    static int rtcosim(const char *fmt, ...)                                                  \
+    {                                                                                         \
+        va_list ap;                                                                           \
+        va_start(ap, fmt);                                                                    \
+        int rc = rtc_test_vrtcosim(work, NULL, out, sizeof out, fmt, ap);                     \
+        va_end(ap);                                                                           \
+        return rc;                                                                            \
+    }
+
 /** Entries of @p dir other than "." and ".." (0 when it cannot be opened). */
 int rtc_test_entries(const char *dir);
 

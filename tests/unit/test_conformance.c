@@ -262,30 +262,7 @@ static void test_corpus_complete(void)
 
 /* ---- runs ---- */
 
-static char work[512];  /* working directory of the commands (output files) */
-static char out[65536]; /* captured stdout+stderr of the last command */
-
-static int setup(void)
-{
-    rtc_test_tmpdir(work, sizeof work);
-    return 0;
-}
-
-static int teardown(void)
-{
-    rtc_test_rmtree(work);
-    return 0;
-}
-
-static int rtcosim(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int rtcosim(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = rtc_test_vrtcosim(work, NULL, out, sizeof out, fmt, ap);
-    va_end(ap);
-    return rc;
-}
+RTC_TEST_RTCOSIM_FIXTURE
 
 /* The whole file as a malloc'd string (NULL if unreadable). */
 static char *slurp(const char *path)

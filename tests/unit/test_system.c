@@ -16,30 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char work[512];
-static char out[65536];
-
-static int setup(void)
-{
-    rtc_test_tmpdir(work, sizeof work);
-    return 0;
-}
-
-static int teardown(void)
-{
-    rtc_test_rmtree(work);
-    return 0;
-}
-
-static int rtcosim(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int rtcosim(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = rtc_test_vrtcosim(work, NULL, out, sizeof out, fmt, ap);
-    va_end(ap);
-    return rc;
-}
+RTC_TEST_RTCOSIM_FIXTURE
 
 /* The monolithic reference at 5 ms (RK4 sub-steps of 0.1 ms inside: exact to ~1e-12). */
 static tcsv reference;
