@@ -1,7 +1,7 @@
 # cmake -DLIST=FILE -DOUT=FILE.c -P embed_assets.cmake
 #
 # Turns the files named in LIST (one "URL_PATH MIME FILE" line each) into a C source
-# defining rtc__panel_assets[] and rtc__panel_n_assets (rt-core/session/src/panel_priv.h):
+# defining rtc__panel_assets[] and rtc__panel_n_assets (rt-core/surfaces/src/panel_priv.h):
 # the HTTP panel's page is part of the binary, nothing is read or fetched at run time.
 # Pure CMake (file(READ ... HEX)), so the build needs no xxd.
 file(STRINGS "${LIST}" lines)

@@ -11,7 +11,8 @@
 # an rpath, and sanitizer builds keep instrumenting one program.
 include(GNUInstallDirs)
 
-set(rtc_lib_parts rtc_base rtc_load rtc_system rtc_exec rtc_session rtc_fmuhost rtc_iodrivers)
+set(rtc_lib_parts rtc_base rtc_load rtc_est rtc_system rtc_exec rtc_session rtc_assemble rtc_fmuhost
+    rtc_iodrivers)
 set_target_properties(${rtc_lib_parts} PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
 set(rtc_lib_objects)
@@ -33,7 +34,7 @@ if(NOT RTC_SANITIZE)
 endif()
 target_link_libraries(rtc_shared PRIVATE rtc_warnings
     PkgConfig::LIBXML2 PkgConfig::MINIZIP PkgConfig::JANSSON PkgConfig::LIBLO PkgConfig::LIBMODBUS
-    PkgConfig::MHD Threads::Threads m ${CMAKE_DL_LIBS})
+    Threads::Threads m ${CMAKE_DL_LIBS})
 
 # ---- install ----
 install(TARGETS rtc_shared
@@ -44,7 +45,7 @@ install(TARGETS rtcosim rtcosim-operator rtcosim-bench-sim rtcosim-fault-proxy
 # Public headers of every layer and of the sibling libraries, into include/rtcosim/.
 # base/internal/ and src/*_priv.h are never installed (they are not under include/).
 set(rtc_public_include_dirs)
-foreach(layer base load system exec session)
+foreach(layer base load est system exec session assemble)
     list(APPEND rtc_public_include_dirs ${PROJECT_SOURCE_DIR}/rt-core/${layer}/include/rtcosim/)
 endforeach()
 list(APPEND rtc_public_include_dirs ${PROJECT_SOURCE_DIR}/fmu-host/include/rtcosim/

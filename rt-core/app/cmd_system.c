@@ -12,6 +12,7 @@
 #include "rtcosim/driver.h"
 #include "rtcosim/io_unit.h"
 #include "rtcosim/archive.h"
+#include "rtcosim/assemble.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/iodrivers.h"
 #include "rtcosim/ofile.h"

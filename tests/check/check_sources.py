@@ -30,25 +30,39 @@ import re
 import sys
 import tempfile
 
-# folder -> rank; a file may include public headers of folders of rank <= its own
-RANKS = {
-    "rt-core/base": 0,
-    "rt-core/load": 1,
-    "rt-core/system": 2,
-    "fmu-host": 2.5,
-    "rt-core/exec": 3,
-    "rt-core/session": 4,
-    "io-drivers": 4.5,
-    "rt-core/app": 6,
-}
+# The layer table: folder -> the folders whose public headers it may include (besides its
+# own). Plug-ins (fmu-host, io-drivers) and the leaf layers (load, est) sit on base only and
+# never on each other; the core (system .. surfaces) never names a concrete plug-in; only the
+# wiring on top (assemble) and the CLI see everything.
+BELOW = {}
+LAYERS = [  # (folder, the folders it stands on directly)
+    ("rt-core/base", []),
+    ("rt-core/load", ["rt-core/base"]),
+    ("rt-core/est", ["rt-core/base"]),
+    ("fmu-host", ["rt-core/base"]),
+    ("io-drivers", ["rt-core/base"]),
+    ("rt-core/system", ["rt-core/load", "rt-core/est"]),
+    ("rt-core/exec", ["rt-core/system"]),
+    ("rt-core/session", ["rt-core/exec"]),
+    ("rt-core/surfaces", ["rt-core/session"]),
+    ("rt-core/assemble", ["rt-core/session", "fmu-host", "io-drivers"]),
+    ("rt-core/app", ["rt-core/assemble", "rt-core/surfaces"]),
+]
+for _folder, _on in LAYERS:
+    BELOW[_folder] = set(_on).union(*(BELOW[o] for o in _on))
+RANKS = {f: i for i, (f, _) in enumerate(LAYERS)}  # for folder_of(); order only
+
 # folders whose sources are scanned (io-drivers/tools are standalone programs that do not
 # link the library; tests and benches are not the library)
 SCANNED = {
     "rt-core/base": ["src", "include/rtcosim"],
     "rt-core/load": ["src", "include/rtcosim"],
-    "rt-core/system": ["src", "include/rtcosim"],
+    "rt-core/est": ["src", "include/rtcosim"],
+    "rt-core/system": ["src", "src/masters", "include/rtcosim"],
     "rt-core/exec": ["src", "include/rtcosim"],
     "rt-core/session": ["src", "include/rtcosim"],
+    "rt-core/surfaces": ["src", "include/rtcosim"],
+    "rt-core/assemble": ["src", "include/rtcosim"],
     "rt-core/app": ["."],
     "fmu-host": ["src", "include/rtcosim"],
     "io-drivers": ["src", "include/rtcosim"],
@@ -147,9 +161,10 @@ def check_layering(root):
 def include_errors(root, folder, path, is_public, kind, name, where, pub):
     if name in pub or name in GENERATED:
         owner = pub[name][0] if name in pub else GENERATED[name]
-        if RANKS[owner] > RANKS[folder]:
-            return ["%s: %s (layer %s) includes %s of the higher layer %s"
-                    % (where, folder, folder, name, owner)]
+        if owner != folder and owner not in BELOW[folder]:
+            return ["%s: %s includes %s of %s, which is not below it (%s stands on %s)"
+                    % (where, folder, name, owner, folder,
+                       ", ".join(sorted(BELOW[folder])) or "nothing")]
         return []
     if name.startswith("rtcosim/"):
         return ["%s: %s is no public header of any layer" % (where, name)]
@@ -334,29 +349,53 @@ CLEAN = {
     "rt-core/exec/src/exec_priv.h": "\n",
     "rt-core/session/include/rtcosim/session.h": '#include "rtcosim/exec.h"\n',
     "rt-core/app/main.c": '#include "rtcosim/session.h"\n#include "rtcosim/fmu.h"\n',
-    "fmu-host/include/rtcosim/fmu.h": '#include "rtcosim/system.h"\n',
+    "fmu-host/include/rtcosim/fmu.h": '#include "rtcosim/time.h"\n',
+    "io-drivers/include/rtcosim/iodrivers.h": '#include "rtcosim/time.h"\n',
+    "rt-core/est/include/rtcosim/estimate.h": '#include "rtcosim/rtsafe.h"\n',
+    "rt-core/surfaces/src/panel.c": '#include "rtcosim/session.h"\n',
+    "rt-core/surfaces/include/rtcosim/panel.h": '#include "rtcosim/session.h"\n',
+    "rt-core/session/src/session_priv.h": "\n",
+    "rt-core/assemble/src/assemble.c":
+        '#include "rtcosim/session.h"\n#include "rtcosim/fmu.h"\n#include "rtcosim/iodrivers.h"\n',
     "fmu-host/src/fmu.c": '#include "xml_util.h"\n#include "rtc_fmi2.h"\n',
     "fmu-host/fmi/rtc_fmi2.h": "\n",
-    "io-drivers/src/osc.c": '#include "rtcosim/session.h"\n#include <lo/lo.h>\n',
+    "io-drivers/src/osc.c": '#include "rtcosim/iodrivers.h"\n#include <lo/lo.h>\n',
 }
 
 PLANTED = [  # (check, file, text appended, expected substring of the error)
     ("layering", "rt-core/system/src/system.c", '#include "rtcosim/exec.h"\n',
-     "higher layer rt-core/exec"),
+     "exec.h of rt-core/exec, which is not below it"),
     ("layering", "rt-core/base/include/rtcosim/hist.h", '#include "rtcosim/fmu.h"\n',
-     "higher layer fmu-host"),
+     "fmu.h of fmu-host, which is not below it"),
     ("layering", "rt-core/session/src/session.c", '#include "../../exec/src/exec_priv.h"\n',
      "private header"),
+    # plug-ins stand on base only, never on each other or on the core
+    ("layering", "fmu-host/src/fmu_factory.c", '#include "rtcosim/iodrivers.h"\n',
+     "iodrivers.h of io-drivers, which is not below it"),
+    ("layering", "io-drivers/src/drv.c", '#include "rtcosim/system.h"\n',
+     "system.h of rt-core/system, which is not below it"),
+    ("layering", "io-drivers/src/ctl.c", '#include "rtcosim/session.h"\n',
+     "session.h of rt-core/session, which is not below it"),
+    # the core never names a concrete plug-in; est and load are siblings on base
+    ("layering", "rt-core/system/src/x.c", '#include "rtcosim/fmu.h"\n',
+     "fmu.h of fmu-host, which is not below it"),
+    ("layering", "rt-core/est/src/estimate.c", '#include "rtcosim/system.h"\n',
+     "system.h of rt-core/system, which is not below it"),
+    # surfaces see the session through its public header only
+    ("layering", "rt-core/surfaces/src/panel.c", '#include "../../session/src/session_priv.h"\n',
+     "private header"),
+    ("layering", "rt-core/session/src/x.c", '#include "rtcosim/panel.h"\n',
+     "panel.h of rt-core/surfaces, which is not below it"),
     ("layering", "rt-core/exec/src/x.c", '#include "xml_util.h"\n', "private xml_util.h"),
     ("layering", "rt-core/session/src/x.c", '#include "json_util.h"\n', "private json_util.h"),
     ("layering", "rt-core/app/cmd.c", '#include "rtc_fmi2.h"\n', "private rtc_fmi2.h"),
-    ("layering", "io-drivers/include/rtcosim/osc_args.h", "#include <lo/lo.h>\n",
+    ("layering", "io-drivers/include/rtcosim/iodrivers.h", "#include <lo/lo.h>\n",
      "third-party header <lo/lo.h>"),
-    ("rtsafe", "rt-core/system/include/rtcosim/estimate.h",
+    ("rtsafe", "rt-core/est/include/rtcosim/estimate.h",
      "#ifndef RTC_RT_SAFE\n#define RTC_RT_SAFE\n#endif\n", "defines RTC_RT_SAFE"),
-    ("rtsafe", "rt-core/system/include/rtcosim/estimate.h",
+    ("rtsafe", "rt-core/est/include/rtcosim/estimate.h",
      "/** Estimate. RT-safe: yes. */\ndouble rtc_est(double t);\n", "lacks RTC_RT_SAFE"),
-    ("rtsafe", "rt-core/system/include/rtcosim/estimate.h",
+    ("rtsafe", "rt-core/est/include/rtcosim/estimate.h",
      "/** Build. RT-safe: no. */\nRTC_RT_SAFE int rtc_est_new(void);\n",
      "does not say RT-safe: yes"),
     ("threads", "rt-core/exec/src/recorder.c",

@@ -6,6 +6,7 @@
 #include "cu_main.h"
 #include "fmu_util.h"
 
+#include "rtcosim/assemble.h"
 #include "rtcosim/iodrivers.h"
 #include "rtcosim/status.h"
 #include "rtcosim/system.h"

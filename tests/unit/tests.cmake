@@ -35,25 +35,28 @@ target_compile_definitions(test_conformance PRIVATE RTC_TEST_FMU_SRC="${CMAKE_CU
 rtc_add_test(ssp_conformance SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtcosim LABELS integration)
 rtc_add_test(json SOURCES unit/fmu_util.c LIBS rtc_fmuhost rtc_base_json DEPENDS rtc_test_fmus rtc_configs rtcosim LABELS integration rt)
 # issue 13: every exported symbol of the libraries carries the rtc_ prefix
-add_test(NAME lib_symbols COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/lib_symbols.sh ${CMAKE_NM} $<TARGET_FILE:rtc_base> $<TARGET_FILE:rtc_load> $<TARGET_FILE:rtc_system> $<TARGET_FILE:rtc_exec> $<TARGET_FILE:rtc_session> $<TARGET_FILE:rtc_iodrivers> $<TARGET_FILE:rtc_fmuhost>)
+add_test(NAME lib_symbols COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/lib_symbols.sh ${CMAKE_NM} $<TARGET_FILE:rtc_base> $<TARGET_FILE:rtc_load> $<TARGET_FILE:rtc_est> $<TARGET_FILE:rtc_system> $<TARGET_FILE:rtc_exec> $<TARGET_FILE:rtc_session> $<TARGET_FILE:rtc_surfaces> $<TARGET_FILE:rtc_assemble> $<TARGET_FILE:rtc_iodrivers> $<TARGET_FILE:rtc_fmuhost>)
 # issue 13: each public io-drivers header compiles alone, with no third-party header
 set(RTC_PUBLIC_INCLUDE_FLAGS -I${PROJECT_BINARY_DIR}/generated)
-foreach(layer base load system exec session)
+foreach(layer base load est system exec session surfaces assemble)
     list(APPEND RTC_PUBLIC_INCLUDE_FLAGS -I${PROJECT_SOURCE_DIR}/rt-core/${layer}/include)
 endforeach()
+list(APPEND RTC_PUBLIC_INCLUDE_FLAGS -I${PROJECT_SOURCE_DIR}/fmu-host/include
+    -I${PROJECT_SOURCE_DIR}/io-drivers/include)
 add_test(NAME io_headers_alone COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/header_alone.sh ${CMAKE_C_COMPILER} ${PROJECT_SOURCE_DIR}/io-drivers/include ${RTC_PUBLIC_INCLUDE_FLAGS})
 rtc_test_properties(lib_symbols unit)
 rtc_test_properties(io_headers_alone unit)
 # issue 13: summary.json shows each I/O unit only its own driver's counters (parsed by jansson)
 target_link_libraries(test_io_system PRIVATE PkgConfig::JANSSON)
 # ... and so does every other public header of the libraries (no third-party header either)
-foreach(dir rt-core/base rt-core/load rt-core/system rt-core/exec rt-core/session fmu-host)
+foreach(dir rt-core/base rt-core/load rt-core/est rt-core/system rt-core/exec rt-core/session
+        rt-core/surfaces rt-core/assemble fmu-host)
     string(REPLACE "/" "_" name "headers_alone_${dir}")
     string(REPLACE "-" "" name "${name}")
     add_test(NAME ${name} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/header_alone.sh ${CMAKE_C_COMPILER} ${PROJECT_SOURCE_DIR}/${dir}/include ${RTC_PUBLIC_INCLUDE_FLAGS})
     rtc_test_properties(${name} unit)
 endforeach()
-# issue 13: the embedding entry point rtc_fmu_load_system (fmu-host)
+# issue 13: the embedding entry point rtc_fmu_load_system (rt-core/assemble)
 rtc_add_test(embed SOURCES unit/fmu_util.c LIBS rtc_fmuhost rtc_iodrivers DEPENDS rtc_test_fmus rtc_configs)
 # Source checks of the layered library (tests/check/check_sources.py): no include of a higher
 # layer or of another folder's private header, no third-party header in a public one,

@@ -154,4 +154,16 @@ typedef struct rtc_unit {
     const char *name;         /**< instance name (owned by the provider) */
 } rtc_unit;
 
+/** A way to create units of one SSP component type (MIME type). */
+typedef struct rtc_unit_factory {
+    const char *type; /**< e.g. "application/x-fmu-sharedlibrary" */
+    /** Create an uninstantiated unit for one component of the system file. Problems are
+     *  logged as "FILE:LINE: ..." with the spec's file and line. */
+    int (*create)(void *ctx, const rtc_unit_spec *spec, const rtc_logger *lg, rtc_unit **out);
+    /** Release what the factory shares between its units (called once, after every unit of
+     *  the system is freed). May be NULL. */
+    void (*release)(void *ctx);
+    void *ctx;
+} rtc_unit_factory;
+
 #endif

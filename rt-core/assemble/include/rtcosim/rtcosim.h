@@ -96,6 +96,7 @@
 extern "C" {
 #endif
 
+#include "rtcosim/assemble.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/log.h"
 #include "rtcosim/rtc_config.h"
