@@ -13,7 +13,7 @@
 #include "cli.h"
 #include "rt_cli.h"
 
-#include "rtcosim/fmu.h"
+#include "rtcosim/assemble.h"
 #include "rtcosim/ofile.h"
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
@@ -243,14 +243,11 @@ static long long trace_steps; /* latency.csv rows so far, over the rounds */
 
 static int load_system(const bench_opts *o, long secs, rtc_system **sys)
 {
-    rtc_unit_factory f;
     rtc_system_options so = {.has_stop = true, .has_start = true, .start_ns = 0};
     so.stop_ns = (int64_t)secs * RTC_NS_PER_S;
     if (o->period_us > 0)
         so.step_ns = (int64_t)o->period_us * 1000;
-    if (rtc_fmu_factory(&f) != RTC_OK)
-        return RTC_ENOMEM;
-    int rc = rtc_system_load(o->system, &f, 1, &so, &rtc_cli_log, sys);
+    int rc = rtc_load_system(o->system, &so, &rtc_cli_log, sys);
     if (rc == RTC_OK)
         rc = rtc_system_init(*sys);
     return rc;

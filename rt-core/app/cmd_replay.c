@@ -14,10 +14,7 @@
 #include "rt_cli.h"
 #include "json_util.h"
 
-#include "rtcosim/driver.h"
-#include "rtcosim/io_unit.h"
-#include "rtcosim/iodrivers.h"
-#include "rtcosim/fmu.h"
+#include "rtcosim/assemble.h"
 #include "rtcosim/recorder.h"
 #include "rtcosim/session.h"
 #include "rtcosim/sha256.h"
@@ -321,16 +318,7 @@ static int load_replay(const char *dir, const conf *c, const rtc_io_sample_sourc
         if (access(path, R_OK) == 0)
             break;
     }
-    rtc_unit_factory f[1 + RTC_DRIVER_MAX_TYPES];
-    const char *types[RTC_DRIVER_MAX_TYPES]; /* the live run's: no driver is opened */
-    size_t n = 0;
-    if (rtc_iodrivers_register() != RTC_OK || rtc_fmu_factory(&f[n++]) != RTC_OK)
-        return RTC_ENOMEM;
-    size_t n_types = rtc_driver_types(types, RTC_DRIVER_MAX_TYPES);
-    for (size_t i = 0; i < n_types && i < RTC_DRIVER_MAX_TYPES; i++)
-        if (rtc_io_unit_replay_factory(&f[n], types[i], feed) == RTC_OK)
-            n++;
-    return rtc_system_load(path, f, n, &c->so, &rtc_cli_log, sys);
+    return rtc_load_system_replay(path, &c->so, feed, &rtc_cli_log, sys);
 }
 
 /* Step as the live run did: commands before each step, a row every decimation ticks. */

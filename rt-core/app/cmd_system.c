@@ -9,12 +9,8 @@
 #include "summary.h"
 
 #include "rtcosim/csv.h"
-#include "rtcosim/driver.h"
-#include "rtcosim/io_unit.h"
 #include "rtcosim/archive.h"
 #include "rtcosim/assemble.h"
-#include "rtcosim/fmu.h"
-#include "rtcosim/iodrivers.h"
 #include "rtcosim/ofile.h"
 #include "rtcosim/pfast.h"
 #include "rtcosim/recorder.h"
@@ -230,14 +226,11 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
     return st;
 }
 
-/* Units come from FMUs and from the built-in I/O drivers (fmu-host's one loader of every
- * built-in component type, once the drivers are registered). */
+/* Units come from FMUs and from the built-in I/O drivers (rtcosim/assemble.h). */
 int rtc_cli_load_system(const char *path, const rtc_system_options *so, const rtc_logger *lg,
                         rtc_system **sys)
 {
-    if (rtc_iodrivers_register() != RTC_OK)
-        return RTC_ENOMEM;
-    return rtc_fmu_load_system(path, so, lg, sys);
+    return rtc_load_system(path, so, lg, sys);
 }
 
 static int load(const sys_opts *o, const rtc_logger *lg, rtc_system **sys)

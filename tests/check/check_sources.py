@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Source checks of the layered library (issue 13), run by ctest as `check_sources`.
+"""Source checks of the layered library, run by ctest as `check_sources`.
 
 Reads the library's sources and public headers as text (no compiler) and fails, naming the
 file and line, when:
@@ -18,9 +18,10 @@ file and line, when:
              it; io-drivers/tools do not link the library and keep their own)
              (rtc_time_now_ns, rtc_time_sleep_until_ns).
 
-The layers, lowest first: base <- load <- system <- exec <- session <- app; fmu-host sits
-above system (it registers its unit factory with the system), io-drivers above session (the
-OSC control surface drives a session). `--selftest` plants one violation of each kind in a
+The layer table (LAYERS below): base <- {fmu-host, io-drivers, est, load} <- system <- exec
+<- session <- surfaces <- assemble <- app, where the plug-ins (fmu-host, io-drivers) and the
+leaf layers stand on base only and never on each other, and only assemble and app see the
+plug-ins. `--selftest` plants one violation of each kind in a
 temporary copy-shaped tree and checks that each is caught, and that a clean tree passes.
 
 Usage: check_sources.py SOURCE_DIR | check_sources.py --selftest

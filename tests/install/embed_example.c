@@ -31,7 +31,7 @@ int main(int argc, char **argv)
     double value = 0.0;
 
     /* 2. Load (FMUs are extracted and their binaries loaded), 3. initialize. */
-    int rc = rtc_fmu_load_system(path, NULL, &log, &sys);
+    int rc = rtc_load_system(path, NULL, &log, &sys);
     if (rc != RTC_OK)
         goto out;
     rc = rtc_system_init(sys);

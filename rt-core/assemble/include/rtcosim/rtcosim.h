@@ -17,28 +17,26 @@
  *  1. A logger (rtcosim/log.h). rtc_logger_stderr(RTC_LOG_WARNING) prints errors and
  *     warnings to stderr; or fill an rtc_logger with your own callback. The system keeps
  *     a pointer to it: it must outlive the system.
- *  2. Optional, only for systems with Modbus/OSC bench I/O components:
- *     rtc_iodrivers_register() (rtcosim/iodrivers.h), once per process.
- *  3. rtc_fmu_load_system(path, opt, &log, &sys) (rtcosim/fmu.h): loads an SSP system
+ *  2. rtc_load_system(path, opt, &log, &sys) (rtcosim/assemble.h): loads an SSP system
  *     (.ssp archive or .ssd file) or a single FMU (.fmu, a system of one unit named after
  *     its model). FMUs are extracted into a private temporary directory. Pass an
  *     rtc_system_options (rtcosim/system.h) to override the file's stop time, master
  *     algorithm, step size or start values ("unit.variable=value"), or NULL.
- *  4. rtc_system_init(sys): instantiates every unit, applies parameters and start values,
+ *  3. rtc_system_init(sys): instantiates every unit, applies parameters and start values,
  *     runs the FMUs' initialization and makes the coupling consistent.
- *  5. rtc_system_step(sys), as often as you like: advances by one base tick
+ *  4. rtc_system_step(sys), as often as you like: advances by one base tick
  *     (rtc_system_tick_ns(); the GCD of every unit's step). It runs as fast as the
  *     computer can; rtc_system_time_ns() is the logical time reached, in ns from the
  *     start time. RTC_ETERMINATED means a unit ended the simulation. Nothing stops the
  *     caller at the file's stop time: compare rtc_system_time_ns() with
  *     rtc_system_stop_ns() if it should. For stepping paced to the wall clock on a
  *     real-time thread use rtcosim/exec.h instead; for result files rtcosim/recorder.h.
- *  6. Between steps, on the thread that steps: rtc_system_find_var(sys, "unit.variable",
+ *  5. Between steps, on the thread that steps: rtc_system_find_var(sys, "unit.variable",
  *     &unit, &var) — or the name of a connector of the top-level SSP system — then
  *     rtc_system_get_value(sys, unit, var, &value) reads it as a double;
  *     rtc_system_set_value() writes an input or tunable parameter
  *     (rtc_system_check_settable() says which may be written and why not).
- *  7. rtc_system_free(sys): terminates the units (fmi2Terminate/fmi3Terminate), frees
+ *  6. rtc_system_free(sys): terminates the units (fmi2Terminate/fmi3Terminate), frees
  *     them, unloads the FMUs and removes their temporary directories. The stop.
  *
  * ---- Example (error handling shortened to one check per call) ----
@@ -55,7 +53,7 @@
  *         rtc_system *sys = NULL;
  *         size_t unit, var;
  *         double x;
- *         int rc = rtc_fmu_load_system("msd-jacobi.ssp", NULL, &log, &sys);
+ *         int rc = rtc_load_system("msd-jacobi.ssp", NULL, &log, &sys);
  *         if (rc == RTC_OK)
  *             rc = rtc_system_init(sys);
  *         for (int k = 0; rc == RTC_OK && k < 100; k++)
@@ -82,10 +80,10 @@
  * (RTC_VERSION is the library's version).
  *
  * The other installed headers are the engine's layers, usable one by one: base
- * (status.h, log.h, time.h, model.h, unit.h, ring.h, mailbox.h, rtlog.h, ...), load
- * (ssp.h), system (system.h, driver.h, io_unit.h, estimate.h, pfast.h, nonfinite.h), exec
- * (exec.h, recorder.h), session (session.h), FMU packages (fmu.h) and the I/O drivers
- * (iodrivers.h, osc_control.h).
+ * (status.h, log.h, time.h, model.h, unit.h, driver.h, ring.h, mailbox.h, rtlog.h, ...),
+ * load (ssp.h), est (estimate.h), system (system.h, io_unit.h, pfast.h, nonfinite.h), exec
+ * (exec.h, recorder.h), session (session.h), assemble (assemble.h), FMU packages (fmu.h)
+ * and the I/O drivers (iodrivers.h).
  */
 #ifndef RTCOSIM_RTCOSIM_H
 #define RTCOSIM_RTCOSIM_H
