@@ -13,7 +13,7 @@
  * executive's rtlog, so rtc_log() here only queues the format and its numbers and strings
  * (rtcosim/rtlog.h) — arguments must be plain values (no text made here beforehand).
  */
-#include "system_priv.h"
+#include "../system_priv.h"
 
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"

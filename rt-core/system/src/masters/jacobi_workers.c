@@ -22,7 +22,7 @@
  * other threads. Fast mode does not spin (see RT_SPIN_NS).
  * The only system calls on the RT thread are these futex waits and wakes.
  */
-#include "system_priv.h"
+#include "../system_priv.h"
 
 #include "rtcosim/status.h"
 

@@ -24,7 +24,7 @@
  * prefaulted stack). Each FMU instance is called only from its own thread, from
  * instantiation to free.
  */
-#include "system_priv.h"
+#include "../system_priv.h"
 
 #include "rtcosim/rtlog.h"
 #include "rtcosim/status.h"
