@@ -183,6 +183,8 @@ struct rtc_system {
 
 /* system.c */
 int rtc__sys_observe(rtc_system *sys, size_t unit, size_t var);
+
+/* system_exchange.c: the value path (RT-safe) */
 void rtc__sys_link_apply(rtc_system *sys, sys_link *l, int64_t q_ns, const void *src_override);
 int rtc__sys_fetch(rtc_system *sys, sys_unit *u, bool into_nxt);
 int rtc__sys_set_inputs(rtc_system *sys, sys_unit *u);
