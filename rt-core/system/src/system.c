@@ -6,6 +6,8 @@
  */
 #include "system_priv.h"
 
+#include "masters/master_priv.h"
+
 #include "rtcosim/nonfinite.h"
 
 #include "rtcosim/status.h"
@@ -158,25 +160,6 @@ static int build_inputs(rtc_system *sys, size_t u)
     return RTC_OK;
 }
 
-/* Parallel Fast snapshots and strong-coupling iterates, only where used. */
-static int build_extras(rtc_system *sys, sys_unit *u)
-{
-    u->snap_zeta[0] = u->snap_zeta[1] = -1;
-    for (int t = 0; sys->algorithm == RTC_MASTER_PARALLEL_FAST && t < RTC_TYPE_COUNT; t++) {
-        for (int s = 0; s < 2 && u->obs[t].n_values; s++) {
-            u->snap[s][t] = calloc(u->obs[t].n_values, rtc_type_size((rtc_type)t));
-            if (!u->snap[s][t])
-                return RTC_ENOMEM;
-        }
-    }
-    if (u->in_loop) {
-        u->iter_prev = calloc(u->obs[RTC_TYPE_FLOAT64].n_values + 1, sizeof(double));
-        if (!u->iter_prev)
-            return RTC_ENOMEM;
-    }
-    return RTC_OK;
-}
-
 /* Delayed links keep the source's samples still in flight: delay / source step + 2. */
 static int build_delays(rtc_system *sys)
 {
@@ -201,8 +184,6 @@ static int build_buffers(rtc_system *sys)
         int rc = build_obs(sys, u);
         if (rc == RTC_OK)
             rc = build_inputs(sys, u);
-        if (rc == RTC_OK)
-            rc = build_extras(sys, &sys->units[u]);
         if (rc != RTC_OK)
             return rc;
     }
@@ -382,11 +363,11 @@ static int settle_coupling(rtc_system *sys)
 {
     int rc = RTC_OK;
     for (size_t pass = 0; rc == RTC_OK && pass <= sys->n_units; pass++) {
-        rc = rtc__workers_run(sys, job_fetch_cur, NULL);
+        rc = rtc__master_each(sys, job_fetch_cur, NULL);
         for (size_t i = 0; rc == RTC_OK && i < sys->n_links; i++)
             rtc__sys_link_apply(sys, &sys->links[i], 0, NULL);
         if (rc == RTC_OK)
-            rc = rtc__workers_run(sys, job_set_inputs, NULL);
+            rc = rtc__master_each(sys, job_set_inputs, NULL);
     }
     return rc;
 }
@@ -396,20 +377,18 @@ int rtc_system_init(rtc_system *sys)
     int rc = build_buffers(sys);
     if (rc == RTC_OK)
         rc = rtc__sys_nonfinite_init(sys);
-    if (rc == RTC_OK && sys->n_workers)
-        rc = rtc__workers_start(sys, sys->n_workers);
-    if (rc == RTC_OK && sys->substitute)
-        rc = rtc__async_start(sys);
     if (rc == RTC_OK)
-        rc = rtc__workers_run(sys, job_instantiate, NULL);
+        rc = rtc__master_arm(sys); /* its threads make the units' calls from here on */
     if (rc == RTC_OK)
-        rc = rtc__workers_run(sys, job_enter_init, NULL);
+        rc = rtc__master_each(sys, job_instantiate, NULL);
+    if (rc == RTC_OK)
+        rc = rtc__master_each(sys, job_enter_init, NULL);
     if (rc == RTC_OK)
         rc = settle_coupling(sys);
     if (rc == RTC_OK)
-        rc = rtc__workers_run(sys, job_exit_init, NULL);
+        rc = rtc__master_each(sys, job_exit_init, NULL);
     if (rc == RTC_OK)
-        rc = rtc__workers_run(sys, job_fetch_cur, NULL);
+        rc = rtc__master_each(sys, job_fetch_cur, NULL);
     sys->initialized = rc == RTC_OK;
     sys->failed = rc == RTC_EFMU || rc == RTC_EFATAL;
     sys->k = 0;
@@ -426,23 +405,6 @@ int rtc_system_step(rtc_system *sys)
 }
 
 /* ---- accessors and teardown ---- */
-
-const char *rtc_master_name(rtc_master m)
-{
-    static const char *const names[] = {"jacobi", "gauss-seidel", "parallel-fast"};
-    return (unsigned)m < 3 ? names[m] : "?";
-}
-
-int rtc_master_parse(const char *name, rtc_master *out)
-{
-    for (int m = 0; m < 3; m++) {
-        if (!strcmp(name, rtc_master_name((rtc_master)m))) {
-            *out = (rtc_master)m;
-            return RTC_OK;
-        }
-    }
-    return RTC_EPARSE;
-}
 
 unsigned rtc_system_warnings(const rtc_system *sys) { return sys->warnings; }
 int64_t rtc_system_time_ns(const rtc_system *sys) { return sys->k * sys->tick_ns; }
@@ -465,30 +427,6 @@ void rtc_system_set_unit_timer(rtc_system *sys, rtc_unit_timer fn, void *user)
     sys->unit_timer_user = user;
 }
 
-void rtc_system_set_step_deadline(rtc_system *sys, int64_t mono_ns)
-{
-    sys->step_deadline_ns = mono_ns;
-}
-
-uint64_t rtc_system_late_steps(const rtc_system *sys)
-{
-    return sys->late_steps;
-}
-
-int rtc_system_use_substitute(rtc_system *sys)
-{
-    if (sys->initialized)
-        return RTC_ESTATE;
-    if (sys->algorithm != RTC_MASTER_JACOBI || sys->iterate || sys->n_workers) {
-        rtc_log(sys->lg, RTC_LOG_ERROR, "%s: the substitute overrun policy steps every unit "
-                "on its own thread: it needs the jacobi master, without --iterate or --workers",
-                sys->path);
-        return RTC_EINVAL;
-    }
-    sys->substitute = true;
-    return RTC_OK;
-}
-
 int rtc_system_set_threads(rtc_system *sys, int priority, int rt_cpu)
 {
     if (sys->initialized)
@@ -497,11 +435,6 @@ int rtc_system_set_threads(rtc_system *sys, int priority, int rt_cpu)
     sys->threads.cpu = rt_cpu;
     sys->threads.avoid_cpu = true;
     return RTC_OK;
-}
-
-bool rtc_system_substitutes(const rtc_system *sys)
-{
-    return sys->substitute;
 }
 
 const rtc_system_rt_hints *rtc_system_rt(const rtc_system *sys)
@@ -560,17 +493,6 @@ void rtc_system_link_stats(const rtc_system *sys, size_t i, rtc_link_stats *out)
     };
 }
 
-void rtc_system_on_sync(rtc_system *sys, rtc_sync_hook hook, void *user)
-{
-    sys->sync_hook = hook;
-    sys->sync_user = user;
-}
-
-void rtc_system_coupling_stats(const rtc_system *sys, rtc_coupling_stats *out)
-{
-    *out = sys->coupling;
-}
-
 void rtc_system_unit_event_stats(const rtc_system *sys, size_t i, rtc_unit_event_stats *out)
 {
     const sys_unit *u = &sys->units[i];
@@ -605,10 +527,7 @@ static void free_unit(sys_unit *u)
         free(g->str_nxt);
         free(u->in[t].vr);
         free(u->in[t].values);
-        free(u->snap[0][t]);
-        free(u->snap[1][t]);
     }
-    free(u->iter_prev);
     free(u->links_in);
     free(u->name);
     free(u->source);
@@ -618,9 +537,8 @@ void rtc_system_free(rtc_system *sys)
 {
     if (!sys)
         return;
-    rtc__workers_run(sys, job_release, NULL);
-    rtc__workers_stop(sys);
-    rtc__async_stop(sys);
+    rtc__master_each(sys, job_release, NULL);
+    rtc__master_free(sys);
     for (size_t i = 0; i < sys->n_units; i++)
         free_unit(&sys->units[i]);
     for (size_t i = 0; i < sys->n_links; i++) {
