@@ -23,9 +23,11 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Every strategy, one row each. An algorithm's first row comes first among its rows, and the
- * algorithms first appear in the order of the rtc_master constants (the first is the
- * default). Rows of one algorithm that run on other threads follow anywhere. */
+/* Every strategy, one row each, defined in its own file. The algorithms first appear in the
+ * order of the rtc_master constants (the first is the default); an algorithm's further
+ * rows (other threads) may follow anywhere. */
+extern const rtc__master_ops rtc__master_jacobi, rtc__master_gauss_seidel,
+    rtc__master_parallel_fast, rtc__master_jacobi_workers, rtc__master_substitute;
 const rtc__master_ops *const rtc__masters[] = {
     &rtc__master_jacobi,
     &rtc__master_gauss_seidel,

@@ -6,9 +6,9 @@
  * row's tick, so no strategy tests another's flags.
  *
  * Adding a master: write masters/NAME.c with `const rtc__master_ops rtc__master_NAME`, and
- * add its row to rtc__masters[] (and the file to the system layer's SOURCES). Its name is
- * then a value of --algorithm and of the annotation's algorithm attribute, rtc_master_name()
- * and rtc_master_parse() know it, and tests/unit/test_masters.c runs it.
+ * add its row to rtc__masters[] in master.c (the build takes every file of this folder).
+ * Its name is then a value of --algorithm and of the annotation's algorithm attribute,
+ * rtc_master_name() and rtc_master_parse() know it, and tests/unit/test_masters.c runs it.
  *
  * What a tick is (rtc__master_tick): the I/O units are refreshed, the row's tick steps the
  * units due at t = k·tick (each writes only its own "nxt" outputs), then the frame folds
@@ -81,13 +81,5 @@ static inline bool rtc__master_due(const rtc_system *sys, const sys_unit *u, int
 int rtc__master_step_unit(rtc_system *sys, sys_unit *u, int64_t t);
 /* Count the events a unit's step reported (on the thread that stepped it). RT-safe. */
 void rtc__master_count_events(sys_unit *u, const rtc_step_result *res);
-
-/* ---- the rows ---- */
-
-extern const rtc__master_ops rtc__master_jacobi;         /* jacobi_gauss_seidel.c */
-extern const rtc__master_ops rtc__master_gauss_seidel;   /* jacobi_gauss_seidel.c */
-extern const rtc__master_ops rtc__master_parallel_fast;  /* parallel_fast.c */
-extern const rtc__master_ops rtc__master_jacobi_workers; /* jacobi_workers.c */
-extern const rtc__master_ops rtc__master_substitute;     /* substitute.c */
 
 #endif
