@@ -1,6 +1,6 @@
 /*
- * Master algorithms: the table of strategies, the frame of one base tick, and stepping one
- * unit (rtcosim/system.h, master_priv.h).
+ * Master algorithms: the table of strategies, picking and arming a row, and the frame of
+ * one base tick (rtcosim/system.h, master_priv.h; stepping one unit is in step_unit.c).
  *
  * Every algorithm is the same loop over the units that start a step at t = k·tick; they
  * differ only in when a unit's inputs are taken:
@@ -18,7 +18,6 @@
 #include "master_priv.h"
 
 #include "rtcosim/status.h"
-#include "rtcosim/time.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -132,6 +131,17 @@ int rtc__master_check(rtc_system *sys)
     return RTC_EINVAL;
 }
 
+/* The substitute policy is a thread option: valid when a row runs the algorithm with it. */
+int rtc_system_use_substitute(rtc_system *sys)
+{
+    if (sys->initialized)
+        return RTC_ESTATE;
+    sys->substitute = true;
+    int rc = rtc__master_check(sys);
+    sys->substitute = rc == RTC_OK;
+    return rc;
+}
+
 int rtc__master_arm(rtc_system *sys)
 {
     sys->master = find_row(rtc_master_name(sys->algorithm), threads_of(sys));
@@ -216,67 +226,4 @@ int rtc__master_tick(rtc_system *sys)
     sys->k++;
     rtc__sys_promote(sys);
     return RTC_OK;
-}
-
-/* ---- stepping one unit ---- */
-
-/* An input whose estimator reported FAULT stops the run (the safe-state path). */
-static int check_faults(rtc_system *sys, const sys_unit *u)
-{
-    for (size_t i = 0; i < u->n_links_in; i++) {
-        const sys_link *l = &sys->links[u->links_in[i]];
-        if (l->fault) {
-            rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: %s: input stale beyond its limit (estimator "
-                    "fault policy): stopping", l->file, l->line, l->desc);
-            return RTC_ESTALE;
-        }
-    }
-    return RTC_OK;
-}
-
-void rtc__master_count_events(sys_unit *u, const rtc_step_result *res)
-{
-    u->events += res->events;
-    u->early_returns += res->early_returns;
-    if (res->microsteps > u->microsteps_tick)
-        u->microsteps_tick = res->microsteps;
-    if (res->microsteps > u->microsteps_max)
-        u->microsteps_max = res->microsteps;
-}
-
-int rtc__master_step_unit(rtc_system *sys, sys_unit *u, int64_t t)
-{
-    int rc = check_faults(sys, u);
-    if (rc == RTC_OK)
-        rc = rtc__sys_set_inputs(sys, u);
-    if (rc != RTC_OK)
-        return rc;
-    rtc_step_result res = {0};
-    size_t idx = (size_t)(u - sys->units);
-    /* the timer's bookkeeping belongs to the RT thread: units a worker steps are not
-     * timed one by one (their time is in the coordinator's wait) */
-    bool timed = sys->unit_timer && u->owner == 0;
-    if (timed)
-        sys->unit_timer(sys->unit_timer_user, idx, false);
-    rc = u->unit->ops->do_step(u->unit->self, rtc_time_to_s(sys->start_ns + t),
-                               rtc_time_to_s(u->step_ns), &res);
-    if (timed)
-        sys->unit_timer(sys->unit_timer_user, idx, true);
-    if (rc != RTC_OK)
-        return rc;
-    rtc__master_count_events(u, &res);
-    if (res.outcome != RTC_STEP_DONE) {
-        rtc_log(sys->lg, RTC_LOG_WARNING, "%s: %s the step from t=%.9g s; stopping the system "
-                "there",
-                u->name,
-                res.outcome == RTC_STEP_TERMINATE ? "requested termination during"
-                : res.outcome == RTC_STEP_EARLY   ? "returned early from"
-                                                  : "discarded",
-                rtc_time_to_s(sys->start_ns + t));
-        return RTC_ETERMINATED;
-    }
-    rc = rtc__sys_fetch(sys, u, true);
-    u->t_nxt_ns = t + u->step_ns;
-    u->has_nxt = true;
-    return rc;
 }

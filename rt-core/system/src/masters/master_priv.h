@@ -1,9 +1,10 @@
 /*
  * The one internal interface of the master strategies (rtcosim/system.h): each strategy is
  * one file of this folder holding a const rtc__master_ops, and rtc__masters[] in master.c
- * lists them. rtc_system_init() picks the row once, from the system's algorithm and its
- * thread options (--workers, overrun policy substitute); every tick then goes through that
- * row's tick, so no strategy tests another's flags.
+ * lists them (master.c also holds the frame of a tick, step_unit.c the stepping of one
+ * unit that every strategy shares). rtc_system_init() picks the row once, from the
+ * system's algorithm and its thread options (--workers, overrun policy substitute); every
+ * tick then goes through that row's tick, so no strategy tests another's flags.
  *
  * Adding a master: write masters/NAME.c with `const rtc__master_ops rtc__master_NAME`, and
  * add its row to rtc__masters[] in master.c (the build takes every file of this folder).
@@ -69,7 +70,7 @@ int rtc__master_tick(rtc_system *sys);
 /* Undo rtc__master_arm (rtc_system_free). */
 void rtc__master_free(rtc_system *sys);
 
-/* ---- what the strategies share (master.c) ---- */
+/* ---- what the strategies share (step_unit.c) ---- */
 
 /* Does unit u start a step at t? I/O units never step; the last step must end by the stop. */
 static inline bool rtc__master_due(const rtc_system *sys, const sys_unit *u, int64_t t)

@@ -263,16 +263,6 @@ const rtc__master_ops rtc__master_substitute = {
 
 /* ---- the policy's public side (rtcosim/system.h) ---- */
 
-int rtc_system_use_substitute(rtc_system *sys)
-{
-    if (sys->initialized)
-        return RTC_ESTATE;
-    sys->substitute = true;
-    int rc = rtc__master_check(sys);
-    sys->substitute = rc == RTC_OK;
-    return rc;
-}
-
 bool rtc_system_substitutes(const rtc_system *sys)
 {
     return sys->substitute;
