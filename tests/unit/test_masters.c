@@ -190,7 +190,8 @@ static bool has_row(const char *name, rtc__master_threads th)
     return false;
 }
 
-/* An algorithm with a thread option it has no row for is refused at load, with the reason. */
+/* An algorithm with a thread option it has no row for, or no algorithm at all, is refused
+ * at load, with the reason. */
 static void thread_options_without_a_row_are_refused(void)
 {
     static const rtc__master_threads threaded[] = {RTC__ON_WORKERS, RTC__ON_OWN_THREAD};
@@ -212,6 +213,16 @@ static void thread_options_without_a_row_are_refused(void)
         }
     }
     CU_ASSERT(refused >= 2); /* gauss-seidel and parallel-fast run on one thread */
+    /* an embedder's algorithm number past the table */
+    tlog log;
+    tlog_init(&log);
+    rtc_system_options o = {.has_algorithm = true, .algorithm = (rtc_master)rtc_master_count()};
+    rtc_system *sys = NULL;
+    CU_ASSERT_EQUAL(load(&o, &log, &sys), RTC_EINVAL);
+    CU_ASSERT_PTR_NULL(sys);
+    char want[64];
+    snprintf(want, sizeof want, "no master algorithm number %zu", rtc_master_count());
+    CU_ASSERT_TRUE(tlog_has(&log, want));
 }
 
 void rtc_test_register(void)

@@ -127,7 +127,8 @@ int rtc__master_check(rtc_system *sys)
                 "%s master without --iterate (units then step independently)", sys->path,
                 names);
     else
-        rtc_log(sys->lg, RTC_LOG_ERROR, "%s: no master algorithm %s", sys->path, name);
+        rtc_log(sys->lg, RTC_LOG_ERROR, "%s: no master algorithm number %d (there are %zu)",
+                sys->path, (int)sys->algorithm, rtc_master_count());
     return RTC_EINVAL;
 }
 
