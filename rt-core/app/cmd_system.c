@@ -37,9 +37,10 @@ static const char run_help[] =
     "System options (rtcosim run [options] SYSTEM): run a system of FMUs and I/O\n"
     "components described in SSP (.ssd, .ssp) as fast as possible with a master algorithm\n"
     "and write DIR/results.csv (one row per base tick, \"unit.variable\" columns) and\n"
-    "DIR/summary.json.\n"
-    "  --algorithm A        jacobi | gauss-seidel | parallel-fast (default: the file's, else\n"
-    "                       jacobi)\n"
+"DIR/summary.json.\n";
+
+/* the options after --algorithm, whose values come from the library (algorithm_list) */
+static const char run_help_options[] =
     "  --step H             communication step of every unit, seconds\n"
     "  --sync-step H        Parallel Fast synchronization step, seconds\n"
     "  --start T --stop T   times in seconds (default: DefaultExperiment)\n"
@@ -78,12 +79,30 @@ static const char run_common_help[] =
     "3 watchdog, 4 when a result file could not be written, 130/143 when stopped by\n"
     "SIGINT/SIGTERM (see the README's table).\n";
 
+/* The master algorithms the library has: "jacobi | gauss-seidel | parallel-fast" with
+ * @p sep " | ", or "jacobi, gauss-seidel or parallel-fast" with ", " and @p last " or ". */
+static const char *algorithm_list(char *buf, size_t cap, const char *sep, const char *last)
+{
+    size_t n = rtc_master_count(), len = 0;
+    buf[0] = '\0';
+    for (size_t m = 0; m < n && len < cap; m++)
+        len += (size_t)snprintf(buf + len, cap - len, "%s%s",
+                                m == 0 ? "" : m + 1 == n ? last : sep,
+                                rtc_master_name((rtc_master)m));
+    return buf;
+}
+
 void rtc_cli_run_help(void)
 {
+    char algos[256];
     fputs(run_usage, stdout);
     fputs(rtc_cli_fmu_help, stdout);
     fputs("\n", stdout);
     fputs(run_help, stdout);
+    printf("  --algorithm A        %s\n"
+           "                       (default: the file's, else %s)\n",
+           algorithm_list(algos, sizeof algos, " | ", " | "), rtc_master_name(RTC_MASTER_JACOBI));
+    fputs(run_help_options, stdout);
     fputs("\nReal-time options (rtcosim run [options] SYSTEM --realtime):\n", stdout);
     fputs(rtc_cli_rt_help, stdout);
     fputs("\nOperator session options (with --realtime; DIR also gets events.log, inputs.bin,\n"
@@ -168,12 +187,14 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
     while (st == RTC_EXIT_OK && (c = getopt_long(argc, argv, ":qvh", opts, NULL)) != -1) {
         long v = 0;
         switch (c) {
-        case O_ALGO:
+        case O_ALGO: {
+            char algos[256];
             o->so.has_algorithm = true;
             if (rtc_master_parse(optarg, &o->so.algorithm) != RTC_OK)
-                st = rtc_cli_usage_error(cmd, "--algorithm %s: expected jacobi, gauss-seidel or "
-                                         "parallel-fast", optarg);
+                st = rtc_cli_usage_error(cmd, "--algorithm %s: expected %s", optarg,
+                                         algorithm_list(algos, sizeof algos, ", ", " or "));
             break;
+        }
         case O_STEP: st = time_opt("step", optarg, &o->so.step_ns); break;
         case O_SYNC: st = time_opt("sync-step", optarg, &o->so.sync_step_ns); break;
         case O_START: o->so.has_start = true; st = time_opt("start", optarg, &o->so.start_ns); break;

@@ -11,7 +11,8 @@
  *
  * With WORKERS > 0 only Jacobi runs, on that many worker threads: every Lag instance
  * shares one owner (one FMU file), so the rows measure the per-tick hand-off between the
- * coordinator and the workers (system_workers.c) on top of the sequential engine.
+ * coordinator and the workers (system/src/masters/jacobi_workers.c) on top of the
+ * sequential engine.
  *
  * usage: bench_system LAG_FMU [UNIT_STEPS [WORKERS]]
  */

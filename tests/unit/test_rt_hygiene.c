@@ -18,7 +18,7 @@
  * System calls: at the first loop boundary (exec hook, on the RT thread) the test installs
  * a seccomp filter on the RT thread alone (no root needed: PR_SET_NO_NEW_PRIVS first).
  * It lets through clock_nanosleep and futex (the design: the pacing sleep, the worker and
- * substitute hand-offs of system_workers.c / system_async.c), rt_sigreturn (the return
+ * substitute hand-offs of masters/jacobi_workers.c and substitute.c), rt_sigreturn (the return
  * from the tracer's own handler) and what the thread needs to end after its loop
  * (getrusage, exit, munmap, madvise, mprotect, sigaltstack, rt_sigprocmask); every other
  * call traps (SECCOMP_RET_TRAP): the SIGSYS handler records its number in a preallocated

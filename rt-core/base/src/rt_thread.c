@@ -13,8 +13,9 @@
  * thread to the rtlog of its options (so rtc_log() on it never formats: rtcosim/rtlog.h).
  * This is the one creator of threads in the library (tests/check/check_sources.py fails on a
  * pthread_create anywhere else): the executive's RT thread, the Jacobi workers
- * (system_workers.c), the substitute units (system_async.c), the drivers' I/O threads,
- * and with priority 0 the recorder, monitor, watchdog, session writer, control surface.
+ * (masters/jacobi_workers.c), the substitute units (masters/substitute.c), the drivers' I/O
+ * threads, and with priority 0 the recorder, monitor, watchdog, session writer, control
+ * surface.
  */
 #include "rtcosim/rt.h"
 #include "rtcosim/rtlog.h"

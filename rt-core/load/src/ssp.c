@@ -474,12 +474,6 @@ const char *rtc_ssp_step_source_name(rtc_ssp_step_source src)
     return (unsigned)src < sizeof names / sizeof names[0] ? names[src] : "?";
 }
 
-const char *rtc_ssp_algorithm_name(rtc_ssp_algorithm a)
-{
-    static const char *const names[] = {"jacobi", "gauss-seidel", "parallel-fast"};
-    return (unsigned)a < sizeof names / sizeof names[0] ? names[a] : "?";
-}
-
 const char *rtc_ssp_overrun_name(rtc_ssp_overrun o)
 {
     static const char *const names[] = {"catch-up", "skip", "substitute", "stop"};

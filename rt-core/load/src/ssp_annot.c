@@ -157,7 +157,6 @@ static int read_realtime(rtc__ssp_load *L, const xmlNode *n)
                                         "priority", "cpu", "overrun", "maxOverruns",
                                         "estimator", "decimation", "record", "expose",
                                         "deadman", NULL};
-    static const char *const algos[] = {"jacobi", "gauss-seidel", "parallel-fast", NULL};
     static const char *const overruns[] = {"catch-up", "skip", "substitute", "stop", NULL};
     rtc_ssp_realtime *rt = &L->ssp->realtime;
     if (rt->present) {
@@ -174,9 +173,10 @@ static int read_realtime(rtc__ssp_load *L, const xmlNode *n)
         rt->step_line = rt->line;
     }
     positive_time(L, n, "syncStep", &rt->sync_step_ns, &rt->has_sync_step);
+    /* the masters are the system layer's: it checks the name (rtcosim/system.h) */
+    if (rtc__ssp_dup(rtc__xml_attr(n, "algorithm"), &rt->algorithm))
+        return RTC_ENOMEM;
     int v = 0;
-    rtc__ssp_fail(L, rtc__xml_attr_enum(&L->x, n, "algorithm", algos, &v, &rt->has_algorithm));
-    rt->algorithm = (rtc_ssp_algorithm)v;
     rtc__ssp_fail(L, rtc__xml_attr_enum(&L->x, n, "overrun", overruns, &v, &rt->has_overrun));
     rt->overrun = (rtc_ssp_overrun)v;
     int rc = read_rt_numbers(L, n, rt);
@@ -382,6 +382,7 @@ void rtc__ssp_finish_realtime(rtc__ssp_load *L)
 void rtc__ssp_realtime_clear(rtc_ssp_realtime *rt)
 {
     free(rt->estimator);
+    free(rt->algorithm);
     for (size_t i = 0; rt->record && i < rt->n_record; i++)
         free(rt->record[i]);
     free(rt->record);

@@ -1,22 +1,17 @@
 /*
- * The runtime state of a system (rtcosim/system.h): the buffers that carry values between
- * units, the links that convert them, initialization, the recording view and accessors.
- * The stepping algorithms are in master.c, building and validation in system_load.c.
- *
- * Visibility rule: a unit's outputs for t + h (computed when it steps from t) sit in its
- * "nxt" buffer and are read by a consumer only once the consumer's query time has reached
- * t + h; otherwise the consumer reads "cur", the outputs at the unit's last step end. With
- * this one rule Jacobi (query at t), Gauss-Seidel (query at the end of the consumer's
- * step) and multi-rate sample-and-hold all follow, and results never depend on how fast
- * the machine steps.
+ * The runtime state of a system (rtcosim/system.h): the buffers sized before the run,
+ * the recording view, initialization, stepping through the chosen master, accessors and
+ * teardown. The value path between units is in system_exchange.c, the masters in
+ * masters/, building and validation in system_load.c.
  */
 #include "system_priv.h"
+
+#include "masters/master_priv.h"
 
 #include "rtcosim/nonfinite.h"
 
 #include "rtcosim/status.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,25 +160,6 @@ static int build_inputs(rtc_system *sys, size_t u)
     return RTC_OK;
 }
 
-/* Parallel Fast snapshots and strong-coupling iterates, only where used. */
-static int build_extras(rtc_system *sys, sys_unit *u)
-{
-    u->snap_zeta[0] = u->snap_zeta[1] = -1;
-    for (int t = 0; sys->algorithm == RTC_MASTER_PARALLEL_FAST && t < RTC_TYPE_COUNT; t++) {
-        for (int s = 0; s < 2 && u->obs[t].n_values; s++) {
-            u->snap[s][t] = calloc(u->obs[t].n_values, rtc_type_size((rtc_type)t));
-            if (!u->snap[s][t])
-                return RTC_ENOMEM;
-        }
-    }
-    if (u->in_loop) {
-        u->iter_prev = calloc(u->obs[RTC_TYPE_FLOAT64].n_values + 1, sizeof(double));
-        if (!u->iter_prev)
-            return RTC_ENOMEM;
-    }
-    return RTC_OK;
-}
-
 /* Delayed links keep the source's samples still in flight: delay / source step + 2. */
 static int build_delays(rtc_system *sys)
 {
@@ -208,8 +184,6 @@ static int build_buffers(rtc_system *sys)
         int rc = build_obs(sys, u);
         if (rc == RTC_OK)
             rc = build_inputs(sys, u);
-        if (rc == RTC_OK)
-            rc = build_extras(sys, &sys->units[u]);
         if (rc != RTC_OK)
             return rc;
     }
@@ -220,193 +194,6 @@ static int build_buffers(rtc_system *sys)
                      l->src_elem;
     }
     return RTC_OK;
-}
-
-/* ---- moving values ---- */
-
-/* Strings and binaries point into the unit's memory until its next call: keep copies. */
-static void copy_indirect(obs_group *g, rtc_type type, void *arr, char *store)
-{
-    for (size_t e = 0; e < g->n_values; e++) {
-        char *dst = store + e * RTC_SYS_STR_CAP;
-        if (type == RTC_TYPE_STRING) {
-            const char *s = ((const char **)arr)[e];
-            snprintf(dst, RTC_SYS_STR_CAP, "%s", s ? s : "");
-            ((const char **)arr)[e] = dst;
-        } else {
-            rtc_binary *b = &((rtc_binary *)arr)[e];
-            size_t n = b->size < RTC_SYS_STR_CAP ? b->size : RTC_SYS_STR_CAP;
-            if (n)
-                memcpy(dst, b->data, n);
-            *b = (rtc_binary){(const uint8_t *)dst, n};
-        }
-    }
-}
-
-int rtc__sys_fetch(rtc_system *sys, sys_unit *u, bool into_nxt)
-{
-    (void)sys;
-    for (int t = 0; t < RTC_TYPE_COUNT; t++) {
-        obs_group *g = &u->obs[t];
-        if (!g->n_vr)
-            continue;
-        void *arr = into_nxt ? g->nxt : g->cur;
-        int rc = u->unit->ops->get(u->unit->self, (rtc_type)t, g->vr, g->n_vr, arr, g->n_values);
-        if (rc != RTC_OK)
-            return rc;
-        if (g->str_cur)
-            copy_indirect(g, (rtc_type)t, arr, into_nxt ? g->str_nxt : g->str_cur);
-    }
-    return RTC_OK;
-}
-
-static rtc_value convert(const sys_link *l, rtc_value v)
-{
-    if (l->mode == LINK_COPY)
-        return v;
-    if (l->mode == LINK_AFFINE)
-        return rtc_value_from_double(l->dst_type,
-                                     l->k * rtc_value_to_double(l->src_type, v) + l->d);
-    int64_t key = l->src_type == RTC_TYPE_BOOL ? v.b : (int64_t)rtc_value_to_double(l->src_type, v);
-    for (size_t i = 0; i < l->n_map; i++)
-        if (l->map[i].from == key)
-            return rtc_value_from_double(l->dst_type, (double)l->map[i].to);
-    return rtc_value_from_double(l->dst_type, (double)key); /* unmapped values pass unchanged */
-}
-
-/* The source buffer a consumer querying at @p q_ns sees, and its time. */
-static const void *visible(const sys_unit *s, rtc_type t, int64_t q_ns, int64_t *t_ns)
-{
-    if (s->has_nxt && s->t_nxt_ns <= q_ns) {
-        *t_ns = s->t_nxt_ns;
-        return s->obs[t].nxt;
-    }
-    *t_ns = s->t_cur_ns;
-    return s->obs[t].cur;
-}
-
-/* The estimator's value at q; a FAULT quality (stale beyond the limit under the fault
- * policy) marks the link so that the master stops the run at this step. */
-static double estimate(sys_link *l, int64_t q_ns, double fallback)
-{
-    rtc_est_out o;
-    int q = rtc_est_query(l->est, q_ns, &o);
-    if (q == RTC_EST_FAULT)
-        l->fault = true;
-    return q >= 0 && q != RTC_EST_NODATA ? o.value : fallback;
-}
-
-/* A delayed link: record the source's newest sample, then deliver (to the estimator, or
- * as the held value) every sample that has arrived by q, i.e. sampled at or before
- * q − delay. Until the first arrival the oldest known value is held. */
-static void apply_delayed(sys_link *l, double x, int64_t t_src, int64_t q_ns, void *dst)
-{
-    size_t last = (l->hist_first + l->hist_n + l->hist_cap - 1) % l->hist_cap;
-    if (l->hist_n == 0 || l->hist[last].t_ns < t_src) {
-        if (l->hist_n == l->hist_cap) { /* cannot happen with the sized ring; stay safe */
-            l->hist_first = (l->hist_first + 1) % l->hist_cap;
-            l->hist_n--;
-            l->hist_arrived -= l->hist_arrived > 0;
-        }
-        l->hist[(l->hist_first + l->hist_n++) % l->hist_cap] = (struct delayed){t_src, x};
-    }
-    double held = l->hist[l->hist_first].v;
-    while (l->hist_arrived < l->hist_n) {
-        const struct delayed *d = &l->hist[(l->hist_first + l->hist_arrived) % l->hist_cap];
-        if (d->t_ns > q_ns - l->delay_ns)
-            break;
-        if (l->est) {
-            rtc_est_sample smp = {.t_ns = d->t_ns, .value = d->v, .arrival_ns = d->t_ns + l->delay_ns};
-            rtc_est_push_monitored(l->est, &smp, &l->errmon);
-        }
-        l->hist_arrived++;
-    }
-    /* keep the newest arrived sample as the held value; drop older ones */
-    while (l->hist_arrived > 1) {
-        l->hist_first = (l->hist_first + 1) % l->hist_cap;
-        l->hist_n--;
-        l->hist_arrived--;
-    }
-    held = l->hist_arrived ? l->hist[l->hist_first].v : held;
-    if (l->est && l->hist_arrived)
-        held = estimate(l, q_ns, held);
-    rtc_value w = convert(l, rtc_value_from_double(l->src_type, held));
-    rtc_value_store(l->dst_type, &w, dst, l->dst_off);
-}
-
-void rtc__sys_link_apply(rtc_system *sys, sys_link *l, int64_t q_ns, const void *src_override)
-{
-    const sys_unit *s = &sys->units[l->src];
-    int64_t t_src = q_ns;
-    const void *src = src_override ? src_override : visible(s, l->src_type, q_ns, &t_src);
-    void *dst = sys->units[l->dst].in[l->dst_type].values;
-    if (l->delay_ns) {
-        double x = rtc_value_to_double(l->src_type, rtc_value_load(l->src_type, src, l->src_off));
-        apply_delayed(l, x, t_src, q_ns, dst);
-        return;
-    }
-    if (l->est) {
-        /* Estimated link: feed the source's newest value once, then ask for time q. */
-        rtc_value v = rtc_value_load(l->src_type, src, l->src_off);
-        if (t_src > l->fed_ns) {
-            rtc_est_sample smp = {.t_ns = t_src, .value = rtc_value_to_double(l->src_type, v),
-                                  .arrival_ns = q_ns};
-            rtc_est_push_monitored(l->est, &smp, &l->errmon);
-            l->fed_ns = t_src;
-        }
-        double x = estimate(l, q_ns, rtc_value_to_double(l->src_type, v));
-        v = rtc_value_from_double(l->src_type, x);
-        rtc_value w = convert(l, v);
-        rtc_value_store(l->dst_type, &w, dst, l->dst_off);
-        return;
-    }
-    for (size_t e = 0; e < l->count; e++) {
-        rtc_value w = convert(l, rtc_value_load(l->src_type, src, l->src_off + e));
-        rtc_value_store(l->dst_type, &w, dst, l->dst_off + e);
-    }
-}
-
-void rtc__sys_inputs_at(rtc_system *sys, sys_unit *u, int64_t q_ns)
-{
-    for (size_t i = 0; i < u->n_links_in; i++)
-        rtc__sys_link_apply(sys, &sys->links[u->links_in[i]], q_ns, NULL);
-}
-
-int rtc__sys_set_inputs(rtc_system *sys, sys_unit *u)
-{
-    (void)sys;
-    for (int t = 0; t < RTC_TYPE_COUNT; t++) {
-        in_group *g = &u->in[t];
-        if (!g->n_vr)
-            continue;
-        int rc = u->unit->ops->set(u->unit->self, (rtc_type)t, g->vr, g->n_vr, g->values,
-                                   g->n_values);
-        if (rc != RTC_OK)
-            return rc;
-    }
-    return RTC_OK;
-}
-
-/* Swap the buffers of every unit whose next outputs have become current at tick k. */
-void rtc__sys_promote(rtc_system *sys)
-{
-    int64_t t = sys->k * sys->tick_ns;
-    for (size_t i = 0; i < sys->n_units; i++) {
-        sys_unit *u = &sys->units[i];
-        if (!u->has_nxt || u->t_nxt_ns > t)
-            continue;
-        for (int ty = 0; ty < RTC_TYPE_COUNT; ty++) {
-            obs_group *g = &u->obs[ty];
-            void *p = g->cur;
-            g->cur = g->nxt;
-            g->nxt = p;
-            char *s = g->str_cur;
-            g->str_cur = g->str_nxt;
-            g->str_nxt = s;
-        }
-        u->t_cur_ns = u->t_nxt_ns;
-        u->has_nxt = false;
-    }
 }
 
 /* ---- the recording view: get() answers from what is visible at the current tick ---- */
@@ -576,11 +363,11 @@ static int settle_coupling(rtc_system *sys)
 {
     int rc = RTC_OK;
     for (size_t pass = 0; rc == RTC_OK && pass <= sys->n_units; pass++) {
-        rc = rtc__workers_run(sys, job_fetch_cur, NULL);
+        rc = rtc__master_each(sys, job_fetch_cur, NULL);
         for (size_t i = 0; rc == RTC_OK && i < sys->n_links; i++)
             rtc__sys_link_apply(sys, &sys->links[i], 0, NULL);
         if (rc == RTC_OK)
-            rc = rtc__workers_run(sys, job_set_inputs, NULL);
+            rc = rtc__master_each(sys, job_set_inputs, NULL);
     }
     return rc;
 }
@@ -590,20 +377,18 @@ int rtc_system_init(rtc_system *sys)
     int rc = build_buffers(sys);
     if (rc == RTC_OK)
         rc = rtc__sys_nonfinite_init(sys);
-    if (rc == RTC_OK && sys->n_workers)
-        rc = rtc__workers_start(sys, sys->n_workers);
-    if (rc == RTC_OK && sys->substitute)
-        rc = rtc__async_start(sys);
     if (rc == RTC_OK)
-        rc = rtc__workers_run(sys, job_instantiate, NULL);
+        rc = rtc__master_arm(sys); /* its threads make the units' calls from here on */
     if (rc == RTC_OK)
-        rc = rtc__workers_run(sys, job_enter_init, NULL);
+        rc = rtc__master_each(sys, job_instantiate, NULL);
+    if (rc == RTC_OK)
+        rc = rtc__master_each(sys, job_enter_init, NULL);
     if (rc == RTC_OK)
         rc = settle_coupling(sys);
     if (rc == RTC_OK)
-        rc = rtc__workers_run(sys, job_exit_init, NULL);
+        rc = rtc__master_each(sys, job_exit_init, NULL);
     if (rc == RTC_OK)
-        rc = rtc__workers_run(sys, job_fetch_cur, NULL);
+        rc = rtc__master_each(sys, job_fetch_cur, NULL);
     sys->initialized = rc == RTC_OK;
     sys->failed = rc == RTC_EFMU || rc == RTC_EFATAL;
     sys->k = 0;
@@ -620,23 +405,6 @@ int rtc_system_step(rtc_system *sys)
 }
 
 /* ---- accessors and teardown ---- */
-
-const char *rtc_master_name(rtc_master m)
-{
-    static const char *const names[] = {"jacobi", "gauss-seidel", "parallel-fast"};
-    return (unsigned)m < 3 ? names[m] : "?";
-}
-
-int rtc_master_parse(const char *name, rtc_master *out)
-{
-    for (int m = 0; m < 3; m++) {
-        if (!strcmp(name, rtc_master_name((rtc_master)m))) {
-            *out = (rtc_master)m;
-            return RTC_OK;
-        }
-    }
-    return RTC_EPARSE;
-}
 
 unsigned rtc_system_warnings(const rtc_system *sys) { return sys->warnings; }
 int64_t rtc_system_time_ns(const rtc_system *sys) { return sys->k * sys->tick_ns; }
@@ -659,30 +427,6 @@ void rtc_system_set_unit_timer(rtc_system *sys, rtc_unit_timer fn, void *user)
     sys->unit_timer_user = user;
 }
 
-void rtc_system_set_step_deadline(rtc_system *sys, int64_t mono_ns)
-{
-    sys->step_deadline_ns = mono_ns;
-}
-
-uint64_t rtc_system_late_steps(const rtc_system *sys)
-{
-    return sys->late_steps;
-}
-
-int rtc_system_use_substitute(rtc_system *sys)
-{
-    if (sys->initialized)
-        return RTC_ESTATE;
-    if (sys->algorithm != RTC_MASTER_JACOBI || sys->iterate || sys->n_workers) {
-        rtc_log(sys->lg, RTC_LOG_ERROR, "%s: the substitute overrun policy steps every unit "
-                "on its own thread: it needs the jacobi master, without --iterate or --workers",
-                sys->path);
-        return RTC_EINVAL;
-    }
-    sys->substitute = true;
-    return RTC_OK;
-}
-
 int rtc_system_set_threads(rtc_system *sys, int priority, int rt_cpu)
 {
     if (sys->initialized)
@@ -691,11 +435,6 @@ int rtc_system_set_threads(rtc_system *sys, int priority, int rt_cpu)
     sys->threads.cpu = rt_cpu;
     sys->threads.avoid_cpu = true;
     return RTC_OK;
-}
-
-bool rtc_system_substitutes(const rtc_system *sys)
-{
-    return sys->substitute;
 }
 
 const rtc_system_rt_hints *rtc_system_rt(const rtc_system *sys)
@@ -754,17 +493,6 @@ void rtc_system_link_stats(const rtc_system *sys, size_t i, rtc_link_stats *out)
     };
 }
 
-void rtc_system_on_sync(rtc_system *sys, rtc_sync_hook hook, void *user)
-{
-    sys->sync_hook = hook;
-    sys->sync_user = user;
-}
-
-void rtc_system_coupling_stats(const rtc_system *sys, rtc_coupling_stats *out)
-{
-    *out = sys->coupling;
-}
-
 void rtc_system_unit_event_stats(const rtc_system *sys, size_t i, rtc_unit_event_stats *out)
 {
     const sys_unit *u = &sys->units[i];
@@ -799,10 +527,7 @@ static void free_unit(sys_unit *u)
         free(g->str_nxt);
         free(u->in[t].vr);
         free(u->in[t].values);
-        free(u->snap[0][t]);
-        free(u->snap[1][t]);
     }
-    free(u->iter_prev);
     free(u->links_in);
     free(u->name);
     free(u->source);
@@ -812,9 +537,8 @@ void rtc_system_free(rtc_system *sys)
 {
     if (!sys)
         return;
-    rtc__workers_run(sys, job_release, NULL);
-    rtc__workers_stop(sys);
-    rtc__async_stop(sys);
+    rtc__master_each(sys, job_release, NULL);
+    rtc__master_free(sys);
     for (size_t i = 0; i < sys->n_units; i++)
         free_unit(&sys->units[i]);
     for (size_t i = 0; i < sys->n_links; i++) {

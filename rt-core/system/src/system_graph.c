@@ -360,8 +360,9 @@ static int gs_order(rtc_system *sys, const graph *g, bool report)
                 const sys_link *l = &sys->links[i];
                 if (l->dst == v && !done[l->src] && l->src != v && !l->break_loop) {
                     rtc_log(sys->lg, RTC_LOG_WARNING,
-                            "%s:%u: gauss-seidel: loop cut at %s (declaration order); mark another "
-                            "connection with breakLoop to choose", l->file, l->line, l->desc);
+                            "%s:%u: %s: loop cut at %s (declaration order); mark another "
+                            "connection with breakLoop to choose", l->file, l->line,
+                            rtc_master_name(sys->algorithm), l->desc);
                     sys->warnings++;
                 }
             }

@@ -2,7 +2,7 @@
  * Building one link from an SSP connection: endpoint checks (the variables exist, the
  * causalities fit, an input is fed once), type compatibility, unit conversion between the
  * two connectors' units, the SSP transformation, and the link's estimator. Everything a
- * link does at run time is decided here; master.c only applies it.
+ * link does at run time is decided here; system_exchange.c only applies it.
  */
 #include "system_priv.h"
 

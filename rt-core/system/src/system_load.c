@@ -5,6 +5,8 @@
  */
 #include "system_priv.h"
 
+#include "masters/master_priv.h"
+
 #include "rtcosim/sha256.h"
 #include "rtcosim/ssp.h"
 #include "rtcosim/status.h"
@@ -411,10 +413,11 @@ static unsigned resolve_timing(rtc_system *sys, const rtc_ssp *ssp, const rtc_sy
         }
         tick = rtc_time_gcd(tick, u->step_ns);
     }
-    if (sys->algorithm == RTC_MASTER_PARALLEL_FAST) {
+    const rtc__master_ops *m = rtc__master_algorithm(sys->algorithm);
+    if (m && m->sync_step) {
         if (sys->sync_ns <= 0) {
-            rtc_log(sys->lg, RTC_LOG_ERROR, "%s: parallel-fast needs a synchronization step "
-                    "(--sync-step, or syncStep in the org.rtcosim.realtime annotation)", sys->path);
+            rtc_log(sys->lg, RTC_LOG_ERROR, "%s: %s needs a synchronization step (--sync-step, "
+                    "or syncStep in the org.rtcosim.realtime annotation)", sys->path, m->name);
             errors++;
         }
         tick = rtc_time_gcd(tick, sys->sync_ns > 0 ? sys->sync_ns : tick);
@@ -436,12 +439,34 @@ static int64_t fmu_default_step(const rtc_system *sys)
     return best;
 }
 
-static void resolve_settings(rtc_system *sys, const rtc_ssp *ssp, const rtc_system_options *o)
+/* The annotation's algorithm (XML white space around the name allowed); 0 or 1 error. */
+static unsigned file_algorithm(rtc_system *sys, const rtc_ssp *ssp, rtc_master *out)
+{
+    const char *s = ssp->realtime.algorithm;
+    char name[64];
+    size_t b = strspn(s, " \t\r\n"), n = strlen(s + b);
+    while (n && strchr(" \t\r\n", s[b + n - 1]))
+        n--;
+    snprintf(name, sizeof name, "%.*s", (int)n, s + b);
+    if (n < sizeof name && rtc_master_parse(name, out) == RTC_OK)
+        return 0;
+    char list[256] = "";
+    for (size_t m = 0, len = 0; m < rtc_master_count() && len < sizeof list; m++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", m ? ", " : "",
+                                rtc_master_name((rtc_master)m));
+    rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: RealTime algorithm: \"%s\" is not one of %s",
+            ssp->display_path, ssp->realtime.line, s, list);
+    return 1;
+}
+
+/* The options over the file's settings; returns the number of errors (logged). */
+static unsigned resolve_settings(rtc_system *sys, const rtc_ssp *ssp,
+                                 const rtc_system_options *o)
 {
     const rtc_ssp_realtime *rt = ssp ? &ssp->realtime : NULL;
-    sys->algorithm = o->has_algorithm          ? o->algorithm
-                     : rt && rt->has_algorithm ? (rtc_master)rt->algorithm
-                                               : RTC_MASTER_JACOBI;
+    rtc_master file = RTC_MASTER_JACOBI; /* the default: the table's first algorithm */
+    unsigned errors = rt && rt->algorithm ? file_algorithm(sys, ssp, &file) : 0;
+    sys->algorithm = o->has_algorithm ? o->algorithm : file;
     sys->sync_ns = o->sync_step_ns ? o->sync_step_ns : rt && rt->has_sync_step ? rt->sync_step_ns : 0;
     sys->start_ns = o->has_start ? o->start_ns : ssp && ssp->has_start ? ssp->start_ns : 0;
     if (o->has_stop)
@@ -455,6 +480,7 @@ static void resolve_settings(rtc_system *sys, const rtc_ssp *ssp, const rtc_syst
     sys->substitute = o->substitute;
     sys->tol = o->tolerance > 0 ? o->tolerance : 1e-10;
     sys->max_iter = o->max_iterations ? o->max_iterations : 50;
+    return errors;
 }
 
 static unsigned add_links(rtc_system *sys, const rtc_ssp *ssp)
@@ -499,12 +525,11 @@ static void copy_rt_hints(rtc_system *sys, const rtc_ssp_realtime *r)
 
 static int build_from_ssp(rtc_system *sys, const rtc_ssp *ssp, const rtc_system_options *o)
 {
-    resolve_settings(sys, ssp, o);
+    unsigned errors = resolve_settings(sys, ssp, o);
     copy_rt_hints(sys, &ssp->realtime);
     sys->units = calloc(ssp->n_components + 1, sizeof *sys->units);
     if (!sys->units)
         return RTC_ENOMEM;
-    unsigned errors = 0;
     for (size_t i = 0; i < ssp->n_components; i++) {
         const rtc_ssp_component *c = &ssp->components[i];
         rtc_unit_spec spec = {0};
@@ -577,24 +602,18 @@ static bool ends_with(const char *s, const char *suffix)
 
 static int validate(rtc_system *sys)
 {
-    if (sys->substitute) { /* the same checks as switching to it later */
-        sys->substitute = false;
-        int src = rtc_system_use_substitute(sys);
-        if (src != RTC_OK)
-            return src;
-    }
-    if (sys->n_workers && (sys->algorithm != RTC_MASTER_JACOBI || sys->iterate)) {
-        rtc_log(sys->lg, RTC_LOG_ERROR, "%s: parallel stepping on worker threads needs the "
-                "jacobi master without --iterate (units then step independently)", sys->path);
-        return RTC_EINVAL;
-    }
+    /* a master runs the algorithm with the thread options (--workers, substitute) */
+    int mrc = rtc__master_check(sys);
+    if (mrc != RTC_OK)
+        return mrc;
     if (sys->stop_ns % sys->tick_ns) {
         rtc_log(sys->lg, RTC_LOG_WARNING, "%s: the stop time is not a multiple of the base tick "
                 "(%lld ns): the run ends at the last whole tick", sys->path,
                 (long long)sys->tick_ns);
         sys->warnings++;
     }
-    int rc = rtc__sys_order(sys, sys->algorithm == RTC_MASTER_GAUSS_SEIDEL);
+    const rtc__master_ops *m = rtc__master_algorithm(sys->algorithm);
+    int rc = rtc__sys_order(sys, m->in_order);
     if (rc == RTC_OK)
         sys->warnings += rtc__sys_find_loops(sys, RTC_LOG_WARNING);
     return rc;

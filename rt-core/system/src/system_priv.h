@@ -1,7 +1,9 @@
 /*
- * Internals of rtcosim/system.h shared by system.c (runtime state, initialization,
- * recording views), system_load.c (building and validation), system_graph.c (dependency
- * analysis) and master.c (the stepping algorithms).
+ * Internals of rtcosim/system.h: the system model that every file of the layer shares —
+ * system.c (runtime state, initialization, recording views), system_exchange.c (the value
+ * path), system_load.c and system_link.c (building and validation), system_graph.c
+ * (dependency analysis), nonfinite.c, and the masters (masters/master_priv.h, which adds
+ * the strategies' interface on top of this one).
  *
  * Value flow of one unit u:
  *   links → in[type].values ──set──▶ FMU ──do_step──▶ ──get──▶ obs[type].nxt  (time t_nxt)
@@ -17,12 +19,10 @@
 #include "rtcosim/rtc_config.h"
 #include "rtcosim/system.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
-
 #define RTC_SYS_STR_CAP RTC_MAX_STRING_BYTES /* bytes kept per observed string value */
 
 typedef struct rtc_async_unit rtc_async_unit;
+struct rtc__master_ops;
 
 /* Variables of one type that the system reads from a unit after each step. */
 typedef struct obs_group {
@@ -54,17 +54,15 @@ typedef struct sys_unit {
     bool has_nxt;
     size_t *links_in;     /* links whose destination is this unit */
     size_t n_links_in;
-    size_t owner;         /* thread that makes every call of this unit (0: coordinator) */
     bool io;              /* exchanges with the outside (ops->refresh): never steps */
-    rtc_async_unit *as;   /* substitute policy: the unit's own thread */
-    bool due_now;         /* Jacobi with workers: steps in the current tick */
+    unsigned line;        /* declaration in the system file */
+    /* Set by the armed master (masters/): who calls the unit, strong coupling's buffers */
+    size_t owner;         /* worker thread that makes every call of this unit (0: the
+                             stepping thread), jacobi_workers.c */
+    rtc_async_unit *as;   /* the unit's own thread (substitute.c), or NULL */
+    bool in_loop;         /* member of an iterated algebraic loop (system_graph.c) */
     void *state;          /* saved FMU state (strong coupling) */
     double *iter_prev;    /* Float64 outputs of the previous iterate (strong coupling) */
-    bool in_loop;         /* member of an iterated algebraic loop */
-    unsigned line;        /* declaration in the system file */
-    /* Parallel Fast: outputs at the unit's last qualifying step end, tagged by interval */
-    void *snap[2][RTC_TYPE_COUNT];
-    int64_t snap_zeta[2];
     /* Events inside the unit's steps (rtc_step_result), written only by the thread that
      * steps it; read by the RT thread after the tick's steps joined, or after the run. */
     uint64_t events, early_returns;
@@ -115,8 +113,6 @@ typedef struct var_req {
     size_t unit, var;
 } var_req;
 
-typedef struct rtc_workers rtc_workers;
-
 struct rtc_system {
     const rtc_logger *lg;
     char *path;
@@ -145,9 +141,11 @@ struct rtc_system {
     bool substitute;        /* each unit on its own thread, late units left running */
     int64_t step_deadline_ns; /* substitute: CLOCK_MONOTONIC budget of the current step */
     uint64_t late_steps;    /* substitute: steps that missed their budget */
-    rtc_workers *workers;   /* running worker threads, or NULL */
     rtc_rt_thread_opts threads; /* attributes of worker and substitute threads */
-    _Atomic uint32_t async_done, async_waiters; /* substitute: steps finished (futex word) */
+    /* the strategy rtc_system_init() armed (masters/master_priv.h), or NULL, and its own
+     * state (threads, snapshots) */
+    const struct rtc__master_ops *master;
+    void *master_state;
     unsigned warnings;
     /* strong coupling */
     bool iterate;
@@ -157,7 +155,6 @@ struct rtc_system {
     /* Parallel Fast */
     rtc_sync_hook sync_hook;
     void *sync_user;
-    rtc_sync_event pf_event; /* the interval being collected */
     /* timer around each unit's do_step (rtc_system_set_unit_timer) */
     rtc_unit_timer unit_timer;
     void *unit_timer_user;
@@ -183,6 +180,8 @@ struct rtc_system {
 
 /* system.c */
 int rtc__sys_observe(rtc_system *sys, size_t unit, size_t var);
+
+/* system_exchange.c: the value path (RT-safe) */
 void rtc__sys_link_apply(rtc_system *sys, sys_link *l, int64_t q_ns, const void *src_override);
 int rtc__sys_fetch(rtc_system *sys, sys_unit *u, bool into_nxt);
 int rtc__sys_set_inputs(rtc_system *sys, sys_unit *u);
@@ -199,27 +198,9 @@ bool rtc__sys_unit_base(const struct rtc_ssp *ssp, const rtc_model_desc *md, con
                         rtc_base_unit *out);
 bool rtc__sys_same_dimension(const rtc_base_unit *a, const rtc_base_unit *b);
 
-/* system_workers.c: run a job for every unit on the unit's owner thread, in parallel;
- * without workers, sequentially on the caller. Returns the first unit's error. */
-typedef int (*rtc__unit_job)(rtc_system *sys, sys_unit *u, void *arg);
-int rtc__workers_start(rtc_system *sys, size_t n);
-int rtc__workers_run(rtc_system *sys, rtc__unit_job job, void *arg);
-void rtc__workers_stop(rtc_system *sys);
-
-/* system_async.c: the substitute policy's per-unit threads */
-int rtc__async_start(rtc_system *sys);
-int rtc__async_run_all(rtc_system *sys, rtc__unit_job job, void *arg);
-int rtc__async_tick(rtc_system *sys, int64_t t);
-void rtc__async_stop(rtc_system *sys);
-
 /* nonfinite.c: size the system's tracker (init), check the visible values (each step) */
 int rtc__sys_nonfinite_init(rtc_system *sys);
 void rtc__sys_nonfinite_scan(rtc_system *sys);
-
-/* master.c */
-int rtc__master_tick(rtc_system *sys);
-/* Count the events a unit's step reported (on the thread that stepped it). RT-safe. */
-void rtc__sys_count_events(sys_unit *u, const rtc_step_result *res);
 
 /* system_graph.c: Gauss-Seidel order and algebraic-loop detection (logged). Returns the
  * number of algebraic loops found. */

@@ -285,14 +285,6 @@ typedef struct rtc_ssp_param {
     unsigned n_targets;
 } rtc_ssp_param;
 
-/** Master algorithm; same order as rtc_master in rtcosim/system.h, so the system builder
- *  can convert with a cast (or by name with rtc_ssp_algorithm_name + rtc_master_parse). */
-typedef enum {
-    RTC_SSP_ALGO_JACOBI = 0,
-    RTC_SSP_ALGO_GAUSS_SEIDEL,
-    RTC_SSP_ALGO_PARALLEL_FAST,
-} rtc_ssp_algorithm;
-
 /** Overrun policy of the real-time loop. */
 typedef enum {
     RTC_SSP_OVERRUN_CATCH_UP = 0,
@@ -310,8 +302,10 @@ typedef struct rtc_ssp_realtime {
     int64_t base_step_ns;
     rtc_ssp_step_source step_source;
     unsigned step_line; /**< line of the element the base step came from */
-    bool has_algorithm;
-    rtc_ssp_algorithm algorithm;
+    /** Master algorithm as written, or NULL. The masters belong to the system layer: the
+     *  system builder checks the name (rtc_master_parse() of rtcosim/system.h) and reports
+     *  an unknown one at this element's line. */
+    char *algorithm;
     bool has_sync_step;
     int64_t sync_step_ns;
     bool has_rtf;
@@ -416,8 +410,6 @@ RTC_RT_SAFE const char *rtc_ssp_kind_name(rtc_ssp_kind kind);
 /** "none", "org.rtcosim.realtime", "com.opensimulationplatform", "org.openmodelica",
  *  "com.avl.model.connect.ssp.task". RT-safe: yes. */
 RTC_RT_SAFE const char *rtc_ssp_step_source_name(rtc_ssp_step_source src);
-/** "jacobi", "gauss-seidel", "parallel-fast". RT-safe: yes. */
-RTC_RT_SAFE const char *rtc_ssp_algorithm_name(rtc_ssp_algorithm a);
 /** "catch-up", "skip", "substitute", "stop". RT-safe: yes. */
 RTC_RT_SAFE const char *rtc_ssp_overrun_name(rtc_ssp_overrun o);
 

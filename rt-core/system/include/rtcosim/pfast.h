@@ -14,9 +14,10 @@
  * qualifies (n >= 1 makes (n-1)·h_i < 0 impossible).
  *
  * This header holds three layers:
- *   1. the rule itself for the master at run time: rtc_pf_qualifies(), the per-unit
- *      iterator rtc_pf_iter and rtc_pf_events() (who qualifies, which links exchange);
- *      all RT-safe, no allocation;
+ *   1. the rule itself at run time: rtc_pf_qualifies() (the Parallel Fast master asks
+ *      it at every step end, system/src/masters/parallel_fast.c), the per-unit iterator
+ *      rtc_pf_iter and rtc_pf_events() (who qualifies, which links exchange) for walking
+ *      intervals in order; all RT-safe, no allocation;
  *   2. the paper's model-free estimators for choosing H: the extrapolation measure
  *      Ê(H) (Eqs. 10-18, rtc_pf_q()/rtc_pf_ehat()) and the duration estimate D̂(H)
  *      (Eqs. 19-23, rtc_pf_dhat()/rtc_pf_walltime());
@@ -77,7 +78,7 @@
 RTC_RT_SAFE int rtc_pf_qualifies(int64_t h_ns, int64_t H_ns, int64_t zeta, int64_t *n);
 
 /**
- * Per-unit iterator over synchronization intervals, for the master: O(1) per interval.
+ * Per-unit iterator over synchronization intervals: O(1) per interval.
  * Caller-owned; all fields are readable and describe the current interval ζ.
  */
 typedef struct rtc_pf_iter {

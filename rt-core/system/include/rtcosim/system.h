@@ -36,13 +36,19 @@
 
 typedef struct rtc_system rtc_system;
 
+/** A master algorithm: 0 .. rtc_master_count() - 1, in the order of the library's table
+ *  of masters. The constants name the built-in ones; any master, including one added
+ *  later, is found by its name (rtc_master_parse()). */
 typedef enum {
-    RTC_MASTER_JACOBI = 0,
+    RTC_MASTER_JACOBI = 0, /**< the default */
     RTC_MASTER_GAUSS_SEIDEL,
     RTC_MASTER_PARALLEL_FAST,
 } rtc_master;
 
-/** Name of a master algorithm ("jacobi", "gauss-seidel", "parallel-fast"). RT-safe: yes. */
+/** Number of master algorithms. RT-safe: yes. */
+RTC_RT_SAFE size_t rtc_master_count(void);
+/** Name of a master algorithm ("jacobi", "gauss-seidel", "parallel-fast"), "?" for a value
+ *  out of range. RT-safe: yes. */
 RTC_RT_SAFE const char *rtc_master_name(rtc_master m);
 /** Parse a master algorithm name. Returns RTC_OK or RTC_EPARSE. RT-safe: yes. */
 RTC_RT_SAFE int rtc_master_parse(const char *name, rtc_master *out);

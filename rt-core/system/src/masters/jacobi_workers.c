@@ -1,8 +1,12 @@
 /*
- * Parallel stepping for the Jacobi master: worker threads that each own a fixed set of
- * units. An FMU instance is always called from the same thread — its owner — from
- * instantiation to free, because some FMUs keep thread-local state; all instances of one
- * FMU file share an owner, so one binary never runs two of its instances at once.
+ * Jacobi on worker threads (--workers N): the inputs of every due unit are taken at t first
+ * (they read only "cur" buffers), then every owner steps its due units in parallel (each
+ * writing only its own units' "nxt" buffers), so the results equal sequential Jacobi's.
+ *
+ * Worker threads each own a fixed set of units. An FMU instance is always called from the
+ * same thread — its owner — from instantiation to free, because some FMUs keep
+ * thread-local state; all instances of one FMU file share an owner, so one binary never
+ * runs two of its instances at once.
  *
  * Workers are made by the one RT-thread creator (rtcosim/rt.h): SCHED_FIFO at the
  * priority the system was given (rtc_system_set_threads), stack prefaulted before they
@@ -22,12 +26,13 @@
  * other threads. Fast mode does not spin (see RT_SPIN_NS).
  * The only system calls on the RT thread are these futex waits and wakes.
  */
-#include "system_priv.h"
+#include "master_priv.h"
 
 #include "rtcosim/status.h"
 
 #include "rtcosim/rtlog.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 
 /* Spin before sleeping, in real-time runs only (SCHED_FIFO workers, cores meant for the
@@ -37,7 +42,7 @@
  * thread often waits for the very CPU the spinner holds). */
 #define RT_SPIN_NS 10000
 
-struct rtc_workers {
+typedef struct rtc_workers {
     size_t n;
     rtc_rt_thread **threads;
     _Atomic uint32_t gen;      /* job generation: a new value means a new job (futex word) */
@@ -51,7 +56,8 @@ struct rtc_workers {
     rtc_rtlog *log;        /* the coordinator's rtlog binding for this job */
     int64_t spin_ns;       /* RT_SPIN_NS with SCHED_FIFO threads, else 0 */
     int *rc;               /* per unit */
-};
+    bool *due;             /* per unit: steps in the current tick */
+} rtc_workers;
 
 typedef struct worker_arg {
     struct rtc_workers *w;
@@ -85,8 +91,9 @@ static void *worker_main(void *p)
     return NULL;
 }
 
-int rtc__workers_start(rtc_system *sys, size_t n)
+static int workers_start(rtc_system *sys)
 {
+    size_t n = sys->n_workers;
     rtc_workers *w = calloc(1, sizeof *w);
     if (!w)
         return RTC_ENOMEM;
@@ -94,9 +101,11 @@ int rtc__workers_start(rtc_system *sys, size_t n)
     w->spin_ns = sys->threads.priority > 0 ? RT_SPIN_NS : 0;
     w->threads = calloc(n, sizeof *w->threads);
     w->rc = calloc(sys->n_units + 1, sizeof *w->rc);
-    if (!w->threads || !w->rc) {
+    w->due = calloc(sys->n_units + 1, sizeof *w->due);
+    if (!w->threads || !w->rc || !w->due) {
         free(w->threads);
         free(w->rc);
+        free(w->due);
         free(w);
         return RTC_ENOMEM;
     }
@@ -110,7 +119,7 @@ int rtc__workers_start(rtc_system *sys, size_t n)
             j++;
         sys->units[i].owner = j < i ? sys->units[j].owner : next++ % (n + 1);
     }
-    sys->workers = w;
+    sys->master_state = w;
     for (; w->n < n; w->n++) {
         worker_arg *a = malloc(sizeof *a);
         if (a)
@@ -119,24 +128,16 @@ int rtc__workers_start(rtc_system *sys, size_t n)
         o.name = "rtcosim-worker";
         if (!a || rtc_rt_thread_start(&o, worker_main, a, sys->lg, &w->threads[w->n]) != RTC_OK) {
             free(a);
-            rtc__workers_stop(sys);
-            return RTC_ESYS;
+            return RTC_ESYS; /* the caller stops what started (workers_stop) */
         }
     }
     return RTC_OK;
 }
 
-int rtc__workers_run(rtc_system *sys, rtc__unit_job job, void *arg)
+static int workers_run(rtc_system *sys, rtc__unit_job job, void *arg)
 {
-    rtc_workers *w = sys->workers;
+    rtc_workers *w = sys->master_state;
     int rc = RTC_OK;
-    if (sys->substitute && sys->n_units && sys->units[0].as)
-        return rtc__async_run_all(sys, job, arg); /* each unit on its own thread */
-    if (!w) {
-        for (size_t i = 0; i < sys->n_units && rc == RTC_OK; i++)
-            rc = job(sys, &sys->units[i], arg);
-        return rc;
-    }
     w->job = job;
     w->arg = arg;
     w->log = rtc_rtlog_thread();
@@ -154,9 +155,9 @@ int rtc__workers_run(rtc_system *sys, rtc__unit_job job, void *arg)
     return rc;
 }
 
-void rtc__workers_stop(rtc_system *sys)
+static void workers_stop(rtc_system *sys)
 {
-    rtc_workers *w = sys->workers;
+    rtc_workers *w = sys->master_state;
     if (!w)
         return;
     atomic_store_explicit(&w->quit, true, memory_order_release);
@@ -166,6 +167,37 @@ void rtc__workers_stop(rtc_system *sys)
         rtc_rt_thread_join(w->threads[i]);
     free(w->threads);
     free(w->rc);
+    free(w->due);
     free(w);
-    sys->workers = NULL;
+    sys->master_state = NULL;
 }
+
+/* ---- the tick ---- */
+
+static int job_tick(rtc_system *sys, sys_unit *u, void *arg)
+{
+    const rtc_workers *w = sys->master_state;
+    return w->due[u - sys->units] ? rtc__master_step_unit(sys, u, *(const int64_t *)arg)
+                                  : RTC_OK;
+}
+
+static int parallel_jacobi(rtc_system *sys, int64_t t)
+{
+    rtc_workers *w = sys->master_state;
+    for (size_t i = 0; i < sys->n_units; i++) {
+        sys_unit *u = &sys->units[i];
+        w->due[i] = rtc__master_due(sys, u, t);
+        if (w->due[i])
+            rtc__sys_inputs_at(sys, u, t);
+    }
+    return workers_run(sys, job_tick, &t);
+}
+
+const rtc__master_ops rtc__master_jacobi_workers = {
+    .name = "jacobi",
+    .threads = RTC__ON_WORKERS,
+    .arm = workers_start,
+    .tick = parallel_jacobi,
+    .each = workers_run,
+    .free = workers_stop,
+};

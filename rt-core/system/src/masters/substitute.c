@@ -16,23 +16,24 @@
  *   unit thread: waits for state to leave IDLE/DONE (acquire), binds the rtlog (its FMU's
  *     log messages are queued, not formatted), runs the job, stores state = DONE
  *     (seq_cst: release for the results, nxt buffers and rc), wakes waiters on its state
- *     word, then bumps the system's `async_done` and wakes waiters on that.
- *   RT thread, per tick: waits on `async_done` until no unit runs or the step's budget
+ *     word, then bumps the shared count `done` and wakes waiters on that.
+ *   RT thread, per tick: waits on `done` until no unit runs or the step's budget
  *     ends (FUTEX_WAIT_BITSET with the absolute deadline); reads DONE (acquire) before it
  *     touches a unit's results. Load phase and teardown wait on each unit's state word.
  * The unit threads come from the RT-thread creator (SCHED_FIFO at the system's priority,
  * prefaulted stack). Each FMU instance is called only from its own thread, from
  * instantiation to free.
  */
-#include "system_priv.h"
+#include "master_priv.h"
 
 #include "rtcosim/rtlog.h"
 #include "rtcosim/status.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 
-#define RT_SPIN_NS 10000 /* with SCHED_FIFO threads only, as system_workers.c explains */
+#define RT_SPIN_NS 10000 /* with SCHED_FIFO threads only, as jacobi_workers.c explains */
 
 static int64_t spin_ns(const rtc_system *sys)
 {
@@ -41,11 +42,17 @@ static int64_t spin_ns(const rtc_system *sys)
 
 enum { A_IDLE, A_RUN, A_DONE, A_QUIT };
 
+/* What the unit threads share (sys->master_state). */
+typedef struct subst_state {
+    _Atomic uint32_t done, waiters; /* steps finished (futex word), its sleepers */
+} subst_state;
+
 struct rtc_async_unit {
     rtc_rt_thread *thread;
     _Atomic uint32_t state;   /* futex word */
     _Atomic uint32_t waiters;
     rtc_system *sys;
+    subst_state *shared;
     sys_unit *u;
     rtc__unit_job job;
     void *arg;
@@ -71,8 +78,8 @@ static void *async_main(void *p)
         /* release: the step's results (nxt buffers, rc) are visible with DONE */
         atomic_store_explicit(&a->state, A_DONE, memory_order_seq_cst);
         rtc_rt_wake(&a->state, &a->waiters);
-        atomic_fetch_add_explicit(&a->sys->async_done, 1, memory_order_seq_cst);
-        rtc_rt_wake(&a->sys->async_done, &a->sys->async_waiters);
+        atomic_fetch_add_explicit(&a->shared->done, 1, memory_order_seq_cst);
+        rtc_rt_wake(&a->shared->done, &a->shared->waiters);
     }
 }
 
@@ -86,7 +93,7 @@ static void dispatch(rtc_async_unit *a, rtc__unit_job job, void *arg)
 }
 
 /* Wait while the unit runs a step (a late one at the end of a run, or the job of
- * rtc__async_run_all); returns the state it left RUN for. */
+ * run_all); returns the state it left RUN for. */
 static uint32_t wait_not_running(rtc_async_unit *a)
 {
     uint32_t s;
@@ -100,14 +107,18 @@ static bool done(rtc_async_unit *a)
     return atomic_load_explicit(&a->state, memory_order_acquire) == A_DONE;
 }
 
-int rtc__async_start(rtc_system *sys)
+static int async_start(rtc_system *sys)
 {
+    subst_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return RTC_ENOMEM;
+    sys->master_state = st;
     for (size_t i = 0; i < sys->n_units; i++) {
         sys_unit *u = &sys->units[i];
         u->as = calloc(1, sizeof *u->as);
         if (!u->as)
             return RTC_ENOMEM;
-        *u->as = (rtc_async_unit){.sys = sys, .u = u};
+        *u->as = (rtc_async_unit){.sys = sys, .shared = st, .u = u};
         rtc_rt_thread_opts o = sys->threads;
         o.name = "rtcosim-unit";
         if (rtc_rt_thread_start(&o, async_main, u->as, sys->lg, &u->as->thread) != RTC_OK) {
@@ -120,7 +131,7 @@ int rtc__async_start(rtc_system *sys)
 }
 
 /* Run @p job for every unit on its own thread and wait for all (load phase, teardown). */
-int rtc__async_run_all(rtc_system *sys, rtc__unit_job job, void *arg)
+static int run_all(rtc_system *sys, rtc__unit_job job, void *arg)
 {
     for (size_t i = 0; i < sys->n_units; i++) {
         rtc_async_unit *a = sys->units[i].as;
@@ -149,7 +160,7 @@ long rtc_system_unit_in_step(const rtc_system *sys)
     return -1;
 }
 
-void rtc__async_stop(rtc_system *sys)
+static void async_stop(rtc_system *sys)
 {
     for (size_t i = 0; i < sys->n_units; i++) {
         rtc_async_unit *a = sys->units[i].as;
@@ -162,6 +173,8 @@ void rtc__async_stop(rtc_system *sys)
         free(a);
         sys->units[i].as = NULL;
     }
+    free(sys->master_state);
+    sys->master_state = NULL;
 }
 
 /* The step of one unit on its own thread: inputs were computed by the RT thread. */
@@ -175,7 +188,7 @@ static int job_step(rtc_system *sys, sys_unit *u, void *arg)
         rc = u->unit->ops->do_step(u->unit->self, (double)(sys->start_ns + t) / 1e9,
                                    (double)u->step_ns / 1e9, &res);
     if (rc == RTC_OK)
-        rtc__sys_count_events(u, &res);
+        rtc__master_count_events(u, &res);
     if (rc == RTC_OK && res.outcome != RTC_STEP_DONE) {
         rtc_log(sys->lg, RTC_LOG_WARNING, "%s: the unit ended the simulation in its step from "
                 "t=%.9g s", u->name, (double)(sys->start_ns + t) / 1e9);
@@ -202,20 +215,21 @@ static void start_due(rtc_system *sys, int64_t t)
     }
 }
 
-int rtc__async_tick(rtc_system *sys, int64_t t)
+static int async_tick(rtc_system *sys, int64_t t)
 {
+    subst_state *st = sys->master_state;
     start_due(sys, t);
     /* Wait for the running steps, up to the budget (none: wait for all, as Jacobi): a
      * FUTEX_WAIT on the count of finished steps, read before the states so that a step
      * finishing after the look changes the count and ends the wait. */
     for (;;) {
-        uint32_t seen = atomic_load_explicit(&sys->async_done, memory_order_seq_cst);
+        uint32_t seen = atomic_load_explicit(&st->done, memory_order_seq_cst);
         bool running = false;
         for (size_t i = 0; i < sys->n_units && !running; i++)
             running = sys->units[i].as &&
                       atomic_load_explicit(&sys->units[i].as->state, memory_order_acquire) == A_RUN;
         if (!running ||
-            rtc_rt_wait_change_until(&sys->async_done, &sys->async_waiters, seen, spin_ns(sys),
+            rtc_rt_wait_change_until(&st->done, &st->waiters, seen, spin_ns(sys),
                                      sys->step_deadline_ns) == seen)
             break; /* all finished, or the budget is spent */
     }
@@ -236,4 +250,30 @@ int rtc__async_tick(rtc_system *sys, int64_t t)
         }
     }
     return RTC_OK;
+}
+
+const rtc__master_ops rtc__master_substitute = {
+    .name = "jacobi",
+    .threads = RTC__ON_OWN_THREAD,
+    .arm = async_start,
+    .tick = async_tick,
+    .each = run_all,
+    .free = async_stop,
+};
+
+/* ---- the policy's public side (rtcosim/system.h) ---- */
+
+bool rtc_system_substitutes(const rtc_system *sys)
+{
+    return sys->substitute;
+}
+
+void rtc_system_set_step_deadline(rtc_system *sys, int64_t mono_ns)
+{
+    sys->step_deadline_ns = mono_ns;
+}
+
+uint64_t rtc_system_late_steps(const rtc_system *sys)
+{
+    return sys->late_steps;
 }

@@ -1,0 +1,230 @@
+/*
+ * Master algorithms: the table of strategies, picking and arming a row, and the frame of
+ * one base tick (rtcosim/system.h, master_priv.h; stepping one unit is in step_unit.c).
+ *
+ * Every algorithm is the same loop over the units that start a step at t = k·tick; they
+ * differ only in when a unit's inputs are taken:
+ *   Jacobi        at t, from what is visible at t (all units as of the last exchange);
+ *   Gauss-Seidel  at t + h (the end of the unit's step), in dependency order, so units
+ *                 earlier in the order pass their fresh outputs on;
+ *   Parallel Fast only at synchronization points (pfast.h), from the partners'
+ *                 outputs at their own qualifying step end; otherwise inputs are held.
+ * and in which threads call the units (master_priv.h).
+ * No allocation, no lock, no text formatting on the tick path: it runs on the real-time
+ * thread. Failures are logged once, then the run stops; in a real-time run the thread is
+ * bound to the executive's rtlog, so rtc_log() here only queues the format and its numbers
+ * and strings (rtcosim/rtlog.h) — arguments must be plain values (no text made beforehand).
+ */
+#include "master_priv.h"
+
+#include "rtcosim/status.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Every strategy, one row each, defined in its own file. The algorithms first appear in the
+ * order of the rtc_master constants (the first is the default); an algorithm's further
+ * rows (other threads) may follow anywhere. */
+extern const rtc__master_ops rtc__master_jacobi, rtc__master_gauss_seidel,
+    rtc__master_parallel_fast, rtc__master_jacobi_workers, rtc__master_substitute;
+const rtc__master_ops *const rtc__masters[] = {
+    &rtc__master_jacobi,
+    &rtc__master_gauss_seidel,
+    &rtc__master_parallel_fast,
+    &rtc__master_jacobi_workers,
+    &rtc__master_substitute,
+};
+const size_t rtc__n_masters = sizeof rtc__masters / sizeof rtc__masters[0];
+
+/* Is row i the first row of its algorithm? */
+static bool first_of_name(size_t i)
+{
+    for (size_t j = 0; j < i; j++)
+        if (!strcmp(rtc__masters[j]->name, rtc__masters[i]->name))
+            return false;
+    return true;
+}
+
+const rtc__master_ops *rtc__master_algorithm(rtc_master m)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < rtc__n_masters; i++)
+        if (first_of_name(i) && n++ == (size_t)m)
+            return rtc__masters[i];
+    return NULL;
+}
+
+size_t rtc_master_count(void)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < rtc__n_masters; i++)
+        n += first_of_name(i);
+    return n;
+}
+
+const char *rtc_master_name(rtc_master m)
+{
+    const rtc__master_ops *row = rtc__master_algorithm(m);
+    return row ? row->name : "?";
+}
+
+int rtc_master_parse(const char *name, rtc_master *out)
+{
+    for (size_t m = 0; name && m < rtc_master_count(); m++) {
+        if (!strcmp(name, rtc_master_name((rtc_master)m))) {
+            *out = (rtc_master)m;
+            return RTC_OK;
+        }
+    }
+    return RTC_EPARSE;
+}
+
+/* ---- picking the row ---- */
+
+static rtc__master_threads threads_of(const rtc_system *sys)
+{
+    return sys->substitute ? RTC__ON_OWN_THREAD : sys->n_workers ? RTC__ON_WORKERS
+                                                                 : RTC__ON_STEPPER;
+}
+
+static const rtc__master_ops *find_row(const char *name, rtc__master_threads threads)
+{
+    for (size_t i = 0; i < rtc__n_masters; i++)
+        if (rtc__masters[i]->threads == threads && !strcmp(rtc__masters[i]->name, name))
+            return rtc__masters[i];
+    return NULL;
+}
+
+/* "jacobi" or "jacobi or x": the algorithms that have a row running on @p threads. */
+static const char *names_on(rtc__master_threads threads, char *buf, size_t cap)
+{
+    size_t n = 0, len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < rtc__n_masters; i++)
+        if (rtc__masters[i]->threads == threads && len < cap)
+            len += (size_t)snprintf(buf + len, cap - len, "%s%s", n++ ? " or " : "",
+                                    rtc__masters[i]->name);
+    return buf;
+}
+
+int rtc__master_check(rtc_system *sys)
+{
+    rtc__master_threads th = threads_of(sys);
+    const char *name = rtc_master_name(sys->algorithm);
+    /* strong coupling saves and restores states on the stepping thread; a unit is called
+     * from one thread, so the thread options exclude each other */
+    if (find_row(name, th) && (th == RTC__ON_STEPPER || !sys->iterate) &&
+        !(sys->substitute && sys->n_workers))
+        return RTC_OK;
+    char names[128];
+    names_on(th, names, sizeof names);
+    if (th == RTC__ON_OWN_THREAD)
+        rtc_log(sys->lg, RTC_LOG_ERROR, "%s: the substitute overrun policy steps every unit "
+                "on its own thread: it needs the %s master, without --iterate or --workers",
+                sys->path, names);
+    else if (th == RTC__ON_WORKERS)
+        rtc_log(sys->lg, RTC_LOG_ERROR, "%s: parallel stepping on worker threads needs the "
+                "%s master without --iterate (units then step independently)", sys->path,
+                names);
+    else
+        rtc_log(sys->lg, RTC_LOG_ERROR, "%s: no master algorithm number %d (there are %zu)",
+                sys->path, (int)sys->algorithm, rtc_master_count());
+    return RTC_EINVAL;
+}
+
+/* The substitute policy is a thread option: valid when a row runs the algorithm with it. */
+int rtc_system_use_substitute(rtc_system *sys)
+{
+    if (sys->initialized)
+        return RTC_ESTATE;
+    sys->substitute = true;
+    int rc = rtc__master_check(sys);
+    sys->substitute = rc == RTC_OK;
+    return rc;
+}
+
+int rtc__master_arm(rtc_system *sys)
+{
+    sys->master = find_row(rtc_master_name(sys->algorithm), threads_of(sys));
+    if (!sys->master)
+        return rtc__master_check(sys); /* validated at load: cannot happen */
+    int rc = sys->master->arm ? sys->master->arm(sys) : RTC_OK;
+    if (rc != RTC_OK)
+        rtc__master_free(sys);
+    return rc;
+}
+
+int rtc__master_each(rtc_system *sys, rtc__unit_job job, void *arg)
+{
+    if (sys->master && sys->master->each)
+        return sys->master->each(sys, job, arg);
+    int rc = RTC_OK;
+    for (size_t i = 0; i < sys->n_units && rc == RTC_OK; i++)
+        rc = job(sys, &sys->units[i], arg);
+    return rc;
+}
+
+void rtc__master_free(rtc_system *sys)
+{
+    if (sys->master && sys->master->free)
+        sys->master->free(sys);
+    sys->master = NULL;
+}
+
+/* ---- the frame of one tick ---- */
+
+/* I/O units first: what arrived from outside becomes their outputs at t (estimated at t),
+ * and what goes out is taken from what is visible at t. They never step. */
+static int refresh_io(rtc_system *sys, int64_t t)
+{
+    for (size_t i = 0; i < sys->n_units; i++) {
+        sys_unit *u = &sys->units[i];
+        if (!u->io)
+            continue;
+        int rc = u->unit->ops->refresh(u->unit->self, t);
+        if (rc == RTC_OK)
+            rc = rtc__sys_fetch(sys, u, false);
+        u->t_cur_ns = t;
+        rtc__sys_inputs_at(sys, u, t);
+        if (rc == RTC_OK)
+            rc = rtc__sys_set_inputs(sys, u);
+        if (rc != RTC_OK)
+            return rc;
+    }
+    return RTC_OK;
+}
+
+/* The tick's superdense index also counts the event iterations of units (FMI 3 event
+ * mode) that stepped in it; substitute-policy units step on their own clocks and are
+ * left out (counted per unit only). Runs after the tick's steps have joined. */
+static void fold_microsteps(rtc_system *sys)
+{
+    for (size_t i = 0; i < sys->n_units; i++) {
+        sys_unit *u = &sys->units[i];
+        if (u->as)
+            continue;
+        if (u->microsteps_tick > sys->microstep)
+            sys->microstep = u->microsteps_tick;
+        u->microsteps_tick = 0;
+    }
+}
+
+int rtc__master_tick(rtc_system *sys)
+{
+    int64_t t = sys->k * sys->tick_ns;
+    if (t >= sys->stop_ns)
+        return RTC_ESTATE;
+    int rc;
+    sys->microstep = 0;
+    if (sys->has_io && (rc = refresh_io(sys, t)) != RTC_OK)
+        return rc;
+    rc = sys->master->tick(sys, t);
+    if (rc != RTC_OK && rc != RTC_ETERMINATED)
+        sys->failed = true;
+    if (rc != RTC_OK)
+        return rc;
+    fold_microsteps(sys);
+    sys->k++;
+    rtc__sys_promote(sys);
+    return RTC_OK;
+}

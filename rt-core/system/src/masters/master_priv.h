@@ -1,0 +1,86 @@
+/*
+ * The one internal interface of the master strategies (rtcosim/system.h): each strategy is
+ * one file of this folder holding a const rtc__master_ops, and rtc__masters[] in master.c
+ * lists them (master.c also holds the frame of a tick, step_unit.c the stepping of one
+ * unit that every strategy shares). rtc_system_init() picks the row once, from the
+ * system's algorithm and its thread options (--workers, overrun policy substitute); every
+ * tick then goes through that row's tick, so no strategy tests another's flags.
+ *
+ * Adding a master: write masters/NAME.c with `const rtc__master_ops rtc__master_NAME`, and
+ * add its row to rtc__masters[] in master.c (the build takes every file of this folder).
+ * Its name is then a value of --algorithm and of the annotation's algorithm attribute,
+ * rtc_master_name() and rtc_master_parse() know it, and tests/unit/test_masters.c runs it.
+ *
+ * What a tick is (rtc__master_tick): the I/O units are refreshed, the row's tick steps the
+ * units due at t = k·tick (each writes only its own "nxt" outputs), then the frame folds
+ * the microsteps, advances k and publishes the outputs that became visible.
+ */
+#ifndef RTC_MASTER_PRIV_H
+#define RTC_MASTER_PRIV_H
+
+#include "../system_priv.h"
+
+/* Which threads make the units' calls (each FMU instance is called from one thread only). */
+typedef enum rtc__master_threads {
+    RTC__ON_STEPPER,    /* the thread that calls rtc_system_step() */
+    RTC__ON_WORKERS,    /* worker threads that own the units (--workers N) */
+    RTC__ON_OWN_THREAD, /* one thread per unit (overrun policy substitute) */
+} rtc__master_threads;
+
+/* Work for one unit, run on the thread that owns the unit. */
+typedef int (*rtc__unit_job)(rtc_system *sys, sys_unit *u, void *arg);
+
+typedef struct rtc__master_ops {
+    /* The algorithm this row runs, as --algorithm and algorithm="..." name it. Rows of one
+     * algorithm differ only in threads; the algorithm's first row says sync_step/in_order. */
+    const char *name;
+    rtc__master_threads threads;
+    bool sync_step; /* steps on the synchronization step H: it is required and the base
+                       tick divides it */
+    bool in_order;  /* steps the units in dependency order: each loop cut is reported */
+    /* Load phase, after the buffers are sized and before the units are instantiated:
+     * start threads, size the strategy's own buffers (sys->master_state). NULL: nothing.
+     * On failure free is called and the system runs every job on the caller. */
+    int (*arm)(rtc_system *sys);
+    /* The strategy's part of the base tick at t: step the due units. RT-safe. */
+    int (*tick)(rtc_system *sys, int64_t t);
+    /* Run @p job for every unit on its owner thread; NULL: on the caller, in declaration
+     * order. Returns the first unit's error. */
+    int (*each)(rtc_system *sys, rtc__unit_job job, void *arg);
+    /* Undo arm (also a partial one): join threads, free buffers. NULL: nothing. */
+    void (*free)(rtc_system *sys);
+} rtc__master_ops;
+
+/* master.c: the table. A row's index is no rtc_master: algorithms are numbered by the order
+ * in which their names first appear. */
+extern const rtc__master_ops *const rtc__masters[];
+extern const size_t rtc__n_masters;
+
+/* The first row of algorithm @p m (its properties), or NULL. RT-safe. */
+const rtc__master_ops *rtc__master_algorithm(rtc_master m);
+/* Whether the system's settings name a row; if not, log why (the system file's path) and
+ * return RTC_EINVAL. Called at load and by rtc_system_use_substitute(). */
+int rtc__master_check(rtc_system *sys);
+/* Pick the row for the system's settings and arm it (rtc_system_init). */
+int rtc__master_arm(rtc_system *sys);
+/* Run @p job for every unit on its owner thread (the armed row's each, or the caller). */
+int rtc__master_each(rtc_system *sys, rtc__unit_job job, void *arg);
+/* One base tick (rtc_system_step). RT-safe. */
+int rtc__master_tick(rtc_system *sys);
+/* Undo rtc__master_arm (rtc_system_free). */
+void rtc__master_free(rtc_system *sys);
+
+/* ---- what the strategies share (step_unit.c) ---- */
+
+/* Does unit u start a step at t? I/O units never step; the last step must end by the stop. */
+static inline bool rtc__master_due(const rtc_system *sys, const sys_unit *u, int64_t t)
+{
+    return !u->io && t % u->step_ns == 0 && t + u->step_ns <= sys->stop_ns;
+}
+
+/* Set u's inputs, step it over [t, t + h], fetch its outputs for t + h into nxt. RT-safe. */
+int rtc__master_step_unit(rtc_system *sys, sys_unit *u, int64_t t);
+/* Count the events a unit's step reported (on the thread that stepped it). RT-safe. */
+void rtc__master_count_events(sys_unit *u, const rtc_step_result *res);
+
+#endif

@@ -1,0 +1,204 @@
+/*
+ * The value path between units (rtcosim/system.h): a unit's outputs are fetched into its
+ * observation buffers, links carry them (converted, transformed, delayed, estimated) into
+ * the consumers' input groups, and one set call per type hands those to each unit. Every
+ * master steps with these on the real-time path: none of them allocates or locks.
+ *
+ * Visibility rule: a unit's outputs for t + h (computed when it steps from t) sit in its
+ * "nxt" buffer and are read by a consumer only once the consumer's query time has reached
+ * t + h; otherwise the consumer reads "cur", the outputs at the unit's last step end. With
+ * this one rule Jacobi (query at t), Gauss-Seidel (query at the end of the consumer's
+ * step) and multi-rate sample-and-hold all follow, and results never depend on how fast
+ * the machine steps.
+ */
+#include "system_priv.h"
+
+#include "rtcosim/status.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Strings and binaries point into the unit's memory until its next call: keep copies. */
+static void copy_indirect(obs_group *g, rtc_type type, void *arr, char *store)
+{
+    for (size_t e = 0; e < g->n_values; e++) {
+        char *dst = store + e * RTC_SYS_STR_CAP;
+        if (type == RTC_TYPE_STRING) {
+            const char *s = ((const char **)arr)[e];
+            snprintf(dst, RTC_SYS_STR_CAP, "%s", s ? s : "");
+            ((const char **)arr)[e] = dst;
+        } else {
+            rtc_binary *b = &((rtc_binary *)arr)[e];
+            size_t n = b->size < RTC_SYS_STR_CAP ? b->size : RTC_SYS_STR_CAP;
+            if (n)
+                memcpy(dst, b->data, n);
+            *b = (rtc_binary){(const uint8_t *)dst, n};
+        }
+    }
+}
+
+int rtc__sys_fetch(rtc_system *sys, sys_unit *u, bool into_nxt)
+{
+    (void)sys;
+    for (int t = 0; t < RTC_TYPE_COUNT; t++) {
+        obs_group *g = &u->obs[t];
+        if (!g->n_vr)
+            continue;
+        void *arr = into_nxt ? g->nxt : g->cur;
+        int rc = u->unit->ops->get(u->unit->self, (rtc_type)t, g->vr, g->n_vr, arr, g->n_values);
+        if (rc != RTC_OK)
+            return rc;
+        if (g->str_cur)
+            copy_indirect(g, (rtc_type)t, arr, into_nxt ? g->str_nxt : g->str_cur);
+    }
+    return RTC_OK;
+}
+
+static rtc_value convert(const sys_link *l, rtc_value v)
+{
+    if (l->mode == LINK_COPY)
+        return v;
+    if (l->mode == LINK_AFFINE)
+        return rtc_value_from_double(l->dst_type,
+                                     l->k * rtc_value_to_double(l->src_type, v) + l->d);
+    int64_t key = l->src_type == RTC_TYPE_BOOL ? v.b : (int64_t)rtc_value_to_double(l->src_type, v);
+    for (size_t i = 0; i < l->n_map; i++)
+        if (l->map[i].from == key)
+            return rtc_value_from_double(l->dst_type, (double)l->map[i].to);
+    return rtc_value_from_double(l->dst_type, (double)key); /* unmapped values pass unchanged */
+}
+
+/* The source buffer a consumer querying at @p q_ns sees, and its time. */
+static const void *visible(const sys_unit *s, rtc_type t, int64_t q_ns, int64_t *t_ns)
+{
+    if (s->has_nxt && s->t_nxt_ns <= q_ns) {
+        *t_ns = s->t_nxt_ns;
+        return s->obs[t].nxt;
+    }
+    *t_ns = s->t_cur_ns;
+    return s->obs[t].cur;
+}
+
+/* The estimator's value at q; a FAULT quality (stale beyond the limit under the fault
+ * policy) marks the link so that the master stops the run at this step. */
+static double estimate(sys_link *l, int64_t q_ns, double fallback)
+{
+    rtc_est_out o;
+    int q = rtc_est_query(l->est, q_ns, &o);
+    if (q == RTC_EST_FAULT)
+        l->fault = true;
+    return q >= 0 && q != RTC_EST_NODATA ? o.value : fallback;
+}
+
+/* A delayed link: record the source's newest sample, then deliver (to the estimator, or
+ * as the held value) every sample that has arrived by q, i.e. sampled at or before
+ * q − delay. Until the first arrival the oldest known value is held. */
+static void apply_delayed(sys_link *l, double x, int64_t t_src, int64_t q_ns, void *dst)
+{
+    size_t last = (l->hist_first + l->hist_n + l->hist_cap - 1) % l->hist_cap;
+    if (l->hist_n == 0 || l->hist[last].t_ns < t_src) {
+        if (l->hist_n == l->hist_cap) { /* cannot happen with the sized ring; stay safe */
+            l->hist_first = (l->hist_first + 1) % l->hist_cap;
+            l->hist_n--;
+            l->hist_arrived -= l->hist_arrived > 0;
+        }
+        l->hist[(l->hist_first + l->hist_n++) % l->hist_cap] = (struct delayed){t_src, x};
+    }
+    double held = l->hist[l->hist_first].v;
+    while (l->hist_arrived < l->hist_n) {
+        const struct delayed *d = &l->hist[(l->hist_first + l->hist_arrived) % l->hist_cap];
+        if (d->t_ns > q_ns - l->delay_ns)
+            break;
+        if (l->est) {
+            rtc_est_sample smp = {.t_ns = d->t_ns, .value = d->v, .arrival_ns = d->t_ns + l->delay_ns};
+            rtc_est_push_monitored(l->est, &smp, &l->errmon);
+        }
+        l->hist_arrived++;
+    }
+    /* keep the newest arrived sample as the held value; drop older ones */
+    while (l->hist_arrived > 1) {
+        l->hist_first = (l->hist_first + 1) % l->hist_cap;
+        l->hist_n--;
+        l->hist_arrived--;
+    }
+    held = l->hist_arrived ? l->hist[l->hist_first].v : held;
+    if (l->est && l->hist_arrived)
+        held = estimate(l, q_ns, held);
+    rtc_value w = convert(l, rtc_value_from_double(l->src_type, held));
+    rtc_value_store(l->dst_type, &w, dst, l->dst_off);
+}
+
+void rtc__sys_link_apply(rtc_system *sys, sys_link *l, int64_t q_ns, const void *src_override)
+{
+    const sys_unit *s = &sys->units[l->src];
+    int64_t t_src = q_ns;
+    const void *src = src_override ? src_override : visible(s, l->src_type, q_ns, &t_src);
+    void *dst = sys->units[l->dst].in[l->dst_type].values;
+    if (l->delay_ns) {
+        double x = rtc_value_to_double(l->src_type, rtc_value_load(l->src_type, src, l->src_off));
+        apply_delayed(l, x, t_src, q_ns, dst);
+        return;
+    }
+    if (l->est) {
+        /* Estimated link: feed the source's newest value once, then ask for time q. */
+        rtc_value v = rtc_value_load(l->src_type, src, l->src_off);
+        if (t_src > l->fed_ns) {
+            rtc_est_sample smp = {.t_ns = t_src, .value = rtc_value_to_double(l->src_type, v),
+                                  .arrival_ns = q_ns};
+            rtc_est_push_monitored(l->est, &smp, &l->errmon);
+            l->fed_ns = t_src;
+        }
+        double x = estimate(l, q_ns, rtc_value_to_double(l->src_type, v));
+        v = rtc_value_from_double(l->src_type, x);
+        rtc_value w = convert(l, v);
+        rtc_value_store(l->dst_type, &w, dst, l->dst_off);
+        return;
+    }
+    for (size_t e = 0; e < l->count; e++) {
+        rtc_value w = convert(l, rtc_value_load(l->src_type, src, l->src_off + e));
+        rtc_value_store(l->dst_type, &w, dst, l->dst_off + e);
+    }
+}
+
+void rtc__sys_inputs_at(rtc_system *sys, sys_unit *u, int64_t q_ns)
+{
+    for (size_t i = 0; i < u->n_links_in; i++)
+        rtc__sys_link_apply(sys, &sys->links[u->links_in[i]], q_ns, NULL);
+}
+
+int rtc__sys_set_inputs(rtc_system *sys, sys_unit *u)
+{
+    (void)sys;
+    for (int t = 0; t < RTC_TYPE_COUNT; t++) {
+        in_group *g = &u->in[t];
+        if (!g->n_vr)
+            continue;
+        int rc = u->unit->ops->set(u->unit->self, (rtc_type)t, g->vr, g->n_vr, g->values,
+                                   g->n_values);
+        if (rc != RTC_OK)
+            return rc;
+    }
+    return RTC_OK;
+}
+
+/* Swap the buffers of every unit whose next outputs have become current at tick k. */
+void rtc__sys_promote(rtc_system *sys)
+{
+    int64_t t = sys->k * sys->tick_ns;
+    for (size_t i = 0; i < sys->n_units; i++) {
+        sys_unit *u = &sys->units[i];
+        if (!u->has_nxt || u->t_nxt_ns > t)
+            continue;
+        for (int ty = 0; ty < RTC_TYPE_COUNT; ty++) {
+            obs_group *g = &u->obs[ty];
+            void *p = g->cur;
+            g->cur = g->nxt;
+            g->nxt = p;
+            char *s = g->str_cur;
+            g->str_cur = g->str_nxt;
+            g->str_nxt = s;
+        }
+        u->t_cur_ns = u->t_nxt_ns;
+        u->has_nxt = false;
+    }
+}
