@@ -69,10 +69,11 @@ SCANNED = {
 }
 # private headers that a named set of other folders may use (folder or single header ->
 # users), as the CMake interface targets hand them out: rtc_base_internal (XML: load,
-# fmu-host), rtc_base_json (jansson: exec, the CLI)
+# fmu-host), rtc_base_json (jansson: exec, the panel in surfaces, the CLI)
 SHARED_PRIVATE = {
     "rt-core/base/internal/xml_util.h": {"rt-core/base", "rt-core/load", "fmu-host"},
-    "rt-core/base/internal/json_util.h": {"rt-core/base", "rt-core/exec", "rt-core/app"},
+    "rt-core/base/internal/json_util.h": {"rt-core/base", "rt-core/exec", "rt-core/surfaces",
+                                          "rt-core/app"},
     "fmu-host/fmi": {"fmu-host"},
 }
 GENERATED = {"rtcosim/rtc_config.h": "rt-core/base"}  # configured into the build tree
