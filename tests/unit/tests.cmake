@@ -6,6 +6,7 @@ rtc_add_test(cli SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus 
 rtc_add_test(archive LIBS rtc_rtcore PkgConfig::MINIZIP)
 rtc_add_test(fmu_md LIBS rtc_fmuhost)
 rtc_add_test(ring LIBS rtc_rtcore)
+rtc_add_test(ratelimit LIBS rtc_base)
 rtc_add_test(fmus LIBS ${CMAKE_DL_LIBS} rtc_fmi_headers m DEPENDS rtc_test_fmus)
 rtc_add_test(pfast LIBS rtc_rtcore)
 rtc_add_test(system SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtc_configs rtcosim LABELS unit rt)
