@@ -85,7 +85,8 @@
  * (status.h, log.h, time.h, model.h, unit.h, ring.h, mailbox.h, rtlog.h, ...), load
  * (ssp.h), system (system.h, driver.h, io_unit.h, estimate.h, pfast.h, nonfinite.h), exec
  * (exec.h, recorder.h), session (session.h), FMU packages (fmu.h) and the I/O drivers
- * (iodrivers.h, osc_control.h).
+ * (iodrivers.h). The operator surfaces of the rtcosim command (OSC control, HTTP panel)
+ * are not part of the library; session.h is what a surface of one's own is built on.
  */
 #ifndef RTCOSIM_RTCOSIM_H
 #define RTCOSIM_RTCOSIM_H

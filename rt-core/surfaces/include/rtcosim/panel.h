@@ -29,6 +29,9 @@
  * Connections, header sizes, streams and the command rate are bounded; a connection that
  * has not sent its request headers within the timeout is shut down (slowloris). Refusals
  * are answered with the reason and logged to events.log within a rate limit.
+ *
+ * Part of the rtcosim command (rt-core/surfaces), not of librtcosim: this header is not
+ * installed, and only the command links libmicrohttpd. It uses rtcosim/session.h alone.
  */
 #ifndef RTCOSIM_PANEL_H
 #define RTCOSIM_PANEL_H
