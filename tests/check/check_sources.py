@@ -18,10 +18,10 @@ file and line, when:
              it; io-drivers/tools do not link the library and keep their own)
              (rtc_time_now_ns, rtc_time_sleep_until_ns).
 
-The layers, lowest first: base <- load <- system <- exec <- session <- app; fmu-host sits
-above system (it registers its unit factory with the system), io-drivers above session (the
-OSC control surface drives a session). `--selftest` plants one violation of each kind in a
-temporary copy-shaped tree and checks that each is caught, and that a clean tree passes.
+The layers, lowest first (LAYERS below): base <- {fmu-host, io-drivers, est, load} <- system
+<- exec <- session <- surfaces (OSC control, HTTP panel: session.h only) <- assemble <- app.
+`--selftest` plants one violation of each kind in a temporary copy-shaped tree and checks
+that each is caught, and that a clean tree passes.
 
 Usage: check_sources.py SOURCE_DIR | check_sources.py --selftest
 """
@@ -354,6 +354,7 @@ CLEAN = {
     "io-drivers/include/rtcosim/iodrivers.h": '#include "rtcosim/time.h"\n',
     "rt-core/est/include/rtcosim/estimate.h": '#include "rtcosim/rtsafe.h"\n',
     "rt-core/surfaces/src/panel.c": '#include "rtcosim/session.h"\n',
+    "rt-core/surfaces/src/panel_api.c": '#include "json_util.h"\n',
     "rt-core/surfaces/include/rtcosim/panel.h": '#include "rtcosim/session.h"\n',
     "rt-core/session/src/session_priv.h": "\n",
     "rt-core/assemble/src/assemble.c":
