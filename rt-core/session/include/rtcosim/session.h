@@ -28,8 +28,8 @@
  * surface takes the same path (same checks, same records, same replay). A writer thread
  * drains the inputs ring into inputs.bin, turns command records into events.log lines, and
  * watches the I/O components' counters (reconnects, link up/down, stale signals) for I/O
- * events. Nothing on the RT side blocks or formats;
- * a full ring drops the record and counts it (summary.json "session"; zero in normal runs).
+ * events. Nothing on the RT side blocks or formats; a full ring drops the record and counts
+ * it (summary.json "session"; zero in normal runs).
  *
  * Operator commands take effect at a step boundary: every command the control thread
  * queued is applied on the RT thread before the next step (also while paused), and

@@ -56,7 +56,8 @@ typedef struct rtc_panel_options {
     const rtc_logger *lg;     /**< start-up errors (may be NULL) */
     unsigned max_connections; /**< 0: 32 */
     unsigned timeout_s;       /**< idle / header timeout per connection; 0: 10 s */
-    unsigned commands_per_s;  /**< command rate limit (all clients); 0: 50 */
+    unsigned commands_per_s;  /**< commands admitted in each second, all clients together
+                                   (beyond: 429); 0: 50 */
 } rtc_panel_options;
 
 /**
