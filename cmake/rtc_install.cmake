@@ -2,9 +2,18 @@
 # the Debian package (CPack). Included by the top-level CMakeLists.txt after every target
 # exists.
 #
-# librtcosim.so.<major> is the embeddable engine: the five rt-core layers, fmu-host and
-# io-drivers, linked from the very objects of their static libraries (compiled as PIC for
-# this), exporting only the public rtc_* API (cmake/rtcosim.map). The rtcosim executable,
+# librtcosim.so.<major> is the embeddable engine: the rt-core layers up to the session and
+# the wiring (assemble), fmu-host and io-drivers, linked from the very objects of their
+# static libraries (compiled as PIC for this), exporting only the public rtc_* API
+# (cmake/rtcosim.map).
+#
+# The operator surfaces (rt-core/surfaces: the OSC control surface and the HTTP panel) are
+# not shipped to embedders: they are parts of the rtcosim command (--control-port,
+# --http), their public API is only start/port/stop around options the command line
+# fills in, and shipping them would tie every embedder to libmicrohttpd or add a second
+# library and ABI to keep. So librtcosim.so does not need libmicrohttpd, panel.h and
+# osc_control.h are not installed, and a program with a surface of its own builds it on
+# rtcosim/session.h, as the built-in ones are (tests/install checks all three). The rtcosim executable,
 # the tests and the benchmarks keep linking the static libraries: the CLI then resolves
 # no engine symbol through the dynamic linker at run time (no lazy PLT binding on the RT
 # thread, whose first call would otherwise enter ld.so), runs from the build tree without
@@ -42,8 +51,9 @@ install(TARGETS rtc_shared
 install(TARGETS rtcosim rtcosim-operator rtcosim-bench-sim rtcosim-fault-proxy
     RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
-# Public headers of every layer and of the sibling libraries, into include/rtcosim/.
-# base/internal/ and src/*_priv.h are never installed (they are not under include/).
+# Public headers of every layer in librtcosim and of the sibling libraries, into
+# include/rtcosim/ (not surfaces: see above). base/internal/ and src/*_priv.h are never
+# installed (they are not under include/).
 set(rtc_public_include_dirs)
 foreach(layer base load est system exec session assemble)
     list(APPEND rtc_public_include_dirs ${PROJECT_SOURCE_DIR}/rt-core/${layer}/include/rtcosim/)
@@ -91,8 +101,8 @@ install(FILES ${PROJECT_SOURCE_DIR}/configs/README.md DESTINATION ${CMAKE_INSTAL
 # ---- Debian package: cpack -G DEB (or the `package` target) ----
 # Depends comes from dpkg-shlibdeps on the packaged binaries and library, i.e. the Debian
 # runtime packages of the libraries they link (libxml2, libminizip1, libjansson4, liblo7,
-# libmodbus5, libmicrohttpd12, libc6, ...), never the -dev packages; the shlibs file and ldconfig trigger of
-# librtcosim.so.<major> are generated too.
+# libmodbus5, libc6, ...; libmicrohttpd12 for the command's HTTP panel), never the -dev
+# packages; the shlibs file and ldconfig trigger of librtcosim.so.<major> are generated too.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME rtcosim)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})

@@ -2,6 +2,10 @@
 # The installed engine is embeddable (issue 13 item 6): `cmake --install` into a fresh
 # prefix, then, using only what was installed:
 #   - librtcosim.so.<major> carries its soname and exports only the public rtc_* API;
+#   - the engine comes without the operator surfaces (issue 18): librtcosim.so does not
+#     need libmicrohttpd, panel.h and osc_control.h are not installed, and the embedding
+#     example neither needs nor loads libmicrohttpd, while bin/rtcosim (which has the
+#     surfaces) needs it;
 #   - every installed header compiles alone (twice: include guard) without any
 #     third-party header (tests/integration/header_alone.sh), and no private one is there;
 #   - rtcosim(1) holds the same text as `rtcosim --help`;
@@ -39,6 +43,15 @@ bad=$(nm -D --defined-only "$lib" | awk 'NF == 3 { print $3 }' |
 nm -D --defined-only "$lib" | grep -q ' rtc_fmu_load_system$' || fail "rtc_fmu_load_system not exported"
 echo "install_test: $(basename "$lib"), soname $soname, exports only rtc_*"
 
+# ---- the engine without the operator surfaces (the command has them) ----
+needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
+needed "$prefix/bin/rtcosim" | grep -q '^libmicrohttpd\.so' ||
+    fail "bin/rtcosim does not need libmicrohttpd: the check below would prove nothing"
+if needed "$lib" | grep -q '^libmicrohttpd\.so'; then
+    fail "$lib needs libmicrohttpd (the HTTP panel belongs to the command, not the engine)"
+fi
+echo "install_test: $(basename "$lib") needs $(needed "$lib" | tr '\n' ' ')(no libmicrohttpd)"
+
 # ---- programs and the man page ----
 for exe in rtcosim rtcosim-operator rtcosim-bench-sim rtcosim-fault-proxy; do
     [[ -x $prefix/bin/$exe ]] || fail "bin/$exe not installed"
@@ -70,10 +83,14 @@ n=$(find "$prefix/include/rtcosim" -name '*.h' | wc -l)
 ((n >= 20)) || fail "only $n headers installed"
 [[ -f $prefix/include/rtcosim/rtcosim.h && -f $prefix/include/rtcosim/rtc_config.h ]] ||
     fail "rtcosim.h or rtc_config.h not installed"
-if find "$prefix/include" -name '*_priv.h' -o -name 'xml_util.h' | grep -q .; then
+if find "$prefix/include" -name '*_priv.h' -o -name 'xml_util.h' -o -name 'json_util.h' |
+    grep -q .; then
     fail "private headers installed"
 fi
-echo "install_test: $n headers installed, no private one"
+if find "$prefix/include" -name 'panel.h' -o -name 'osc_control.h' | grep -q .; then
+    fail "the operator surfaces' headers are installed, but librtcosim does not hold them"
+fi
+echo "install_test: $n headers installed, no private one, none of the surfaces"
 
 # ---- the example, built against the install only, run on an installed example system ----
 system=$prefix/share/rtcosim/examples/msd-jacobi.ssp
@@ -85,6 +102,13 @@ cp "$src/tests/install/embed_example.c" "$tmp/"
 unset LD_LIBRARY_PATH
 ldd "$tmp/embed_example" | grep -q "librtcosim.so.* => $libdir/" ||
     fail "example does not load librtcosim.so from $libdir: $(ldd "$tmp/embed_example" | grep rtcosim)"
+# A program embedding the engine links and loads without libmicrohttpd (ldd: every
+# library the loader maps, not only the program's own NEEDED entries).
+if needed "$tmp/embed_example" | grep -q microhttpd || ldd "$tmp/embed_example" | grep -q microhttpd
+then
+    fail "embed_example needs libmicrohttpd: $(ldd "$tmp/embed_example" | grep microhttpd)"
+fi
+echo "install_test: embed_example links and loads without libmicrohttpd"
 out=$(cd "$tmp" && ./embed_example "$system" 100 mass1.x1) ||
     fail "embed_example failed"
 echo "install_test: embed_example: $out"

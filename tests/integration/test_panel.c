@@ -19,6 +19,8 @@
 #include "session_util.h"
 
 #include <errno.h>
+#include <jansson.h>
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -116,6 +118,26 @@ static bool has(const char *needle)
     return ok;
 }
 
+/* The last answer's body as JSON: one compact document on one line (NULL, with the answer
+ * printed, when it is not). */
+static json_t *body_json(void)
+{
+    const char *b = strstr(resp, "\r\n\r\n");
+    json_error_t e;
+    json_t *j = b && strchr(b + 4, '\n') == b + 4 + strlen(b + 4) - 1
+                    ? json_loads(b + 4, JSON_REJECT_DUPLICATES, &e) : NULL;
+    if (!j)
+        printf("\n    expected one line of JSON in: %.300s", resp);
+    return j;
+}
+
+/* Member @p key of @p o as a number; NAN when it is missing or not a number. */
+static double num(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
 /* Stop the run from the panel and wait for its exit status (after a flood the command
  * bucket refills first: 429 is retried, for up to 30 s). */
 static int stop_run(io_child *run, int port)
@@ -139,8 +161,19 @@ static void test_panel_page_and_info_served_from_binary(void)
     CU_ASSERT_EQUAL(req(port, "GET", "/dygraph.min.js", ""), 200);
     CU_ASSERT_TRUE(strlen(resp) > 100000 && has("Dygraph"));
     CU_ASSERT_EQUAL(req(port, "GET", "/api/info", ""), 200);
-    CU_ASSERT_TRUE(has("{\"name\":\"controller.r\",\"min\":-1,\"max\":2,\"rate\":5,\"safe\":0"));
+    CU_ASSERT_TRUE(has("{\"name\":\"controller.r\",\"min\":"));
     CU_ASSERT_TRUE(has("\"caps\":\"set,pause,step,stop,mark\""));
+    json_t *info = body_json(), *var = json_array_get(json_object_get(info, "vars"), 0);
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(var, "name")), "controller.r");
+    CU_ASSERT_EQUAL(num(var, "min"), -1.0);
+    CU_ASSERT_EQUAL(num(var, "max"), 2.0);
+    CU_ASSERT_EQUAL(num(var, "rate"), 5.0);
+    CU_ASSERT_EQUAL(num(var, "safe"), 0.0);
+    CU_ASSERT_EQUAL(num(var, "column"), 0.0); /* recorded: results.csv's first column */
+    CU_ASSERT_EQUAL(num(info, "tick_s"), 0.001); /* baseStep of the example */
+    CU_ASSERT_EQUAL(num(info, "frame_hz"), 25.0);
+    CU_ASSERT_TRUE(json_is_false(json_object_get(info, "has_io")));
+    json_decref(info);
     CU_ASSERT_EQUAL(stop_run(&run, port), 0);
 }
 
@@ -251,7 +284,12 @@ static void test_panel_set_values_checked_with_reason(void)
     CU_ASSERT_EQUAL(cmd(port, "op=step&n=0"), 400);
     CU_ASSERT_EQUAL(cmd(port, "op=step&n=1e300"), 400);
     CU_ASSERT_EQUAL(cmd(port, "op=set&name=controller.r&value=5"), 200);
-    CU_ASSERT_TRUE(has("\"applied\":2,\"clamped\":true"));
+    json_t *set = body_json();
+    CU_ASSERT_TRUE(json_is_true(json_object_get(set, "ok")));
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(set, "name")), "controller.r");
+    CU_ASSERT_EQUAL(num(set, "applied"), 2.0);
+    CU_ASSERT_TRUE(json_is_true(json_object_get(set, "clamped")));
+    json_decref(set);
     CU_ASSERT_EQUAL(stop_run(&run, port), 0);
     /* the refused ones changed nothing: one applied set, the clamped one */
     CU_ASSERT_EQUAL(events_count("values", "set controller.r = "), 2); /* clamp + applied */
@@ -372,6 +410,26 @@ static void test_panel_command_flood_rate_limited(void)
     free(text);
 }
 
+/* The first whole frame in @p sse (a stream's bytes) is one line of JSON with the run's
+ * state, tick and the newest value of the one recorded column. */
+static void check_frame(const char *sse)
+{
+    const char *d = strstr(sse, "event: frame\ndata: "), *end = d ? strstr(d, "\n\n") : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(end);
+    d += strlen("event: frame\ndata: ");
+    json_error_t e;
+    json_t *f = json_loadb(d, (size_t)(end - d), JSON_REJECT_DUPLICATES, &e);
+    if (!f)
+        printf("\n    frame: %s: %.300s", e.text, d);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(f, "state")), "running");
+    CU_ASSERT_TRUE(json_is_integer(json_object_get(f, "tick")));
+    CU_ASSERT_TRUE(num(f, "sim_t") >= 0);
+    CU_ASSERT_EQUAL(json_array_size(json_object_get(f, "v")), 1);
+    CU_ASSERT_TRUE(json_is_array(json_object_get(f, "io")));
+    json_decref(f);
+}
+
 /* Streams: frames arrive; beyond RTC__PANEL_MAX_STREAMS (8) a stream is refused (503). */
 static void test_panel_streams_frames_and_bounded(void)
 {
@@ -403,6 +461,7 @@ static void test_panel_streams_frames_and_bounded(void)
     CU_ASSERT_TRUE(frames >= 3);
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"state\":\"running\""));
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "event: log"));
+    check_frame(buf);
     free(buf);
     CU_ASSERT_EQUAL(req(port, "GET", "/api/stream", ""), 503);
     for (int i = 0; i < 8; i++)

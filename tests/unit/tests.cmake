@@ -6,6 +6,7 @@ rtc_add_test(cli SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus 
 rtc_add_test(archive LIBS rtc_rtcore PkgConfig::MINIZIP)
 rtc_add_test(fmu_md LIBS rtc_fmuhost)
 rtc_add_test(ring LIBS rtc_rtcore)
+rtc_add_test(ratelimit LIBS rtc_base)
 rtc_add_test(fmus LIBS ${CMAKE_DL_LIBS} rtc_fmi_headers m DEPENDS rtc_test_fmus)
 rtc_add_test(pfast LIBS rtc_rtcore)
 # every master strategy of the table (the system layer's internal masters/master_priv.h)
@@ -78,6 +79,8 @@ rtc_add_test(panel SOURCES unit/io_util.c unit/session_util.c unit/fmu_util.c LI
 add_test(NAME panel_browser COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/integration/panel_browser.py $<TARGET_FILE:rtcosim> ${PROJECT_BINARY_DIR}/configs/controller-plant.ssp ${CMAKE_CURRENT_BINARY_DIR}/panel_browser)
 rtc_test_properties(panel_browser integration rt io)
 set_tests_properties(panel_browser PROPERTIES SKIP_RETURN_CODE 77)
+# the panel's answers and frames are parsed as JSON (jansson), not matched as text
+target_link_libraries(test_panel PRIVATE PkgConfig::JANSSON)
 rtc_add_test(cli_ux SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtc_configs rtcosim LABELS integration rt)
 rtc_add_test(operator_ux SOURCES unit/fmu_util.c unit/io_util.c unit/session_util.c LIBS rtc_fmuhost rtc_iodrivers PkgConfig::LIBMODBUS PkgConfig::LIBLO DEPENDS rtc_test_fmus rtcosim rtcosim-operator LABELS integration io rt)
 target_compile_definitions(test_operator_ux PRIVATE RTC_OPERATOR_DIR="$<TARGET_FILE_DIR:rtcosim-operator>" RTC_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

@@ -1,7 +1,8 @@
 /*
  * The operator's side of a session (rtcosim/session.h): the functions the control surfaces
- * (rtcosim/osc_control.h, rtcosim/panel.h) call, each on its own thread — queue commands, read the published
- * snapshot, marks, status, the dead-man.
+ * (rt-core/surfaces: OSC, the HTTP panel) call, each on its own thread — queue commands,
+ * read the published snapshot, the progress and the I/O health, marks, status, the
+ * dead-man.
  *
  * DESIGN: one lock (op_mu) makes the surfaces' threads one producer of the command ring at a
  * time, so the operator's commands and the dead-man's fallbacks reach the RT thread in the
@@ -323,19 +324,24 @@ void rtc_session_note(rtc_session *s, const char *who, const char *fmt, ...)
     rtc_events_add(s->ev, "operator", "%s: %s", who, text);
 }
 
-bool rtc__session_io_health(rtc_session *s, size_t unit, rtc__io_health *out)
+size_t rtc_session_io_count(const rtc_session *s)
 {
-    const rtc_unit *u = rtc_system_unit(s->sys, unit);
+    return s->n_watch;
+}
+
+bool rtc_session_io_info(const rtc_session *s, size_t i, rtc_session_io *out)
+{
+    const rtc_unit *u = i < s->n_watch ? rtc_system_unit(s->sys, s->watch[i].unit) : NULL;
     rtc_signal_health h[64];
     rtc_driver_stats st = {.signals = h, .n_signals_cap = 64};
-    if (!u || rtc_io_unit_stats(u, &st) != RTC_OK) /* not an I/O unit */
+    if (!u || rtc_io_unit_stats(u, &st) != RTC_OK)
         return false;
     unsigned stale = 0;
     for (size_t k = 0; k < st.n_signals && k < 64; k++)
         stale += h[k].quality == RTC_QUALITY_STALE || h[k].quality == RTC_QUALITY_ERROR;
     uint64_t exceptions = 0; /* a Modbus driver's own counter; other drivers have none */
     rtc_driver_stats_counter(&st, "exceptions", &exceptions);
-    *out = (rtc__io_health){.name = u->name, .up = st.connected, .signals = st.n_signals,
+    *out = (rtc_session_io){.name = u->name, .up = st.connected, .signals = st.n_signals,
                             .link = rtc_io_unit_link(u, &st),
                             .stale = stale, .reconnects = st.reconnects,
                             .errors = st.errors + st.timeouts + exceptions};
@@ -343,13 +349,13 @@ bool rtc__session_io_health(rtc_session *s, size_t unit, rtc__io_health *out)
 }
 
 /* "bench: up, stale 0, reconnects 1; operator: idle, ..." for every I/O unit. */
-static void health(rtc_session *s, char *buf, size_t cap)
+static void health(const rtc_session *s, char *buf, size_t cap)
 {
     size_t len = 0;
     buf[0] = '\0';
-    rtc__io_health h;
-    for (size_t i = 0; i < rtc_system_unit_count(s->sys) && len < cap; i++) {
-        if (!rtc__session_io_health(s, i, &h))
+    rtc_session_io h;
+    for (size_t i = 0; i < rtc_session_io_count(s) && len < cap; i++) {
+        if (!rtc_session_io_info(s, i, &h))
             continue;
         int n = snprintf(buf + len, cap - len, "%s%s: %s, stale %u, reconnects %llu",
                          len ? "; " : "", h.name, h.link, h.stale,
@@ -358,26 +364,48 @@ static void health(rtc_session *s, char *buf, size_t cap)
     }
 }
 
+rtc_events *rtc_session_events(const rtc_session *s)
+{
+    return s->ev;
+}
+
+int64_t rtc_session_tick_ns(const rtc_session *s)
+{
+    return s->tick_ns;
+}
+
+void rtc_session_progress_get(const rtc_session *s, rtc_session_progress *out)
+{
+    rtc_exec_progress st = {0};
+    if (s->ex)
+        rtc_exec_progress_get(s->ex, &st);
+    *out = (rtc_session_progress){.sim_time_ns = st.sim_time_ns,
+                                  .sim_time_s = (double)(s->start_ns + st.sim_time_ns) / 1e9,
+                                  .k = st.sim_time_ns / s->tick_ns, .overruns = st.overruns,
+                                  .p99_wakeup_us = (double)st.wakeup_p99_ns / 1e3,
+                                  .paused = st.paused};
+}
+
 /* RTF is measured between two status calls (simulated over wall time), the way an
  * operator watching the status sees the run keep up — or not. */
 void rtc_session_status_get(rtc_session *s, rtc_session_status *out)
 {
     pthread_mutex_lock(&s->op_mu); /* the RTF window is shared by the surfaces */
-    rtc_exec_progress st;
-    rtc_exec_progress_get(s->ex, &st);
+    rtc_session_progress pr;
+    rtc_session_progress_get(s, &pr);
     int64_t now = rtc_time_now_ns();
     if (!s->status_wall_ns) /* the first call measures from the arming of the session */
         s->status_wall_ns = s->armed_ns;
     double dt = (double)(now - s->status_wall_ns);
     *out = (rtc_session_status){
-        .sim_time_s = (double)(s->start_ns + st.sim_time_ns) / 1e9,
-        .k = st.sim_time_ns / s->tick_ns,
-        .rtf = dt > 0 ? (double)(st.sim_time_ns - s->status_sim_ns) / dt : 0,
-        .overruns = st.overruns,
-        .p99_wakeup_us = (double)st.wakeup_p99_ns / 1e3,
-        .paused = st.paused};
+        .sim_time_s = pr.sim_time_s,
+        .k = pr.k,
+        .rtf = dt > 0 ? (double)(pr.sim_time_ns - s->status_sim_ns) / dt : 0,
+        .overruns = pr.overruns,
+        .p99_wakeup_us = pr.p99_wakeup_us,
+        .paused = pr.paused};
     s->status_wall_ns = now;
-    s->status_sim_ns = st.sim_time_ns;
+    s->status_sim_ns = pr.sim_time_ns;
     pthread_mutex_unlock(&s->op_mu);
     health(s, out->health, sizeof out->health);
 }

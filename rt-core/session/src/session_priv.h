@@ -52,17 +52,6 @@ int rtc__xvar_apply(rtc_system *sys, rtc__xvar *x, unsigned op, double value);
 /* Move every ramping variable one step (before the step of each tick). */
 int rtc__xvar_ramp(rtc_system *sys, rtc__xvar *xs, size_t n, int64_t tick_ns);
 
-/* session_ops.c: the health of I/O unit @p unit (false: not an I/O unit), for the OSC
- * status text and the panel's frames alike */
-typedef struct rtc__io_health {
-    const char *name;
-    bool up;
-    const char *link;        /* "up", "down", or "idle" (a server nobody sent to yet) */
-    size_t signals;
-    unsigned stale;          /* signals now stale or in error */
-    uint64_t reconnects, errors; /* errors: failed requests, timeouts, exceptions */
-} rtc__io_health;
-bool rtc__session_io_health(rtc_session *s, size_t unit, rtc__io_health *out);
 /* session_ops.c: set-points from I/O peers in events.log. _init after the signal table
  * (false for other drivers' signals); _event per sample record; _due once per writer turn
  * (the count of changes the limit kept out of the log). */

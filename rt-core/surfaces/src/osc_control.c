@@ -15,9 +15,10 @@
  * the first few per second are written to events.log one by one: a flood costs one line
  * per second ("refused N more datagram(s) ..."), not one per datagram.
  */
+#include "surface_priv.h"
+
 #include "rtcosim/osc_args.h"
 #include "rtcosim/osc_control.h"
-#include "rtcosim/ratelimit.h"
 
 #include "rtcosim/rt.h"
 #include "rtcosim/status.h"
@@ -57,8 +58,7 @@ struct rtc_osc_control {
     _Atomic uint64_t messages, refused;
     char token[RTC_OSC_CONTROL_MAX_TOKEN];
     size_t token_len;       /* 0: no token required */
-    rtc_ratelimit lines;    /* events.log lines for refusals */
-    char last_refused[64];  /* the sender of the last datagram only counted */
+    rtc__surface_lines lines; /* events.log lines for refusals and subscriptions */
     sub subs[RTC_OSC_CONTROL_MAX_SUBS];
     /* the message being handled */
     struct sockaddr_in from;
@@ -82,13 +82,10 @@ static void send_to(rtc_osc_control *c, const struct sockaddr_in *to, lo_message
 }
 
 /* May this datagram's event be written to events.log one by one? Otherwise it is counted
- * and refusals_due() writes one line for the window. */
+ * and the loop writes one line for the window. */
 static bool may_log(rtc_osc_control *c)
 {
-    if (rtc_ratelimit_take(&c->lines, rtc_time_now_ns()))
-        return true;
-    snprintf(c->last_refused, sizeof c->last_refused, "%s", c->who);
-    return false;
+    return rtc__surface_lines_take(&c->lines, c->who);
 }
 
 static void reply_error(rtc_osc_control *c, const char *fmt, ...)
@@ -309,19 +306,12 @@ static void do_mark(rtc_osc_control *c, const char *types, lo_arg **argv, int ar
     reply_ok(c, "mark");
 }
 
-/* Constant time in the secret: every byte of the stored token is compared whatever the
- * sent one holds, and the length difference is folded into the same accumulator, so the
- * reply time tells nothing about how much of a guess was right. */
+/* The token: the first argument, a string, compared in constant time. */
 static bool token_ok(const rtc_osc_control *c, const char *types, lo_arg **argv, int argc)
 {
-    if (argc < 1 || types[0] != LO_STRING)
-        return false;
-    const char *sent = (const char *)argv[0];
-    size_t n = strnlen(sent, RTC_OSC_CONTROL_MAX_TOKEN);
-    unsigned diff = n != c->token_len;
-    for (size_t i = 0; i < c->token_len; i++)
-        diff |= (unsigned char)c->token[i] ^ (unsigned char)(i < n ? sent[i] : 0);
-    return diff == 0;
+    return argc >= 1 && types[0] == LO_STRING &&
+           rtc__surface_token_ok(c->token, c->token_len, (const char *)argv[0],
+                                 RTC_OSC_CONTROL_MAX_TOKEN + 1);
 }
 
 /* Table-driven dispatch on the address; argument checks are in each handler. */
@@ -430,17 +420,6 @@ static int64_t stream(rtc_osc_control *c, int64_t now)
     return next;
 }
 
-/* The refusals of the last window that were only counted: one line for all of them. */
-static void refusals_due(rtc_osc_control *c, bool force)
-{
-    uint64_t n = rtc_ratelimit_due(&c->lines, rtc_time_now_ns(), force);
-    if (n)
-        rtc_session_note(c->s, c->last_refused, "refused (or subscription changes) %llu more "
-                         "datagram(s) in the last %.0f s, not logged one by one (this sender "
-                         "was the last; every one was answered)", (unsigned long long)n,
-                         (double)c->lines.window_ns / 1e9);
-}
-
 /* The loop sleeps in poll() at most 10 ms or until the next subscription is due, so
  * streams keep their rate and the dead-man its resolution without a timer thread. */
 static void *control_main(void *arg)
@@ -462,9 +441,9 @@ static void *control_main(void *arg)
             }
         }
         rtc_session_poll(c->s, false);
-        refusals_due(c, false);
+        rtc__surface_lines_due(&c->lines, c->s, false);
     }
-    refusals_due(c, true);
+    rtc__surface_lines_due(&c->lines, c->s, true);
     return NULL;
 }
 
@@ -500,8 +479,9 @@ int rtc_osc_control_start(rtc_session *s, const rtc_osc_control_options *o,
         return RTC_EINVAL;
     }
     *c = (rtc_osc_control){.s = s, .lg = o->lg, .fd = -1, .allow_remote = o->allow_remote,
-                           .token_len = o->token_len,
-                           .lines = {.window_ns = 1000000000, .burst = 5}};
+                           .token_len = o->token_len};
+    rtc__surface_lines_init(&c->lines, "refused (or subscription changes)", "datagram(s)",
+                            "sender");
     if (o->token_len)
         memcpy(c->token, o->token, o->token_len);
     int rc = open_socket(c, o->port);

@@ -15,7 +15,8 @@
  * answered 431/413 by MHD), an idle timeout, and our own header deadline: a connection
  * that has not delivered its request headers timeout_s after it opened (or after its last
  * request) is shut down from this loop, so a peer that trickles bytes cannot hold a slot
- * for ever. At most RTC__PANEL_MAX_STREAMS streams; commands go through a token bucket.
+ * for ever. At most RTC__PANEL_MAX_STREAMS streams; at most commands_per_s commands in
+ * each second (rtc_ratelimit_admit, all clients together).
  * Requests carry no body: one that announces one is refused before it is read.
  */
 #include "panel_priv.h"
@@ -63,7 +64,8 @@ static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, const c
     return ok;
 }
 
-static enum MHD_Result answer_json(struct MHD_Connection *c, unsigned status, rtc__jbuf *b)
+static enum MHD_Result answer_json(struct MHD_Connection *c, unsigned status,
+                                   rtc__panel_buf *b)
 {
     enum MHD_Result ok = b->oom ? answer(c, 500, "text/plain", "out of memory\n", 14,
                                          MHD_RESPMEM_PERSISTENT)
@@ -76,10 +78,8 @@ static enum MHD_Result answer_json(struct MHD_Connection *c, unsigned status, rt
 void rtc__panel_note_refusal(rtc_panel *p, const char *who, const char *why)
 {
     atomic_fetch_add_explicit(&p->refused, 1, memory_order_relaxed);
-    if (rtc_ratelimit_take(&p->lines, rtc_time_now_ns()))
+    if (rtc__surface_lines_take(&p->lines, who))
         rtc_session_note(p->s, who, "refused: %s", why);
-    else
-        snprintf(p->last_refused, sizeof p->last_refused, "%s", who);
 }
 
 /* A refusal: the reason goes back to the client (JSON) and, rate-limited, to events.log. */
@@ -95,10 +95,8 @@ static enum MHD_Result refuse(rtc_panel *p, struct MHD_Connection *c, const char
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
     rtc__panel_note_refusal(p, who, why);
-    rtc__jbuf b = {.max = 4096};
-    rtc__jb_printf(&b, "{\"ok\":false,\"error\":");
-    rtc__jb_str(&b, why);
-    rtc__jb_printf(&b, "}\n");
+    rtc__panel_buf b = {.max = 4096};
+    rtc__panel_buf_line(&b, rtc__panel_reply(false, NULL, why));
     return answer_json(c, status, &b);
 }
 
@@ -183,16 +181,10 @@ static bool any_stream(const rtc_panel *p)
 
 /* ---- trust ---- */
 
-/* Constant time in the secret (see osc_control.c's token_ok). */
+/* Constant time in the secret (surface_priv.h). */
 static bool token_ok(const rtc_panel *p, const char *sent)
 {
-    if (!sent)
-        return false;
-    size_t n = strnlen(sent, RTC_PANEL_MAX_TOKEN + 1);
-    unsigned diff = n != p->token_len;
-    for (size_t i = 0; i < p->token_len; i++)
-        diff |= (unsigned char)p->token[i] ^ (unsigned char)(i < n ? sent[i] : 0);
-    return diff == 0;
+    return rtc__surface_token_ok(p->token, p->token_len, sent, RTC_PANEL_MAX_TOKEN + 1);
 }
 
 /* Without a token the page is reachable only as http://127.0.0.1:PORT or
@@ -242,22 +234,17 @@ static const rtc__panel_asset *asset(const char *url)
     return NULL;
 }
 
-/* A command: POST, the panel's header, within the rate. */
+/* A command: POST, the panel's header, within the rate (all clients together). */
 static enum MHD_Result command(rtc_panel *p, struct MHD_Connection *c, int64_t origin,
                                const char *who, bool remote)
 {
     if (!MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Rtcosim-Panel"))
         return refuse(p, c, who, 403, "commands need the X-Rtcosim-Panel header (sent by "
                       "the panel page; a cross-site form cannot send it)");
-    int64_t now = rtc_time_now_ns();
-    p->bucket += (double)(now - p->bucket_ns) / 1e9 * p->bucket_rate;
-    p->bucket = p->bucket > p->bucket_rate ? p->bucket_rate : p->bucket;
-    p->bucket_ns = now;
-    if (p->bucket < 1)
-        return refuse(p, c, who, 429, "too many commands (at most %.0f a second)",
-                      p->bucket_rate);
-    p->bucket -= 1;
-    rtc__jbuf b = {.max = 4096};
+    if (!rtc_ratelimit_admit(&p->commands, rtc_time_now_ns()))
+        return refuse(p, c, who, 429, "too many commands (at most %u a second)",
+                      p->commands.burst);
+    rtc__panel_buf b = {.max = 4096};
     unsigned status = rtc__panel_command(p, c, origin, who, remote, &b);
     return answer_json(c, status, &b);
 }
@@ -274,7 +261,7 @@ static enum MHD_Result route(rtc_panel *p, struct MHD_Connection *c, const char 
     if (get && !strcmp(url, "/favicon.ico")) /* asked by every browser: no refusal line */
         return answer(c, 204, "image/x-icon", "", 0, MHD_RESPMEM_PERSISTENT);
     if (get && !strcmp(url, "/api/info")) {
-        rtc__jbuf b = {.max = 1 << 20};
+        rtc__panel_buf b = {.max = 1 << 20};
         rtc__panel_info(p, &b);
         return answer_json(c, 200, &b);
     }
@@ -397,16 +384,6 @@ static void reap_late(rtc_panel *p, int64_t now)
     }
 }
 
-static void refusals_due(rtc_panel *p, bool force)
-{
-    uint64_t n = rtc_ratelimit_due(&p->lines, rtc_time_now_ns(), force);
-    if (n)
-        rtc_session_note(p->s, p->last_refused, "refused %llu more panel request(s) in the "
-                         "last %.0f s, not logged one by one (this client was the last; "
-                         "every one was answered)", (unsigned long long)n,
-                         (double)p->lines.window_ns / 1e9);
-}
-
 static void *panel_main(void *arg)
 {
     rtc_panel *p = arg;
@@ -429,13 +406,13 @@ static void *panel_main(void *arg)
                 p->next_frame_ns = now + RTC__PANEL_FRAME_NS;
         }
         reap_late(p, now);
-        refusals_due(p, false);
+        rtc__surface_lines_due(&p->lines, p->s, false);
     }
     /* streams end cleanly: MHD must not be stopped with suspended connections */
     wake_streams(p, true);
     for (int i = 0; i < 100 && any_stream(p); i++)
         MHD_run_wait(p->d, 10);
-    refusals_due(p, true);
+    rtc__surface_lines_due(&p->lines, p->s, true);
     return NULL;
 }
 
@@ -500,9 +477,9 @@ int rtc_panel_start(rtc_session *s, const rtc_panel_options *o, rtc_panel **out)
         memcpy(p->token, o->token, o->token_len);
     p->max_conn = o->max_connections ? o->max_connections : 32;
     p->timeout_s = o->timeout_s ? o->timeout_s : 10;
-    p->bucket = p->bucket_rate = o->commands_per_s ? o->commands_per_s : 50;
-    p->bucket_ns = rtc_time_now_ns();
-    p->lines = (rtc_ratelimit){.window_ns = 1000000000, .burst = 5};
+    p->commands = (rtc_ratelimit){.window_ns = 1000000000,
+                                  .burst = o->commands_per_s ? o->commands_per_s : 50};
+    rtc__surface_lines_init(&p->lines, "refused", "panel request(s)", "client");
     p->frame.max = 1 << 20;
     p->conns = calloc(p->max_conn + 8u, sizeof *p->conns);
     int rc = p->conns ? parse_address(o, p) : RTC_ENOMEM;

@@ -7,7 +7,9 @@
  * the capability, clamps, queues, records the command in inputs.bin and logs it in
  * events.log, so a command from the panel replays exactly as one from OSC. Values come
  * from the session's published snapshot (what results.csv holds, after every step) and
- * the event log's in-memory tail, never from the files.
+ * the event log's in-memory tail, never from the files. The JSON is built with jansson
+ * (base's json_util.h: strings always valid UTF-8 and escaped, reals with 17 significant
+ * digits or null when not finite) and written compact, one document per line.
  */
 #include "panel_priv.h"
 
@@ -15,128 +17,145 @@
 
 #include <math.h>
 #include <microhttpd.h>
-#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- text ---- */
+/* ---- bytes ---- */
 
-static bool jb_grow(rtc__jbuf *b, size_t need)
+void rtc__panel_buf_add(rtc__panel_buf *b, const char *bytes, size_t n)
 {
-    if (b->oom)
-        return false;
-    if (b->len + need + 1 <= b->cap)
-        return true;
-    size_t cap = b->cap ? b->cap : 1024;
-    while (cap < b->len + need + 1)
-        cap *= 2;
-    char *q = cap <= b->max ? realloc(b->p, cap) : NULL;
-    if (!q) {
-        b->oom = true;
-        return false;
-    }
-    b->p = q;
-    b->cap = cap;
-    return true;
-}
-
-void rtc__jb_printf(rtc__jbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0 || !jb_grow(b, (size_t)n))
+    if (b->oom || n == 0)
         return;
-    va_start(ap, fmt);
-    vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
-
-void rtc__jb_str(rtc__jbuf *b, const char *s)
-{
-    rtc__jb_printf(b, "\"");
-    for (const unsigned char *c = (const unsigned char *)s; c && *c; c++) {
-        if (*c == '"' || *c == '\\')
-            rtc__jb_printf(b, "\\%c", *c);
-        else if (*c < 0x20 || *c == 0x7f)
-            rtc__jb_printf(b, "\\u%04x", *c);
-        else if (jb_grow(b, 1))
-            b->p[b->len++] = (char)*c;
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 1024;
+        while (cap < b->len + n)
+            cap *= 2;
+        char *q = cap <= b->max ? realloc(b->p, cap) : NULL;
+        if (!q) {
+            b->oom = true;
+            return;
+        }
+        b->p = q;
+        b->cap = cap;
     }
-    rtc__jb_printf(b, "\"");
+    memcpy(b->p + b->len, bytes, n);
+    b->len += n;
 }
 
-void rtc__jb_num(rtc__jbuf *b, double v)
+static int dump_to_buf(const char *bytes, size_t n, void *user)
 {
-    if (isfinite(v))
-        rtc__jb_printf(b, "%.15g", v); /* a plot and a status line need no more */
-    else
-        rtc__jb_printf(b, "null");
+    rtc__panel_buf *b = user;
+    rtc__panel_buf_add(b, bytes, n);
+    return b->oom ? -1 : 0;
+}
+
+void rtc__panel_buf_json(rtc__panel_buf *b, json_t *doc)
+{
+    if (!doc || json_dump_callback(doc, dump_to_buf, b, RTC__PANEL_JSON_FLAGS) != 0)
+        b->oom = true;
+    json_decref(doc);
+}
+
+static void add_text(rtc__panel_buf *b, const char *text)
+{
+    rtc__panel_buf_add(b, text, strlen(text));
+}
+
+/* @p doc when it was built whole (@p bad 0), else NULL (and @p doc released). */
+static json_t *whole(json_t *doc, int bad)
+{
+    if (!bad)
+        return doc;
+    json_decref(doc);
+    return NULL;
+}
+
+void rtc__panel_buf_line(rtc__panel_buf *b, json_t *doc)
+{
+    rtc__panel_buf_json(b, doc);
+    add_text(b, "\n");
+}
+
+json_t *rtc__panel_reply(bool ok, const char *op, const char *error)
+{
+    json_t *o = json_object();
+    int bad = json_object_set_new(o, "ok", json_boolean(ok));
+    if (op)
+        bad |= json_object_set_new(o, "op", rtc__json_str(op));
+    if (error)
+        bad |= json_object_set_new(o, "error", rtc__json_str(error));
+    return whole(o, bad);
 }
 
 /* ---- /api/info ---- */
 
-static void info_var(rtc_panel *p, rtc__jbuf *b, const rtc_session_var *v)
+static json_t *info_var(rtc_panel *p, const rtc_session_var *v)
 {
-    rtc__jb_printf(b, "{\"name\":");
-    rtc__jb_str(b, v->name);
-    rtc__jb_printf(b, ",\"min\":");
-    rtc__jb_num(b, v->has_min ? v->min : NAN);
-    rtc__jb_printf(b, ",\"max\":");
-    rtc__jb_num(b, v->has_max ? v->max : NAN);
-    rtc__jb_printf(b, ",\"rate\":");
-    rtc__jb_num(b, v->has_rate ? v->rate : NAN);
-    rtc__jb_printf(b, ",\"safe\":");
-    rtc__jb_num(b, v->has_safe ? v->safe : NAN);
-    rtc__jb_printf(b, ",\"column\":%ld}", rtc_session_column(p->s, v->name));
+    json_t *o = json_object();
+    int bad = json_object_set_new(o, "name", rtc__json_str(v->name));
+    bad |= json_object_set_new(o, "min", rtc__json_real(v->has_min ? v->min : NAN));
+    bad |= json_object_set_new(o, "max", rtc__json_real(v->has_max ? v->max : NAN));
+    bad |= json_object_set_new(o, "rate", rtc__json_real(v->has_rate ? v->rate : NAN));
+    bad |= json_object_set_new(o, "safe", rtc__json_real(v->has_safe ? v->safe : NAN));
+    bad |= json_object_set_new(o, "column", json_integer(rtc_session_column(p->s, v->name)));
+    return whole(o, bad);
 }
 
-void rtc__panel_info(rtc_panel *p, rtc__jbuf *b)
+/* The recorded columns' names and the exposed variables into @p doc, as two arrays;
+ * nonzero when out of memory. */
+static int info_lists(rtc_panel *p, json_t *doc)
+{
+    rtc_session *s = p->s;
+    json_t *cols = json_array(), *vars = json_array();
+    int bad = json_object_set_new(doc, "columns", cols);
+    bad |= json_object_set_new(doc, "vars", vars);
+    for (size_t i = 0; i < rtc_session_columns(s) && !bad; i++)
+        bad = json_array_append_new(cols, rtc__json_str(rtc_session_column_name(s, i)));
+    rtc_session_var v;
+    for (size_t i = 0; !bad && rtc_session_var_info(s, i, &v); i++)
+        bad = json_array_append_new(vars, info_var(p, &v));
+    return bad;
+}
+
+void rtc__panel_info(rtc_panel *p, rtc__panel_buf *b)
 {
     rtc_session *s = p->s;
     char caps[96];
     rtc_session_caps_text(rtc_session_caps(s), caps, sizeof caps);
-    rtc__jb_printf(b, "{\"caps\":");
-    rtc__jb_str(b, caps);
-    rtc__jb_printf(b, ",\"has_io\":%s,\"tick_s\":", rtc_session_has_io(s) ? "true" : "false");
-    rtc__jb_num(b, (double)s->tick_ns / 1e9);
-    rtc__jb_printf(b, ",\"frame_hz\":%d,\"deadman_ms\":%.0f,\"columns\":[",
-                   (int)(1000000000 / RTC__PANEL_FRAME_NS),
-                   (double)rtc_session_deadman_ns(s) / 1e6);
-    for (size_t i = 0; i < rtc_session_columns(s); i++) {
-        rtc__jb_printf(b, i ? "," : "");
-        rtc__jb_str(b, rtc_session_column_name(s, i));
-    }
-    rtc__jb_printf(b, "],\"vars\":[");
-    rtc_session_var v;
-    for (size_t i = 0; rtc_session_var_info(s, i, &v); i++) {
-        rtc__jb_printf(b, i ? "," : "");
-        info_var(p, b, &v);
-    }
-    rtc__jb_printf(b, "]}\n");
+    json_t *doc = json_object();
+    int bad = json_object_set_new(doc, "caps", rtc__json_str(caps));
+    bad |= json_object_set_new(doc, "has_io", json_boolean(rtc_session_has_io(s)));
+    bad |= json_object_set_new(doc, "tick_s",
+                               rtc__json_real((double)rtc_session_tick_ns(s) / 1e9));
+    bad |= json_object_set_new(doc, "frame_hz", json_integer(1000000000 / RTC__PANEL_FRAME_NS));
+    bad |= json_object_set_new(doc, "deadman_ms",
+                               json_integer(llround((double)rtc_session_deadman_ns(s) / 1e6)));
+    bad |= info_lists(p, doc);
+    rtc__panel_buf_line(b, whole(doc, bad));
 }
 
 /* ---- frames ---- */
 
 /* Every I/O component's health, as the OSC status's text says it, but one object each. */
-static void frame_io(rtc_panel *p, rtc__jbuf *b)
+static json_t *frame_io(rtc_panel *p)
 {
-    bool first = true;
-    rtc__io_health h;
-    rtc__jb_printf(b, "\"io\":[");
-    for (size_t i = 0; i < rtc_system_unit_count(p->s->sys); i++) {
-        if (!rtc__session_io_health(p->s, i, &h))
+    json_t *io = json_array();
+    rtc_session_io h;
+    for (size_t i = 0; io && i < rtc_session_io_count(p->s); i++) {
+        if (!rtc_session_io_info(p->s, i, &h))
             continue;
-        rtc__jb_printf(b, "%s{\"name\":", first ? "" : ",");
-        rtc__jb_str(b, h.name);
-        rtc__jb_printf(b, ",\"up\":%s,\"signals\":%zu,\"stale\":%u,\"reconnects\":%llu,"
-                       "\"errors\":%llu}", h.up ? "true" : "false", h.signals, h.stale,
-                       (unsigned long long)h.reconnects, (unsigned long long)h.errors);
-        first = false;
+        json_t *o = json_object();
+        int bad = json_object_set_new(o, "name", rtc__json_str(h.name));
+        bad |= json_object_set_new(o, "up", json_boolean(h.up));
+        bad |= json_object_set_new(o, "signals", rtc__json_uint(h.signals));
+        bad |= json_object_set_new(o, "stale", json_integer(h.stale));
+        bad |= json_object_set_new(o, "reconnects", rtc__json_uint(h.reconnects));
+        bad |= json_object_set_new(o, "errors", rtc__json_uint(h.errors));
+        if (json_array_append_new(io, whole(o, bad))) /* releases o when it fails */
+            return whole(io, 1);
     }
-    rtc__jb_printf(b, "]");
+    return io;
 }
 
 /* The RTF over about a second of wall time: simulated over wall time, as the operator
@@ -155,51 +174,61 @@ static void measure_rtf(rtc_panel *p, int64_t now, int64_t sim_ns)
     p->rtf_sim_ns = sim_ns;
 }
 
-void rtc__panel_frame(rtc_panel *p, int64_t now_ns)
+/* The newest value of every recorded column (null: not published yet) and the tick they
+ * belong to (the first column's; -1: none yet). */
+static int frame_values(rtc_session *s, json_t *doc)
 {
-    rtc_session *s = p->s;
-    rtc__jbuf *b = &p->frame;
-    b->len = 0;
-    b->oom = false;
-    rtc_exec_progress st = {0};
-    if (s->ex)
-        rtc_exec_progress_get(s->ex, &st);
-    measure_rtf(p, now_ns, st.sim_time_ns);
     int64_t k = -1;
     double v = 0;
     if (rtc_session_columns(s))
         rtc_session_get_column(s, 0, &v, &k);
-    rtc__jb_printf(b, "event: frame\ndata: {\"state\":\"%s\",\"sim_t\":", st.paused ? "paused"
-                                                                                 : "running");
-    rtc__jb_num(b, (double)(s->start_ns + st.sim_time_ns) / 1e9);
-    rtc__jb_printf(b, ",\"tick\":%lld,\"overruns\":%llu,\"p99_us\":",
-                   (long long)(st.sim_time_ns / s->tick_ns), (unsigned long long)st.overruns);
-    rtc__jb_num(b, (double)st.wakeup_p99_ns / 1e3);
-    rtc__jb_printf(b, ",\"rtf\":");
-    rtc__jb_num(b, p->rtf);
-    rtc__jb_printf(b, ",\"k\":%lld,\"t\":", (long long)k);
-    rtc__jb_num(b, k >= 0 ? rtc_session_time_s(s, k) : NAN);
-    rtc__jb_printf(b, ",\"v\":[");
-    for (size_t i = 0; i < rtc_session_columns(s); i++) {
+    json_t *vals = json_array();
+    int bad = json_object_set_new(doc, "k", json_integer(k));
+    bad |= json_object_set_new(doc, "t", rtc__json_real(k >= 0 ? rtc_session_time_s(s, k)
+                                                               : NAN));
+    bad |= json_object_set_new(doc, "v", vals);
+    for (size_t i = 0; i < rtc_session_columns(s) && !bad; i++) {
         int64_t kk;
         if (!rtc_session_get_column(s, i, &v, &kk))
             v = NAN;
-        rtc__jb_printf(b, i ? "," : "");
-        rtc__jb_num(b, v);
+        bad = json_array_append_new(vals, rtc__json_real(v));
     }
-    rtc__jb_printf(b, "],");
-    frame_io(p, b);
-    rtc__jb_printf(b, "}\n\n");
+    return bad;
+}
+
+void rtc__panel_frame(rtc_panel *p, int64_t now_ns)
+{
+    rtc_session_progress st;
+    rtc_session_progress_get(p->s, &st);
+    measure_rtf(p, now_ns, st.sim_time_ns);
+    json_t *doc = json_object();
+    int bad = json_object_set_new(doc, "state", json_string(st.paused ? "paused"
+                                                                      : "running"));
+    bad |= json_object_set_new(doc, "sim_t", rtc__json_real(st.sim_time_s));
+    bad |= json_object_set_new(doc, "tick", json_integer(st.k));
+    bad |= json_object_set_new(doc, "overruns", rtc__json_uint(st.overruns));
+    bad |= json_object_set_new(doc, "p99_us", rtc__json_real(st.p99_wakeup_us));
+    bad |= json_object_set_new(doc, "rtf", rtc__json_real(p->rtf));
+    bad |= frame_values(p->s, doc);
+    bad |= json_object_set_new(doc, "io", frame_io(p));
+    rtc__panel_buf *b = &p->frame;
+    b->len = 0;
+    b->oom = false;
+    add_text(b, "event: frame\ndata: ");
+    rtc__panel_buf_json(b, whole(doc, bad));
+    add_text(b, "\n\n");
 }
 
 /* ---- streams ---- */
 
 static void add_event(void *user, uint64_t seq, const char *line)
 {
-    rtc__jbuf *b = user;
-    rtc__jb_printf(b, "event: log\nid: %llu\ndata: ", (unsigned long long)seq);
-    rtc__jb_str(b, line);
-    rtc__jb_printf(b, "\n\n");
+    rtc__panel_buf *b = user;
+    char head[64];
+    int n = snprintf(head, sizeof head, "event: log\nid: %llu\ndata: ", (unsigned long long)seq);
+    rtc__panel_buf_add(b, head, (size_t)n);
+    rtc__panel_buf_json(b, rtc__json_str(line));
+    add_text(b, "\n\n");
 }
 
 /* The stream's next bytes: the newest frame once, then the event lines it has not had. A
@@ -208,10 +237,10 @@ void rtc__panel_stream_fill(rtc_panel *p, rtc__panel_stream *st)
 {
     st->out.oom = false;
     if (st->frame_seq != p->frame_seq && p->frame.len && !p->frame.oom) {
-        rtc__jb_printf(&st->out, "%.*s", (int)p->frame.len, p->frame.p);
+        rtc__panel_buf_add(&st->out, p->frame.p, p->frame.len);
         st->frame_seq = p->frame_seq;
     }
-    st->ev_seq = rtc_events_tail(p->s->ev, st->ev_seq, add_event, &st->out);
+    st->ev_seq = rtc_events_tail(rtc_session_events(p->s), st->ev_seq, add_event, &st->out);
 }
 
 /* ---- commands ---- */
@@ -237,7 +266,7 @@ static unsigned status_of(int rc)
            : rc == RTC_ELIMIT ? 503 : 400;
 }
 
-static int do_set(rtc_panel *p, struct MHD_Connection *c, int64_t origin, rtc__jbuf *b,
+static int do_set(rtc_panel *p, struct MHD_Connection *c, int64_t origin, json_t **doc,
                   char *err, size_t cap)
 {
     const char *name = arg(c, "name"), *value = arg(c, "value");
@@ -251,12 +280,12 @@ static int do_set(rtc_panel *p, struct MHD_Connection *c, int64_t origin, rtc__j
         return RTC_EINVAL;
     }
     int rc = rtc_session_set(p->s, name, v, origin, &applied, err, cap);
-    if (rc == RTC_OK) {
-        rtc__jb_printf(b, "{\"ok\":true,\"op\":\"set\",\"name\":");
-        rtc__jb_str(b, name);
-        rtc__jb_printf(b, ",\"applied\":");
-        rtc__jb_num(b, applied);
-        rtc__jb_printf(b, ",\"clamped\":%s}\n", applied != v ? "true" : "false");
+    if (rc == RTC_OK && (*doc = rtc__panel_reply(true, "set", NULL)) != NULL &&
+        (json_object_set_new(*doc, "name", rtc__json_str(name)) ||
+         json_object_set_new(*doc, "applied", rtc__json_real(applied)) ||
+         json_object_set_new(*doc, "clamped", json_boolean(applied != v)))) {
+        json_decref(*doc);
+        *doc = NULL; /* out of memory: the plain {"ok":true,"op":"set"} answers */
     }
     return rc;
 }
@@ -290,10 +319,10 @@ static int do_mark(rtc_panel *p, struct MHD_Connection *c, const char *who, char
 }
 
 static int dispatch(rtc_panel *p, struct MHD_Connection *c, const char *op, int64_t origin,
-                    const char *who, rtc__jbuf *b, char *err, size_t cap)
+                    const char *who, json_t **doc, char *err, size_t cap)
 {
     if (!strcmp(op, "set"))
-        return do_set(p, c, origin, b, err, cap);
+        return do_set(p, c, origin, doc, err, cap);
     if (!strcmp(op, "pause"))
         return rtc_session_control(p->s, RTC_SESSION_PAUSE, 0, origin, err, cap);
     if (!strcmp(op, "resume"))
@@ -311,28 +340,25 @@ static int dispatch(rtc_panel *p, struct MHD_Connection *c, const char *op, int6
 /* One command through the session's operator functions. A peer beyond loopback needs the
  * "remote" capability for anything but reading, as with OSC. */
 unsigned rtc__panel_command(rtc_panel *p, struct MHD_Connection *c, int64_t origin,
-                            const char *who, bool remote, rtc__jbuf *b)
+                            const char *who, bool remote, rtc__panel_buf *b)
 {
     char err[512] = "";
+    json_t *doc = NULL;
     const char *op = arg(c, "op");
     op = op ? op : "";
     int rc = remote ? rtc_session_check(p->s, RTC_SESSION_CAN_REMOTE, op, err, sizeof err)
                     : RTC_OK;
     if (rc == RTC_OK) {
         rtc_session_poll(p->s, true); /* the operator is there: re-arm the dead-man */
-        rc = dispatch(p, c, op, origin, who, b, err, sizeof err);
+        rc = dispatch(p, c, op, origin, who, &doc, err, sizeof err);
     }
     if (rc != RTC_OK) {
         rtc__panel_note_refusal(p, who, err);
-        rtc__jb_printf(b, "{\"ok\":false,\"op\":");
-        rtc__jb_str(b, op);
-        rtc__jb_printf(b, ",\"error\":");
-        rtc__jb_str(b, err);
-        rtc__jb_printf(b, "}\n");
-    } else if (!b->len) {
-        rtc__jb_printf(b, "{\"ok\":true,\"op\":");
-        rtc__jb_str(b, op);
-        rtc__jb_printf(b, "}\n");
+        json_decref(doc);
+        doc = rtc__panel_reply(false, op, err);
+    } else if (!doc) {
+        doc = rtc__panel_reply(true, op, NULL);
     }
+    rtc__panel_buf_line(b, doc);
     return status_of(rc);
 }

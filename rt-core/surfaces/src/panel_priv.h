@@ -1,16 +1,18 @@
 /*
  * Internals of the HTTP operator panel (rtcosim/panel.h): panel.c (the server thread,
  * trust checks, routing, streams) and panel_api.c (JSON: the page's info, the live frames,
- * the commands). Everything here runs on the panel thread only.
+ * the commands). Everything here runs on the panel thread only. The JSON is jansson's,
+ * through base's helpers (json_util.h), with their number and string rules.
  */
 #ifndef RTC_PANEL_PRIV_H
 #define RTC_PANEL_PRIV_H
 
+#include "json_util.h"
+#include "surface_priv.h"
+
 #include "rtcosim/panel.h"
 #include "rtcosim/ratelimit.h"
 #include "rtcosim/rt.h"
-
-#include "session_priv.h"
 
 #include <stdatomic.h>
 
@@ -23,15 +25,26 @@ typedef struct rtc__panel_asset {
 extern const rtc__panel_asset rtc__panel_assets[];
 extern const size_t rtc__panel_n_assets;
 
-/* A growable text buffer; on allocation failure it stops growing and says so (oom). */
-typedef struct rtc__jbuf {
+/* JSON on the wire: one line (a Server-Sent Events data line holds no newline), reals
+ * with 17 significant digits as in every file rtcosim writes (json_util.h). */
+#define RTC__PANEL_JSON_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY)
+
+/* Bytes for a client (an answer, a stream's pending events, the newest frame). Growing
+ * beyond max or out of memory, it stops growing and says so (oom). */
+typedef struct rtc__panel_buf {
     char *p;
     size_t len, cap, max;
     bool oom;
-} rtc__jbuf;
-void rtc__jb_printf(rtc__jbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void rtc__jb_str(rtc__jbuf *b, const char *s);    /* a JSON string, quoted and escaped */
-void rtc__jb_num(rtc__jbuf *b, double v);         /* a JSON number, null when not finite */
+} rtc__panel_buf;
+void rtc__panel_buf_add(rtc__panel_buf *b, const char *bytes, size_t n);
+/* @p doc serialized (RTC__PANEL_JSON_FLAGS) onto @p b, then released; NULL (a document
+ * that could not be built) sets oom. */
+void rtc__panel_buf_json(rtc__panel_buf *b, json_t *doc);
+/* The same, then a newline: an HTTP answer's body. */
+void rtc__panel_buf_line(rtc__panel_buf *b, json_t *doc);
+/* An answer {"ok":OK,"op":OP,"error":ERROR} (op, error NULL: left out); NULL when out of
+ * memory. */
+json_t *rtc__panel_reply(bool ok, const char *op, const char *error);
 
 #define RTC__PANEL_MAX_STREAMS 8
 #define RTC__PANEL_FRAME_NS 40000000 /* 25 frames a second */
@@ -41,7 +54,7 @@ typedef struct rtc__panel_stream {
     struct rtc_panel *p;
     bool used, suspended, closing;
     struct MHD_Connection *conn;
-    rtc__jbuf out;
+    rtc__panel_buf out;
     size_t off;          /* bytes of out already sent */
     uint64_t frame_seq;  /* the last frame queued */
     uint64_t ev_seq;     /* the last events.log line queued */
@@ -66,12 +79,10 @@ struct rtc_panel {
     char token[RTC_PANEL_MAX_TOKEN];
     size_t token_len;
     unsigned max_conn, timeout_s;
-    double bucket, bucket_rate; /* command rate limit: a token bucket */
-    int64_t bucket_ns;
-    rtc_ratelimit lines;        /* events.log lines for refusals */
-    char last_refused[96];
-    /* the newest frame (JSON), rebuilt every RTC__PANEL_FRAME_NS */
-    rtc__jbuf frame;
+    rtc_ratelimit commands;     /* at most commands_per_s commands a second */
+    rtc__surface_lines lines;   /* events.log lines for refusals */
+    /* the newest frame (an SSE event), rebuilt every RTC__PANEL_FRAME_NS */
+    rtc__panel_buf frame;
     uint64_t frame_seq;
     int64_t next_frame_ns;
     int64_t rtf_wall_ns, rtf_sim_ns;
@@ -81,11 +92,11 @@ struct rtc_panel {
 };
 
 /* panel_api.c */
-void rtc__panel_info(rtc_panel *p, rtc__jbuf *b);
+void rtc__panel_info(rtc_panel *p, rtc__panel_buf *b);
 void rtc__panel_frame(rtc_panel *p, int64_t now_ns);
 /* A command from @p who (origin: IPv4 << 16 | port): the HTTP status and the JSON answer. */
 unsigned rtc__panel_command(rtc_panel *p, struct MHD_Connection *conn, int64_t origin,
-                            const char *who, bool remote, rtc__jbuf *b);
+                            const char *who, bool remote, rtc__panel_buf *b);
 /* Queue the stream's next bytes (frame, new events) when it has none pending. */
 void rtc__panel_stream_fill(rtc_panel *p, rtc__panel_stream *st);
 /* A refusal: logged within the rate limit. */

@@ -84,6 +84,8 @@
  * load (ssp.h), est (estimate.h), system (system.h, io_unit.h, pfast.h, nonfinite.h), exec
  * (exec.h, recorder.h), session (session.h), assemble (assemble.h), FMU packages (fmu.h)
  * and the I/O drivers (iodrivers.h).
+ * The operator surfaces of the rtcosim command (OSC control, HTTP panel) are not part of
+ * the library; session.h is what a surface of one's own is built on.
  */
 #ifndef RTCOSIM_RTCOSIM_H
 #define RTCOSIM_RTCOSIM_H

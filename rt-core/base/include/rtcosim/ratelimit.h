@@ -8,8 +8,12 @@
  * count ("refused 1234 more datagram(s) in the last 1 s"). So a flood of N events costs at
  * most burst + 1 lines per window, however large N is.
  *
- * Header-only (the control surface in io-drivers uses it too). Not thread-safe: one
- * owner thread per limiter. RT-safe: yes (no allocation, no call).
+ * The same limiter admits requests (rtc_ratelimit_admit: the panel's commands): the first
+ * burst events of each window pass, the rest are refused, and the next window starts
+ * afresh.
+ *
+ * Header-only (the operator surfaces use it too). Not thread-safe: one owner thread per
+ * limiter. RT-safe: yes (no allocation, no call).
  */
 #ifndef RTCOSIM_RATELIMIT_H
 #define RTCOSIM_RATELIMIT_H
@@ -59,6 +63,17 @@ RTC_RT_SAFE static inline uint64_t rtc_ratelimit_due(rtc_ratelimit *r, int64_t n
     r->start_ns = now_ns;
     r->logged = r->burst; /* the window that starts now has just had its line */
     return n;
+}
+
+/** One request at @p now_ns: true when it is among the first burst of the current window
+ *  (admitted), false when it is beyond them (refused, counted in suppressed). Unlike
+ *  rtc_ratelimit_take() a window does not wait for rtc_ratelimit_due(): each one admits
+ *  burst requests, however many the one before refused. RT-safe: yes. Thread: the owner. */
+RTC_RT_SAFE static inline bool rtc_ratelimit_admit(rtc_ratelimit *r, int64_t now_ns)
+{
+    if (r->start_ns == 0 || now_ns - r->start_ns >= r->window_ns)
+        r->suppressed = 0; /* refused requests need no report line: a fresh window */
+    return rtc_ratelimit_take(r, now_ns);
 }
 
 #endif

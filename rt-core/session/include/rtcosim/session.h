@@ -19,14 +19,17 @@
  *
  * Threads. The RT thread calls rtc_session_hook() (installed as the executive's loop hook)
  * and the I/O units' tap; both only move fixed-size records through preallocated SPSC
- * rings and atomics. The control surfaces — OSC (rtcosim/osc_control.h) and the HTTP
- * panel (rtcosim/panel.h), each on its own non-RT thread — call the operator functions
- * (rtc_session_set, _control, _get, _mark, _poll, _status_get); one lock inside the
- * session serialises them, so the command ring has a single producer at a time and both
- * surfaces take the same path (same checks, same records, same replay). A writer thread drains the inputs ring into inputs.bin, turns command
- * records into events.log lines, and watches the I/O components' counters (reconnects,
- * link up/down, stale signals) for I/O events. Nothing on the RT side blocks or formats;
- * a full ring drops the record and counts it (summary.json "session"; zero in normal runs).
+ * rings and atomics. The control surfaces — the rtcosim command's OSC control surface and
+ * HTTP panel (rt-core/surfaces), or an embedder's own — each on its own non-RT thread,
+ * see the session through this header only: they call the operator functions
+ * (rtc_session_set, _control, _check, _mark, _poll) and read the live state (_get,
+ * _status_get, _progress_get, _io_info, _var_info); one lock inside the session serialises
+ * the operator functions, so the command ring has a single producer at a time and every
+ * surface takes the same path (same checks, same records, same replay). A writer thread
+ * drains the inputs ring into inputs.bin, turns command records into events.log lines, and
+ * watches the I/O components' counters (reconnects, link up/down, stale signals) for I/O
+ * events. Nothing on the RT side blocks or formats; a full ring drops the record and counts
+ * it (summary.json "session"; zero in normal runs).
  *
  * Operator commands take effect at a step boundary: every command the control thread
  * queued is applied on the RT thread before the next step (also while paused), and
@@ -351,8 +354,58 @@ typedef struct rtc_session_status {
     char health[512];       /**< "name: up|down, stale N, reconnects N; ..." per I/O unit */
 } rtc_session_status;
 
-/** Fill @p out. RT-safe: no. Thread: the control thread. */
+/** The event log the session writes to (rtc_session_new()'s @p ev), e.g. for a surface's
+ *  feed of rtc_events_tail(). RT-safe: yes. Thread: any. */
+RTC_RT_SAFE rtc_events *rtc_session_events(const rtc_session *s);
+
+/** Fill @p out (rtf: measured since the previous call, by whichever surface made it).
+ *  RT-safe: no. Thread: the control thread. */
 void rtc_session_status_get(rtc_session *s, rtc_session_status *out);
+
+/** The base tick in ns: the logical time between step k and k+1. RT-safe: yes.
+ *  Thread: any. */
+RTC_RT_SAFE int64_t rtc_session_tick_ns(const rtc_session *s);
+
+/** The run's progress as the executive publishes it (rtc_session_status without the RTF
+ *  and the health text). */
+typedef struct rtc_session_progress {
+    int64_t sim_time_ns;  /**< logical time reached since the start time, ns */
+    double sim_time_s;    /**< logical time reached, start time included, s */
+    int64_t k;            /**< tick index reached */
+    uint64_t overruns;
+    double p99_wakeup_us; /**< wake-up latency p99 so far */
+    bool paused;
+} rtc_session_progress;
+
+/**
+ * Fill @p out from the executive the session is attached to (before rtc_session_attach():
+ * zeros, sim_time_s the start time). Unlike rtc_session_status_get() it takes no lock and
+ * changes nothing, so a surface may call it at any rate and measure its own RTF.
+ * RT-safe: no. Thread: any non-RT.
+ */
+void rtc_session_progress_get(const rtc_session *s, rtc_session_progress *out);
+
+/** One I/O component's health, as the status text (health) says it. */
+typedef struct rtc_session_io {
+    const char *name;        /**< the component's name, valid while the session lives */
+    const char *link;        /**< "up", "down", or "idle" (a server nobody sent to yet) */
+    bool up;                 /**< the driver reports its link connected */
+    size_t signals;          /**< the component's connectors */
+    unsigned stale;          /**< signals now stale or in error */
+    uint64_t reconnects;
+    uint64_t errors;         /**< failed requests, timeouts and Modbus exceptions */
+} rtc_session_io;
+
+/** Number of I/O components of the session's system. RT-safe: yes. Thread: any. */
+RTC_RT_SAFE size_t rtc_session_io_count(const rtc_session *s);
+
+/**
+ * I/O component @p i (0 .. rtc_session_io_count() - 1, in declaration order) into @p out,
+ * from its driver's counters at the time of the call.
+ * Returns false when @p i is out of range (or the driver gives no counters).
+ * RT-safe: no (asks the driver). Thread: any non-RT.
+ */
+bool rtc_session_io_info(const rtc_session *s, size_t i, rtc_session_io *out);
 
 /**
  * The control surface heard from an operator (@p heard true) — or just time passing.

@@ -42,6 +42,9 @@
  *   /rtcosim/error s:MESSAGE                              any refusal, with the reason
  * Every well-formed message (with the token, when one is required) re-arms the session's
  * dead-man (rtc_session_poll).
+ *
+ * Part of the rtcosim command (rt-core/surfaces), not of librtcosim: this header is not
+ * installed. It uses rtcosim/session.h alone.
  */
 #ifndef RTCOSIM_OSC_CONTROL_H
 #define RTCOSIM_OSC_CONTROL_H

@@ -29,6 +29,9 @@
  * Connections, header sizes, streams and the command rate are bounded; a connection that
  * has not sent its request headers within the timeout is shut down (slowloris). Refusals
  * are answered with the reason and logged to events.log within a rate limit.
+ *
+ * Part of the rtcosim command (rt-core/surfaces), not of librtcosim: this header is not
+ * installed, and only the command links libmicrohttpd. It uses rtcosim/session.h alone.
  */
 #ifndef RTCOSIM_PANEL_H
 #define RTCOSIM_PANEL_H
@@ -53,7 +56,8 @@ typedef struct rtc_panel_options {
     const rtc_logger *lg;     /**< start-up errors (may be NULL) */
     unsigned max_connections; /**< 0: 32 */
     unsigned timeout_s;       /**< idle / header timeout per connection; 0: 10 s */
-    unsigned commands_per_s;  /**< command rate limit (all clients); 0: 50 */
+    unsigned commands_per_s;  /**< commands admitted in each second, all clients together
+                                   (beyond: 429); 0: 50 */
 } rtc_panel_options;
 
 /**
