@@ -1,7 +1,10 @@
 /*
  * rtcosim/iodrivers.h — the built-in I/O drivers (io-drivers library).
  *
- * Each driver implements rtc_driver_ops (rtcosim/driver.h). The executable calls
+ * Each driver implements rtc_driver_ops (rtcosim/driver.h) on the driver base
+ * (rtcosim/driver_base.h), which does what every driver does: the common keys, the I/O
+ * thread and its loop, the stop flag, the safe-value hand-off and latch, reconnect
+ * backoff, the link state, counters and stats. The executable calls
  * rtc_iodrivers_register() once during load; tests and embedders may also use the vtables
  * directly. Each driver's I/O thread is created by the engine's one thread creator
  * (rtc_rt_thread_start, rtcosim/rt.h): SCHED_FIFO at `priority` on `cpu` when permitted
@@ -9,14 +12,19 @@
  * "io-<component>" (what ps/top show).
  *
  * ---- Settings keys (strings; numbers in C locale; booleans true/false/1/0) ----
- * Component keys common to all drivers:
+ * Component keys common to all drivers (read by the driver base):
  *   priority      I/O thread SCHED_FIFO priority 1..99; 0 = SCHED_OTHER   [default 20]
  *   cpu           CPU the I/O thread is pinned to; -1 = any                 [-1]
- *   stale_ms      age after which a FROM_BENCH value is flagged stale      [3 x period]
- *   safe_timeout_ms  limit of write_safe_values() when called by stop()     [500]
+ *   stale_ms      age after which a FROM_BENCH value is flagged stale; 0 = never
+ *                 (Modbus client: [3 x poll_ms]; Modbus server: [0]; OSC: none)
+ *   safe_timeout_ms  how long the stop path may wait for write_safe_values() (kept in
+ *                 rtc_drv_base.safe_timeout_ms; the I/O unit still waits 200 ms)  [500]
  *   heartbeat     "coil:<addr>" or "holding:<addr>" (Modbus) / OSC path: a watchdog
  *                 value changed every cycle                                 [none]
  *   heartbeat_mode  toggle (0/1) or count (0,1,2,... wraps at 65536)         [toggle]
+ * Per-signal key common to all drivers:
+ *   safe          safe value (TO_BENCH) written by write_safe_values() and on the stop
+ *                 path, then latched until the next start             [none: untouched]
  *
  * Modbus client (application/x-rtcosim-modbus-client), component keys:
  *   transport     tcp | rtu                                                 [tcp]
@@ -51,7 +59,6 @@
  *   byte_swap     swap the two bytes inside each register                   [false]
  *   scale, offset engineering = raw * scale + offset                        [1, 0]
  *   min, max      clamp of the engineering value (counted in the signal health's clamped)  [none]
- *   safe          safe value (TO_BENCH) written by write_safe_values()       [none: untouched]
  * OSC (application/x-rtcosim-osc), component keys:
  *   port          UDP port to receive on; 0 = ephemeral (see stats.port)     [0]
  *   bind          127.0.0.1 accepts loopback senders only (liblo 0.31 binds every
@@ -66,13 +73,13 @@
  *   path          OSC address pattern-free path, e.g. /plant/setpoint        [/<name>]
  *   osc_type      outbound argument type f | d | i                           [f]
  *   min, max      inbound clamp (clamped and counted)                        [none]
- *   safe          value streamed once by write_safe_values()                 [none]
+ *   (safe: streamed once by write_safe_values(), then in every bundle while latched)
  *
  * ---- Driver-specific counters (rtc_driver_stats.counters, under .kind) ----
  * The generic counters of rtc_driver_stats mean: requests = Modbus requests sent (client)
- * or served (server), OSC messages received; errors = failed exchanges other than
- * timeouts; rejected = writes refused (a disallowed OSC sender or output path, a Modbus
- * write to a register that is not a from-bench signal). On top of them:
+ * or served (server), OSC messages received; errors = failed exchanges other than timeouts; rejected = writes refused (a disallowed
+ * OSC sender or output path, a Modbus write to a register that is not a from-bench
+ * signal). On top of them:
  *   "modbus_client": exceptions (exception responses received)
  *   "modbus_server": exceptions (sent), write_refused (write requests refused with
  *                 exception 02, whatever the function code), fc_unsupported (exception
