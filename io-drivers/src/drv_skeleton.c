@@ -106,7 +106,6 @@ static void take_frame(sk *d, size_t len, int64_t arrival)
         rtc_drv_count(&d->b.st.named[SK_MALFORMED]);
         return;
     }
-    rtc_drv_count(&d->b.st.requests);
     for (size_t i = 0, off = 4; i < d->b.n_sig; i++) {
         uint64_t u = 0;
         double v;
@@ -117,6 +116,7 @@ static void take_frame(sk *d, size_t len, int64_t arrival)
         memcpy(&v, &u, 8);
         rtc_drv_publish(&d->b, i, v, arrival, arrival);
     }
+    rtc_drv_count(&d->b.st.requests); /* after the values: a reader sees them with it */
     if (rtc_drv_link_state(&d->b) != RTC_LINK_UP)
         rtc_drv_link_up(&d->b);
 }

@@ -26,8 +26,10 @@
  * the bundle is serialised into a buffer sized at start, then sent with sendto() from the
  * server's socket, so replies find their way back and nothing is allocated per period.
  *
- * Threads: liblo runs only in the I/O thread. liblo's error callback has no user pointer,
- * so a thread-local pointer names the driver whose recv is in progress.
+ * Threads: liblo runs only in the I/O thread, which is the driver base's
+ * (rtcosim/driver_base.h): begin binds the port, cycle streams, wait receives. liblo's
+ * error callback has no user pointer, so a thread-local pointer names the driver whose
+ * recv is in progress.
  */
 #include "rtcosim/driver_base.h"
 
@@ -361,38 +363,45 @@ static int64_t sample_time(osc *d, lo_message msg)
     return d->arrival_ns;
 }
 
-static int on_message(const char *path, const char *types, lo_arg **argv, int argc,
-                      lo_message msg, void *user)
+/* One message: checked in the order of the file comment, then published. */
+static void take_message(osc *d, const char *path, const char *types, lo_arg **argv, int argc,
+                         lo_message msg)
 {
-    osc *d = user;
-    rtc_drv_count(&d->b.st.requests);
     if (!sender_allowed(d, msg)) {
         rtc_drv_count(&d->b.st.rejected);
-        return 0;
+        return;
     }
     size_t i = 0;
     while (i < d->n && strcmp(d->sigs[i].path, path) != 0)
         i++;
     if (i == d->n) {
         rtc_drv_count(&d->b.st.named[OSC_UNKNOWN]);
-        return 0;
+        return;
     }
     osc_sig *s = &d->sigs[i];
     double v;
     if (s->dir != RTC_IO_FROM_BENCH) { /* an engine output is not writable */
         rtc_drv_count(&d->b.st.rejected);
-        return 0;
+        return;
     }
     if (argc != 1 || !numeric_arg(s, types[0], argv[0], &v)) {
         rtc_drv_count(&d->b.st.named[OSC_MALFORMED]);
         rtc_drv_count(&d->b.sig[i].errors);
-        return 0;
+        return;
     }
     if ((s->has_min && v < s->min) || (s->has_max && v > s->max)) {
         v = s->has_min && v < s->min ? s->min : s->max;
         rtc_drv_count(&d->b.sig[i].clamped);
     }
     rtc_drv_publish(&d->b, i, v, sample_time(d, msg), d->arrival_ns);
+}
+
+static int on_message(const char *path, const char *types, lo_arg **argv, int argc,
+                      lo_message msg, void *user)
+{
+    take_message(user, path, types, argv, argc, msg);
+    /* counted once handled: whoever sees requests reach n sees the n-th message's effect */
+    rtc_drv_count(&((osc *)user)->b.st.requests);
     return 0;
 }
 
