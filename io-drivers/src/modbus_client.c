@@ -21,6 +21,10 @@
  * closes the link, flags every from-bench signal STALE (the last good value stays
  * readable), and reconnects after an exponential backoff with jitter. Safe values are
  * written over a fresh connection when the current one fails.
+ *
+ * The I/O thread, its loop and deadlines, the safe-value hand-off, the backoff, the link
+ * state and the counters are the driver base's (rtcosim/driver_base.h); this file holds
+ * the hooks: cycle (connect when needed, poll), safe, end.
  */
 #include "modbus_priv.h"
 
@@ -28,6 +32,7 @@
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <modbus.h>
 #include <stdlib.h>
@@ -40,29 +45,23 @@ enum { MBC_EXCEPTIONS, MBC_N_COUNTERS };
 static const char *const mbc_counters[MBC_N_COUNTERS] = {"exceptions"};
 
 typedef struct mbc {
-    drv_stats st; /* first: rtc__drv_stats() reads it through the object pointer */
-    drv_ctx c;
-    char *component;
+    rtc_drv_base b; /* first: the base's ops take the object as their base */
     mb_map map;
     /* settings */
     bool rtu;
     char *host, *device;
     long port, baud, data_bits, stop_bits, unit_id;
     char parity;
-    int64_t poll_ns, timeout_ns, stale_ns, backoff_min_ns, backoff_max_ns;
+    int64_t timeout_ns;
     bool write_cycle;
-    int safe_timeout_ms;
     /* I/O thread state */
     modbus_t *ctx;
-    bool ever_connected, force_write, latched;
+    bool force_write;
     int timeouts_in_row;
-    int64_t backoff_ns;
-    uint64_t rng;
     uint16_t regs[128];
     uint8_t bits[2000];
-    drv_thread th;
 } mbc;
-static_assert(offsetof(mbc, st) == 0, "rtc__drv_stats needs the stats first");
+static_assert(offsetof(mbc, b) == 0, "the base must come first");
 
 static const char *const transports[] = {"tcp", "rtu", NULL};
 static const char *const parities[] = {"N", "E", "O", NULL};
@@ -75,101 +74,78 @@ static int parse_line(mbc *d, const rtc_driver_config *cfg)
     const rtc_kv *kv = cfg->settings;
     size_t n = cfg->n_settings;
     int tr = 0, par = 0;
-    int rc = rtc__drv_get_choice(&d->c, NULL, kv, n, "transport", transports, 0, &tr);
+    int rc = rtc_drv_get_choice(&d->b, NULL, kv, n, "transport", transports, 0, &tr);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "port", 502, 0, 65535, &d->port);
+        rc = rtc_drv_get_int(&d->b, NULL, kv, n, "port", 502, 0, 65535, &d->port);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "baud", 19200, 50, 4000000, &d->baud);
+        rc = rtc_drv_get_int(&d->b, NULL, kv, n, "baud", 19200, 50, 4000000, &d->baud);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_choice(&d->c, NULL, kv, n, "parity", parities, 0, &par);
+        rc = rtc_drv_get_choice(&d->b, NULL, kv, n, "parity", parities, 0, &par);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "data_bits", 8, 5, 8, &d->data_bits);
+        rc = rtc_drv_get_int(&d->b, NULL, kv, n, "data_bits", 8, 5, 8, &d->data_bits);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "stop_bits", 1, 1, 2, &d->stop_bits);
+        rc = rtc_drv_get_int(&d->b, NULL, kv, n, "stop_bits", 1, 1, 2, &d->stop_bits);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "unit_id", 1, 0, 255, &d->unit_id);
+        rc = rtc_drv_get_int(&d->b, NULL, kv, n, "unit_id", 1, 0, 255, &d->unit_id);
     if (rc != RTC_OK)
         return rc;
     d->rtu = tr == 1;
     d->parity = "NEO"[par];
     const char *host = rtc_kv_get(kv, n, "host"), *dev = rtc_kv_get(kv, n, "device");
     if (d->rtu && !dev)
-        return rtc__drv_bad(&d->c, NULL, "transport rtu needs setting device (a tty path)");
+        return rtc_drv_bad(&d->b, NULL, "transport rtu needs setting device (a tty path)");
     d->host = strdup(host ? host : "127.0.0.1");
     d->device = strdup(dev ? dev : "");
     return d->host && d->device ? RTC_OK : RTC_ENOMEM;
 }
 
+/* The response timeout and the write mode; the period, stale_ms, backoff, priority and
+ * cpu are the base's keys. */
 static int parse_timing(mbc *d, const rtc_driver_config *cfg)
 {
     const rtc_kv *kv = cfg->settings;
     size_t n = cfg->n_settings;
-    double poll, tmo, stale, bmin, bmax;
-    long safe_to;
+    double poll = (double)d->b.period_ns / 1e6, tmo;
     int wm = 0;
-    int rc = rtc__drv_get_double(&d->c, NULL, kv, n, "poll_ms", 10, 0.1, 60000, &poll);
+    int rc = rtc_drv_get_double(&d->b, NULL, kv, n, "timeout_ms", poll / 2, 0.1, 60000, &tmo);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_double(&d->c, NULL, kv, n, "timeout_ms", poll / 2, 0.1, 60000, &tmo);
-    if (rc == RTC_OK)
-        rc = rtc__drv_get_double(&d->c, NULL, kv, n, "stale_ms", 3 * poll, 0.1, 1e7, &stale);
-    if (rc == RTC_OK)
-        rc = rtc__drv_get_double(&d->c, NULL, kv, n, "reconnect_min_ms", 100, 1, 1e6, &bmin);
-    if (rc == RTC_OK)
-        rc = rtc__drv_get_double(&d->c, NULL, kv, n, "reconnect_max_ms", 5000, 1, 1e7, &bmax);
-    if (rc == RTC_OK)
-        rc = rtc__drv_get_choice(&d->c, NULL, kv, n, "write_mode", write_modes, 0, &wm);
-    if (rc == RTC_OK)
-        rc = rtc__drv_get_thread(&d->c, kv, n, &d->th);
-    if (rc == RTC_OK)
-        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "safe_timeout_ms", 500, 1, 600000, &safe_to);
+        rc = rtc_drv_get_choice(&d->b, NULL, kv, n, "write_mode", write_modes, 0, &wm);
     if (rc != RTC_OK)
         return rc;
     if (tmo >= poll)
-        return rtc__drv_bad(&d->c, NULL, "setting timeout_ms=%g must be below poll_ms=%g", tmo,
-                            poll);
-    if (bmin > bmax)
-        return rtc__drv_bad(&d->c, NULL, "reconnect_min_ms %g is above reconnect_max_ms %g", bmin,
-                            bmax);
-    d->poll_ns = (int64_t)(poll * 1e6);
+        return rtc_drv_bad(&d->b, NULL, "setting timeout_ms=%g must be below poll_ms=%g", tmo,
+                           poll);
     d->timeout_ns = (int64_t)(tmo * 1e6);
-    d->stale_ns = (int64_t)(stale * 1e6);
-    d->backoff_min_ns = (int64_t)(bmin * 1e6);
-    d->backoff_max_ns = (int64_t)(bmax * 1e6);
     d->write_cycle = wm == 1;
-    d->safe_timeout_ms = (int)safe_to;
     return RTC_OK;
 }
 
-static void mbc_close(void *self);
+static const rtc_drv_desc mbc_desc; /* below: what the base needs to know */
 
 static int mbc_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **self)
 {
     if (!cfg || !self)
         return RTC_EINVAL;
-    mbc *d = calloc(1, sizeof *d);
-    if (!d)
-        return RTC_ENOMEM;
-    d->component = strdup(cfg->component ? cfg->component : "?");
-    d->c = (drv_ctx){.lg = lg, .driver = "modbus-client", .component = d->component};
+    rtc_drv_base *b;
+    int rc = rtc_drv_open(&mbc_desc, sizeof(mbc), cfg, lg, &b);
+    if (rc != RTC_OK)
+        return rc;
+    mbc *d = (mbc *)b;
     long gap;
-    int rc = d->component ? rtc__drv_thread_init(&d->th) : RTC_ENOMEM;
-    if (rc == RTC_OK)
-        rc = rtc__drv_get_int(&d->c, NULL, cfg->settings, cfg->n_settings, "max_gap", 0, 0, 100,
-                              &gap);
+    rc = rtc_drv_get_int(b, NULL, cfg->settings, cfg->n_settings, "max_gap", 0, 0, 100, &gap);
     if (rc == RTC_OK)
         rc = parse_line(d, cfg);
     if (rc == RTC_OK)
         rc = parse_timing(d, cfg);
     if (rc == RTC_OK)
-        rc = rtc__mb_map_build(&d->map, cfg, &d->c, false, (int)gap);
-    if (rc == RTC_OK)
-        rc = rtc__drv_stats_init(&d->st, cfg->n_signals, "modbus_client", mbc_counters,
-                                 MBC_N_COUNTERS);
+        rc = rtc__mb_map_build(&d->map, cfg, b, false, (int)gap);
     if (rc != RTC_OK) {
-        mbc_close(d);
+        rtc_drv_close(b);
         return rc;
     }
-    d->rng = (uint64_t)rtc_time_now_ns() ^ (uint64_t)(uintptr_t)d;
+    /* stop() writes the safe values again even when latched: a connection re-made since
+     * the latch gets them once more */
+    b->stop_safe = b->n_safe ? RTC_DRV_STOP_SAFE_ALWAYS : RTC_DRV_STOP_SAFE_NONE;
     *self = d;
     return RTC_OK;
 }
@@ -194,7 +170,7 @@ static void link_close(mbc *d)
         modbus_free(d->ctx);
         d->ctx = NULL;
     }
-    atomic_store_explicit(&d->st.connected, false, memory_order_relaxed);
+    rtc_drv_link_down(&d->b);
 }
 
 static modbus_t *new_ctx(mbc *d)
@@ -226,26 +202,12 @@ static bool link_open(mbc *d)
         d->ctx = NULL;
         return false;
     }
-    if (d->ever_connected)
-        rtc__drv_count(&d->st.reconnects);
-    d->ever_connected = true;
-    rtc__drv_count(&d->st.connects);
-    d->backoff_ns = 0;
+    rtc_drv_link_up(&d->b);
     d->force_write = true;
     d->timeouts_in_row = 0;
-    atomic_store_explicit(&d->st.connected, true, memory_order_relaxed);
-    rtc_log(d->c.lg, RTC_LOG_INFO, "modbus-client '%s': connected to %s", d->component,
+    rtc_log(d->b.lg, RTC_LOG_INFO, "modbus-client '%s': connected to %s", d->b.component,
             d->rtu ? d->device : d->host);
     return true;
-}
-
-static void mark_all_stale(mbc *d)
-{
-    for (size_t i = 0; i < d->map.n; i++) {
-        mb_sig *s = &d->map.sigs[i];
-        if (s->dir == RTC_IO_FROM_BENCH && s->last_ok_ns != 0)
-            rtc__drv_set_quality(&d->st, i, s->mb, RTC_QUALITY_STALE);
-    }
 }
 
 /* Count a failed request by kind; returns true when the link must be dropped. */
@@ -253,24 +215,24 @@ static bool request_failed(mbc *d, int kind)
 {
     switch (kind) {
     case LINK_EXCEPTION:
-        rtc__drv_count(&d->st.named[MBC_EXCEPTIONS]);
+        rtc_drv_count(&d->b.st.named[MBC_EXCEPTIONS]);
         return false;
     case LINK_TIMEOUT:
-        rtc__drv_count(&d->st.timeouts);
+        rtc_drv_count(&d->b.st.timeouts);
         if (!d->rtu)
             return true; /* the late answer would be taken for the next request's */
         /* RTU frames carry no transaction id: let a late answer arrive, then drop it */
-        rtc__drv_sleep_interruptible(&d->th, d->timeout_ns);
+        rtc_drv_sleep(&d->b, d->timeout_ns);
         modbus_flush(d->ctx);
         return ++d->timeouts_in_row >= 3;
     case LINK_PROTOCOL:
-        rtc__drv_count(&d->st.errors);
+        rtc_drv_count(&d->b.st.errors);
         if (!d->rtu)
             return true; /* out of step with the peer: resynchronise by reconnecting */
         modbus_flush(d->ctx);
         return false;
     default:
-        rtc__drv_count(&d->st.errors);
+        rtc_drv_count(&d->b.st.errors);
         return true;
     }
 }
@@ -302,9 +264,8 @@ static void publish_batch(mbc *d, const mb_batch *b, int64_t t0, int64_t t1)
         double v = bits ? rtc__mb_decode_bit(s, d->bits[off], &clamped)
                         : rtc__mb_decode_regs(s, &d->regs[off], &clamped);
         if (clamped)
-            rtc__drv_count(&d->st.health[i].clamped);
-        rtc__drv_publish(&d->st, i, s->mb, v, t0 + (t1 - t0) / 2, t1);
-        s->last_ok_ns = t1;
+            rtc_drv_count(&d->b.sig[i].clamped);
+        rtc_drv_publish(&d->b, i, v, t0 + (t1 - t0) / 2, t1);
     }
 }
 
@@ -312,8 +273,8 @@ static void mark_batch(mbc *d, const mb_batch *b, rtc_quality q)
 {
     for (size_t k = b->first; k < b->first + b->n; k++) {
         size_t i = d->map.order[k];
-        rtc__drv_count(&d->st.health[i].errors);
-        rtc__drv_set_quality(&d->st, i, d->map.sigs[i].mb, q);
+        rtc_drv_count(&d->b.sig[i].errors);
+        rtc_drv_set_quality(&d->b, i, q);
     }
 }
 
@@ -325,9 +286,9 @@ static bool cycle_reads(mbc *d)
         int64_t t0 = rtc_time_now_ns();
         int kind = do_read(d, b);
         int64_t t1 = rtc_time_now_ns();
-        rtc__drv_count(&d->st.requests);
+        rtc_drv_count(&d->b.st.requests);
         if (kind == LINK_OK) {
-            rtc__drv_latency(&d->st, t1 - t0);
+            rtc_drv_latency(&d->b, t1 - t0);
             d->timeouts_in_row = 0;
             publish_batch(d, b, t0, t1);
             continue;
@@ -348,16 +309,17 @@ static bool encode_batch(mbc *d, const mb_batch *b, uint32_t *seqs)
         size_t i = d->map.order[k];
         mb_sig *s = &d->map.sigs[i];
         rtc_sample smp = {0};
-        if (!rtc_mailbox_read(s->mb, &smp))
+        if (!rtc_mailbox_read(d->b.sig[i].mb, &smp))
             smp.seq = s->last_seq; /* writer busy: keep what the bench has */
-        double v = d->latched && s->has_safe ? s->safe : smp.value;
+        const rtc_drv_signal *bs = &d->b.sig[i];
+        double v = d->b.latched && bs->has_safe ? bs->safe : smp.value;
         seqs[k - b->first] = smp.seq;
         dirty |= smp.seq != s->last_seq && smp.seq != 0;
         unsigned off = s->addr - b->addr;
         if (bits)
             d->bits[off] = rtc__mb_encode_bit(s, v);
         else if (rtc__mb_encode_regs(s, v, &d->regs[off]))
-            rtc__drv_count(&d->st.health[i].clamped);
+            rtc_drv_count(&d->b.sig[i].clamped);
     }
     return dirty;
 }
@@ -378,13 +340,13 @@ static bool cycle_writes(mbc *d)
             continue;
         int64_t t0 = rtc_time_now_ns();
         int kind = do_write(d, b->table, b->addr, b->count);
-        rtc__drv_count(&d->st.requests);
+        rtc_drv_count(&d->b.st.requests);
         if (kind == LINK_OK) {
-            rtc__drv_latency(&d->st, rtc_time_now_ns() - t0);
+            rtc_drv_latency(&d->b, rtc_time_now_ns() - t0);
             for (size_t j = 0; j < b->n; j++) {
                 size_t i = d->map.order[b->first + j];
                 d->map.sigs[i].last_seq = seqs[j];
-                rtc__drv_publish_sent(&d->st, i);
+                rtc_drv_sent(&d->b, i);
             }
             continue;
         }
@@ -399,22 +361,13 @@ static bool cycle_writes(mbc *d)
 
 static bool cycle_heartbeat(mbc *d)
 {
-    if (!d->map.hb || d->latched)
+    if (!d->map.hb || d->b.latched)
         return true; /* a latched (safe) driver lets the bench's watchdog expire */
     uint16_t v = rtc__mb_heartbeat_next(&d->map);
     int rc = d->map.hb_table == MB_COIL ? modbus_write_bit(d->ctx, d->map.hb_addr, v & 1)
                                         : modbus_write_register(d->ctx, d->map.hb_addr, v);
-    rtc__drv_count(&d->st.requests);
+    rtc_drv_count(&d->b.st.requests);
     return rc != -1 || !request_failed(d, classify_errno(errno));
-}
-
-static void check_stale(mbc *d, int64_t now)
-{
-    for (size_t i = 0; i < d->map.n; i++) {
-        mb_sig *s = &d->map.sigs[i];
-        if (s->dir == RTC_IO_FROM_BENCH && s->last_ok_ns && now - s->last_ok_ns > d->stale_ns)
-            rtc__drv_set_quality(&d->st, i, s->mb, RTC_QUALITY_STALE);
-    }
 }
 
 /* ---- safe values ---- */
@@ -425,51 +378,38 @@ static int write_safe_now(mbc *d)
     int result = RTC_OK;
     for (size_t i = 0; i < d->map.n; i++) {
         mb_sig *s = &d->map.sigs[i];
-        if (s->dir != RTC_IO_TO_BENCH || !s->has_safe)
+        double safe = d->b.sig[i].safe;
+        if (s->dir != RTC_IO_TO_BENCH || !d->b.sig[i].has_safe)
             continue;
         if (s->table == MB_COIL)
-            d->bits[0] = rtc__mb_encode_bit(s, s->safe);
+            d->bits[0] = rtc__mb_encode_bit(s, safe);
         else
-            rtc__mb_encode_regs(s, s->safe, d->regs);
-        rtc__drv_count(&d->st.requests);
+            rtc__mb_encode_regs(s, safe, d->regs);
+        rtc_drv_count(&d->b.st.requests);
         if (do_write(d, s->table, s->addr, s->nregs) != LINK_OK) {
-            rtc__drv_count(&d->st.errors);
+            rtc_drv_count(&d->b.st.errors);
             result = RTC_EIO;
         }
     }
-    d->latched = true;
-    if (result == RTC_OK)
-        rtc__drv_count(&d->st.safe_writes);
     return result;
 }
 
-/* Write the safe values over the current link, or over a fresh one when there is none or
- * the current one fails them (it may be out of step after a timeout). Leaves the link open
- * when it wrote them. */
-static int write_safe_values(mbc *d)
+/* The safe hook: write the safe values over the current link, or over a fresh one when
+ * there is none or the current one fails them (it may be out of step after a timeout). A
+ * link it opened for this alone (the thread not running) is closed again. */
+static int mbc_safe(rtc_drv_base *b)
 {
-    if (d->ctx && write_safe_now(d) == RTC_OK)
-        return RTC_OK;
-    link_close(d);
-    if (!link_open(d)) {
-        d->latched = true;
-        rtc_log(d->c.lg, RTC_LOG_ERROR, "modbus-client '%s': safe values not written: %s "
-                "unreachable", d->component, d->rtu ? d->device : d->host);
-        return RTC_EIO;
-    }
-    int rc = write_safe_now(d);
-    if (rc != RTC_OK)
-        rtc_log(d->c.lg, RTC_LOG_ERROR, "modbus-client '%s': safe values not written: %s",
-                d->component, modbus_strerror(errno));
-    return rc;
-}
-
-/* Run in the I/O thread, or in the caller when the thread is not running. */
-static int safe_job(void *arg)
-{
-    mbc *d = arg;
+    mbc *d = (mbc *)b;
     bool own = d->ctx == NULL;
-    int rc = write_safe_values(d);
+    int rc = RTC_OK;
+    if (!d->ctx || write_safe_now(d) != RTC_OK) {
+        link_close(d);
+        if (!link_open(d))
+            return rtc_drv_error(b, RTC_EIO, "safe values not written: %s unreachable",
+                                 d->rtu ? d->device : d->host);
+        if ((rc = write_safe_now(d)) != RTC_OK)
+            rtc_drv_error(b, rc, "safe values not written: %s", modbus_strerror(errno));
+    }
     if (own)
         link_close(d);
     return rc;
@@ -477,99 +417,67 @@ static int safe_job(void *arg)
 
 /* ---- I/O thread ---- */
 
-static void run_cycle(mbc *d)
+/* One poll cycle; false only when there is no link and it cannot be made now. */
+static bool mbc_cycle(rtc_drv_base *b, int64_t now)
 {
+    (void)now;
+    mbc *d = (mbc *)b;
+    if (!d->ctx && !link_open(d)) {
+        rtc_drv_stale_all(b);
+        return false; /* the base retries after a backoff */
+    }
     bool ok = cycle_reads(d);
     if (ok)
         ok = cycle_writes(d);
     if (ok)
         ok = cycle_heartbeat(d);
     if (!ok) {
-        rtc_log(d->c.lg, RTC_LOG_WARNING, "modbus-client '%s': link lost (%s); reconnecting",
-                d->component, modbus_strerror(errno));
+        rtc_log(b->lg, RTC_LOG_WARNING, "modbus-client '%s': link lost (%s); reconnecting",
+                b->component, modbus_strerror(errno));
         link_close(d);
-        mark_all_stale(d);
+        rtc_drv_stale_all(b);
     }
+    rtc_drv_check_stale(b, rtc_time_now_ns());
+    return true;
 }
 
-static void *mbc_thread(void *arg)
+static void mbc_end(rtc_drv_base *b)
 {
-    mbc *d = arg;
-    int64_t next = rtc_time_now_ns();
-    while (!rtc__drv_should_stop(&d->th)) {
-        rtc__drv_safe_serve(&d->th, safe_job, d);
-        if (!d->ctx && !link_open(d)) {
-            mark_all_stale(d);
-            int64_t wait = rtc__drv_backoff_next(&d->backoff_ns, d->backoff_min_ns,
-                                                 d->backoff_max_ns, &d->rng);
-            rtc__drv_sleep_interruptible(&d->th, wait);
-            next = rtc_time_now_ns();
-            continue;
-        }
-        rtc__drv_count(&d->st.cycles);
-        run_cycle(d);
-        check_stale(d, rtc_time_now_ns());
-        next += d->poll_ns;
-        int64_t now = rtc_time_now_ns();
-        if (now > next) { /* skip missed periods, like cyclictest */
-            rtc__drv_count(&d->st.overruns);
-            next = now + d->poll_ns - (now - next) % d->poll_ns;
-        }
-        rtc__drv_sleep_interruptible(&d->th, next - now);
-    }
-    if (d->map.has_safe)
-        write_safe_values(d); /* logs when they could not be written */
+    link_close((mbc *)b);
+}
+
+static void mbc_clear(rtc_drv_base *b)
+{
+    mbc *d = (mbc *)b;
     link_close(d);
-    return NULL;
-}
-
-static int mbc_start(void *self)
-{
-    mbc *d = self;
-    if (!d)
-        return RTC_EINVAL;
-    d->latched = false;
-    d->force_write = true;
-    return rtc__drv_thread_start(&d->th, &d->c, mbc_thread, d);
-}
-
-static int mbc_stop(void *self)
-{
-    if (!self)
-        return RTC_EINVAL;
-    rtc__drv_thread_stop(&((mbc *)self)->th);
-    return RTC_OK;
-}
-
-static int mbc_write_safe_values(void *self, int timeout_ms)
-{
-    if (!self)
-        return RTC_EINVAL;
-    return rtc__drv_safe_request(&((mbc *)self)->th, timeout_ms, safe_job, self);
-}
-
-static void mbc_close(void *self)
-{
-    mbc *d = self;
-    if (!d)
-        return;
-    rtc__drv_thread_stop(&d->th);
-    link_close(d);
-    rtc__drv_thread_clear(&d->th);
-    rtc__drv_stats_clear(&d->st);
     rtc__mb_map_clear(&d->map);
     free(d->host);
     free(d->device);
-    free(d->component);
-    free(d);
 }
+
+static const rtc_drv_desc mbc_desc = {
+    .name = "modbus-client",
+    .kind = "modbus_client",
+    .counters = mbc_counters,
+    .n_counters = MBC_N_COUNTERS,
+    .period_key = "poll_ms",
+    .period_default = 10,
+    .period_min = 0.1,
+    .period_max = 60000,
+    .stale_periods = 3,
+    .reconnects = true,
+    .cycle = mbc_cycle,
+    .safe = mbc_safe,
+    .end = mbc_end,
+    .clear = mbc_clear,
+};
 
 const rtc_driver_ops rtc_modbus_client_ops = {
     .name = "modbus-client",
     .open = mbc_open,
-    .start = mbc_start,
-    .stop = mbc_stop,
-    .write_safe_values = mbc_write_safe_values,
-    .close = mbc_close,
-    .stats = rtc__drv_stats,
+    .start = rtc_drv_start,
+    .stop = rtc_drv_stop,
+    .write_safe_values = rtc_drv_write_safe_values,
+    .close = rtc_drv_close,
+    .stats = rtc_drv_stats,
 };

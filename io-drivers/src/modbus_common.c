@@ -47,71 +47,69 @@ static mb_dtype default_type(rtc_type t, mb_table table)
     }
 }
 
-static int parse_codec(mb_sig *s, const rtc_io_signal *in, const drv_ctx *c)
+static int parse_codec(mb_sig *s, const rtc_io_signal *in, const rtc_drv_base *b)
 {
     const rtc_kv *kv = in->settings;
     size_t n = in->n_settings;
     int wo = 0, type = (int)default_type(in->type, s->table);
-    int rc = rtc__drv_get_choice(c, in->name, kv, n, "type", rtc__mb_type_names, type, &type);
+    int rc = rtc_drv_get_choice(b, in->name, kv, n, "type", rtc__mb_type_names, type, &type);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_choice(c, in->name, kv, n, "word_order", word_orders, 0, &wo);
+        rc = rtc_drv_get_choice(b, in->name, kv, n, "word_order", word_orders, 0, &wo);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_bool(c, in->name, kv, n, "byte_swap", false, &s->byte_swap);
+        rc = rtc_drv_get_bool(b, in->name, kv, n, "byte_swap", false, &s->byte_swap);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_double(c, in->name, kv, n, "scale", 1.0, -1e300, 1e300, &s->scale);
+        rc = rtc_drv_get_double(b, in->name, kv, n, "scale", 1.0, -1e300, 1e300, &s->scale);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_double(c, in->name, kv, n, "offset", 0.0, -1e300, 1e300, &s->offset);
+        rc = rtc_drv_get_double(b, in->name, kv, n, "offset", 0.0, -1e300, 1e300, &s->offset);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_opt_double(c, in->name, kv, n, "min", &s->has_min, &s->min);
+        rc = rtc_drv_get_opt_double(b, in->name, kv, n, "min", &s->has_min, &s->min);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_opt_double(c, in->name, kv, n, "max", &s->has_max, &s->max);
-    if (rc == RTC_OK)
-        rc = rtc__drv_get_opt_double(c, in->name, kv, n, "safe", &s->has_safe, &s->safe);
+        rc = rtc_drv_get_opt_double(b, in->name, kv, n, "max", &s->has_max, &s->max);
     if (rc != RTC_OK)
         return rc;
     if (s->scale == 0.0)
-        return rtc__drv_bad(c, in->name, "setting scale=0: scale must be non-zero");
+        return rtc_drv_bad(b, in->name, "setting scale=0: scale must be non-zero");
     if (s->has_min && s->has_max && s->min > s->max)
-        return rtc__drv_bad(c, in->name, "min %g is above max %g", s->min, s->max);
+        return rtc_drv_bad(b, in->name, "min %g is above max %g", s->min, s->max);
     s->type = (mb_dtype)type;
     s->word_little = wo == 1;
     bool bits = s->table == MB_COIL || s->table == MB_DISCRETE;
     if (bits && s->type != MB_BOOL)
-        return rtc__drv_bad(c, in->name, "table %s holds single bits: type must be bool, not %s",
-                            rtc__mb_table_names[s->table], rtc__mb_type_names[s->type]);
+        return rtc_drv_bad(b, in->name, "table %s holds single bits: type must be bool, not %s",
+                           rtc__mb_table_names[s->table], rtc__mb_type_names[s->type]);
     s->nregs = bits ? 1 : rtc__mb_type_regs(s->type);
     return RTC_OK;
 }
 
-static int parse_signal(mb_sig *s, const rtc_io_signal *in, const drv_ctx *c, bool server)
+static int parse_signal(mb_sig *s, const rtc_io_signal *in, const rtc_drv_base *b, bool server)
 {
     long addr;
     int table = in->type == RTC_TYPE_BOOL ? MB_COIL : MB_HOLDING;
-    int rc = rtc__drv_get_choice(c, in->name, in->settings, in->n_settings, "table",
-                                 rtc__mb_table_names, table, &table);
+    int rc = rtc_drv_get_choice(b, in->name, in->settings, in->n_settings, "table",
+                                rtc__mb_table_names, table, &table);
     if (rc != RTC_OK)
         return rc;
     if (!rtc_kv_get(in->settings, in->n_settings, "address"))
-        return rtc__drv_bad(c, in->name, "setting address is required");
-    rc = rtc__drv_get_int(c, in->name, in->settings, in->n_settings, "address", 0, 0, 65535, &addr);
+        return rtc_drv_bad(b, in->name, "setting address is required");
+    rc = rtc_drv_get_int(b, in->name, in->settings, in->n_settings, "address", 0, 0, 65535,
+                         &addr);
     if (rc != RTC_OK)
         return rc;
     s->table = (mb_table)table;
     s->addr = (uint16_t)addr;
     s->dir = in->dir;
-    s->mb = in->mailbox;
     /* What the peer may write: the client writes only coils/holding; a PLC writing into
      * the server likewise. Read-only tables carry the other direction. */
     bool writable_table = s->table == MB_COIL || s->table == MB_HOLDING;
     bool peer_writes = server ? in->dir == RTC_IO_FROM_BENCH : in->dir == RTC_IO_TO_BENCH;
     if (peer_writes && !writable_table)
-        return rtc__drv_bad(c, in->name, "table %s is read-only: a %s signal needs coil or holding",
-                            rtc__mb_table_names[s->table],
-                            in->dir == RTC_IO_TO_BENCH ? "to-bench" : "from-bench");
-    rc = parse_codec(s, in, c);
+        return rtc_drv_bad(b, in->name, "table %s is read-only: a %s signal needs coil or holding",
+                           rtc__mb_table_names[s->table],
+                           in->dir == RTC_IO_TO_BENCH ? "to-bench" : "from-bench");
+    rc = parse_codec(s, in, b);
     if (rc == RTC_OK && s->addr + s->nregs > 65536)
-        return rtc__drv_bad(c, in->name, "address %u + %u registers exceeds 65535", s->addr,
-                            s->nregs);
+        return rtc_drv_bad(b, in->name, "address %u + %u registers exceeds 65535", s->addr,
+                           s->nregs);
     return rc;
 }
 
@@ -126,20 +124,20 @@ static int cmp_order(const void *a, const void *b, void *arg)
     return (int)x->addr - (int)y->addr;
 }
 
-static int check_overlaps(mb_map *m, const drv_ctx *c)
+static int check_overlaps(mb_map *m, const rtc_drv_base *b)
 {
     for (size_t k = 1; k < m->n; k++) {
         const mb_sig *p = &m->sigs[m->order[k - 1]], *s = &m->sigs[m->order[k]];
         if (p->table == s->table && s->addr < p->addr + p->nregs)
-            return rtc__drv_bad(c, s->name, "%s %u overlaps signal '%s' (%s %u..%u)",
-                                rtc__mb_table_names[s->table], s->addr, p->name,
-                                rtc__mb_table_names[p->table], p->addr, p->addr + p->nregs - 1);
+            return rtc_drv_bad(b, s->name, "%s %u overlaps signal '%s' (%s %u..%u)",
+                               rtc__mb_table_names[s->table], s->addr, p->name,
+                               rtc__mb_table_names[p->table], p->addr, p->addr + p->nregs - 1);
     }
     for (size_t k = 0; m->hb && k < m->n; k++) {
         const mb_sig *s = &m->sigs[k];
         if (s->table == m->hb_table && m->hb_addr >= s->addr && m->hb_addr < s->addr + s->nregs)
-            return rtc__drv_bad(c, NULL, "heartbeat %s %u overlaps signal '%s'",
-                                rtc__mb_table_names[m->hb_table], m->hb_addr, s->name);
+            return rtc_drv_bad(b, NULL, "heartbeat %s %u overlaps signal '%s'",
+                               rtc__mb_table_names[m->hb_table], m->hb_addr, s->name);
     }
     return RTC_OK;
 }
@@ -182,26 +180,26 @@ static int make_batches(mb_map *m, rtc_io_dir dir, bool write, int max_gap, mb_b
     return RTC_OK;
 }
 
-static int parse_heartbeat(mb_map *m, const rtc_driver_config *cfg, const drv_ctx *c)
+static int parse_heartbeat(mb_map *m, const rtc_driver_config *cfg, const rtc_drv_base *b)
 {
     const char *hb = rtc_kv_get(cfg->settings, cfg->n_settings, "heartbeat");
     int mode = 0;
-    int rc = rtc__drv_get_choice(c, NULL, cfg->settings, cfg->n_settings, "heartbeat_mode",
-                                 hb_modes, 0, &mode);
+    int rc = rtc_drv_get_choice(b, NULL, cfg->settings, cfg->n_settings, "heartbeat_mode",
+                                hb_modes, 0, &mode);
     if (rc != RTC_OK || !hb)
         return rc;
     const char *colon = strchr(hb, ':');
     char *end;
     long addr = colon ? strtol(colon + 1, &end, 0) : -1;
     if (!colon || *end != '\0' || addr < 0 || addr > 65535)
-        return rtc__drv_bad(c, NULL, "setting heartbeat=%s: expected coil:<address> or "
-                            "holding:<address>", hb);
+        return rtc_drv_bad(b, NULL, "setting heartbeat=%s: expected coil:<address> or "
+                           "holding:<address>", hb);
     if (strncmp(hb, "coil:", 5) == 0)
         m->hb_table = MB_COIL;
     else if (strncmp(hb, "holding:", 8) == 0)
         m->hb_table = MB_HOLDING;
     else
-        return rtc__drv_bad(c, NULL, "setting heartbeat=%s: table must be coil or holding", hb);
+        return rtc_drv_bad(b, NULL, "setting heartbeat=%s: table must be coil or holding", hb);
     m->hb = true;
     m->hb_addr = (uint16_t)addr;
     m->hb_count = mode == 1;
@@ -232,8 +230,8 @@ static void compute_spans(mb_map *m)
             m->lo[t] = 0;
 }
 
-int rtc__mb_map_build(mb_map *m, const rtc_driver_config *cfg, const drv_ctx *c, bool server,
-                      int max_gap)
+int rtc__mb_map_build(mb_map *m, const rtc_driver_config *cfg, const rtc_drv_base *b,
+                      bool server, int max_gap)
 {
     memset(m, 0, sizeof *m);
     int rc = RTC_ENOMEM;
@@ -243,22 +241,17 @@ int rtc__mb_map_build(mb_map *m, const rtc_driver_config *cfg, const drv_ctx *c,
     if (!m->sigs || !m->order)
         goto out;
     for (size_t i = 0; i < m->n; i++) {
-        const rtc_io_signal *in = &cfg->signals[i];
-        if (!in->name || !in->mailbox) {
-            rc = rtc__drv_bad(c, NULL, "signal %zu has no name or no mailbox", i);
-            goto out;
-        }
+        const rtc_io_signal *in = &cfg->signals[i]; /* name and mailbox: rtc_drv_open */
         if (!(m->sigs[i].name = strdup(in->name)))
             goto out;
-        if ((rc = parse_signal(&m->sigs[i], in, c, server)) != RTC_OK)
+        if ((rc = parse_signal(&m->sigs[i], in, b, server)) != RTC_OK)
             goto out;
-        m->has_safe |= m->sigs[i].has_safe && m->sigs[i].dir == RTC_IO_TO_BENCH;
         m->order[i] = i;
     }
-    if ((rc = parse_heartbeat(m, cfg, c)) != RTC_OK)
+    if ((rc = parse_heartbeat(m, cfg, b)) != RTC_OK)
         goto out;
     qsort_r(m->order, m->n, sizeof *m->order, cmp_order, m);
-    if ((rc = check_overlaps(m, c)) != RTC_OK)
+    if ((rc = check_overlaps(m, b)) != RTC_OK)
         goto out;
     compute_spans(m);
     rc = make_batches(m, RTC_IO_FROM_BENCH, false, max_gap, &m->reads, &m->n_reads);

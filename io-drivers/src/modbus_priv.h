@@ -7,7 +7,7 @@
 #ifndef RTC_IO_MODBUS_PRIV_H
 #define RTC_IO_MODBUS_PRIV_H
 
-#include "drv_common.h"
+#include "rtcosim/driver_base.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,17 +24,15 @@ typedef enum {
 typedef struct mb_sig {
     char *name;
     rtc_io_dir dir;
-    rtc_mailbox *mb;
     mb_table table;
     uint16_t addr;
     uint16_t nregs; /* registers (or bits: 1) the value occupies */
     mb_dtype type;
     bool word_little, byte_swap;
     double scale, offset;
-    bool has_min, has_max, has_safe;
-    double min, max, safe;
+    bool has_min, has_max; /* the safe value is the base's (rtc_drv_signal) */
+    double min, max;
     uint32_t last_seq;  /* TO_BENCH: mailbox seq last sent */
-    int64_t last_ok_ns; /* FROM_BENCH: arrival of the last good value */
 } mb_sig;
 
 /* One request: table, first address, count, and the signals inside (indices into order). */
@@ -55,7 +53,6 @@ typedef struct mb_map {
     uint16_t hb_addr;
     bool hb_count;         /* count mode (else toggle) */
     uint16_t hb_value;
-    bool has_safe;         /* any signal has a safe value */
     int lo[MB_NTABLES], hi[MB_NTABLES]; /* occupied address span per table, hi exclusive */
 } mb_map;
 
@@ -67,8 +64,8 @@ extern const char *const rtc__mb_type_names[];
  * (server = true flips the rules, see driver.h), reject overlaps, sort and batch (reads
  * may bridge gaps of up to max_gap unmapped registers; writes never do).
  */
-int rtc__mb_map_build(mb_map *m, const rtc_driver_config *cfg, const drv_ctx *c, bool server,
-                      int max_gap);
+int rtc__mb_map_build(mb_map *m, const rtc_driver_config *cfg, const rtc_drv_base *b,
+                      bool server, int max_gap);
 void rtc__mb_map_clear(mb_map *m);
 
 /* Engineering value of a register-table signal from its nregs raw registers. *clamped is

@@ -4,13 +4,14 @@
  * every update_ms; from-bench signals are holding registers/coils the peer writes, and
  * every write becomes a timestamped sample in the signal's mailbox.
  *
- * Threads: all libmodbus work, including listen/accept, happens in the I/O thread;
- * start() waits on a semaphore until the thread has bound its socket, so the port is
- * known (stats.port) when start() returns. The register map (modbus_mapping_t) is owned
- * by the I/O thread alone: no lock.
+ * Threads: all libmodbus work, including listen/accept, happens in the I/O thread, which
+ * is the driver base's (rtcosim/driver_base.h): its begin hook binds the socket before
+ * start() returns, so the port is known (stats.port) then. The register map
+ * (modbus_mapping_t) is owned by the I/O thread alone: no lock.
  *
- * One loop: ppoll on the listen socket and every client (TCP) or the tty (RTU) with a
- * timeout up to the next update or connection deadline. TCP clients never block each
+ * The base's loop calls the cycle hook every update_ms (outputs into the map) and the
+ * wait hook in between: ppoll on the listen socket and every client (TCP) or the tty
+ * (RTU) with a timeout up to the next update or connection deadline. TCP clients never block each
  * other: each connection has its own receive buffer, the loop takes what a readable
  * socket holds (non-blocking recv) and frames requests itself from the MBAP header (its
  * length field says how many bytes follow), so a peer that sends half a frame and stops
@@ -31,6 +32,7 @@
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <modbus.h>
@@ -39,7 +41,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #define MBS_MAX_CLIENTS RTC_MODBUS_MAX_CLIENTS
@@ -75,18 +76,16 @@ enum {
 static const char *const mbs_counters[MBS_N_COUNTERS] = {
     "exceptions",   "write_refused", "fc_unsupported",  "bad_requests", "frame_timeouts",
     "idle_closed",  "evicted",       "clients_refused", "clients",      "clients_max"};
-#define MC(name) (&d->st.named[MBS_##name])
+#define MC(name) (&d->b.st.named[MBS_##name])
 
 typedef struct mbs {
-    drv_stats st; /* first: rtc__drv_stats() reads it through the object pointer */
-    drv_ctx c;
-    char *component;
+    rtc_drv_base b; /* first: the base's ops take the object as their base */
     mb_map map;
     bool rtu;
     char *bind, *device;
     long port, baud, data_bits, stop_bits, unit_id, max_clients;
     char parity;
-    int64_t update_ns, stale_ns, frame_ns, idle_ns;
+    int64_t frame_ns, idle_ns;
     /* I/O thread state */
     modbus_t *ctx;
     modbus_mapping_t *mapping;
@@ -94,60 +93,49 @@ typedef struct mbs {
     int listen_fd;
     mbs_conn conns[MBS_MAX_CLIENTS];
     int n_conns;
-    bool latched;
     uint8_t query[MODBUS_RTU_MAX_ADU_LENGTH];
-    sem_t ready;
-    atomic_int start_rc;
-    drv_thread th;
 } mbs;
-static_assert(offsetof(mbs, st) == 0, "rtc__drv_stats needs the stats first");
+static_assert(offsetof(mbs, b) == 0, "the base must come first");
 
 static const char *const transports[] = {"tcp", "rtu", NULL};
 static const char *const parities[] = {"N", "E", "O", NULL};
 
+/* The line, the listener's limits; update_ms, stale_ms, priority and cpu are the base's. */
 static int parse_settings(mbs *d, const rtc_driver_config *cfg)
 {
     const rtc_kv *kv = cfg->settings;
     size_t n = cfg->n_settings;
     int tr = 0, par = 0;
-    double upd, stale, frame, idle;
-    int rc = rtc__drv_get_choice(&d->c, NULL, kv, n, "transport", transports, 0, &tr);
+    double frame, idle;
+    int rc = rtc_drv_get_choice(&d->b, NULL, kv, n, "transport", transports, 0, &tr);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "port", 502, 0, 65535, &d->port);
+        rc = rtc_drv_get_int(&d->b, NULL, kv, n, "port", 502, 0, 65535, &d->port);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "baud", 19200, 50, 4000000, &d->baud);
+        rc = rtc_drv_get_int(&d->b, NULL, kv, n, "baud", 19200, 50, 4000000, &d->baud);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_choice(&d->c, NULL, kv, n, "parity", parities, 0, &par);
+        rc = rtc_drv_get_choice(&d->b, NULL, kv, n, "parity", parities, 0, &par);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "data_bits", 8, 5, 8, &d->data_bits);
+        rc = rtc_drv_get_int(&d->b, NULL, kv, n, "data_bits", 8, 5, 8, &d->data_bits);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "stop_bits", 1, 1, 2, &d->stop_bits);
+        rc = rtc_drv_get_int(&d->b, NULL, kv, n, "stop_bits", 1, 1, 2, &d->stop_bits);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "unit_id", 1, 1, 247, &d->unit_id);
+        rc = rtc_drv_get_int(&d->b, NULL, kv, n, "unit_id", 1, 1, 247, &d->unit_id);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_int(&d->c, NULL, kv, n, "max_clients", 8, 1, MBS_MAX_CLIENTS,
-                              &d->max_clients);
+        rc = rtc_drv_get_int(&d->b, NULL, kv, n, "max_clients", 8, 1, MBS_MAX_CLIENTS,
+                             &d->max_clients);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_double(&d->c, NULL, kv, n, "frame_timeout_ms", 500, 1, 60000, &frame);
+        rc = rtc_drv_get_double(&d->b, NULL, kv, n, "frame_timeout_ms", 500, 1, 60000, &frame);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_double(&d->c, NULL, kv, n, "idle_timeout_ms", 60000, 0, 1e8, &idle);
-    if (rc == RTC_OK)
-        rc = rtc__drv_get_double(&d->c, NULL, kv, n, "update_ms", 1, 0.05, 60000, &upd);
-    if (rc == RTC_OK)
-        rc = rtc__drv_get_double(&d->c, NULL, kv, n, "stale_ms", 0, 0, 1e7, &stale);
-    if (rc == RTC_OK)
-        rc = rtc__drv_get_thread(&d->c, kv, n, &d->th);
+        rc = rtc_drv_get_double(&d->b, NULL, kv, n, "idle_timeout_ms", 60000, 0, 1e8, &idle);
     if (rc != RTC_OK)
         return rc;
     d->rtu = tr == 1;
     d->parity = "NEO"[par];
-    d->update_ns = (int64_t)(upd * 1e6);
-    d->stale_ns = (int64_t)(stale * 1e6);
     d->frame_ns = (int64_t)(frame * 1e6);
     d->idle_ns = (int64_t)(idle * 1e6);
     const char *bind = rtc_kv_get(kv, n, "bind"), *dev = rtc_kv_get(kv, n, "device");
     if (d->rtu && !dev)
-        return rtc__drv_bad(&d->c, NULL, "transport rtu needs setting device (a tty path)");
+        return rtc_drv_bad(&d->b, NULL, "transport rtu needs setting device (a tty path)");
     d->bind = strdup(bind ? bind : "127.0.0.1");
     d->device = strdup(dev ? dev : "");
     return d->bind && d->device ? RTC_OK : RTC_ENOMEM;
@@ -178,35 +166,28 @@ static int build_mapping(mbs *d)
     return RTC_OK;
 }
 
-static void mbs_close(void *self);
+static const rtc_drv_desc mbs_desc; /* below: what the base needs to know */
 
 static int mbs_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **self)
 {
     if (!cfg || !self)
         return RTC_EINVAL;
-    mbs *d = calloc(1, sizeof *d);
-    if (!d)
-        return RTC_ENOMEM;
+    rtc_drv_base *b;
+    int rc = rtc_drv_open(&mbs_desc, sizeof(mbs), cfg, lg, &b);
+    if (rc != RTC_OK)
+        return rc;
+    mbs *d = (mbs *)b;
     d->listen_fd = -1;
-    d->component = strdup(cfg->component ? cfg->component : "?");
-    d->c = (drv_ctx){.lg = lg, .driver = "modbus-server", .component = d->component};
-    int rc = d->component ? rtc__drv_thread_init(&d->th) : RTC_ENOMEM;
+    rc = parse_settings(d, cfg);
     if (rc == RTC_OK)
-        rc = sem_init(&d->ready, 0, 0) == 0 ? RTC_OK : RTC_ESYS;
-    if (rc == RTC_OK)
-        rc = parse_settings(d, cfg);
-    if (rc == RTC_OK)
-        rc = rtc__mb_map_build(&d->map, cfg, &d->c, true, 0);
-    if (rc == RTC_OK)
-        rc = rtc__drv_stats_init(&d->st, cfg->n_signals, "modbus_server", mbs_counters,
-                                 MBS_N_COUNTERS);
+        rc = rtc__mb_map_build(&d->map, cfg, b, true, 0);
     if (rc == RTC_OK)
         rc = build_mapping(d);
     if (rc != RTC_OK) {
-        mbs_close(d);
+        rtc_drv_close(b);
         return rc;
     }
-    *self = d;
+    *self = d; /* stop_safe NONE: the register map ends with the endpoint */
     return RTC_OK;
 }
 
@@ -229,7 +210,7 @@ static void put_value(mbs *d, size_t i, double v)
     if (s->table == MB_COIL || s->table == MB_DISCRETE)
         table_bits(d, s->table)[off] = rtc__mb_encode_bit(s, v);
     else if (rtc__mb_encode_regs(s, v, table_regs(d, s->table) + off))
-        rtc__drv_count(&d->st.health[i].clamped);
+        rtc_drv_count(&d->b.sig[i].clamped);
 }
 
 /* Copy every to-bench mailbox (or latched safe value) into the map; heartbeat. */
@@ -240,15 +221,15 @@ static void update_outputs(mbs *d)
         if (s->dir != RTC_IO_TO_BENCH)
             continue;
         rtc_sample smp;
-        if (d->latched && s->has_safe) {
-            put_value(d, i, s->safe);
-        } else if (rtc_mailbox_read(s->mb, &smp) && smp.seq != s->last_seq) {
+        if (d->b.latched && d->b.sig[i].has_safe) {
+            put_value(d, i, d->b.sig[i].safe);
+        } else if (rtc_mailbox_read(d->b.sig[i].mb, &smp) && smp.seq != s->last_seq) {
             put_value(d, i, smp.value);
             s->last_seq = smp.seq;
-            rtc__drv_publish_sent(&d->st, i);
+            rtc_drv_sent(&d->b, i);
         }
     }
-    if (d->map.hb && !d->latched) {
+    if (d->map.hb && !d->b.latched) {
         uint16_t v = rtc__mb_heartbeat_next(&d->map);
         unsigned off = d->map.hb_addr - (unsigned)d->map.lo[d->map.hb_table];
         if (d->map.hb_table == MB_COIL)
@@ -256,12 +237,7 @@ static void update_outputs(mbs *d)
         else
             d->mapping->tab_registers[off] = v;
     }
-    int64_t now = rtc_time_now_ns();
-    for (size_t i = 0; d->stale_ns && i < d->map.n; i++) {
-        mb_sig *s = &d->map.sigs[i];
-        if (s->dir == RTC_IO_FROM_BENCH && s->last_ok_ns && now - s->last_ok_ns > d->stale_ns)
-            rtc__drv_set_quality(&d->st, i, s->mb, RTC_QUALITY_STALE);
-    }
+    rtc_drv_check_stale(&d->b, rtc_time_now_ns());
 }
 
 /* After a write request: publish every from-bench signal the range touched. */
@@ -277,10 +253,9 @@ static void publish_written(mbs *d, mb_table t, int addr, int n, int64_t arrival
         double v = t == MB_COIL ? rtc__mb_decode_bit(s, d->mapping->tab_bits[off], &clamped)
                                 : rtc__mb_decode_regs(s, d->mapping->tab_registers + off, &clamped);
         if (clamped)
-            rtc__drv_count(&d->st.health[i].clamped);
+            rtc_drv_count(&d->b.sig[i].clamped);
         /* The peer's value was true when its request arrived. */
-        rtc__drv_publish(&d->st, i, s->mb, v, arrival, arrival);
-        s->last_ok_ns = arrival;
+        rtc_drv_publish(&d->b, i, v, arrival, arrival);
     }
 }
 
@@ -303,8 +278,8 @@ static bool may_write(const mbs *d, mb_table t, int addr, int n)
 
 static int refuse(mbs *d, const uint8_t *adu, int code, _Atomic uint64_t *why)
 {
-    rtc__drv_count(why);
-    rtc__drv_count(MC(EXCEPTIONS));
+    rtc_drv_count(why);
+    rtc_drv_count(MC(EXCEPTIONS));
     return modbus_reply_exception(d->ctx, adu, (unsigned)code);
 }
 
@@ -318,9 +293,9 @@ static bool answer(mbs *d, const uint8_t *adu, int len, int64_t arrival)
     int hl = modbus_get_header_length(d->ctx);
     mb_req r;
     mb_pdu_verdict v = rtc__mb_pdu_check(adu + hl, len - hl - (d->rtu ? 2 : 0), &r);
-    rtc__drv_count(&d->st.requests);
+    rtc_drv_count(&d->b.st.requests);
     if (v == MB_PDU_NOT_REQUEST) {
-        rtc__drv_count(MC(BAD_REQUESTS)); /* an exception can only echo a function code */
+        rtc_drv_count(MC(BAD_REQUESTS)); /* an exception can only echo a function code */
         return false;
     }
     int rc;
@@ -330,21 +305,21 @@ static bool answer(mbs *d, const uint8_t *adu, int len, int64_t arrival)
     } else if (r.wn > 0 && !may_write(d, r.wt, r.waddr, r.wn)) {
         /* exposed but read-only (an engine output) or outside the map */
         if (in_map(d, r.wt, r.waddr, r.wn))
-            rtc__drv_count(&d->st.rejected);
+            rtc_drv_count(&d->b.st.rejected);
         rc = refuse(d, adu, MODBUS_EXCEPTION_ILLEGAL_DATA_ADDRESS, MC(WRITE_REFUSED));
     } else {
         bool read_ok = r.rn == 0 || in_map(d, r.rt, r.raddr, r.rn);
         if (!read_ok)
-            rtc__drv_count(MC(EXCEPTIONS)); /* libmodbus answers ILLEGAL DATA ADDRESS */
+            rtc_drv_count(MC(EXCEPTIONS)); /* libmodbus answers ILLEGAL DATA ADDRESS */
         rc = modbus_reply(d->ctx, adu, len, d->mapping);
         if (rc != -1 && r.wn > 0 && read_ok) /* (FC 23 writes nothing when it refuses) */
             publish_written(d, r.wt, r.waddr, r.wn, arrival);
     }
     if (rc == -1) {
-        rtc__drv_count(&d->st.errors);
+        rtc_drv_count(&d->b.st.errors);
         return false;
     }
-    rtc__drv_latency(&d->st, rtc_time_now_ns() - arrival);
+    rtc_drv_latency(&d->b, rtc_time_now_ns() - arrival);
     return true;
 }
 
@@ -354,15 +329,18 @@ static void set_clients(mbs *d, int n)
 {
     d->n_conns = n;
     atomic_store_explicit(MC(CLIENTS), (uint64_t)n, memory_order_relaxed);
-    rtc__drv_raise(MC(CLIENTS_MAX), (uint64_t)n);
-    atomic_store_explicit(&d->st.connected, n > 0, memory_order_relaxed);
+    rtc_drv_raise(MC(CLIENTS_MAX), (uint64_t)n);
+    if (n > 0)
+        rtc_drv_link_set(&d->b, RTC_LINK_UP);
+    else
+        rtc_drv_link_down(&d->b);
 }
 
 /* Close connection c, counting why (NULL: the peer left); compact() removes it. */
 static void conn_close(mbs_conn *c, _Atomic uint64_t *why)
 {
     if (why)
-        rtc__drv_count(why);
+        rtc_drv_count(why);
     close(c->fd);
     c->fd = -1;
 }
@@ -401,7 +379,7 @@ static bool conn_read(mbs *d, mbs_conn *c, int64_t now)
         int len = mbap_frame_len(c->rx);
         if (len < 0) {
             /* no way to find the next frame in the stream: drop this peer only */
-            rtc__drv_count(MC(BAD_REQUESTS));
+            rtc_drv_count(MC(BAD_REQUESTS));
             return false;
         }
         if (c->n < len)
@@ -454,13 +432,13 @@ static void accept_client(mbs *d, int64_t now)
     mbs_conn *c = d->n_conns < d->max_clients ? &d->conns[d->n_conns] : idle_victim(d, now);
     if (!c) {
         close(fd); /* every slot busy: refuse rather than starve the others */
-        rtc__drv_count(MC(CLIENTS_REFUSED));
+        rtc_drv_count(MC(CLIENTS_REFUSED));
         return;
     }
     if (c != &d->conns[d->n_conns])
         conn_close(c, MC(EVICTED)); /* the slot is reused at once */
     *c = (mbs_conn){.fd = fd, .last_ns = now};
-    rtc__drv_count(&d->st.connects);
+    rtc_drv_count(&d->b.st.connects);
     set_clients(d, d->n_conns + (c == &d->conns[d->n_conns]));
 }
 
@@ -480,7 +458,7 @@ static int open_endpoint(mbs *d)
         if (modbus_connect(d->ctx) == -1)
             return RTC_EIO;
         d->listen_fd = modbus_get_socket(d->ctx);
-        atomic_store_explicit(&d->st.connected, true, memory_order_relaxed);
+        rtc_drv_link_set(&d->b, RTC_LINK_UP);
         return RTC_OK;
     }
     d->listen_fd = modbus_tcp_listen(d->ctx, (int)d->max_clients);
@@ -492,7 +470,7 @@ static int open_endpoint(mbs *d)
     struct sockaddr_in sa;
     socklen_t sl = sizeof sa;
     if (getsockname(d->listen_fd, (struct sockaddr *)&sa, &sl) == 0)
-        atomic_store_explicit(&d->st.port, ntohs(sa.sin_port), memory_order_relaxed);
+        atomic_store_explicit(&d->b.st.port, ntohs(sa.sin_port), memory_order_relaxed);
     return RTC_OK;
 }
 
@@ -513,47 +491,34 @@ static void close_endpoint(mbs *d)
         d->ctx = NULL;
     }
     d->listen_fd = -1;
-    atomic_store_explicit(&d->st.connected, false, memory_order_relaxed);
+    rtc_drv_link_down(&d->b);
 }
 
 /* ---- safe values ---- */
 
-static int safe_job(void *arg)
+/* The safe hook: put the safe values into the map (b->latched keeps them there). */
+static int mbs_safe(rtc_drv_base *b)
 {
-    mbs *d = arg;
-    d->latched = true;
+    mbs *d = (mbs *)b;
     for (size_t i = 0; i < d->map.n; i++)
-        if (d->map.sigs[i].dir == RTC_IO_TO_BENCH && d->map.sigs[i].has_safe)
-            put_value(d, i, d->map.sigs[i].safe);
-    rtc__drv_count(&d->st.safe_writes);
+        if (d->b.sig[i].dir == RTC_IO_TO_BENCH && d->b.sig[i].has_safe)
+            put_value(d, i, d->b.sig[i].safe);
     return RTC_OK;
 }
 
 /* ---- I/O thread ---- */
 
-/* ppoll until the absolute time until, at most 10 ms (to see stop and safe requests). */
-static int poll_until(struct pollfd *pfd, int n, int64_t until)
-{
-    int64_t wait = until - rtc_time_now_ns();
-    if (wait < 0)
-        wait = 0;
-    if (wait > 10000000)
-        wait = 10000000;
-    struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)wait};
-    return ppoll(pfd, (nfds_t)n, &ts, NULL);
-}
-
 /* RTU: one frame from the line (libmodbus frames it), then the common answer path. */
 static void serve_rtu(mbs *d, int64_t until)
 {
     struct pollfd pfd = {.fd = d->listen_fd, .events = POLLIN};
-    if (poll_until(&pfd, 1, until) <= 0 || !(pfd.revents & POLLIN))
+    if (rtc_drv_poll(&pfd, 1, until) <= 0 || !(pfd.revents & POLLIN))
         return;
     int len = modbus_receive(d->ctx, d->query);
     if (len == 0)
         return; /* addressed to another unit */
     if (len < 0)
-        rtc__drv_count(&d->st.errors); /* a garbled frame on a serial line */
+        rtc_drv_count(&d->b.st.errors); /* a garbled frame on a serial line */
     else if (answer(d, d->query, len, rtc_time_now_ns()))
         return;
     modbus_flush(d->ctx); /* (answer counted why it failed) resynchronise on the line */
@@ -568,7 +533,7 @@ static void serve_tcp(mbs *d, int64_t until)
     pfd[n++] = (struct pollfd){.fd = d->listen_fd, .events = POLLIN};
     for (int k = 0; k < d->n_conns; k++)
         pfd[n++] = (struct pollfd){.fd = d->conns[k].fd, .events = POLLIN};
-    if (poll_until(pfd, n, until) <= 0)
+    if (rtc_drv_poll(pfd, (size_t)n, until) <= 0)
         return;
     int64_t now = rtc_time_now_ns();
     for (int k = 0; k < n - 1; k++)
@@ -580,98 +545,78 @@ static void serve_tcp(mbs *d, int64_t until)
         accept_client(d, now);
 }
 
-static void *mbs_thread(void *arg)
+/* The begin hook: bind (TCP) or open the line (RTU); start() returns the result. */
+static int mbs_begin(rtc_drv_base *b)
 {
-    mbs *d = arg;
-    int rc = open_endpoint(d);
-    if (rc != RTC_OK)
-        rtc_log(d->c.lg, RTC_LOG_ERROR, "modbus-server '%s': cannot open %s:%ld: %s",
-                d->component, d->rtu ? d->device : d->bind, d->rtu ? d->baud : d->port,
-                modbus_strerror(errno));
-    atomic_store_explicit(&d->start_rc, rc, memory_order_release);
-    sem_post(&d->ready);
-    int64_t next = rtc_time_now_ns();
-    while (rc == RTC_OK && !rtc__drv_should_stop(&d->th)) {
-        rtc__drv_safe_serve(&d->th, safe_job, d);
-        int64_t now = rtc_time_now_ns();
-        if (now >= next) {
-            rtc__drv_count(&d->st.cycles);
-            update_outputs(d);
-            next += d->update_ns;
-            if (now > next) {
-                rtc__drv_count(&d->st.overruns);
-                next = now + d->update_ns;
-            }
-        }
-        if (d->rtu)
-            serve_rtu(d, next);
-        else
-            serve_tcp(d, next);
-    }
-    close_endpoint(d);
-    return NULL;
-}
-
-static int mbs_start(void *self)
-{
-    mbs *d = self;
-    if (!d)
-        return RTC_EINVAL;
-    d->latched = false;
+    mbs *d = (mbs *)b;
     for (size_t i = 0; i < d->map.n; i++)
         d->map.sigs[i].last_seq = 0; /* republish every output into the fresh map */
-    int rc = rtc__drv_thread_start(&d->th, &d->c, mbs_thread, d);
+    int rc = open_endpoint(d);
     if (rc != RTC_OK)
-        return rc;
-    while (sem_wait(&d->ready) != 0 && errno == EINTR) {
-    }
-    rc = atomic_load_explicit(&d->start_rc, memory_order_acquire);
-    if (rc != RTC_OK)
-        rtc__drv_thread_stop(&d->th);
+        rtc_drv_error(b, rc, "cannot open %s:%ld: %s", d->rtu ? d->device : d->bind,
+                      d->rtu ? d->baud : d->port, modbus_strerror(errno));
     return rc;
 }
 
-static int mbs_stop(void *self)
+/* The cycle hook, every update_ms: outputs into the map, heartbeat, staleness. */
+static bool mbs_cycle(rtc_drv_base *b, int64_t now)
 {
-    if (!self)
-        return RTC_EINVAL;
-    rtc__drv_thread_stop(&((mbs *)self)->th);
-    return RTC_OK;
+    (void)now;
+    update_outputs((mbs *)b);
+    return true;
 }
 
-static int mbs_write_safe_values(void *self, int timeout_ms)
+/* The wait hook: serve requests until the next update. */
+static void mbs_wait(rtc_drv_base *b, int64_t until)
 {
-    if (!self)
-        return RTC_EINVAL;
-    return rtc__drv_safe_request(&((mbs *)self)->th, timeout_ms, safe_job, self);
+    mbs *d = (mbs *)b;
+    if (d->rtu)
+        serve_rtu(d, until);
+    else
+        serve_tcp(d, until);
 }
 
-static void mbs_close(void *self)
+static void mbs_end(rtc_drv_base *b)
 {
-    mbs *d = self;
-    if (!d)
-        return;
-    rtc__drv_thread_stop(&d->th);
-    rtc__drv_thread_clear(&d->th);
-    sem_destroy(&d->ready);
+    close_endpoint((mbs *)b);
+}
+
+static void mbs_clear(rtc_drv_base *b)
+{
+    mbs *d = (mbs *)b;
     if (d->mapping)
         modbus_mapping_free(d->mapping);
     for (int t = 0; t < MB_NTABLES; t++)
         free(d->writable[t]);
-    rtc__drv_stats_clear(&d->st);
     rtc__mb_map_clear(&d->map);
     free(d->bind);
     free(d->device);
-    free(d->component);
-    free(d);
 }
+
+static const rtc_drv_desc mbs_desc = {
+    .name = "modbus-server",
+    .kind = "modbus_server",
+    .counters = mbs_counters,
+    .n_counters = MBS_N_COUNTERS,
+    .period_key = "update_ms",
+    .period_default = 1,
+    .period_min = 0.05,
+    .period_max = 60000,
+    .stale_periods = 0,
+    .begin = mbs_begin,
+    .cycle = mbs_cycle,
+    .wait = mbs_wait,
+    .safe = mbs_safe,
+    .end = mbs_end,
+    .clear = mbs_clear,
+};
 
 const rtc_driver_ops rtc_modbus_server_ops = {
     .name = "modbus-server",
     .open = mbs_open,
-    .start = mbs_start,
-    .stop = mbs_stop,
-    .write_safe_values = mbs_write_safe_values,
-    .close = mbs_close,
-    .stats = rtc__drv_stats,
+    .start = rtc_drv_start,
+    .stop = rtc_drv_stop,
+    .write_safe_values = rtc_drv_write_safe_values,
+    .close = rtc_drv_close,
+    .stats = rtc_drv_stats,
 };

@@ -26,10 +26,12 @@
  * the bundle is serialised into a buffer sized at start, then sent with sendto() from the
  * server's socket, so replies find their way back and nothing is allocated per period.
  *
- * Threads: liblo runs only in the I/O thread. liblo's error callback has no user pointer,
- * so a thread-local pointer names the driver whose recv is in progress.
+ * Threads: liblo runs only in the I/O thread, which is the driver base's
+ * (rtcosim/driver_base.h): begin binds the port, cycle streams, wait receives. liblo's
+ * error callback has no user pointer, so a thread-local pointer names the driver whose
+ * recv is in progress.
  */
-#include "drv_common.h"
+#include "rtcosim/driver_base.h"
 
 #include "rtcosim/iodrivers.h"
 #include "rtcosim/osc_args.h"
@@ -38,6 +40,7 @@
 #include "rtcosim/time.h"
 
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <float.h>
 #include <lo/lo.h>
@@ -57,11 +60,10 @@
 typedef struct osc_sig {
     char *path;
     rtc_io_dir dir;
-    rtc_mailbox *mb;
     char osc_type;
     rtc_type type; /* engine-side type: the range an inbound value must fit */
-    bool has_min, has_max, has_safe;
-    double min, max, safe;
+    bool has_min, has_max; /* the safe value is the base's (rtc_drv_signal) */
+    double min, max;
     lo_message msg; /* to-bench: prebuilt message with one argument */
     bool in_bundle; /* scratch while grouping by sample time */
 } osc_sig;
@@ -74,9 +76,8 @@ static const char *const osc_counters[OSC_N_COUNTERS] = {"malformed", "unknown",
                                                          "timetags_clamped"};
 
 typedef struct osc {
-    drv_stats st; /* first: rtc__drv_stats() reads it through the object pointer */
-    drv_ctx c;
-    char *component, *port;
+    rtc_drv_base b; /* first: the base's ops take the object as their base */
+    char *port;
     osc_sig *sigs;
     size_t n;
     bool loopback_only;
@@ -84,7 +85,6 @@ typedef struct osc {
     int n_allow;
     struct sockaddr_in targets[OSC_MAX_PEERS];
     int n_targets;
-    int64_t period_ns;
     int64_t tt_bound_ns; /* timetag_bound_s */
     char *hb_path;
     lo_message hb_msg;
@@ -94,15 +94,11 @@ typedef struct osc {
     lo_server srv;
     int send_fd;      /* the server's socket, or a temporary one when not running */
     rtc_sample *smp;  /* scratch: one sample per signal, sized at open */
-    sem_t ready;      /* start() waits until the thread has bound its port */
-    atomic_int start_rc;
     int64_t arrival_ns;
-    bool latched;
     unsigned char *buf;
     size_t buf_cap;
-    drv_thread th;
 } osc;
-static_assert(offsetof(osc, st) == 0, "rtc__drv_stats needs the stats first");
+static_assert(offsetof(osc, b) == 0, "the base must come first");
 
 static _Thread_local osc *current; /* the driver inside lo_server_recv_noblock() */
 
@@ -116,10 +112,10 @@ static int parse_allow(osc *d, const char *list)
     snprintf(tmp, sizeof tmp, "%s", list);
     for (char *save, *tok = strtok_r(tmp, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
         if (d->n_allow == OSC_MAX_PEERS)
-            return rtc__drv_bad(&d->c, NULL, "setting allow: more than %d addresses",
-                                OSC_MAX_PEERS);
+            return rtc_drv_bad(&d->b, NULL, "setting allow: more than %d addresses",
+                               OSC_MAX_PEERS);
         if (inet_pton(AF_INET, tok, &d->allow[d->n_allow]) != 1)
-            return rtc__drv_bad(&d->c, NULL, "setting allow: '%s' is not an IPv4 address", tok);
+            return rtc_drv_bad(&d->b, NULL, "setting allow: '%s' is not an IPv4 address", tok);
         d->n_allow++;
     }
     return RTC_OK;
@@ -132,13 +128,13 @@ static int parse_targets(osc *d, const char *list)
     for (char *save, *tok = strtok_r(tmp, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
         char *colon = strrchr(tok, ':');
         if (!colon || d->n_targets == OSC_MAX_PEERS)
-            return rtc__drv_bad(&d->c, NULL, "setting targets: '%s' is not host:port (at most %d)",
-                                tok, OSC_MAX_PEERS);
+            return rtc_drv_bad(&d->b, NULL, "setting targets: '%s' is not host:port (at most %d)",
+                               tok, OSC_MAX_PEERS);
         *colon = '\0';
         struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_DGRAM}, *ai;
         if (getaddrinfo(tok, colon + 1, &hints, &ai) != 0)
-            return rtc__drv_bad(&d->c, NULL, "setting targets: cannot resolve %s:%s", tok,
-                                colon + 1);
+            return rtc_drv_bad(&d->b, NULL, "setting targets: cannot resolve %s:%s", tok,
+                               colon + 1);
         memcpy(&d->targets[d->n_targets++], ai->ai_addr, sizeof d->targets[0]);
         freeaddrinfo(ai);
     }
@@ -150,37 +146,32 @@ static int parse_component(osc *d, const rtc_driver_config *cfg)
     const rtc_kv *kv = cfg->settings;
     size_t n = cfg->n_settings;
     long port;
-    double rate, bound;
+    double bound;
     int hbm = 0;
-    int rc = rtc__drv_get_int(&d->c, NULL, kv, n, "port", 0, 0, 65535, &port);
+    int rc = rtc_drv_get_int(&d->b, NULL, kv, n, "port", 0, 0, 65535, &port);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_double(&d->c, NULL, kv, n, "rate_hz", 50, 0.01, 10000, &rate);
+        rc = rtc_drv_get_double(&d->b, NULL, kv, n, "timetag_bound_s", 1, 0.001, 3600, &bound);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_double(&d->c, NULL, kv, n, "timetag_bound_s", 1, 0.001, 3600, &bound);
-    if (rc == RTC_OK)
-        rc = rtc__drv_get_thread(&d->c, kv, n, &d->th);
-    if (rc == RTC_OK)
-        rc = rtc__drv_get_choice(&d->c, NULL, kv, n, "heartbeat_mode", hb_modes, 0, &hbm);
+        rc = rtc_drv_get_choice(&d->b, NULL, kv, n, "heartbeat_mode", hb_modes, 0, &hbm);
     if (rc != RTC_OK)
         return rc;
     const char *bind = rtc_kv_get(kv, n, "bind"), *allow = rtc_kv_get(kv, n, "allow");
     const char *targets = rtc_kv_get(kv, n, "targets"), *hb = rtc_kv_get(kv, n, "heartbeat");
     if (bind && strcmp(bind, "127.0.0.1") != 0 && strcmp(bind, "0.0.0.0") != 0)
-        return rtc__drv_bad(&d->c, NULL, "setting bind=%s: liblo 0.31 binds every interface; use "
-                            "127.0.0.1 (loopback senders only) or 0.0.0.0 with allow", bind);
+        return rtc_drv_bad(&d->b, NULL, "setting bind=%s: liblo 0.31 binds every interface; use "
+                           "127.0.0.1 (loopback senders only) or 0.0.0.0 with allow", bind);
     d->loopback_only = !bind || strcmp(bind, "127.0.0.1") == 0;
     if (allow && (rc = parse_allow(d, allow)) != RTC_OK)
         return rc;
     if (targets && (rc = parse_targets(d, targets)) != RTC_OK)
         return rc;
     if (hb && hb[0] != '/')
-        return rtc__drv_bad(&d->c, NULL, "setting heartbeat=%s: an OSC path starts with '/'", hb);
+        return rtc_drv_bad(&d->b, NULL, "setting heartbeat=%s: an OSC path starts with '/'", hb);
     char p[16];
     snprintf(p, sizeof p, "%ld", port);
     d->port = strdup(p);
     d->hb_path = hb ? strdup(hb) : NULL;
     d->hb_count = hbm == 1;
-    d->period_ns = (int64_t)(1e9 / rate);
     d->tt_bound_ns = (int64_t)(bound * 1e9);
     return d->port && (!hb || d->hb_path) ? RTC_OK : RTC_ENOMEM;
 }
@@ -193,30 +184,26 @@ static int parse_signal(osc *d, osc_sig *s, const rtc_io_signal *in)
     const char *p = rtc_kv_get(in->settings, in->n_settings, "path");
     snprintf(path, sizeof path, p ? "%s" : "/%s", p ? p : in->name);
     if (path[0] != '/' || strpbrk(path, " #*,?[]{}"))
-        return rtc__drv_bad(&d->c, in->name, "setting path=%s: must start with '/' and contain no "
-                            "pattern characters", path);
-    int rc = rtc__drv_get_choice(&d->c, in->name, in->settings, in->n_settings, "osc_type",
-                                 types, 0, &t);
+        return rtc_drv_bad(&d->b, in->name, "setting path=%s: must start with '/' and contain no "
+                           "pattern characters", path);
+    int rc = rtc_drv_get_choice(&d->b, in->name, in->settings, in->n_settings, "osc_type",
+                                types, 0, &t);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_opt_double(&d->c, in->name, in->settings, in->n_settings, "min",
-                                     &s->has_min, &s->min);
+        rc = rtc_drv_get_opt_double(&d->b, in->name, in->settings, in->n_settings, "min",
+                                    &s->has_min, &s->min);
     if (rc == RTC_OK)
-        rc = rtc__drv_get_opt_double(&d->c, in->name, in->settings, in->n_settings, "max",
-                                     &s->has_max, &s->max);
-    if (rc == RTC_OK)
-        rc = rtc__drv_get_opt_double(&d->c, in->name, in->settings, in->n_settings, "safe",
-                                     &s->has_safe, &s->safe);
+        rc = rtc_drv_get_opt_double(&d->b, in->name, in->settings, in->n_settings, "max",
+                                    &s->has_max, &s->max);
     if (rc != RTC_OK)
         return rc;
     if (s->has_min && s->has_max && s->min > s->max)
-        return rtc__drv_bad(&d->c, in->name, "min %g is above max %g", s->min, s->max);
+        return rtc_drv_bad(&d->b, in->name, "min %g is above max %g", s->min, s->max);
     for (size_t k = 0; k < (size_t)(s - d->sigs); k++)
         if (strcmp(d->sigs[k].path, path) == 0)
-            return rtc__drv_bad(&d->c, in->name, "path %s is already used by another signal", path);
+            return rtc_drv_bad(&d->b, in->name, "path %s is already used by another signal", path);
     s->osc_type = "fdi"[t];
     s->type = in->type;
     s->dir = in->dir;
-    s->mb = in->mailbox;
     s->path = strdup(path);
     return s->path ? RTC_OK : RTC_ENOMEM;
 }
@@ -253,42 +240,34 @@ static int build_outbound(osc *d)
     return d->buf ? RTC_OK : RTC_ENOMEM;
 }
 
-static void osc_close(void *self);
+static const rtc_drv_desc osc_desc; /* below: what the base needs to know */
 
 static int osc_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **self)
 {
     if (!cfg || !self)
         return RTC_EINVAL;
-    osc *d = calloc(1, sizeof *d);
-    if (!d)
-        return RTC_ENOMEM;
-    d->component = strdup(cfg->component ? cfg->component : "?");
-    d->c = (drv_ctx){.lg = lg, .driver = "osc", .component = d->component};
+    rtc_drv_base *b;
+    int rc = rtc_drv_open(&osc_desc, sizeof(osc), cfg, lg, &b);
+    if (rc != RTC_OK)
+        return rc;
+    osc *d = (osc *)b;
     d->send_fd = -1;
-    d->n = cfg->n_signals;
-    d->sigs = calloc(d->n ? d->n : 1, sizeof *d->sigs);
-    int rc = d->component && d->sigs ? rtc__drv_thread_init(&d->th) : RTC_ENOMEM;
+    d->sigs = calloc(cfg->n_signals ? cfg->n_signals : 1, sizeof *d->sigs);
+    d->smp = calloc(cfg->n_signals ? cfg->n_signals : 1, sizeof *d->smp);
+    rc = d->sigs && d->smp ? RTC_OK : RTC_ENOMEM;
     if (rc == RTC_OK)
         rc = parse_component(d, cfg);
-    for (size_t i = 0; rc == RTC_OK && i < d->n; i++) {
-        if (!cfg->signals[i].name || !cfg->signals[i].mailbox)
-            rc = rtc__drv_bad(&d->c, NULL, "signal %zu has no name or no mailbox", i);
-        else
-            rc = parse_signal(d, &d->sigs[i], &cfg->signals[i]);
-    }
+    for (size_t i = 0; rc == RTC_OK && i < cfg->n_signals; i++, d->n++)
+        rc = parse_signal(d, &d->sigs[i], &cfg->signals[i]);
     if (rc == RTC_OK)
         rc = build_outbound(d);
-    if (rc == RTC_OK)
-        rc = rtc__drv_stats_init(&d->st, d->n, "osc", osc_counters, OSC_N_COUNTERS);
-    if (rc == RTC_OK)
-        rc = (d->smp = calloc(d->n ? d->n : 1, sizeof *d->smp)) ? RTC_OK : RTC_ENOMEM;
-    if (rc == RTC_OK)
-        rc = sem_init(&d->ready, 0, 0) == 0 ? RTC_OK : RTC_ESYS;
     if (rc != RTC_OK) {
-        d->n = d->sigs ? d->n : 0;
-        osc_close(d);
+        rtc_drv_close(b);
         return rc;
     }
+    /* stop(): stream the safe values once, unless write_safe_values() already did */
+    if (d->n_targets > 0 && b->n_safe > 0)
+        b->stop_safe = RTC_DRV_STOP_SAFE_UNLESS_LATCHED;
     *self = d;
     return RTC_OK;
 }
@@ -380,42 +359,49 @@ static int64_t sample_time(osc *d, lo_message msg)
     int64_t t = tt_to_mono(tt);
     if (llabs(t - d->arrival_ns) <= d->tt_bound_ns)
         return t;
-    rtc__drv_count(&d->st.named[OSC_TIMETAGS_CLAMPED]);
+    rtc_drv_count(&d->b.st.named[OSC_TIMETAGS_CLAMPED]);
     return d->arrival_ns;
 }
 
-static int on_message(const char *path, const char *types, lo_arg **argv, int argc,
-                      lo_message msg, void *user)
+/* One message: checked in the order of the file comment, then published. */
+static void take_message(osc *d, const char *path, const char *types, lo_arg **argv, int argc,
+                         lo_message msg)
 {
-    osc *d = user;
-    rtc__drv_count(&d->st.requests);
     if (!sender_allowed(d, msg)) {
-        rtc__drv_count(&d->st.rejected);
-        return 0;
+        rtc_drv_count(&d->b.st.rejected);
+        return;
     }
     size_t i = 0;
     while (i < d->n && strcmp(d->sigs[i].path, path) != 0)
         i++;
     if (i == d->n) {
-        rtc__drv_count(&d->st.named[OSC_UNKNOWN]);
-        return 0;
+        rtc_drv_count(&d->b.st.named[OSC_UNKNOWN]);
+        return;
     }
     osc_sig *s = &d->sigs[i];
     double v;
     if (s->dir != RTC_IO_FROM_BENCH) { /* an engine output is not writable */
-        rtc__drv_count(&d->st.rejected);
-        return 0;
+        rtc_drv_count(&d->b.st.rejected);
+        return;
     }
     if (argc != 1 || !numeric_arg(s, types[0], argv[0], &v)) {
-        rtc__drv_count(&d->st.named[OSC_MALFORMED]);
-        rtc__drv_count(&d->st.health[i].errors);
-        return 0;
+        rtc_drv_count(&d->b.st.named[OSC_MALFORMED]);
+        rtc_drv_count(&d->b.sig[i].errors);
+        return;
     }
     if ((s->has_min && v < s->min) || (s->has_max && v > s->max)) {
         v = s->has_min && v < s->min ? s->min : s->max;
-        rtc__drv_count(&d->st.health[i].clamped);
+        rtc_drv_count(&d->b.sig[i].clamped);
     }
-    rtc__drv_publish(&d->st, i, s->mb, v, sample_time(d, msg), d->arrival_ns);
+    rtc_drv_publish(&d->b, i, v, sample_time(d, msg), d->arrival_ns);
+}
+
+static int on_message(const char *path, const char *types, lo_arg **argv, int argc,
+                      lo_message msg, void *user)
+{
+    take_message(user, path, types, argv, argc, msg);
+    /* counted once handled: whoever sees requests reach n sees the n-th message's effect */
+    rtc_drv_count(&((osc *)user)->b.st.requests);
     return 0;
 }
 
@@ -425,7 +411,7 @@ static void on_error(int num, const char *msg, const char *where)
     (void)msg;
     (void)where;
     if (current) /* undecodable packet, bad type tag, truncated bundle, ... */
-        rtc__drv_count(&current->st.named[OSC_MALFORMED]);
+        rtc_drv_count(&current->b.st.named[OSC_MALFORMED]);
 }
 
 static void receive_all(osc *d)
@@ -475,11 +461,11 @@ static void send_buf(osc *d, size_t len)
         int64_t t0 = rtc_time_now_ns();
         if (sendto(fd, d->buf, len, 0, (const struct sockaddr *)&d->targets[k],
                    sizeof d->targets[k]) < 0) {
-            rtc__drv_count(&d->st.errors);
+            rtc_drv_count(&d->b.st.errors);
             continue;
         }
-        rtc__drv_latency(&d->st, rtc_time_now_ns() - t0);
-        rtc__drv_count(&d->st.named[OSC_SENT]);
+        rtc_drv_latency(&d->b, rtc_time_now_ns() - t0);
+        rtc_drv_count(&d->b.st.named[OSC_SENT]);
     }
 }
 
@@ -496,9 +482,9 @@ static void send_group(osc *d, const rtc_sample *smp, int64_t t, bool with_hb)
         if (!s->in_bundle || smp[i].sample_ns != t)
             continue;
         s->in_bundle = false;
-        set_arg(s, d->latched && s->has_safe ? s->safe : smp[i].value);
+        set_arg(s, smp[i].value); /* the safe value while latched (send_outputs) */
         len = add_element(d, len, s->msg, s->path);
-        rtc__drv_publish_sent(&d->st, i);
+        rtc_drv_sent(&d->b, i);
     }
     if (with_hb) {
         d->hb_value = d->hb_count ? d->hb_value + 1 : !d->hb_value;
@@ -517,14 +503,14 @@ static void send_outputs(osc *d, rtc_sample *smp)
         s->in_bundle = false;
         if (s->dir != RTC_IO_TO_BENCH)
             continue;
-        if (d->latched && s->has_safe) {
-            smp[i] = (rtc_sample){.value = s->safe, .sample_ns = now, .seq = 1};
-        } else if (!rtc_mailbox_read(s->mb, &smp[i]) || smp[i].seq == 0) {
+        if (d->b.latched && d->b.sig[i].has_safe) {
+            smp[i] = (rtc_sample){.value = d->b.sig[i].safe, .sample_ns = now, .seq = 1};
+        } else if (!rtc_mailbox_read(d->b.sig[i].mb, &smp[i]) || smp[i].seq == 0) {
             continue; /* never written yet: nothing to say */
         }
         s->in_bundle = any = true;
     }
-    bool hb = d->hb_path && !d->latched;
+    bool hb = d->hb_path && !d->b.latched;
     for (size_t i = 0; i < d->n; i++)
         if (d->sigs[i].in_bundle) {
             send_group(d, smp, smp[i].sample_ns, hb);
@@ -534,12 +520,12 @@ static void send_outputs(osc *d, rtc_sample *smp)
         send_group(d, smp, now, true);
 }
 
-/* ---- safe values and thread ---- */
+/* ---- the driver base's hooks ---- */
 
-static int safe_job(void *arg)
+/* The safe hook: stream the safe values once (b->latched keeps them in later bundles). */
+static int osc_safe(rtc_drv_base *b)
 {
-    osc *d = arg;
-    d->latched = true;
+    osc *d = (osc *)b;
     bool own = d->send_fd < 0; /* not running: a plain UDP socket carries the bundle */
     if (own && (d->send_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
         return RTC_EIO;
@@ -548,15 +534,16 @@ static int safe_job(void *arg)
         close(d->send_fd);
         d->send_fd = -1;
     }
-    rtc__drv_count(&d->st.safe_writes);
     return RTC_OK;
 }
 
-static bool open_server(osc *d)
+/* The begin hook: bind the UDP port; start() returns the result. */
+static int osc_begin(rtc_drv_base *b)
 {
+    osc *d = (osc *)b;
     d->srv = lo_server_new_with_proto(d->port, LO_UDP, on_error);
     if (!d->srv)
-        return false;
+        return rtc_drv_error(b, RTC_EIO, "cannot open UDP port %s", d->port);
     d->send_fd = lo_server_get_socket_fd(d->srv);
     lo_server_enable_queue(d->srv, 0, 1);
     lo_server_add_method(d->srv, NULL, NULL, on_message, d);
@@ -565,108 +552,46 @@ static bool open_server(osc *d)
     struct sockaddr_in sa;
     socklen_t sl = sizeof sa;
     if (getsockname(d->send_fd, (struct sockaddr *)&sa, &sl) != 0 || sa.sin_family != AF_INET)
-        return true;
+        return RTC_OK;
     int port = ntohs(sa.sin_port);
-    atomic_store_explicit(&d->st.port, port, memory_order_relaxed);
+    atomic_store_explicit(&b->st.port, port, memory_order_relaxed);
     if (sa.sin_addr.s_addr == htonl(INADDR_ANY) && d->loopback_only)
-        rtc_log(d->c.lg, RTC_LOG_INFO, "osc '%s': liblo bound every interface on port %d; "
-                "only loopback senders are accepted", d->component, port);
+        rtc_log(b->lg, RTC_LOG_INFO, "osc '%s': liblo bound every interface on port %d; "
+                "only loopback senders are accepted", b->component, port);
+    return RTC_OK;
+}
+
+/* The cycle hook, every 1/rate_hz: stream the outputs. */
+static bool osc_cycle(rtc_drv_base *b, int64_t now)
+{
+    (void)now;
+    osc *d = (osc *)b;
+    if (d->n_targets > 0)
+        send_outputs(d, d->smp);
     return true;
 }
 
-static void close_server(osc *d)
+/* The wait hook: receive what arrives until the next send. */
+static void osc_wait(rtc_drv_base *b, int64_t until)
 {
+    osc *d = (osc *)b;
+    struct pollfd p = {.fd = d->send_fd, .events = POLLIN};
+    if (rtc_drv_poll(&p, 1, until) > 0)
+        receive_all(d);
+}
+
+static void osc_end(rtc_drv_base *b)
+{
+    osc *d = (osc *)b;
     if (d->srv)
         lo_server_free(d->srv);
     d->srv = NULL;
     d->send_fd = -1;
 }
 
-static bool has_safe_output(const osc *d)
+static void osc_clear(rtc_drv_base *b)
 {
-    for (size_t i = 0; i < d->n; i++)
-        if (d->sigs[i].dir == RTC_IO_TO_BENCH && d->sigs[i].has_safe)
-            return true;
-    return false;
-}
-
-static void *osc_thread(void *arg)
-{
-    osc *d = arg;
-    int rc = open_server(d) ? RTC_OK : RTC_EIO;
-    if (rc != RTC_OK)
-        rtc_log(d->c.lg, RTC_LOG_ERROR, "osc '%s': cannot open UDP port %s", d->component,
-                d->port);
-    atomic_store_explicit(&d->start_rc, rc, memory_order_release);
-    sem_post(&d->ready);
-    int64_t next = rtc_time_now_ns();
-    while (rc == RTC_OK && !rtc__drv_should_stop(&d->th)) {
-        rtc__drv_safe_serve(&d->th, safe_job, d);
-        int64_t now = rtc_time_now_ns();
-        if (now >= next) {
-            rtc__drv_count(&d->st.cycles);
-            if (d->n_targets > 0)
-                send_outputs(d, d->smp);
-            next += d->period_ns;
-            if (now > next) {
-                rtc__drv_count(&d->st.overruns);
-                next = now + d->period_ns;
-            }
-        }
-        int64_t wait = next - rtc_time_now_ns();
-        wait = wait < 0 ? 0 : wait > 10000000 ? 10000000 : wait;
-        struct pollfd p = {.fd = d->send_fd, .events = POLLIN};
-        struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)wait};
-        if (ppoll(&p, 1, &ts, NULL) > 0)
-            receive_all(d);
-    }
-    if (rc == RTC_OK && !d->latched && d->n_targets > 0 && has_safe_output(d))
-        safe_job(d); /* stop path: stream the safe values once */
-    close_server(d);
-    return NULL;
-}
-
-static int osc_start(void *self)
-{
-    osc *d = self;
-    if (!d)
-        return RTC_EINVAL;
-    d->latched = false;
-    int rc = rtc__drv_thread_start(&d->th, &d->c, osc_thread, d);
-    if (rc != RTC_OK)
-        return rc;
-    while (sem_wait(&d->ready) != 0 && errno == EINTR) {
-    }
-    rc = atomic_load_explicit(&d->start_rc, memory_order_acquire);
-    if (rc != RTC_OK)
-        rtc__drv_thread_stop(&d->th);
-    return rc;
-}
-
-static int osc_stop(void *self)
-{
-    osc *d = self;
-    if (!d)
-        return RTC_EINVAL;
-    rtc__drv_thread_stop(&d->th);
-    return RTC_OK;
-}
-
-static int osc_write_safe_values(void *self, int timeout_ms)
-{
-    if (!self)
-        return RTC_EINVAL;
-    return rtc__drv_safe_request(&((osc *)self)->th, timeout_ms, safe_job, self);
-}
-
-static void osc_close(void *self)
-{
-    osc *d = self;
-    if (!d)
-        return;
-    osc_stop(d);
-    rtc__drv_thread_clear(&d->th);
-    sem_destroy(&d->ready);
+    osc *d = (osc *)b;
     free(d->smp);
     for (size_t i = 0; d->sigs && i < d->n; i++) {
         free(d->sigs[i].path);
@@ -675,21 +600,37 @@ static void osc_close(void *self)
     }
     if (d->hb_msg)
         lo_message_free(d->hb_msg);
-    rtc__drv_stats_clear(&d->st);
     free(d->sigs);
     free(d->buf);
     free(d->hb_path);
     free(d->port);
-    free(d->component);
-    free(d);
 }
+
+static const rtc_drv_desc osc_desc = {
+    .name = "osc",
+    .kind = "osc",
+    .counters = osc_counters,
+    .n_counters = OSC_N_COUNTERS,
+    .period_key = "rate_hz",
+    .period_hz = true,
+    .period_default = 50,
+    .period_min = 0.01,
+    .period_max = 10000,
+    .stale_periods = -1,
+    .begin = osc_begin,
+    .cycle = osc_cycle,
+    .wait = osc_wait,
+    .safe = osc_safe,
+    .end = osc_end,
+    .clear = osc_clear,
+};
 
 const rtc_driver_ops rtc_osc_ops = {
     .name = "osc",
     .open = osc_open,
-    .start = osc_start,
-    .stop = osc_stop,
-    .write_safe_values = osc_write_safe_values,
-    .close = osc_close,
-    .stats = rtc__drv_stats,
+    .start = rtc_drv_start,
+    .stop = rtc_drv_stop,
+    .write_safe_values = rtc_drv_write_safe_values,
+    .close = rtc_drv_close,
+    .stats = rtc_drv_stats,
 };

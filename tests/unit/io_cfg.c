@@ -4,6 +4,7 @@
 #include "rtcosim/time.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,13 @@ void io_cfg_set(io_cfg *c, const char *key, const char *value)
     rtc_kv *kv = &c->comp[c->cfg.n_settings++];
     kv->key = strdup(key);
     kv->value = strdup(value);
+}
+
+void io_cfg_set_int(io_cfg *c, const char *key, long value)
+{
+    char v[24];
+    snprintf(v, sizeof v, "%ld", value);
+    io_cfg_set(c, key, v);
 }
 
 size_t io_cfg_sig(io_cfg *c, const char *name, rtc_io_dir dir, rtc_type type, ...)

@@ -20,6 +20,8 @@ typedef struct io_cfg {
 void io_cfg_init(io_cfg *c, const char *component);
 /* Add a component setting (copied). */
 void io_cfg_set(io_cfg *c, const char *key, const char *value);
+/* Add a component setting with an integer value (a port, say). */
+void io_cfg_set_int(io_cfg *c, const char *key, long value);
 /* Add a signal with NULL-terminated key, value pairs; returns its index. */
 size_t io_cfg_sig(io_cfg *c, const char *name, rtc_io_dir dir, rtc_type type, ...);
 void io_cfg_free(io_cfg *c);

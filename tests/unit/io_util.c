@@ -4,6 +4,7 @@
  */
 #include "io_util.h"
 
+#include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
 #include <CUnit/CUnit.h>
@@ -177,6 +178,51 @@ uint64_t io_drv_counter(io_drv *d, const char *name)
 {
     rtc_driver_stats st = io_drv_stats(d, NULL, 0);
     return io_counter(&st, name);
+}
+
+void io_expect_refused(const rtc_driver_ops *ops, const rtc_driver_config *cfg, io_log *log,
+                       const char *who, const char *msg)
+{
+    io_log_reset(log);
+    void *self = (void *)&ops; /* must stay untouched on rejection */
+    CU_ASSERT_EQUAL(ops->open(cfg, &log->lg, &self), RTC_EINVAL);
+    CU_ASSERT_PTR_EQUAL(self, (void *)&ops);
+    if (!io_log_has(log, msg))
+        printf("\n    expected '%s' in:\n%s", msg, log->text);
+    CU_ASSERT_TRUE(io_log_has(log, msg));
+    CU_ASSERT_TRUE(io_log_has(log, who));
+    CU_ASSERT_EQUAL(log->n_errors, 1);
+}
+
+typedef struct drv_wait {
+    io_drv *d;
+    const char *name;
+    uint64_t min;
+    rtc_link_state link;
+} drv_wait;
+
+static bool counter_reached(void *arg)
+{
+    drv_wait *w = arg;
+    return io_drv_counter(w->d, w->name) >= w->min;
+}
+
+bool io_wait_counter(io_drv *d, const char *name, uint64_t min, int timeout_ms)
+{
+    drv_wait w = {.d = d, .name = name, .min = min};
+    return io_wait(counter_reached, &w, timeout_ms);
+}
+
+static bool link_is(void *arg)
+{
+    drv_wait *w = arg;
+    return io_drv_stats(w->d, NULL, 0).link == w->link;
+}
+
+bool io_wait_link(io_drv *d, rtc_link_state s, int timeout_ms)
+{
+    drv_wait w = {.d = d, .link = s};
+    return io_wait(link_is, &w, timeout_ms);
 }
 
 int plain_srv_start(plain_srv *s)

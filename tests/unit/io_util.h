@@ -47,6 +47,14 @@ rtc_driver_stats io_drv_stats(io_drv *d, rtc_signal_health *h, size_t cap);
 uint64_t io_counter(const rtc_driver_stats *st, const char *name);
 /* The driver-specific counter @p name of @p d now. */
 uint64_t io_drv_counter(io_drv *d, const char *name);
+/* open() must refuse @p cfg: RTC_EINVAL, the out pointer untouched, exactly one error
+ * logged into @p log, containing @p who ("<driver> '<component>'") and @p msg. */
+void io_expect_refused(const rtc_driver_ops *ops, const rtc_driver_config *cfg, io_log *log,
+                       const char *who, const char *msg);
+/* Wait up to timeout_ms until the driver-specific counter @p name reaches @p min. */
+bool io_wait_counter(io_drv *d, const char *name, uint64_t min, int timeout_ms);
+/* Wait up to timeout_ms until the driver's link is in state @p s. */
+bool io_wait_link(io_drv *d, rtc_link_state s, int timeout_ms);
 
 /* ---- a plain libmodbus TCP server in a thread ---- */
 /* A request it served: function code, first address, and the quantity (reads, FC 15/16)

@@ -26,6 +26,7 @@ target_compile_definitions(test_io_system PRIVATE RTC_BENCH_SIM_EXE="$<TARGET_FI
 rtc_add_test(session SOURCES unit/fmu_util.c unit/io_util.c LIBS rtc_fmuhost rtc_iodrivers PkgConfig::LIBMODBUS PkgConfig::LIBLO DEPENDS rtc_test_fmus rtcosim rtcosim-bench-sim rtcosim-fault-proxy LABELS integration rt io)
 target_compile_definitions(test_session PRIVATE RTC_BENCH_SIM_EXE="$<TARGET_FILE:rtcosim-bench-sim>" RTC_FAULT_PROXY_EXE="$<TARGET_FILE:rtcosim-fault-proxy>")
 rtc_add_test(io_modbus_server SOURCES unit/io_util.c unit/io_cfg.c LIBS rtc_iodrivers PkgConfig::LIBMODBUS LABELS io)
+rtc_add_test(io_skeleton SOURCES unit/io_util.c unit/io_cfg.c LIBS rtc_iodrivers PkgConfig::LIBMODBUS LABELS io)
 # operator-session helpers shared by test_session and test_session_control; the operator
 # console (scripts/operator) is exercised against live runs
 target_sources(test_session PRIVATE unit/session_util.c)

@@ -1,22 +1,35 @@
 /*
  * rtcosim/iodrivers.h — the built-in I/O drivers (io-drivers library).
  *
- * Each driver implements rtc_driver_ops (rtcosim/driver.h). The executable calls
+ * Each driver implements rtc_driver_ops (rtcosim/driver.h) on the driver base
+ * (rtcosim/driver_base.h), which does what every driver does: the common keys, the I/O
+ * thread and its loop, the stop flag, the safe-value hand-off and latch, reconnect
+ * backoff, the link state, counters and stats. The executable calls
  * rtc_iodrivers_register() once during load; tests and embedders may also use the vtables
  * directly. Each driver's I/O thread is created by the engine's one thread creator
  * (rtc_rt_thread_start, rtcosim/rt.h): SCHED_FIFO at `priority` on `cpu` when permitted
  * (else SCHED_OTHER with one warning per process), its stack prefaulted, named
  * "io-<component>" (what ps/top show).
  *
+ * A new driver goes in io-drivers/src/<name>.c, copied from drv_skeleton.c (the template:
+ * the base first, open() and the hooks, the ops table on the base), with its type and ops
+ * below, its registration in iodrivers.c, its keys in this comment, and a test
+ * tests/unit/test_io_<name>.c against a real peer. Nothing in rt-core changes.
+ *
  * ---- Settings keys (strings; numbers in C locale; booleans true/false/1/0) ----
- * Component keys common to all drivers:
+ * Component keys common to all drivers (read by the driver base):
  *   priority      I/O thread SCHED_FIFO priority 1..99; 0 = SCHED_OTHER   [default 20]
  *   cpu           CPU the I/O thread is pinned to; -1 = any                 [-1]
- *   stale_ms      age after which a FROM_BENCH value is flagged stale      [3 x period]
- *   safe_timeout_ms  limit of write_safe_values() when called by stop()     [500]
+ *   stale_ms      age after which a FROM_BENCH value is flagged stale; 0 = never
+ *                 (Modbus client, UDP frames: [3 x period]; Modbus server: [0]; OSC: none)
+ *   safe_timeout_ms  how long the stop path may wait for write_safe_values() (kept in
+ *                 rtc_drv_base.safe_timeout_ms; the I/O unit still waits 200 ms)  [500]
  *   heartbeat     "coil:<addr>" or "holding:<addr>" (Modbus) / OSC path: a watchdog
  *                 value changed every cycle                                 [none]
  *   heartbeat_mode  toggle (0/1) or count (0,1,2,... wraps at 65536)         [toggle]
+ * Per-signal key common to all drivers:
+ *   safe          safe value (TO_BENCH) written by write_safe_values() and on the stop
+ *                 path, then latched until the next start             [none: untouched]
  *
  * Modbus client (application/x-rtcosim-modbus-client), component keys:
  *   transport     tcp | rtu                                                 [tcp]
@@ -51,7 +64,6 @@
  *   byte_swap     swap the two bytes inside each register                   [false]
  *   scale, offset engineering = raw * scale + offset                        [1, 0]
  *   min, max      clamp of the engineering value (counted in the signal health's clamped)  [none]
- *   safe          safe value (TO_BENCH) written by write_safe_values()       [none: untouched]
  * OSC (application/x-rtcosim-osc), component keys:
  *   port          UDP port to receive on; 0 = ephemeral (see stats.port)     [0]
  *   bind          127.0.0.1 accepts loopback senders only (liblo 0.31 binds every
@@ -66,13 +78,22 @@
  *   path          OSC address pattern-free path, e.g. /plant/setpoint        [/<name>]
  *   osc_type      outbound argument type f | d | i                           [f]
  *   min, max      inbound clamp (clamped and counted)                        [none]
- *   safe          value streamed once by write_safe_values()                 [none]
+ *   (safe: streamed once by write_safe_values(), then in every bundle while latched)
+ * UDP frames, the skeleton driver (application/x-rtcosim-udp-frame), component keys:
+ *   port          UDP port on 127.0.0.1 to receive on; 0 = ephemeral (stats.port)  [0]
+ *   peer_host, peer_port  where frames go (IPv4); peer_port 0 = receive only [127.0.0.1, 0]
+ *   period_ms     send period                                                [10]
+ *   A frame is "RTCF" then one IEEE-754 float64 per signal of the sender's to-bench
+ *   signals, in their order, all big-endian; a frame received must carry exactly this
+ *   side's from-bench signals (else counted malformed). Samples are dated by arrival; the
+ *   link is up while frames arrive and down after stale_ms without one.
  *
  * ---- Driver-specific counters (rtc_driver_stats.counters, under .kind) ----
  * The generic counters of rtc_driver_stats mean: requests = Modbus requests sent (client)
- * or served (server), OSC messages received; errors = failed exchanges other than
- * timeouts; rejected = writes refused (a disallowed OSC sender or output path, a Modbus
- * write to a register that is not a from-bench signal). On top of them:
+ * or served (server), OSC messages received, UDP frames sent and received (well-formed);
+ * errors = failed exchanges other than timeouts; rejected = writes refused (a disallowed
+ * OSC sender or output path, a Modbus write to a register that is not a from-bench
+ * signal). On top of them:
  *   "modbus_client": exceptions (exception responses received)
  *   "modbus_server": exceptions (sent), write_refused (write requests refused with
  *                 exception 02, whatever the function code), fc_unsupported (exception
@@ -82,6 +103,7 @@
  *                 idle_timeout_ms), evicted (idle connections closed for a new one at
  *                 max_clients), clients_refused (refused at max_clients, none idle),
  *                 clients (open now), clients_max (most open at once)
+ *   "udp_frame":  malformed (frames of the wrong size or without the "RTCF" mark)
  *   "osc":        malformed (undecodable packets, wrong argument types or counts),
  *                 unknown (messages for unmapped paths), sent (bundles sent, per target),
  *                 timetags_clamped (bundle timetags farther than timetag_bound_s from
@@ -96,6 +118,7 @@
 #define RTC_DRIVER_TYPE_MODBUS_CLIENT "application/x-rtcosim-modbus-client"
 #define RTC_DRIVER_TYPE_MODBUS_SERVER "application/x-rtcosim-modbus-server"
 #define RTC_DRIVER_TYPE_OSC "application/x-rtcosim-osc"
+#define RTC_DRIVER_TYPE_UDP_FRAME "application/x-rtcosim-udp-frame"
 
 /** Modbus client over TCP or RTU (libmodbus): polls the bench, writes outputs. */
 extern const rtc_driver_ops rtc_modbus_client_ops;
@@ -103,9 +126,12 @@ extern const rtc_driver_ops rtc_modbus_client_ops;
 extern const rtc_driver_ops rtc_modbus_server_ops;
 /** OSC over UDP (liblo): operator set-points in, streamed outputs out. */
 extern const rtc_driver_ops rtc_osc_ops;
+/** UDP sample frames, the skeleton driver (drv_skeleton.c): the template of a new one. */
+extern const rtc_driver_ops rtc_udp_frame_ops;
 
 /**
- * Register the three drivers under RTC_DRIVER_TYPE_MODBUS_CLIENT, _MODBUS_SERVER, _OSC.
+ * Register the four drivers under RTC_DRIVER_TYPE_MODBUS_CLIENT, _MODBUS_SERVER, _OSC and
+ * _UDP_FRAME.
  *
  * Returns: RTC_OK or the first rtc_driver_register() error.
  * RT-safe: no. Thread: main thread, during load.

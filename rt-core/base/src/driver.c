@@ -85,3 +85,14 @@ const char *rtc_quality_name(int quality)
     default: return "unknown";
     }
 }
+
+const char *rtc_link_state_name(int state)
+{
+    switch (state) {
+    case RTC_LINK_IDLE: return "idle";
+    case RTC_LINK_CONNECTING: return "connecting";
+    case RTC_LINK_UP: return "up";
+    case RTC_LINK_DOWN: return "down";
+    default: return "unknown";
+    }
+}

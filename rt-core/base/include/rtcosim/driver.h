@@ -29,8 +29,14 @@
  *
  * Statistics: rtc_driver_stats has a generic part every driver fills in the same sense
  * and a list of named driver-specific counters under the driver's kind, which reports
- * (summary.json) show without knowing the driver. A new driver implements this vtable,
- * registers it, and touches nothing in rt-core.
+ * (summary.json) show without knowing the driver.
+ *
+ * Implementing: rtcosim/driver_base.h holds what every driver does (common keys, the I/O
+ * thread and its loop, stop, the safe-value hand-off, backoff, link state, counters,
+ * stats); a driver embeds it first and implements open() and a few hooks, and its ops
+ * table points start/stop/write_safe_values/close/stats at the base. The skeleton driver
+ * (io-drivers/src/drv_skeleton.c) is the template. A new driver registers its vtable and
+ * touches nothing in rt-core.
  */
 #ifndef RTCOSIM_DRIVER_H
 #define RTCOSIM_DRIVER_H
@@ -85,6 +91,19 @@ typedef struct rtc_signal_health {
     int64_t last_ns;      /**< arrival time of the last good value (0: none) */
 } rtc_signal_health;
 
+/**
+ * State of a driver's link to its peer (rtc_driver_stats.link). The link contract of
+ * DESIGN.md T2 (required/optional, connect deadline, loss policy) judges on top of it.
+ */
+typedef enum rtc_link_state {
+    RTC_LINK_IDLE = 0,   /**< the driver is not running */
+    RTC_LINK_CONNECTING, /**< running, not up yet: a client connecting, a server listening
+                              with no peer, an endpoint that does not judge its link (OSC) */
+    RTC_LINK_UP,         /**< connected (client), at least one peer (server), frames
+                              arriving (datagram links that judge) */
+    RTC_LINK_DOWN,       /**< was up since start() and is not now; a client reconnects */
+} rtc_link_state;
+
 /** Most driver-specific counters a driver reports (rtc_driver_stats.counters). */
 #define RTC_DRIVER_MAX_COUNTERS 16
 
@@ -115,7 +134,7 @@ typedef struct rtc_driver_stats {
     uint64_t rejected;    /**< writes refused: disallowed sender, read-only target */
     uint64_t safe_writes; /**< completed write_safe_values() */
     int port;             /**< bound TCP/UDP port (servers, OSC), else 0 */
-    bool connected;       /**< client: link up; server: at least one peer */
+    bool connected;       /**< link == RTC_LINK_UP (client: link up; server: a peer) */
     rtc_hist_summary latency; /**< per exchange in ns (client: request->response; server:
                                    receive->reply sent; OSC out: one bundle send) */
     rtc_signal_health *signals; /**< in: caller's array; out: filled up to n_signals_cap */
@@ -125,6 +144,9 @@ typedef struct rtc_driver_stats {
                                      (e.g. "modbus_server"); NULL when n_counters is 0 */
     rtc_driver_counter counters[RTC_DRIVER_MAX_COUNTERS]; /**< out: driver-specific */
     size_t n_counters;                                    /**< out: entries of counters */
+    rtc_link_state link;  /**< out: the link's state now */
+    int64_t link_since_ns; /**< out: when it entered that state (CLOCK_MONOTONIC; 0: never
+                                started) */
 } rtc_driver_stats;
 
 /**
@@ -201,5 +223,8 @@ RTC_RT_SAFE bool rtc_driver_is_io_type(const char *type);
 
 /** Name of a quality value: "none", "fresh", "stale", "error". RT-safe: yes. */
 RTC_RT_SAFE const char *rtc_quality_name(int quality);
+
+/** Name of a link state: "idle", "connecting", "up", "down". RT-safe: yes. */
+RTC_RT_SAFE const char *rtc_link_state_name(int state);
 
 #endif
