@@ -1,11 +1,18 @@
 /*
- * Building one link from an SSP connection: endpoint checks (the variables exist, the
+ * Links: building one from an SSP connection — endpoint checks (the variables exist, the
  * causalities fit, an input is fed once), type compatibility, unit conversion between the
- * two connectors' units, the SSP transformation, and the link's estimator. Everything a
- * link does at run time is decided here; master.c only applies it.
+ * two connectors' units, the SSP transformation, the estimator — and moving values along
+ * links at run time (the masters decide when, this file how).
+ *
+ * A value goes through at most one estimator and one conversion to the destination's
+ * type. A link from an I/O signal carries no estimator: the one a connection names runs at
+ * the signal, where the bench's samples arrive with their own times, and the link reads
+ * the signal's estimate and converts it once (io_unit.c walks the whole path from a
+ * Modbus register to fmi2SetReal, with the copies at each hop).
  */
 #include "system_priv.h"
 
+#include "rtcosim/io_unit.h"
 #include "rtcosim/ssp.h"
 #include "rtcosim/status.h"
 
@@ -256,11 +263,44 @@ static int transformation(rtc_system *sys, const rtc_ssp_connection *c, sys_link
     return RTC_OK;
 }
 
+/* The estimator of a connection from an I/O signal runs at the signal, where each sample
+ * arrives with its own times, and nowhere else (configs/README.md, "One estimator per bench
+ * value"): one named here moves there; a default (the system's) applies only where nobody
+ * named one; two different names for one bench value are refused. */
+static int bench_estimator(rtc_system *sys, const rtc_ssp_connection *c, sys_link *l,
+                           const char *named, const rtc_est_config *cfg)
+{
+    rtc_unit *io = sys->units[l->src].unit;
+    const char *by = rtc_io_unit_estimator_by(io, l->src_var);
+    unsigned line = c->settings.line ? c->settings.line : c->line;
+    char had[200], want[200], conn[600], err[256] = "";
+    rtc_est_config_text(rtc_io_unit_estimator(io, l->src_var), had, sizeof had);
+    rtc_est_config_text(cfg, want, sizeof want);
+    if (by && !named)
+        return RTC_OK; /* the system's default gives way to a named one */
+    if (by && (!strcmp(by, RTC_IO_EST_BY_SIGNAL) || strcmp(had, want) != 0)) {
+        rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Connection %s: estimator \"%s\", but its I/O "
+                "signal %.*s already has \"%s\" from %s: a bench value is estimated once, where "
+                "it arrives; name its estimator in one place", c->file, line, l->desc, named,
+                (int)strcspn(l->desc, " "), l->desc, had, by);
+        return RTC_EPARSE;
+    }
+    if (by)
+        return RTC_OK; /* another connection from the signal named the same */
+    snprintf(conn, sizeof conn, "connection %s", l->desc);
+    int rc = rtc_io_unit_set_estimator(io, l->src_var, cfg, named ? conn : NULL, err, sizeof err);
+    if (rc != RTC_OK)
+        rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Connection %s: estimator \"%s\": %s", c->file,
+                line, l->desc, want, err[0] ? err : rtc_strerror(rc));
+    return rc == RTC_OK ? RTC_OK : RTC_EPARSE;
+}
+
 static int estimator(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_connection *c,
                      sys_link *l)
 {
-    const char *method = c->settings.estimator ? c->settings.estimator : ssp->realtime.estimator;
-    if (!method || !strcmp(method, "zoh") || !strcmp(method, "none"))
+    const char *named = c->settings.estimator;
+    const char *method = named ? named : ssp->realtime.estimator;
+    if (!method || !strcmp(method, "none") || (!l->bench && !strcmp(method, "zoh")))
         return RTC_OK; /* zero-order hold: read the visible value directly */
     rtc_est_config cfg;
     char err[256] = "";
@@ -269,6 +309,8 @@ static int estimator(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_connecti
         snprintf(err, sizeof err, "estimators apply to numeric scalar connections only");
         rc = RTC_EINVAL;
     }
+    if (rc == RTC_OK && l->bench)
+        return bench_estimator(sys, c, l, named, &cfg);
     if (rc == RTC_OK)
         rc = rtc_est_new(&cfg, &l->est, err, sizeof err);
     if (rc != RTC_OK) {
@@ -317,6 +359,7 @@ static int add_one(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_connection
                              unit_of(dc, c->end.name, b), &l);
     if (rc == RTC_OK)
         rc = transformation(sys, c, &l);
+    l.bench = rtc_io_unit_value(su->unit, s.var); /* NULL unless from an I/O signal */
     if (rc == RTC_OK)
         rc = estimator(sys, ssp, c, &l);
     if (rc == RTC_OK && c->settings.has_delay && c->settings.delay_ns > 0) {
@@ -364,4 +407,134 @@ int rtc__sys_add_link(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_connect
     elems_clear(&a);
     elems_clear(&b);
     return rc;
+}
+
+/* ---- moving values (the RT thread: no allocation, no text) ---- */
+
+/* The link's one conversion of a value on its way in: y = k·x + d (unit conversion and
+ * linear transformation) or the mapping, then the destination's type. */
+static rtc_value to_dst(const sys_link *l, double x)
+{
+    if (l->mode != LINK_MAP)
+        return rtc_value_from_double(l->dst_type, l->mode == LINK_AFFINE ? l->k * x + l->d : x);
+    int64_t key = (int64_t)x; /* a Boolean source: 0 or 1 */
+    for (size_t i = 0; i < l->n_map; i++)
+        if (l->map[i].from == key)
+            return rtc_value_from_double(l->dst_type, (double)l->map[i].to);
+    return rtc_value_from_double(l->dst_type, (double)key); /* unmapped values pass unchanged */
+}
+
+/* A typed source value: copied as it is, or converted once. */
+static rtc_value convert(const sys_link *l, rtc_value v)
+{
+    return l->mode == LINK_COPY ? v : to_dst(l, rtc_value_to_double(l->src_type, v));
+}
+
+/* The source buffer a consumer querying at @p q_ns sees, and its time. */
+static const void *visible(const sys_unit *s, rtc_type t, int64_t q_ns, int64_t *t_ns)
+{
+    if (s->has_nxt && s->t_nxt_ns <= q_ns) {
+        *t_ns = s->t_nxt_ns;
+        return s->obs[t].nxt;
+    }
+    *t_ns = s->t_cur_ns;
+    return s->obs[t].cur;
+}
+
+/* The estimator's value at q; a FAULT quality (stale beyond the limit under the fault
+ * policy) marks the link so that the master stops the run at this step. */
+static double estimate(sys_link *l, int64_t q_ns, double fallback)
+{
+    rtc_est_out o;
+    int q = rtc_est_query(l->est, q_ns, &o);
+    if (q == RTC_EST_FAULT)
+        l->fault = true;
+    return q >= 0 && q != RTC_EST_NODATA ? o.value : fallback;
+}
+
+/* A delayed link: record the source's newest sample, then deliver (to the estimator, or
+ * as the held value) every sample that has arrived by q, i.e. sampled at or before
+ * q − delay. Until the first arrival the oldest known value is held. */
+static void apply_delayed(sys_link *l, double x, int64_t t_src, int64_t q_ns, void *dst)
+{
+    size_t last = (l->hist_first + l->hist_n + l->hist_cap - 1) % l->hist_cap;
+    if (l->hist_n == 0 || l->hist[last].t_ns < t_src) {
+        if (l->hist_n == l->hist_cap) { /* cannot happen with the sized ring; stay safe */
+            l->hist_first = (l->hist_first + 1) % l->hist_cap;
+            l->hist_n--;
+            l->hist_arrived -= l->hist_arrived > 0;
+        }
+        l->hist[(l->hist_first + l->hist_n++) % l->hist_cap] = (struct delayed){t_src, x};
+    }
+    double held = l->hist[l->hist_first].v;
+    while (l->hist_arrived < l->hist_n) {
+        const struct delayed *d = &l->hist[(l->hist_first + l->hist_arrived) % l->hist_cap];
+        if (d->t_ns > q_ns - l->delay_ns)
+            break;
+        if (l->est) {
+            rtc_est_sample smp = {.t_ns = d->t_ns, .value = d->v,
+                                  .arrival_ns = d->t_ns + l->delay_ns};
+            rtc_est_push_monitored(l->est, &smp, &l->errmon);
+        }
+        l->hist_arrived++;
+    }
+    /* keep the newest arrived sample as the held value; drop older ones */
+    while (l->hist_arrived > 1) {
+        l->hist_first = (l->hist_first + 1) % l->hist_cap;
+        l->hist_n--;
+        l->hist_arrived--;
+    }
+    held = l->hist_arrived ? l->hist[l->hist_first].v : held;
+    if (l->est && l->hist_arrived)
+        held = estimate(l, q_ns, held);
+    rtc_value w = convert(l, rtc_value_from_double(l->src_type, held));
+    rtc_value_store(l->dst_type, &w, dst, l->dst_off);
+}
+
+void rtc__sys_link_apply(rtc_system *sys, sys_link *l, int64_t q_ns, const void *src_override)
+{
+    const sys_unit *s = &sys->units[l->src];
+    int64_t t_src = q_ns;
+    const void *src = src_override ? src_override : visible(s, l->src_type, q_ns, &t_src);
+    void *dst = sys->units[l->dst].in[l->dst_type].values;
+    if (l->bench && !src_override) {
+        /* a bench value, estimated where it arrived: converted once, into the input */
+        if (l->delay_ns) {
+            apply_delayed(l, *l->bench, t_src, q_ns, dst);
+        } else {
+            rtc_value w = to_dst(l, *l->bench);
+            rtc_value_store(l->dst_type, &w, dst, l->dst_off);
+        }
+        return;
+    }
+    if (l->delay_ns) {
+        double x = rtc_value_to_double(l->src_type, rtc_value_load(l->src_type, src, l->src_off));
+        apply_delayed(l, x, t_src, q_ns, dst);
+        return;
+    }
+    if (l->est) {
+        /* Estimated link: feed the source's newest value once, then ask for time q. */
+        rtc_value v = rtc_value_load(l->src_type, src, l->src_off);
+        if (t_src > l->fed_ns) {
+            rtc_est_sample smp = {.t_ns = t_src, .value = rtc_value_to_double(l->src_type, v),
+                                  .arrival_ns = q_ns};
+            rtc_est_push_monitored(l->est, &smp, &l->errmon);
+            l->fed_ns = t_src;
+        }
+        double x = estimate(l, q_ns, rtc_value_to_double(l->src_type, v));
+        v = rtc_value_from_double(l->src_type, x);
+        rtc_value w = convert(l, v);
+        rtc_value_store(l->dst_type, &w, dst, l->dst_off);
+        return;
+    }
+    for (size_t e = 0; e < l->count; e++) {
+        rtc_value w = convert(l, rtc_value_load(l->src_type, src, l->src_off + e));
+        rtc_value_store(l->dst_type, &w, dst, l->dst_off + e);
+    }
+}
+
+void rtc__sys_inputs_at(rtc_system *sys, sys_unit *u, int64_t q_ns)
+{
+    for (size_t i = 0; i < u->n_links_in; i++)
+        rtc__sys_link_apply(sys, &sys->links[u->links_in[i]], q_ns, NULL);
 }

@@ -101,6 +101,8 @@ typedef struct sys_link {
         double v;
     } *hist;
     size_t hist_cap, hist_first, hist_n, hist_arrived; /* ring; arrived = already delivered */
+    const double *bench;        /* from an I/O signal: its estimated value (the one
+                                   estimator of a bench value runs there), else NULL */
     rtc_est *est;               /* NULL: zero-order hold without an estimator */
     int64_t fed_ns;             /* newest source time fed to est */
     rtc_est_errmon errmon;      /* coupling error: estimate vs the source's value */
@@ -183,17 +185,19 @@ struct rtc_system {
 
 /* system.c */
 int rtc__sys_observe(rtc_system *sys, size_t unit, size_t var);
-void rtc__sys_link_apply(rtc_system *sys, sys_link *l, int64_t q_ns, const void *src_override);
 int rtc__sys_fetch(rtc_system *sys, sys_unit *u, bool into_nxt);
 int rtc__sys_set_inputs(rtc_system *sys, sys_unit *u);
-void rtc__sys_inputs_at(rtc_system *sys, sys_unit *u, int64_t q_ns);
 void rtc__sys_promote(rtc_system *sys);
 
-/* system_link.c: build and check the link of one SSP connection between two units */
+/* system_link.c: build and check the link of one SSP connection between two units; move
+ * values along links (RT-safe): one link at query time q (src_override: the source's
+ * buffer to read instead of what is visible at q), or every link into unit u */
 struct rtc_ssp;
 struct rtc_ssp_connection;
 int rtc__sys_add_link(rtc_system *sys, const struct rtc_ssp *ssp,
                       const struct rtc_ssp_connection *c, size_t src, size_t dst);
+void rtc__sys_link_apply(rtc_system *sys, sys_link *l, int64_t q_ns, const void *src_override);
+void rtc__sys_inputs_at(rtc_system *sys, sys_unit *u, int64_t q_ns);
 /* A unit's SI definition, from the SSP file first, then from the FMU; false if unknown. */
 bool rtc__sys_unit_base(const struct rtc_ssp *ssp, const rtc_model_desc *md, const char *name,
                         rtc_base_unit *out);
