@@ -202,7 +202,8 @@ static int u_set(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, con
         io_signal *s = &u->sig[vr[i]];
         if (s->from_bench) { /* an operator's override of what the bench sends */
             s->forced = s->force_new = true;
-            s->force_value = s->value = rtc_value_to_double(type, rtc_value_load(type, values, i));
+            double x = rtc_value_to_double(type, rtc_value_load(type, values, i));
+            s->force_value = s->value = within_type(s->type, x);
             continue;
         }
         s->value = rtc_value_to_double(type, rtc_value_load(type, values, i));
@@ -527,9 +528,8 @@ const char *rtc_io_unit_estimator_by(const rtc_unit *unit, size_t i)
 int rtc_io_unit_set_estimator(rtc_unit *unit, size_t i, const rtc_est_config *cfg,
                               const char *by, char *err, size_t err_cap)
 {
-    if (!rtc_io_unit_is(unit) || !cfg || i >= ((io_unit *)unit->self)->n ||
-        !((io_unit *)unit->self)->sig[i].from_bench)
-        return RTC_EINVAL;
+    if (!rtc_io_unit_value(unit, i) || !cfg)
+        return RTC_EINVAL; /* not a signal from the bench */
     io_unit *u = unit->self;
     io_signal *s = &u->sig[i];
     const char *kept = by ? keep(u, by) : NULL;
