@@ -1,7 +1,8 @@
 /*
  * The runtime state of a system (rtcosim/system.h): the buffers that carry values between
- * units, the links that convert them, initialization, the recording view and accessors.
- * The stepping algorithms are in master.c, building and validation in system_load.c.
+ * units, initialization, the recording view and accessors. The stepping algorithms are in
+ * master.c, building and validation in system_load.c, the links (built, and moving values
+ * from buffer to buffer) in system_link.c.
  *
  * Visibility rule: a unit's outputs for t + h (computed when it steps from t) sit in its
  * "nxt" buffer and are read by a consumer only once the consumer's query time has reached
@@ -16,7 +17,6 @@
 
 #include "rtcosim/status.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

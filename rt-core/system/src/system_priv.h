@@ -1,12 +1,14 @@
 /*
  * Internals of rtcosim/system.h shared by system.c (runtime state, initialization,
- * recording views), system_load.c (building and validation), system_graph.c (dependency
- * analysis) and master.c (the stepping algorithms).
+ * recording views), system_load.c (building and validation), system_link.c (links: built,
+ * and moving values), system_graph.c (dependency analysis) and master.c (the stepping
+ * algorithms).
  *
  * Value flow of one unit u:
  *   links → in[type].values ──set──▶ FMU ──do_step──▶ ──get──▶ obs[type].nxt  (time t_nxt)
  *   obs.nxt becomes obs.cur when the tick reaches t_nxt; links and recording read cur
- *   (or nxt when the consumer's query time has reached t_nxt: Gauss-Seidel).
+ *   (or nxt when the consumer's query time has reached t_nxt: Gauss-Seidel). A link from
+ *   an I/O signal reads the signal's estimate instead (sys_link.bench, io_unit.c).
  * Every buffer is sized in rtc_system_init(); stepping allocates nothing.
  */
 #ifndef RTC_SYSTEM_PRIV_H
