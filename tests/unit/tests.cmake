@@ -15,6 +15,8 @@ target_include_directories(test_masters PRIVATE ${PROJECT_SOURCE_DIR}/rt-core/sy
 rtc_add_test(system SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtc_configs rtcosim LABELS unit rt)
 rtc_add_test(ssp LIBS rtc_rtcore PkgConfig::MINIZIP)
 rtc_add_test(io_mailbox LIBS rtc_rtcore)
+# a bench sample to an FMU input: one estimator, one conversion (issue 18 item 7)
+rtc_add_test(value_path SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtcosim)
 rtc_add_test(io_modbus SOURCES unit/io_util.c unit/io_cfg.c LIBS rtc_iodrivers PkgConfig::LIBMODBUS LABELS io)
 rtc_add_test(rt_hygiene SOURCES unit/fmu_util.c LIBS rtc_fmuhost ${CMAKE_DL_LIBS} DEPENDS rtc_test_fmus rtc_configs LABELS rt io)
 rtc_add_test(exec SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtc_configs rtcosim LABELS integration rt)

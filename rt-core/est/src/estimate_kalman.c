@@ -26,18 +26,9 @@
  *
  * All matrices are at most 3x3 on the stack: the update costs a few dozen flops.
  */
-#include "estimate_priv.h"
+#include "estimate_method.h"
 
 #include <math.h>
-
-int rtc__est_kf_states(rtc_est_method method)
-{
-    if (method == RTC_EST_KALMAN_CV)
-        return 2;
-    if (method == RTC_EST_KALMAN_CA)
-        return 3;
-    return 0;
-}
 
 /* Invert the symmetric positive definite n x n matrix a (n <= 3) by Gauss-Jordan with
  * partial pivoting. Returns false when a pivot vanishes. */
@@ -78,7 +69,9 @@ static bool invert(int n, double a[3][3], double inv[3][3])
     return true;
 }
 
-void rtc__est_kf_fit(est_kf *kf, int ns, const rtc_est_sample *s, uint32_t n, double r)
+/* Initialise kf with ns states from a least-squares polynomial fit over the n samples
+ * s[0..n-1] (any order, distinct times, n >= ns); state time = newest sample time. */
+static void kf_fit(est_kalman *kf, int ns, const rtc_est_sample *s, uint32_t n, double r)
 {
     int64_t t_ref = s[0].t_ns;
     for (uint32_t i = 1; i < n; i++)
@@ -127,7 +120,7 @@ void rtc__est_kf_fit(est_kf *kf, int ns, const rtc_est_sample *s, uint32_t n, do
 }
 
 /* x and P predicted over dt seconds (F x, F P F' + Q). */
-static void predict(const est_kf *kf, double q, double dt, double x[3], double P[3][3])
+static void predict(const est_kalman *kf, double q, double dt, double x[3], double P[3][3])
 {
     int n = kf->n;
     double F[3][3] = {{1.0, dt, 0.5 * dt * dt}, {0.0, 1.0, dt}, {0.0, 0.0, 1.0}};
@@ -159,7 +152,10 @@ static void predict(const est_kf *kf, double q, double dt, double x[3], double P
         }
 }
 
-bool rtc__est_kf_update(est_kf *kf, const rtc_est_config *cfg, int64_t t_ns, double z, double gate)
+/* Predict kf to t_ns and update with measurement z. When gate > 0 and the normalised
+ * innovation exceeds gate^2 nothing is changed and false is returned. */
+static bool kf_update(
+    est_kalman *kf, const rtc_est_config *cfg, int64_t t_ns, double z, double gate)
 {
     int n = kf->n;
     double x[3] = {0}, P[3][3] = {{0}};
@@ -199,10 +195,12 @@ static double run_median(const rtc_est_sample *run, uint32_t n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-void rtc__est_kf_restart(est_kf *kf,
-                         const rtc_est_config *cfg,
-                         const rtc_est_sample *run,
-                         uint32_t n)
+/* Restart the level after a genuine step: predict to run[0], widen the value variance by
+ * the squared innovation, then update with the n run samples (oldest first) without gate. */
+static void kf_restart(est_kalman *kf,
+                       const rtc_est_config *cfg,
+                       const rtc_est_sample *run,
+                       uint32_t n)
 {
     /* An outlier can sit inside the run that proves the step; samples farther than the
      * gate from the run's median (sqrt(2 r): the difference of two noisy samples) are left
@@ -223,13 +221,74 @@ void rtc__est_kf_restart(est_kf *kf,
     kf->t_ns = run[first].t_ns;
     for (uint32_t i = first; i < n; i++)
         if (i == first || fabs(run[i].value - med) <= lim)
-            rtc__est_kf_update(kf, cfg, run[i].t_ns, run[i].value, 0.0);
+            kf_update(kf, cfg, run[i].t_ns, run[i].value, 0.0);
 }
 
-void rtc__est_kf_eval(const est_kf *kf, int64_t t_ns, double *value, double *rate)
+/* Value and rate of the filter state predicted to t_ns (kf unchanged). */
+static void kf_eval(const est_kalman *kf, int64_t t_ns, double *value, double *rate)
 {
     double dt = EST_NS_TO_S(t_ns - kf->t_ns);
     double a = kf->n == 3 ? kf->x[2] : 0.0;
     *value = kf->x[0] + dt * (kf->x[1] + 0.5 * a * dt);
     *rate = kf->x[1] + a * dt;
 }
+
+/* Filter states of the method: 2 (cv) or 3 (ca). */
+static int kf_states(const rtc_est_config *cfg)
+{
+    return cfg->method == RTC_EST_KALMAN_CA ? 3 : 2;
+}
+
+/* Until the filter has one sample per state it is not initialised (queries use the
+ * polynomial through the samples so far); then every sample is predicted, gated and
+ * filtered in at its own time. */
+static void kf_take(est_state *m, const rtc_est_config *cfg, const est_hist *h,
+                    const rtc_est_sample *s, est_take *out)
+{
+    est_kalman *kf = &m->kf;
+    int states = kf_states(cfg);
+    if (kf->n == 0) {
+        /* the history as it will be with s, newest first */
+        rtc_est_sample fit[EST_HIST] = {*s};
+        for (uint32_t i = 0; i < h->n && i + 1 < EST_HIST; i++)
+            fit[i + 1] = h->s[i];
+        if (h->n + 1 >= (uint32_t)states)
+            kf_fit(kf, states, fit, (uint32_t)states, cfg->r);
+        out->verdict = RTC_EST_ACCEPTED;
+        return;
+    }
+    if (kf_update(kf, cfg, s->t_ns, s->value, cfg->gate)) {
+        kf->n_gated = 0;
+        out->verdict = RTC_EST_ACCEPTED;
+        return;
+    }
+    /* Rejected: remember it; nothing else changes until the run proves a step. */
+    kf->gated[kf->n_gated++] = *s;
+    if (kf->n_gated < cfg->gate_reset) {
+        out->verdict = RTC_EST_REJECTED_OUTLIER;
+        return;
+    }
+    /* gate_reset consecutive rejections: a genuine step. Restart the level on the run, and
+     * the history from its newest samples, so nothing from before the step survives
+     * there. The earlier samples of the run stay counted as rejected; the current one is
+     * the accepted one. */
+    uint32_t n = kf->n_gated;
+    kf_restart(kf, cfg, kf->gated, n);
+    kf->n_gated = 0;
+    out->verdict = RTC_EST_ACCEPTED_RESET;
+    out->rebase = kf->gated + (n > EST_HIST ? n - EST_HIST : 0);
+    out->n_rebase = n > EST_HIST ? EST_HIST : n;
+}
+
+/* Before initialisation, the polynomial through what there is. */
+static void kf_eval_hook(const est_state *m, const rtc_est_config *cfg, const est_hist *h,
+                         int64_t t_ns, double *value, double *rate)
+{
+    (void)cfg;
+    if (m->kf.n > 0)
+        kf_eval(&m->kf, t_ns, value, rate);
+    else
+        est_newton(h->s, h->n, 2, t_ns, value, rate);
+}
+
+const est_method rtc__est_kalman = {.take = kf_take, .eval = kf_eval_hook};

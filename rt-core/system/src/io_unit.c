@@ -1,7 +1,7 @@
 /*
  * I/O units: SSP components whose type names a driver (Modbus client/server, OSC) become
  * units of the system, so their signals connect to FMUs with ordinary connections (units,
- * transformations, estimators and delays apply). See DESIGN.md "One communication step".
+ * transformations and delays apply). See DESIGN.md "One communication step".
  *
  * Each connector is a signal with a mailbox shared with the driver's I/O thread: an output
  * connector carries what the bench sends (FROM_BENCH), an input connector what goes to it
@@ -10,6 +10,34 @@
  * into the signal's estimator, which answers "the value at t" — late, irregular or noisy
  * bench data is estimated at the engine's current instant instead of being held stale.
  * The RT side touches only mailboxes and estimators: no allocation, lock or system call.
+ *
+ * DESIGN: the value path of one bench sample, from a Modbus register to fmi2SetReal.
+ * One estimator (the signal's: an estimator a connection from the signal names runs here
+ * too, system_link.c) and one conversion to the FMU input's type. Copies of the value at
+ * each hop, for a float32 input register feeding an FMI 2 Real input:
+ *
+ *   hop                                             where                       copies
+ *   1 socket -> response frame -> uint16 registers  libmodbus, I/O thread       2
+ *   2 registers -> double: word order, type, scale,  rtc__mb_decode_regs         0 (locals;
+ *     offset, clamp (to engineering units)                                        1 conversion)
+ *   3 -> mailbox (value, sample/arrival time, seq)  rtc_mailbox_write (seqlock) 1
+ *   ---- RT thread, refresh at t_k ------------------------------------------------------
+ *   4 mailbox -> rtc_sample (only when seq is new)  take_new                    1
+ *   5 -> rtc_est_sample (times mapped to logical)   take_new                    1
+ *   6 -> the estimator's history                    rtc_est_push                1
+ *   7 estimate at t_k -> the signal's value         u_refresh (within_type)     1
+ *   8 value -> k·x + d or map -> the input's type,  rtc__sys_link_apply         1 (the one
+ *     into the unit's input buffer                  (system_link.c)               conversion)
+ *   9 input buffer -> fmi2SetReal(vr[], values[])   rtc__sys_set_inputs         0 (handed
+ *                                                                                 as it is)
+ *
+ * Besides the path: the session's tap copies each pushed sample into the recording ring
+ * (hop 6), and rtc__sys_fetch copies the signal's value into the unit's typed output
+ * buffer for results and surfaces (hop 7); neither feeds the FMU. A connector that is not
+ * Real keeps the estimate within its type at hop 7 (an Integer one rounds), so what is
+ * recorded is what every link converts; FMI 2 Boolean and enumeration inputs take one more
+ * copy in the FMU host's scratch array (fmi2Boolean and fmi2Integer differ from bool and
+ * int64). The OSC driver's path differs only before hop 3 (one message argument -> double).
  */
 #include "rtcosim/driver.h"
 #include "rtcosim/estimate.h"
@@ -24,9 +52,13 @@
 
 typedef struct io_signal {
     rtc_mailbox *mb;
-    rtc_est *est;       /* FROM_BENCH: estimator of the bench value */
+    rtc_est *est;       /* FROM_BENCH: the one estimator of the bench value */
+    const char *est_by; /* who named it: "its rtc:Signal", "connection a.y -> b.u"; NULL:
+                         * a default (zoh, or the system's rtc:RealTime estimator) */
     uint32_t seen_seq;  /* newest mailbox sequence pushed into est */
-    double value;       /* output: the estimate; input: the last value sent */
+    rtc_type type;      /* the connector's type */
+    double value;       /* output: the estimate, within the connector type's values (what
+                         * links read); input: the last value sent */
     bool from_bench;
     /* an operator's value replacing the bench's (set on an output): it holds from the
      * tick it was set at until a sample newer than that tick arrives */
@@ -97,8 +129,9 @@ static bool take_new(io_unit *u, size_t i, int64_t t_ns)
         return any;
     }
     rtc_sample smp;
-    if (u->clock && rtc_mailbox_read(s->mb, &smp) && smp.seq && smp.seq != s->seen_seq &&
-        smp.quality == RTC_QUALITY_FRESH) {
+    /* the sequence first: on most ticks nothing new arrived, and nothing is copied */
+    if (u->clock && rtc_mailbox_seq(s->mb) != s->seen_seq && rtc_mailbox_read(s->mb, &smp) &&
+        smp.seq && smp.seq != s->seen_seq && smp.quality == RTC_QUALITY_FRESH) {
         e = (rtc_est_sample){.t_ns = to_logical(u, smp.sample_ns),
                              .arrival_ns = to_logical(u, smp.arrival_ns), .value = smp.value};
         push_sample(u, i, t_ns, &e, smp.quality);
@@ -106,6 +139,19 @@ static bool take_new(io_unit *u, size_t i, int64_t t_ns)
         any = true;
     }
     return any;
+}
+
+/* @p x as the connector's type holds it (an Integer connector's value is whole, a Boolean
+ * one 0 or 1; a Real one unchanged), still a double: what the recorded column shows is
+ * what every link from the signal converts, once, to its destination's type. */
+static double within_type(rtc_type type, double x)
+{
+    if (type == RTC_TYPE_FLOAT64)
+        return x;
+    rtc_value slot; /* a typed slot of an output buffer, as rtc__sys_fetch fills it */
+    rtc_value v = rtc_value_from_double(type, x);
+    rtc_value_store(type, &v, &slot, 0);
+    return rtc_value_to_double(type, rtc_value_load(type, &slot, 0));
 }
 
 static int u_refresh(void *self, int64_t t_ns)
@@ -128,7 +174,7 @@ static int u_refresh(void *self, int64_t t_ns)
         if (s->forced)
             s->value = s->force_value;
         else if (q >= 0 && q != RTC_EST_NODATA)
-            s->value = o.value;
+            s->value = within_type(s->type, o.value);
     }
     return RTC_OK;
 }
@@ -156,7 +202,8 @@ static int u_set(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, con
         io_signal *s = &u->sig[vr[i]];
         if (s->from_bench) { /* an operator's override of what the bench sends */
             s->forced = s->force_new = true;
-            s->force_value = s->value = rtc_value_to_double(type, rtc_value_load(type, values, i));
+            double x = rtc_value_to_double(type, rtc_value_load(type, values, i));
+            s->force_value = s->value = within_type(s->type, x);
             continue;
         }
         s->value = rtc_value_to_double(type, rtc_value_load(type, values, i));
@@ -312,6 +359,7 @@ static int make_signal(io_unit *u, const rtc_unit_spec *sp, size_t i, rtc_io_sig
         return RTC_EINVAL;
     }
     s->from_bench = p->causality == RTC_CAUSALITY_OUTPUT;
+    s->type = p->type;
     s->feed_idx = -1;
     int rc = rtc_mailbox_new(&s->mb);
     if (rc != RTC_OK)
@@ -334,14 +382,17 @@ static int make_signal(io_unit *u, const rtc_unit_spec *sp, size_t i, rtc_io_sig
         return RTC_ENOMEM;
     if (!s->from_bench)
         return RTC_OK;
-    /* "estimator" and "params" of the rtc:Signal: how late, noisy bench data is estimated */
+    /* "estimator" and "params" of the rtc:Signal: how late, noisy bench data is estimated
+     * (until a connection from the signal names one, zoh stands in: set_estimator) */
     const char *method = rtc_kv_get(p->settings, p->n_settings, "estimator");
+    const char *params = rtc_kv_get(p->settings, p->n_settings, "params");
     rtc_est_config ec;
     char err[256] = "";
-    rc = rtc_est_config_parse(&ec, method ? method : "zoh",
-                              rtc_kv_get(p->settings, p->n_settings, "params"), err, sizeof err);
+    rc = rtc_est_config_parse(&ec, method ? method : "zoh", params, err, sizeof err);
     if (rc == RTC_OK)
         rc = rtc_est_new(&ec, &s->est, err, sizeof err);
+    if (rc == RTC_OK && (method || params))
+        s->est_by = RTC_IO_EST_BY_SIGNAL;
     if (rc != RTC_OK)
         rtc_log(u->lg, RTC_LOG_ERROR, "%s:%u: Component %s, signal %s: estimator: %s", sp->file,
                 sp->line, sp->name, p->name, err);
@@ -464,6 +515,40 @@ const rtc_est_config *rtc_io_unit_estimator(const rtc_unit *unit, size_t i)
         return NULL;
     const io_unit *u = unit->self;
     return i < u->n && u->sig[i].est ? rtc_est_get_config(u->sig[i].est) : NULL;
+}
+
+const char *rtc_io_unit_estimator_by(const rtc_unit *unit, size_t i)
+{
+    if (!rtc_io_unit_is(unit))
+        return NULL;
+    const io_unit *u = unit->self;
+    return i < u->n ? u->sig[i].est_by : NULL;
+}
+
+int rtc_io_unit_set_estimator(rtc_unit *unit, size_t i, const rtc_est_config *cfg,
+                              const char *by, char *err, size_t err_cap)
+{
+    if (!rtc_io_unit_value(unit, i) || !cfg)
+        return RTC_EINVAL; /* not a signal from the bench */
+    io_unit *u = unit->self;
+    io_signal *s = &u->sig[i];
+    const char *kept = by ? keep(u, by) : NULL;
+    rtc_est *e = NULL;
+    int rc = by && !kept ? RTC_ENOMEM : rtc_est_new(cfg, &e, err, err_cap);
+    if (rc != RTC_OK)
+        return rc;
+    rtc_est_free(s->est);
+    s->est = e;
+    s->est_by = kept;
+    return RTC_OK;
+}
+
+const double *rtc_io_unit_value(const rtc_unit *unit, size_t i)
+{
+    if (!rtc_io_unit_is(unit))
+        return NULL;
+    const io_unit *u = unit->self;
+    return i < u->n && u->sig[i].from_bench ? &u->sig[i].value : NULL;
 }
 
 int rtc_io_unit_set_tap(rtc_unit *unit, rtc_io_sample_fn fn, void *user, uint32_t first_signal)

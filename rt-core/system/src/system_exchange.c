@@ -1,7 +1,8 @@
 /*
  * The value path between units (rtcosim/system.h): a unit's outputs are fetched into its
  * observation buffers, links carry them (converted, transformed, delayed, estimated) into
- * the consumers' input groups, and one set call per type hands those to each unit. Every
+ * the consumers' input groups (one conversion each; a bench value arrives already estimated
+ * at its I/O signal, io_unit.c), and one set call per type hands those to each unit. Every
  * master steps with these on the real-time path: none of them allocates or locks.
  *
  * Visibility rule: a unit's outputs for t + h (computed when it steps from t) sit in its
@@ -54,18 +55,23 @@ int rtc__sys_fetch(rtc_system *sys, sys_unit *u, bool into_nxt)
     return RTC_OK;
 }
 
-static rtc_value convert(const sys_link *l, rtc_value v)
+/* The link's one conversion of a value on its way in: y = k·x + d (unit conversion and
+ * linear transformation) or the mapping, then the destination's type. */
+static rtc_value to_dst(const sys_link *l, double x)
 {
-    if (l->mode == LINK_COPY)
-        return v;
-    if (l->mode == LINK_AFFINE)
-        return rtc_value_from_double(l->dst_type,
-                                     l->k * rtc_value_to_double(l->src_type, v) + l->d);
-    int64_t key = l->src_type == RTC_TYPE_BOOL ? v.b : (int64_t)rtc_value_to_double(l->src_type, v);
+    if (l->mode != LINK_MAP)
+        return rtc_value_from_double(l->dst_type, l->mode == LINK_AFFINE ? l->k * x + l->d : x);
+    int64_t key = (int64_t)x; /* a Boolean source: 0 or 1 */
     for (size_t i = 0; i < l->n_map; i++)
         if (l->map[i].from == key)
             return rtc_value_from_double(l->dst_type, (double)l->map[i].to);
     return rtc_value_from_double(l->dst_type, (double)key); /* unmapped values pass unchanged */
+}
+
+/* A typed source value: copied as it is, or converted once. */
+static rtc_value convert(const sys_link *l, rtc_value v)
+{
+    return l->mode == LINK_COPY ? v : to_dst(l, rtc_value_to_double(l->src_type, v));
 }
 
 /* The source buffer a consumer querying at @p q_ns sees, and its time. */
@@ -134,6 +140,16 @@ void rtc__sys_link_apply(rtc_system *sys, sys_link *l, int64_t q_ns, const void 
     int64_t t_src = q_ns;
     const void *src = src_override ? src_override : visible(s, l->src_type, q_ns, &t_src);
     void *dst = sys->units[l->dst].in[l->dst_type].values;
+    if (l->bench && !src_override) {
+        /* a bench value, estimated where it arrived: converted once, into the input */
+        if (l->delay_ns) {
+            apply_delayed(l, *l->bench, t_src, q_ns, dst);
+        } else {
+            rtc_value w = to_dst(l, *l->bench);
+            rtc_value_store(l->dst_type, &w, dst, l->dst_off);
+        }
+        return;
+    }
     if (l->delay_ns) {
         double x = rtc_value_to_double(l->src_type, rtc_value_load(l->src_type, src, l->src_off));
         apply_delayed(l, x, t_src, q_ns, dst);

@@ -1,11 +1,18 @@
 /*
- * Building one link from an SSP connection: endpoint checks (the variables exist, the
+ * Links: building one from an SSP connection — endpoint checks (the variables exist, the
  * causalities fit, an input is fed once), type compatibility, unit conversion between the
- * two connectors' units, the SSP transformation, and the link's estimator. Everything a
- * link does at run time is decided here; system_exchange.c only applies it.
+ * two connectors' units, the SSP transformation, the estimator. Values move along links at
+ * run time in system_exchange.c (the masters decide when, that file how).
+ *
+ * A value goes through at most one estimator and one conversion to the destination's
+ * type. A link from an I/O signal carries no estimator: the one a connection names runs at
+ * the signal, where the bench's samples arrive with their own times, and the link reads
+ * the signal's estimate and converts it once (io_unit.c walks the whole path from a
+ * Modbus register to fmi2SetReal, with the copies at each hop).
  */
 #include "system_priv.h"
 
+#include "rtcosim/io_unit.h"
 #include "rtcosim/ssp.h"
 #include "rtcosim/status.h"
 
@@ -256,11 +263,44 @@ static int transformation(rtc_system *sys, const rtc_ssp_connection *c, sys_link
     return RTC_OK;
 }
 
+/* The estimator of a connection from an I/O signal runs at the signal, where each sample
+ * arrives with its own times, and nowhere else (configs/README.md, "One estimator per bench
+ * value"): one named here moves there; a default (the system's) applies only where nobody
+ * named one; two different names for one bench value are refused. */
+static int bench_estimator(rtc_system *sys, const rtc_ssp_connection *c, sys_link *l,
+                           const char *named, const rtc_est_config *cfg)
+{
+    rtc_unit *io = sys->units[l->src].unit;
+    const char *by = rtc_io_unit_estimator_by(io, l->src_var);
+    unsigned line = c->settings.line ? c->settings.line : c->line;
+    char had[200], want[200], conn[600], err[256] = "";
+    rtc_est_config_text(rtc_io_unit_estimator(io, l->src_var), had, sizeof had);
+    rtc_est_config_text(cfg, want, sizeof want);
+    if (by && !named)
+        return RTC_OK; /* the system's default gives way to a named one */
+    if (by && (!strcmp(by, RTC_IO_EST_BY_SIGNAL) || strcmp(had, want) != 0)) {
+        rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Connection %s: estimator \"%s\", but its I/O "
+                "signal %.*s already has \"%s\" from %s: a bench value is estimated once, where "
+                "it arrives; name its estimator in one place", c->file, line, l->desc, named,
+                (int)strcspn(l->desc, " "), l->desc, had, by);
+        return RTC_EPARSE;
+    }
+    if (by)
+        return RTC_OK; /* another connection from the signal named the same */
+    snprintf(conn, sizeof conn, "connection %s", l->desc);
+    int rc = rtc_io_unit_set_estimator(io, l->src_var, cfg, named ? conn : NULL, err, sizeof err);
+    if (rc != RTC_OK)
+        rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Connection %s: estimator \"%s\": %s", c->file,
+                line, l->desc, want, err[0] ? err : rtc_strerror(rc));
+    return rc == RTC_OK ? RTC_OK : RTC_EPARSE;
+}
+
 static int estimator(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_connection *c,
                      sys_link *l)
 {
-    const char *method = c->settings.estimator ? c->settings.estimator : ssp->realtime.estimator;
-    if (!method || !strcmp(method, "zoh") || !strcmp(method, "none"))
+    const char *named = c->settings.estimator;
+    const char *method = named ? named : ssp->realtime.estimator;
+    if (!method || !strcmp(method, "none") || (!l->bench && !strcmp(method, "zoh")))
         return RTC_OK; /* zero-order hold: read the visible value directly */
     rtc_est_config cfg;
     char err[256] = "";
@@ -269,6 +309,8 @@ static int estimator(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_connecti
         snprintf(err, sizeof err, "estimators apply to numeric scalar connections only");
         rc = RTC_EINVAL;
     }
+    if (rc == RTC_OK && l->bench)
+        return bench_estimator(sys, c, l, named, &cfg);
     if (rc == RTC_OK)
         rc = rtc_est_new(&cfg, &l->est, err, sizeof err);
     if (rc != RTC_OK) {
@@ -317,6 +359,7 @@ static int add_one(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_connection
                              unit_of(dc, c->end.name, b), &l);
     if (rc == RTC_OK)
         rc = transformation(sys, c, &l);
+    l.bench = rtc_io_unit_value(su->unit, s.var); /* NULL unless from an I/O signal */
     if (rc == RTC_OK)
         rc = estimator(sys, ssp, c, &l);
     if (rc == RTC_OK && c->settings.has_delay && c->settings.delay_ns > 0) {

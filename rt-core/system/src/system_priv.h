@@ -8,7 +8,8 @@
  * Value flow of one unit u:
  *   links → in[type].values ──set──▶ FMU ──do_step──▶ ──get──▶ obs[type].nxt  (time t_nxt)
  *   obs.nxt becomes obs.cur when the tick reaches t_nxt; links and recording read cur
- *   (or nxt when the consumer's query time has reached t_nxt: Gauss-Seidel).
+ *   (or nxt when the consumer's query time has reached t_nxt: Gauss-Seidel). A link from
+ *   an I/O signal reads the signal's estimate instead (sys_link.bench, io_unit.c).
  * Every buffer is sized in rtc_system_init(); stepping allocates nothing.
  */
 #ifndef RTC_SYSTEM_PRIV_H
@@ -99,6 +100,8 @@ typedef struct sys_link {
         double v;
     } *hist;
     size_t hist_cap, hist_first, hist_n, hist_arrived; /* ring; arrived = already delivered */
+    const double *bench;        /* from an I/O signal: its estimated value (the one
+                                   estimator of a bench value runs there), else NULL */
     rtc_est *est;               /* NULL: zero-order hold without an estimator */
     int64_t fed_ns;             /* newest source time fed to est */
     rtc_est_errmon errmon;      /* coupling error: estimate vs the source's value */
@@ -185,6 +188,7 @@ int rtc__sys_observe(rtc_system *sys, size_t unit, size_t var);
 void rtc__sys_link_apply(rtc_system *sys, sys_link *l, int64_t q_ns, const void *src_override);
 int rtc__sys_fetch(rtc_system *sys, sys_unit *u, bool into_nxt);
 int rtc__sys_set_inputs(rtc_system *sys, sys_unit *u);
+/* every link into unit u at query time q */
 void rtc__sys_inputs_at(rtc_system *sys, sys_unit *u, int64_t q_ns);
 void rtc__sys_promote(rtc_system *sys);
 

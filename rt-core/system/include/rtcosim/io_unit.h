@@ -5,7 +5,8 @@
  * connectors are the driver's signals: output connectors carry what the bench sends,
  * input connectors what goes to it. The master refreshes it every tick; each FROM_BENCH
  * signal's new samples are pushed into its estimator ("estimator"/"params" keys of its
- * rtc:Signal; default zoh), which answers the value at the tick's logical time.
+ * rtc:Signal, or the one a connection from it names; default zoh), which answers the value
+ * at the tick's logical time: the one estimator between the bench and an FMU input.
  *
  * Two generic hooks let a higher layer observe and substitute those samples without the
  * system layer knowing why (the session records them for `rtcosim replay` and replays
@@ -61,6 +62,41 @@ struct rtc_est_config;
  *  @p unit: what `rtcosim info` and summary.json describe. NULL when @p unit is not an
  *  I/O unit or the signal has no estimator (a signal to the bench). RT-safe: yes. */
 RTC_RT_SAFE const struct rtc_est_config *rtc_io_unit_estimator(const rtc_unit *unit, size_t i);
+
+/** rtc_io_unit_estimator_by() of a signal whose rtc:Signal names its estimator. */
+#define RTC_IO_EST_BY_SIGNAL "its rtc:Signal"
+
+/**
+ * Who named the estimator of FROM_BENCH signal @p i of I/O unit @p unit:
+ * RTC_IO_EST_BY_SIGNAL (the signal's "estimator" or "params" key), "connection a.y -> b.u"
+ * (a connection from the signal, rtc_io_unit_set_estimator()), or NULL for a default (zoh,
+ * or the system's rtc:RealTime estimator). NULL also when @p unit is not an I/O unit.
+ * RT-safe: yes.
+ */
+RTC_RT_SAFE const char *rtc_io_unit_estimator_by(const rtc_unit *unit, size_t i);
+
+/**
+ * Replace the estimator of FROM_BENCH signal @p i by a new one for @p cfg, named by @p by
+ * (e.g. "connection a.y -> b.u"; copied; NULL: a default). A bench value goes through one
+ * estimator, the one at its I/O signal, which sees each sample's own sample and arrival
+ * time; the system layer moves a connection's estimator here (configs/README.md, "One
+ * estimator per bench value"). Load phase, before the run.
+ * Returns: RTC_OK. Errors: RTC_EINVAL not an I/O unit, or @p i not a signal from the
+ * bench, or @p cfg invalid (message in @p err); RTC_ENOMEM. The old estimator stays on
+ * error. RT-safe: no.
+ */
+int rtc_io_unit_set_estimator(rtc_unit *unit, size_t i, const struct rtc_est_config *cfg,
+                              const char *by, char *err, size_t err_cap);
+
+/**
+ * The value of FROM_BENCH signal @p i as its estimator gave it at the last refresh (or an
+ * operator's override), in the signal's units and within its connector type's values (an
+ * Integer connector's value is whole): what a link from the signal converts, once, to its
+ * destination's type. The pointer stays valid for the unit's life; read it on the stepping
+ * thread, which refreshes it. NULL when @p unit is not an I/O unit or @p i is no signal
+ * from the bench. RT-safe: yes.
+ */
+RTC_RT_SAFE const double *rtc_io_unit_value(const rtc_unit *unit, size_t i);
 
 /* ---- sample observer ---- */
 

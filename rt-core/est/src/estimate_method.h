@@ -1,0 +1,117 @@
+/*
+ * estimate_method.h — what one estimation method (a leaf) sees: the sample history, the
+ * primitives every leaf shares, its own state, and the two hooks the dispatcher calls.
+ *
+ * DESIGN. The estimator is a closed tagged union: rtc_est_config.method is the tag, and
+ * est_state holds the state of exactly one method, inside the one fixed-size object
+ * rtc_est_new() allocates. estimate.c (the dispatcher) owns everything methods have in
+ * common — argument checks, the finite check, the sample-order check, the history,
+ * counters, freshness and staleness — and calls the method's row of its table:
+ *   take  before an in-order, finite sample enters the history: update the method's state
+ *         and give the verdict (accept, reject as an outlier, or accept with a restart of
+ *         the history from a run of samples);
+ *   eval  the method's value and rate at any time, from its state and the history (the
+ *         history holds at least one sample).
+ * Leaves include only this header (and rtcosim/estimate.h through it): they never call
+ * the dispatcher or each other. Both hooks run on the RT thread: bounded work, no
+ * allocation, no state outside the arguments.
+ *
+ * Adding a method: one enum value and name (rtcosim/estimate.h, estimate_config.c), one
+ * leaf file with its state in est_state, one row in the dispatcher's table.
+ */
+#ifndef RTCOSIM_ESTIMATE_METHOD_H
+#define RTCOSIM_ESTIMATE_METHOD_H
+
+#include "rtcosim/estimate.h"
+
+/* Samples the history keeps (quadratic needs three). */
+#define EST_HIST 3
+
+/* Nanoseconds to seconds; applied only to time differences, never to absolute times. */
+#define EST_NS_TO_S(ns) ((double)(ns)*1e-9)
+
+/* Accepted samples, newest first, with strictly increasing times (the dispatcher's order
+ * check), so every divided difference has a non-zero denominator. */
+typedef struct est_hist {
+    rtc_est_sample s[EST_HIST];
+    uint32_t n;
+} est_hist;
+
+/* ---- primitives ------------------------------------------------------------------------ */
+
+/* Value and first derivative at t_ns of the Newton polynomial of degree min(deg, n-1)
+ * through the n newest samples h[0..n-1] (newest first, n >= 1). Newton form around the
+ * newest sample with times relative to it, so absolute times of hours (1e13 ns) cost no
+ * precision; divided differences on the actual sample times, exact for jittered spacing. */
+static inline void est_newton(
+    const rtc_est_sample *h, uint32_t n, uint32_t deg, int64_t t_ns, double *value, double *rate)
+{
+    double x = EST_NS_TO_S(t_ns - h[0].t_ns);
+    double v = h[0].value, d = 0.0;
+    if (deg > n - 1)
+        deg = n - 1;
+    if (deg >= 1) {
+        double t1 = EST_NS_TO_S(h[1].t_ns - h[0].t_ns);
+        double f01 = (h[1].value - h[0].value) / t1;
+        v += f01 * x;
+        d = f01;
+        if (deg >= 2) {
+            double t2 = EST_NS_TO_S(h[2].t_ns - h[0].t_ns);
+            double f12 = (h[2].value - h[1].value) / (t2 - t1);
+            double f012 = (f12 - f01) / t2;
+            v += f012 * x * (x - t1);
+            d += f012 * (2.0 * x - t1);
+        }
+    }
+    *value = v;
+    *rate = d;
+}
+
+/* ---- method states (the members of the union) ------------------------------------------ */
+
+/* Extrapolated interpolation: the segment starts at ei_start at the anchor (the newest
+ * sample's arrival) and reaches ei_end one interval h_s later; h_s = 0: constant ei_end. */
+typedef struct est_ei {
+    int64_t anchor_ns;
+    double start, end, h_s;
+} est_ei;
+
+/* Kalman filter: n = 0 until initialised, else 2 (cv) or 3 (ca) states; the current run of
+ * consecutive gate rejections, oldest first. */
+typedef struct est_kalman {
+    int n;
+    int64_t t_ns; /* time the state x belongs to (the last update) */
+    double x[3];  /* value, rate, acceleration */
+    double P[3][3];
+    rtc_est_sample gated[RTC_EST_GATE_MAX];
+    uint32_t n_gated;
+} est_kalman;
+
+typedef union est_state {
+    est_ei ei;      /* ei */
+    est_kalman kf;  /* kalman-cv, kalman-ca */
+} est_state;
+
+/* ---- the hooks ------------------------------------------------------------------------- */
+
+/* What take() decided. rebase/n_rebase (ACCEPTED_RESET only): the history restarts from
+ * these samples, oldest first, at most EST_HIST (they stay valid until the next call). */
+typedef struct est_take {
+    rtc_est_verdict verdict; /* ACCEPTED, ACCEPTED_RESET or REJECTED_OUTLIER */
+    const rtc_est_sample *rebase;
+    uint32_t n_rebase;
+} est_take;
+
+typedef struct est_method {
+    /* NULL: every sample is accepted and the method keeps no state of its own */
+    void (*take)(est_state *m, const rtc_est_config *cfg, const est_hist *h,
+                 const rtc_est_sample *s, est_take *out);
+    void (*eval)(const est_state *m, const rtc_est_config *cfg, const est_hist *h,
+                 int64_t t_ns, double *value, double *rate);
+} est_method;
+
+/* The leaves' rows (estimate_poly.c, estimate_ei.c, estimate_dr.c, estimate_kalman.c). */
+extern const est_method rtc__est_zoh, rtc__est_linear, rtc__est_quadratic, rtc__est_ei,
+    rtc__est_dead_reckoning, rtc__est_kalman;
+
+#endif
