@@ -11,6 +11,7 @@
  */
 #include "drv_common.h"
 
+#include "rtcosim/numparse.h"
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
@@ -49,12 +50,11 @@ int rtc__drv_get_double(const drv_ctx *c, const char *sig, const rtc_kv *kv, siz
         *out = dflt;
         return RTC_OK;
     }
-    char *end;
-    errno = 0;
-    double d = strtod(v, &end);
-    if (end == v || *end != '\0' || errno == ERANGE || !isfinite(d))
+    double d;
+    int rc = rtc_parse_f64(v, lo, hi, 0, &d);
+    if (rc == RTC_EPARSE)
         return rtc__drv_bad(c, sig, "setting %s=%s: not a number", key, v);
-    if (d < lo || d > hi)
+    if (rc != RTC_OK)
         return rtc__drv_bad(c, sig, "setting %s=%s: out of range [%g, %g]", key, v, lo, hi);
     *out = d;
     return RTC_OK;
@@ -75,14 +75,13 @@ int rtc__drv_get_int(const drv_ctx *c, const char *sig, const rtc_kv *kv, size_t
         *out = dflt;
         return RTC_OK;
     }
-    char *end;
-    errno = 0;
-    long x = strtol(v, &end, 0);
-    if (end == v || *end != '\0' || errno == ERANGE)
+    int64_t x;
+    int rc = rtc_parse_i64(v, lo, hi, RTC_PARSE_HEX, &x);
+    if (rc == RTC_EPARSE)
         return rtc__drv_bad(c, sig, "setting %s=%s: not an integer", key, v);
-    if (x < lo || x > hi)
+    if (rc != RTC_OK)
         return rtc__drv_bad(c, sig, "setting %s=%s: out of range [%ld, %ld]", key, v, lo, hi);
-    *out = x;
+    *out = (long)x;
     return RTC_OK;
 }
 

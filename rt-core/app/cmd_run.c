@@ -13,6 +13,7 @@
 #include "rtcosim/csv.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/nonfinite.h"
+#include "rtcosim/numparse.h"
 #include "rtcosim/record.h"
 #include "rtcosim/recorder.h"
 #include "rtcosim/rtc_config.h"
@@ -193,7 +194,7 @@ static int pick_time(const char *what, const char *cli, bool has_dex, const char
         *ns = fallback;
         return RTC_OK;
     }
-    int rc = rtc_time_parse_s(text, ns);
+    int rc = rtc_parse_seconds(text, ns);
     if (rc != RTC_OK)
         rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s%s \"%s\": %s", cli ? "--" : "DefaultExperiment ",
                 what, text,

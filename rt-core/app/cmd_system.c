@@ -15,6 +15,7 @@
 #include "rtcosim/assemble.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/iodrivers.h"
+#include "rtcosim/numparse.h"
 #include "rtcosim/ofile.h"
 #include "rtcosim/pfast.h"
 #include "rtcosim/recorder.h"
@@ -116,7 +117,7 @@ enum { O_ALGO = 300, O_STEP, O_SYNC, O_START, O_STOP, O_ITER, O_TOL, O_MAXIT, O_
 
 static int time_opt(const char *name, const char *text, int64_t *ns)
 {
-    int rc = rtc_time_parse_s(text, ns);
+    int rc = rtc_parse_seconds(text, ns);
     if (rc != RTC_OK)
         return rtc_cli_usage_error("run", "--%s %s: %s", name, text,
                                    rc == RTC_ETIME ? "not a whole number of nanoseconds"
@@ -526,7 +527,7 @@ static long parse_list(const char *text, bool times, int64_t *ns, double *d, siz
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         if ((size_t)n >= cap)
             return -1;
-        if (times ? rtc_time_parse_s(tok, &ns[n]) != RTC_OK
+        if (times ? rtc_parse_seconds(tok, &ns[n]) != RTC_OK
                   : rtc_cli_num_double(tok, 1e-9, 1e9, &d[n]) != NULL)
             return -1;
         n++;

@@ -16,6 +16,7 @@
  * arbitrary. The first pass already refuses pairs whose CRC or size differ.
  */
 #include "rtcosim/archive.h"
+#include "rtcosim/numparse.h"
 #include "rtcosim/rtc_config.h"
 #include "rtcosim/status.h"
 
@@ -26,6 +27,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -567,20 +569,31 @@ static long long proc_start(long pid)
     char *p = strrchr(buf, ')');
     for (int field = 2; p && field < 22; field++)
         p = strchr(p + 1, ' ');
-    return p ? strtoll(p + 1, NULL, 10) : -1;
+    if (!p)
+        return -1;
+    p++;
+    p[strcspn(p, " ")] = '\0';
+    int64_t start;
+    return rtc_parse_i64(p, 0, INT64_MAX, 0, &start) == RTC_OK ? start : -1;
 }
 
 /* "<pid>-<start>-XXXXXX" after the prefix: true and the owner's identity when it parses. */
 static bool parse_owner(const char *rest, long *pid, long long *start)
 {
-    char *end;
-    errno = 0;
-    *pid = strtol(rest, &end, 10);
-    if (end == rest || *end != '-' || *pid <= 0 || errno)
+    const char *d1 = strchr(rest, '-'), *d2 = d1 ? strchr(d1 + 1, '-') : NULL;
+    char a[24], b[24];
+    int64_t v, w;
+    if (!d2 || strlen(d2 + 1) != 6 || d1 - rest >= (ptrdiff_t)sizeof a ||
+        d2 - d1 > (ptrdiff_t)sizeof b)
         return false;
-    const char *s = end + 1;
-    *start = strtoll(s, &end, 10);
-    return end != s && *end == '-' && strlen(end + 1) == 6 && errno == 0;
+    snprintf(a, sizeof a, "%.*s", (int)(d1 - rest), rest);
+    snprintf(b, sizeof b, "%.*s", (int)(d2 - d1 - 1), d1 + 1);
+    if (rtc_parse_i64(a, 1, LONG_MAX, 0, &v) != RTC_OK ||
+        rtc_parse_i64(b, 0, INT64_MAX, 0, &w) != RTC_OK)
+        return false;
+    *pid = (long)v;
+    *start = w;
+    return true;
 }
 
 static const char *tmp_base(void)
