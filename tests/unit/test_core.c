@@ -455,6 +455,27 @@ static void on_usr1(int sig)
     atomic_fetch_add_explicit(&usr1_seen, 1, memory_order_relaxed);
 }
 
+/* The one copy of strings and binaries out of a unit's memory (recorder rows, the system's
+ * observed values): truncated to the slot, NULL as "", in place or into another array. */
+static void value_copy_indirect_truncates_into_slots(void)
+{
+    char store[3 * 4];
+    const char *strs[3] = {"ab", "abcdef", NULL}, *out[3] = {0};
+    rtc_value_copy_indirect(RTC_TYPE_STRING, strs, out, 3, store, 4);
+    CU_ASSERT_STRING_EQUAL(out[0], "ab");
+    CU_ASSERT_STRING_EQUAL(out[1], "abc"); /* cap − 1 bytes and the terminator */
+    CU_ASSERT_STRING_EQUAL(out[2], "");
+    CU_ASSERT_PTR_EQUAL(out[1], store + 4);
+    static const uint8_t data[6] = {1, 2, 3, 4, 5, 6};
+    rtc_binary bins[2] = {{data, 6}, {data, 2}};
+    rtc_value_copy_indirect(RTC_TYPE_BINARY, bins, bins, 2, store, 4); /* in place */
+    CU_ASSERT_EQUAL(bins[0].size, 4);
+    CU_ASSERT_PTR_EQUAL(bins[0].data, (const uint8_t *)store);
+    CU_ASSERT_EQUAL(memcmp(bins[0].data, data, 4), 0);
+    CU_ASSERT_EQUAL(bins[1].size, 2);
+    CU_ASSERT_EQUAL(bins[1].data[1], 2);
+}
+
 typedef struct {
     pthread_t sleeper;
     _Atomic bool sleeping, done;
@@ -552,6 +573,7 @@ void rtc_test_register(void)
         {"log_below_threshold_not_evaluated", log_below_threshold_not_evaluated},
         {"log_long_message_truncated", log_long_message_truncated},
         {"model_type_tables_cover_every_type", model_type_tables_cover_every_type},
+        {"value_copy_indirect_truncates_into_slots", value_copy_indirect_truncates_into_slots},
         {"sha256_known_vectors", sha256_known_vectors},
         {NULL, NULL}};
     static const rtc_test_case time_cases[] = {

@@ -212,3 +212,24 @@ rtc_value rtc_value_from_double(rtc_type t, double x)
     }
     return v;
 }
+
+void rtc_value_copy_indirect(rtc_type type, const void *src, void *dst, size_t n, char *store,
+                             size_t cap)
+{
+    for (size_t e = 0; e < n; e++) {
+        char *copy = store + e * cap;
+        if (type == RTC_TYPE_STRING) {
+            const char *s = ((const char *const *)src)[e];
+            size_t len = s ? strnlen(s, cap - 1) : 0;
+            memcpy(copy, s ? s : "", len);
+            copy[len] = '\0';
+            ((const char **)dst)[e] = copy;
+        } else {
+            rtc_binary b = ((const rtc_binary *)src)[e];
+            size_t len = b.size < cap ? b.size : cap;
+            if (len)
+                memcpy(copy, b.data, len);
+            ((rtc_binary *)dst)[e] = (rtc_binary){(const uint8_t *)copy, len};
+        }
+    }
+}

@@ -325,6 +325,17 @@ RTC_RT_SAFE double rtc_value_to_double(rtc_type type, rtc_value v);
  *  saturate at the type's 64-bit range, booleans are x != 0. RT-safe: yes. */
 RTC_RT_SAFE rtc_value rtc_value_from_double(rtc_type type, double x);
 
+/**
+ * Keep copies of @p n string or binary values (@p type RTC_TYPE_STRING or RTC_TYPE_BINARY)
+ * that point into a unit's memory, valid only until its next call: value e is copied into
+ * @p store + e·@p cap (strings truncated to cap − 1 bytes and terminated, binaries to cap
+ * bytes; NULL strings become ""), and element e of @p dst (const char * or rtc_binary
+ * array) is set to point at the copy. @p src and @p dst may be the same array.
+ * RT-safe: yes (no formatting, no allocation).
+ */
+RTC_RT_SAFE void rtc_value_copy_indirect(rtc_type type, const void *src, void *dst, size_t n,
+                                         char *store, size_t cap);
+
 /* rtc_hex_decode() (binary start values) is in rtcosim/numparse.h. */
 
 /** May @p v be set before initialization (FMI: state Instantiated) and again in
