@@ -19,6 +19,7 @@
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <pthread.h>
@@ -228,7 +229,7 @@ static int run_cyclictest(const bench_opts *o, long secs, us_hist *h, FILE *raw)
              o->priority, o->period_us, secs, o->cpu, RTC_USHIST_BUCKETS);
     FILE *p = popen(cmd, "r");
     if (!p)
-        return RTC_ESYS;
+        return rtc_status_from_errno(errno);
     char line[512];
     long mn = -1, mx = -1, lines = 0;
     int64_t v;
@@ -289,7 +290,7 @@ static int write_us_hist(const char *path, const us_hist *h)
     char tmp[4200];
     FILE *f = rtc_ofile_replace_begin(path, tmp, sizeof tmp);
     if (!f)
-        return RTC_EIO;
+        return rtc_status_from_errno(errno);
     uint64_t n = rtc_ushist_count(h->h);
     fprintf(f, "# Histogram\n");
     for (size_t i = 0; i < RTC_USHIST_BUCKETS; i++)
@@ -310,7 +311,7 @@ static int append_trace(const char *dir, const char *part, long round, long long
     snprintf(path, sizeof path, "%s/latency.csv", dir);
     FILE *in = fopen(part, "r"), *out = round ? fopen(path, "a") : NULL;
     long long last = -1;
-    int rc = in && (out || !round) ? RTC_OK : RTC_EIO;
+    int rc = in && (out || !round) ? RTC_OK : rtc_status_from_errno(errno);
     while (rc == RTC_OK && fgets(line, sizeof line, in)) {
         int64_t k;
         if (!leading_int(line, ",", INT64_MAX, &k)) /* the header */
@@ -323,7 +324,7 @@ static int append_trace(const char *dir, const char *part, long round, long long
     if (in)
         fclose(in);
     if (out && fclose(out) != 0)
-        rc = RTC_EIO;
+        rc = rtc_status_from_errno(errno);
     if (round)
         unlink(part);
     return rc;

@@ -562,10 +562,11 @@ static int finish(run_ctx *r, int rc, rtc_recorder_stats *rs)
         r->unit->ops->free(r->unit->self);
     }
     char werr[sizeof r->end.reason] = "";
-    if (rtc_cli_recording_close(r->recorder, r->csv, rs, werr, sizeof werr) != RTC_OK) {
+    int wst = rtc_cli_recording_close(r->recorder, r->csv, rs, werr, sizeof werr);
+    if (wst != RTC_OK) {
         r->end.cause = "write"; /* reported once, naming the file */
         snprintf(r->end.reason, sizeof r->end.reason, "%s", werr);
-        rc = rc == RTC_OK ? RTC_EIO : rc;
+        rc = rc == RTC_OK ? wst : rc;
     }
     rtc_record_free(r->rec);
     rtc_fmu_close(r->fmu);

@@ -331,8 +331,9 @@ static void conclude(sys_opts *o, const rtc_system *sys, rtc_recorder *r, rtc_cs
 {
     rtc_recorder_stats rs = {0};
     char werr[sizeof o->rt.end.reason] = "";
-    if (rtc_cli_recording_close(r, csv, &rs, werr, sizeof werr) != RTC_OK) /* reported */
-        rc = rc == RTC_OK ? RTC_EIO : rc;
+    int wst = rtc_cli_recording_close(r, csv, &rs, werr, sizeof werr); /* reported */
+    if (wst != RTC_OK)
+        rc = rc == RTC_OK ? wst : rc;
     else if (o->rt.has_session && o->rt.session.write_error[0]) /* inputs.bin, events.log */
         snprintf(werr, sizeof werr, "%.500s", o->rt.session.write_error);
     if (werr[0]) {

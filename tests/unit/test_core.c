@@ -32,6 +32,25 @@ static void strerror_known_and_unknown_codes_have_text(void)
     CU_ASSERT_STRING_EQUAL(rtc_strerror(RTC_OK), "success");
     CU_ASSERT_STRING_EQUAL(rtc_strerror(RTC_EPARSE), "malformed input");
     CU_ASSERT_STRING_EQUAL(rtc_strerror(12345), "unknown status");
+    CU_ASSERT_STRING_EQUAL(rtc_strerror(RTC_E_OWN - 1000), "unknown status");
+    /* system errors are -errno: the C library's text, the number kept */
+    CU_ASSERT_STRING_EQUAL(rtc_strerror(-ENOENT), "No such file or directory");
+    CU_ASSERT_STRING_EQUAL(rtc_strerror(RTC_EIO), "input/output error");
+    CU_ASSERT_EQUAL(rtc_status_from_errno(ENOSPC), -ENOSPC);
+    CU_ASSERT_EQUAL(rtc_status_errno(rtc_status_from_errno(ENOSPC)), ENOSPC);
+    CU_ASSERT_EQUAL(rtc_status_from_errno(0), RTC_ESYS);
+    CU_ASSERT_EQUAL(rtc_status_errno(RTC_ESYS), 0);
+    CU_ASSERT_EQUAL(rtc_status_errno(RTC_EPARSE), 0);
+    CU_ASSERT_EQUAL(rtc_status_errno(RTC_ENOMEM), ENOMEM);
+    CU_ASSERT_EQUAL(rtc_status_errno(RTC_OK), 0);
+    /* every named code has its own text; the own codes lie outside the errno range */
+#define CHECK_CODE(name, value, text)                                                              \
+    CU_ASSERT_STRING_EQUAL(rtc_strerror(RTC_##name), text);                                        \
+    CU_ASSERT_TRUE(RTC_##name == RTC_OK || RTC_##name == RTC_EINVAL ||                             \
+                   RTC_##name == RTC_ENOMEM || RTC_##name == RTC_EIO ||                            \
+                   rtc_status_errno(RTC_##name) == 0);
+    RTC_STATUS_MAP(CHECK_CODE)
+#undef CHECK_CODE
 }
 
 typedef struct {
@@ -258,10 +277,15 @@ static void csv_large_output_streams_through_buffer(void)
     rtc_test_rmtree(dir);
 }
 
-static void csv_open_missing_directory_fails(void)
+/* The status carries the errno of the failing open (libuv style): the message can say
+ * why, from the status alone. */
+static void csv_open_missing_directory_fails_with_enoent(void)
 {
     rtc_csv *w = (rtc_csv *)0x1;
-    CU_ASSERT_EQUAL(rtc_csv_open("/nonexistent-dir/x.csv", &w), RTC_ESYS);
+    int rc = rtc_csv_open("/nonexistent-dir/x.csv", &w);
+    CU_ASSERT_EQUAL(rc, -ENOENT);
+    CU_ASSERT_EQUAL(rtc_status_errno(rc), ENOENT);
+    CU_ASSERT_STRING_EQUAL(rtc_strerror(rc), "No such file or directory");
     CU_ASSERT_PTR_EQUAL(w, (rtc_csv *)0x1);
 }
 
@@ -332,7 +356,7 @@ static void ofile_write_error_keeps_whole_records(void)
     }
     CU_ASSERT(i < 1000);
     CU_ASSERT_EQUAL(rtc_ofile_errno(f), EFBIG);
-    CU_ASSERT_EQUAL(rtc_ofile_close(f), RTC_ESYS);
+    CU_ASSERT_EQUAL(rtc_ofile_close(f), -EFBIG);
     file_size_limit(0);
     size_t n = 0;
     char *text = rtc_test_slurp(path, &n);
@@ -383,14 +407,17 @@ static void ofile_replace_is_all_or_nothing(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     for (int i = 0; i < 1000; i++)
         fputs("0123456789", f);
-    CU_ASSERT_EQUAL(rtc_ofile_replace_commit(f, tmp, path), RTC_ESYS);
+    CU_ASSERT_EQUAL(rtc_ofile_replace_commit(f, tmp, path), -EFBIG);
     CU_ASSERT_EQUAL(errno, EFBIG);
     file_size_limit(0);
     char *text = rtc_test_slurp(path, NULL);
     CU_ASSERT_STRING_EQUAL(text, "{\"status\": \"completed\"}\n");
     free(text);
     CU_ASSERT_NOT_EQUAL(access(tmp, F_OK), 0);
+    errno = 0; /* begin failed without saying why */
     CU_ASSERT_EQUAL(rtc_ofile_replace_commit(NULL, tmp, path), RTC_ESYS);
+    errno = EACCES;
+    CU_ASSERT_EQUAL(rtc_ofile_replace_commit(NULL, tmp, path), -EACCES);
     rtc_test_rmtree(dir);
 }
 
@@ -586,7 +613,8 @@ void rtc_test_register(void)
         {"fmt_double_special_values", fmt_double_special_values},
         {"csv_header_rows_and_escaping", csv_header_rows_and_escaping},
         {"csv_large_output_streams_through_buffer", csv_large_output_streams_through_buffer},
-        {"csv_open_missing_directory_fails", csv_open_missing_directory_fails},
+        {"csv_open_missing_directory_fails_with_enoent",
+         csv_open_missing_directory_fails_with_enoent},
         {"csv_flush_writes_only_complete_rows", csv_flush_writes_only_complete_rows},
         {"ofile_write_error_keeps_whole_records", ofile_write_error_keeps_whole_records},
         {"ofile_large_record_written_whole", ofile_large_record_written_whole},

@@ -137,8 +137,9 @@ static int check_readable(rtc__xml_ctx *x)
 {
     struct stat sb;
     if (stat(x->file, &sb) != 0) {
-        log_at(x, RTC_LOG_ERROR, 0, "cannot open: %s", strerror(errno));
-        return RTC_EIO;
+        int rc = rtc_status_from_errno(errno);
+        log_at(x, RTC_LOG_ERROR, 0, "cannot open: %s", rtc_strerror(rc));
+        return rc;
     }
     if (!S_ISREG(sb.st_mode)) {
         log_at(x, RTC_LOG_ERROR, 0, "cannot open: not a regular file");

@@ -502,7 +502,7 @@ static int read_file(rtc__ssp_load *L, const xmlNode *ref, const char *attr, con
         rtc__xml_attr_error(&L->x, ref, attr, "cannot read \"%s\": %s", shown ? shown : path,
                             exists ? "not a regular file" : strerror(err));
         free(shown);
-        return RTC_EIO;
+        return exists ? RTC_EIO : rtc_status_from_errno(err);
     }
     rtc__xml_ctx x;
     rtc__xml_init(&x, path, &L->lg);
