@@ -102,10 +102,6 @@ RTC_RT_SAFE bool rtc_rtlog_vtext(rtc_rtlog *log, const rtc_logger *lg, int level
                                  const char *const *prefix, const char *fmt, va_list ap)
     __attribute__((format(printf, 5, 0)));
 
-/** As rtc_rtlog_vtext() without prefix. RT-safe: yes. Thread: any. */
-RTC_RT_SAFE bool rtc_rtlog_text(rtc_rtlog *log, const rtc_logger *lg, int level, const char *fmt,
-                                ...) __attribute__((format(printf, 4, 5)));
-
 /**
  * Route rtc_log() of the calling thread into @p log (NULL: back to direct formatting).
  * RT-safe: yes. Thread: the calling thread.
