@@ -1,7 +1,7 @@
 /*
  * rtcosim/rtlog.h — the real-time thread's log: fixed-size records, formatted elsewhere.
  *
- * The real-time thread never formats text (DESIGN.md, STYLE rule 12). It pushes a record
+ * The real-time thread never formats text (README, "Real-time rules"). It pushes a record
  * of a code and a few integers into a preallocated SPSC ring (rtcosim/ring.h); a non-RT
  * thread drains the ring, turns each record into one line through a formatter and hands
  * it to an rtc_logger. Recurring conditions (an overrun every tick of a slow stretch) are

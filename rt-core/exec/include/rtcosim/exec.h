@@ -34,9 +34,8 @@
  *
  * Three phases: rtc_exec_new() allocates everything (histograms, rings, tables) — the
  * arm phase; rtc_exec_run() prepares the process (rtcosim/rt.h), starts the threads and
- * blocks until the run stops; during the run the RT thread does no malloc/free, no lock,
- * no stdio and no blocking syscall other than its sleep (tests/unit/test_rt_hygiene.c
- * proves it). Control requests (pause, resume, single step, stop, signals) are atomics
+ * blocks until the run stops; during the run the RT thread keeps the real-time rules
+ * (README, "Real-time rules"). Control requests (pause, resume, single step, stop, signals) are atomics
  * honoured at step boundaries. Every stop — the end, a unit's error, the overrun policy,
  * a signal, a request — takes one path: the RT thread leaves its loop, the executive
  * calls every registered safe-state callback once (drivers write their safe values)
