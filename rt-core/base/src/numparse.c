@@ -142,16 +142,27 @@ static bool read_decimal(const char **p, decimal *d)
 
 /* ---- integers ---- */
 
-int rtc_parse_i64(const char *text, int64_t lo, int64_t hi, unsigned flags, int64_t *out)
+/* The whole of @p text as an optionally signed integer: its sign and magnitude. */
+static int scan_int(const char *text, unsigned flags, bool *neg, uint64_t *mag)
 {
     if (!text)
         return RTC_EPARSE;
     const char *p = skip_space(text);
-    bool neg = read_sign(&p), overflow = false;
-    uint64_t mag;
-    if (read_uint(&p, flags, &mag, &overflow) == 0 || !at_end(p))
+    bool overflow = false;
+    *neg = read_sign(&p);
+    if (read_uint(&p, flags, mag, &overflow) == 0 || !at_end(p))
         return RTC_EPARSE;
-    if (overflow || mag > (uint64_t)INT64_MAX + neg)
+    return overflow ? RTC_ELIMIT : RTC_OK;
+}
+
+int rtc_parse_i64(const char *text, int64_t lo, int64_t hi, unsigned flags, int64_t *out)
+{
+    bool neg;
+    uint64_t mag;
+    int rc = scan_int(text, flags, &neg, &mag);
+    if (rc != RTC_OK)
+        return rc;
+    if (mag > (uint64_t)INT64_MAX + neg)
         return RTC_ELIMIT;
     /* -(mag - 1) - 1: INT64_MIN's magnitude does not fit in an int64_t */
     int64_t v = neg && mag ? -(int64_t)(mag - 1) - 1 : (int64_t)mag;
@@ -163,14 +174,12 @@ int rtc_parse_i64(const char *text, int64_t lo, int64_t hi, unsigned flags, int6
 
 int rtc_parse_u64(const char *text, uint64_t lo, uint64_t hi, unsigned flags, uint64_t *out)
 {
-    if (!text)
-        return RTC_EPARSE;
-    const char *p = skip_space(text);
-    bool neg = read_sign(&p), overflow = false;
+    bool neg;
     uint64_t v;
-    if (read_uint(&p, flags, &v, &overflow) == 0 || !at_end(p))
-        return RTC_EPARSE;
-    if (overflow || (neg && v != 0) || v < lo || v > hi)
+    int rc = scan_int(text, flags, &neg, &v);
+    if (rc != RTC_OK)
+        return rc;
+    if ((neg && v != 0) || v < lo || v > hi)
         return RTC_ELIMIT;
     *out = v;
     return RTC_OK;
