@@ -202,7 +202,7 @@ static bool read_word(const char **p, const char *word)
 
 enum { REAL_DECIMAL, REAL_INF, REAL_NAN };
 
-/* Scan a real: *start is where the C library may convert it (sign included), *sign the
+/* Scan a real: *start is where the C library may convert it (sign included), *neg the
  * sign of an infinity. Returns REAL_* or RTC_EPARSE. */
 static int scan_real(const char *text, unsigned flags, const char **start, bool *neg)
 {

@@ -70,6 +70,7 @@ RTC_RT_SAFE int rtc_parse_f64(const char *text, double lo, double hi, unsigned f
 /**
  * A float (correctly rounded from the text itself, not through a double) into *out.
  * Returns: RTC_OK; RTC_EPARSE; RTC_ELIMIT (too large for a float). RT-safe: yes.
+ * Thread: any.
  */
 RTC_RT_SAFE int rtc_parse_f32(const char *text, unsigned flags, float *out);
 
@@ -84,13 +85,14 @@ RTC_RT_SAFE int rtc_parse_seconds(const char *text, int64_t *ns);
  * A duration with an optional unit, exactly into nanoseconds: "20ms", "500us", "1e6ns",
  * "0.02s", or a bare number of seconds ("0.02"); no space between number and unit.
  * Returns: as rtc_parse_seconds() (an unknown unit is RTC_EPARSE). RT-safe: yes.
+ * Thread: any.
  */
 RTC_RT_SAFE int rtc_parse_duration(const char *text, int64_t *ns);
 
 /**
  * Decode hexadecimal text ("0a1B", white space ignored) into @p buf (binary values).
  * Returns RTC_OK and *n; RTC_EPARSE (odd digit count, not hex); RTC_ELIMIT (over @p cap).
- * RT-safe: yes.
+ * RT-safe: yes. Thread: any.
  */
 RTC_RT_SAFE int rtc_hex_decode(const char *text, uint8_t *buf, size_t cap, size_t *n);
 
