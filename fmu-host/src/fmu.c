@@ -10,11 +10,11 @@
 #include "me_priv.h"
 
 #include "rtcosim/archive.h"
+#include "rtcosim/numparse.h"
 #include "rtcosim/rtc_config.h"
 #include "rtcosim/status.h"
 
 #include <dlfcn.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,10 +290,8 @@ int rtc_fmu_unit_opt_set(rtc_fmu_unit_opts *opt, const char *key, const char *va
         return RTC_EINVAL;
     }
     if (!strcmp(key, "substeps")) {
-        char *end = NULL;
-        errno = 0;
-        unsigned long n = strtoul(value, &end, 10);
-        if (errno || end == value || *end || value[0] == '-' || n < 1 || n > RTC_ME_MAX_SUBSTEPS) {
+        uint64_t n;
+        if (rtc_parse_u64(value, 1, RTC_ME_MAX_SUBSTEPS, 0, &n) != RTC_OK) {
             snprintf(err, err_cap, "substeps \"%s\": expected an integer from 1 to %u", value,
                      RTC_ME_MAX_SUBSTEPS);
             return RTC_EINVAL;

@@ -7,6 +7,7 @@
  */
 #include "fmu_md_priv.h"
 
+#include "rtcosim/numparse.h"
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
@@ -206,9 +207,8 @@ static int clocks_attr(md_ctx *c, const xmlNode *n, rtc_var *v)
     if (!(v->clocks = calloc(count, sizeof *v->clocks)))
         return RTC_ENOMEM;
     for (const char *p = text; rtc__md_next_token(&p, tok, sizeof tok);) {
-        char *end = NULL;
-        unsigned long long x = tok[0] >= '0' && tok[0] <= '9' ? strtoull(tok, &end, 10) : 0;
-        if (!end || *end || x > UINT32_MAX) {
+        uint64_t x;
+        if (rtc_parse_u64(tok, 0, UINT32_MAX, 0, &x) != RTC_OK) {
             rtc__xml_attr_error(&c->x, n, "clocks", "\"%s\" is not a value reference", tok);
             return RTC_EPARSE;
         }
@@ -227,7 +227,7 @@ static int clock_time(md_ctx *c, const xmlNode *n, const char *dec, const char *
     bool has_cnt = false, has_res = false;
     *has = false;
     if (text) {
-        if (rtc_time_parse_s(text, ns) != RTC_OK || *ns < 0) {
+        if (rtc_parse_seconds(text, ns) != RTC_OK || *ns < 0) {
             rtc__xml_attr_error(&c->x, n, dec, "\"%s\" is not a time >= 0 in whole nanoseconds",
                                 text);
             return RTC_EPARSE;

@@ -7,6 +7,7 @@
  */
 #include "fmu_md_priv.h"
 
+#include "rtcosim/numparse.h"
 #include "rtcosim/status.h"
 
 #include <float.h>
@@ -209,17 +210,6 @@ int rtc__md_start_list(md_ctx *c, const xmlNode *n, rtc_var *v)
     return rc;
 }
 
-static int hex_digit(char ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if (ch >= 'a' && ch <= 'f')
-        return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F')
-        return ch - 'A' + 10;
-    return -1;
-}
-
 /* xs:hexBinary: an even number of hex digits, either case; "" is zero bytes. */
 int rtc__md_hex(md_ctx *c, const xmlNode *n, const char *attr, const char *s, rtc_binary *out)
 {
@@ -230,19 +220,16 @@ int rtc__md_hex(md_ctx *c, const xmlNode *n, const char *attr, const char *s, rt
         return RTC_EPARSE;
     }
     uint8_t *data = malloc(len / 2 + 1);
+    size_t nb = 0;
     if (!data)
         return RTC_ENOMEM;
-    for (size_t i = 0; i < len / 2; i++) {
-        int hi = hex_digit(s[2 * i]), lo = hex_digit(s[2 * i + 1]);
-        if (hi < 0 || lo < 0) {
-            free(data);
-            rtc__xml_attr_error(&c->x, n, attr, "not hexadecimal bytes (\"%s\")", s);
-            return RTC_EPARSE;
-        }
-        data[i] = (uint8_t)(hi << 4 | lo);
+    if (rtc_hex_decode(s, data, len / 2 + 1, &nb) != RTC_OK) { /* one run, no inner space */
+        free(data);
+        rtc__xml_attr_error(&c->x, n, attr, "not hexadecimal bytes (\"%s\")", s);
+        return RTC_EPARSE;
     }
     out->data = data;
-    out->size = len / 2;
+    out->size = nb;
     return RTC_OK;
 }
 

@@ -86,8 +86,6 @@ typedef struct rtc_me_work {
 
 int rtc__me_work_init(rtc_me_work *w, size_t nx);
 void rtc__me_work_clear(rtc_me_work *w);
-/** Right-hand-side evaluations one step of @p m costs (without a Jacobian). */
-unsigned rtc__me_stages(rtc_me_solver m);
 /**
  * One step of method @p m from (t, x0) over h into x1 (x1 may not alias x0). The implicit
  * method solves (I - h J) d = h f(t, x0) by LU with partial pivoting, x1 = x0 + d.

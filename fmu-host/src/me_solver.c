@@ -37,13 +37,6 @@ void rtc__me_work_clear(rtc_me_work *w)
     *w = (rtc_me_work){0};
 }
 
-unsigned rtc__me_stages(rtc_me_solver m)
-{
-    static const unsigned stages[] = {[RTC_ME_EULER] = 1, [RTC_ME_HEUN] = 2, [RTC_ME_RK4] = 4,
-                                      [RTC_ME_IMPLICIT] = 1};
-    return stages[m];
-}
-
 /* out = a + s * b */
 static void axpy(size_t n, const double *a, double s, const double *b, double *out)
 {

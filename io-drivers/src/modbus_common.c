@@ -13,6 +13,7 @@
  */
 #include "modbus_priv.h"
 
+#include "rtcosim/numparse.h"
 #include "rtcosim/status.h"
 
 #include <math.h>
@@ -189,9 +190,8 @@ static int parse_heartbeat(mb_map *m, const rtc_driver_config *cfg, const rtc_dr
     if (rc != RTC_OK || !hb)
         return rc;
     const char *colon = strchr(hb, ':');
-    char *end;
-    long addr = colon ? strtol(colon + 1, &end, 0) : -1;
-    if (!colon || *end != '\0' || addr < 0 || addr > 65535)
+    int64_t addr = 0;
+    if (!colon || rtc_parse_i64(colon + 1, 0, 65535, RTC_PARSE_HEX, &addr) != RTC_OK)
         return rtc_drv_bad(b, NULL, "setting heartbeat=%s: expected coil:<address> or "
                            "holding:<address>", hb);
     if (strncmp(hb, "coil:", 5) == 0)

@@ -1,30 +1,28 @@
 /*
  * Checked option values of the command line: every number an option takes goes through
- * one of these, so "--decimation 10x", "--workers -1" or "--tolerance nan" is a usage
- * error naming the option, its text and the reason, never a silent 10, 4294967295 or NaN
- * (atoi/atol/strtod accept a prefix, wrap around and never fail).
+ * one of these (on the one number parser, rtcosim/numparse.h), so "--decimation 10x",
+ * "--workers -1" or "--tolerance nan" is a usage error naming the option, its text and the
+ * reason, never a silent 10, 4294967295 or NaN (atoi/atol/strtod accept a prefix, wrap
+ * around and never fail), and "0.5" means one half whatever the locale.
  */
 #include "cli.h"
 
-#include <errno.h>
+#include "rtcosim/numparse.h"
+#include "rtcosim/status.h"
+
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 const char *rtc_cli_num_long(const char *text, long lo, long hi, long *out)
 {
     if (!text || !*text)
         return "missing value";
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (end == text || *end)
-        return "not an integer";
-    if (errno == ERANGE || v < lo || v > hi)
-        return "out of range";
-    *out = v;
+    int64_t v;
+    int rc = rtc_parse_i64(text, lo, hi, 0, &v);
+    if (rc != RTC_OK)
+        return rc == RTC_ELIMIT ? "out of range" : "not an integer";
+    *out = (long)v;
     return NULL;
 }
 
@@ -32,13 +30,9 @@ const char *rtc_cli_num_double(const char *text, double lo, double hi, double *o
 {
     if (!text || !*text)
         return "missing value";
-    char *end;
-    double v = strtod(text, &end);
-    if (end == text || *end)
-        return "not a number";
-    if (!(v >= lo && v <= hi)) /* NaN fails too */
-        return "out of range";
-    *out = v;
+    int rc = rtc_parse_f64(text, lo, hi, 0, out);
+    if (rc != RTC_OK)
+        return rc == RTC_ELIMIT ? "out of range" : "not a number";
     return NULL;
 }
 

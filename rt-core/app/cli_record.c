@@ -4,7 +4,7 @@
  *
  * A write error is reported by the recorder thread at once (one line: file and reason)
  * and, with --on-write-error stop (the default), ends the run through its stop path:
- * rtc_recorder_push() returns RTC_EIO, which the fast loops and the executive treat as a
+ * rtc_recorder_push() returns the error, which the fast loops and the executive treat as a
  * failed step. Here, at the end, an error the thread could not have seen (the final flush,
  * fsync, close) is reported too, and the caller gets the summary status text and the exit
  * status RTC_EXIT_WRITE.
@@ -13,7 +13,6 @@
 
 #include "rtcosim/status.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -37,13 +36,14 @@ int rtc_cli_on_write_error(const char *cmd, const char *arg, bool *cont)
 int rtc_cli_recording_open(const char *path, rtc_record *rec, const rtc_recorder_opts *o,
                            rtc_csv **csv, rtc_recorder **r)
 {
-    if (rtc_csv_open(path, csv) != RTC_OK) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: cannot create: %s", path, strerror(errno));
-        return RTC_ESYS;
+    int rc = rtc_csv_open(path, csv);
+    if (rc != RTC_OK) {
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: cannot create: %s", path, rtc_strerror(rc));
+        return rc;
     }
     rtc_recorder_opts ro = *o;
     ro.lg = &rtc_cli_log;
-    int rc = rtc_recorder_start(rec, *csv, &ro, r);
+    rc = rtc_recorder_start(rec, *csv, &ro, r);
     if (rc != RTC_OK)
         rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: cannot start the recorder: %s", path,
                 rtc_strerror(rc));
@@ -59,17 +59,16 @@ int rtc_cli_recording_close(rtc_recorder *r, rtc_csv *csv, rtc_recorder_stats *s
         return RTC_OK;
     char path[4096];
     snprintf(path, sizeof path, "%s", rtc_csv_path(csv));
-    int e = rtc_csv_errno(csv);
-    if (rtc_csv_close(csv) != RTC_OK && !e)
-        e = errno ? errno : EIO; /* the final flush, fsync or close */
-    if (rc == RTC_OK && !e)
+    int st = rtc_csv_error(csv), closed = rtc_csv_close(csv);
+    st = st != RTC_OK ? st : closed; /* else the final flush, fsync or close */
+    if (rc == RTC_OK && st == RTC_OK)
         return RTC_OK;
-    e = e ? e : EIO;
+    st = st != RTC_OK ? st : RTC_EIO;
     if (!reported)
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: write failed: %s", path, strerror(e));
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: write failed: %s", path, rtc_strerror(st));
     if (status)
-        snprintf(status, cap, "write error: %s: %s", path, strerror(e));
-    return RTC_EIO;
+        snprintf(status, cap, "write error: %s: %s", path, rtc_strerror(st));
+    return st;
 }
 
 void rtc_cli_remove_stale(const char *dir)

@@ -14,10 +14,12 @@
 #include "rt_cli.h"
 
 #include "rtcosim/assemble.h"
+#include "rtcosim/numparse.h"
 #include "rtcosim/ofile.h"
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <pthread.h>
@@ -191,6 +193,32 @@ static void add_exec(us_hist *h, const rtc_exec *ex)
 
 /* ---- cyclictest ---- */
 
+/* The text before the first @p sep of @p line as an integer >= 0 (false: none). */
+static bool leading_int(const char *line, const char *sep, int64_t hi, int64_t *v)
+{
+    char first[32];
+    size_t n = strcspn(line, sep);
+    if (!line[n] || n >= sizeof first)
+        return false;
+    memcpy(first, line, n);
+    first[n] = '\0';
+    return rtc_parse_i64(first, 0, hi, 0, v) == RTC_OK;
+}
+
+/* A histogram line of cyclictest -h: "BUCKET COUNT", the bucket in range. */
+static bool hist_line(const char *line, int64_t *bucket, uint64_t *count)
+{
+    return leading_int(line, " \t", RTC_USHIST_BUCKETS - 1, bucket) &&
+           rtc_parse_u64(line + strcspn(line, " \t"), 0, UINT64_MAX, 0, count) == RTC_OK;
+}
+
+/* A summary line "PREFIX NUMBER" of cyclictest (one thread: one number). */
+static bool after(const char *line, const char *prefix, int64_t *v)
+{
+    size_t n = strlen(prefix);
+    return strncmp(line, prefix, n) == 0 && rtc_parse_i64(line + n, 0, INT64_MAX, 0, v) == RTC_OK;
+}
+
 /* Run cyclictest for @p secs and add its -h output to @p h; a copy goes to @p raw. */
 static int run_cyclictest(const bench_opts *o, long secs, us_hist *h, FILE *raw)
 {
@@ -201,28 +229,28 @@ static int run_cyclictest(const bench_opts *o, long secs, us_hist *h, FILE *raw)
              o->priority, o->period_us, secs, o->cpu, RTC_USHIST_BUCKETS);
     FILE *p = popen(cmd, "r");
     if (!p)
-        return RTC_ESYS;
+        return rtc_status_from_errno(errno);
     char line[512];
-    long v, mn = -1, mx = -1, lines = 0;
-    unsigned long long cnt;
+    long mn = -1, mx = -1, lines = 0;
+    int64_t v;
+    uint64_t cnt, n = 0;
     double avg = 0;
-    uint64_t n = 0;
     while (fgets(line, sizeof line, p)) {
         if (raw)
             fputs(line, raw);
-        if (sscanf(line, "%ld %llu", &v, &cnt) == 2 && v >= 0 && v < RTC_USHIST_BUCKETS) {
+        if (hist_line(line, &v, &cnt)) {
             rtc_ushist_add_us(h->h, v, cnt);
             n += cnt;
             lines++;
-        } else if (sscanf(line, "# Min Latencies: %ld", &v) == 1) {
-            mn = v;
-        } else if (sscanf(line, "# Avg Latencies: %ld", &v) == 1) {
+        } else if (after(line, "# Min Latencies:", &v)) {
+            mn = (long)v;
+        } else if (after(line, "# Avg Latencies:", &v)) {
             avg = (double)v;
-        } else if (sscanf(line, "# Max Latencies: %ld", &v) == 1) {
-            mx = v;
-        } else if (sscanf(line, "# Histogram Overflows: %llu", &cnt) == 1) {
-            rtc_ushist_add_us(h->h, RTC_USHIST_BUCKETS, cnt);
-            n += cnt;
+        } else if (after(line, "# Max Latencies:", &v)) {
+            mx = (long)v;
+        } else if (after(line, "# Histogram Overflows:", &v)) {
+            rtc_ushist_add_us(h->h, RTC_USHIST_BUCKETS, (uint64_t)v);
+            n += (uint64_t)v;
         }
     }
     int st = pclose(p);
@@ -259,7 +287,7 @@ static int write_us_hist(const char *path, const us_hist *h)
     char tmp[4200];
     FILE *f = rtc_ofile_replace_begin(path, tmp, sizeof tmp);
     if (!f)
-        return RTC_EIO;
+        return rtc_status_from_errno(errno);
     uint64_t n = rtc_ushist_count(h->h);
     fprintf(f, "# Histogram\n");
     for (size_t i = 0; i < RTC_USHIST_BUCKETS; i++)
@@ -280,21 +308,20 @@ static int append_trace(const char *dir, const char *part, long round, long long
     snprintf(path, sizeof path, "%s/latency.csv", dir);
     FILE *in = fopen(part, "r"), *out = round ? fopen(path, "a") : NULL;
     long long last = -1;
-    int rc = in && (out || !round) ? RTC_OK : RTC_EIO;
+    int rc = in && (out || !round) ? RTC_OK : rtc_status_from_errno(errno);
     while (rc == RTC_OK && fgets(line, sizeof line, in)) {
-        long long k;
-        int n = 0;
-        if (sscanf(line, "%lld%n", &k, &n) != 1 || line[n] != ',') /* the header */
+        int64_t k;
+        if (!leading_int(line, ",", INT64_MAX, &k)) /* the header */
             continue;
         last = k;
         if (out)
-            fprintf(out, "%lld%s", k + *steps, line + n);
+            fprintf(out, "%lld%s", (long long)(k + *steps), line + strcspn(line, ","));
     }
     *steps += last + 1;
     if (in)
         fclose(in);
     if (out && fclose(out) != 0)
-        rc = RTC_EIO;
+        rc = rtc_status_from_errno(errno);
     if (round)
         unlink(part);
     return rc;

@@ -140,9 +140,10 @@ static int read_conf(const char *dir, conf *c)
     snprintf(path, sizeof path, "%s/session.conf", dir);
     FILE *f = fopen(path, "r");
     if (!f) {
+        int rc = rtc_status_from_errno(errno);
         fprintf(stderr, "rtcosim replay: %s: cannot open: %s (not a session directory?)\n",
-                path, strerror(errno));
-        return RTC_EIO;
+                path, rtc_strerror(rc));
+        return rc;
     }
     *c = (conf){.decimation = 1};
     int rc = RTC_OK;
@@ -170,8 +171,9 @@ static int read_hashes(const char *dir, hash_ent **out, size_t *n)
     snprintf(path, sizeof path, "%s/fmus.sha256", dir);
     FILE *f = fopen(path, "r");
     if (!f) {
-        fprintf(stderr, "rtcosim replay: %s: cannot open: %s\n", path, strerror(errno));
-        return RTC_EIO;
+        int rc = rtc_status_from_errno(errno);
+        fprintf(stderr, "rtcosim replay: %s: cannot open: %s\n", path, rtc_strerror(rc));
+        return rc;
     }
     *out = NULL;
     *n = 0;
@@ -412,8 +414,8 @@ static int replay_run(const char *dir, const char *out_dir, const conf *c, rtc_i
         rc = rtc_cli_recording_open(file, rec, &ro, &csv, &r);
     if (rc == RTC_OK)
         rc = run_steps(sys, rp, r, c->decimation, end_step(in, sys, rs, c->decimation));
-    if (rtc_cli_recording_close(r, csv, NULL, NULL, 0) != RTC_OK && rc == RTC_OK)
-        rc = RTC_EIO;
+    int wst = rtc_cli_recording_close(r, csv, NULL, NULL, 0);
+    rc = rc == RTC_OK ? wst : rc;
     if (rc == RTC_OK && rtc_replay_unconsumed(rp))
         fprintf(stderr, "rtcosim replay: warning: %zu recorded sample(s) were not consumed\n",
                 rtc_replay_unconsumed(rp));

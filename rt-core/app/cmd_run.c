@@ -13,6 +13,7 @@
 #include "rtcosim/csv.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/nonfinite.h"
+#include "rtcosim/numparse.h"
 #include "rtcosim/record.h"
 #include "rtcosim/recorder.h"
 #include "rtcosim/rtc_config.h"
@@ -193,7 +194,7 @@ static int pick_time(const char *what, const char *cli, bool has_dex, const char
         *ns = fallback;
         return RTC_OK;
     }
-    int rc = rtc_time_parse_s(text, ns);
+    int rc = rtc_parse_seconds(text, ns);
     if (rc != RTC_OK)
         rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s%s \"%s\": %s", cli ? "--" : "DefaultExperiment ",
                 what, text,
@@ -561,10 +562,11 @@ static int finish(run_ctx *r, int rc, rtc_recorder_stats *rs)
         r->unit->ops->free(r->unit->self);
     }
     char werr[sizeof r->end.reason] = "";
-    if (rtc_cli_recording_close(r->recorder, r->csv, rs, werr, sizeof werr) != RTC_OK) {
+    int wst = rtc_cli_recording_close(r->recorder, r->csv, rs, werr, sizeof werr);
+    if (wst != RTC_OK) {
         r->end.cause = "write"; /* reported once, naming the file */
         snprintf(r->end.reason, sizeof r->end.reason, "%s", werr);
-        rc = rc == RTC_OK ? RTC_EIO : rc;
+        rc = rc == RTC_OK ? wst : rc;
     }
     rtc_record_free(r->rec);
     rtc_fmu_close(r->fmu);

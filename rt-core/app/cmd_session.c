@@ -93,9 +93,9 @@ int rtc_cli_session_start(rtc_system *sys, const char *dir, long decimation, rtc
                               .caps = rt->control_caps, .caps_given = rt->control_caps_given,
                               .continue_on_write_error = rt->write_continue};
     int rc = rtc_session_new(sys, &so, rt->events, out);
-    /* a refusal (bad expose entry, a file it cannot write) was logged with its reason, on
-     * stderr too; only a lack of memory or threads is not */
-    if (rc == RTC_ENOMEM || rc == RTC_ESYS) {
+    /* a refusal (bad expose entry: RTC_EINVAL, a file it cannot write: RTC_EIO) was logged
+     * with its reason, on stderr too; a lack of memory or threads (-errno) is not */
+    if (rc != RTC_OK && rc != RTC_EINVAL && rc != RTC_EIO) {
         rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: cannot start the session: %s",
                 rt->system_path, rtc_strerror(rc));
     }

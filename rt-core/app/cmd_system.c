@@ -11,6 +11,7 @@
 #include "rtcosim/csv.h"
 #include "rtcosim/archive.h"
 #include "rtcosim/assemble.h"
+#include "rtcosim/numparse.h"
 #include "rtcosim/ofile.h"
 #include "rtcosim/pfast.h"
 #include "rtcosim/recorder.h"
@@ -131,7 +132,7 @@ enum { O_ALGO = 300, O_STEP, O_SYNC, O_START, O_STOP, O_ITER, O_TOL, O_MAXIT, O_
 
 static int time_opt(const char *name, const char *text, int64_t *ns)
 {
-    int rc = rtc_time_parse_s(text, ns);
+    int rc = rtc_parse_seconds(text, ns);
     if (rc != RTC_OK)
         return rtc_cli_usage_error("run", "--%s %s: %s", name, text,
                                    rc == RTC_ETIME ? "not a whole number of nanoseconds"
@@ -344,8 +345,9 @@ static void conclude(sys_opts *o, const rtc_system *sys, rtc_recorder *r, rtc_cs
 {
     rtc_recorder_stats rs = {0};
     char werr[sizeof o->rt.end.reason] = "";
-    if (rtc_cli_recording_close(r, csv, &rs, werr, sizeof werr) != RTC_OK) /* reported */
-        rc = rc == RTC_OK ? RTC_EIO : rc;
+    int wst = rtc_cli_recording_close(r, csv, &rs, werr, sizeof werr); /* reported */
+    if (wst != RTC_OK)
+        rc = rc == RTC_OK ? wst : rc;
     else if (o->rt.has_session && o->rt.session.write_error[0]) /* inputs.bin, events.log */
         snprintf(werr, sizeof werr, "%.500s", o->rt.session.write_error);
     if (werr[0]) {
@@ -540,7 +542,7 @@ static long parse_list(const char *text, bool times, int64_t *ns, double *d, siz
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         if ((size_t)n >= cap)
             return -1;
-        if (times ? rtc_time_parse_s(tok, &ns[n]) != RTC_OK
+        if (times ? rtc_parse_seconds(tok, &ns[n]) != RTC_OK
                   : rtc_cli_num_double(tok, 1e-9, 1e9, &d[n]) != NULL)
             return -1;
         n++;

@@ -14,7 +14,6 @@
 #include "rtcosim/fmu.h"
 #include "rtcosim/status.h"
 
-#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -51,8 +50,7 @@ bool rtc_cli_summary_write(json_t *doc, int built, const char *path)
     json_decref(doc);
     if (rc == RTC_OK)
         return true;
-    rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: write failed: %s", path,
-            rc == RTC_ENOMEM ? "out of memory" : strerror(errno));
+    rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: write failed: %s", path, rtc_strerror(rc));
     return false;
 }
 

@@ -76,7 +76,7 @@ static void option_values_checked_and_named(void)
     USAGE("--decimation 10x: not an integer", "run '%s' --decimation 10x", MSD);
     USAGE("--workers -1: out of range", "run '%s' --workers -1", MSD);
     USAGE("--max-iterations 5.5: not an integer", "run '%s' --max-iterations 5.5", MSD);
-    USAGE("--tolerance nan: out of range", "run '%s' --tolerance nan", MSD);
+    USAGE("--tolerance nan: not a number", "run '%s' --tolerance nan", MSD);
     USAGE("--tolerance 1e-6x: not a number", "run '%s' --tolerance 1e-6x", MSD);
     USAGE("--control-port 70000: out of range", "run '%s' --realtime --control-port 70000", MSD);
     USAGE("--stop: missing value", "run '%s' --stop", MSD);

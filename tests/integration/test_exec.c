@@ -548,6 +548,15 @@ static void pause_resume_reanchors_without_burst(void)
     CU_ASSERT_TRUE(tlog_has(&log, "single step: tick"));
     CU_ASSERT_TRUE(tlog_has(&log, "schedule re-anchored to now"));
     CU_ASSERT_EQUAL((int64_t)steps_of(b.ex), rtc_system_tick_index(sys));
+    /* per-unit do_step timing (on by default): a summary per unit, none past the last */
+    CU_ASSERT_EQUAL(rtc_exec_unit_count(b.ex), rtc_system_unit_count(sys));
+    for (size_t i = 0; i <= rtc_exec_unit_count(b.ex); i++) {
+        rtc_hist_summary us;
+        rtc_exec_unit_stats(b.ex, i, &us);
+        bool timed = i < rtc_exec_unit_count(b.ex);
+        CU_ASSERT(timed ? us.count > 0 && us.count <= steps_of(b.ex) && us.max >= us.min
+                        : us.count == 0);
+    }
     rtc_exec_free(b.ex);
     rtc_system_free(sys);
 }

@@ -348,13 +348,13 @@ static void test_extract_corrupt_entry_eio(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(cap.text, "corrupt.zip: payload.bin: "));
 }
 
-static void test_extract_missing_archive_eio(void)
+static void test_extract_missing_archive_enoent(void)
 {
     char zip[1024], dest[1024];
     snprintf(zip, sizeof zip, "%s/none.zip", work);
     make_dest("none", dest, sizeof dest);
     capture cap;
-    CU_ASSERT_EQUAL(extract(zip, dest, 0, &cap), RTC_EIO);
+    CU_ASSERT_EQUAL(extract(zip, dest, 0, &cap), -ENOENT);
     CU_ASSERT_PTR_NOT_NULL(strstr(cap.text, "none.zip: cannot open: No such file or directory"));
 }
 
@@ -518,7 +518,7 @@ void rtc_test_register(void)
         {"extract_entry_count_limit", test_extract_entry_count_limit},
         {"extract_truncated_archive_eio", test_extract_truncated_archive_eio},
         {"extract_corrupt_entry_eio", test_extract_corrupt_entry_eio},
-        {"extract_missing_archive_eio", test_extract_missing_archive_eio},
+        {"extract_missing_archive_enoent", test_extract_missing_archive_enoent},
         {"extract_preexisting_links_not_followed", test_extract_preexisting_links_not_followed},
         {"extract_duplicate_entry_unsafe", test_extract_duplicate_entry_unsafe},
         {"extract_identical_duplicates_accepted", test_extract_identical_duplicates_accepted},

@@ -14,6 +14,7 @@
 
 #include <dirent.h>
 #include <math.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -552,13 +553,13 @@ static void test_md_every_fixture_folder_is_listed(void)
                               sizeof valid_cases / sizeof valid_cases[0] - 1);
 }
 
-static void test_md_missing_file_is_eio(void)
+static void test_md_missing_file_is_enoent(void)
 {
     capture cap = {0};
     rtc_logger lg = {.log = capture_log, .user = &cap, .max_level = RTC_LOG_DEBUG};
     rtc_model_desc *md = NULL;
     int rc = rtc_fmu_md_read(MD_DIR "/no_such_case/modelDescription.xml", &lg, &md);
-    CU_ASSERT_EQUAL(rc, RTC_EIO);
+    CU_ASSERT_EQUAL(rc, -ENOENT);
     CU_ASSERT_PTR_NULL(md);
     CU_ASSERT_EQUAL(cap.n_error, 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(cap.text, "no_such_case/modelDescription.xml: cannot open: "
@@ -591,7 +592,7 @@ void rtc_test_register(void)
         {"md_unknown_content_warns", test_md_unknown_content_warns},
         {"md_invalid_cases_rejected_with_message", test_md_invalid_cases_rejected_with_message},
         {"md_every_fixture_folder_is_listed", test_md_every_fixture_folder_is_listed},
-        {"md_missing_file_is_eio", test_md_missing_file_is_eio},
+        {"md_missing_file_is_enoent", test_md_missing_file_is_enoent},
         {"md_read_twice_same_result", test_md_read_twice_same_result},
         {NULL, NULL},
     };

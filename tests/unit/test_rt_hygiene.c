@@ -1,9 +1,7 @@
 /*
- * RT hygiene of the run phase (issue 4 item 2, issue 10 item 8): while systems run in real
- * time the RT thread — and the Jacobi workers and substitute units while they step for it —
- * makes no malloc/calloc/realloc/free call, takes no page fault, calls no logger (text is
- * queued in the rtlog and formatted by the monitor), and makes no system call but
- * clock_nanosleep and futex.
+ * RT hygiene of the run phase (issue 4 item 2, issue 10 item 8): the judge of the
+ * real-time rules (README, "Real-time rules"), on real systems run in real time. How each
+ * rule is observed:
  *
  * Allocations: this executable defines malloc, calloc, realloc and free itself (they win
  * over libc's at symbol resolution) and forwards them to glibc's __libc_* entry points,

@@ -5,6 +5,7 @@
 #include "rtcosim/ssp.h"
 #include "rtcosim/status.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -600,7 +601,7 @@ static void reject_missing_required_attribute(void)
 
 static void reject_unreadable_ssv(void)
 {
-    expect_error(DATA "bad_ssv/SystemStructure.ssd", RTC_EIO, 1,
+    expect_error(DATA "bad_ssv/SystemStructure.ssd", -ENOENT, 1,
                  "SystemStructure.ssd:13: ParameterBinding source: cannot read \"");
     logbuf lb;
     rtc_ssp *s = NULL;
@@ -617,7 +618,8 @@ static void reject_sub_nanosecond_time(void)
 
 static void reject_missing_file_and_bad_args(void)
 {
-    expect_error(DATA "nothing-here/SystemStructure.ssd", RTC_EIO, 1, "cannot open");
+    expect_error(DATA "nothing-here/SystemStructure.ssd", -ENOENT, 1,
+                 "cannot open: No such file or directory");
     rtc_ssp *s = NULL;
     CU_ASSERT_EQUAL(rtc_ssp_load(NULL, NULL, &s), RTC_EINVAL);
     CU_ASSERT_EQUAL(rtc_ssp_load(DATA "min10/SystemStructure.ssd", NULL, NULL), RTC_EINVAL);

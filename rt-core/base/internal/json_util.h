@@ -50,7 +50,7 @@ json_t *rtc__json_uint(uint64_t v);
 /**
  * Serialize @p doc (RTC__JSON_FLAGS, a final newline) and replace @p path with it whole
  * (rtc_ofile_replace_begin/commit). @p doc NULL (a failed build) writes nothing.
- * Returns RTC_OK, RTC_ENOMEM (@p doc NULL or serializing failed) or RTC_ESYS (errno kept;
+ * Returns RTC_OK, RTC_ENOMEM (@p doc NULL or serializing failed) or -errno (errno kept too;
  * @p path is left as it was). RT-safe: no.
  */
 int rtc__json_write(const json_t *doc, const char *path);

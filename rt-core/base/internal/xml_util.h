@@ -35,7 +35,8 @@ void rtc__xml_init(rtc__xml_ctx *x, const char *file, const rtc_logger *lg);
  * Parse x->file with XML_PARSE_NONET: no network, no DTD loading, no entity substitution.
  * A DOCTYPE that declares entities is refused before any reference is parsed. libxml2's
  * own first error is logged as "FILE:LINE: message".
- * Returns: RTC_OK and *out (free with xmlFreeDoc); RTC_EIO (cannot open), RTC_EPARSE
+ * Returns: RTC_OK and *out (free with xmlFreeDoc); -errno (cannot open, e.g. -ENOENT),
+ * RTC_EIO (not a regular file), RTC_EPARSE
  * (malformed, entity declarations, no root element), RTC_ENOMEM. RT-safe: no.
  * Thread: any (the error handler is per parser context).
  */

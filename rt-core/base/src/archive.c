@@ -16,6 +16,7 @@
  * arbitrary. The first pass already refuses pairs whose CRC or size differ.
  */
 #include "rtcosim/archive.h"
+#include "rtcosim/numparse.h"
 #include "rtcosim/rtc_config.h"
 #include "rtcosim/status.h"
 
@@ -26,6 +27,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,7 +270,7 @@ static int walk_dirs(xctx *x, const char **base, int *out_fd)
         int err = errno;
         rtc_log(x->lg, RTC_LOG_ERROR, "%s: %s: cannot create directory: %s", x->zip_path, x->name,
                 strerror(err));
-        return err == ELOOP || err == ENOTDIR ? RTC_EUNSAFE : RTC_EIO;
+        return err == ELOOP || err == ENOTDIR ? RTC_EUNSAFE : rtc_status_from_errno(err);
     }
     *base = p;
     *out_fd = fd;
@@ -299,9 +301,10 @@ static int copy_data(xctx *x, int fd)
             if (w < 0 && errno == EINTR)
                 continue;
             if (w <= 0) {
+                int e = w < 0 ? errno : ENOSPC;
                 rtc_log(x->lg, RTC_LOG_ERROR, "%s: %s: write failed: %s", x->zip_path, x->name,
-                        strerror(errno));
-                return RTC_EIO;
+                        strerror(e));
+                return rtc_status_from_errno(e);
             }
             off += (int)w;
         }
@@ -340,7 +343,7 @@ static int same_content(xctx *x, int fd, bool *same)
         /* At the entry's end the file must end too: ask for one byte more. */
         ssize_t r = read_full(fd, mine, n == 0 ? 1 : (size_t)n);
         if (r < 0)
-            return RTC_EIO;
+            return rtc_status_from_errno(errno);
         if (n == 0 || r != n || memcmp(mine, x->buf, (size_t)n) != 0) {
             *same = n == 0 && r == 0;
             return RTC_OK;
@@ -388,7 +391,7 @@ static int write_file(xctx *x, int dir_fd, const char *base)
         int err = errno;
         rtc_log(x->lg, RTC_LOG_ERROR, "%s: %s: cannot create file: %s", x->zip_path, x->name,
                 strerror(err));
-        return err == EEXIST || err == ELOOP ? RTC_EUNSAFE : RTC_EIO;
+        return err == EEXIST || err == ELOOP ? RTC_EUNSAFE : rtc_status_from_errno(err);
     }
     int st = unzOpenCurrentFile(x->uf);
     if (st != UNZ_OK) {
@@ -410,9 +413,9 @@ static int write_file(xctx *x, int dir_fd, const char *base)
         rc = RTC_EIO;
     }
     if (close(fd) != 0 && rc == RTC_OK) {
+        rc = rtc_status_from_errno(errno);
         rtc_log(x->lg, RTC_LOG_ERROR, "%s: %s: close failed: %s", x->zip_path, x->name,
-                strerror(errno));
-        rc = RTC_EIO;
+                rtc_strerror(rc));
     }
     return rc;
 }
@@ -473,8 +476,9 @@ int rtc_archive_extract(const char *zip_path,
 
     struct stat sb;
     if (stat(zip_path, &sb) != 0) {
-        rtc_log(lg, RTC_LOG_ERROR, "%s: cannot open: %s", zip_path, strerror(errno));
-        return RTC_EIO;
+        rc = rtc_status_from_errno(errno);
+        rtc_log(lg, RTC_LOG_ERROR, "%s: cannot open: %s", zip_path, rtc_strerror(rc));
+        return rc;
     }
     if (!S_ISREG(sb.st_mode)) {
         rtc_log(lg, RTC_LOG_ERROR, "%s: cannot open: not a regular file", zip_path);
@@ -482,8 +486,10 @@ int rtc_archive_extract(const char *zip_path,
     }
     x.dest_fd = open(dest_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (x.dest_fd < 0) {
-        rtc_log(lg, RTC_LOG_ERROR, "%s: destination %s: %s", zip_path, dest_dir, strerror(errno));
-        return RTC_EIO;
+        rc = rtc_status_from_errno(errno);
+        rtc_log(lg, RTC_LOG_ERROR, "%s: destination %s: %s", zip_path, dest_dir,
+                rtc_strerror(rc));
+        return rc;
     }
     x.uf = unzOpen64(zip_path);
     if (!x.uf) {
@@ -567,20 +573,31 @@ static long long proc_start(long pid)
     char *p = strrchr(buf, ')');
     for (int field = 2; p && field < 22; field++)
         p = strchr(p + 1, ' ');
-    return p ? strtoll(p + 1, NULL, 10) : -1;
+    if (!p)
+        return -1;
+    p++;
+    p[strcspn(p, " ")] = '\0';
+    int64_t start;
+    return rtc_parse_i64(p, 0, INT64_MAX, 0, &start) == RTC_OK ? start : -1;
 }
 
 /* "<pid>-<start>-XXXXXX" after the prefix: true and the owner's identity when it parses. */
 static bool parse_owner(const char *rest, long *pid, long long *start)
 {
-    char *end;
-    errno = 0;
-    *pid = strtol(rest, &end, 10);
-    if (end == rest || *end != '-' || *pid <= 0 || errno)
+    const char *d1 = strchr(rest, '-'), *d2 = d1 ? strchr(d1 + 1, '-') : NULL;
+    char a[24], b[24];
+    int64_t v, w;
+    if (!d2 || strlen(d2 + 1) != 6 || d1 - rest >= (ptrdiff_t)sizeof a ||
+        d2 - d1 > (ptrdiff_t)sizeof b)
         return false;
-    const char *s = end + 1;
-    *start = strtoll(s, &end, 10);
-    return end != s && *end == '-' && strlen(end + 1) == 6 && errno == 0;
+    snprintf(a, sizeof a, "%.*s", (int)(d1 - rest), rest);
+    snprintf(b, sizeof b, "%.*s", (int)(d2 - d1 - 1), d1 + 1);
+    if (rtc_parse_i64(a, 1, LONG_MAX, 0, &v) != RTC_OK ||
+        rtc_parse_i64(b, 0, INT64_MAX, 0, &w) != RTC_OK)
+        return false;
+    *pid = (long)v;
+    *start = w;
+    return true;
 }
 
 static const char *tmp_base(void)
@@ -635,7 +652,7 @@ int rtc_tmpdir_new(const char *prefix, char *out, size_t cap)
     }
     if (!mkdtemp(out)) {
         out[0] = '\0';
-        return RTC_ESYS;
+        return rtc_status_from_errno(errno);
     }
     table_add(out);
     return RTC_OK;
@@ -658,11 +675,13 @@ int rtc_tmpdir_remove(const char *path)
     table_remove(path);
     struct stat sb;
     if (lstat(path, &sb) != 0)
-        return errno == ENOENT ? RTC_OK : RTC_ESYS;
+        return errno == ENOENT ? RTC_OK : rtc_status_from_errno(errno);
     /* A link given as the root is removed as a link, not walked into. */
     if (!S_ISDIR(sb.st_mode))
-        return unlink(path) == 0 ? RTC_OK : RTC_ESYS;
-    return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) == 0 ? RTC_OK : RTC_ESYS;
+        return unlink(path) == 0 ? RTC_OK : rtc_status_from_errno(errno);
+    /* nftw returns remove_entry's -1 with the failing call's errno left in place */
+    return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) == 0 ? RTC_OK
+                                                                     : rtc_status_from_errno(errno);
 }
 
 void rtc_tmpdir_remove_all(void)

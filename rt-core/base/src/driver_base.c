@@ -17,6 +17,7 @@
  * gets its policy, priority, CPU and prefaulted stack exactly as the RT thread does.
  */
 #include "rtcosim/driver_base.h"
+#include "rtcosim/numparse.h"
 
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
@@ -67,12 +68,11 @@ int rtc_drv_get_double(const rtc_drv_base *b, const char *sig, const rtc_kv *kv,
         *out = dflt;
         return RTC_OK;
     }
-    char *end;
-    errno = 0;
-    double d = strtod(v, &end);
-    if (end == v || *end != '\0' || errno == ERANGE || !isfinite(d))
+    double d;
+    int rc = rtc_parse_f64(v, lo, hi, 0, &d);
+    if (rc == RTC_EPARSE)
         return rtc_drv_bad(b, sig, "setting %s=%s: not a number", key, v);
-    if (d < lo || d > hi)
+    if (rc != RTC_OK)
         return rtc_drv_bad(b, sig, "setting %s=%s: out of range [%g, %g]", key, v, lo, hi);
     *out = d;
     return RTC_OK;
@@ -93,14 +93,13 @@ int rtc_drv_get_int(const rtc_drv_base *b, const char *sig, const rtc_kv *kv, si
         *out = dflt;
         return RTC_OK;
     }
-    char *end;
-    errno = 0;
-    long x = strtol(v, &end, 0);
-    if (end == v || *end != '\0' || errno == ERANGE)
+    int64_t x;
+    int rc = rtc_parse_i64(v, lo, hi, RTC_PARSE_HEX, &x);
+    if (rc == RTC_EPARSE)
         return rtc_drv_bad(b, sig, "setting %s=%s: not an integer", key, v);
-    if (x < lo || x > hi)
+    if (rc != RTC_OK)
         return rtc_drv_bad(b, sig, "setting %s=%s: out of range [%ld, %ld]", key, v, lo, hi);
-    *out = x;
+    *out = (long)x;
     return RTC_OK;
 }
 

@@ -1,9 +1,8 @@
 /* Names and sizes for the plain-data model description (rtcosim/model.h). */
 #include "rtcosim/model.h"
+#include "rtcosim/numparse.h"
 #include "rtcosim/status.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,43 +96,21 @@ static int parse_int(rtc_type type, const char *text, rtc_value *out)
 {
     int64_t lo = 0, hi = 0;
     uint64_t uhi = 0;
-    char *end;
-    errno = 0;
-    if (int_range(type, &lo, &hi, &uhi)) {
-        long long v = strtoll(text, &end, 10);
-        if (end == text || *end != '\0')
-            return RTC_EPARSE;
-        if (errno == ERANGE || v < lo || v > hi)
-            return RTC_ELIMIT;
-        out->i64 = v;
-    } else {
-        while (isspace((unsigned char)*text))
-            text++;
-        if (*text == '-')
-            return RTC_ELIMIT;
-        unsigned long long v = strtoull(text, &end, 10);
-        if (end == text || *end != '\0')
-            return RTC_EPARSE;
-        if (errno == ERANGE || v > uhi)
-            return RTC_ELIMIT;
-        out->u64 = v;
-    }
-    return RTC_OK;
+    if (int_range(type, &lo, &hi, &uhi))
+        return rtc_parse_i64(text, lo, hi, 0, &out->i64);
+    return rtc_parse_u64(text, 0, uhi, 0, &out->u64);
 }
 
 int rtc_value_parse(rtc_type type, const char *text, rtc_value *out)
 {
-    char *end;
     rtc_value v = {0};
     int rc = RTC_OK;
     switch (type) {
     case RTC_TYPE_FLOAT64:
-        v.f64 = strtod(text, &end);
-        rc = end == text || *end ? RTC_EPARSE : RTC_OK;
+        rc = rtc_parse_f64(text, -HUGE_VAL, HUGE_VAL, RTC_PARSE_NONFINITE, &v.f64);
         break;
     case RTC_TYPE_FLOAT32:
-        v.f32 = strtof(text, &end);
-        rc = end == text || *end ? RTC_EPARSE : RTC_OK;
+        rc = rtc_parse_f32(text, RTC_PARSE_NONFINITE, &v.f32);
         break;
     case RTC_TYPE_BOOL:
         if (!strcmp(text, "true") || !strcmp(text, "1"))
@@ -236,38 +213,23 @@ rtc_value rtc_value_from_double(rtc_type t, double x)
     return v;
 }
 
-static int hex_digit(char c)
+void rtc_value_copy_indirect(rtc_type type, const void *src, void *dst, size_t n, char *store,
+                             size_t cap)
 {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-int rtc_hex_decode(const char *text, uint8_t *buf, size_t cap, size_t *n)
-{
-    size_t len = 0;
-    int hi = -1;
-    for (const char *p = text; *p; p++) {
-        if (isspace((unsigned char)*p))
-            continue;
-        int d = hex_digit(*p);
-        if (d < 0)
-            return RTC_EPARSE;
-        if (hi < 0) {
-            hi = d;
-            continue;
+    for (size_t e = 0; e < n; e++) {
+        char *copy = store + e * cap;
+        if (type == RTC_TYPE_STRING) {
+            const char *s = ((const char *const *)src)[e];
+            size_t len = s ? strnlen(s, cap - 1) : 0;
+            memcpy(copy, s ? s : "", len);
+            copy[len] = '\0';
+            ((const char **)dst)[e] = copy;
+        } else {
+            rtc_binary b = ((const rtc_binary *)src)[e];
+            size_t len = b.size < cap ? b.size : cap;
+            if (len)
+                memcpy(copy, b.data, len);
+            ((rtc_binary *)dst)[e] = (rtc_binary){(const uint8_t *)copy, len};
         }
-        if (len >= cap)
-            return RTC_ELIMIT;
-        buf[len++] = (uint8_t)(hi << 4 | d);
-        hi = -1;
     }
-    if (hi >= 0)
-        return RTC_EPARSE;
-    *n = len;
-    return RTC_OK;
 }

@@ -55,7 +55,7 @@ int rtc_ofile_open(const char *path, rtc_ofile **out)
         free(buf);
         free(f);
         errno = e;
-        return RTC_ESYS;
+        return rtc_status_from_errno(e);
     }
     f->regular = fstat(f->fd, &st) == 0 && S_ISREG(st.st_mode);
     f->delim = -1;
@@ -114,7 +114,7 @@ static int write_done(rtc_ofile *f)
     f->len -= f->done;
     f->done = 0;
     if (e)
-        fail(f, RTC_ESYS, e);
+        fail(f, rtc_status_from_errno(e), e);
     return e;
 }
 
@@ -206,9 +206,9 @@ int rtc_ofile_close(rtc_ofile *f)
     /* fsync: what the run recorded is on the disk when the command returns, not only in
      * the page cache (a power cut after the exit keeps it) */
     if (f->regular && fsync(f->fd) != 0)
-        fail(f, RTC_ESYS, errno);
+        fail(f, rtc_status_from_errno(errno), errno);
     if (f->own_fd && close(f->fd) != 0)
-        fail(f, RTC_ESYS, errno);
+        fail(f, rtc_status_from_errno(errno), errno);
     int rc = f->error;
     if (rc != RTC_OK)
         errno = f->errnum;
@@ -251,7 +251,7 @@ FILE *rtc_ofile_replace_begin(const char *path, char *tmp, size_t cap)
 int rtc_ofile_replace_commit(FILE *f, const char *tmp, const char *path)
 {
     if (!f)
-        return RTC_ESYS;
+        return rtc_status_from_errno(errno); /* begin's errno, if it is still there */
     int e = 0;
     errno = 0;
     if (fflush(f) != 0 || ferror(f))
@@ -265,7 +265,7 @@ int rtc_ofile_replace_commit(FILE *f, const char *tmp, const char *path)
     if (e) {
         unlink(tmp);
         errno = e;
-        return RTC_ESYS;
+        return rtc_status_from_errno(e);
     }
     return RTC_OK;
 }

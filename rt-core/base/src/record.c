@@ -192,26 +192,6 @@ void rtc_record_write_header(const rtc_record *rec, rtc_csv *csv)
     rtc_csv_end_row(csv);
 }
 
-/* Strings and binaries point into the unit's memory: copy them into the row. */
-static void copy_indirect(const group *g, char *row, const rtc_binary *ptrs)
-{
-    char *copies = row + g->copy_offset;
-    for (size_t e = 0; e < g->n_values; e++) {
-        if (g->type == RTC_TYPE_STRING) {
-            const char *s = ((const char *const *)(const void *)ptrs)[e];
-            char *dst = copies + e * STR_CAP;
-            snprintf(dst, STR_CAP, "%s", s ? s : "");
-            ((const char **)(void *)(row + g->offset))[e] = dst;
-        } else {
-            uint8_t *dst = (uint8_t *)copies + e * BIN_CAP;
-            size_t n = ptrs[e].size < BIN_CAP ? ptrs[e].size : BIN_CAP;
-            if (n)
-                memcpy(dst, ptrs[e].data, n);
-            ((rtc_binary *)(void *)(row + g->offset))[e] = (rtc_binary){dst, n};
-        }
-    }
-}
-
 int rtc_record_sample(rtc_record *rec, void *row)
 {
     char *r = row;
@@ -223,8 +203,10 @@ int rtc_record_sample(rtc_record *rec, void *row)
         int rc = u->ops->get(u->self, g->type, g->vr, g->n_vr, dst, g->n_values);
         if (rc != RTC_OK)
             return rc;
-        if (indirect)
-            copy_indirect(g, r, rec->scratch);
+        if (indirect) /* they point into the unit's memory: copies go into the row */
+            rtc_value_copy_indirect(g->type, rec->scratch, r + g->offset, g->n_values,
+                                    r + g->copy_offset,
+                                    g->type == RTC_TYPE_STRING ? STR_CAP : BIN_CAP);
     }
     return RTC_OK;
 }

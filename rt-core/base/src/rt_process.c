@@ -135,7 +135,7 @@ int rtc_rt_prepare_process(size_t heap_reserve, bool hard, const rtc_logger *lg,
         if (e != 0) {
             rtc_log(lg, level, "memory not locked (%s: %s): page faults may delay the "
                     "real-time thread", what, strerror(e));
-            rc = hard ? RTC_ESYS : rc;
+            rc = hard ? rtc_status_from_errno(e) : rc;
         }
         prepared = true;
     }
@@ -144,7 +144,7 @@ int rtc_rt_prepare_process(size_t heap_reserve, bool hard, const rtc_logger *lg,
     if (e != 0) {
         rtc_log(lg, level, "/dev/cpu_dma_latency: %s: deep C-states may add wake-up "
                 "latency", strerror(e));
-        rc = hard ? RTC_ESYS : rc;
+        rc = hard && rc == RTC_OK ? rtc_status_from_errno(e) : rc;
     }
     if (info)
         rtc_rt_detect(info);

@@ -120,7 +120,7 @@ int rtc_rt_thread_start(const rtc_rt_thread_opts *o, void *(*fn)(void *), void *
         rtc_log(lg, RTC_LOG_ERROR, "cannot create thread%s%s: %s", o->name ? " " : "",
                 o->name ? o->name : "", strerror(e));
         free(t);
-        return RTC_ESYS;
+        return rtc_status_from_errno(e); /* pthread calls return the error number */
     }
     if (o->name)
         pthread_setname_np(t->id, o->name); /* cosmetic: ps/top show it; errors ignored */

@@ -113,15 +113,6 @@ bool rtc_rtlog_vtext(rtc_rtlog *log, const rtc_logger *lg, int level, const char
     return rtc__rtlog_text_push(log->text, lg, level, prefix, fmt, ap);
 }
 
-bool rtc_rtlog_text(rtc_rtlog *log, const rtc_logger *lg, int level, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    bool ok = rtc__rtlog_text_push(log->text, lg, level, NULL, fmt, ap);
-    va_end(ap);
-    return ok;
-}
-
 bool rtc_rtlog_push(rtc_rtlog *log, uint32_t code, int64_t a, int64_t b)
 {
     return rtc_rtlog_push_ext(log, code, 0, a, b, 0);

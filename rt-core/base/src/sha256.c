@@ -2,6 +2,7 @@
 #include "rtcosim/sha256.h"
 #include "rtcosim/status.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -91,17 +92,18 @@ int rtc_sha256_file(const char *path, char hex[65])
 {
     FILE *f = fopen(path, "rb");
     if (!f)
-        return RTC_EIO;
+        return rtc_status_from_errno(errno);
     rtc_sha256 s;
     rtc_sha256_init(&s);
     uint8_t buf[65536], d[32];
     size_t n;
+    errno = 0;
     while ((n = fread(buf, 1, sizeof buf, f)) > 0)
         rtc_sha256_update(&s, buf, n);
-    int bad = ferror(f);
+    int e = ferror(f) ? (errno ? errno : EIO) : 0;
     fclose(f);
-    if (bad)
-        return RTC_EIO;
+    if (e)
+        return rtc_status_from_errno(e);
     rtc_sha256_final(&s, d);
     for (int i = 0; i < 32; i++)
         snprintf(hex + 2 * i, 3, "%02x", d[i]);

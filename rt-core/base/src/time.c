@@ -1,106 +1,22 @@
 /*
- * Exact conversion between decimal seconds and integer nanoseconds.
+ * Logical time as integer nanoseconds, and the one monotonic clock and sleep.
  *
- * The parser reads the mantissa digits as an integer and applies the decimal exponent by
- * integer scaling, so "0.1" is exactly 100000000 ns; anything that does not land on a whole
- * nanosecond is refused rather than rounded, because a rounded step size silently changes
- * every communication point of a run.
+ * Decimal seconds are read by rtc_parse_seconds() (numparse.c, the one number parser);
+ * formatting writes the exact decimal text of a nanosecond count.
  */
 #include "rtcosim/time.h"
 #include "rtcosim/numfmt.h"
+#include "rtcosim/numparse.h"
 #include "rtcosim/status.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-/* Multiply *v by 10^e (e >= 0) with overflow detection. */
-static bool scale_up(int64_t *v, int e)
-{
-    while (e-- > 0) {
-        if (__builtin_mul_overflow(*v, 10, v))
-            return false;
-    }
-    return true;
-}
-
-/* Read digits [0-9]* with an optional '.', accumulating up to 30 significant digits.
- * Returns the number of digits read; *frac counts digits after the point. */
-static int read_mantissa(const char **p, int64_t *mant, int *frac, bool *overflow)
-{
-    int digits = 0;
-    bool point = false;
-    *mant = 0;
-    *frac = 0;
-    for (;; (*p)++) {
-        char c = **p;
-        if (c == '.' && !point) {
-            point = true;
-            continue;
-        }
-        if (!isdigit((unsigned char)c))
-            break;
-        digits++;
-        if (__builtin_mul_overflow(*mant, 10, mant) ||
-            __builtin_add_overflow(*mant, c - '0', mant))
-            *overflow = true;
-        if (point)
-            (*frac)++;
-    }
-    return digits;
-}
-
 int rtc_time_parse_s(const char *text, int64_t *ns)
 {
-    const char *p = text;
-    if (!p)
-        return RTC_EPARSE;
-    while (isspace((unsigned char)*p))
-        p++;
-    bool neg = false;
-    if (*p == '+' || *p == '-')
-        neg = *p++ == '-';
-    int64_t mant;
-    int frac;
-    bool overflow = false;
-    if (read_mantissa(&p, &mant, &frac, &overflow) == 0)
-        return RTC_EPARSE;
-    long exp10 = 0;
-    if (*p == 'e' || *p == 'E') {
-        char *end;
-        exp10 = strtol(p + 1, &end, 10);
-        if (end == p + 1)
-            return RTC_EPARSE;
-        p = end;
-    }
-    while (isspace((unsigned char)*p))
-        p++;
-    if (*p != '\0')
-        return RTC_EPARSE;
-    if (overflow)
-        return RTC_ETIME;
-    /* value = mant · 10^(exp10 − frac) s = mant · 10^(exp10 − frac + 9) ns */
-    long e = exp10 - frac + 9;
-    if (mant == 0) {
-        *ns = 0;
-        return RTC_OK;
-    }
-    if (e >= 0) {
-        if (e > 19 || !scale_up(&mant, (int)e))
-            return RTC_ETIME;
-    } else {
-        /* Trailing zeros may cancel a negative exponent; anything else is sub-ns. */
-        for (; e < 0; e++) {
-            if (mant % 10 != 0)
-                return RTC_ETIME;
-            mant /= 10;
-        }
-    }
-    *ns = neg ? -mant : mant;
-    return RTC_OK;
+    return rtc_parse_seconds(text, ns);
 }
 
 int rtc_time_from_s(double s, int64_t *ns)

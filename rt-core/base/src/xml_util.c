@@ -8,18 +8,17 @@
  * declaration, which turns "billion laughs" style documents into a clear error before any
  * reference to such an entity is even parsed.
  *
- * Numbers are converted with strtod_l / strtoll in the "C" locale: XML Schema numbers
- * always use '.', whatever LC_NUMERIC the embedding application has set.
+ * Numbers go through the one number parser (rtcosim/numparse.h), in the C locale: XML
+ * Schema numbers always use '.', whatever LC_NUMERIC the embedding application has set.
  */
 #include "xml_util.h"
 
+#include "rtcosim/numparse.h"
 #include "rtcosim/rtc_config.h"
 #include "rtcosim/status.h"
 
 #include <errno.h>
-#include <locale.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,8 +137,9 @@ static int check_readable(rtc__xml_ctx *x)
 {
     struct stat sb;
     if (stat(x->file, &sb) != 0) {
-        log_at(x, RTC_LOG_ERROR, 0, "cannot open: %s", strerror(errno));
-        return RTC_EIO;
+        int rc = rtc_status_from_errno(errno);
+        log_at(x, RTC_LOG_ERROR, 0, "cannot open: %s", rtc_strerror(rc));
+        return rc;
     }
     if (!S_ISREG(sb.st_mode)) {
         log_at(x, RTC_LOG_ERROR, 0, "cannot open: not a regular file");
@@ -342,68 +342,23 @@ static bool trim_copy(const char *s, char *buf, size_t cap)
     return true;
 }
 
-static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
-static locale_t c_locale;
-
-static void make_c_locale(void)
-{
-    c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-}
-
 bool rtc__xml_parse_f64(const char *s, double *out)
 {
-    char buf[TOKEN_MAX];
-    if (!trim_copy(s, buf, sizeof buf) || buf[0] == '\0')
-        return false;
-    /* strtod also takes hexadecimal floats, which xs:double does not. */
-    if (strpbrk(buf, "xXpP"))
-        return false;
-    pthread_once(&c_locale_once, make_c_locale);
-    char *end;
-    errno = 0;
-    double v = c_locale ? strtod_l(buf, &end, c_locale) : strtod(buf, &end);
-    if (*end != '\0' || (errno == ERANGE && isinf(v)))
-        return false;
-    *out = v;
-    return true;
+    return rtc_parse_f64(s, -HUGE_VAL, HUGE_VAL, RTC_PARSE_NONFINITE, out) == RTC_OK;
 }
 
+/* Signed and unsigned @p bits-bit integers: the ranges of the number parser. */
 bool rtc__xml_parse_i64(const char *s, unsigned bits, int64_t *out)
 {
-    char buf[TOKEN_MAX];
-    if (!trim_copy(s, buf, sizeof buf) || buf[0] == '\0')
-        return false;
-    char *end;
-    errno = 0;
-    long long v = strtoll(buf, &end, 10);
-    if (*end != '\0' || errno == ERANGE)
-        return false;
-    if (bits < 64) {
-        long long lim = 1LL << (bits - 1);
-        if (v < -lim || v > lim - 1)
-            return false;
-    }
-    *out = (int64_t)v;
-    return true;
+    int64_t lim = bits < 64 ? INT64_C(1) << (bits - 1) : 0;
+    return rtc_parse_i64(s, bits < 64 ? -lim : INT64_MIN, bits < 64 ? lim - 1 : INT64_MAX, 0,
+                         out) == RTC_OK;
 }
 
 bool rtc__xml_parse_u64(const char *s, unsigned bits, uint64_t *out)
 {
-    char buf[TOKEN_MAX];
-    if (!trim_copy(s, buf, sizeof buf) || buf[0] == '\0')
-        return false;
-    /* strtoull accepts "-1" and wraps it around; an unsigned type never has a sign. */
-    if (buf[0] == '-')
-        return false;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(buf, &end, 10);
-    if (*end != '\0' || errno == ERANGE)
-        return false;
-    if (bits < 64 && v > (1ULL << bits) - 1)
-        return false;
-    *out = (uint64_t)v;
-    return true;
+    uint64_t hi = bits < 64 ? (UINT64_C(1) << bits) - 1 : UINT64_MAX;
+    return rtc_parse_u64(s, 0, hi, 0, out) == RTC_OK;
 }
 
 bool rtc__xml_parse_bool(const char *s, bool *out)

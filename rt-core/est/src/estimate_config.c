@@ -4,9 +4,9 @@
  * and the one-line text of a configuration. Load-time code: it formats messages.
  */
 #include "rtcosim/estimate.h"
+#include "rtcosim/numparse.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -176,49 +176,22 @@ int rtc_est_config_validate(const rtc_est_config *c, char *err, size_t cap)
 /* Whole-string double; finite only. */
 static bool parse_double(const char *s, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v))
-        return false;
-    *out = v;
-    return true;
+    return rtc_parse_f64(s, -HUGE_VAL, HUGE_VAL, 0, out) == RTC_OK;
 }
 
-/* Duration "20ms", "500us", "1e6ns", "0.02s" or "0.02" (seconds) to ns, rounded to the
- * nearest ns. A bare number is seconds because SSP expresses every time in seconds; the
- * sign is left to rtc_est_config_validate() so that the message names the rule. */
+/* Duration "20ms", "500us", "1e6ns", "0.02s" or "0.02" (seconds) to whole ns, exactly
+ * (rtc_parse_duration). A bare number is seconds because SSP expresses every time in
+ * seconds; the sign is left to rtc_est_config_validate() so that the message names the
+ * rule. */
 static bool parse_duration(const char *s, int64_t *out)
 {
-    static const struct {
-        const char *suffix;
-        double scale;
-    } units[] = {{"ns", 1.0}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"", 1e9}};
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno == ERANGE || !isfinite(v))
-        return false;
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-        if (strcmp(end, units[i].suffix) == 0) {
-            double ns = v * units[i].scale;
-            if (fabs(ns) > 9.0e18)
-                return false;
-            *out = (int64_t)llround(ns);
-            return true;
-        }
-    }
-    return false;
+    return rtc_parse_duration(s, out) == RTC_OK;
 }
 
 static bool parse_u32(const char *s, uint32_t *out)
 {
-    char *end;
-    errno = 0;
-    if (!isdigit((unsigned char)s[0]))
-        return false;
-    unsigned long v = strtoul(s, &end, 10);
-    if (*end != '\0' || errno == ERANGE || v > UINT32_MAX)
+    uint64_t v;
+    if (rtc_parse_u64(s, 0, UINT32_MAX, 0, &v) != RTC_OK)
         return false;
     *out = (uint32_t)v;
     return true;

@@ -8,6 +8,7 @@
 #include "rtcosim/rtc_config.h"
 #include "rtcosim/status.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,8 +145,9 @@ int rtc_exec_new(rtc_system *sys, const rtc_exec_options *o, rtc_exec **out)
     atomic_init(&ex->cur_unit, -1);
     ex->hung_unit = -1;
     if (sem_init(&ex->wake, 0, 0) != 0) {
+        int st = rtc_status_from_errno(errno);
         free(ex);
-        return RTC_ESYS;
+        return st;
     }
     atomic_flag_clear(&ex->safe_done);
     rc = alloc_tables(ex);

@@ -125,12 +125,9 @@ int rtc_exec_write_timing(const rtc_exec *ex, const char *path, const char *stat
     json_t *doc = timing_doc(ex, &st, status);
     int rc = rtc__json_write(doc, path);
     json_decref(doc);
-    if (rc != RTC_OK) {
-        rtc_log(ex->lg, RTC_LOG_ERROR, "%s: write failed: %s", path,
-                rc == RTC_ENOMEM ? "out of memory" : strerror(errno));
-        return RTC_EIO;
-    }
-    return RTC_OK;
+    if (rc != RTC_OK)
+        rtc_log(ex->lg, RTC_LOG_ERROR, "%s: write failed: %s", path, rtc_strerror(rc));
+    return rc;
 }
 
 int rtc_exec_write_histogram(const rtc_exec *ex, const char *path)
@@ -138,8 +135,9 @@ int rtc_exec_write_histogram(const rtc_exec *ex, const char *path)
     char tmp[4200];
     FILE *f = rtc_ofile_replace_begin(path, tmp, sizeof tmp);
     if (!f) {
-        rtc_log(ex->lg, RTC_LOG_ERROR, "%s: cannot create: %s", path, strerror(errno));
-        return RTC_EIO;
+        int rc = rtc_status_from_errno(errno);
+        rtc_log(ex->lg, RTC_LOG_ERROR, "%s: cannot create: %s", path, rtc_strerror(rc));
+        return rc;
     }
     /* one snapshot of the buckets: the total is their sum, even while a run goes on */
     uint64_t over = rtc_ushist_overflow(ex->lat_us), total = over;
@@ -156,9 +154,8 @@ int rtc_exec_write_histogram(const rtc_exec *ex, const char *path)
     fprintf(f, "# Avg Latencies: %05lld\n", (long long)(s.avg / 1000));
     fprintf(f, "# Max Latencies: %05lld\n", (long long)(s.max / 1000));
     fprintf(f, "# Histogram Overflows: %05llu\n", (unsigned long long)over);
-    if (rtc_ofile_replace_commit(f, tmp, path) != RTC_OK) {
-        rtc_log(ex->lg, RTC_LOG_ERROR, "%s: write failed: %s", path, strerror(errno));
-        return RTC_EIO;
-    }
-    return RTC_OK;
+    int rc = rtc_ofile_replace_commit(f, tmp, path);
+    if (rc != RTC_OK)
+        rtc_log(ex->lg, RTC_LOG_ERROR, "%s: write failed: %s", path, rtc_strerror(rc));
+    return rc;
 }

@@ -308,9 +308,10 @@ static int arm_run(rtc_exec *ex)
     if (ex->o.trace_path) {
         ex->trace_file = fopen(ex->o.trace_path, "w");
         if (!ex->trace_file) {
+            int st = rtc_status_from_errno(errno);
             rtc_log(ex->lg, RTC_LOG_ERROR, "%s: cannot create the latency trace: %s",
-                    ex->o.trace_path, strerror(errno));
-            return RTC_EIO;
+                    ex->o.trace_path, rtc_strerror(st));
+            return st;
         }
         fprintf(ex->trace_file, "step,wakeup_latency_ns,step_time_ns\n");
     }
@@ -332,14 +333,13 @@ static int start_threads(rtc_exec *ex)
      * wake-ups never compete with it for its core */
     rtc_rt_thread_opts ho = {.priority = 0, .cpu = ex->o.cpu, .avoid_cpu = true,
                              .name = "rtcosim-monitor"};
-    bool ok = rtc_rt_thread_start(&ho, rtc__exec_monitor_main, ex, ex->lg, &ex->mon) == RTC_OK;
+    rc = rtc_rt_thread_start(&ho, rtc__exec_monitor_main, ex, ex->lg, &ex->mon);
     ho.name = "rtcosim-watch";
-    if (ok && ex->o.watchdog_ns > 0)
-        ok = rtc_rt_thread_start(&ho, rtc__exec_watchdog_main, ex, ex->lg, &ex->wd) == RTC_OK;
-    if (!ok) {
+    if (rc == RTC_OK && ex->o.watchdog_ns > 0)
+        rc = rtc_rt_thread_start(&ho, rtc__exec_watchdog_main, ex, ex->lg, &ex->wd);
+    if (rc != RTC_OK) {
         rtc_log(ex->lg, RTC_LOG_ERROR, "cannot start the monitor/watchdog thread");
         rtc_exec_request_stop(ex); /* the RT thread stops at its first boundary */
-        rc = RTC_ESYS;
     }
     return rc;
 }

@@ -190,12 +190,13 @@ int rtc_recorder_start(rtc_record *rec, rtc_csv *csv, const rtc_recorder_opts *o
     rtc_record_write_header(rec, csv);
     rtc_csv_flush(csv); /* a reader finds the header at once */
     rtc_rt_thread_opts to = {.priority = 0, .cpu = -1, .name = "rtcosim-rec"};
-    if (rtc_rt_thread_start(&to, recorder_main, r, o->lg, &r->thread) != RTC_OK) {
+    rc = rtc_rt_thread_start(&to, recorder_main, r, o->lg, &r->thread);
+    if (rc != RTC_OK) {
         sem_destroy(&r->wake);
         sem_destroy(&r->space);
         rtc_ring_free(r->ring);
         free(r);
-        return RTC_ESYS;
+        return rc;
     }
     *out = r;
     return RTC_OK;
@@ -216,8 +217,9 @@ static void wait_space(rtc_recorder *r)
 int rtc_recorder_push(rtc_recorder *r, int64_t t_ns)
 {
     /* relaxed: the error only needs to be seen soon, it orders nothing */
-    if (!r->o.continue_on_error && atomic_load_explicit(&r->failed, memory_order_relaxed))
-        return RTC_EIO;
+    int failed = atomic_load_explicit(&r->failed, memory_order_relaxed);
+    if (!r->o.continue_on_error && failed)
+        return failed; /* the write's -errno (e.g. -ENOSPC) */
     char *slot;
     while (!(slot = rtc_ring_reserve(r->ring))) {
         if (!r->o.lossless) {

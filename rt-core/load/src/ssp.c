@@ -32,6 +32,7 @@
 #include "ssp_priv.h"
 
 #include "rtcosim/archive.h"
+#include "rtcosim/numparse.h"
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
@@ -134,9 +135,10 @@ static int locate_ssd(rtc__ssp_load *L)
     return RTC_OK;
 }
 
-/* Times go through rtc_time_parse_s, never through double: "0.1" must be exactly
+/* Times go through rtc_parse_seconds, never through double: "0.1" must be exactly
  * 100000000 ns, and a value that is not a whole number of nanoseconds is refused rather
- * than silently rounded (the base tick is derived from these values). */
+ * than silently rounded (the base tick is derived from these values). White space around
+ * the number is allowed, as XML Schema collapses it. */
 int rtc__ssp_attr_time(rtc__xml_ctx *x, const xmlNode *n, const char *attr, int64_t *ns,
                        bool *has)
 {
@@ -144,20 +146,12 @@ int rtc__ssp_attr_time(rtc__xml_ctx *x, const xmlNode *n, const char *attr, int6
     *has = false;
     if (!s)
         return RTC_OK;
-    char buf[64];
-    size_t len = strlen(s);
-    /* XML Schema collapses white space around a number; rtc_time_parse_s does not. */
-    while (len && strchr(" \t\r\n", s[len - 1]))
-        len--;
-    while (len && strchr(" \t\r\n", *s))
-        s++, len--;
-    snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), s);
-    int rc = len < sizeof buf ? rtc_time_parse_s(buf, ns) : RTC_EPARSE;
+    int rc = rtc_parse_seconds(s, ns);
     if (rc == RTC_ETIME)
         rtc__xml_attr_error(x, n, attr, "\"%s\" is not a whole number of nanoseconds "
-                            "(or out of range)", buf);
+                            "(or out of range)", s);
     else if (rc != RTC_OK)
-        rtc__xml_attr_error(x, n, attr, "not a time in seconds (\"%s\")", buf);
+        rtc__xml_attr_error(x, n, attr, "not a time in seconds (\"%s\")", s);
     *has = rc == RTC_OK;
     return rc;
 }

@@ -11,10 +11,10 @@
  */
 #include "ssp_priv.h"
 
+#include "rtcosim/numparse.h"
 #include "rtcosim/status.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,7 +195,10 @@ static bool percent_decode(const char *s, char *out, size_t cap)
             if (!isxdigit((unsigned char)s[1]) || !isxdigit((unsigned char)s[2]))
                 return false;
             char hex[3] = {s[1], s[2], 0};
-            c = (char)strtol(hex, NULL, 16);
+            uint8_t b = 0;
+            size_t nb;
+            rtc_hex_decode(hex, &b, 1, &nb); /* two hex digits: cannot fail */
+            c = (char)b;
             if (c == '\0' || c == '/')
                 return false;
             s += 2;

@@ -51,17 +51,7 @@ typedef struct binding {
     mapping map;
 } binding;
 
-/* One parameter value being applied. */
-typedef struct value {
-    const char *name;
-    rtc_type type;
-    char *text; /* owned */
-    const char *unit, *mime;
-    bool suppress;
-    const char *file; /* display path */
-    unsigned line;
-    const xmlNode *node; /* the ssv:Parameter, for diagnostics */
-} value;
+typedef rtc__ssp_value value;
 
 static void map_entry_clear(map_entry *e)
 {
@@ -106,11 +96,10 @@ static void other_annotations(rtc__xml_ctx *x, const xmlNode *n)
 
 /* ---- merging with precedence ---- */
 
-/* Store @p v for (comp, name) unless a value from a higher hierarchy level is already
- * there. A replaced value is released and refilled in place, so the order of the list
- * is the order in which parameters were first bound. */
-static int merge(rtc__ssp_load *L, const char *comp, bool is_sys, const char *name,
-                 unsigned level, value *v)
+/* A replaced value is released and refilled in place, so the order of the list is the
+ * order in which parameters were first bound. */
+int rtc__ssp_merge(rtc__ssp_load *L, const char *comp, bool is_sys, const char *name,
+                   unsigned level, value *v)
 {
     rtc_ssp *s = L->ssp;
     rtc_ssp_param *p = NULL;
@@ -197,11 +186,11 @@ static int apply_to_system(rtc__ssp_load *L, rtc__xml_ctx *x, const binding *b,
     long comp = -1;
     size_t len = longest_component(L, L->systems[b->sys].path, name, &comp);
     if (len)
-        return merge(L, L->ssp->components[comp].name, false, name + len + 1, b->level, v);
+        return rtc__ssp_merge(L, L->ssp->components[comp].name, false, name + len + 1, b->level, v);
     const char *conn = NULL;
     long sys = system_connector(L, b->sys, name, &conn);
     if (sys >= 0)
-        return merge(L, L->systems[sys].path, true, conn, b->level, v);
+        return rtc__ssp_merge(L, L->systems[sys].path, true, conn, b->level, v);
     rtc__xml_warn(x, v->node, "parameter \"%s\" matches no element or connector of system "
                   "\"%s\": ignored", name, L->systems[b->sys].name);
     return RTC_OK;
@@ -250,8 +239,7 @@ static int transform_map(rtc__xml_ctx *x, const rtc_ssp_transform *tr, value *v)
     return RTC_EPARSE;
 }
 
-/* Apply a mapping entry's transformation to @p v; the kinds must fit the value type. */
-static int transform_value(rtc__xml_ctx *x, const rtc_ssp_transform *tr, value *v)
+int rtc__ssp_transform_value(rtc__xml_ctx *x, const rtc_ssp_transform *tr, value *v)
 {
     bool real = v->type == RTC_TYPE_FLOAT64 || v->type == RTC_TYPE_FLOAT32;
     bool fits = tr->kind == RTC_SSP_TRANSFORM_LINEAR ? real
@@ -288,14 +276,14 @@ static int apply_value(rtc__ssp_load *L, rtc__xml_ctx *x, const binding *b, valu
     snprintf(name, sizeof name, "%s%s", b->prefix, v->name);
     const map_entry *m = find_mapping(&b->map, name);
     if (m) {
-        int rc = transform_value(x, &m->tr, v);
+        int rc = rtc__ssp_transform_value(x, &m->tr, v);
         if (rc != RTC_OK)
             return rc;
         v->suppress = m->suppress;
         snprintf(name, sizeof name, "%s", m->target);
     }
     if (b->comp >= 0)
-        return merge(L, L->ssp->components[b->comp].name, false, name, b->level, v);
+        return rtc__ssp_merge(L, L->ssp->components[b->comp].name, false, name, b->level, v);
     return apply_to_system(L, x, b, name, v);
 }
 
@@ -502,7 +490,7 @@ static int read_file(rtc__ssp_load *L, const xmlNode *ref, const char *attr, con
         rtc__xml_attr_error(&L->x, ref, attr, "cannot read \"%s\": %s", shown ? shown : path,
                             exists ? "not a regular file" : strerror(err));
         free(shown);
-        return RTC_EIO;
+        return exists ? RTC_EIO : rtc_status_from_errno(err);
     }
     rtc__xml_ctx x;
     rtc__xml_init(&x, path, &L->lg);
@@ -700,111 +688,6 @@ int rtc__ssp_read_bindings(rtc__ssp_load *L, const xmlNode *n, long comp, long s
         binding b = {.comp = comp, .sys = sys, .level = level};
         int rc = read_binding(L, c, &b);
         mapping_clear(&b.map);
-        if (rc == RTC_ENOMEM)
-            return rc;
-        rtc__ssp_fail(L, rc);
-    }
-    return RTC_OK;
-}
-
-/* ---- values bound to system connectors ---- */
-
-/*
- * A value bound to a system's connector is the value of what that connector feeds: it
- * flows along the connections leaving the connector (oriented by the flattening) through
- * any further subsystem connectors into every component connector it reaches, with the
- * connections' transformations applied, at the binding's own hierarchy level (so it
- * overrides a binding of the component itself, as a higher level does). The depth guard
- * stops a cycle of system connectors.
- */
-/* SSP converts a value into the unit of the connector it reaches before a connection's
- * transformation applies. Done here when both units are defined in the SSD; otherwise
- * the system builder converts the value (into the FMU variable's unit) afterwards. */
-static int to_unit(rtc__ssp_load *L, const rtc_ssp_connector *to, value *w)
-{
-    const rtc_ssp_unit *a = w->unit ? rtc_ssp_find_unit(L->ssp, w->unit) : NULL;
-    const rtc_ssp_unit *b = to->unit ? rtc_ssp_find_unit(L->ssp, to->unit) : NULL;
-    double x;
-    if (!a || !b || a == b || w->suppress || !rtc__xml_parse_f64(w->text, &x) ||
-        memcmp(&a->base, &b->base, offsetof(rtc_base_unit, factor)) != 0)
-        return RTC_OK; /* nothing to do, or the builder reports the mismatch */
-    char buf[40];
-    snprintf(buf, sizeof buf, "%.17g",
-             (a->base.factor * x + a->base.offset - b->base.offset) / b->base.factor);
-    char *t = strdup(buf);
-    if (!t)
-        return RTC_ENOMEM;
-    free(w->text);
-    w->text = t;
-    w->unit = to->unit;
-    return RTC_OK;
-}
-
-static int flow(rtc__ssp_load *L, const rtc__ssp_node *from, const value *v, unsigned level,
-                size_t depth, unsigned *reached)
-{
-    for (size_t i = 0; i < L->n_edges && depth <= L->n_edges; i++) {
-        const rtc__ssp_edge *e = &L->edges[i];
-        if (e->from.is_sys != from->is_sys || e->from.owner != from->owner ||
-            e->from.conn != from->conn)
-            continue;
-        value w = *v;
-        w.suppress |= e->suppress;
-        if (!(w.text = strdup(v->text)))
-            return RTC_ENOMEM;
-        const rtc_ssp_connector *to =
-            e->to.is_sys ? &L->systems[e->to.owner].connectors[e->to.conn]
-                         : &L->ssp->components[e->to.owner].connectors[e->to.conn];
-        int rc = e->tr.kind == RTC_SSP_TRANSFORM_LINEAR ? to_unit(L, to, &w) : RTC_OK;
-        if (rc == RTC_OK)
-            rc = transform_value(&L->x, &e->tr, &w);
-        if (rc == RTC_OK && e->to.is_sys) {
-            rc = flow(L, &e->to, &w, level, depth + 1, reached);
-        } else if (rc == RTC_OK) {
-            const rtc_ssp_component *c = &L->ssp->components[e->to.owner];
-            (*reached)++;
-            rc = merge(L, c->name, false, c->connectors[e->to.conn].name, level, &w);
-        }
-        free(w.text);
-        if (rc != RTC_OK)
-            return rc;
-    }
-    return RTC_OK;
-}
-
-/* Index of the system whose dotted path is @p path, or -1. */
-static long system_by_path(const rtc__ssp_load *L, const char *path)
-{
-    for (size_t i = 0; i < L->n_systems; i++)
-        if (strcmp(L->systems[i].path, path) == 0)
-            return (long)i;
-    return -1;
-}
-
-int rtc__ssp_propagate_params(rtc__ssp_load *L)
-{
-    rtc_ssp *s = L->ssp;
-    size_t n = s->n_params; /* values added below are component values: not revisited */
-    for (size_t i = 0; i < n; i++) {
-        if (!s->params[i].is_system)
-            continue;
-        /* merge() may move the array: work on a copy of what the value needs */
-        rtc_ssp_param p = s->params[i];
-        long sys = system_by_path(L, p.component);
-        const rtc__ssp_sys *ss = sys >= 0 ? &L->systems[sys] : NULL;
-        long conn = -1;
-        for (size_t j = 0; ss && j < ss->n_connectors && conn < 0; j++)
-            if (strcmp(ss->connectors[j].name, p.name) == 0)
-                conn = (long)j;
-        if (conn < 0)
-            continue;
-        rtc__ssp_node nd = {.is_sys = true, .owner = sys, .conn = conn};
-        value v = {.name = p.name, .type = p.type, .text = p.value, .unit = p.unit,
-                   .mime = p.mime_type, .suppress = p.suppress_unit_conversion,
-                   .file = p.file, .line = p.line};
-        unsigned reached = 0;
-        int rc = flow(L, &nd, &v, p.level, 0, &reached);
-        s->params[i].n_targets = reached;
         if (rc == RTC_ENOMEM)
             return rc;
         rtc__ssp_fail(L, rc);

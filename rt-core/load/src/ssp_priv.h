@@ -218,11 +218,33 @@ int rtc__ssp_read_source_file(rtc__ssp_load *L, const xmlNode *n, long comp, con
  */
 int rtc__ssp_read_bindings(rtc__ssp_load *L, const xmlNode *n, long comp, long sys,
                            unsigned level);
+/** Release one parameter. */
+void rtc__ssp_param_clear(rtc_ssp_param *p);
+
+/** One parameter value being applied. */
+typedef struct rtc__ssp_value {
+    const char *name;
+    rtc_type type;
+    char *text; /**< owned */
+    const char *unit, *mime;
+    bool suppress;
+    const char *file; /**< display path */
+    unsigned line;
+    const xmlNode *node; /**< the ssv:Parameter, for diagnostics */
+} rtc__ssp_value;
+
+/** Store @p v (its text is taken over) for (comp, name) unless a value from a higher
+ *  hierarchy level is already there. */
+int rtc__ssp_merge(rtc__ssp_load *L, const char *comp, bool is_sys, const char *name,
+                   unsigned level, rtc__ssp_value *v);
+/** Apply a transformation to @p v; the kinds must fit the value type (else reported). */
+int rtc__ssp_transform_value(rtc__xml_ctx *x, const rtc_ssp_transform *tr, rtc__ssp_value *v);
+
+/* ---- ssp_propagate.c ---- */
+
 /** After flattening: let every value bound to a system connector flow along the
  *  connections into the component connectors it feeds (rtc_ssp_param.n_targets). */
 int rtc__ssp_propagate_params(rtc__ssp_load *L);
-/** Release one parameter. */
-void rtc__ssp_param_clear(rtc_ssp_param *p);
 
 /* ---- ssp_annot.c ---- */
 

@@ -10,6 +10,7 @@
  */
 #include "session_priv.h"
 
+#include "rtcosim/numparse.h"
 #include "rtcosim/status.h"
 
 #include <math.h>
@@ -36,9 +37,8 @@ static bool declared(const rtc_var *v, bool has, rtc_value x, double *out)
 static int option(rtc__xvar *x, const char *opt, char *err, size_t cap)
 {
     const char *eq = strchr(opt, '=');
-    char *end = NULL;
-    double v = eq ? strtod(eq + 1, &end) : NAN;
-    if (!eq || end == eq + 1 || *end || !isfinite(v)) {
+    double v = 0;
+    if (!eq || rtc_parse_f64(eq + 1, -HUGE_VAL, HUGE_VAL, 0, &v) != RTC_OK) {
         snprintf(err, cap, "expose %s: option \"%s\": expected key=number", x->spec, opt);
         return RTC_EINVAL;
     }

@@ -21,11 +21,11 @@
  */
 #include "panel_priv.h"
 
+#include "rtcosim/numparse.h"
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdarg.h>
@@ -143,8 +143,9 @@ static enum MHD_Result open_stream(rtc_panel *p, struct MHD_Connection *c, const
     *st = (rtc__panel_stream){.p = p, .used = true, .conn = c, .out = {.max = 1 << 20}};
     /* a browser reconnecting names the last event line it had: no line twice */
     const char *last = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Last-Event-ID");
-    if (last)
-        st->ev_seq = strtoull(last, NULL, 10);
+    uint64_t seq;
+    if (last && rtc_parse_u64(last, 0, UINT64_MAX, 0, &seq) == RTC_OK)
+        st->ev_seq = seq;
     struct MHD_Response *r =
         MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, stream_read, st,
                                           stream_free);
@@ -322,9 +323,11 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
     (void)cls, (void)c;
     char *out = s;
     for (const char *in = s; *in; in++) {
-        unsigned v;
-        if (in[0] == '%' && isxdigit((unsigned char)in[1]) && isxdigit((unsigned char)in[2]) &&
-            sscanf(in + 1, "%2x", &v) == 1 && v >= 0x20 && v != 0x7f) {
+        char hex[3] = {in[0] == '%' ? in[1] : '\0', in[1] ? in[2] : '\0', '\0'};
+        uint8_t v;
+        size_t n;
+        if (hex[0] && rtc_hex_decode(hex, &v, 1, &n) == RTC_OK && n == 1 && v >= 0x20 &&
+            v != 0x7f) {
             *out++ = (char)v;
             in += 2;
         } else {

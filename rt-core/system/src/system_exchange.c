@@ -19,25 +19,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Strings and binaries point into the unit's memory until its next call: keep copies. */
-static void copy_indirect(obs_group *g, rtc_type type, void *arr, char *store)
-{
-    for (size_t e = 0; e < g->n_values; e++) {
-        char *dst = store + e * RTC_SYS_STR_CAP;
-        if (type == RTC_TYPE_STRING) {
-            const char *s = ((const char **)arr)[e];
-            snprintf(dst, RTC_SYS_STR_CAP, "%s", s ? s : "");
-            ((const char **)arr)[e] = dst;
-        } else {
-            rtc_binary *b = &((rtc_binary *)arr)[e];
-            size_t n = b->size < RTC_SYS_STR_CAP ? b->size : RTC_SYS_STR_CAP;
-            if (n)
-                memcpy(dst, b->data, n);
-            *b = (rtc_binary){(const uint8_t *)dst, n};
-        }
-    }
-}
-
 int rtc__sys_fetch(rtc_system *sys, sys_unit *u, bool into_nxt)
 {
     (void)sys;
@@ -49,8 +30,9 @@ int rtc__sys_fetch(rtc_system *sys, sys_unit *u, bool into_nxt)
         int rc = u->unit->ops->get(u->unit->self, (rtc_type)t, g->vr, g->n_vr, arr, g->n_values);
         if (rc != RTC_OK)
             return rc;
-        if (g->str_cur)
-            copy_indirect(g, (rtc_type)t, arr, into_nxt ? g->str_nxt : g->str_cur);
+        if (g->str_cur) /* they point into the unit's memory until its next call */
+            rtc_value_copy_indirect((rtc_type)t, arr, arr, g->n_values,
+                                    into_nxt ? g->str_nxt : g->str_cur, RTC_SYS_STR_CAP);
     }
     return RTC_OK;
 }

@@ -24,8 +24,10 @@ typedef struct rtc_archive_limits {
  *
  * @param limits NULL for defaults.
  * @param lg     one error line "ARCHIVE: ENTRY: reason" on failure.
- * Returns: RTC_OK; RTC_EIO (cannot open / read / truncated / CRC error); RTC_EUNSAFE
- * (absolute path, "..", symlink entry); RTC_ELIMIT (size or count over the limit).
+ * Returns: RTC_OK; -errno (cannot open the archive or the destination, cannot create or
+ * write a file: e.g. -ENOENT, -ENOSPC); RTC_EIO (not a zip file, truncated, CRC error,
+ * encrypted); RTC_EUNSAFE (absolute path, "..", symlink entry); RTC_ELIMIT (size or
+ * count over the limit).
  * On failure, files already written stay in @p dest_dir: the caller removes the directory.
  * RT-safe: no.
  */
@@ -39,7 +41,7 @@ int rtc_archive_extract(const char *zip_path, const char *dest_dir,
  * it, removes the directories of the same prefix that a process now gone left behind
  * (rtc_tmpdir_sweep). The path is remembered until rtc_tmpdir_remove(), for
  * rtc_tmpdir_remove_all(). Writes the path to @p out. Returns RTC_OK, RTC_ELIMIT (cap too
- * small) or RTC_ESYS. RT-safe: no. Thread: any.
+ * small) or -errno (mkdtemp failed). RT-safe: no. Thread: any.
  */
 int rtc_tmpdir_new(const char *prefix, char *out, size_t cap);
 
@@ -52,7 +54,8 @@ int rtc_tmpdir_new(const char *prefix, char *out, size_t cap);
 int rtc_tmpdir_sweep(const char *prefix);
 
 /** Remove a directory tree without following links (nftw FTW_DEPTH|FTW_PHYS). A missing
- *  path is fine. Returns RTC_OK or RTC_ESYS. RT-safe: no. Thread: any. */
+ *  path is fine. Returns RTC_OK or -errno of the call that failed. RT-safe: no.
+ *  Thread: any. */
 int rtc_tmpdir_remove(const char *path);
 
 /**

@@ -25,13 +25,14 @@ typedef struct rtc_csv rtc_csv;
 
 /**
  * Create (truncate) @p path for writing; "-" writes to standard output.
- * Returns RTC_OK and *out, RTC_ESYS (open failed; errno kept) or RTC_ENOMEM.
+ * Returns RTC_OK and *out, -errno (open failed, e.g. -ENOENT: a missing directory; errno
+ * kept too) or RTC_ENOMEM.
  * RT-safe: no.
  */
 int rtc_csv_open(const char *path, rtc_csv **out);
 
-/** Flush, fsync, close and free. Returns the first write error seen (RTC_ESYS with errno
- *  set, RTC_ENOMEM), or RTC_OK. NULL is a no-op returning RTC_OK. RT-safe: no. */
+/** Flush, fsync, close and free. Returns the first write error seen (-errno, errno set
+ *  too; RTC_ENOMEM), or RTC_OK. NULL is a no-op returning RTC_OK. RT-safe: no. */
 int rtc_csv_close(rtc_csv *w);
 
 /** First error seen (sticky), RTC_OK when none. RT-safe: yes. */

@@ -4,9 +4,9 @@
  * A logger is a callback plus user pointer. Library code never prints: it formats into a
  * bounded buffer and hands the text to the logger the caller supplied. The level is tested
  * before the arguments are formatted, so disabled debug lines cost one comparison.
- * The real-time thread never formats text (see DESIGN.md): on a thread bound to an rtlog
- * (rtcosim/rtlog.h) rtc_log() only queues the format and its arguments; the rtlog's
- * drainer formats them and calls the logger.
+ * On a thread bound to an rtlog (rtcosim/rtlog.h) rtc_log() only queues the format and
+ * its arguments; the rtlog's drainer formats them and calls the logger (README,
+ * "Real-time rules": how to log from the real-time thread).
  */
 #ifndef RTCOSIM_LOG_H
 #define RTCOSIM_LOG_H

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rtcosim/numparse.h"
 #include "rtcosim/rtsafe.h"
 
 /** Variable types of FMI 3.0 (FMI 2.0 maps Real→FLOAT64, Integer→INT32, Boolean, String,
@@ -299,8 +300,9 @@ RTC_RT_SAFE size_t rtc_type_size(rtc_type type);
 RTC_RT_SAFE size_t rtc_var_count(const rtc_var *v);
 
 /**
- * Parse the text of one scalar value of @p type: floats with strtod/strtof (whole string),
- * integers in decimal with the type's range checked, booleans "true"/"false"/"1"/"0",
+ * Parse the text of one scalar value of @p type with the number parser (rtcosim/numparse.h):
+ * floats correctly rounded in the C locale (also "inf", "nan"), integers in decimal with
+ * the type's range checked, booleans "true"/"false"/"1"/"0",
  * enumerations as integers, strings as-is (out->str points into @p text).
  * Returns: RTC_OK; RTC_EPARSE (not a value of the type); RTC_ELIMIT (out of the type's
  * range); RTC_EUNSUPPORTED (BINARY and CLOCK: use rtc_hex_decode()).
@@ -324,11 +326,17 @@ RTC_RT_SAFE double rtc_value_to_double(rtc_type type, rtc_value v);
 RTC_RT_SAFE rtc_value rtc_value_from_double(rtc_type type, double x);
 
 /**
- * Decode hexadecimal text ("0a1B", whitespace ignored) into @p buf.
- * Returns RTC_OK and *n; RTC_EPARSE (odd digit count, not hex); RTC_ELIMIT (over @p cap).
- * RT-safe: yes.
+ * Keep copies of @p n string or binary values (@p type RTC_TYPE_STRING or RTC_TYPE_BINARY)
+ * that point into a unit's memory, valid only until its next call: value e is copied into
+ * @p store + e·@p cap (strings truncated to cap − 1 bytes and terminated, binaries to cap
+ * bytes; NULL strings become ""), and element e of @p dst (const char * or rtc_binary
+ * array) is set to point at the copy. @p src and @p dst may be the same array.
+ * RT-safe: yes (no formatting, no allocation).
  */
-RTC_RT_SAFE int rtc_hex_decode(const char *text, uint8_t *buf, size_t cap, size_t *n);
+RTC_RT_SAFE void rtc_value_copy_indirect(rtc_type type, const void *src, void *dst, size_t n,
+                                         char *store, size_t cap);
+
+/* rtc_hex_decode() (binary start values) is in rtcosim/numparse.h. */
 
 /** May @p v be set before initialization (FMI: state Instantiated) and again in
  *  Initialization Mode: a non-constant input or a variable with initial exact or approx.

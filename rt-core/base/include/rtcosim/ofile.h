@@ -35,14 +35,16 @@ typedef struct rtc_ofile rtc_ofile;
 
 /**
  * Create (truncate) @p path for appending records; "-" is standard output (not closed).
- * Returns RTC_OK and *out, RTC_ESYS (open failed; errno kept) or RTC_ENOMEM.
+ * Returns RTC_OK and *out, -errno (open failed, e.g. -ENOENT: a missing directory; errno
+ * kept too) or RTC_ENOMEM.
  * RT-safe: no.
  */
 int rtc_ofile_open(const char *path, rtc_ofile **out);
 
 /** Flush every complete record, fsync (regular files), close and free. A record left
- *  unfinished is dropped. Returns the first error of the stream's life (RTC_ESYS, errno
- *  kept) or RTC_OK. NULL is a no-op returning RTC_OK. RT-safe: no. */
+ *  unfinished is dropped. Returns the first error of the stream's life (-errno of the
+ *  failing write, fsync or close, e.g. -ENOSPC; errno kept too) or RTC_OK. NULL is a
+ *  no-op returning RTC_OK. RT-safe: no. */
 int rtc_ofile_close(rtc_ofile *f);
 
 /**
@@ -78,10 +80,11 @@ int rtc_ofile_flush(rtc_ofile *f);
 /** Bytes of complete records not yet handed to the kernel. */
 size_t rtc_ofile_pending(const rtc_ofile *f);
 
-/** First error (RTC_ESYS, RTC_ENOMEM) or RTC_OK. Thread: the writer. */
+/** First error (-errno, RTC_ENOMEM) or RTC_OK. Thread: the writer. */
 int rtc_ofile_error(const rtc_ofile *f);
 
-/** errno of the first error (0 when none). Thread: the writer. */
+/** errno of the first error (0 when none; rtc_status_errno() of the error). Thread: the
+ *  writer. */
 int rtc_ofile_errno(const rtc_ofile *f);
 
 /** The path given to rtc_ofile_open(). */
@@ -98,7 +101,8 @@ FILE *rtc_ofile_replace_begin(const char *path, char *tmp, size_t cap);
 /**
  * Step 2: flush, fsync and close @p f, then rename @p tmp over @p path. On any failure
  * the temporary is removed and @p path is left as it was. NULL @p f (begin failed) is a
- * failure. Returns RTC_OK or RTC_ESYS (errno of the first failing call kept).
+ * failure. Returns RTC_OK or -errno of the first failing call (errno kept too; RTC_ESYS
+ * when @p f is NULL and errno holds no error).
  * RT-safe: no.
  */
 int rtc_ofile_replace_commit(FILE *f, const char *tmp, const char *path);

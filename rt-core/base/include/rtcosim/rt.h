@@ -55,7 +55,8 @@ void rtc_rt_detect(rtc_rt_info *info);
  * warning, or an error when @p hard is true.
  * Under ASan/TSan memory is not locked (their shadow maps cannot be locked); a warning says so.
  *
- * Returns RTC_OK (possibly with warnings); RTC_ESYS when @p hard and a step failed.
+ * Returns RTC_OK (possibly with warnings); -errno of the first step that failed when
+ * @p hard.
  * RT-safe: no. Thread: the main thread, before the RT threads start.
  */
 int rtc_rt_prepare_process(size_t heap_reserve, bool hard, const rtc_logger *lg,
@@ -90,8 +91,8 @@ typedef struct rtc_rt_thread_opts {
 
 /**
  * Create a thread running fn(arg) with the attributes of @p o (see the file comment).
- * Returns RTC_OK; RTC_EINVAL (priority/cpu out of range); RTC_ESYS (creation failed:
- * logged with the reason). RT-safe: no.
+ * Returns RTC_OK; RTC_EINVAL (priority/cpu out of range); -errno (creation failed, e.g.
+ * -EAGAIN: logged with the reason). RT-safe: no.
  */
 int rtc_rt_thread_start(const rtc_rt_thread_opts *o, void *(*fn)(void *), void *arg,
                         const rtc_logger *lg, rtc_rt_thread **out);

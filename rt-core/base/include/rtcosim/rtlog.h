@@ -1,7 +1,7 @@
 /*
  * rtcosim/rtlog.h — the real-time thread's log: fixed-size records, formatted elsewhere.
  *
- * The real-time thread never formats text (DESIGN.md, STYLE rule 12). It pushes a record
+ * The real-time thread never formats text (README, "Real-time rules"). It pushes a record
  * of a code and a few integers into a preallocated SPSC ring (rtcosim/ring.h); a non-RT
  * thread drains the ring, turns each record into one line through a formatter and hands
  * it to an rtc_logger. Recurring conditions (an overrun every tick of a slow stretch) are
@@ -101,10 +101,6 @@ RTC_RT_SAFE bool rtc_rtlog_push_ext(rtc_rtlog *log, uint32_t code, uint32_t deta
 RTC_RT_SAFE bool rtc_rtlog_vtext(rtc_rtlog *log, const rtc_logger *lg, int level,
                                  const char *const *prefix, const char *fmt, va_list ap)
     __attribute__((format(printf, 5, 0)));
-
-/** As rtc_rtlog_vtext() without prefix. RT-safe: yes. Thread: any. */
-RTC_RT_SAFE bool rtc_rtlog_text(rtc_rtlog *log, const rtc_logger *lg, int level, const char *fmt,
-                                ...) __attribute__((format(printf, 4, 5)));
 
 /**
  * Route rtc_log() of the calling thread into @p log (NULL: back to direct formatting).

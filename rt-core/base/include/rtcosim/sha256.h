@@ -26,7 +26,7 @@ RTC_RT_SAFE void rtc_sha256_final(rtc_sha256 *s, uint8_t out[32]);
 
 /**
  * Hash a whole file into 64 lower-case hex digits plus NUL.
- * Returns RTC_OK or RTC_EIO (cannot open or read). RT-safe: no.
+ * Returns RTC_OK or -errno (cannot open or read, e.g. -ENOENT). RT-safe: no.
  */
 int rtc_sha256_file(const char *path, char hex[65]);
 

@@ -41,7 +41,8 @@ RTC_RT_SAFE int rtc_time_sleep_until_ns(int64_t deadline_ns);
 
 /**
  * Parse a decimal number of seconds ("0.001", "1e-3", "+2.5E+1", "10") exactly into
- * nanoseconds. The whole string must be consumed.
+ * nanoseconds: the same as rtc_parse_seconds() (rtcosim/numparse.h, the one number
+ * parser), kept under this name for embedders that call it.
  *
  * Returns: RTC_OK; RTC_EPARSE (not a number); RTC_ETIME (finer than 1 ns or out of the
  * int64 range — never silently rounded).

@@ -34,9 +34,8 @@
  *
  * Three phases: rtc_exec_new() allocates everything (histograms, rings, tables) — the
  * arm phase; rtc_exec_run() prepares the process (rtcosim/rt.h), starts the threads and
- * blocks until the run stops; during the run the RT thread does no malloc/free, no lock,
- * no stdio and no blocking syscall other than its sleep (tests/unit/test_rt_hygiene.c
- * proves it). Control requests (pause, resume, single step, stop, signals) are atomics
+ * blocks until the run stops; during the run the RT thread keeps the real-time rules
+ * (README, "Real-time rules"). Control requests (pause, resume, single step, stop, signals) are atomics
  * honoured at step boundaries. Every stop — the end, a unit's error, the overrun policy,
  * a signal, a request — takes one path: the RT thread leaves its loop, the executive
  * calls every registered safe-state callback once (drivers write their safe values)
@@ -220,8 +219,8 @@ int rtc_exec_add_safe(rtc_exec *ex, rtc_exec_safe_fn fn, void *user);
  * Prepare the process, start the threads, pace the run until it stops, apply the safe
  * state. Blocks; may be called once per executive.
  * Returns RTC_OK (END, SIGNAL, REQUEST, NONFINITE, and an abandoned run: see
- * rtc_exec_abandoned); the unit's status (ERROR); RTC_ELIMIT (OVERRUNS); RTC_ESYS (a thread could not be started, or hard mode and the RT set-up
- * failed). RT-safe: no. Thread: the caller's (should handle SIGINT/SIGTERM).
+ * rtc_exec_abandoned); the unit's status (ERROR); RTC_ELIMIT (OVERRUNS); -errno (a
+ * thread could not be started, or hard mode and the RT set-up failed). RT-safe: no. Thread: the caller's (should handle SIGINT/SIGTERM).
  */
 int rtc_exec_run(rtc_exec *ex);
 
@@ -296,11 +295,12 @@ RTC_RT_SAFE rtc_exec_stop rtc_exec_stop_reason(const rtc_exec *ex);
  * Write timing.json: period, steps, overruns, policy, scheduling, kernel, and min/avg/
  * p50/p99/p999/p9999/max of wakeup_latency_ns, step_time_ns, handoff_ns, slack_ns and
  * units.<name>.do_step_ns. @p status overrides the stop name (NULL: from the stop).
- * Returns RTC_OK or RTC_EIO (logged). RT-safe: no.
+ * Returns RTC_OK, RTC_ENOMEM or -errno (logged with the path). RT-safe: no.
  */
 int rtc_exec_write_timing(const rtc_exec *ex, const char *path, const char *status);
 
-/** Write histogram.txt in cyclictest's -h layout. Returns RTC_OK or RTC_EIO. RT-safe: no. */
+/** Write histogram.txt in cyclictest's -h layout. Returns RTC_OK or -errno (logged).
+ *  RT-safe: no. */
 int rtc_exec_write_histogram(const rtc_exec *ex, const char *path);
 
 #endif

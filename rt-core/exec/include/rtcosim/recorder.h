@@ -8,7 +8,7 @@
  * the kernel within about 100 ms, in whole rows (rtcosim/ofile.h), and the recorder thread
  * never busy-waits (recorder.c explains the wake-ups). The first write error is reported
  * at once and, unless the options say to continue, ends the run: rtc_recorder_push()
- * returns RTC_EIO from then on.
+ * returns that error (the write's -errno, e.g. -ENOSPC) from then on.
  */
 #ifndef RTCOSIM_RECORDER_H
 #define RTCOSIM_RECORDER_H
@@ -30,7 +30,7 @@ typedef struct rtc_recorder_opts {
     bool lossless;           /**< true: producers wait when the ring is full (fast runs);
                                   false: drop and count (real time, no wait, no syscall) */
     bool continue_on_error;  /**< true: a write error is reported and the run goes on
-                                  (rows are lost); false: push returns RTC_EIO after it */
+                                  (rows are lost); false: push returns the error after it */
     const rtc_logger *lg;    /**< where the first write error is reported (NULL: nowhere) */
 } rtc_recorder_opts;
 
@@ -47,15 +47,16 @@ typedef struct rtc_recorder_stats {
  * @param rec   columns; must outlive the recorder.
  * @param csv   destination; owned by the caller, closed after rtc_recorder_stop().
  * @param o     ring size, mode and error policy (copied).
- * Returns RTC_OK, RTC_ENOMEM or RTC_ESYS (thread creation). RT-safe: no.
+ * Returns RTC_OK, RTC_ENOMEM or -errno (thread creation). RT-safe: no.
  */
 int rtc_recorder_start(rtc_record *rec, rtc_csv *csv, const rtc_recorder_opts *o,
                        rtc_recorder **out);
 
 /**
  * Sample the current values of every column and queue a row for time @p t_ns.
- * Returns RTC_OK, RTC_ELIMIT (dropped: ring full in real-time mode), RTC_EIO (the
- * recording failed and the options say stop: end the run) or a unit's error.
+ * Returns RTC_OK, RTC_ELIMIT (dropped: ring full in real-time mode), the recording's
+ * first write error (-errno, e.g. -ENOSPC: the options say stop, so end the run) or a
+ * unit's error.
  * RT-safe: yes in real-time mode: no system call (lossless mode waits on a semaphore
  * while the ring is full, and posts one every quarter ring when the recorder sleeps).
  * Thread: the one stepping thread.
