@@ -15,6 +15,7 @@
 #include "rtcosim/status.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,8 +64,9 @@ int rtc_fmu_open(const char *path, const rtc_fmu_options *opt, const rtc_logger 
         return RTC_EINVAL;
     struct stat st;
     if (stat(path, &st) != 0) {
-        rtc_log(lg, RTC_LOG_ERROR, "%s: cannot open: no such file", path);
-        return RTC_EIO;
+        int rc = rtc_status_from_errno(errno);
+        rtc_log(lg, RTC_LOG_ERROR, "%s: cannot open: %s", path, rtc_strerror(rc));
+        return rc;
     }
     rtc_fmu *fmu = calloc(1, sizeof *fmu);
     if (!fmu)

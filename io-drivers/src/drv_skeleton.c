@@ -64,7 +64,8 @@ static int sk_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **se
     d->peer.sin_port = htons((uint16_t)peer);
     d->buf_cap = 4 + 8 * b->n_sig + 1; /* a frame either way, +1 to see a longer one */
     if (rc == RTC_OK && d->tx_fd < 0)
-        rc = rtc_drv_error(b, RTC_ESYS, "cannot open a UDP socket: %s", strerror(err));
+        rc = rtc_drv_error(b, rtc_status_from_errno(err), "cannot open a UDP socket: %s",
+                           strerror(err));
     if (rc == RTC_OK && !(d->buf = malloc(d->buf_cap)))
         rc = RTC_ENOMEM;
     if (rc != RTC_OK) {
@@ -128,9 +129,11 @@ static int sk_begin(rtc_drv_base *b)
     socklen_t al = sizeof a;
     d->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (d->fd < 0 || bind(d->fd, (struct sockaddr *)&d->local, sizeof d->local) != 0 ||
-        getsockname(d->fd, (struct sockaddr *)&a, &al) != 0)
-        return rtc_drv_error(b, RTC_EIO, "cannot bind 127.0.0.1:%u: %s",
-                             ntohs(d->local.sin_port), strerror(errno));
+        getsockname(d->fd, (struct sockaddr *)&a, &al) != 0) {
+        int err = errno;
+        return rtc_drv_error(b, rtc_status_from_errno(err), "cannot bind 127.0.0.1:%u: %s",
+                             ntohs(d->local.sin_port), strerror(err));
+    }
     atomic_store_explicit(&b->st.port, ntohs(a.sin_port), memory_order_relaxed);
     return RTC_OK;
 }

@@ -456,17 +456,17 @@ static int open_endpoint(mbs *d)
     if (d->rtu) {
         modbus_set_slave(d->ctx, (int)d->unit_id);
         if (modbus_connect(d->ctx) == -1)
-            return RTC_EIO;
+            return rtc_status_from_errno(errno);
         d->listen_fd = modbus_get_socket(d->ctx);
         rtc_drv_link_set(&d->b, RTC_LINK_UP);
         return RTC_OK;
     }
     d->listen_fd = modbus_tcp_listen(d->ctx, (int)d->max_clients);
     if (d->listen_fd < 0)
-        return RTC_EIO;
+        return rtc_status_from_errno(errno);
     /* a client gone between poll and accept must not block the loop in accept */
     if (fcntl(d->listen_fd, F_SETFL, fcntl(d->listen_fd, F_GETFL) | O_NONBLOCK) == -1)
-        return RTC_ESYS;
+        return rtc_status_from_errno(errno);
     struct sockaddr_in sa;
     socklen_t sl = sizeof sa;
     if (getsockname(d->listen_fd, (struct sockaddr *)&sa, &sl) == 0)

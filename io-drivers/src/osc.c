@@ -528,7 +528,7 @@ static int osc_safe(rtc_drv_base *b)
     osc *d = (osc *)b;
     bool own = d->send_fd < 0; /* not running: a plain UDP socket carries the bundle */
     if (own && (d->send_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
-        return RTC_EIO;
+        return rtc_status_from_errno(errno);
     send_outputs(d, d->smp);
     if (own) {
         close(d->send_fd);

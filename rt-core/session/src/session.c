@@ -355,20 +355,20 @@ static int copy_file(const char *from, const char *to)
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp", to);
     FILE *in = fopen(from, "rb"), *out = in ? fopen(tmp, "wb") : NULL;
-    int rc = in && out ? RTC_OK : RTC_EIO;
+    int rc = in && out ? RTC_OK : rtc_status_from_errno(errno);
     char buf[65536];
     size_t n;
     while (rc == RTC_OK && (n = fread(buf, 1, sizeof buf, in)) > 0)
         if (fwrite(buf, 1, n, out) != n)
-            rc = RTC_EIO;
-    if (in && ferror(in))
-        rc = RTC_EIO;
-    if (out && fclose(out) != 0)
-        rc = RTC_EIO;
+            rc = rtc_status_from_errno(errno);
+    if (in && ferror(in) && rc == RTC_OK)
+        rc = RTC_EIO; /* stdio keeps no errno for a read error */
+    if (out && fclose(out) != 0 && rc == RTC_OK)
+        rc = rtc_status_from_errno(errno);
     if (in)
         fclose(in);
     if (rc == RTC_OK && rename(tmp, to) != 0)
-        rc = RTC_EIO;
+        rc = rtc_status_from_errno(errno);
     if (rc != RTC_OK && out)
         unlink(tmp);
     return rc;
@@ -388,16 +388,17 @@ static int write_copies(rtc_session *s, const char *system_path)
                                                         : "ssd";
     char path[4096];
     snprintf(path, sizeof path, "%s/system.%s", s->dir, ext);
-    if (copy_file(system_path, path) != RTC_OK) {
-        rtc_log(refusal(s), RTC_LOG_ERROR, "cannot copy %s to %s", system_path, path);
-        return RTC_EIO;
+    int rc = copy_file(system_path, path);
+    if (rc != RTC_OK) {
+        rtc_log(refusal(s), RTC_LOG_ERROR, "cannot copy %s to %s: %s", system_path, path,
+                rtc_strerror(rc));
+        return rc;
     }
     snprintf(path, sizeof path, "%s/fmus.sha256", s->dir);
     char tmp[4200];
     FILE *f = rtc_ofile_replace_begin(path, tmp, sizeof tmp); /* renamed when complete */
     if (!f)
-        return RTC_EIO;
-    int rc = RTC_OK;
+        return rtc_status_from_errno(errno);
     for (size_t i = 0; i < rtc_system_unit_count(s->sys); i++) {
         const char *src = rtc_system_unit_source(s->sys, i);
         const char *hex = rtc_system_unit_sha256(s->sys, i); /* hashed at load time */
@@ -405,12 +406,13 @@ static int write_copies(rtc_session *s, const char *system_path)
             continue;
         if (!hex) {
             rtc_log(refusal(s), RTC_LOG_ERROR, "cannot hash %s", src);
-            rc = RTC_EIO;
+            rc = RTC_EIO; /* the hash was not made at load: the file could not be read */
             continue;
         }
         fprintf(f, "%s  %s  %s\n", hex, rtc_system_unit(s->sys, i)->name, src);
     }
-    return rtc_ofile_replace_commit(f, tmp, path) == RTC_OK ? rc : RTC_EIO;
+    int wrc = rtc_ofile_replace_commit(f, tmp, path);
+    return wrc != RTC_OK ? wrc : rc;
 }
 
 /* session.conf: the command line's overrides, which replay must repeat. */
@@ -421,7 +423,7 @@ static int write_conf(rtc_session *s, const rtc_session_options *o)
     char tmp[4200];
     FILE *f = rtc_ofile_replace_begin(path, tmp, sizeof tmp); /* renamed when complete */
     if (!f)
-        return RTC_EIO;
+        return rtc_status_from_errno(errno);
     static const rtc_system_options none;
     const rtc_system_options *so = o->sys_options ? o->sys_options : &none;
     char *abs = realpath(o->system_path, NULL);
@@ -445,7 +447,7 @@ static int write_conf(rtc_session *s, const rtc_session_options *o)
         fprintf(f, "record=%s\n", o->record_names[i]);
     for (size_t i = 0; i < so->n_sets; i++) /* --set values are part of the run */
         fprintf(f, "set=%s\n", so->sets[i]);
-    return rtc_ofile_replace_commit(f, tmp, path) == RTC_OK ? RTC_OK : RTC_EIO;
+    return rtc_ofile_replace_commit(f, tmp, path);
 }
 
 /* Little-endian writers: inputs.bin is the same on every machine that reads it. */
@@ -497,7 +499,7 @@ static int write_header(rtc_session *s)
     static const unsigned char pad[8];
     rtc_ofile_append(s->bin, pad, total - len);
     rtc_ofile_end_record(s->bin); /* the header is one record: never seen half written */
-    return rtc_ofile_flush(s->bin) == RTC_OK ? RTC_OK : RTC_EIO;
+    return rtc_ofile_flush(s->bin);
 }
 
 /* The signal table: every connector of every I/O unit; each unit's tap starts at its
@@ -557,9 +559,10 @@ static int open_bin(rtc_session *s)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/inputs.bin", s->dir);
-    if (rtc_ofile_open(path, &s->bin) != RTC_OK) {
-        rtc_log(refusal(s), RTC_LOG_ERROR, "%s: cannot create: %s", path, strerror(errno));
-        return RTC_EIO;
+    int rc = rtc_ofile_open(path, &s->bin);
+    if (rc != RTC_OK) {
+        rtc_log(refusal(s), RTC_LOG_ERROR, "%s: cannot create: %s", path, rtc_strerror(rc));
+        return rc;
     }
     return write_header(s);
 }

@@ -110,10 +110,11 @@ int rtc_events_open(const char *path, const rtc_logger *tee, rtc_events **out)
     rtc_events *ev = calloc(1, sizeof *ev);
     if (!ev)
         return RTC_ENOMEM;
-    if (rtc_ofile_open(path, &ev->f) != RTC_OK) {
-        rtc_log(tee, RTC_LOG_ERROR, "%s: cannot create: %s", path, strerror(errno));
+    int rc = rtc_ofile_open(path, &ev->f);
+    if (rc != RTC_OK) {
+        rtc_log(tee, RTC_LOG_ERROR, "%s: cannot create: %s", path, rtc_strerror(rc));
         free(ev);
-        return RTC_EIO;
+        return rc;
     }
     rtc_ofile_set_delimiter(ev->f, '\n');
     rtc_ofile_set_retry(ev->f, true); /* later events are worth a try: lines are whole */

@@ -192,8 +192,9 @@ int rtc_inputs_read(const char *path, rtc_inputs *out, char *err, size_t cap)
     memset(out, 0, sizeof *out);
     FILE *f = fopen(path, "rb");
     if (!f) {
-        snprintf(err, cap, "%s: cannot open: %s", path, strerror(errno));
-        return RTC_EIO;
+        int rc = rtc_status_from_errno(errno);
+        snprintf(err, cap, "%s: cannot open: %s", path, rtc_strerror(rc));
+        return rc;
     }
     unsigned char *b = NULL;
     size_t size = 0, capb = 0, n;

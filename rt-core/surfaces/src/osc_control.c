@@ -458,9 +458,10 @@ static int open_socket(rtc_osc_control *c, int port)
     socklen_t len = sizeof a;
     if (c->fd < 0 || bind(c->fd, (struct sockaddr *)&a, sizeof a) != 0 ||
         getsockname(c->fd, (struct sockaddr *)&a, &len) != 0) {
+        int rc = rtc_status_from_errno(errno);
         rtc_log(c->lg, RTC_LOG_ERROR, "control surface: cannot bind UDP %s:%d: %s",
-                c->allow_remote ? "0.0.0.0" : "127.0.0.1", port, strerror(errno));
-        return RTC_EIO;
+                c->allow_remote ? "0.0.0.0" : "127.0.0.1", port, rtc_strerror(rc));
+        return rc;
     }
     c->port = ntohs(a.sin_port);
     return RTC_OK;

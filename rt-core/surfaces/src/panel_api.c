@@ -113,8 +113,8 @@ static int info_lists(rtc_panel *p, json_t *doc)
     for (size_t i = 0; i < rtc_session_columns(s) && !bad; i++)
         bad = json_array_append_new(cols, rtc__json_str(rtc_session_column_name(s, i)));
     rtc_session_var v;
-    for (size_t i = 0; !bad && rtc_session_var_info(s, i, &v); i++)
-        bad = json_array_append_new(vars, info_var(p, &v));
+    for (size_t i = 0; i < rtc_session_vars(s) && !bad; i++)
+        bad = !rtc_session_var_info(s, i, &v) || json_array_append_new(vars, info_var(p, &v));
     return bad;
 }
 

@@ -126,9 +126,11 @@ static int workers_start(rtc_system *sys)
             *a = (worker_arg){w, w->n + 1};
         rtc_rt_thread_opts o = sys->threads;
         o.name = "rtcosim-worker";
-        if (!a || rtc_rt_thread_start(&o, worker_main, a, sys->lg, &w->threads[w->n]) != RTC_OK) {
+        int rc = a ? rtc_rt_thread_start(&o, worker_main, a, sys->lg, &w->threads[w->n])
+                   : RTC_ENOMEM;
+        if (rc != RTC_OK) {
             free(a);
-            return RTC_ESYS; /* the caller stops what started (workers_stop) */
+            return rc; /* the caller stops what started (workers_stop) */
         }
     }
     return RTC_OK;

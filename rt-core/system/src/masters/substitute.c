@@ -121,10 +121,11 @@ static int async_start(rtc_system *sys)
         *u->as = (rtc_async_unit){.sys = sys, .shared = st, .u = u};
         rtc_rt_thread_opts o = sys->threads;
         o.name = "rtcosim-unit";
-        if (rtc_rt_thread_start(&o, async_main, u->as, sys->lg, &u->as->thread) != RTC_OK) {
+        int rc = rtc_rt_thread_start(&o, async_main, u->as, sys->lg, &u->as->thread);
+        if (rc != RTC_OK) {
             free(u->as);
             u->as = NULL;
-            return RTC_ESYS;
+            return rc;
         }
     }
     return RTC_OK;
