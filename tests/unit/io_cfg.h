@@ -34,6 +34,29 @@ void io_cfg_put(io_cfg *c, size_t i, double v);
 /* Read signal i's mailbox. */
 rtc_sample io_cfg_get(io_cfg *c, size_t i);
 
+/*
+ * The fixture of a driver test file, written once here: `LOG` (an io_log), `CFG` (one
+ * io_cfg, on the heap: too large for the stack), and suite_init() / suite_clean() for
+ * rtc_test_add_suite(); suite_init() also ignores SIGPIPE (a peer that closes while the
+ * driver writes must not end the test). Expands to file-scope definitions: use once per
+ * test file, after io_util.h, <signal.h> and <stdlib.h>.
+ */
+#define IO_CFG_FIXTURE                                                                        \
+    static io_log LOG;                                                                        \
+    static io_cfg *CFG;                                                                       \
+    static int suite_init(void)                                                               \
+    {                                                                                         \
+        io_log_init(&LOG);                                                                    \
+        CFG = calloc(1, sizeof *CFG);                                                         \
+        signal(SIGPIPE, SIG_IGN);                                                             \
+        return CFG ? 0 : 1;                                                                   \
+    }                                                                                         \
+    static int suite_clean(void)                                                              \
+    {                                                                                         \
+        free(CFG);                                                                            \
+        return 0;                                                                             \
+    }
+
 /* ---- the Modbus codec cases: type, word order, byte swap, value, registers, scale, offset
  * (register contents written out by hand: IEEE-754 and two's complement bit patterns),
  * shared by the Modbus driver tests ---- */

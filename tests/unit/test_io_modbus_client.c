@@ -25,22 +25,7 @@
  * none asserts a speed. */
 #define WAIT_MS 30000
 
-static io_log LOG;
-static io_cfg *CFG;
-
-static int suite_init(void)
-{
-    io_log_init(&LOG);
-    CFG = calloc(1, sizeof *CFG);
-    signal(SIGPIPE, SIG_IGN);
-    return CFG ? 0 : 1;
-}
-
-static int suite_clean(void)
-{
-    free(CFG);
-    return 0;
-}
+IO_CFG_FIXTURE
 
 /* ---- client driver <-> plain libmodbus server ---- */
 
