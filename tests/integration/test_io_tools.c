@@ -23,22 +23,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-static io_log LOG;
-static io_cfg *CFG;
-
-static int suite_init(void)
-{
-    io_log_init(&LOG);
-    CFG = calloc(1, sizeof *CFG);
-    signal(SIGPIPE, SIG_IGN);
-    return CFG ? 0 : 1;
-}
-
-static int suite_clean(void)
-{
-    free(CFG);
-    return 0;
-}
+IO_CFG_FIXTURE
 
 /* Start a tool and return the port it printed ("...: listening on 127.0.0.1:PORT"). */
 static int spawn_tool(io_child *c, char **argv)

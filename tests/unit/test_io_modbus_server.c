@@ -23,22 +23,7 @@
 
 #define WAIT_MS 30000 /* events only; generous for TSan on a loaded 2-core machine */
 
-static io_log LOG;
-static io_cfg *CFG;
-
-static int suite_init(void)
-{
-    io_log_init(&LOG);
-    CFG = calloc(1, sizeof *CFG);
-    signal(SIGPIPE, SIG_IGN);
-    return CFG ? 0 : 1;
-}
-
-static int suite_clean(void)
-{
-    free(CFG);
-    return 0;
-}
+IO_CFG_FIXTURE
 
 /* The map of every test: holding 0 and coil 10 are engine outputs (read-only for the
  * peer), holding 1 and coil 11 engine inputs (writable). */
