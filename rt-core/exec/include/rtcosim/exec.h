@@ -180,7 +180,8 @@ typedef struct rtc_exec_stats {
     int priority, cpu;
     rtc_rt_info rt;
     rtc_exec_stop stop;
-    int stop_status;             /**< RTC_ERROR stop: the unit's status */
+    int stop_status;             /**< RTC_ERROR stop: the unit's status; RTC_EXEC_END:
+                                      RTC_ETERMINATED when a unit ended the simulation */
     int stop_signal;             /**< RTC_EXEC_SIGNAL stop: the signal number */
 } rtc_exec_stats;
 
