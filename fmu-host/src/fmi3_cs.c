@@ -125,8 +125,9 @@ static int u_exit_init(void *self)
     bool term;
     rc = event_iteration(u, &iters, &term);
     if (rc == RTC_OK && term) {
-        rtc_log(u->lg, RTC_LOG_ERROR, "%s: the FMU requested termination at its initial event",
-                u->name);
+        /* a request, not an error: the run ends at its start (rtcosim/unit.h) */
+        rtc_log(u->lg, RTC_LOG_WARNING, "%s: the FMU requested termination at its initial "
+                "event", u->name);
         rc = RTC_ETERMINATED;
     }
     return rc;

@@ -391,7 +391,9 @@ static int u_exit_init(void *self)
     if (rc == RTC_OK)
         rc = event_iteration(u, u->t_start, &term);
     if (rc == RTC_OK && term) {
-        rtc_log(u->call.lg, RTC_LOG_ERROR, "%s: the FMU asked to terminate during "
+        u->ev.terminated = true;
+        /* a request, not an error: the run ends at its start (rtcosim/unit.h) */
+        rtc_log(u->call.lg, RTC_LOG_WARNING, "%s: the FMU asked to terminate during "
                 "initialization", u->call.name);
         rc = RTC_ETERMINATED;
     }

@@ -1,8 +1,8 @@
 /*
  * Shared declarations of the rtcosim command-line front end. Each sub-command lives in its
  * own cmd_<name>.c and returns the process exit status: 0 on success, 1 on any error (after
- * a one-line message on stderr), 2 on a usage error; the runs add 3 (watchdog) and
- * 130/143 (SIGINT/SIGTERM): the table is in summary.h and the README.
+ * a one-line message on stderr), 2 on a usage error; the runs add 3 (watchdog), 4 (write
+ * error) and 130/143/129 (SIGINT/SIGTERM/SIGHUP): the table is in summary.h and the README.
  */
 #ifndef RTC_APP_CLI_H
 #define RTC_APP_CLI_H

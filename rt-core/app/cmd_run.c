@@ -83,6 +83,7 @@ typedef struct run_ctx {
     rtc_recorder *recorder;
     int64_t start_ns, stop_ns, step_ns;
     bool failed; /* an FMU call failed: no terminate */
+    bool ended_at_init; /* the FMU ended the simulation at its initial event */
     /* non-finite check: every Float64/Float32 output, fetched after each step */
     rtc_nonfinite *nf;
     uint32_t *vr[2];
@@ -466,8 +467,7 @@ static bool must_stop(run_ctx *r, int64_t t_ns)
     r->end.cause = "signal";
     r->end.signo = sig;
     snprintf(r->end.reason, sizeof r->end.reason, "stopped by %s at t = %.9g s",
-             sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal",
-             (double)t_ns / 1e9);
+             rtc_cli_signal_name(sig), (double)t_ns / 1e9);
     return true;
 }
 
@@ -490,6 +490,13 @@ static int run_loop(run_ctx *r)
     rtc_cli_progress_start(&bar, r->start_ns, r->stop_ns);
     int64_t k = 0;
     int rc = record_row(r, r->start_ns);
+    if (rc == RTC_OK && r->ended_at_init) { /* the start's row is the whole run (warned) */
+        rtc_cli_progress_end(&bar);
+        snprintf(r->end.reason, sizeof r->end.reason, "%s: the FMU requested to terminate the "
+                 "simulation at its initial event (t=%.9g s); stopping there", r->unit->name,
+                 rtc_time_to_s(r->start_ns));
+        return RTC_OK;
+    }
     bool stop = rc == RTC_OK && must_stop(r, r->start_ns);
     for (; rc == RTC_OK && !stop && k < n_full + (rest != 0); k++) {
         int64_t t_ns = r->start_ns + k * r->step_ns;
@@ -545,6 +552,10 @@ static int initialize(run_ctx *r)
         rc = apply_set(r, r->o->sets[i]);
     if (rc == RTC_OK)
         rc = r->unit->ops->exit_init(r->unit->self);
+    /* an end at the initial event, like one in a later step: the start's row, terminate,
+     * status completed — as `run SYSTEM` does (rtcosim/system.h, rtc_system_init) */
+    r->ended_at_init = rc == RTC_ETERMINATED;
+    rc = r->ended_at_init ? RTC_OK : rc;
     if (rc == RTC_EFMU || rc == RTC_EFATAL)
         r->failed = true;
     return rc;
@@ -603,15 +614,18 @@ static void settle_end(run_ctx *r, int rc)
     }
 }
 
-/* Returns whether summary.json was written (into @p path). */
+/* Returns whether summary.json was written (into @p path); one that was due and could
+ * not be written turns a success into a write error (rtc_cli_summary_failed). */
 static bool write_run_summary(run_ctx *r, const rtc_recorder_stats *rs, char *path,
                               size_t cap)
 {
     struct stat st;
     char dir[4200];
+    if (!summary_path(r->o, path, cap))
+        return false;
     /* no summary where the result file could not go either (one error line is enough) */
-    if (!summary_path(r->o, path, cap) || (snprintf(dir, sizeof dir, "%s", path),
-                                           stat(dirname(dir), &st) != 0))
+    snprintf(dir, sizeof dir, "%s", path);
+    if (stat(dirname(dir), &st) != 0 && rtc_cli_end_exit(&r->end) != RTC_EXIT_OK)
         return false;
     json_t *doc = json_object();
     int bad = !doc;
@@ -619,13 +633,18 @@ static bool write_run_summary(run_ctx *r, const rtc_recorder_stats *rs, char *pa
     bad |= rtc_cli_summary_end(doc, &r->end, r->nf, nf_name, r);
     bad |= json_object_set_new(doc, "step_ns", json_integer(r->step_ns));
     bad |= json_object_set_new(doc, "rows_written", rtc__json_uint(rs->rows_written));
+    bad |= json_object_set_new(doc, "rows_dropped", rtc__json_uint(rs->rows_dropped));
+    bad |= json_object_set_new(doc, "rows_lost", rtc__json_uint(rs->rows_lost));
     json_t *me = r->me_events ? json_object_get(r->me_events, "me_events") : NULL;
     if (me)
         bad |= json_object_set(doc, "me_events", me);
     bad |= json_object_set_new(doc, "events", rtc__json_uint(r->events));
     bad |= json_object_set_new(doc, "early_returns", rtc__json_uint(r->early_returns));
     bad |= json_object_set_new(doc, "max_microsteps", rtc__json_uint(r->max_microsteps));
-    return rtc_cli_summary_write(doc, bad, path);
+    if (rtc_cli_summary_write(doc, bad, path))
+        return true;
+    rtc_cli_summary_failed(&r->end, path);
+    return false;
 }
 
 static void free_ctx(run_ctx *r)
@@ -672,7 +691,7 @@ int rtc_cmd_run(int argc, char **argv)
     rtc_cli_stop_signals(false);
     if (r.started) /* a failure before it is its one error line */
         rtc_cli_final_line(o.no_output ? NULL : o.output, rs.rows_written,
-                           has_summary ? summary : NULL, &r.end);
+                           rs.rows_dropped + rs.rows_lost, has_summary ? summary : NULL, &r.end);
     free_ctx(&r);
     free(o.sets);
     free(o.records);

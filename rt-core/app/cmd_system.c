@@ -73,12 +73,14 @@ static const char run_common_help[] =
     "than a second a progress bar with rate and ETA (stderr; none with -q or when stderr\n"
     "is not a terminal); every run ends with one line on stderr: where the results are,\n"
     "how many rows, how it ended.\n"
-    "SIGINT/SIGTERM stop at the next step: complete rows only, summary.json status\n"
-    "\"stopped\", exit status 130/143 (without --realtime a second signal ends the process\n"
-    "at once). Exit status: 0 on success (also when a unit ends the simulation itself, and\n"
-    "with non-finite values under --on-nonfinite warn), 1 on error, 2 on a usage error,\n"
-    "3 watchdog, 4 when a result file could not be written, 130/143 when stopped by\n"
-    "SIGINT/SIGTERM (see the README's table).\n";
+    "SIGINT/SIGTERM/SIGHUP stop at the next step: complete rows only, summary.json status\n"
+    "\"stopped\", exit status 130/143/129 (without --realtime a second signal ends the\n"
+    "process at once; SIGHUP ignored from the start, as under nohup, stays ignored).\n"
+    "Exit status: 0 on success (also when a unit ends the simulation itself, even at its\n"
+    "initial event, and with non-finite values under --on-nonfinite warn), 1 on error,\n"
+    "2 on a usage error, 3 watchdog, 4 when a result file could not be written (disk full,\n"
+    "a file-size limit such as ulimit -f, a closed output pipe), 129/130/143 when stopped\n"
+    "by SIGHUP/SIGINT/SIGTERM (see the README's table).\n";
 
 /* The master algorithms the library has: "jacobi | gauss-seidel | parallel-fast" with
  * @p sep " | ", or "jacobi, gauss-seidel or parallel-fast" with ", " and @p last " or ". */
@@ -266,7 +268,7 @@ double rtc_cli_now_s(void)
 }
 
 /* After a step of the fast run: report new non-finite values, and whether the run stops
- * (for one of them, or for SIGINT/SIGTERM). */
+ * (for one of them, or for SIGINT/SIGTERM/SIGHUP). */
 static bool fast_stop(rtc_system *sys, sys_opts *o, size_t *nf_seen)
 {
     rtc_cli_end *e = &o->rt.end;
@@ -284,8 +286,7 @@ static bool fast_stop(rtc_system *sys, sys_opts *o, size_t *nf_seen)
         e->cause = "signal";
         e->signo = sig;
         snprintf(e->reason, sizeof e->reason, "stopped by %s at tick %lld",
-                 sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal",
-                 (long long)rtc_system_tick_index(sys));
+                 rtc_cli_signal_name(sig), (long long)rtc_system_tick_index(sys));
     }
     return sig != 0;
 }
@@ -331,8 +332,8 @@ static void settle_end(rtc_cli_end *e, const rtc_system *sys, int rc)
         snprintf(e->reason, sizeof e->reason, "%s", *rtc_cli_last_error() ? rtc_cli_last_error()
                                                                           : rtc_strerror(rc));
     } else if (ended && rc == RTC_ETERMINATED && !e->reason[0]) {
-        snprintf(e->reason, sizeof e->reason, "a unit ended the simulation at tick %lld",
-                 (long long)e->last_tick);
+        snprintf(e->reason, sizeof e->reason, "a unit ended the simulation at tick %lld%s",
+                 (long long)e->last_tick, e->last_tick ? "" : " (its initial event)");
     } else if (ended && !e->reason[0]) {
         snprintf(e->reason, sizeof e->reason, "reached the stop time%s", e->nonfinite ?
                  "; values became non-finite (--on-nonfinite warn)" : "");
@@ -358,12 +359,15 @@ static void conclude(sys_opts *o, const rtc_system *sys, rtc_recorder *r, rtc_cs
     rtc_cli_end *e = &o->rt.end;
     settle_end(e, sys, rc);
     /* every attempt replaces summary.json: an older run's never stays beside this one */
-    rtc_cli_write_summary(o->dir, sys, o->path, e, rtc_cli_now_s() - o->rt.t0_wall_s, &rs,
-                          &o->rt, true);
+    bool saved = rtc_cli_write_summary(o->dir, sys, o->path, e,
+                                       rtc_cli_now_s() - o->rt.t0_wall_s, &rs, &o->rt, true);
     char summary[4200];
     snprintf(summary, sizeof summary, "%s/summary.json", o->dir);
+    if (!saved)
+        rtc_cli_summary_failed(e, summary);
     if (o->started) /* a failure before it is its one error line */
-        rtc_cli_final_line(file, rs.rows_written, summary, e);
+        rtc_cli_final_line(file, rs.rows_written, rs.rows_dropped + rs.rows_lost,
+                           saved ? summary : NULL, e);
     if (sys && r)
         rtc_log(&rtc_cli_log, RTC_LOG_INFO, "%lld ticks in %.3f s; %llu rows in %s",
                 (long long)e->last_tick, rtc_cli_now_s() - o->rt.t0_wall_s,

@@ -65,6 +65,7 @@ int main(int argc, char **argv)
 {
     rtc_logger err = rtc_logger_stderr(RTC_LOG_WARNING);
     rtc_cli_log = rtc_cli_capture(&err); /* keeps the last error line for summary.json */
+    rtc_cli_process_signals();           /* SIGPIPE, SIGXFSZ: write errors, not deaths */
     if (argc < 2) {
         fputs(usage, stderr);
         return RTC_EXIT_USAGE;

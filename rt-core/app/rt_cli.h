@@ -86,10 +86,10 @@ int rtc_cli_rt_option(rtc_cli_rt *rt, int c, const char *arg, int argc, char **a
 /**
  * Run @p sys (initialized) in real time with the executive; rows go to @p rec (started in
  * non-lossless mode); DIR gets timing.json, histogram.txt and latency.csv. Handles
- * SIGINT/SIGTERM (stop at the next step boundary; rt->end says how it ended). A unit left
+ * SIGINT/SIGTERM/SIGHUP (stop at the next step boundary; rt->end says how it ended). A unit left
  * inside its step after the grace, or the watchdog, ends the process here after the
  * rows, timing.json and summary.json are saved and the temporary directories removed.
- * Returns the run's rtc status.
+ * Returns the run's rtc status (RTC_ETERMINATED: a unit ended the simulation).
  */
 int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decimation,
                    const char *dir, rtc_cli_rt *rt);
@@ -97,14 +97,16 @@ int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decima
 /**
  * summary.json of a system run into DIR (summary_system.c). @p full: also the statistics the
  * stepping thread keeps (connections, I/O, coupling) — false when that thread may still
- * be running (watchdog, a hung unit). @p rs may be NULL.
+ * be running (watchdog, a hung unit). @p rs may be NULL. Returns whether it was written
+ * (a failure is logged: "DIR/summary.json: write failed: ...").
  */
-void rtc_cli_write_summary(const char *dir, const rtc_system *sys, const char *path,
+bool rtc_cli_write_summary(const char *dir, const rtc_system *sys, const char *path,
                            const rtc_cli_end *end, double wall_s,
                            const rtc_recorder_stats *rs, const rtc_cli_rt *rt, bool full);
 double rtc_cli_now_s(void);
 
-/** Install SIGINT/SIGTERM handlers that stop @p ex (NULL: restore the defaults). */
+/** Install SIGINT/SIGTERM/SIGHUP handlers that stop @p ex (NULL: back to the flag of
+ *  rtc_cli_stop_signals()). */
 void rtc_cli_rt_signals(rtc_exec *ex);
 
 /**

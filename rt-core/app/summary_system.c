@@ -212,7 +212,7 @@ static int summary_top(json_t *doc, const rtc_system *sys, const rtc_cli_end *en
                                      rtc__json_real((double)end->last_time_ns / 1e9));
 }
 
-void rtc_cli_write_summary(const char *dir, const rtc_system *sys, const char *path,
+bool rtc_cli_write_summary(const char *dir, const rtc_system *sys, const char *path,
                            const rtc_cli_end *end, double wall_s,
                            const rtc_recorder_stats *rs, const rtc_cli_rt *rt, bool full)
 {
@@ -229,6 +229,7 @@ void rtc_cli_write_summary(const char *dir, const rtc_system *sys, const char *p
     bad |= json_object_set_new(doc, "wall_time_s", rtc__json_real(wall_s));
     bad |= json_object_set_new(doc, "rows_written", rtc__json_uint(rs->rows_written));
     bad |= json_object_set_new(doc, "rows_dropped", rtc__json_uint(rs->rows_dropped));
+    bad |= json_object_set_new(doc, "rows_lost", rtc__json_uint(rs->rows_lost));
     if (sys && full)
         bad |= write_step_stats(doc, sys, rt, rs);
     for (size_t i = 0; sys && i < rtc_system_unit_count(sys); i++) {
@@ -237,5 +238,5 @@ void rtc_cli_write_summary(const char *dir, const rtc_system *sys, const char *p
         bad |= json_array_append_new(units, o);
     }
     bad |= json_object_set_new(doc, "units", units);
-    rtc_cli_summary_write(doc, bad, file);
+    return rtc_cli_summary_write(doc, bad, file);
 }

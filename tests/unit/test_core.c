@@ -335,7 +335,9 @@ static void file_size_limit(rlim_t bytes)
     }
 }
 
-/* A write failing mid-flush (EFBIG) leaves whole records: cut back to the last one. */
+/* A write failing mid-flush (EFBIG) leaves whole records: cut back to the last one. The
+ * counts say what the file holds and what was lost: the rest of the failed flush, and
+ * records completed after the error (never written: the file stays a prefix). */
 static void ofile_write_error_keeps_whole_records(void)
 {
     char dir[256], path[300], rec[100];
@@ -356,6 +358,15 @@ static void ofile_write_error_keeps_whole_records(void)
     }
     CU_ASSERT(i < 1000);
     CU_ASSERT_EQUAL(rtc_ofile_errno(f), EFBIG);
+    CU_ASSERT_EQUAL(rtc_ofile_records(f), 100);
+    CU_ASSERT_EQUAL(rtc_ofile_records_lost(f), (uint64_t)i - 100);
+    for (int k = 0; k < 3; k++) {
+        rtc_ofile_append(f, rec, sizeof rec);
+        rtc_ofile_end_record(f);
+    }
+    rtc_ofile_flush(f);
+    CU_ASSERT_EQUAL(rtc_ofile_records(f), 100);
+    CU_ASSERT_EQUAL(rtc_ofile_records_lost(f), (uint64_t)i - 100 + 3);
     CU_ASSERT_EQUAL(rtc_ofile_close(f), -EFBIG);
     file_size_limit(0);
     size_t n = 0;

@@ -38,7 +38,10 @@ rtc_add_test(session_control SOURCES unit/fmu_util.c unit/io_util.c unit/session
 target_compile_definitions(test_session_control PRIVATE RTC_OPERATOR_DIR="$<TARGET_FILE_DIR:rtcosim-operator>" RTC_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 # rt_hygiene: a live session with an OSC I/O unit (issue 10 item 8)
 target_link_libraries(test_rt_hygiene PRIVATE rtc_iodrivers PkgConfig::LIBLO)
-rtc_add_test(stop SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtc_configs rtcosim LABELS integration rt)
+rtc_add_test(stop SOURCES unit/fmu_util.c unit/proc_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtc_configs rtcosim LABELS integration rt)
+# issue 19: every way the process ends takes the stop path (file-size limit, closed pipe,
+# SIGHUP under nohup, a refused summary, a unit ending at its initial event)
+rtc_add_test(signals SOURCES unit/fmu_util.c unit/proc_util.c LIBS rtc_fmuhost PkgConfig::JANSSON DEPENDS rtc_test_fmus rtc_configs rtcosim LABELS integration rt)
 rtc_add_test(conformance SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtcosim)
 target_compile_definitions(test_conformance PRIVATE RTC_TEST_FMU_SRC="${CMAKE_CURRENT_SOURCE_DIR}/fmus")
 rtc_add_test(ssp_conformance SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtcosim LABELS integration)

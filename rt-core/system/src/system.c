@@ -339,10 +339,15 @@ static int job_enter_init(rtc_system *sys, sys_unit *u, void *arg)
     return rc == RTC_OK ? job_params(sys, u, arg) : rc;
 }
 
+/* A unit that ends the simulation at its initial event (FMI 3 terminateSimulation) is not
+ * a failure: the others leave initialization too, the start's outputs are fetched (the
+ * run records them), and the first step ends the run as a termination mid-run would. */
 static int job_exit_init(rtc_system *sys, sys_unit *u, void *arg)
 {
     (void)sys, (void)arg;
-    return u->unit->ops->exit_init(u->unit->self);
+    int rc = u->unit->ops->exit_init(u->unit->self);
+    u->ended_at_init = rc == RTC_ETERMINATED; /* read after the jobs joined */
+    return u->ended_at_init ? RTC_OK : rc;
 }
 
 static int job_fetch_cur(rtc_system *sys, sys_unit *u, void *arg)
@@ -389,6 +394,8 @@ int rtc_system_init(rtc_system *sys)
         rc = rtc__master_each(sys, job_exit_init, NULL);
     if (rc == RTC_OK)
         rc = rtc__master_each(sys, job_fetch_cur, NULL);
+    for (size_t i = 0; i < sys->n_units; i++)
+        sys->ended_at_init |= sys->units[i].ended_at_init;
     sys->initialized = rc == RTC_OK;
     sys->failed = rc == RTC_EFMU || rc == RTC_EFATAL;
     sys->k = 0;
@@ -399,6 +406,8 @@ int rtc_system_step(rtc_system *sys)
 {
     if (!sys->initialized || sys->terminated)
         return RTC_ESTATE;
+    if (sys->ended_at_init)
+        return RTC_ETERMINATED; /* logged by the unit at rtc_system_init() */
     int rc = rtc__master_tick(sys);
     rtc__sys_nonfinite_scan(sys); /* also after a failed step: what it left visible */
     return rc;

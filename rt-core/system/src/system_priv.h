@@ -56,6 +56,7 @@ typedef struct sys_unit {
     size_t *links_in;     /* links whose destination is this unit */
     size_t n_links_in;
     bool io;              /* exchanges with the outside (ops->refresh): never steps */
+    bool ended_at_init;   /* its exit_init ended the simulation (RTC_ETERMINATED) */
     unsigned line;        /* declaration in the system file */
     /* Set by the armed master (masters/): who calls the unit, strong coupling's buffers */
     size_t owner;         /* worker thread that makes every call of this unit (0: the
@@ -138,6 +139,7 @@ struct rtc_system {
     uint32_t microstep;     /* zero-time iterations in the last step (superdense index) */
     size_t *order;          /* Gauss-Seidel order (unit indices) */
     bool initialized, terminated;
+    bool ended_at_init;     /* a unit ended the simulation at its initial event */
     bool failed;            /* a unit call failed: no further calls but free */
     bool has_io;            /* some unit exchanges with the outside (needs real time) */
     unsigned n_workers;     /* requested worker threads (Jacobi) */

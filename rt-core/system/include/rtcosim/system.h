@@ -168,7 +168,10 @@ RTC_RT_SAFE unsigned rtc_system_warnings(const rtc_system *sys);
 /**
  * Instantiate every unit, apply parameter values and start values, enter and exit
  * initialization with the coupling made consistent (outputs propagated to inputs in
- * dependency order). Returns RTC_OK or the first failing unit's status (logged).
+ * dependency order). A unit that ends the simulation at its initial event (FMI 3
+ * terminateSimulation; logged) is no failure: the outputs at the start are visible, and
+ * the first rtc_system_step() returns RTC_ETERMINATED at tick 0, as a termination later
+ * would. Returns RTC_OK or the first failing unit's status (logged).
  * RT-safe: no.
  */
 int rtc_system_init(rtc_system *sys);
