@@ -218,6 +218,21 @@ static void mapping_source_feeds_every_target(void)
     }
 }
 
+/* Zero is printed without a sign: x0 = -0 makes x = -0 exp(-kt) = -0 at every step, and
+ * results.csv shows 0 (as summary.json and info do; rtc_fmt_double, rtc__json_real). */
+static void negative_zero_printed_as_zero(void)
+{
+    char dir[700], path[800];
+    stage(1, "mapping_targets", dir, sizeof dir);
+    CU_ASSERT_EQUAL_FATAL(run_case(dir, "z", "--set dec.x0=-0"), 0);
+    snprintf(path, sizeof path, "%s/out-z/results.csv", dir);
+    char *csv = rtc_test_slurp(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "\n1,0,0\n"));
+    CU_ASSERT_PTR_NULL(strstr(csv, "-0"));
+    free(csv);
+}
+
 /* `check` runs the validations `run` runs, with the same options: a parameter value the
  * initialization would refuse (odd hex digits, an Integer for a Boolean) is refused by
  * both at its line; a system with a bench link needs --realtime for both. */
@@ -364,6 +379,7 @@ void rtc_test_register(void)
         {"unit_conversions_factor_offset_exponents", unit_conversions_factor_offset_exponents},
         {"undefined_parameter_units_used_as_written", undefined_parameter_units_used_as_written},
         {"mapping_source_feeds_every_target", mapping_source_feeds_every_target},
+        {"negative_zero_printed_as_zero", negative_zero_printed_as_zero},
         {"check_refuses_what_run_refuses", check_refuses_what_run_refuses},
         {"stop_before_start_refused", stop_before_start_refused},
         {"signal_dictionary_entries_connect_writer_to_readers",
