@@ -372,13 +372,13 @@ static void conclude(sys_opts *o, const rtc_system *sys, rtc_recorder *r, rtc_cs
 
 /* Every check `run` makes between the load and the initialization, and the only ones
  * `check` makes after the load: one function, so that `check` refuses exactly what `run`
- * would. Each problem is logged; all are checked. @p rec receives the recording selection
- * (the --record names, else the file's). */
-static int validate_run(rtc_system *sys, sys_opts *o, rtc_record *rec)
+ * would. Each problem is logged to @p lg; all are checked. @p rec receives the recording
+ * selection (the --record names, else the file's). */
+static int validate_run(rtc_system *sys, sys_opts *o, rtc_record *rec, const rtc_logger *lg)
 {
     int rc = RTC_OK, r;
     if (rtc_system_has_io(sys) && !o->rt.enabled) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: the system has I/O components (bench "
+        rtc_log(lg, RTC_LOG_ERROR, "%s: the system has I/O components (bench "
                 "drivers): run it against the wall clock with --realtime", o->path);
         rc = RTC_EINVAL;
     }
@@ -388,7 +388,7 @@ static int validate_run(rtc_system *sys, sys_opts *o, rtc_record *rec)
         rc = rc == RTC_OK ? r : rc;
     char err[512] = "";
     if ((r = rtc_session_check_expose(sys, o->rt.expose, o->rt.n_expose, err, sizeof err))) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: %s", o->path, err[0] ? err : rtc_strerror(r));
+        rtc_log(lg, RTC_LOG_ERROR, "%s: %s", o->path, err[0] ? err : rtc_strerror(r));
         rc = rc == RTC_OK ? r : rc;
     }
     return rc;
@@ -402,7 +402,7 @@ static int prepare(sys_opts *o, const rtc_logger *lg, const char *file, rtc_syst
     if (rc == RTC_OK)
         rc = rtc_record_new(rec);
     if (rc == RTC_OK)
-        rc = validate_run(*sys, o, *rec);
+        rc = validate_run(*sys, o, *rec, lg); /* a session's events.log gets the reasons */
     if (rc == RTC_OK)
         rc = rtc_system_init(*sys);
     /* real time: never wait, count drops */
@@ -497,7 +497,7 @@ int rtc_cmd_check(int argc, char **argv)
     if (lrc == RTC_OK)
         lrc = rtc_record_new(&rec);
     if (lrc == RTC_OK)
-        lrc = validate_run(sys, &o, rec);
+        lrc = validate_run(sys, &o, rec, &rtc_cli_log);
     rtc_record_free(rec);
     free(o.sets);
     free(o.records);
