@@ -286,9 +286,11 @@ static int add_params(rtc_system *sys, const rtc_ssp *ssp)
         rc = param_unit(sys, ssp, p, (size_t)u, var, &conv);
         const char *text = conv ? conv : p->value;
         const char *bad = rc == RTC_OK ? value_problem(var, text, why, sizeof why) : NULL;
-        if (bad) {
-            rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: parameter %s.%s: \"%s\": %s", p->file,
-                    p->line, p->component, p->name, text, bad);
+        if (bad) { /* the value is quoted when it is what is wrong */
+            bool quote = rtc_var_settable_at_init(var);
+            rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: parameter %s.%s: %s%s%s%s", p->file, p->line,
+                    p->component, p->name, quote ? "\"" : "", quote ? text : "",
+                    quote ? "\": " : "", bad);
             errors++;
         } else if (rc == RTC_OK) {
             rc = push_param(sys, (size_t)u, (size_t)v, text, p->file, p->line);
