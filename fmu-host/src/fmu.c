@@ -135,6 +135,32 @@ static int check_clocks(const rtc_model_desc *md, bool me, const rtc_logger *lg)
     return RTC_OK;
 }
 
+bool rtc__fmu_has_clocks(const rtc_model_desc *md)
+{
+    for (size_t i = 0; i < md->n_vars; i++)
+        if (md->vars[i].type == RTC_TYPE_CLOCK)
+            return true;
+    return false;
+}
+
+/* event_mode of a Co-Simulation unit: off cannot be had with clocks (FMI 3 makes
+ * eventModeUsed mandatory for them); on is a wish that an FMU without Event Mode (any
+ * FMI 2 one) cannot grant: said, not refused. */
+static int check_event_mode(const rtc_model_desc *md, rtc_fmu_event_mode m, const rtc_logger *lg)
+{
+    bool fmi3_cs = md->fmi_major == 3 && md->has_cs;
+    if (m == RTC_FMU_EVENT_MODE_OFF && fmi3_cs && rtc__fmu_has_clocks(md)) {
+        rtc_log(lg, RTC_LOG_ERROR, "%s: event_mode off: the FMU has clocks, which need Event "
+                "Mode (FMI 3 requires eventModeUsed for them)", md->path);
+        return RTC_EUNSUPPORTED;
+    }
+    if (m == RTC_FMU_EVENT_MODE_ON && !(fmi3_cs && md->cs.has_event_mode))
+        rtc_log(lg, RTC_LOG_WARNING, "%s: event_mode on: the FMU has no Event Mode (%s): it "
+                "handles its events itself", md->path,
+                md->fmi_major == 3 ? "hasEventMode is false" : "FMI 2 Co-Simulation");
+    return RTC_OK;
+}
+
 int rtc_fmu_unit_new(rtc_fmu *fmu, const char *instance_name, const rtc_logger *lg,
                      rtc_unit **out)
 {
@@ -157,9 +183,11 @@ int rtc_fmu_unit_new_opts(rtc_fmu *fmu, const char *instance_name, const rtc_fmu
     rc = rtc__fmu_bind(fmu, me, rtc__fmu_named(fmu, lg));
     if (rc != RTC_OK)
         return rc;
+    if (!me && (rc = check_event_mode(md, opt->event_mode, rtc__fmu_named(fmu, lg))) != RTC_OK)
+        return rc;
     rtc_unit *u = NULL;
     rc = md->fmi_major == 2 ? rtc__fmi2_unit_new(fmu, instance_name, me, lg, &u)
-                            : rtc__fmi3_unit_new(fmu, instance_name, me, lg, &u);
+                            : rtc__fmi3_unit_new(fmu, instance_name, me, opt->event_mode, lg, &u);
     if (rc != RTC_OK)
         return rc;
     atomic_fetch_add_explicit(&fmu->units, 1, memory_order_relaxed); /* a count only */
@@ -289,6 +317,16 @@ int rtc_fmu_unit_opt_set(rtc_fmu_unit_opts *opt, const char *key, const char *va
                 return RTC_OK;
             }
         snprintf(err, err_cap, "solver \"%s\": expected euler, heun, rk4 or implicit", value);
+        return RTC_EINVAL;
+    }
+    static const char *const modes[] = {"auto", "on", "off"};
+    if (!strcmp(key, "event_mode")) {
+        for (size_t i = 0; i < 3; i++)
+            if (!strcmp(value, modes[i])) {
+                opt->event_mode = (rtc_fmu_event_mode)i;
+                return RTC_OK;
+            }
+        snprintf(err, err_cap, "event_mode \"%s\": expected auto, on or off", value);
         return RTC_EINVAL;
     }
     if (!strcmp(key, "substeps")) {
