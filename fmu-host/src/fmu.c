@@ -297,36 +297,40 @@ const char *rtc_me_solver_name(rtc_me_solver s)
     return (unsigned)s < sizeof solver_names / sizeof *solver_names ? solver_names[s] : "?";
 }
 
+/* The options whose value is one word of a list: the word's index is the enum value. */
+static const char *const iface_words[] = {"auto", "cs", "me"};
+static const char *const event_mode_words[] = {"auto", "on", "off"};
+static const struct word_opt {
+    const char *key;
+    const char *const *words;
+    size_t n;
+    const char *expected;
+} word_opts[] = {
+    {"interface", iface_words, 3, "auto, cs or me"},
+    {"solver", solver_names, sizeof solver_names / sizeof *solver_names,
+     "euler, heun, rk4 or implicit"},
+    {"event_mode", event_mode_words, 3, "auto, on or off"},
+};
+
 int rtc_fmu_unit_opt_set(rtc_fmu_unit_opts *opt, const char *key, const char *value, char *err,
                          size_t err_cap)
 {
-    static const char *const ifaces[] = {"auto", "cs", "me"};
-    if (!strcmp(key, "interface")) {
-        for (size_t i = 0; i < 3; i++)
-            if (!strcmp(value, ifaces[i])) {
+    for (size_t k = 0; k < sizeof word_opts / sizeof *word_opts; k++) {
+        const struct word_opt *w = &word_opts[k];
+        if (strcmp(key, w->key) != 0)
+            continue;
+        for (size_t i = 0; i < w->n; i++) {
+            if (strcmp(value, w->words[i]) != 0)
+                continue;
+            if (k == 0)
                 opt->iface = (rtc_fmu_iface)i;
-                return RTC_OK;
-            }
-        snprintf(err, err_cap, "interface \"%s\": expected auto, cs or me", value);
-        return RTC_EINVAL;
-    }
-    if (!strcmp(key, "solver")) {
-        for (size_t i = 0; i < sizeof solver_names / sizeof *solver_names; i++)
-            if (!strcmp(value, solver_names[i])) {
+            else if (k == 1)
                 opt->solver = (rtc_me_solver)i;
-                return RTC_OK;
-            }
-        snprintf(err, err_cap, "solver \"%s\": expected euler, heun, rk4 or implicit", value);
-        return RTC_EINVAL;
-    }
-    static const char *const modes[] = {"auto", "on", "off"};
-    if (!strcmp(key, "event_mode")) {
-        for (size_t i = 0; i < 3; i++)
-            if (!strcmp(value, modes[i])) {
+            else
                 opt->event_mode = (rtc_fmu_event_mode)i;
-                return RTC_OK;
-            }
-        snprintf(err, err_cap, "event_mode \"%s\": expected auto, on or off", value);
+            return RTC_OK;
+        }
+        snprintf(err, err_cap, "%s \"%s\": expected %s", key, value, w->expected);
         return RTC_EINVAL;
     }
     if (!strcmp(key, "substeps")) {
