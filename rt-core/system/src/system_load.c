@@ -226,9 +226,12 @@ static int param_unit(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_param *
 /*
  * Why @p text cannot be given to @p var before initialization, or NULL; @p buf holds the
  * reason when it names the type. Checked at the load, so that `check` refuses what the
- * initialization would (an odd number of hex digits, a structural parameter, NaN).
+ * initialization would (an odd number of hex digits, a structural parameter). A value in a
+ * file must also be finite; --set may give NaN or Inf on purpose (to try the run's
+ * non-finite handling).
  */
-static const char *value_problem(const rtc_var *var, const char *text, char *buf, size_t cap)
+static const char *value_problem(const rtc_var *var, const char *text, bool finite, char *buf,
+                                 size_t cap)
 {
     if (!rtc_var_settable_at_init(var))
         return var->causality == RTC_CAUSALITY_STRUCTURAL_PARAMETER
@@ -254,8 +257,8 @@ static const char *value_problem(const rtc_var *var, const char *text, char *buf
                  rtc_type_name(var->type));
         return buf;
     }
-    if ((var->type == RTC_TYPE_FLOAT64 && !isfinite(val.f64)) ||
-        (var->type == RTC_TYPE_FLOAT32 && !isfinite(val.f32)))
+    if (finite && ((var->type == RTC_TYPE_FLOAT64 && !isfinite(val.f64)) ||
+                   (var->type == RTC_TYPE_FLOAT32 && !isfinite(val.f32))))
         return "not a finite number";
     return NULL;
 }
@@ -285,7 +288,7 @@ static int add_params(rtc_system *sys, const rtc_ssp *ssp)
         char *conv = NULL, why[160];
         rc = param_unit(sys, ssp, p, (size_t)u, var, &conv);
         const char *text = conv ? conv : p->value;
-        const char *bad = rc == RTC_OK ? value_problem(var, text, why, sizeof why) : NULL;
+        const char *bad = rc == RTC_OK ? value_problem(var, text, true, why, sizeof why) : NULL;
         if (bad) { /* the value is quoted when it is what is wrong */
             bool quote = rtc_var_settable_at_init(var);
             rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: parameter %s.%s: %s%s%s%s", p->file, p->line,
@@ -311,7 +314,7 @@ static const char *set_problem(const rtc_system *sys, size_t u, size_t v, const 
     const rtc_var *var = &sys->units[u].unit->md->vars[v];
     if (!settable(var))
         return "the variable cannot be set before initialization";
-    return value_problem(var, text, buf, cap);
+    return value_problem(var, text, false, buf, cap);
 }
 
 /* A value given for a system input, as the component input it feeds sees it (the
