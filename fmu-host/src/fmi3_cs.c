@@ -14,11 +14,12 @@
  * Reference FMU Roberts): such an instantiation is retried without it, said once per FMU.
  * With eventModeUsed the importer handles the events an FMU reports from fmi3DoStep:
  * EnterEventMode, UpdateDiscreteStates until no further update is needed (each call one
- * superdense microstep at that instant), EnterStepMode. Early return (mightReturnEarlyFromDoStep → earlyReturnAllowed): the
- * engine's grid stays integer, so a step that returns early at lastSuccessfulTime (after
- * its event, if any, is handled) is resumed from there with fmi3DoStep(last, t + h − last)
- * inside the same do_step, until t + h is reached — the engine only ever sees whole
- * communication steps, and outputs are read at t + h after the last event there. At most
+ * superdense microstep at that instant), EnterStepMode.
+ * Early return (mightReturnEarlyFromDoStep → earlyReturnAllowed): the engine's grid stays
+ * integer, so a step that returns early at lastSuccessfulTime (after its event, if any, is
+ * handled) is resumed from there with fmi3DoStep(last, t + h − last) inside the same
+ * do_step, until t + h is reached — the engine only ever sees whole communication steps,
+ * and outputs are read at t + h after the last event there. At most
  * RESUME_MAX resumptions per step (an FMU that makes no progress is an error, not a hang).
  * Events, early returns and microsteps are counted in rtc_step_result.
  */
