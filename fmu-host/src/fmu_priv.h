@@ -149,6 +149,9 @@ struct rtc_fmu {
     const char *dl_id;       /* the modelIdentifier dl was loaded for (one binary per FMU) */
     _Atomic int units;       /* live units: the library stays loaded while > 0 (units may
                                 be freed on different threads, hence atomic) */
+    /* the FMU refused to instantiate with eventModeUsed: its later units do without, and
+     * the warning is said once (units may be instantiated on different threads) */
+    atomic_bool no_event_mode;
     union {
         rtc_fmi2_api fmi2;
         rtc_fmi3_api fmi3;
@@ -169,8 +172,11 @@ int rtc__fmu_bind(rtc_fmu *fmu, bool me, const rtc_logger *lg);
  * do_step is not used: me_unit.c wraps it. */
 int rtc__fmi2_unit_new(rtc_fmu *fmu, const char *instance_name, bool me, const rtc_logger *lg,
                        rtc_unit **out);
-int rtc__fmi3_unit_new(rtc_fmu *fmu, const char *instance_name, bool me, const rtc_logger *lg,
-                       rtc_unit **out);
+int rtc__fmi3_unit_new(rtc_fmu *fmu, const char *instance_name, bool me,
+                       rtc_fmu_event_mode event_mode, const rtc_logger *lg, rtc_unit **out);
+
+/* True when the model has a variable of type Clock (FMI 3 then needs Event Mode). */
+bool rtc__fmu_has_clocks(const rtc_model_desc *md);
 
 /* The FMI instance of a unit from the constructors above (after instantiate), and the flag
  * its calls set on a Fatal status (the standard then allows no further call but free). */

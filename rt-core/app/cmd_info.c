@@ -125,8 +125,9 @@ static void print_events(const rtc_model_desc *md)
     if (md->fmi_major != 3)
         return;
     if (md->has_cs && md->cs.has_event_mode)
-        printf("Events:        hasEventMode: events reported by fmi3DoStep are handled in "
-               "Event Mode (counted per unit)\n");
+        printf("Events:        hasEventMode: with --event-mode on (event_mode=\"on\" in a "
+               "system), or for clocks, the engine handles the events fmi3DoStep reports in "
+               "Event Mode (counted per unit); else the FMU handles them itself\n");
     if (md->has_cs && md->cs.might_return_early_from_do_step)
         printf("Early return:  mightReturnEarlyFromDoStep: allowed; the step is resumed to the "
                "communication point\n");

@@ -19,6 +19,7 @@
 #include "rtcosim/session.h"
 #include "rtcosim/sha256.h"
 #include "rtcosim/status.h"
+#include "rtcosim/time.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -71,33 +72,84 @@ static void conf_clear(conf *c)
     free(c->sets);
 }
 
+/* The numbers of session.conf and their ranges: those `rtcosim run` accepts for the
+ * options they record (0 where the option was not given: the file's or the default
+ * value), so that a damaged or edited file is refused with one line before anything is
+ * sized from it (workers=1000000 would make the replay allocate for a million threads). */
+static const struct conf_num {
+    const char *key;
+    long lo, hi;
+} conf_nums[] = {
+    {"step_ns", 0, LONG_MAX},     {"sync_step_ns", 0, LONG_MAX},
+    {"start_ns", LONG_MIN, LONG_MAX}, {"stop_ns", LONG_MIN, LONG_MAX},
+    {"iterate", 0, 1},            {"max_iterations", 0, 1000000}, /* --max-iterations */
+    {"workers", 0, 256},          /* --workers */
+    {"decimation", 1, 1000000000}, /* --decimation */
+    {"tolerance", 0, 1},          /* --tolerance, a real */
+};
+
+/* One number of session.conf, checked against its range (logged: RTC_EPARSE). */
+static int conf_number(const struct conf_num *k, const char *v, long *n, double *x)
+{
+    /* a damaged session.conf is named, never replayed with a prefix of a number */
+    const char *why = strcmp(k->key, "tolerance")
+                          ? rtc_cli_num_long(v, k->lo, k->hi, n)
+                          : rtc_cli_num_double(v, (double)k->lo, (double)k->hi, x);
+    if (!why)
+        return RTC_OK;
+    if (k->lo == LONG_MIN)
+        fprintf(stderr, "rtcosim replay: session.conf: %s=%s: %s\n", k->key, v, why);
+    else
+        fprintf(stderr, "rtcosim replay: session.conf: %s=%s: %s (expected %ld..%ld)\n", k->key,
+                v, why, k->lo, k->hi);
+    return RTC_EPARSE;
+}
+
+/* A repeatable key's value appended to *list (count *n). */
+static int conf_push(char ***list, size_t *n, const char *v)
+{
+    char **r = realloc(*list, (*n + 1) * sizeof *r);
+    if (!r)
+        return RTC_ENOMEM;
+    *list = r;
+    if (!(r[*n] = strdup(v)))
+        return RTC_ENOMEM;
+    (*n)++;
+    return RTC_OK;
+}
+
+/* A key given once; a second one replaces the first (as a later option would). */
+static int conf_string(char **dst, const char *v)
+{
+    free(*dst);
+    *dst = strdup(v);
+    return *dst ? RTC_OK : RTC_ENOMEM;
+}
+
 /* Unknown keys are ignored: a newer session.conf stays readable by this replay. */
 static int conf_line(conf *c, const char *key, const char *v)
 {
-    static const char *const numeric[] = {"step_ns", "sync_step_ns", "start_ns", "stop_ns",
-                                          "iterate", "max_iterations", "workers",
-                                          "decimation", "tolerance"};
     long n = 0;
     double x = 0;
-    for (size_t i = 0; i < sizeof numeric / sizeof numeric[0]; i++) {
-        if (strcmp(key, numeric[i]))
-            continue;
-        /* a damaged session.conf is named, never replayed with a prefix of a number */
-        const char *why = strcmp(key, "tolerance")
-                              ? rtc_cli_num_long(v, i >= 4 ? 0 : LONG_MIN, LONG_MAX, &n)
-                              : rtc_cli_num_double(v, 0, 1, &x);
-        if (why) {
-            fprintf(stderr, "rtcosim replay: session.conf: %s=%s: %s\n", key, v, why);
+    for (size_t i = 0; i < sizeof conf_nums / sizeof conf_nums[0]; i++)
+        if (!strcmp(key, conf_nums[i].key) && conf_number(&conf_nums[i], v, &n, &x) != RTC_OK)
             return RTC_EPARSE;
-        }
-    }
     if (!strcmp(key, "system"))
-        c->system = strdup(v);
-    else if (!strcmp(key, "source_dir"))
-        c->so.source_dir = c->source_dir = strdup(v);
-    else if (!strcmp(key, "algorithm"))
-        c->so.has_algorithm = rtc_master_parse(v, &c->so.algorithm) == RTC_OK;
-    else if (!strcmp(key, "step_ns"))
+        return conf_string(&c->system, v);
+    if (!strcmp(key, "source_dir")) {
+        int rc = conf_string(&c->source_dir, v);
+        c->so.source_dir = c->source_dir;
+        return rc;
+    }
+    if (!strcmp(key, "algorithm")) {
+        c->so.has_algorithm = true;
+        if (rtc_master_parse(v, &c->so.algorithm) == RTC_OK)
+            return RTC_OK;
+        fprintf(stderr, "rtcosim replay: session.conf: algorithm=%s: not an algorithm of this "
+                "rtcosim\n", v);
+        return RTC_EPARSE;
+    }
+    if (!strcmp(key, "step_ns"))
         c->so.step_ns = n;
     else if (!strcmp(key, "sync_step_ns"))
         c->so.sync_step_ns = n;
@@ -114,22 +166,13 @@ static int conf_line(conf *c, const char *key, const char *v)
     else if (!strcmp(key, "workers"))
         c->so.workers = (unsigned)n;
     else if (!strcmp(key, "decimation"))
-        c->decimation = n > 0 ? (long)n : 1;
-    else if (!strcmp(key, "record")) {
-        char **r = realloc(c->records, (c->n_records + 1) * sizeof *r);
-        if (!r || !(r[c->n_records] = strdup(v)))
-            return RTC_ENOMEM;
-        c->records = r;
-        c->n_records++;
-    } else if (!strcmp(key, "set")) {
-        char **r = realloc(c->sets, (c->so.n_sets + 1) * sizeof *r);
-        if (!r)
-            return RTC_ENOMEM;
-        c->sets = r;
-        c->so.sets = (const char *const *)r;
-        if (!(r[c->so.n_sets] = strdup(v)))
-            return RTC_ENOMEM;
-        c->so.n_sets++;
+        c->decimation = n;
+    else if (!strcmp(key, "record"))
+        return conf_push(&c->records, &c->n_records, v);
+    else if (!strcmp(key, "set")) {
+        int rc = conf_push(&c->sets, &c->so.n_sets, v);
+        c->so.sets = (const char *const *)c->sets;
+        return rc;
     }
     return RTC_OK;
 }
@@ -156,6 +199,8 @@ static int read_conf(const char *dir, conf *c)
         rc = conf_line(c, line, eq + 1);
     }
     fclose(f);
+    if (rc != RTC_OK)
+        conf_clear(c); /* nothing of a refused file stays allocated */
     return rc;
 }
 
@@ -307,6 +352,24 @@ static void warn_losses(const session_summary *ss)
 
 /* ---- the run ---- */
 
+/* inputs.bin dates its records in ticks of the live system (header tick_ns, start_ns):
+ * replayed on another grid, every sample and command would land at another time and the
+ * results could only differ. Logged; false when they do not match. */
+static bool same_clock(const rtc_system *sys, const rtc_inputs *in)
+{
+    int64_t tick = rtc_system_tick_ns(sys), start = rtc_system_start_ns(sys);
+    if (in->tick_ns == tick && in->start_ns == start)
+        return true;
+    char a[32], b[32];
+    bool t = in->tick_ns != tick;
+    rtc_time_format_s(t ? in->tick_ns : in->start_ns, a, sizeof a);
+    rtc_time_format_s(t ? tick : start, b, sizeof b);
+    fprintf(stderr, "rtcosim replay: inputs.bin was recorded with %s %s s, the session's "
+            "system has %s s: not this system's recording (session.conf or the system copy "
+            "changed?)\n", t ? "a base tick of" : "a start time of", a, b);
+    return false;
+}
+
 /* The session's copy of the system, never the original (which may have been edited
  * since); FMU units are made as live, I/O components become replay units that open no
  * driver, so a replay needs no bench and no network. */
@@ -401,7 +464,7 @@ static int replay_run(const char *dir, const char *out_dir, const conf *c, rtc_i
     char err[1024] = "", file[4096];
     snprintf(file, sizeof file, "%.4000s/results.csv", out_dir);
     int rc = load_replay(dir, c, rtc_replay_feed(rp), &sys);
-    if (rc == RTC_OK && !units_match(sys, h, nh))
+    if (rc == RTC_OK && (!same_clock(sys, in) || !units_match(sys, h, nh)))
         rc = RTC_EINVAL;
     if (rc == RTC_OK && (rc = rtc_record_new(&rec)) == RTC_OK)
         rc = rtc_system_record(sys, rec, (const char *const *)c->records, c->n_records);

@@ -53,6 +53,9 @@ const char rtc_cli_fmu_help[] =
     "                       implicit Euler for stiff models; default rk4)\n"
     "  --substeps N         Model Exchange: fixed solver steps per communication step\n"
     "                       (default 1); time and state events are located inside them\n"
+    "  --event-mode M       auto | on | off: FMI 3 Co-Simulation Event Mode (on: the engine\n"
+    "                       handles the events fmi3DoStep reports, counted; default auto:\n"
+    "                       only for an FMU with clocks, else the FMU handles them itself)\n"
     "  --fmu-logging        enable the FMU's own debug logging\n"
     "  --on-nonfinite P     warn | stop: what an output that becomes NaN or Inf does\n"
     "                       (checked after every step unless --no-output without --summary)\n"
@@ -110,9 +113,10 @@ static int push(const char ***list, size_t *n, const char *v)
 
 enum { OPT_START = 256, OPT_STOP, OPT_STEP, OPT_NO_OUTPUT, OPT_SET, OPT_RECORD, OPT_FAST,
        OPT_FMU_LOG, OPT_ON_WRITE_ERROR, OPT_NONFINITE, OPT_SUMMARY, OPT_INTERFACE, OPT_SOLVER,
-       OPT_SUBSTEPS };
+       OPT_SUBSTEPS, OPT_EVENT_MODE };
 
-/* --interface, --solver, --substeps: the unit options of fmu.h, same words as in systems. */
+/* --interface, --solver, --substeps, --event-mode: the unit options of fmu.h, the words
+ * of systems' rtc:Component attributes (event_mode). */
 static int unit_opt(run_opts *o, const char *key, const char *value)
 {
     char err[160];
@@ -139,6 +143,7 @@ static int parse_args(int argc, char **argv, run_opts *o)
         {"interface", required_argument, NULL, OPT_INTERFACE},
         {"solver", required_argument, NULL, OPT_SOLVER},
         {"substeps", required_argument, NULL, OPT_SUBSTEPS},
+        {"event-mode", required_argument, NULL, OPT_EVENT_MODE},
         {"verbose", no_argument, NULL, 'v'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
@@ -169,8 +174,9 @@ static int parse_args(int argc, char **argv, run_opts *o)
         case OPT_INTERFACE:
         case OPT_SOLVER:
         case OPT_SUBSTEPS:
+        case OPT_EVENT_MODE:
             if (unit_opt(o, c == OPT_INTERFACE ? "interface" : c == OPT_SOLVER ? "solver"
-                                                                                : "substeps",
+                            : c == OPT_SUBSTEPS ? "substeps" : "event_mode",
                          optarg) != RTC_EXIT_OK)
                 return RTC_EXIT_USAGE;
             break;

@@ -374,22 +374,39 @@ static void conclude(sys_opts *o, const rtc_system *sys, rtc_recorder *r, rtc_cs
                 (unsigned long long)rs.rows_written, file);
 }
 
+/* Every check `run` makes between the load and the initialization, and the only ones
+ * `check` makes after the load: one function, so that `check` refuses exactly what `run`
+ * would. Each problem is logged to @p lg; all are checked. @p rec receives the recording
+ * selection (the --record names, else the file's). */
+static int validate_run(rtc_system *sys, sys_opts *o, rtc_record *rec, const rtc_logger *lg)
+{
+    int rc = RTC_OK, r;
+    if (rtc_system_has_io(sys) && !o->rt.enabled) {
+        rtc_log(lg, RTC_LOG_ERROR, "%s: the system has I/O components (bench "
+                "drivers): run it against the wall clock with --realtime", o->path);
+        rc = RTC_EINVAL;
+    }
+    if (o->rt.enabled && (r = rtc_cli_rt_prepare(sys, &o->rt)) != RTC_OK)
+        rc = rc == RTC_OK ? r : rc;
+    if ((r = rtc_system_record(sys, rec, o->records, o->n_records)) != RTC_OK)
+        rc = rc == RTC_OK ? r : rc;
+    char err[512] = "";
+    if ((r = rtc_session_check_expose(sys, o->rt.expose, o->rt.n_expose, err, sizeof err))) {
+        rtc_log(lg, RTC_LOG_ERROR, "%s: %s", o->path, err[0] ? err : rtc_strerror(r));
+        rc = rc == RTC_OK ? r : rc;
+    }
+    return rc;
+}
+
 /* Load, check and initialize the system, open the CSV and start the recorder. */
 static int prepare(sys_opts *o, const rtc_logger *lg, const char *file, rtc_system **sys,
                    rtc_record **rec, rtc_csv **csv, rtc_recorder **r)
 {
     int rc = load(o, lg, sys);
-    if (rc == RTC_OK && rtc_system_has_io(*sys) && !o->rt.enabled) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: the system has I/O components (bench "
-                "drivers): run it against the wall clock with --realtime", o->path);
-        rc = RTC_EINVAL;
-    }
-    if (rc == RTC_OK && o->rt.enabled)
-        rc = rtc_cli_rt_prepare(*sys, &o->rt);
     if (rc == RTC_OK)
         rc = rtc_record_new(rec);
     if (rc == RTC_OK)
-        rc = rtc_system_record(*sys, *rec, o->records, o->n_records);
+        rc = validate_run(*sys, o, *rec, lg); /* a session's events.log gets the reasons */
     if (rc == RTC_OK)
         rc = rtc_system_init(*sys);
     /* real time: never wait, count drops */
@@ -459,27 +476,12 @@ static const char check_help[] =
     "Load and validate a system (SSP .ssd/.ssp or a single .fmu) without running it: every\n"
     "problem is printed as FILE:LINE: reason — unknown components or connectors, causality\n"
     "and type mismatches, inputs connected twice, units without a conversion, step sizes,\n"
-    "algebraic loops (with their path). Exit status 0 when the system can run.\n"
-    "It also runs every check 'rtcosim run' makes before the first step: the --record names\n"
-    "(or the file's selection) and the exposed variables (rtc:RealTime expose= and\n"
-    "--expose). Accepts the options of 'rtcosim run' (--algorithm, --step, --sync-step,\n"
-    "--start, --stop, --iterate, --set, --record, --expose, ...).\n";
-
-/* What run checks after the load and before the first step: the recorded names and the
- * exposed variables (the system file's and --expose). Each refusal is logged. */
-static int check_run_names(rtc_system *sys, const sys_opts *o)
-{
-    rtc_record *rec = NULL;
-    int rc = rtc_record_new(&rec);
-    if (rc == RTC_OK)
-        rc = rtc_system_record(sys, rec, o->records, o->n_records);
-    rtc_record_free(rec);
-    char err[512] = "";
-    int erc = rtc_session_check_expose(sys, o->rt.expose, o->rt.n_expose, err, sizeof err);
-    if (erc != RTC_OK)
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: %s", o->path, err[0] ? err : rtc_strerror(erc));
-    return rc != RTC_OK ? rc : erc;
-}
+    "algebraic loops (with their path), parameter values. Exit status 0 when the system can\n"
+    "run. It runs exactly the checks 'rtcosim run' makes before initializing the units,\n"
+    "with the same options: the --record names (or the file's selection), the exposed\n"
+    "variables (rtc:RealTime expose= and --expose), and that a system with I/O components\n"
+    "is run with --realtime. Accepts the options of 'rtcosim run' (--algorithm, --step,\n"
+    "--sync-step, --start, --stop, --iterate, --set, --record, --expose, --realtime, ...).\n";
 
 int rtc_cmd_check(int argc, char **argv)
 {
@@ -494,9 +496,13 @@ int rtc_cmd_check(int argc, char **argv)
         return st < 0 ? RTC_EXIT_OK : st;
     }
     rtc_system *sys = NULL;
+    rtc_record *rec = NULL;
     int lrc = load(&o, &rtc_cli_log, &sys);
     if (lrc == RTC_OK)
-        lrc = check_run_names(sys, &o);
+        lrc = rtc_record_new(&rec);
+    if (lrc == RTC_OK)
+        lrc = validate_run(sys, &o, rec, &rtc_cli_log);
+    rtc_record_free(rec);
     free(o.sets);
     free(o.records);
     rtc_cli_rt_clear(&o.rt);

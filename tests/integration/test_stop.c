@@ -348,14 +348,16 @@ static void nonfinite_fmu_run_warn_and_stop(void)
     CU_ASSERT_EQUAL(run("run '%s' --on-nonfinite maybe", decay), 2);
 }
 
-/* A Decay unit "d" with k = NaN, 10 ms steps for 0.5 s. */
+/* A Decay unit "d" whose x becomes NaN at the first step, 10 ms steps for 0.5 s: x0 = 0 and
+ * k = -1e308 (a file's values must be finite), so x = 0 · exp(1e306) = 0 · inf. */
 static void write_nan_ssd(void)
 {
     char path[700], fmu[600];
     snprintf(path, sizeof path, "%s/nan.ssd", work);
     snprintf(fmu, sizeof fmu, "%s/fmi2/Decay.fmu", RTC_TEST_FMU_DIR);
     tfmu_write_param_system(path, "d", fmu, "x", "Real",
-                            "<ssv:Parameter name=\"k\"><ssv:Real value=\"nan\"/></ssv:Parameter>",
+                            "<ssv:Parameter name=\"k\"><ssv:Real value=\"-1e308\"/></ssv:Parameter>"
+                            "<ssv:Parameter name=\"x0\"><ssv:Real value=\"0\"/></ssv:Parameter>",
                             "", "0.5");
 }
 
@@ -382,7 +384,7 @@ static void session_keeps_system_file_in_output_dir(void)
 {
     write_nan_ssd(); /* any .ssd: here with a finite k */
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "cd '%s' && mkdir -p demo && sed 's/value=\"nan\"/value=\"1\"/' "
+    snprintf(cmd, sizeof cmd, "cd '%s' && mkdir -p demo && sed 's/value=\"-1e308\"/value=\"1\"/' "
              "nan.ssd > demo/system.ssd && cp demo/system.ssd pristine.ssd", work);
     CU_ASSERT_EQUAL_FATAL(rtc_test_run(cmd, out, sizeof out), 0);
     CU_ASSERT_EQUAL(run("run demo/system.ssd --realtime --step 0.01 --output-dir demo"), 0);

@@ -200,6 +200,10 @@ size_t rtc_fmt_double(double v, char *buf)
         memcpy(buf, "nan", 4);
         return 3;
     }
+    if (v == 0) { /* -0 too: zero is printed without a sign */
+        memcpy(buf, "0", 2);
+        return 1;
+    }
     if (signbit(v)) {
         *p++ = '-';
         v = -v;
@@ -207,11 +211,6 @@ size_t rtc_fmt_double(double v, char *buf)
     if (isinf(v)) {
         memcpy(p, "inf", 4);
         return (size_t)(p - buf) + 3;
-    }
-    if (v == 0) {
-        *p++ = '0';
-        *p = '\0';
-        return (size_t)(p - buf);
     }
     int e;
     uint64_t n = digits17(v, &e);

@@ -45,7 +45,7 @@ static void print_args(const char *types, lo_arg **argv, int argc)
         const char *sep = i ? " " : "";
         switch (types[i]) {
         case LO_STRING: printf("%s%s", sep, (const char *)argv[i]); break;
-        case LO_DOUBLE: printf("%s%.17g", sep, rtc_osc_f64(argv[i])); break;
+        case LO_DOUBLE: printf("%s%.17g", sep, rtc_osc_f64(argv[i]) + 0.0); break; /* -0: 0 */
         case LO_FLOAT: printf("%s%.9g", sep, rtc_osc_f32(argv[i])); break;
         case LO_INT32: printf("%s%d", sep, rtc_osc_i32(argv[i])); break;
         case LO_INT64: printf("%s%lld", sep, (long long)rtc_osc_i64(argv[i])); break;
@@ -74,7 +74,7 @@ static int on_msg(const char *path, const char *types, lo_arg **argv, int argc, 
 {
     (void)m, (void)user;
     if (!strcmp(path, "/rtcosim/value") && argc == 3) { /* name value t */
-        printf("%.9f %.17g\n", rtc_osc_f64(argv[2]), rtc_osc_f64(argv[1]));
+        printf("%.9f %.17g\n", rtc_osc_f64(argv[2]), rtc_osc_f64(argv[1]) + 0.0); /* -0: 0 */
     } else if (!strcmp(path, "/rtcosim/error")) {
         fprintf(stderr, "rtcosim-operator: error: %s\n", argc ? (const char *)argv[0] : "?");
         errors++;

@@ -297,7 +297,7 @@ static int job_params(rtc_system *sys, sys_unit *u, void *arg)
             return RTC_EUNSUPPORTED;
         }
         rtc_value val;
-        uint8_t bin[256];
+        uint8_t bin[RTC_SYS_BINARY_MAX];
         int rc;
         if (v->type == RTC_TYPE_BINARY) {
             size_t n = 0;

@@ -169,6 +169,29 @@ static void element_name(const char *base, const uint64_t *dims, size_t n_dims, 
         snprintf(buf + pos, cap - pos, "]");
 }
 
+/* The element count of array connector @p k of unit @p unit: the product of its sizes
+ * (*n = 0 when a size is not given). A product that does not fit is refused (logged):
+ * wrapped around, it could equal the variable's size and pass for a valid connector. */
+static int dims_count(rtc_system *sys, const rtc_ssp_connection *c, size_t unit,
+                      const rtc_ssp_connector *k, size_t *n)
+{
+    size_t count = 1;
+    bool given = true;
+    for (size_t d = 0; d < k->n_dims; d++) {
+        given &= k->dims[d] != 0;
+        if (k->dims[d] && (k->dims[d] > SIZE_MAX || count > SIZE_MAX / k->dims[d])) {
+            rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Connection: connector %s.%s: the product "
+                    "of its Dimension sizes overflows (dimension %zu, size %llu)", c->file,
+                    c->line, sys->units[unit].name, k->name, d + 1,
+                    (unsigned long long)k->dims[d]);
+            return RTC_EPARSE;
+        }
+        count *= k->dims[d] ? (size_t)k->dims[d] : 1;
+    }
+    *n = given ? count : 0;
+    return RTC_OK;
+}
+
 /* Scalarised elements of array connector @p k: its sizes, or for one dimension of
  * unknown size, as many "x[i]" as exist. */
 static int scalar_elems(rtc_system *sys, const rtc_ssp_connection *c, size_t unit,
@@ -178,8 +201,8 @@ static int scalar_elems(rtc_system *sys, const rtc_ssp_connection *c, size_t uni
     uint64_t one = 0, *dims = k->dims;
     size_t n = 1;
     char name[512];
-    for (size_t d = 0; d < k->n_dims; d++)
-        n = dims[d] && n <= SIZE_MAX / dims[d] ? n * (size_t)dims[d] : 0;
+    if (dims_count(sys, c, unit, k, &n) != RTC_OK)
+        return RTC_EPARSE;
     if (!n && k->n_dims == 1) { /* count what the component has */
         dims = &one;
         do
@@ -219,9 +242,9 @@ static int end_elems(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_connecti
                 c->line, sys->units[unit].name, ep->name);
         return RTC_EPARSE;
     }
-    size_t n = rtc_var_count(&md->vars[v]), want = 1;
-    for (size_t d = 0; k && d < k->n_dims; d++)
-        want = k->dims[d] ? want * (size_t)k->dims[d] : 0;
+    size_t n = rtc_var_count(&md->vars[v]), want = 0;
+    if (k && dims_count(sys, c, unit, k, &want) != RTC_OK)
+        return RTC_EPARSE;
     if (k && k->n_dims && want && want != n) {
         rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Connection: connector %s.%s declares %zu "
                 "element(s), the variable has %zu", c->file, c->line, sys->units[unit].name,

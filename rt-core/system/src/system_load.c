@@ -7,11 +7,13 @@
 
 #include "masters/master_priv.h"
 
+#include "rtcosim/numparse.h"
 #include "rtcosim/sha256.h"
 #include "rtcosim/ssp.h"
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,7 +188,10 @@ static int push_param(rtc_system *sys, size_t unit, size_t var, const char *text
 }
 
 /* A real value given with a unit other than its target's is converted (SSP: values are
- * in their own unit unless the mapping suppresses the conversion); *text is replaced. */
+ * in their own unit unless the mapping suppresses the conversion); *text is replaced. A
+ * unit that neither the file nor the FMU defines cannot be converted from: the value is
+ * used as written, with a warning (as OMSimulator does; libcosim ignores parameter units).
+ * Two defined units of different dimensions are an error. */
 static int param_unit(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_param *p,
                       size_t u, const rtc_var *var, char **text)
 {
@@ -199,8 +204,17 @@ static int param_unit(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_param *
         return RTC_OK;
     rtc_base_unit a, b;
     const rtc_model_desc *md = sys->units[u].unit->md;
-    if (!rtc__sys_unit_base(ssp, md, p->unit, &a) || !rtc__sys_unit_base(ssp, md, to, &b) ||
-        !rtc__sys_same_dimension(&a, &b)) {
+    bool has_a = rtc__sys_unit_base(ssp, md, p->unit, &a);
+    bool has_b = rtc__sys_unit_base(ssp, md, to, &b);
+    if (!has_a || !has_b) {
+        rtc_log(sys->lg, RTC_LOG_WARNING, "%s:%u: parameter %s.%s: unit \"%s\" is not "
+                "defined (no ssc:Unit, no FMU unit with base units): the value %s is used as "
+                "written, in \"%s\"", p->file, p->line, p->component, p->name,
+                has_a ? to : p->unit, p->value, to);
+        sys->warnings++;
+        return RTC_OK;
+    }
+    if (!rtc__sys_same_dimension(&a, &b)) {
         rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: parameter %s.%s: unit mismatch: [%s] to [%s] "
                 "has no conversion", p->file, p->line, p->component, p->name, p->unit, to);
         return RTC_EPARSE;
@@ -209,11 +223,52 @@ static int param_unit(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_param *
                ? RTC_ENOMEM : RTC_OK;
 }
 
+/*
+ * Why @p text cannot be given to @p var before initialization, or NULL; @p buf holds the
+ * reason when it names the type. Checked at the load, so that `check` refuses what the
+ * initialization would (an odd number of hex digits, a structural parameter). A value in a
+ * file must also be finite; --set may give NaN or Inf on purpose (to try the run's
+ * non-finite handling).
+ */
+static const char *value_problem(const rtc_var *var, const char *text, bool finite, char *buf,
+                                 size_t cap)
+{
+    if (!rtc_var_settable_at_init(var))
+        return var->causality == RTC_CAUSALITY_STRUCTURAL_PARAMETER
+                   ? "a structural parameter changes only in Configuration Mode, which is not "
+                     "supported"
+                   : "the variable cannot be set before initialization";
+    rtc_value val;
+    int rc;
+    if (var->type == RTC_TYPE_BINARY) {
+        uint8_t bin[RTC_SYS_BINARY_MAX];
+        size_t n = 0;
+        rc = rtc_hex_decode(text, bin, sizeof bin, &n);
+        if (rc == RTC_ELIMIT)
+            snprintf(buf, cap, "longer than %d bytes (the largest Binary value set before "
+                     "initialization)", RTC_SYS_BINARY_MAX);
+        else if (rc != RTC_OK)
+            snprintf(buf, cap, "not a Binary value (pairs of hexadecimal digits)");
+        return rc == RTC_OK ? NULL : buf;
+    }
+    rc = rtc_value_parse(var->type, text, &val);
+    if (rc != RTC_OK) {
+        snprintf(buf, cap, "not a valid value of the variable's type (%s)",
+                 rtc_type_name(var->type));
+        return buf;
+    }
+    if (finite && ((var->type == RTC_TYPE_FLOAT64 && !isfinite(val.f64)) ||
+                   (var->type == RTC_TYPE_FLOAT32 && !isfinite(val.f32))))
+        return "not a finite number";
+    return NULL;
+}
+
 /* Parameter values that name no settable variable are ignored, with a warning (SSP).
  * Values bound to system connectors reached their components in the loader. */
 static int add_params(rtc_system *sys, const rtc_ssp *ssp)
 {
     int rc = RTC_OK;
+    unsigned errors = 0;
     for (size_t i = 0; rc == RTC_OK && i < ssp->n_params; i++) {
         const rtc_ssp_param *p = &ssp->params[i];
         if (p->is_system && p->n_targets)
@@ -230,25 +285,36 @@ static int add_params(rtc_system *sys, const rtc_ssp *ssp)
             sys->warnings++;
             continue;
         }
-        char *conv = NULL;
+        char *conv = NULL, why[160];
         rc = param_unit(sys, ssp, p, (size_t)u, var, &conv);
-        if (rc == RTC_OK)
-            rc = push_param(sys, (size_t)u, (size_t)v, conv ? conv : p->value, p->file, p->line);
+        const char *text = conv ? conv : p->value;
+        const char *bad = rc == RTC_OK ? value_problem(var, text, true, why, sizeof why) : NULL;
+        if (bad) { /* the value is quoted when it is what is wrong */
+            bool quote = rtc_var_settable_at_init(var);
+            rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: parameter %s.%s: %s%s%s%s", p->file, p->line,
+                    p->component, p->name, quote ? "\"" : "", quote ? text : "",
+                    quote ? "\": " : "", bad);
+            errors++;
+        } else if (rc == RTC_OK) {
+            rc = push_param(sys, (size_t)u, (size_t)v, text, p->file, p->line);
+        }
         free(conv);
+        if (rc == RTC_EPARSE) { /* reported; the other values are still checked */
+            errors++;
+            rc = RTC_OK;
+        }
     }
-    return rc;
+    return rc != RTC_OK ? rc : errors ? RTC_EPARSE : RTC_OK;
 }
 
 /* Why "--set" cannot give @p text to variable @p v of unit @p u, or NULL. */
-static const char *set_problem(const rtc_system *sys, size_t u, size_t v, const char *text)
+static const char *set_problem(const rtc_system *sys, size_t u, size_t v, const char *text,
+                               char *buf, size_t cap)
 {
     const rtc_var *var = &sys->units[u].unit->md->vars[v];
-    rtc_value val;
     if (!settable(var))
         return "the variable cannot be set before initialization";
-    if (var->type != RTC_TYPE_BINARY && rtc_value_parse(var->type, text, &val) != RTC_OK)
-        return "not a valid value of the variable's type";
-    return NULL;
+    return value_problem(var, text, false, buf, cap);
 }
 
 /* A value given for a system input, as the component input it feeds sees it (the
@@ -268,7 +334,7 @@ static int port_value(const struct sys_port *p, const char *text, char **out)
 static int add_set(rtc_system *sys, const char *assign)
 {
     const char *eq = strchr(assign, '=');
-    char name[512];
+    char name[512], buf[160];
     snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - assign) : 0, assign);
     const char *why = !eq || !name[0] ? "expected NAME=VALUE" : NULL;
     size_t hits = 0, u = 0, v = 0;
@@ -277,7 +343,7 @@ static int add_set(rtc_system *sys, const char *assign)
         if (!p->input || strcmp(p->name, name) != 0)
             continue;
         char *conv = NULL;
-        if (!(why = set_problem(sys, p->unit, p->var, eq + 1)) &&
+        if (!(why = set_problem(sys, p->unit, p->var, eq + 1, buf, sizeof buf)) &&
             (port_value(p, eq + 1, &conv) != RTC_OK ||
              push_param(sys, p->unit, p->var, conv ? conv : eq + 1, "--set", 0) != RTC_OK)) {
             free(conv);
@@ -289,7 +355,7 @@ static int add_set(rtc_system *sys, const char *assign)
     if (!why && !hits) {
         if (rtc_system_find_var(sys, name, &u, &v) != RTC_OK)
             why = "no unit.variable or input of the system of that name";
-        else if (!(why = set_problem(sys, u, v, eq + 1)) &&
+        else if (!(why = set_problem(sys, u, v, eq + 1, buf, sizeof buf)) &&
                  push_param(sys, u, v, eq + 1, "--set", 0) != RTC_OK)
             return RTC_ENOMEM;
     }
@@ -459,8 +525,31 @@ static unsigned file_algorithm(rtc_system *sys, const rtc_ssp *ssp, rtc_master *
     return 1;
 }
 
+/* The run's length from an absolute stop time; one before the start is refused (never
+ * taken for "no stop time"): 0 or 1 error. */
+static unsigned set_stop(rtc_system *sys, int64_t stop_ns, const char *from, bool start_given)
+{
+    if (stop_ns >= sys->start_ns) {
+        sys->stop_ns = stop_ns - sys->start_ns;
+        return 0;
+    }
+    char a[32], b[32];
+    rtc_time_format_s(stop_ns, a, sizeof a);
+    rtc_time_format_s(sys->start_ns, b, sizeof b);
+    rtc_log(sys->lg, RTC_LOG_ERROR, "%s: stop time %s s (%s) is before start time %s s (%s)",
+            sys->path, a, from, b, start_given ? "--start" : "DefaultExperiment startTime");
+    sys->stop_ns = 0;
+    return 1;
+}
+
+/* Start and stop time of the file (the SSD's or the FMU's DefaultExperiment). */
+typedef struct file_times {
+    bool has_start, has_stop;
+    int64_t start_ns, stop_ns;
+} file_times;
+
 /* The options over the file's settings; returns the number of errors (logged). */
-static unsigned resolve_settings(rtc_system *sys, const rtc_ssp *ssp,
+static unsigned resolve_settings(rtc_system *sys, const rtc_ssp *ssp, const file_times *ft,
                                  const rtc_system_options *o)
 {
     const rtc_ssp_realtime *rt = ssp ? &ssp->realtime : NULL;
@@ -468,11 +557,11 @@ static unsigned resolve_settings(rtc_system *sys, const rtc_ssp *ssp,
     unsigned errors = rt && rt->algorithm ? file_algorithm(sys, ssp, &file) : 0;
     sys->algorithm = o->has_algorithm ? o->algorithm : file;
     sys->sync_ns = o->sync_step_ns ? o->sync_step_ns : rt && rt->has_sync_step ? rt->sync_step_ns : 0;
-    sys->start_ns = o->has_start ? o->start_ns : ssp && ssp->has_start ? ssp->start_ns : 0;
+    sys->start_ns = o->has_start ? o->start_ns : ft->has_start ? ft->start_ns : 0;
     if (o->has_stop)
-        sys->stop_ns = o->stop_ns - sys->start_ns;
-    else if (ssp && ssp->has_stop)
-        sys->stop_ns = ssp->stop_ns - sys->start_ns;
+        errors += set_stop(sys, o->stop_ns, "--stop", o->has_start);
+    else if (ft->has_stop)
+        errors += set_stop(sys, ft->stop_ns, "DefaultExperiment stopTime", o->has_start);
     else
         sys->stop_ns = -1; /* decided by the caller of build_* (FMU default or 1 s) */
     sys->iterate = o->iterate;
@@ -525,7 +614,8 @@ static void copy_rt_hints(rtc_system *sys, const rtc_ssp_realtime *r)
 
 static int build_from_ssp(rtc_system *sys, const rtc_ssp *ssp, const rtc_system_options *o)
 {
-    unsigned errors = resolve_settings(sys, ssp, o);
+    file_times ft = {ssp->has_start, ssp->has_stop, ssp->start_ns, ssp->stop_ns};
+    unsigned errors = resolve_settings(sys, ssp, &ft, o);
     copy_rt_hints(sys, &ssp->realtime);
     sys->units = calloc(ssp->n_components + 1, sizeof *sys->units);
     if (!sys->units)
@@ -571,7 +661,6 @@ static int build_from_ssp(rtc_system *sys, const rtc_ssp *ssp, const rtc_system_
 /* A single FMU: one unit named after its model; times from its DefaultExperiment. */
 static int build_from_fmu(rtc_system *sys, const rtc_system_options *o)
 {
-    resolve_settings(sys, NULL, o);
     sys->units = calloc(2, sizeof *sys->units);
     if (!sys->units)
         return RTC_ENOMEM;
@@ -580,18 +669,18 @@ static int build_from_fmu(rtc_system *sys, const rtc_system_options *o)
     int rc = add_unit(sys, &spec);
     if (rc != RTC_OK)
         return rc;
-    const rtc_model_desc *md = sys->units[0].unit->md;
-    const rtc_default_experiment *x = &md->experiment;
-    int64_t v;
-    if (!o->has_start && x->has_start && rtc_time_parse_s(x->start_text, &v) == RTC_OK)
-        sys->start_ns = v;
+    const rtc_default_experiment *x = &sys->units[0].unit->md->experiment;
+    file_times ft = {0};
+    ft.has_start = x->has_start && rtc_time_parse_s(x->start_text, &ft.start_ns) == RTC_OK;
+    ft.has_stop = x->has_stop && rtc_time_parse_s(x->stop_text, &ft.stop_ns) == RTC_OK;
+    unsigned errors = resolve_settings(sys, NULL, &ft, o);
     if (sys->stop_ns < 0)
-        sys->stop_ns = x->has_stop && rtc_time_parse_s(x->stop_text, &v) == RTC_OK
-                           ? v - sys->start_ns : RTC_NS_PER_S;
+        sys->stop_ns = RTC_NS_PER_S;
     int64_t step = 0;
     if (!(x->has_step && rtc_time_parse_s(x->step_text, &step) == RTC_OK))
         step = sys->stop_ns / 500 > 0 ? sys->stop_ns / 500 : 1;
-    return resolve_timing(sys, NULL, o, step) ? RTC_EPARSE : RTC_OK;
+    errors += resolve_timing(sys, NULL, o, step);
+    return errors ? RTC_EPARSE : RTC_OK;
 }
 
 static bool ends_with(const char *s, const char *suffix)

@@ -21,6 +21,7 @@
 #include "rtcosim/system.h"
 
 #define RTC_SYS_STR_CAP RTC_MAX_STRING_BYTES /* bytes kept per observed string value */
+#define RTC_SYS_BINARY_MAX 256 /* bytes of a Binary parameter value (set before init) */
 
 typedef struct rtc_async_unit rtc_async_unit;
 struct rtc__master_ops;

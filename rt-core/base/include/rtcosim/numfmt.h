@@ -21,7 +21,8 @@
 /**
  * Format @p v with 17 significant digits in the layout of printf("%.17g"): "nan", "inf",
  * "-inf" for non-finite values. The text equals glibc's printf("%.17g") byte for byte and
- * reads back (strtod) to exactly @p v.
+ * reads back (strtod) to exactly @p v, except that negative zero prints as "0": a reader
+ * of results sees zero, not a sign that every arithmetic comparison ignores.
  *
  * @param buf at least RTC_NUMFMT_MAX bytes.
  * Returns: the length written (excluding the NUL).
