@@ -30,7 +30,7 @@
 
 static const char run_usage[] =
     "usage: rtcosim run [options] FMU\n"
-    "       rtcosim run [options] SYSTEM          (SSP: .ssd, .ssp)\n"
+    "       rtcosim run [options] SYSTEM   (SSP: .ssd, .ssp, a folder with SystemStructure.ssd)\n"
     "       rtcosim run [options] SYSTEM --realtime [RTF]\n"
     "\n";
 

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 rtc_logger rtc_cli_log;
 
@@ -23,10 +24,11 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  info FILE        describe an FMU (version, capabilities, default experiment,\n"
-    "                   variables) or a system (.ssd/.ssp: components, connectors and\n"
-    "                   units, I/O signals and their estimators, connections)\n"
-    "  run FILE         simulate an FMU, or run an SSP system (.ssd/.ssp) with a master\n"
-    "                   algorithm, as fast as possible or in real time (--realtime)\n"
+    "                   variables) or a system (.ssd/.ssp or a folder holding a\n"
+    "                   SystemStructure.ssd: components, connectors and units, I/O signals\n"
+    "                   and their estimators, connections)\n"
+    "  run FILE         simulate an FMU, or run an SSP system (.ssd/.ssp or its folder) with\n"
+    "                   a master algorithm, as fast as possible or in real time (--realtime)\n"
     "  check SYSTEM     validate a system: every problem with file:line\n"
     "  plan SYSTEM      Parallel Fast planning: E(H), D(H) and the recommended sync step\n"
     "  bench            timing-jitter benchmark of the real-time loop (vs cyclictest)\n"
@@ -47,6 +49,19 @@ int rtc_cli_usage_error(const char *cmd, const char *fmt, ...)
     return RTC_EXIT_USAGE;
 }
 
+bool rtc_cli_is_system_path(const char *path)
+{
+    size_t n = strlen(path);
+    if (n > 4 && (!strcasecmp(path + n - 4, ".ssd") || !strcasecmp(path + n - 4, ".ssp")))
+        return true;
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return false;
+    char ssd[4200];
+    snprintf(ssd, sizeof ssd, "%s/SystemStructure.ssd", path);
+    return stat(ssd, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 /* 'run' on a single .fmu has its own options; every other file is a system. */
 static bool is_fmu_run(int argc, char **argv)
 {
@@ -55,8 +70,7 @@ static bool is_fmu_run(int argc, char **argv)
         size_t n = strlen(argv[i]);
         if (n > 4 && argv[i][0] != '-' && !strcasecmp(argv[i] + n - 4, ".fmu"))
             return true;
-        any_file |= n > 4 && argv[i][0] != '-' && (!strcasecmp(argv[i] + n - 4, ".ssd") ||
-                                                    !strcasecmp(argv[i] + n - 4, ".ssp"));
+        any_file |= argv[i][0] != '-' && rtc_cli_is_system_path(argv[i]);
     }
     return !any_file; /* e.g. --help alone: the FMU help, which points to the system one */
 }

@@ -1,0 +1,116 @@
+/*
+ * What the product promises a user of a fresh clone (issue 20 items 4-6): the example
+ * folders run as the README writes them, any folder holding a SystemStructure.ssd is a
+ * system, `info` prints values in their shortest round-trip form, a real-time run's final
+ * line carries its timing, an FMU that repeats one message is reported once with a count,
+ * and the plot command draws what a session holds.
+ */
+#include "cu_main.h"
+#include "fmu_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+RTC_TEST_RTCOSIM_FIXTURE
+
+/* A shell command in the work directory; its exit status, output in `out`. */
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+    char cmd[8192];
+    int n = snprintf(cmd, sizeof cmd, "cd '%s' && ", work);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd + n, sizeof cmd - (size_t)n, fmt, ap);
+    va_end(ap);
+    return rtc_test_run(cmd, out, sizeof out);
+}
+
+/* `out` holds @p needle (printed when not). */
+static bool has(const char *needle)
+{
+    if (strstr(out, needle))
+        return true;
+    printf("\nexpected \"%s\" in: %.2000s", needle, out);
+    return false;
+}
+
+/* ---- item 4: examples run from where the README points ---- */
+
+/* Every `rtcosim ... configs/<name>` command of README.md and configs/README.md, run as
+ * written from a directory whose configs/ is the repository's (a link, so the runs write
+ * their results here and not into the source tree): exit 0. */
+static void readme_example_commands_run_as_written(void)
+{
+#if !RTC_CONFIG_FMUS
+    rtc_test_skip("readme_example_commands_run_as_written",
+                  "RTC_CONFIG_FMUS is off in this build: configs/*/resources/ are the plain "
+                  "build's");
+    return;
+#endif
+    CU_ASSERT_EQUAL_FATAL(sh("ln -s '%s/configs' configs && "
+                             "cat '%s/README.md' '%s/configs/README.md' | "
+                             "grep -o '`\\(build/\\)\\{0,1\\}rtcosim [a-z]* configs/[^`]*`' | "
+                             "tr -d '`' | sort -u > cmds && cat cmds",
+                             RTC_SOURCE_DIR, RTC_SOURCE_DIR, RTC_SOURCE_DIR), 0);
+    char path[700];
+    snprintf(path, sizeof path, "%s/cmds", work);
+    char *cmds = rtc_test_slurp(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cmds);
+    int n = 0;
+    for (char *line = strtok(cmds, "\n"); line; line = strtok(NULL, "\n")) {
+        const char *args = strchr(line, ' ') + 1; /* after "rtcosim" or "build/rtcosim" */
+        int rc = rtcosim("%s", args);
+        if (rc != 0)
+            printf("\n'%s' exited %d: %.1500s", line, rc, out);
+        CU_ASSERT_EQUAL(rc, 0);
+        n++;
+    }
+    free(cmds);
+    /* every example folder at least once, in both files (run, check, plan) */
+    CU_ASSERT(n >= 8);
+}
+
+/* A directory holding SystemStructure.ssd is a system for info, check and run, whatever
+ * its name; one holding modelDescription.xml stays an unpacked FMU. */
+static void folder_with_ssd_is_a_system(void)
+{
+    CU_ASSERT_EQUAL_FATAL(sh("cp -r '%s/stage/msd-jacobi' two_masses", RTC_TEST_CONFIG_DIR), 0);
+    CU_ASSERT_EQUAL(rtcosim("info two_masses"), 0);
+    CU_ASSERT_TRUE(has("System:        two_masses"));
+    CU_ASSERT_TRUE(has("mass1"));
+    CU_ASSERT_EQUAL(rtcosim("check two_masses"), 0);
+    CU_ASSERT_TRUE(has("2 unit(s)"));
+    CU_ASSERT_EQUAL(rtcosim("run two_masses --stop 0.1 --output-dir o"), 0);
+    CU_ASSERT_TRUE(has("row(s) in o/results.csv"));
+    char csv[700];
+    snprintf(csv, sizeof csv, "%s/o/results.csv", work);
+    CU_ASSERT_FALSE(isnan(tcsv_last(csv, "mass1.x1")));
+    /* an unpacked FMU folder is still described as an FMU */
+    CU_ASSERT_EQUAL(rtcosim("info '%s/stage/fmi2/Decay'", RTC_TEST_FMU_DIR), 0);
+    CU_ASSERT_TRUE(has("Variables ("));
+}
+
+/* ---- item 6: what the text output says ---- */
+
+/* Start values in their shortest round-trip form: 9.81, not 9.8100000000000005. */
+static void info_prints_shortest_round_trip_values(void)
+{
+    CU_ASSERT_EQUAL(rtcosim("info '%s'", tfmu_path(2, "BouncingBall")), 0);
+    CU_ASSERT_TRUE(has(" 9.81 "));
+    CU_ASSERT_TRUE(has(" 0.7 "));
+    CU_ASSERT_PTR_NULL(strstr(out, "9.8100000000000005"));
+    CU_ASSERT_PTR_NULL(strstr(out, "0.69999999999999996"));
+}
+
+void rtc_test_register(void)
+{
+    static const rtc_test_case cases[] = {
+        {"readme_example_commands_run_as_written", readme_example_commands_run_as_written},
+        {"folder_with_ssd_is_a_system", folder_with_ssd_is_a_system},
+        {"info_prints_shortest_round_trip_values", info_prints_shortest_round_trip_values},
+        {NULL, NULL}};
+    rtc_test_add_suite("product", setup, teardown, cases);
+}
