@@ -91,7 +91,7 @@ void rtc_cli_final_line(const char *results, unsigned long long rows, const char
         snprintf(status, sizeof status, "completed with %zu non-finite value(s)", e->nonfinite);
     else
         snprintf(status, sizeof status, "%s", rtc_cli_end_status(e));
-    fprintf(stderr, "rtcosim run: %s: %llu row(s) %s%s%s (%s)\n", status, rows, where,
+    fprintf(stderr, "rtcosim run: %s: %llu row(s) %s%s%s (%s)%s%s\n", status, rows, where,
             summary ? ", summary " : "", summary ? summary : "",
-            e->reason[0] ? e->reason : e->cause);
+            e->reason[0] ? e->reason : e->cause, e->timing[0] ? "; " : "", e->timing);
 }

@@ -88,6 +88,11 @@ static void folder_with_ssd_is_a_system(void)
     char csv[700];
     snprintf(csv, sizeof csv, "%s/o/results.csv", work);
     CU_ASSERT_FALSE(isnan(tcsv_last(csv, "mass1.x1")));
+    /* a real-time session of it records the folder's .ssd and replays identical */
+    CU_ASSERT_EQUAL(rtcosim("run two_masses --realtime --priority 0 --stop 0.2 "
+                            "--output-dir s -q"), 0);
+    CU_ASSERT_EQUAL(rtcosim("replay s --output-dir r"), 0);
+    CU_ASSERT_TRUE(has("identical"));
     /* an unpacked FMU folder is still described as an FMU */
     CU_ASSERT_EQUAL(rtcosim("info '%s/stage/fmi2/Decay'", RTC_TEST_FMU_DIR), 0);
     CU_ASSERT_TRUE(has("Variables ("));
@@ -105,12 +110,30 @@ static void info_prints_shortest_round_trip_values(void)
     CU_ASSERT_PTR_NULL(strstr(out, "0.69999999999999996"));
 }
 
+/* A real-time run's final line says how it kept time, without -v (and with -q). */
+static void realtime_final_line_has_latency_and_overruns(void)
+{
+    CU_ASSERT_EQUAL(rtcosim("run '%s/msd-jacobi.ssp' --realtime --priority 0 --stop 0.2 "
+                            "--output-dir s -q", RTC_TEST_CONFIG_DIR), 0);
+    CU_ASSERT_TRUE(has("rtcosim run: completed: 21 row(s) in s/results.csv"));
+    CU_ASSERT_TRUE(has("(reached the stop time); wake-up p99 "));
+    CU_ASSERT_TRUE(has(" µs, 0 overrun(s)\n"));
+    CU_ASSERT_EQUAL(strchr(out, '\n'), strrchr(out, '\n')); /* one line */
+    /* a fast run has no timing to tell */
+    CU_ASSERT_EQUAL(rtcosim("run '%s/msd-jacobi.ssp' --stop 0.2 --output-dir f",
+                            RTC_TEST_CONFIG_DIR), 0);
+    CU_ASSERT_TRUE(has("(reached the stop time)\n"));
+    CU_ASSERT_PTR_NULL(strstr(out, "wake-up"));
+}
+
 void rtc_test_register(void)
 {
     static const rtc_test_case cases[] = {
         {"readme_example_commands_run_as_written", readme_example_commands_run_as_written},
         {"folder_with_ssd_is_a_system", folder_with_ssd_is_a_system},
         {"info_prints_shortest_round_trip_values", info_prints_shortest_round_trip_values},
+        {"realtime_final_line_has_latency_and_overruns",
+         realtime_final_line_has_latency_and_overruns},
         {NULL, NULL}};
     rtc_test_add_suite("product", setup, teardown, cases);
 }
