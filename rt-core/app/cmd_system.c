@@ -124,6 +124,7 @@ typedef struct sys_opts {
     long decimation;
     bool write_continue; /* --on-write-error continue */
     bool started;        /* the stepping began: the run ends with its final line */
+    unsigned long long rows; /* rows written, for the final line */
     rtc_cli_rt rt; /* --realtime and its options (cmd_rt.c) */
 } sys_opts;
 
@@ -360,10 +361,7 @@ static void conclude(sys_opts *o, const rtc_system *sys, rtc_recorder *r, rtc_cs
     /* every attempt replaces summary.json: an older run's never stays beside this one */
     rtc_cli_write_summary(o->dir, sys, o->path, e, rtc_cli_now_s() - o->rt.t0_wall_s, &rs,
                           &o->rt, true);
-    char summary[4200];
-    snprintf(summary, sizeof summary, "%s/summary.json", o->dir);
-    if (o->started) /* a failure before it is its one error line */
-        rtc_cli_final_line(file, rs.rows_written, summary, e);
+    o->rows = rs.rows_written; /* the final line comes after the units' last words */
     if (sys && r)
         rtc_log(&rtc_cli_log, RTC_LOG_INFO, "%lld ticks in %.3f s; %llu rows in %s",
                 (long long)e->last_tick, rtc_cli_now_s() - o->rt.t0_wall_s,
@@ -439,7 +437,12 @@ int rtc_cmd_run_system(int argc, char **argv)
     if (rc == RTC_OK)
         rc = run_ticks(sys, r, o.decimation, &o, csv);
     conclude(&o, sys, r, csv, file, rc);
-    rtc_system_free(sys);
+    rtc_system_free(sys); /* the units terminate: what they say precedes the final line */
+    if (o.started) { /* a failure before it is its one error line */
+        char summary[4200];
+        snprintf(summary, sizeof summary, "%s/summary.json", o.dir);
+        rtc_cli_final_line(file, o.rows, summary, &o.rt.end);
+    }
     rtc_events_close(ev); /* after the units: they may log while terminating */
     rtc_record_free(rec);
     free(o.records);

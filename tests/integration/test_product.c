@@ -126,6 +126,39 @@ static void realtime_final_line_has_latency_and_overruns(void)
     CU_ASSERT_PTR_NULL(strstr(out, "wake-up"));
 }
 
+/* Occurrences of @p needle in `out`. */
+static int count(const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(out, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* An FMU that logs the same error in every step from t = 1 s (Fault mode 7): the message
+ * once, then "last message repeated N more time(s)" with the exact count — for FMI 2 and 3,
+ * in a fast run of the FMU and in a real-time run (where the monitor thread formats the
+ * FMU's messages). Steps of 0.01 s to 1.5 s: 50 steps start at t >= 1. */
+static void fmu_message_repeats_reported_once_with_count(void)
+{
+    for (int v = 2; v <= 3; v++) {
+        CU_ASSERT_EQUAL(rtcosim("run '%s' --set mode=7 --step 0.01 --stop 1.5 -o f.csv",
+                                tfmu_path(v, "Fault")), 0);
+        CU_ASSERT_EQUAL(count("Fault: sensor value out of range"), 1);
+        CU_ASSERT_TRUE(has("Fault: last message repeated 49 more time(s)"));
+        char ssd[700];
+        snprintf(ssd, sizeof ssd, "%s/one%d.ssd", work, v);
+        tfmu_write_system(ssd, tfmu_path(v, "Fault"), "y", "", "1.5");
+        CU_ASSERT_EQUAL(rtcosim("run one%d.ssd --set ball.mode=7 --realtime 10 --priority 0 "
+                                "--output-dir s%d -q", v, v), 0);
+        CU_ASSERT_EQUAL(count("Fault: sensor value out of range"), 1);
+        CU_ASSERT_TRUE(has("ball: last message repeated 49 more time(s)"));
+        /* the count comes before the run's final line, which stays the last */
+        const char *rep = strstr(out, "last message repeated"), *fin = strstr(out, "rtcosim run:");
+        CU_ASSERT_TRUE(rep && fin && rep < fin);
+    }
+}
+
 void rtc_test_register(void)
 {
     static const rtc_test_case cases[] = {
@@ -134,6 +167,8 @@ void rtc_test_register(void)
         {"info_prints_shortest_round_trip_values", info_prints_shortest_round_trip_values},
         {"realtime_final_line_has_latency_and_overruns",
          realtime_final_line_has_latency_and_overruns},
+        {"fmu_message_repeats_reported_once_with_count",
+         fmu_message_repeats_reported_once_with_count},
         {NULL, NULL}};
     rtc_test_add_suite("product", setup, teardown, cases);
 }
