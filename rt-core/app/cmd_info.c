@@ -14,6 +14,7 @@
 static const char help[] =
     "usage: rtcosim info [options] FMU\n"
     "       rtcosim info [options] SYSTEM   (.ssd, .ssp, a folder with SystemStructure.ssd)\n"
+    "       rtcosim info --samples SESSION  (a real-time run's --output-dir, or inputs.bin)\n"
     "\n"
     "FMU: print an FMI 2.0 or 3.0 FMU's version, model name, GUID/instantiation token,\n"
     "capabilities, default experiment and a table of its variables.\n"
@@ -23,7 +24,11 @@ static const char help[] =
     "\n"
     "options:\n"
     "  --units         only \"name<TAB>unit\" per variable, as results.csv names them\n"
-    "                  (scripts/plot reads it)\n"
+    "                  (rtcosim plot reads it)\n"
+    "  --samples       the argument is a real-time session (its folder or inputs.bin):\n"
+    "                  print every bench sample it consumed, one line each, tab-separated:\n"
+    "                  I/O signal, step k that consumed it, the time the value was true\n"
+    "                  and its arrival (s, on the run's time axis), the value\n"
     "  -v, --verbose   also print warnings about the modelDescription as info\n"
     "  -h, --help      this text\n";
 
@@ -245,9 +250,10 @@ int rtc_cmd_info(int argc, char **argv)
 {
     static const struct option opts[] = {{"verbose", no_argument, NULL, 'v'},
                                          {"help", no_argument, NULL, 'h'},
-                                         {"units", no_argument, NULL, 'u'}, {0}};
+                                         {"units", no_argument, NULL, 'u'},
+                                         {"samples", no_argument, NULL, 's'}, {0}};
     int c;
-    bool units = false;
+    bool units = false, samples = false;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":vh", opts, NULL)) != -1) {
         if (c == 'h') {
@@ -256,6 +262,8 @@ int rtc_cmd_info(int argc, char **argv)
         }
         if (c == 'u')
             units = true;
+        else if (c == 's')
+            samples = true;
         else if (c == 'v')
             rtc_cli_log.max_level = RTC_LOG_INFO;
         else
@@ -263,6 +271,8 @@ int rtc_cmd_info(int argc, char **argv)
     }
     if (optind != argc - 1)
         return rtc_cli_usage_error("info", "expected exactly one FMU or SYSTEM");
+    if (samples)
+        return rtc_cli_info_samples(argv[optind]);
     if (rtc_cli_is_system_path(argv[optind]))
         return rtc_cli_info_system(argv[optind], units);
     rtc_fmu *fmu = NULL;

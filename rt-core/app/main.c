@@ -33,9 +33,10 @@ static const char usage[] =
     "  plan SYSTEM      Parallel Fast planning: E(H), D(H) and the recommended sync step\n"
     "  bench            timing-jitter benchmark of the real-time loop (vs cyclictest)\n"
     "  replay SESSION   re-run a recorded real-time session offline and compare results\n"
+    "  plot DIR         draw the plots of a run, a session or a benchmark (gnuplot): its\n"
+    "                   signals, the bench values against their estimates, the latency\n"
     "\n"
-    "Run 'rtcosim <command> --help' for the options of a command; plots of a run, a\n"
-    "session or a benchmark: scripts/plot DIR (see the README).\n"
+    "Run 'rtcosim <command> --help' for the options of a command.\n"
     "options: --version, --help\n";
 
 int rtc_cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -105,6 +106,8 @@ int main(int argc, char **argv)
         return rtc_cmd_plan(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench"))
         return rtc_cmd_bench(argc - 1, argv + 1);
+    if (!strcmp(cmd, "plot"))
+        return rtc_cmd_plot(argc - 1, argv + 1);
     fprintf(stderr, "rtcosim: error: unknown command '%s' (see 'rtcosim --help')\n", cmd);
     return RTC_EXIT_USAGE;
 }

@@ -8,6 +8,7 @@
 #include "cu_main.h"
 #include "fmu_util.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,6 +160,119 @@ static void fmu_message_repeats_reported_once_with_count(void)
     }
 }
 
+/* timing.json keeps every time base of a real-time run (what maps a bench's log onto the
+ * run's time): the start's, and one per skip; each skip moves t0 by exactly the gap. A
+ * step of Fault (mode 5) sleeps 0.2 s once at t = 0.5 s; the skip policy re-anchors. */
+static void timing_json_lists_every_time_base(void)
+{
+    char ssd[700];
+    snprintf(ssd, sizeof ssd, "%s/sleep.ssd", work);
+    tfmu_write_system(ssd, tfmu_path(2, "Fault"), "y", "", "1");
+    CU_ASSERT_EQUAL_FATAL(rtcosim("run sleep.ssd --set ball.mode=5 --set ball.t_fault=0.5 "
+                                  "--set ball.sleep_s=0.2 --realtime --overrun skip "
+                                  "--output-dir t -q"), 0);
+    char path[700];
+    snprintf(path, sizeof path, "%s/t/timing.json", work);
+    json_t *doc = json_load_file(path, 0, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    json_t *bases = json_object_get(doc, "time_bases");
+    CU_ASSERT_EQUAL_FATAL(json_array_size(bases), 2);
+    json_int_t t0 = json_integer_value(json_object_get(doc, "t0_monotonic_ns"));
+    json_t *b0 = json_array_get(bases, 0), *b1 = json_array_get(bases, 1);
+    CU_ASSERT(t0 > 0);
+    CU_ASSERT_EQUAL(json_integer_value(json_object_get(b0, "from_tick")), 0);
+    CU_ASSERT_EQUAL(json_integer_value(json_object_get(b0, "t0_monotonic_ns")), t0);
+    json_int_t k1 = json_integer_value(json_object_get(b1, "from_tick"));
+    CU_ASSERT(k1 >= 50 && k1 <= 52); /* the step from 0.5 s overran */
+    CU_ASSERT_EQUAL(json_integer_value(json_object_get(b1, "t0_monotonic_ns")) - t0,
+                    json_integer_value(json_object_get(doc, "gap_ns")));
+    CU_ASSERT(json_integer_value(json_object_get(doc, "gap_ns")) >= 150000000);
+    CU_ASSERT_EQUAL(json_integer_value(json_object_get(doc, "time_bases_dropped")), 0);
+    json_decref(doc);
+}
+
+/* ---- items 5 and 6: the plot command and what its pictures say ---- */
+
+/* A file of the work directory (malloc'd text; NULL when unreadable). */
+static char *work_file(const char *rel)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", work, rel);
+    return rtc_test_slurp(path, NULL);
+}
+
+/* Does @p text hold @p needle? Printed when not. */
+static bool holds(const char *what, const char *text, const char *needle)
+{
+    if (text && strstr(text, needle))
+        return true;
+    printf("\n%s lacks \"%s\"", what, needle);
+    return false;
+}
+
+/* In the SVG path drawn right after the key entry @p title: the number of 'M' (move) and
+ * 'L' (line) commands. Bars (impulses) are one M and one L each; a line joining points has
+ * a single M and many L. */
+static void path_moves(const char *svg, const char *title, int *m, int *l)
+{
+    *m = *l = 0;
+    const char *at = svg ? strstr(svg, title) : NULL;
+    const char *d = at ? strstr(at, " d='") : NULL;
+    const char *end = d ? strchr(d + 4, '\'') : NULL;
+    for (const char *p = d; p && p < end; p++) {
+        *m += *p == 'M';
+        *l += *p == 'L';
+    }
+}
+
+/* `rtcosim plot` (the build's rtcosim-plot beside rtcosim) on a small real session made
+ * as the demo makes one (bench_session.sh: the bench simulator with its true state in
+ * truth.csv, a PI loop over Modbus, the speed estimated by kalman-cv). estimation.svg
+ * draws the true value, the raw samples and the estimate with the RMS error of each,
+ * repeated on stdout; the histogram draws every non-empty bucket as its own bar (nothing
+ * joins two bars across empty buckets), in µs; titles name the folder relative to the
+ * current directory even when given as an absolute path. */
+static void plot_draws_a_session(void)
+{
+    char o[256];
+    if (rtc_test_run("command -v gnuplot", o, sizeof o) != 0) {
+        rtc_test_skip("plot_draws_a_session", "gnuplot is not installed (scripts/setup)");
+        return;
+    }
+    CU_ASSERT_EQUAL_FATAL(sh("bash '%s/tests/integration/bench_session.sh' '%s' '%s' '%s' s 2",
+                             RTC_SOURCE_DIR, RTCOSIM_EXE, RTC_BENCH_SIM_EXE,
+                             tfmu_path(2, "PI")), 0);
+    CU_ASSERT_EQUAL_FATAL(rtcosim("plot '%s/s' --format svg", work), 0);
+    CU_ASSERT_TRUE(has("s/estimation.svg\n"));
+    CU_ASSERT_TRUE(has("  bench.speed: RMS against the true value: raw samples held "));
+    CU_ASSERT_TRUE(has(", estimate (kalman-cv) "));
+    static const char *const files[] = {"s/signals.svg", "s/estimation.svg",
+                                        "s/latency-histogram.svg", "s/latency-time.svg"};
+    for (size_t i = 0; i < 4; i++) {
+        char *svg = work_file(files[i]);
+        CU_ASSERT_PTR_NOT_NULL(svg);
+        CU_ASSERT_PTR_NULL(svg ? strstr(svg, work) : NULL); /* no absolute path in a title */
+        if (i == 1) {
+            CU_ASSERT_TRUE(holds(files[i], svg, "true value (truth.csv)"));
+            CU_ASSERT_TRUE(holds(files[i], svg, "raw samples, held: RMS error "));
+            CU_ASSERT_TRUE(holds(files[i], svg, "estimate (kalman-cv): RMS error "));
+            CU_ASSERT_TRUE(holds(files[i], svg, "true value (s)"));
+        }
+        if (i == 2) {
+            CU_ASSERT_TRUE(holds(files[i], svg, "wake-up latency [µs]"));
+            CU_ASSERT_PTR_NULL(svg ? strstr(svg, " us)") : NULL); /* µs, not us */
+            CU_ASSERT_PTR_NULL(svg ? strstr(svg, "[us]") : NULL);
+            int m, l;
+            path_moves(svg, "rtcosim (p50 ", &m, &l);
+            CU_ASSERT(m >= 5);
+            CU_ASSERT_EQUAL(m, l);
+        }
+        if (i == 3)
+            CU_ASSERT_TRUE(holds(files[i], svg, "[µs] (log)"));
+        free(svg);
+    }
+}
+
 void rtc_test_register(void)
 {
     static const rtc_test_case cases[] = {
@@ -169,6 +283,8 @@ void rtc_test_register(void)
          realtime_final_line_has_latency_and_overruns},
         {"fmu_message_repeats_reported_once_with_count",
          fmu_message_repeats_reported_once_with_count},
+        {"timing_json_lists_every_time_base", timing_json_lists_every_time_base},
+        {"plot_draws_a_session", plot_draws_a_session},
         {NULL, NULL}};
     rtc_test_add_suite("product", setup, teardown, cases);
 }
