@@ -37,7 +37,18 @@ static const char usage[] =
     "                   signals, the bench values against their estimates, the latency\n"
     "\n"
     "Run 'rtcosim <command> --help' for the options of a command.\n"
-    "options: --version, --help\n";
+    "options: --version, --help\n"
+    "\n"
+    "exit status:\n"
+    "  0         completed: the stop time was reached, a unit ended the simulation, or the\n"
+    "            control surface stopped the run\n"
+    "  1         failed: a unit's Error/Fatal, an I/O failure, the overrun stop policy,\n"
+    "            --on-nonfinite stop, a file that does not load, a check that found errors\n"
+    "  2         usage error: a bad option or argument; nothing was run\n"
+    "  3         the watchdog ended a run whose unit hung in its step\n"
+    "  4         a result file could not be written\n"
+    "  5         replay: the session ended abnormally; the rows it recorded are identical\n"
+    "  130, 143  stopped by SIGINT, SIGTERM\n";
 
 int rtc_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
