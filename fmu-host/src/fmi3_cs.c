@@ -46,7 +46,7 @@ void rtc__fmi3_log_message(fmi3InstanceEnvironment env, fmi3Status status,
         return;
     }
     if (u)
-        rtc__fmu_log_message(u->lg, u->name, (int)status, category, message);
+        rtc__fmu_log_message(u->fmu_lg, u->name, (int)status, category, message);
 }
 
 int rtc__fmi3_check(fmi3_unit *u, const char *fn, fmi3Status st)
@@ -339,7 +339,9 @@ static int u_free_state(void *self, void **state)
 int rtc__fmi3_terminate(void *self)
 {
     fmi3_unit *u = self;
-    return check(u, "fmi3Terminate", u->api->Terminate(u->inst));
+    int rc = check(u, "fmi3Terminate", u->api->Terminate(u->inst));
+    rtc__fmu_repeat_flush(&u->rep);
+    return rc;
 }
 
 void rtc__fmi3_free(void *self)
@@ -350,6 +352,7 @@ void rtc__fmi3_free(void *self)
     if (u->inst && !u->fatal)
         u->api->FreeInstance(u->inst);
     rtc__fmu_unit_released(u->fmu);
+    rtc__fmu_repeat_clear(&u->rep);
     rtc__fmi3_se_free(u->se);
     free(u->sizes);
     free(u->bins);
@@ -398,12 +401,14 @@ int rtc__fmi3_unit_new(rtc_fmu *fmu, const char *instance_name, bool me,
     u->sizes = calloc(u->scratch_n, sizeof *u->sizes);
     u->bins = calloc(u->scratch_n, sizeof *u->bins);
     int rc = u->name && u->sizes && u->bins ? RTC_OK : RTC_ENOMEM;
+    u->fmu_lg = rtc__fmu_repeat_init(&u->rep, u->name, lg);
     u->unit = (rtc_unit){
         .ops = &fmi3_ops, .self = u, .md = md, .name = u->name, .caps = rtc__fmu_caps(md, me)};
     /* an FMU with only the Scheduled Execution interface runs on its clock schedule */
     if (rc == RTC_OK && !me && !md->has_cs && md->has_se)
         rc = rtc__fmi3_se_attach(u);
     if (rc != RTC_OK) {
+        rtc__fmu_repeat_clear(&u->rep);
         rtc__fmi3_se_free(u->se);
         free(u->name);
         free(u->sizes);

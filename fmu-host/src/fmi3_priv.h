@@ -15,6 +15,8 @@ typedef struct fmi3_unit {
     rtc_fmu *fmu;
     const rtc_fmi3_api *api;
     const rtc_logger *lg;
+    rtc__fmu_repeat rep;      /* the FMU's own messages: repeats counted (fmu_log.c) */
+    const rtc_logger *fmu_lg; /* where they go: &rep.lg (or lg when it logs nothing) */
     fmi3Instance inst;
     char *name;
     rtc_unit_setup setup;

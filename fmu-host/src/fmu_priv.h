@@ -12,8 +12,12 @@
 #include "rtc_fmi2.h"
 #include "rtc_fmi3.h"
 
+#include "rtcosim/rtc_config.h"
+
 #include <limits.h>
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 
 typedef struct rtc_fmi2_api {
     fmi2GetTypesPlatformTYPE *GetTypesPlatform;
@@ -204,6 +208,29 @@ const char *rtc__fmu_status_name(int fmi_status);
 int rtc__fmu_log_level(int fmi_status);
 void rtc__fmu_log_message(const rtc_logger *lg, const char *instance, int fmi_status,
                           const char *category, const char *message);
+
+/*
+ * The filter of one unit's FMU messages (fmu_log.c): a message equal to the one before it
+ * (same text and level) is counted, not printed; the count is printed as "<unit>: last
+ * message repeated N more time(s)" before the next different message and at flush.
+ * rtc__fmu_repeat_init returns the logger to hand the FMU's messages to (@p inner itself
+ * when it logs nothing); @p unit must outlive the filter. _flush prints a pending count
+ * (at terminate), _clear flushes and releases (at free; then init again to reuse).
+ */
+typedef struct rtc__fmu_repeat {
+    rtc_logger lg;
+    const rtc_logger *inner;
+    const char *unit;
+    pthread_mutex_t mu;
+    bool ready, has_last;
+    int level;
+    unsigned long repeats;
+    char last[RTC_LOG_MSG_MAX];
+} rtc__fmu_repeat;
+const rtc_logger *rtc__fmu_repeat_init(rtc__fmu_repeat *r, const char *unit,
+                                       const rtc_logger *inner);
+void rtc__fmu_repeat_flush(rtc__fmu_repeat *r);
+void rtc__fmu_repeat_clear(rtc__fmu_repeat *r);
 
 /* RTC_UNIT_* capability flags from the CoSimulation (or, with @p me, ModelExchange)
  * element. */

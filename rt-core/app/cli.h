@@ -26,6 +26,13 @@ int rtc_cmd_run(int argc, char **argv);
 int rtc_cmd_run_system(int argc, char **argv);
 int rtc_cmd_check(int argc, char **argv);
 int rtc_cmd_plan(int argc, char **argv);
+/** `rtcosim plot`: runs the rtcosim-plot script beside the executable (cmd_plot.c). */
+int rtc_cmd_plot(int argc, char **argv);
+
+/** A file the commands read as a system: an .ssd or .ssp by its name (any case), or a
+ *  directory holding SystemStructure.ssd (an unpacked SSP, such as configs/<name>). Anything
+ *  else (.fmu, a directory with modelDescription.xml) is read as an FMU. (main.c) */
+bool rtc_cli_is_system_path(const char *path);
 
 /** `rtcosim run --help`: every option of the FMU, system, real-time and operator session
  *  runs, grouped, on stdout. */

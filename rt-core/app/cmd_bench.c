@@ -52,7 +52,7 @@ static const char bench_help[] =
     "  --output-dir DIR     histogram.txt and latency.csv of rtcosim over every round\n"
     "                       (what the table covers), timing.json of its last round;\n"
     "                       cyclictest-histogram.txt (every round) and compare.txt when\n"
-    "                       comparing; scripts/plot DIR draws them\n"
+    "                       comparing; rtcosim plot DIR draws them\n"
     "  -v, --verbose        progress information\n"
     "  -h, --help           this text\n";
 

@@ -13,7 +13,8 @@
 
 static const char help[] =
     "usage: rtcosim info [options] FMU\n"
-    "       rtcosim info [options] SYSTEM   (.ssd, .ssp)\n"
+    "       rtcosim info [options] SYSTEM   (.ssd, .ssp, a folder with SystemStructure.ssd)\n"
+    "       rtcosim info --samples SESSION  (a real-time run's --output-dir, or inputs.bin)\n"
     "\n"
     "FMU: print an FMI 2.0 or 3.0 FMU's version, model name, GUID/instantiation token,\n"
     "capabilities, default experiment and a table of its variables.\n"
@@ -23,7 +24,11 @@ static const char help[] =
     "\n"
     "options:\n"
     "  --units         only \"name<TAB>unit\" per variable, as results.csv names them\n"
-    "                  (scripts/plot reads it)\n"
+    "                  (rtcosim plot reads it)\n"
+    "  --samples       the argument is a real-time session (its folder or inputs.bin):\n"
+    "                  print every bench sample it consumed, one line each, tab-separated:\n"
+    "                  I/O signal, step k that consumed it, the time the value was true\n"
+    "                  and its arrival (s, on the run's time axis), the value\n"
     "  -v, --verbose   also print warnings about the modelDescription as info\n"
     "  -h, --help      this text\n";
 
@@ -63,8 +68,12 @@ static void print_caps(const char *what, const rtc_cs_caps *cs)
     }
     if (cs->max_output_derivative_order)
         printf("  maxOutputDerivativeOrder=%u\n", cs->max_output_derivative_order), any = 1;
-    if (cs->has_fixed_internal_step_size)
-        printf("  fixedInternalStepSize=%.17g\n", cs->fixed_internal_step_size), any = 1;
+    if (cs->has_fixed_internal_step_size) {
+        char h[RTC_NUMFMT_MAX];
+        rtc_fmt_double_short(cs->fixed_internal_step_size, h);
+        printf("  fixedInternalStepSize=%s\n", h);
+        any = 1;
+    }
     if (!any)
         printf("  (none)\n");
 }
@@ -77,8 +86,8 @@ static void print_start(const rtc_var *v, char *buf, size_t cap)
         char num[RTC_NUMFMT_MAX];
         const rtc_value *s = &v->start[i];
         switch (v->type) {
-        case RTC_TYPE_FLOAT64: rtc_fmt_double(s->f64, num); break;
-        case RTC_TYPE_FLOAT32: rtc_fmt_double(s->f32, num); break;
+        case RTC_TYPE_FLOAT64: rtc_fmt_double_short(s->f64, num); break;
+        case RTC_TYPE_FLOAT32: rtc_fmt_float_short(s->f32, num); break;
         case RTC_TYPE_UINT8: case RTC_TYPE_UINT16: case RTC_TYPE_UINT32:
         case RTC_TYPE_UINT64: rtc_fmt_u64(s->u64, num); break;
         case RTC_TYPE_BOOL: snprintf(num, sizeof num, "%s", s->b ? "true" : "false"); break;
@@ -216,7 +225,7 @@ static void print_model(const char *path, const rtc_model_desc *md)
     const rtc_default_experiment *x = &md->experiment;
     char tol[RTC_NUMFMT_MAX] = "-";
     if (x->has_tolerance)
-        rtc_fmt_double(x->tolerance, tol);
+        rtc_fmt_double_short(x->tolerance, tol);
     printf("Default experiment: start=%s stop=%s tolerance=%s step=%s\n",
            x->has_start ? x->start_text : "-", x->has_stop ? x->stop_text : "-", tol,
            x->has_step ? x->step_text : "-");
@@ -242,9 +251,10 @@ int rtc_cmd_info(int argc, char **argv)
 {
     static const struct option opts[] = {{"verbose", no_argument, NULL, 'v'},
                                          {"help", no_argument, NULL, 'h'},
-                                         {"units", no_argument, NULL, 'u'}, {0}};
+                                         {"units", no_argument, NULL, 'u'},
+                                         {"samples", no_argument, NULL, 's'}, {0}};
     int c;
-    bool units = false;
+    bool units = false, samples = false;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":vh", opts, NULL)) != -1) {
         if (c == 'h') {
@@ -253,6 +263,8 @@ int rtc_cmd_info(int argc, char **argv)
         }
         if (c == 'u')
             units = true;
+        else if (c == 's')
+            samples = true;
         else if (c == 'v')
             rtc_cli_log.max_level = RTC_LOG_INFO;
         else
@@ -260,9 +272,9 @@ int rtc_cmd_info(int argc, char **argv)
     }
     if (optind != argc - 1)
         return rtc_cli_usage_error("info", "expected exactly one FMU or SYSTEM");
-    size_t n = strlen(argv[optind]);
-    if (n > 4 && (!strcasecmp(argv[optind] + n - 4, ".ssd") ||
-                  !strcasecmp(argv[optind] + n - 4, ".ssp")))
+    if (samples)
+        return rtc_cli_info_samples(argv[optind]);
+    if (rtc_cli_is_system_path(argv[optind]))
         return rtc_cli_info_system(argv[optind], units);
     rtc_fmu *fmu = NULL;
     if (rtc_fmu_open(argv[optind], NULL, &rtc_cli_log, &fmu) != RTC_OK)

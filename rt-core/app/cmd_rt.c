@@ -372,6 +372,9 @@ static int finish(rtc_exec *ex, const char *dir, rtc_cli_rt *rt)
             "%.1f us p99 %.1f us max %.1f us, %llu overrun(s)", st.sched_policy, st.priority,
             (unsigned long long)st.steps, st.wakeup.p50 / 1e3, st.wakeup.p99 / 1e3,
             st.wakeup.max / 1e3, (unsigned long long)st.overruns);
+    /* the final line says it too, without -v: a real-time run's first question */
+    snprintf(rt->end.timing, sizeof rt->end.timing, "wake-up p99 %.1f µs, %llu overrun(s)",
+             st.wakeup.p99 / 1e3, (unsigned long long)st.overruns);
     stop_cause(&st, rt);
     return st.stop == RTC_EXEC_END && st.stop_status == RTC_ETERMINATED ? RTC_ETERMINATED
                                                                         : RTC_OK;

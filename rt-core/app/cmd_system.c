@@ -30,7 +30,7 @@
 
 static const char run_usage[] =
     "usage: rtcosim run [options] FMU\n"
-    "       rtcosim run [options] SYSTEM          (SSP: .ssd, .ssp)\n"
+    "       rtcosim run [options] SYSTEM   (SSP: .ssd, .ssp, a folder with SystemStructure.ssd)\n"
     "       rtcosim run [options] SYSTEM --realtime [RTF]\n"
     "\n";
 
@@ -126,6 +126,8 @@ typedef struct sys_opts {
     long decimation;
     bool write_continue; /* --on-write-error continue */
     bool started;        /* the stepping began: the run ends with its final line */
+    unsigned long long rows, lost; /* rows written and lost, for the final line */
+    bool summary_saved;  /* summary.json was written: the final line may name it */
     rtc_cli_rt rt; /* --realtime and its options (cmd_rt.c) */
 } sys_opts;
 
@@ -359,15 +361,17 @@ static void conclude(sys_opts *o, const rtc_system *sys, rtc_recorder *r, rtc_cs
     rtc_cli_end *e = &o->rt.end;
     settle_end(e, sys, rc);
     /* every attempt replaces summary.json: an older run's never stays beside this one */
-    bool saved = rtc_cli_write_summary(o->dir, sys, o->path, e,
-                                       rtc_cli_now_s() - o->rt.t0_wall_s, &rs, &o->rt, true);
-    char summary[4200];
-    snprintf(summary, sizeof summary, "%s/summary.json", o->dir);
-    if (!saved)
+    o->summary_saved = rtc_cli_write_summary(o->dir, sys, o->path, e,
+                                             rtc_cli_now_s() - o->rt.t0_wall_s, &rs, &o->rt,
+                                             true);
+    if (!o->summary_saved) {
+        char summary[4200];
+        snprintf(summary, sizeof summary, "%s/summary.json", o->dir);
         rtc_cli_summary_failed(e, summary);
-    if (o->started) /* a failure before it is its one error line */
-        rtc_cli_final_line(file, rs.rows_written, rs.rows_dropped + rs.rows_lost,
-                           saved ? summary : NULL, e);
+    }
+    /* the final line comes after the units' last words (rtc_system_free) */
+    o->rows = rs.rows_written;
+    o->lost = rs.rows_dropped + rs.rows_lost;
     if (sys && r)
         rtc_log(&rtc_cli_log, RTC_LOG_INFO, "%lld ticks in %.3f s; %llu rows in %s",
                 (long long)e->last_tick, rtc_cli_now_s() - o->rt.t0_wall_s,
@@ -460,7 +464,12 @@ int rtc_cmd_run_system(int argc, char **argv)
     if (rc == RTC_OK)
         rc = run_ticks(sys, r, o.decimation, &o, csv);
     conclude(&o, sys, r, csv, file, rc);
-    rtc_system_free(sys);
+    rtc_system_free(sys); /* the units terminate: what they say precedes the final line */
+    if (o.started) { /* a failure before it is its one error line */
+        char summary[4200];
+        snprintf(summary, sizeof summary, "%s/summary.json", o.dir);
+        rtc_cli_final_line(file, o.rows, o.lost, o.summary_saved ? summary : NULL, &o.rt.end);
+    }
     rtc_events_close(ev); /* after the units: they may log while terminating */
     rtc_record_free(rec);
     free(o.records);

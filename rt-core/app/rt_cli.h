@@ -123,8 +123,11 @@ int rtc_cmd_bench(int argc, char **argv);
 int rtc_cli_load_system(const char *path, const rtc_system_options *so, const rtc_logger *lg,
                         rtc_system **sys);
 /** `rtcosim info SYSTEM` (cmd_info_system.c); @p units: `info --units`, one
- *  "unit.variable<TAB>unit" line per variable (for scripts/plot). Returns the exit status. */
+ *  "unit.variable<TAB>unit" line per variable (for rtcosim plot). Returns the exit status. */
 int rtc_cli_info_system(const char *path, bool units);
+/** `info --samples`: the bench samples of a session (its folder or its inputs.bin) as
+ *  "signal k sample_s arrival_s value" lines (cmd_info_samples.c). Returns the exit status. */
+int rtc_cli_info_samples(const char *path);
 void rtc_cli_print_units(const rtc_system *sys);
 
 /* ---- operator sessions (cmd_session.c) ---- */

@@ -41,6 +41,8 @@ typedef struct rtc_cli_end {
     int64_t last_time_ns;  /**< absolute logical time reached */
     size_t nonfinite;      /**< values that became non-finite */
     const char *hung_unit; /**< a unit left inside its step, or NULL */
+    char timing[96];       /**< a real-time run's "wake-up p99 X µs, N overrun(s)" for the
+                                final line ("" otherwise) */
 } rtc_cli_end;
 
 /** "completed", "completed-nonfinite", "stopped" or "failed". */
@@ -142,10 +144,10 @@ void rtc_cli_progress_tick(rtc_cli_progress *p, int64_t t_ns);
 void rtc_cli_progress_end(rtc_cli_progress *p);
 
 /** The last word of a run on stderr: "rtcosim run: STATUS: N row(s) in FILE [(M lost)],
- *  summary FILE (reason)". @p rows: rows in the file; @p lost: rows that never reached it
- *  (dropped or lost to a write error; 0: not shown). @p results: the result file ("-":
- *  standard output; NULL: none); @p summary: NULL when none was written (never name a
- *  summary the disk refused). */
+ *  summary FILE (reason)[; TIMING]" (TIMING: e->timing of a real-time run). @p rows: rows
+ *  in the file; @p lost: rows that never reached it (dropped or lost to a write error; 0:
+ *  not shown). @p results: the result file ("-": standard output; NULL: none); @p summary:
+ *  NULL when none was written (never name a summary the disk refused). */
 void rtc_cli_final_line(const char *results, unsigned long long rows, unsigned long long lost,
                         const char *summary, const rtc_cli_end *e);
 

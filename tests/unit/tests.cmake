@@ -93,3 +93,7 @@ rtc_add_test(cli_ux SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fm
 rtc_add_test(operator_ux SOURCES unit/fmu_util.c unit/io_util.c unit/session_util.c LIBS rtc_fmuhost rtc_iodrivers PkgConfig::LIBMODBUS PkgConfig::LIBLO DEPENDS rtc_test_fmus rtcosim rtcosim-operator LABELS integration io rt)
 target_compile_definitions(test_operator_ux PRIVATE RTC_OPERATOR_DIR="$<TARGET_FILE_DIR:rtcosim-operator>" RTC_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 rtc_add_test(me SOURCES unit/fmu_util.c LIBS rtc_fmuhost rtc_base_json DEPENDS rtc_test_fmus rtcosim LABELS integration rt)
+# issue 20: what the product promises a user of a fresh clone (configs/ folders, plots, ...)
+rtc_add_test(product SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtc_configs rtcosim rtcosim-bench-sim LABELS integration rt io)
+target_compile_definitions(test_product PRIVATE RTC_SOURCE_DIR="${PROJECT_SOURCE_DIR}" RTC_CONFIG_FMUS=$<BOOL:${RTC_CONFIG_FMUS}> RTC_BENCH_SIM_EXE="$<TARGET_FILE:rtcosim-bench-sim>")
+target_link_libraries(test_product PRIVATE PkgConfig::JANSSON)

@@ -380,13 +380,26 @@ static bool has_suffix(const char *s, const char *suf)
     return n >= m && !strcasecmp(s + n - m, suf);
 }
 
+/* A system given as a directory (an unpacked SSP) is its SystemStructure.ssd, read with
+ * the directory as its source directory: true and the file's path in @p ssd. */
+static bool unpacked_ssp(const char *system_path, char *ssd, size_t cap)
+{
+    struct stat st;
+    if (stat(system_path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return false;
+    snprintf(ssd, cap, "%s/SystemStructure.ssd", system_path);
+    return true;
+}
+
 /* system.<ext> and fmus.sha256 ("HASH  UNIT  PATH" for every unit made from a file). */
 static int write_copies(rtc_session *s, const char *system_path)
 {
     const char *ext = has_suffix(system_path, ".ssp")   ? "ssp"
                       : has_suffix(system_path, ".fmu") ? "fmu"
                                                         : "ssd";
-    char path[4096];
+    char path[4096], ssd[4200];
+    if (unpacked_ssp(system_path, ssd, sizeof ssd))
+        system_path = ssd;
     snprintf(path, sizeof path, "%s/system.%s", s->dir, ext);
     int rc = copy_file(system_path, path);
     if (rc != RTC_OK) {
@@ -426,10 +439,12 @@ static int write_conf(rtc_session *s, const rtc_session_options *o)
         return rtc_status_from_errno(errno);
     static const rtc_system_options none;
     const rtc_system_options *so = o->sys_options ? o->sys_options : &none;
-    char *abs = realpath(o->system_path, NULL);
+    char *abs = realpath(o->system_path, NULL), ssd[4200];
     fprintf(f, "# rtcosim session: settings for 'rtcosim replay'\nsystem=%s\n",
             abs ? abs : o->system_path);
-    if (abs && strrchr(abs, '/'))
+    if (abs && unpacked_ssp(abs, ssd, sizeof ssd)) /* its resources/ are in it */
+        fprintf(f, "source_dir=%s\n", abs);
+    else if (abs && strrchr(abs, '/'))
         fprintf(f, "source_dir=%.*s\n", (int)(strrchr(abs, '/') - abs), abs);
     free(abs);
     if (so->has_algorithm)
