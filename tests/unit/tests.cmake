@@ -97,3 +97,6 @@ rtc_add_test(me SOURCES unit/fmu_util.c LIBS rtc_fmuhost rtc_base_json DEPENDS r
 rtc_add_test(product SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtc_configs rtcosim rtcosim-bench-sim LABELS integration rt io)
 target_compile_definitions(test_product PRIVATE RTC_SOURCE_DIR="${PROJECT_SOURCE_DIR}" RTC_CONFIG_FMUS=$<BOOL:${RTC_CONFIG_FMUS}> RTC_BENCH_SIM_EXE="$<TARGET_FILE:rtcosim-bench-sim>")
 target_link_libraries(test_product PRIVATE PkgConfig::JANSSON)
+# issue 25: the DCP 1.0 codec (golden byte strings both ways) and its rules
+rtc_add_test(dcp_pdu LIBS rtc_base m)
+rtc_add_test(dcp_rules LIBS rtc_base m)
