@@ -100,3 +100,4 @@ target_link_libraries(test_product PRIVATE PkgConfig::JANSSON)
 # issue 25: the DCP 1.0 codec (golden byte strings both ways) and its rules
 rtc_add_test(dcp_pdu LIBS rtc_base m)
 rtc_add_test(dcp_rules LIBS rtc_base m)
+rtc_add_test(dcp_dcpx LIBS rtc_base)
