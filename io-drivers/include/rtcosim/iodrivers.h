@@ -119,6 +119,8 @@
 #define RTC_DRIVER_TYPE_MODBUS_SERVER "application/x-rtcosim-modbus-server"
 #define RTC_DRIVER_TYPE_OSC "application/x-rtcosim-osc"
 #define RTC_DRIVER_TYPE_UDP_FRAME "application/x-rtcosim-udp-frame"
+/** A DCP 1.0 slave (its .dcpx is the component's source), driven by the DCP master. */
+#define RTC_DRIVER_TYPE_DCP_SLAVE "application/x-dcp-slave"
 
 /** Modbus client over TCP or RTU (libmodbus): polls the bench, writes outputs. */
 extern const rtc_driver_ops rtc_modbus_client_ops;
@@ -128,10 +130,12 @@ extern const rtc_driver_ops rtc_modbus_server_ops;
 extern const rtc_driver_ops rtc_osc_ops;
 /** UDP sample frames, the skeleton driver (drv_skeleton.c): the template of a new one. */
 extern const rtc_driver_ops rtc_udp_frame_ops;
+/** The DCP master of one DCP 1.0 slave over UDP_IPv4 (dcp_master.c). */
+extern const rtc_driver_ops rtc_dcp_master_ops;
 
 /**
- * Register the four drivers under RTC_DRIVER_TYPE_MODBUS_CLIENT, _MODBUS_SERVER, _OSC and
- * _UDP_FRAME.
+ * Register the five drivers under RTC_DRIVER_TYPE_MODBUS_CLIENT, _MODBUS_SERVER, _OSC,
+ * _UDP_FRAME and _DCP_SLAVE.
  *
  * Returns: RTC_OK or the first rtc_driver_register() error.
  * RT-safe: no. Thread: main thread, during load.

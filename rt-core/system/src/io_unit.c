@@ -431,7 +431,7 @@ static int create_unit(const rtc_driver_ops *ops, const rtc_io_sample_source *fe
     u->md.guid = (char *)keep(u, sp->type);
     rtc_driver_config dc = {.component = u->name, .signals = cfg, .n_signals = u->n,
                             .settings = keep_kv(u, sp->settings, sp->n_settings),
-                            .n_settings = sp->n_settings};
+                            .n_settings = sp->n_settings, .source = sp->source};
     if (rc == RTC_OK && ops)
         rc = ops->open(&dc, lg, &u->drv); /* checks the register map / addresses now */
     for (size_t i = 0; rc == RTC_OK && feed && i < u->n; i++)

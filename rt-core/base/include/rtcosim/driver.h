@@ -77,6 +77,8 @@ typedef struct rtc_driver_config {
     size_t n_settings;
     const rtc_io_signal *signals;
     size_t n_signals;
+    const char *source;     /**< the component's source file (resolved path; a DCP
+                                 slave's .dcpx), NULL when it has none */
 } rtc_driver_config;
 
 /* ---- statistics ---- */
