@@ -384,6 +384,74 @@ static int dm_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **se
     return RTC_OK;
 }
 
+/* ---- describe (rtcosim info / check) ---- */
+
+/* Append to buf at *len (cap in all), truncating; keeps it NUL-terminated. */
+static void put(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void put(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+{
+    va_list ap;
+    if (*len + 1 >= cap)
+        return;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *len, cap - *len, fmt, ap);
+    va_end(ap);
+    *len = n < 0 ? *len : *len + (size_t)n < cap ? *len + (size_t)n : cap - 1;
+}
+
+static void put_var(const dm *d, const rtc_dcpx_var *v, char *buf, size_t cap, size_t *len)
+{
+    bool used = false;
+    for (size_t k = 0; k < d->n_in; k++)
+        used |= d->in[k].var == v;
+    for (size_t k = 0; k < d->n_out; k++)
+        used |= d->out[k].var == v;
+    put(buf, cap, len, "\n  %s %s %s vr %llu", v->name, rtc_dcpx_causality_name(v->causality),
+        rtc_dcp_data_type_name(v->type), (unsigned long long)v->vr);
+    if (v->has_start && rtc_dcp_type_numeric(v->type))
+        put(buf, cap, len, " start %.17g", v->start);
+    if (v->unit)
+        put(buf, cap, len, " [%s]", v->unit);
+    put(buf, cap, len, "%s", used ? " (connected)" : "");
+}
+
+static size_t dm_describe(void *self, char *buf, size_t cap)
+{
+    const dm *d = self;
+    const rtc_dcpx *x = d->dcpx;
+    char ip[INET_ADDRSTRLEN], dip[INET_ADDRSTRLEN], step[32];
+    size_t len = 0;
+    inet_ntop(AF_INET, &d->slave.sin_addr, ip, sizeof ip);
+    inet_ntop(AF_INET, &d->slave_dat.sin_addr, dip, sizeof dip);
+    rtc_time_format_s(d->b.period_ns, step, sizeof step);
+    put(buf, cap, &len, "DCP slave '%s' (DCP %u.%u, uuid %s) from %s\n", x->slave_name,
+        x->major, x->minor, x->uuid_text, x->path);
+    put(buf, cap, &len, "op modes%s%s%s, runs %s; time resolution", x->hrt ? " HRT" : "",
+        x->srt ? " SRT" : "", x->nrt ? " NRT" : "", rtc_dcp_op_mode_name(d->op_mode));
+    for (size_t i = 0; i < x->n_res; i++) {
+        const rtc_dcpx_res *r = &x->res[i];
+        if (r->range)
+            put(buf, cap, &len, "%s %u..%u/%u s", i ? "," : "", r->numerator, r->numerator_to,
+                r->denominator);
+        else
+            put(buf, cap, &len, "%s %u/%u s%s", i ? "," : "", r->numerator, r->denominator,
+                r->fixed ? " (fixed)" : r->recommended ? " (recommended)" : "");
+    }
+    put(buf, cap, &len, "; communication step %u x %u/%u s = %s s\n", d->steps, d->res_num,
+        d->res_den, step);
+    put(buf, cap, &len, "UDP_IPv4: control %s:%u, data %s:%u, max PDU %u bytes; heartbeat ",
+        ip, ntohs(d->slave.sin_port), dip, ntohs(d->slave_dat.sin_port), x->udp_max_pdu);
+    if (x->heartbeat)
+        put(buf, cap, &len, "%u/%u s", x->hb_numerator, x->hb_denominator);
+    else
+        put(buf, cap, &len, "none");
+    put(buf, cap, &len, "\nvariables (%zu):", x->n_vars);
+    for (size_t i = 0; i < x->n_vars; i++)
+        put_var(d, &x->vars[i], buf, cap, &len);
+    return len;
+}
+
 /* ---- the base's hooks ---- */
 
 static int dm_begin(rtc_drv_base *b)
@@ -455,4 +523,4 @@ static const rtc_drv_desc dm_desc = {
 const rtc_driver_ops rtc_dcp_master_ops = {
     .name = "dcp-master", .open = dm_open, .start = rtc_drv_start, .stop = rtc_drv_stop,
     .write_safe_values = rtc_drv_write_safe_values, .close = rtc_drv_close,
-    .stats = rtc_drv_stats};
+    .stats = rtc_drv_stats, .describe = dm_describe};

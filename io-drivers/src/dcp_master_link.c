@@ -471,7 +471,16 @@ static void enter_run(dm *d, int64_t now)
     d->hb_ns = now;
     rtc_drv_count(&d->b.st.named[DM_LIFE_CYCLES]);
     rtc_drv_count(&d->b.st.connects);
+    d->said_running = false;
     rtc_drv_link_up(&d->b);
+}
+
+/* One line when the run is on: RUNNING (SRT/HRT), a run state (NRT, stepped). */
+static void say_running(dm *d)
+{
+    if (d->said_running || (d->op_mode != RTC_DCP_OP_NRT && d->state != RTC_DCP_STATE_RUNNING))
+        return;
+    d->said_running = true;
     rtc_log(d->b.lg, RTC_LOG_INFO, "dcp-master '%s': %s is %s (%s, communication step %u x "
             "%u/%u s)", d->b.component, d->name, rtc_dcp_state_name(d->state),
             rtc_dcp_op_mode_name(d->op_mode), d->steps, d->res_num, d->res_den);
@@ -497,6 +506,7 @@ static void run_step(dm *d, int64_t now)
     check_run_state(d, now);
     if (d->phase != DM_RUN)
         return;
+    say_running(d);
     int64_t hb = (int64_t)d->dcpx->hb_numerator * 1000000000 / d->dcpx->hb_denominator / 2;
     if (d->dcpx->can_monitor_heartbeat && now >= d->hb_ns) { /* within the slave's limit */
         d->hb_ns = now + (hb > 0 ? hb : 1);

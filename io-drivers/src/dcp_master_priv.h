@@ -115,6 +115,7 @@ typedef struct dm {
     bool asked_error;        /* INF_error asked in this Error state */
     int64_t rx_ns;           /* the last DAT of the slave (0: none this life cycle) */
     bool sent_run_again;     /* SRT: STC_run sent in SYNCHRONIZED */
+    bool said_running;       /* the line about the run said in this life cycle */
     const char *why;         /* why the link went down last (static text or d->why_buf) */
     char why_buf[200];
     rtc_ratelimit lines;     /* log lines caused by the slave's traffic */

@@ -130,6 +130,10 @@ int rtc_cli_info_system(const char *path, bool units);
 int rtc_cli_info_samples(const char *path);
 void rtc_cli_print_units(const rtc_system *sys);
 
+/** What the driver of I/O unit @p u talks to (rtc_io_unit_describe), each line after
+ *  @p indent; nothing for a driver with nothing to say. */
+void rtc_cli_print_io_description(const rtc_unit *u, const char *indent);
+
 /* ---- operator sessions (cmd_session.c) ---- */
 
 /** Free what the options allocated (the --expose list). */

@@ -497,6 +497,17 @@ const char *rtc_io_unit_driver(const rtc_unit *unit)
     return u->ops ? u->ops->name : "replay";
 }
 
+size_t rtc_io_unit_describe(const rtc_unit *unit, char *buf, size_t cap)
+{
+    if (!buf || !cap)
+        return 0;
+    buf[0] = '\0';
+    if (!rtc_io_unit_is(unit))
+        return 0;
+    const io_unit *u = unit->self;
+    return u->ops && u->drv && u->ops->describe ? u->ops->describe(u->drv, buf, cap) : 0;
+}
+
 const char *rtc_io_unit_link(const rtc_unit *unit, const rtc_driver_stats *st)
 {
     const char *drv = rtc_io_unit_driver(unit);

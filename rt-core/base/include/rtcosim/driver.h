@@ -161,7 +161,8 @@ RTC_RT_SAFE bool rtc_driver_stats_counter(const rtc_driver_stats *st, const char
 
 /* ---- the driver vtable ---- */
 
-/** Operations of a driver; every function pointer is set. See the file comment. */
+/** Operations of a driver; every function pointer is set but describe (optional). See the
+ *  file comment. */
 typedef struct rtc_driver_ops {
     const char *name; /**< short name for messages, e.g. "modbus-client" */
     /**
@@ -190,6 +191,11 @@ typedef struct rtc_driver_ops {
      *  out->signals / n_signals_cap are the caller's. Returns RTC_OK, RTC_EINVAL (NULL).
      *  RT-safe: no (copies ~2 KiB). Thread: any. */
     int (*stats)(void *self, rtc_driver_stats *out);
+    /** Optional (NULL: nothing to say): what the driver talks to and how, as it was opened —
+     *  a few lines ('\n'-separated, no trailing newline) for `rtcosim info` and `check`,
+     *  written into @p buf (@p cap bytes, NUL-terminated, truncated to fit). Returns the
+     *  length written. RT-safe: no. Thread: any, after open(). */
+    size_t (*describe)(void *self, char *buf, size_t cap);
 } rtc_driver_ops;
 
 /* ---- factory registry (by SSP component type) ---- */
