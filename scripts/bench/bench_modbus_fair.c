@@ -11,7 +11,8 @@
  * 8, eight idle sockets connect first; how long until a new PLC is served. Then admission
  * (issue 19): eight PLCs polling every 0.3 s and three half-frame sockets hold the server
  * (default settings, then max_clients 8); a 9th client reads 20 times, one per 100 ms:
- * how many are served (target: 20 of 20).
+ * how many are served (target: 20 of 20). Between them, the PLC's latency while one thread
+ * connects as fast as it can, holding 16 sockets that never speak (a connect storm).
  *
  * The latency phases run with max_clients 16 so that every attacker is admitted: they
  * measure service, the last line measures admission. Exit status 0 unless something failed
@@ -173,6 +174,35 @@ static void attack_stop(attack *a)
     for (int k = 0; k < N_LORIS + N_IDLE; k++)
         if (a->fd[k] >= 0)
             close(a->fd[k]);
+}
+
+/* ---- a connect storm: connects as fast as one thread can, 16 held at a time ---- */
+
+#define N_STORM 16
+
+typedef struct storm {
+    int port;
+    atomic_bool stop;
+    atomic_uint connects;
+    pthread_t tid;
+} storm;
+
+static void *storm_thread(void *arg)
+{
+    storm *st = arg;
+    int fd[N_STORM];
+    for (int k = 0; k < N_STORM; k++)
+        fd[k] = -1;
+    for (unsigned k = 0; !atomic_load(&st->stop); k = (k + 1) % N_STORM) {
+        if (fd[k] >= 0)
+            close(fd[k]); /* the oldest goes, a new one comes */
+        fd[k] = tcp_connect(st->port);
+        atomic_fetch_add(&st->connects, 1);
+    }
+    for (int k = 0; k < N_STORM; k++)
+        if (fd[k] >= 0)
+            close(fd[k]);
+    return NULL;
 }
 
 /* ---- the PLC ---- */
@@ -442,7 +472,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_modbus_fair: PLC cannot connect\n");
         return 1;
     }
-    phase quiet = {.name = "quiet"}, hit = {.name = "3 slowloris + 8 idle"};
+    phase quiet = {.name = "quiet"}, hit = {.name = "3 slowloris + 8 idle"},
+          storm_ph = {.name = "connect storm"};
     plc_run(cl, &quiet, &pl, lat);
     attack a = {.port = 0};
     if (attack_start(&a, s.port) != 0)
@@ -451,6 +482,15 @@ int main(int argc, char **argv)
     plc_run(cl, &hit, &pl, lat);
     attack_stop(&a);
     rtc_driver_stats st = server_stats(&s);
+    storm sm = {.port = s.port};
+    int64_t storm_t0 = rtc_time_now_ns();
+    if (pthread_create(&sm.tid, NULL, storm_thread, &sm) != 0)
+        return 1;
+    plc_run(cl, &storm_ph, &pl, lat);
+    atomic_store(&sm.stop, true);
+    pthread_join(sm.tid, NULL);
+    double storm_s = (double)(rtc_time_now_ns() - storm_t0) / 1e9;
+    rtc_driver_stats st2 = server_stats(&s);
     printf("Modbus server fairness: %d reads of 1 holding register by a libmodbus PLC on "
            "127.0.0.1, one per %.3g ms (response timeout 5 s, at most %.0f s per phase)\n", n,
            (double)pl.period_ns / 1e6, pl.max_s);
@@ -466,6 +506,13 @@ int main(int argc, char **argv)
     printf("server counters: attacker reconnects %u", atomic_load(&a.reconnects));
     for (size_t i = 0; i < st.n_counters; i++)
         printf(", %s %llu", st.counters[i].name, (unsigned long long)st.counters[i].value);
+    printf("\n");
+    print_phase(&storm_ph);
+    printf("connect storm: %.0f connects a second (16 held), PLC reads failed %d "
+           "[target: 0: %s]; server counters after it:", atomic_load(&sm.connects) / storm_s,
+           storm_ph.failed, storm_ph.failed == 0 && storm_ph.n == n ? "met" : "MISSED");
+    for (size_t i = 0; i < st2.n_counters; i++)
+        printf(" %s %llu", st2.counters[i].name, (unsigned long long)st2.counters[i].value);
     printf("\n");
     modbus_close(cl);
     modbus_free(cl);
