@@ -15,14 +15,11 @@
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #define WAIT_MS 30000 /* events only; generous for TSan on a loaded 2-core machine */
@@ -266,23 +263,6 @@ static void server_closes_stalled_frames_and_idle_connections(void)
 
 /* ---- admission: a new client beside clients that hold the slots ---- */
 
-/* A raw TCP client from source address src (the loopback answers every 127.x.y.z), so a
- * test can play several hosts; -1 on failure. */
-static int tcp_connect_from(int port, const char *src)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in from = {.sin_family = AF_INET},
-                       to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    if (fd >= 0 && inet_pton(AF_INET, src, &from.sin_addr) == 1 &&
-        bind(fd, (struct sockaddr *)&from, sizeof from) == 0 &&
-        connect(fd, (struct sockaddr *)&to, sizeof to) == 0)
-        return fd;
-    if (fd >= 0)
-        close(fd);
-    return -1;
-}
-
 /* One read of holding 0 on a raw socket: true when it is answered with 7. */
 static bool raw_read(int fd, uint16_t tid)
 {
@@ -447,15 +427,15 @@ static void server_keeps_one_hosts_crowd_to_its_share(void)
     CU_ASSERT_TRUE(mb_read(plc));
     int crowd[5], other[2], late;
     for (int k = 0; k < 5; k++) /* 127.0.0.2: each served once, in order */
-        CU_ASSERT_TRUE(raw_read(crowd[k] = tcp_connect_from(port, "127.0.0.2"), 1));
+        CU_ASSERT_TRUE(raw_read(crowd[k] = io_tcp_connect_from(port, "127.0.0.2"), 1));
     rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
     CU_ASSERT_EQUAL(io_counter(&st, "evicted_peer"), 2);
     CU_ASSERT_EQUAL(io_counter(&st, "clients"), 4);
     CU_ASSERT_TRUE(io_tcp_wait_closed(crowd[0], WAIT_MS));
     CU_ASSERT_TRUE(io_tcp_wait_closed(crowd[1], WAIT_MS));
     for (int k = 0; k < 2; k++) /* 127.0.0.3: now every slot is taken */
-        CU_ASSERT_TRUE(raw_read(other[k] = tcp_connect_from(port, "127.0.0.3"), 1));
-    CU_ASSERT_TRUE(raw_read(late = tcp_connect_from(port, "127.0.0.4"), 1));
+        CU_ASSERT_TRUE(raw_read(other[k] = io_tcp_connect_from(port, "127.0.0.3"), 1));
+    CU_ASSERT_TRUE(raw_read(late = io_tcp_connect_from(port, "127.0.0.4"), 1));
     CU_ASSERT_TRUE(io_tcp_wait_closed(crowd[2], WAIT_MS)); /* the crowd's oldest */
     CU_ASSERT_TRUE(mb_read(plc));
     CU_ASSERT_TRUE(raw_read(crowd[3], 2) && raw_read(crowd[4], 2));
@@ -490,7 +470,7 @@ static void *storm_main(void *arg)
     for (int k = 0; !atomic_load(&s->stop); k = (k + 1) % 16) {
         if (fd[k] >= 0)
             close(fd[k]);
-        fd[k] = tcp_connect_from(s->port, "127.0.0.2");
+        fd[k] = io_tcp_connect_from(s->port, "127.0.0.2");
         atomic_fetch_add(&s->connects, 1);
     }
     for (int k = 0; k < 16; k++)
@@ -512,7 +492,7 @@ static void server_serves_plcs_through_a_connect_storm(void)
     io_drv d;
     int port = srv_start(&d, kv);
     CU_ASSERT_TRUE_FATAL(port > 0);
-    int neighbour = tcp_connect_from(port, "127.0.0.2");
+    int neighbour = io_tcp_connect_from(port, "127.0.0.2");
     CU_ASSERT_TRUE(raw_read(neighbour, 1));
     storm s = {.port = port};
     CU_ASSERT_EQUAL_FATAL(pthread_create(&s.tid, NULL, storm_main, &s), 0);
