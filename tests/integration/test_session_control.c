@@ -5,10 +5,12 @@
  *     them (the reply names the missing capability); with them, single steps are paced at
  *     the period and their count is bounded; non-finite counts are refused unconverted;
  *   - --control-token FILE: every message must start with the secret; a world-readable
- *     file is refused; scripts/operator --token-file sends it;
+ *     or short (< 16 bytes) file is refused; scripts/operator --token-file sends it;
+ *     wrong tokens are throttled per sender address; --control-allow remote without a
+ *     token is refused before anything runs (exit 2);
  *   - scripts/operator refuses text that is not a number before sending anything;
- *   - a flood of refused datagrams and of single steps costs a bounded number of
- *     events.log lines.
+ *   - a flood of refused datagrams, and of steps, marks and sets, costs a bounded number
+ *     of events.log lines; summary.json counts what was left out.
  * Timing assertions are lower bounds only (a loaded machine makes them truer).
  */
 #include "cu_main.h"
@@ -29,6 +31,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#define TOKEN "s3cret-token-for-tests-0" /* 24 bytes */
 
 /* The I/O system (an OSC component feeding lag.u1) with lag.u2 exposed; @p step: s.
  * Returns the OSC component's port. */
@@ -180,28 +184,29 @@ static void control_token_guards_every_command(void)
 {
     char out[4096], args[1200];
     io_system("tok.ssd", "0.001");
-    write_file("tok644", "s3cret-token\n", 0644);
+    write_file("tok644", TOKEN "\n", 0644);
     snprintf(args, sizeof args, "cd '%s' && '%s' run tok.ssd --realtime --priority 0 "
              "--control-port 0 --control-token tok644 --stop 0.2 --output-dir t644", work,
              RTCOSIM_EXE);
     CU_ASSERT_NOT_EQUAL(rtc_test_run(args, out, sizeof out), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "--control-token tok644: readable or writable by "
                                        "every user"));
-    write_file("tok", "s3cret-token\n", 0600);
+    write_file("tok", TOKEN "\n", 0600);
     io_child run;
     int port = start_run(&run, "tok.ssd", "tokrun", "--control-token tok --deadman-ms 2000");
     client c;
     client_open(&c, port);
-    static const char *const wrong[] = {"s3cret-tokex", "s3cret", "s3cret-token!", ""};
+    /* three guesses (the empty string is none): below the throttle's free ones */
+    static const char *const wrong[] = {"s3cret-token-for-tests-X", "s3cret", TOKEN "!", ""};
     CU_ASSERT_TRUE(call(&c, "/rtcosim/status", lo_message_new()));
     CU_ASSERT_TRUE(error_has(&c, "missing or wrong token"));
     for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; i++) {
         CU_ASSERT_TRUE(call(&c, "/rtcosim/set", msg("ssd", wrong[i], "lag.u2", 2.0)));
         CU_ASSERT_TRUE(error_has(&c, "missing or wrong token"));
     }
-    CU_ASSERT_TRUE(call(&c, "/rtcosim/status", msg("s", "s3cret-token")));
+    CU_ASSERT_TRUE(call(&c, "/rtcosim/status", msg("s", TOKEN)));
     CU_ASSERT_STRING_EQUAL(c.last.s[0], "status");
-    CU_ASSERT_TRUE(call(&c, "/rtcosim/set", msg("ssd", "s3cret-token", "lag.u2", 1.5)));
+    CU_ASSERT_TRUE(call(&c, "/rtcosim/set", msg("ssd", TOKEN, "lag.u2", 1.5)));
     CU_ASSERT_STRING_EQUAL(c.last.s[0], "set");
     CU_ASSERT_DOUBLE_EQUAL(c.last.d[2], 1.5, 0.0);
     snprintf(args, sizeof args, "%d set lag.u2 2.5", port);
@@ -212,7 +217,7 @@ static void control_token_guards_every_command(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "set lag.u2 2.25"));
     snprintf(args, sizeof args, "%d stop", port);
     CU_ASSERT_EQUAL(operator_run(args, out, sizeof out), 1); /* no token: not stopped */
-    CU_ASSERT_TRUE(call(&c, "/rtcosim/status", msg("s", "s3cret-token")));
+    CU_ASSERT_TRUE(call(&c, "/rtcosim/status", msg("s", TOKEN)));
     CU_ASSERT_STRING_EQUAL(c.last.s[0], "status");
     /* messages without the token do not keep the dead-man (2 s) from firing */
     for (int i = 0; i < 1000 && !events_have("tokrun", "dead-man: the control surface was "
@@ -235,6 +240,79 @@ static void control_token_guards_every_command(void)
     CU_ASSERT_TRUE(events_have("tokrun", ": set lag.u2 = 2.25 (applied"));
     CU_ASSERT_FALSE(events_have("tokrun", "set lag.u2 = 2 (applied"));
     CU_ASSERT_FALSE(events_have("tokrun", "set lag.u2 = 2.5 (applied"));
+}
+
+/* A number in work/@p dir/summary.json after "@p key": " (the first one), or -1. */
+static long summary_count(const char *dir, const char *key)
+{
+    char path[800], needle[128];
+    snprintf(path, sizeof path, "%s/%s/summary.json", work, dir);
+    snprintf(needle, sizeof needle, "\"%s\": ", key);
+    char *sum = rtc_test_slurp(path, NULL);
+    const char *q = sum ? strstr(sum, needle) : NULL;
+    long v = q ? strtol(q + strlen(needle), NULL, 10) : -1;
+    free(sum);
+    return v;
+}
+
+/* Remote senders without a token, and a token shorter than 16 bytes: one line naming the
+ * option, exit 2, before anything runs (no summary.json). */
+static void control_remote_needs_a_token(void)
+{
+    char out[4096], args[1200];
+    io_system("remote.ssd", "0.001");
+    write_file("short", "fifteen-bytes!!\n", 0600);
+    static const struct {
+        const char *opts, *dir, *needle;
+    } cases[] = {
+        {"--control-allow set,remote", "remote0",
+         "--control-allow remote needs --control-token FILE"},
+        {"--control-allow set,remote --control-token short", "remote1",
+         "--control-token short: 15 byte(s): a token needs at least 16"},
+        {"--control-token short", "remote2", "a token needs at least 16"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(args, sizeof args, "cd '%s' && '%s' run remote.ssd --realtime --priority 0 "
+                 "--control-port 0 %s --stop 0.2 --output-dir %s", work, RTCOSIM_EXE,
+                 cases[i].opts, cases[i].dir);
+        CU_ASSERT_EQUAL(rtc_test_run(args, out, sizeof out), 2);
+        if (!strstr(out, cases[i].needle))
+            printf("\n    expected '%s' in: %.300s", cases[i].needle, out);
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, cases[i].needle));
+        CU_ASSERT_PTR_NULL(strchr(strchr(out, '\n') ? strchr(out, '\n') + 1 : "", '\n'));
+        CU_ASSERT_EQUAL(summary_count(cases[i].dir, "status"), -1); /* nothing ran */
+    }
+}
+
+/* A sender that sent more than 3 wrong tokens is refused unread — its right token too —
+ * until its block (1 s) ends; summary.json counts both. */
+static void control_wrong_tokens_throttled(void)
+{
+    io_system("thr.ssd", "0.001");
+    write_file("thr-tok", TOKEN "\n", 0600);
+    io_child run;
+    int port = start_run(&run, "thr.ssd", "thr", "--control-token thr-tok");
+    client c;
+    client_open(&c, port);
+    for (int i = 0; i < 4; i++) {
+        CU_ASSERT_TRUE(call(&c, "/rtcosim/status", msg("s", "s3cret-token-for-tests-X")));
+        CU_ASSERT_TRUE(error_has(&c, "missing or wrong token"));
+    }
+    CU_ASSERT_TRUE(call(&c, "/rtcosim/status", msg("s", TOKEN)));
+    CU_ASSERT_TRUE(error_has(&c, "too many wrong tokens from this address"));
+    bool served = false;
+    for (int i = 0; i < 300 && !served; i++) { /* the block ends */
+        served = call(&c, "/rtcosim/status", msg("s", TOKEN)) &&
+                 !strcmp(c.last.path, "/rtcosim/reply");
+        if (!served)
+            io_sleep_ms(100);
+    }
+    CU_ASSERT_TRUE(served);
+    CU_ASSERT_TRUE(call(&c, "/rtcosim/stop", msg("s", TOKEN)) && reply_ok(&c, "stop"));
+    client_close(&c);
+    CU_ASSERT_EQUAL(wait_run(&run), 0);
+    CU_ASSERT_EQUAL(summary_count("thr", "wrong_tokens"), 4);
+    CU_ASSERT_TRUE(summary_count("thr", "throttled") >= 1);
 }
 
 /* ---- scripts/operator ---- */
@@ -333,13 +411,16 @@ static void write_lag_system(const char *path)
     fclose(f);
 }
 
-static void single_step_flood_logs_bounded_lines(void)
+/* 300 single steps, 300 marks and 300 sets as fast as the surface answers: every one
+ * is accepted, but events.log takes 20 of these lines a second and counts the rest into
+ * one line a second (summary.json: events_suppressed). */
+static void operator_flood_logs_bounded_lines(void)
 {
     char ssd[700];
     snprintf(ssd, sizeof ssd, "%s/lag.ssd", work);
     write_lag_system(ssd);
     io_child run;
-    int port = start_run(&run, "lag.ssd", "steps", "");
+    int port = start_run(&run, "lag.ssd", "steps", "--expose lag.u2");
     client c;
     client_open(&c, port);
     CU_ASSERT_TRUE_FATAL(status_until(&c, 0, 1));
@@ -347,9 +428,13 @@ static void single_step_flood_logs_bounded_lines(void)
     CU_ASSERT_TRUE_FATAL(status_until(&c, 1, 0));
     double k0 = current_k(&c), t0 = now_s();
     int ok = 0;
-    for (int i = 0; i < 300; i++)
+    for (int i = 0; i < 300; i++) {
         ok += call(&c, "/rtcosim/step", msg("i", 1)) && reply_ok(&c, "step");
-    CU_ASSERT_EQUAL(ok, 300);
+        ok += call(&c, "/rtcosim/mark", msg("s", "flood")) && reply_ok(&c, "mark");
+        ok += call(&c, "/rtcosim/set", msg("sd", "lag.u2", 0.001 * i)) &&
+              !strcmp(c.last.path, "/rtcosim/reply");
+    }
+    CU_ASSERT_EQUAL(ok, 900);
     double k = k0;
     for (int i = 0; i < 3000 && k < k0 + 300; i++, io_sleep_ms(10))
         k = current_k(&c);
@@ -358,11 +443,17 @@ static void single_step_flood_logs_bounded_lines(void)
     double secs = now_s() - t0;
     client_close(&c);
     CU_ASSERT_EQUAL(wait_run(&run), 0);
-    size_t lines = events_count("steps", ": step 1 (from step");
-    size_t bound = (size_t)(11 * (ceil(secs) + 2));
-    printf("\n    300 step commands in %.2f s: %zu line(s) (bound %zu)", secs, lines, bound);
+    size_t lines = events_count("steps", ": step 1 (from step") +
+                   events_count("steps", ": mark flood") +
+                   events_count("steps", ": set lag.u2 = ");
+    size_t bound = (size_t)(20 * (ceil(secs) + 2));
+    long suppressed = summary_count("steps", "events_suppressed");
+    printf("\n    900 commands in %.2f s: %zu line(s) (bound %zu), %ld counted", secs, lines,
+           bound, suppressed);
     CU_ASSERT(lines <= bound);
-    CU_ASSERT_TRUE(events_have("steps", "more step command(s) ("));
+    /* each one logged or counted (and the pause and stop lines may be counted too) */
+    CU_ASSERT_TRUE(lines + (size_t)suppressed >= 900 && lines + (size_t)suppressed <= 902);
+    CU_ASSERT_TRUE(events_have("steps", "more line(s) caused by peers"));
     CU_ASSERT_TRUE(events_have("steps", "the operator may: set,pause,step,stop,mark"));
 }
 
@@ -376,7 +467,9 @@ void rtc_test_register(void)
         {"operator_refuses_text_that_is_not_a_number",
          operator_refuses_text_that_is_not_a_number},
         {"refused_datagram_flood_logs_bounded_lines", refused_datagram_flood_logs_bounded_lines},
-        {"single_step_flood_logs_bounded_lines", single_step_flood_logs_bounded_lines},
+        {"operator_flood_logs_bounded_lines", operator_flood_logs_bounded_lines},
+        {"control_remote_needs_a_token", control_remote_needs_a_token},
+        {"control_wrong_tokens_throttled", control_wrong_tokens_throttled},
         {NULL, NULL}};
     rtc_test_add_suite("session_control", session_setup, session_teardown, cases);
 }
