@@ -411,18 +411,23 @@ static void write_lag_system(const char *path)
     fclose(f);
 }
 
+/* A run of the Lag system in work/@p dir with @p extra options, @p c connected to it. */
+static void start_lag(io_child *run, const char *dir, const char *extra, client *c)
+{
+    char ssd[700];
+    snprintf(ssd, sizeof ssd, "%s/lag.ssd", work);
+    write_lag_system(ssd);
+    client_open(c, start_run(run, "lag.ssd", dir, extra));
+}
+
 /* 300 single steps, 300 marks and 300 sets as fast as the surface answers: every one
  * is accepted, but events.log takes 20 of these lines a second and counts the rest into
  * one line a second (summary.json: events_suppressed). */
 static void operator_flood_logs_bounded_lines(void)
 {
-    char ssd[700];
-    snprintf(ssd, sizeof ssd, "%s/lag.ssd", work);
-    write_lag_system(ssd);
     io_child run;
-    int port = start_run(&run, "lag.ssd", "steps", "--expose lag.u2");
     client c;
-    client_open(&c, port);
+    start_lag(&run, "steps", "--expose lag.u2", &c);
     CU_ASSERT_TRUE_FATAL(status_until(&c, 0, 1));
     CU_ASSERT_TRUE(call(&c, "/rtcosim/pause", lo_message_new()) && reply_ok(&c, "pause"));
     CU_ASSERT_TRUE_FATAL(status_until(&c, 1, 0));
@@ -457,6 +462,33 @@ static void operator_flood_logs_bounded_lines(void)
     CU_ASSERT_TRUE(events_have("steps", "the operator may: set,pause,step,stop,mark"));
 }
 
+/* A sender that falls silent past the dead-man (1 ms) and speaks again, 100 times: each
+ * time the dead-man fires (a line, a safe-value command) and re-arms (a line) — lines a
+ * peer's rhythm causes, limited like its commands. */
+static void deadman_toggles_log_bounded_lines(void)
+{
+    io_child run;
+    client c;
+    start_lag(&run, "dm-flood", "--expose lag.u2:safe=0 --deadman-ms 1", &c);
+    double t0 = now_s();
+    int ok = 0;
+    for (int i = 0; i < 100; i++) { /* the surface naps 10 ms without a datagram: it fires */
+        ok += call(&c, "/rtcosim/status", lo_message_new()) && !strcmp(c.last.s[0], "status");
+        io_sleep_ms(15);
+    }
+    CU_ASSERT_EQUAL(ok, 100);
+    CU_ASSERT_TRUE(call(&c, "/rtcosim/stop", lo_message_new()) && reply_ok(&c, "stop"));
+    double secs = now_s() - t0;
+    client_close(&c);
+    CU_ASSERT_EQUAL(wait_run(&run), 0);
+    size_t lines = events_count("dm-flood", "dead-man: ") +
+                   events_count("dm-flood", "safe lag.u2 = 0");
+    size_t bound = (size_t)(20 * (ceil(secs) + 2));
+    printf("\n    100 silences in %.2f s: %zu line(s) (bound %zu)", secs, lines, bound);
+    CU_ASSERT_TRUE(events_have("dm-flood", "dead-man: the control surface was silent"));
+    CU_ASSERT(lines <= bound);
+}
+
 void rtc_test_register(void)
 {
     static const rtc_test_case cases[] = {
@@ -468,6 +500,7 @@ void rtc_test_register(void)
          operator_refuses_text_that_is_not_a_number},
         {"refused_datagram_flood_logs_bounded_lines", refused_datagram_flood_logs_bounded_lines},
         {"operator_flood_logs_bounded_lines", operator_flood_logs_bounded_lines},
+        {"deadman_toggles_log_bounded_lines", deadman_toggles_log_bounded_lines},
         {"control_remote_needs_a_token", control_remote_needs_a_token},
         {"control_wrong_tokens_throttled", control_wrong_tokens_throttled},
         {NULL, NULL}};

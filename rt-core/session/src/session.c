@@ -175,9 +175,9 @@ void rtc_session_hook(void *session, int at, int64_t k)
 /* ---- writer thread ---- */
 
 /* events.log line of an applied command: formatted here, off the RT thread, from the
- * record the RT thread wrote — so the line carries the exact step it took effect at. A
- * peer's command passes the peer-line limit (session_events.c); the engine's own (the
- * dead-man's safe values) are always written. */
+ * record the RT thread wrote — so the line carries the exact step it took effect at.
+ * Every command comes from a peer, or from a peer's silence (the dead-man's safe values):
+ * its line passes the peer-line limit (session_events.c). */
 static void command_event(rtc_session *s, const rtc_inputs_rec *r)
 {
     char who[64], what[160];
@@ -190,10 +190,7 @@ static void command_event(rtc_session *s, const rtc_inputs_rec *r)
     else
         snprintf(what, sizeof what, "%s (before step %lld)", rtc_inputs_op_name(r->op),
                  (long long)r->k);
-    if (r->b_ns > 0)
-        rtc__events_peer_at(s->ev, r->k, "operator", "%s: %s", who, what);
-    else
-        rtc__events_add_at(s->ev, r->k, "operator", "%s: %s", who, what);
+    rtc__events_peer_at(s->ev, r->k, "operator", "%s: %s", who, what);
 }
 
 /* A progress record: every record of the steps before @p done is in the file. Written

@@ -16,7 +16,8 @@
  * kept (errno) for the session writer, which reports it and stops the run.
  *
  * Lines a network peer causes (operator commands, marks and clamps from the control
- * surfaces, set-points from I/O peers) pass one limiter (rtcosim/ratelimit.h, under the
+ * surfaces, the dead-man a surface's silence fires, set-points from I/O peers) pass one
+ * limiter (rtcosim/ratelimit.h, under the
  * lock: every producer thread takes from it): the first PEER_BURST of each second are
  * written, the rest are counted, and the session writer writes one line a second with
  * the count. A flood of commands costs a few lines a second whatever its rate; inputs.bin
@@ -169,17 +170,6 @@ const rtc_logger *rtc_events_logger(rtc_events *ev, const char *source_name)
     *s = (source){.lg = {.log = source_log, .user = s, .max_level = RTC_LOG_INFO}, .ev = ev,
                   .name = source_name};
     return &s->lg;
-}
-
-void rtc__events_add_at(rtc_events *ev, int64_t k, const char *source_name, const char *fmt,
-                        ...)
-{
-    char text[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    write_line(ev, k, source_name, text);
 }
 
 void rtc__events_peer_at(rtc_events *ev, int64_t k, const char *source_name, const char *fmt,

@@ -424,9 +424,10 @@ static bool poll_locked(rtc_session *s, bool heard)
 {
     int64_t now = rtc_time_now_ns();
     if (heard) {
-        if (s->deadman_fired)
-            rtc_events_add(s->ev, "operator", "dead-man: the control surface is back; the "
-                           "safe values stay until the operator sets new ones");
+        if (s->deadman_fired) /* a peer's silence and return: limited like its commands */
+            rtc__events_peer_at(s->ev, RTC__EVENTS_NOW, "operator", "dead-man: the control "
+                                "surface is back; the safe values stay until the operator "
+                                "sets new ones");
         s->last_heard_ns = now;
         s->deadman_fired = false;
         return false;
@@ -442,9 +443,10 @@ static bool poll_locked(rtc_session *s, bool heard)
         rtc__cmd c = {.op = RTC__OP_SAFE, .index = (uint32_t)i, .value = s->var[i].safe};
         n += queue(s, &c, err, sizeof err) == RTC_OK;
     }
-    rtc_events_add(s->ev, "operator", "dead-man: the control surface was silent for %.0f ms "
-                   "(limit %.0f ms): %u input(s) fall back to their safe values",
-                   (double)(now - s->last_heard_ns) / 1e6, (double)s->deadman_ns / 1e6, n);
+    rtc__events_peer_at(s->ev, RTC__EVENTS_NOW, "operator", "dead-man: the control surface "
+                        "was silent for %.0f ms (limit %.0f ms): %u input(s) fall back to "
+                        "their safe values", (double)(now - s->last_heard_ns) / 1e6,
+                        (double)s->deadman_ns / 1e6, n);
     return true;
 }
 

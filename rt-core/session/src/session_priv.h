@@ -59,8 +59,6 @@ void rtc__setpoint_event(rtc_session *s, const rtc_inputs_rec *r);
 void rtc__setpoints_clear(rtc_session *s);
 
 /* session_events.c */
-void rtc__events_add_at(rtc_events *ev, int64_t k, const char *source, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
 /* A line a network peer caused (a command, a mark, a set-point): written when the peer
  * limit admits it (PEER_BURST a second, all peers together), else only counted. @p k: the
  * step it belongs to, or RTC__EVENTS_NOW (the current one). Thread: any non-RT thread. */
