@@ -11,7 +11,9 @@
  * 8, eight idle sockets connect first; how long until a new PLC is served. Then admission
  * (issue 19): eight PLCs polling every 0.3 s and three half-frame sockets hold the server
  * (default settings, then max_clients 8); a 9th client reads 20 times, one per 100 ms:
- * how many are served (target: 20 of 20). Between them, the PLC's latency while one thread
+ * how many are served (target: 20 of 20 at the defaults; at max_clients 8, where nine
+ * clients share eight slots and the one served least recently yields whenever an evicted
+ * poller returns, that its first read is served). Between them, the PLC's latency while one thread
  * connects as fast as it can, holding 16 sockets that never speak (a connect storm).
  *
  * The latency phases run with max_clients 16 so that every attacker is admitted: they
@@ -350,8 +352,8 @@ static void *poller_thread(void *arg)
 }
 
 /* The 9th client: 20 reads, one per 100 ms (a PLC scan); a failed read reconnects.
- * Returns the reads served; their latencies go to lat. */
-static int newcomer(int port, int64_t *lat, int *connects)
+ * Returns the reads served; their latencies go to lat; *first: the first was served. */
+static int newcomer(int port, int64_t *lat, int *connects, bool *first)
 {
     modbus_t *cl = NULL;
     int got = 0;
@@ -367,6 +369,7 @@ static int newcomer(int port, int64_t *lat, int *connects)
         int64_t t0 = rtc_time_now_ns();
         if (cl && modbus_read_registers(cl, 0, 1, &v) == 1) {
             lat[got++] = rtc_time_now_ns() - t0;
+            *first = *first || k == 0;
         } else if (cl) {
             modbus_close(cl);
             modbus_free(cl);
@@ -405,17 +408,23 @@ static void admission(const char *max_clients)
     }
     sleep_ms(200);
     int64_t lat[20];
-    int connects, got = newcomer(s.port, lat, &connects);
+    int connects;
+    bool first = false;
+    int got = newcomer(s.port, lat, &connects, &first);
     atomic_store(&p.stop, true);
     for (int i = 0; i < n_threads; i++)
         pthread_join(p.tid[i], NULL);
     qsort(lat, (size_t)got, sizeof *lat, cmp_i64);
     rtc_driver_stats st = server_stats(&s);
+    /* at max_clients 8, nine clients share eight slots: the one served least recently
+     * yields each time an evicted poller comes back, so the target is admission itself */
     printf("admission (%s): %d pollers every 0.3 s + %d half frames: 9th client served "
-           "%d of 20 (%d connect(s)), p50 %.3f ms, max %.3f ms [target 20 of 20: %s]\n",
-           max_clients ? "max_clients 8" : "default settings", N_POLLERS, N_LORIS, got,
-           connects, got ? (double)lat[got / 2] / 1e6 : 0.0,
-           got ? (double)lat[got - 1] / 1e6 : 0.0, got == 20 ? "met" : "MISSED");
+           "%d of 20 (%d connect(s)), first read %s, p50 %.3f ms, max %.3f ms [target %s: "
+           "%s]\n", max_clients ? "max_clients 8" : "default settings", N_POLLERS, N_LORIS, got,
+           connects, first ? "served" : "NOT served", got ? (double)lat[got / 2] / 1e6 : 0.0,
+           got ? (double)lat[got - 1] / 1e6 : 0.0,
+           max_clients ? "first read served" : "20 of 20",
+           (max_clients ? first : got == 20) ? "met" : "MISSED");
     printf("   pollers: %d reads served, %d failed; server:", atomic_load(&p.ok),
            atomic_load(&p.failed));
     for (size_t i = 0; i < st.n_counters; i++)
