@@ -139,9 +139,8 @@ static int surfaces_json(json_t *obj, const rtc_cli_rt *rt)
 {
     if (!rt->has_osc && !rt->has_panel)
         return 0;
-    static const char *const osc_keys[] = {"messages", "refused", "wrong_tokens", "throttled"};
-    const uint64_t osc_v[] = {rt->osc.messages, rt->osc.refused, rt->osc.wrong_tokens,
-                              rt->osc.throttled};
+    static const char *const osc_keys[] = {"messages", "refused", "wrong_tokens"};
+    const uint64_t osc_v[] = {rt->osc.messages, rt->osc.refused, rt->osc.wrong_tokens};
     static const char *const panel_keys[] = {"requests",  "refused",      "wrong_tokens",
                                              "throttled", "cross_origin", "header_timeouts",
                                              "evicted"};
@@ -153,7 +152,7 @@ static int surfaces_json(json_t *obj, const rtc_cli_rt *rt)
            *panel = rt->has_panel ? json_object() : NULL;
     int bad = o ? 0 : -1;
     if (rt->has_osc)
-        bad |= (osc ? set_counts(osc, osc_keys, osc_v, 4) : -1) |
+        bad |= (osc ? set_counts(osc, osc_keys, osc_v, 3) : -1) |
                json_object_set_new(o, "osc_control", osc);
     if (rt->has_panel)
         bad |= (panel ? set_counts(panel, panel_keys, panel_v, 7) : -1) |

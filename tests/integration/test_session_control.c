@@ -6,8 +6,8 @@
  *     the period and their count is bounded; non-finite counts are refused unconverted;
  *   - --control-token FILE: every message must start with the secret; a world-readable
  *     or short (< 16 bytes) file is refused; scripts/operator --token-file sends it;
- *     wrong tokens are throttled per sender address; --control-allow remote without a
- *     token is refused before anything runs (exit 2);
+ *     wrong tokens are counted and never lock the sender out; --control-allow remote
+ *     without a token is refused before anything runs (exit 2);
  *   - scripts/operator refuses text that is not a number before sending anything;
  *   - a flood of refused datagrams, and of steps, marks and sets, costs a bounded number
  *     of events.log lines; summary.json counts what was left out.
@@ -196,7 +196,6 @@ static void control_token_guards_every_command(void)
     int port = start_run(&run, "tok.ssd", "tokrun", "--control-token tok --deadman-ms 2000");
     client c;
     client_open(&c, port);
-    /* three guesses (the empty string is none): below the throttle's free ones */
     static const char *const wrong[] = {"s3cret-token-for-tests-X", "s3cret", TOKEN "!", ""};
     CU_ASSERT_TRUE(call(&c, "/rtcosim/status", lo_message_new()));
     CU_ASSERT_TRUE(error_has(&c, "missing or wrong token"));
@@ -284,9 +283,10 @@ static void control_remote_needs_a_token(void)
     }
 }
 
-/* A sender that sent more than 3 wrong tokens is refused unread — its right token too —
- * until its block (1 s) ends; summary.json counts both. */
-static void control_wrong_tokens_throttled(void)
+/* Wrong tokens are answered and counted, and do not shut the sender's address out: its
+ * next message with the right token is served (a UDP address can be forged, so a block
+ * would let anybody lock the operator out). */
+static void control_wrong_tokens_counted_never_locking_out(void)
 {
     io_system("thr.ssd", "0.001");
     write_file("thr-tok", TOKEN "\n", 0600);
@@ -294,25 +294,17 @@ static void control_wrong_tokens_throttled(void)
     int port = start_run(&run, "thr.ssd", "thr", "--control-token thr-tok");
     client c;
     client_open(&c, port);
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 10; i++) {
         CU_ASSERT_TRUE(call(&c, "/rtcosim/status", msg("s", "s3cret-token-for-tests-X")));
         CU_ASSERT_TRUE(error_has(&c, "missing or wrong token"));
     }
     CU_ASSERT_TRUE(call(&c, "/rtcosim/status", msg("s", TOKEN)));
-    CU_ASSERT_TRUE(error_has(&c, "too many wrong tokens from this address"));
-    bool served = false;
-    for (int i = 0; i < 300 && !served; i++) { /* the block ends */
-        served = call(&c, "/rtcosim/status", msg("s", TOKEN)) &&
-                 !strcmp(c.last.path, "/rtcosim/reply");
-        if (!served)
-            io_sleep_ms(100);
-    }
-    CU_ASSERT_TRUE(served);
+    CU_ASSERT_STRING_EQUAL(c.last.s[0], "status");
     CU_ASSERT_TRUE(call(&c, "/rtcosim/stop", msg("s", TOKEN)) && reply_ok(&c, "stop"));
     client_close(&c);
     CU_ASSERT_EQUAL(wait_run(&run), 0);
-    CU_ASSERT_EQUAL(summary_count("thr", "wrong_tokens"), 4);
-    CU_ASSERT_TRUE(summary_count("thr", "throttled") >= 1);
+    CU_ASSERT_EQUAL(summary_count("thr", "wrong_tokens"), 10);
+    CU_ASSERT_EQUAL(summary_count("thr", "messages"), 12);
 }
 
 /* ---- scripts/operator ---- */
@@ -502,7 +494,8 @@ void rtc_test_register(void)
         {"operator_flood_logs_bounded_lines", operator_flood_logs_bounded_lines},
         {"deadman_toggles_log_bounded_lines", deadman_toggles_log_bounded_lines},
         {"control_remote_needs_a_token", control_remote_needs_a_token},
-        {"control_wrong_tokens_throttled", control_wrong_tokens_throttled},
+        {"control_wrong_tokens_counted_never_locking_out",
+         control_wrong_tokens_counted_never_locking_out},
         {NULL, NULL}};
     rtc_test_add_suite("session_control", session_setup, session_teardown, cases);
 }

@@ -10,10 +10,12 @@
  * session's lock-free snapshot.
  *
  * Trust: with a token, every message must carry it as its first argument (a string,
- * compared in constant time) before anything else is looked at; a sender address that
- * sent wrong tokens is throttled like the panel's (surface_priv.h: refused unread for a
- * while). Remote senders (0.0.0.0) need a token: refused at start without one. What a
- * sender may do beyond reading is the session's capability list. Every refusal is answered, but only
+ * compared in constant time) before anything else is looked at; wrong ones are counted.
+ * They are not throttled per sender as the panel's are: a UDP sender address can be
+ * forged, so blocking an address would let anyone shut the operator out with a few
+ * datagrams, and a token of at least RTC_OSC_CONTROL_MIN_TOKEN bytes is not guessed at
+ * any datagram rate. Remote senders (0.0.0.0) need a token: refused at start without one.
+ * What a sender may do beyond reading is the session's capability list. Every refusal is answered, but only
  * the first few per second are written to events.log one by one: a flood costs one line
  * per second ("refused N more datagram(s) ..."), not one per datagram.
  */
@@ -57,8 +59,7 @@ struct rtc_osc_control {
     bool allow_remote;
     rtc_rt_thread *thread;
     _Atomic bool stop;
-    _Atomic uint64_t messages, refused, wrong_tokens, throttled;
-    rtc__surface_guard guard; /* wrong tokens per sender address */
+    _Atomic uint64_t messages, refused, wrong_tokens;
     char token[RTC_OSC_CONTROL_MAX_TOKEN];
     size_t token_len;       /* 0: no token required */
     rtc__surface_lines lines; /* events.log lines for refusals and subscriptions */
@@ -317,28 +318,16 @@ static bool token_ok(const rtc_osc_control *c, const char *types, lo_arg **argv,
                                  RTC_OSC_CONTROL_MAX_TOKEN + 1);
 }
 
-/* The token of a message from c->from, its peer's throttle first (a blocked sender's
- * guess is not looked at); a refusal is answered. */
+/* The token of a message; a refusal is answered and counted. */
 static bool check_token(rtc_osc_control *c, const char *path, const char *types,
                         lo_arg **argv, int argc)
 {
-    uint32_t addr = ntohl(c->from.sin_addr.s_addr);
-    int64_t now = rtc_time_now_ns(), wait = rtc__surface_blocked_ns(&c->guard, addr, now);
-    if (wait) {
-        atomic_fetch_add_explicit(&c->throttled, 1, memory_order_relaxed);
-        reply_error(c, "%s: too many wrong tokens from this address: try again in %.0f s",
-                    path, ceil((double)wait / 1e9));
-        return false;
-    }
-    bool ok = token_ok(c, types, argv, argc);
-    if (argc >= 1 && types[0] == LO_STRING && argv[0]->s) /* a non-empty string: a guess */
-        rtc__surface_token_result(&c->guard, addr, ok, now);
-    if (!ok) {
-        atomic_fetch_add_explicit(&c->wrong_tokens, 1, memory_order_relaxed);
-        reply_error(c, "%s: missing or wrong token (the first argument of every message "
-                    "must be the --control-token string)", path);
-    }
-    return ok;
+    if (token_ok(c, types, argv, argc))
+        return true;
+    atomic_fetch_add_explicit(&c->wrong_tokens, 1, memory_order_relaxed);
+    reply_error(c, "%s: missing or wrong token (the first argument of every message must be "
+                "the --control-token string)", path);
+    return false;
 }
 
 /* Table-driven dispatch on the address; argument checks are in each handler. */
@@ -556,8 +545,7 @@ void rtc_osc_control_stats_get(const rtc_osc_control *c, rtc_osc_control_stats *
     *out = (rtc_osc_control_stats){
         .messages = atomic_load_explicit(&c->messages, memory_order_relaxed),
         .refused = atomic_load_explicit(&c->refused, memory_order_relaxed),
-        .wrong_tokens = atomic_load_explicit(&c->wrong_tokens, memory_order_relaxed),
-        .throttled = atomic_load_explicit(&c->throttled, memory_order_relaxed)};
+        .wrong_tokens = atomic_load_explicit(&c->wrong_tokens, memory_order_relaxed)};
 }
 
 void rtc_osc_control_stop(rtc_osc_control *c)

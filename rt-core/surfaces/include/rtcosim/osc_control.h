@@ -12,8 +12,9 @@
  * string (s:TOKEN), before the arguments listed below, e.g. /rtcosim/set s:TOKEN s:NAME
  * d:VALUE; a message without it, or with another string, is refused with an error reply
  * and nothing else is looked at. A token is at least RTC_OSC_CONTROL_MIN_TOKEN bytes, and
- * allow_remote needs one (both refused at start). A sender address that sent more than 3
- * wrong tokens is refused unread for 1 s, doubling up to 60 s. Capabilities: set, pause/resume, step, stop and mark
+ * allow_remote needs one (both refused at start). Wrong tokens are counted, not throttled
+ * per sender (a UDP sender address can be forged: blocking one would let anyone shut the
+ * operator out). Capabilities: set, pause/resume, step, stop and mark
  * need the session's capability (rtcosim/session.h, --control-allow); a refusal names
  * the missing one. Numbers are checked before any conversion (step: a whole number in
  * 1..RTC_SESSION_MAX_STEPS; set: finite; subscribe: (0, 1000] Hz). Refusals are always
@@ -101,7 +102,6 @@ typedef struct rtc_osc_control_stats {
     uint64_t messages;     /**< datagrams from allowed senders */
     uint64_t refused;      /**< datagrams refused (disallowed sender, malformed, any error) */
     uint64_t wrong_tokens; /**< messages with a missing or wrong token */
-    uint64_t throttled;    /**< messages refused unread: their sender sent wrong tokens */
 } rtc_osc_control_stats;
 
 /** The counters now. RT-safe: yes. Thread: any. */
