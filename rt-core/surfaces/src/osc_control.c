@@ -15,9 +15,10 @@
  * forged, so blocking an address would let anyone shut the operator out with a few
  * datagrams, and a token of at least RTC_OSC_CONTROL_MIN_TOKEN bytes is not guessed at
  * any datagram rate. Remote senders (0.0.0.0) need a token: refused at start without one.
- * What a sender may do beyond reading is the session's capability list. Every refusal is answered, but only
- * the first few per second are written to events.log one by one: a flood costs one line
- * per second ("refused N more datagram(s) ..."), not one per datagram.
+ * What a sender may do beyond reading is the session's capability list. Every refusal is
+ * answered, but only the first few per second are written to events.log one by one: a
+ * flood costs one line per second ("refused N more datagram(s) ..."), not one per
+ * datagram.
  */
 #include "surface_priv.h"
 

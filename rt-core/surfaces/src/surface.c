@@ -1,7 +1,8 @@
 /*
  * What the operator surfaces share (surface_priv.h): the token check, the throttle of
- * wrong tokens per peer, and the rate-limited events.log lines. DESIGN.md: anything logged in response to network
- * traffic is rate-limited; every peer gets least privilege.
+ * wrong tokens per peer address, and the rate-limited events.log lines. DESIGN.md:
+ * anything logged in response to network traffic is rate-limited; every peer gets least
+ * privilege.
  */
 #include "surface_priv.h"
 
@@ -94,6 +95,7 @@ void rtc__surface_token_result(rtc__surface_guard *g, uint32_t addr, bool ok, in
     if (++e->fails <= RTC__SURFACE_FREE_GUESSES)
         return;
     unsigned doublings = e->fails - RTC__SURFACE_FREE_GUESSES - 1;
-    int64_t block = doublings >= 6 ? RTC__SURFACE_BLOCK_MAX_NS : 1000000000LL << doublings;
-    e->until_ns = now_ns + (block < RTC__SURFACE_BLOCK_MAX_NS ? block : RTC__SURFACE_BLOCK_MAX_NS);
+    /* 1, 2, 4, ... 32 s, then the cap */
+    e->until_ns = now_ns + (doublings >= 6 ? RTC__SURFACE_BLOCK_MAX_NS
+                                           : 1000000000LL << doublings);
 }

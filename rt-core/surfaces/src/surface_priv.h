@@ -1,8 +1,8 @@
 /*
  * What the operator surfaces (osc_control.c, panel.c) share: the check of a peer's token,
- * the throttle of peers that send wrong ones, and the rate-limited events.log lines a
- * peer's traffic causes. Each surface calls these
- * on its own thread only.
+ * the throttle of peers that send wrong ones (the panel's: a TCP peer's address is real,
+ * a UDP sender's can be forged), and the rate-limited events.log lines a peer's traffic
+ * causes. Each surface calls these on its own thread only.
  */
 #ifndef RTC_SURFACE_PRIV_H
 #define RTC_SURFACE_PRIV_H

@@ -150,8 +150,9 @@ void rtc_events_set_clock(rtc_events *ev, int64_t start_ns, int64_t tick_ns);
 RTC_RT_SAFE uint64_t rtc_events_count(const rtc_events *ev);
 
 /** Lines a network peer caused (operator commands, marks and clamps, the dead-man's,
- *  set-points from I/O peers) that the log's rate limit kept out: 20 a second are written one by one, the
- *  rest counted into one line a second. RT-safe: yes. Thread: any. */
+ *  set-points from I/O peers) that the log's rate limit kept out: 20 a second are
+ *  written one by one, the rest counted into one line a second. RT-safe: yes.
+ *  Thread: any. */
 RTC_RT_SAFE uint64_t rtc_events_suppressed(const rtc_events *ev);
 
 /* ---- the live session ---- */

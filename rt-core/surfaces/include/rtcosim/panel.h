@@ -33,8 +33,8 @@
  * connection that has not sent its request headers within header_ms is shut down
  * (slowloris); when connections are short (in all, or of one address) a new one is let
  * in and one waiting for its headers makes room: one with a wrong token first, then one
- * without the token (or without a request served), the oldest first. Refusals are answered with the reason and
- * logged to events.log within a rate limit.
+ * without the token (or without a request served), the oldest first. Refusals are
+ * answered with the reason and logged to events.log within a rate limit.
  *
  * Part of the rtcosim command (rt-core/surfaces), not of librtcosim: this header is not
  * installed, and only the command links libmicrohttpd. It uses rtcosim/session.h alone.
