@@ -122,14 +122,42 @@ static int session_json(json_t *obj, const rtc_cli_rt *rt, const rtc_recorder_st
     const rtc_session_stats *s = &rt->session;
     static const char *const keys[] = {
         "inputs_written", "inputs_dropped", "inputs_ring_high_water", "commands_applied",
-        "commands_dropped", "events", "exposed", "recorder_ring_high_water",
-        "recorder_ring_capacity"};
+        "commands_dropped", "events", "events_suppressed", "exposed",
+        "recorder_ring_high_water", "recorder_ring_capacity"};
     const uint64_t v[] = {s->inputs_written, s->inputs_dropped, s->inputs_high_water,
-                          s->commands_applied, s->commands_dropped, s->events, s->n_exposed,
-                          rs->ring_high_water, rs->ring_capacity};
+                          s->commands_applied, s->commands_dropped, s->events,
+                          s->events_suppressed, s->n_exposed, rs->ring_high_water,
+                          rs->ring_capacity};
     json_t *o = json_object();
-    int bad = o ? set_counts(o, keys, v, 9) : -1;
+    int bad = o ? set_counts(o, keys, v, 10) : -1;
     return bad | json_object_set_new(obj, "session", o);
+}
+
+/* "surfaces": what the operator surfaces (OSC control, panel) took and refused, and why
+ * (real-time runs that had one). */
+static int surfaces_json(json_t *obj, const rtc_cli_rt *rt)
+{
+    if (!rt->has_osc && !rt->has_panel)
+        return 0;
+    static const char *const osc_keys[] = {"messages", "refused", "wrong_tokens"};
+    const uint64_t osc_v[] = {rt->osc.messages, rt->osc.refused, rt->osc.wrong_tokens};
+    static const char *const panel_keys[] = {"requests",  "refused",      "wrong_tokens",
+                                             "throttled", "cross_origin", "header_timeouts",
+                                             "evicted"};
+    const rtc_panel_stats *ps = &rt->panel;
+    const uint64_t panel_v[] = {ps->requests,  ps->refused,      ps->wrong_tokens,
+                                ps->throttled, ps->cross_origin, ps->header_timeouts,
+                                ps->evicted};
+    json_t *o = json_object(), *osc = rt->has_osc ? json_object() : NULL,
+           *panel = rt->has_panel ? json_object() : NULL;
+    int bad = o ? 0 : -1;
+    if (rt->has_osc)
+        bad |= (osc ? set_counts(osc, osc_keys, osc_v, 3) : -1) |
+               json_object_set_new(o, "osc_control", osc);
+    if (rt->has_panel)
+        bad |= (panel ? set_counts(panel, panel_keys, panel_v, 7) : -1) |
+               json_object_set_new(o, "panel", panel);
+    return bad | json_object_set_new(obj, "surfaces", o);
 }
 
 static void nf_name(const void *user, size_t id, char *buf, size_t cap)
@@ -182,7 +210,7 @@ static int write_step_stats(json_t *obj, const rtc_system *sys, const rtc_cli_rt
     }
     bad |= json_object_set_new(obj, "connections", links);
     bad |= write_io_stats(obj, sys);
-    return bad | session_json(obj, rt, rs);
+    return bad | session_json(obj, rt, rs) | surfaces_json(obj, rt);
 }
 
 /* One entry of "units": its step and the events handled inside its steps (FMI 3 event

@@ -367,10 +367,18 @@ bool io_pty_pair(io_child *socat, char *a, char *b, size_t cap, char *why, size_
 
 int io_tcp_connect(int port)
 {
+    return io_tcp_connect_from(port, "127.0.0.1");
+}
+
+int io_tcp_connect_from(int port, const char *src)
+{
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0)
+    struct sockaddr_in from = {.sin_family = AF_INET},
+                       to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    if (fd >= 0 && inet_pton(AF_INET, src, &from.sin_addr) == 1 &&
+        bind(fd, (struct sockaddr *)&from, sizeof from) == 0 &&
+        connect(fd, (struct sockaddr *)&to, sizeof to) == 0)
         return fd;
     if (fd >= 0)
         close(fd);

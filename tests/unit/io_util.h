@@ -99,6 +99,9 @@ bool io_pty_pair(io_child *socat, char *a, char *b, size_t cap, char *why, size_
 /* ---- raw TCP peers (hostile Modbus clients) ---- */
 /* A blocking TCP socket connected to 127.0.0.1:port, or -1. */
 int io_tcp_connect(int port);
+/* The same from source address @p src (the loopback answers every 127.x.y.z, so a test
+ * can play several hosts). */
+int io_tcp_connect_from(int port, const char *src);
 /* Send all n bytes; false on error. */
 bool io_tcp_send(int fd, const void *buf, size_t n);
 /* Read one Modbus TCP frame (MBAP header + what its length field says) into buf, waiting

@@ -175,36 +175,22 @@ void rtc_session_hook(void *session, int at, int64_t k)
 /* ---- writer thread ---- */
 
 /* events.log line of an applied command: formatted here, off the RT thread, from the
- * record the RT thread wrote — so the line carries the exact step it took effect at. */
+ * record the RT thread wrote — so the line carries the exact step it took effect at.
+ * Every command comes from a peer, or from a peer's silence (the dead-man's safe values):
+ * its line passes the peer-line limit (session_events.c). */
 static void command_event(rtc_session *s, const rtc_inputs_rec *r)
 {
-    char who[64];
+    char who[64], what[160];
     rtc_session_origin_text(r->b_ns, who, sizeof who);
     if (r->op == RTC__OP_SET || r->op == RTC__OP_SAFE)
-        rtc__events_add_at(s->ev, r->k, "operator", "%s: %s %s = %.17g (applied before step "
-                           "%lld)", who, rtc_inputs_op_name(r->op), s->var[r->index].name,
-                           r->value, (long long)r->k);
-    else if (r->op == RTC_SESSION_STEP && !rtc_ratelimit_take(&s->step_lines, rtc_time_now_ns()))
-        s->steps_unlogged += r->index; /* one line per window: step_lines_due() */
+        snprintf(what, sizeof what, "%s %s = %.17g (applied before step %lld)",
+                 rtc_inputs_op_name(r->op), s->var[r->index].name, r->value, (long long)r->k);
     else if (r->op == RTC_SESSION_STEP)
-        rtc__events_add_at(s->ev, r->k, "operator", "%s: step %u (from step %lld)", who,
-                           r->index, (long long)r->k);
+        snprintf(what, sizeof what, "step %u (from step %lld)", r->index, (long long)r->k);
     else
-        rtc__events_add_at(s->ev, r->k, "operator", "%s: %s (before step %lld)", who,
-                           rtc_inputs_op_name(r->op), (long long)r->k);
-}
-
-/* The step commands only counted in the last window: one line for all of them. */
-static void step_lines_due(rtc_session *s, bool force)
-{
-    uint64_t n = rtc_ratelimit_due(&s->step_lines, rtc_time_now_ns(), force);
-    if (n)
-        rtc_events_add(s->ev, "operator", "%llu more step command(s) (%llu step(s)) in the "
-                       "last %.0f s, not logged one by one", (unsigned long long)n,
-                       (unsigned long long)s->steps_unlogged,
-                       (double)s->step_lines.window_ns / 1e9);
-    if (n)
-        s->steps_unlogged = 0;
+        snprintf(what, sizeof what, "%s (before step %lld)", rtc_inputs_op_name(r->op),
+                 (long long)r->k);
+    rtc__events_peer_at(s->ev, r->k, "operator", "%s: %s", who, what);
 }
 
 /* A progress record: every record of the steps before @p done is in the file. Written
@@ -324,8 +310,7 @@ static void *writer_main(void *arg)
          * ring now */
         int64_t done = atomic_load_explicit(&s->steps_done, memory_order_acquire);
         drain(s, flush ? done : -1);
-        step_lines_due(s, last);
-        rtc__setpoint_lines_due(s, last);
+        rtc__events_peer_due(s->ev, last);
         if (last || turn % WATCH_EVERY == 0)
             for (size_t i = 0; i < s->n_watch; i++)
                 watch_unit(s, &s->watch[i]);
@@ -611,7 +596,6 @@ int rtc_session_new(rtc_system *sys, const rtc_session_options *o, rtc_events *e
         rc = rtc__setpoints_init(s);
     s->has_io = s->n_watch > 0;
     s->caps = o->caps_given ? o->caps : rtc_session_caps_default(s->has_io);
-    s->step_lines = (rtc_ratelimit){.window_ns = 1000000000, .burst = 10};
     if (rc == RTC_OK)
         rc = build_vars(s, o);
     if (rc == RTC_OK)
@@ -717,6 +701,7 @@ void rtc_session_stats_get(const rtc_session *s, rtc_session_stats *out)
         .commands_applied = atomic_load_explicit(&s->applied, memory_order_relaxed),
         .commands_dropped = atomic_load_explicit(&s->cmd_dropped, memory_order_relaxed),
         .events = rtc_events_count(s->ev),
+        .events_suppressed = rtc_events_suppressed(s->ev),
         .inputs_high_water = rtc_ring_high_water(s->inputs),
         .n_exposed = s->n_var};
     snprintf(out->write_error, sizeof out->write_error, "%s", s->write_error);

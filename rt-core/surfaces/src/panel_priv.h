@@ -48,6 +48,9 @@ json_t *rtc__panel_reply(bool ok, const char *op, const char *error);
 
 #define RTC__PANEL_MAX_STREAMS 8
 #define RTC__PANEL_FRAME_NS 40000000 /* 25 frames a second */
+/* A connection this young never yields to a newcomer: its request may be on its way (a
+ * client across a network sends it half a round trip after the connect completes). */
+#define RTC__PANEL_GRACE_NS 100000000
 
 /* A live stream (Server-Sent Events): its pending bytes and its cursors. */
 typedef struct rtc__panel_stream {
@@ -60,11 +63,17 @@ typedef struct rtc__panel_stream {
     uint64_t ev_seq;     /* the last events.log line queued */
 } rtc__panel_stream;
 
-/* A connection's bookkeeping (slowloris: shut down when its headers are late). */
+/* A connection's bookkeeping: its peer, whether it may be shut for a newcomer, and its
+ * header deadline (slowloris). fd -1: shut down, MHD has not closed it yet. */
 typedef struct rtc__panel_conn {
     int fd;
+    uint32_t addr;       /* the peer's IPv4 address, host order */
     int64_t since_ns;    /* connection start, or end of its last request */
+    uint64_t turn;       /* the panel loop's turn that accepted it */
+    uint64_t busy_turn;  /* the turn it was found holding bytes MHD had not read */
     bool in_request;     /* its request headers arrived */
+    bool trusted;        /* it carried the right token (no token: a request was served) */
+    bool wrong;          /* it carried a wrong token */
     bool used;
 } rtc__panel_conn;
 
@@ -75,10 +84,17 @@ struct rtc_panel {
     uint32_t bind_ip;    /* host order */
     rtc_rt_thread *thread;
     _Atomic bool stop;
-    _Atomic uint64_t requests, refused;
+    _Atomic uint64_t requests, refused, wrong_tokens, throttled, cross_origin,
+        header_timeouts, evicted;
     char token[RTC_PANEL_MAX_TOKEN];
     size_t token_len;
-    unsigned max_conn, timeout_s;
+    unsigned max_conn, max_per_peer, timeout_s;
+    int64_t header_ns;
+    unsigned n_slots;           /* conns[]: MHD's own limit, max_conn with room for
+                                   newcomers that make others yield */
+    uint64_t turn;              /* turns of the panel loop */
+    bool overflow;              /* a newcomer found nobody to yield: enforce() next turn */
+    rtc__surface_guard guard;   /* wrong tokens per peer */
     rtc_ratelimit commands;     /* at most commands_per_s commands a second */
     rtc__surface_lines lines;   /* events.log lines for refusals */
     /* the newest frame (an SSE event), rebuilt every RTC__PANEL_FRAME_NS */

@@ -149,6 +149,12 @@ void rtc_events_set_clock(rtc_events *ev, int64_t start_ns, int64_t tick_ns);
 /** Lines written so far. RT-safe: yes. */
 RTC_RT_SAFE uint64_t rtc_events_count(const rtc_events *ev);
 
+/** Lines a network peer caused (operator commands, marks and clamps, the dead-man's,
+ *  set-points from I/O peers) that the log's rate limit kept out: 20 a second are
+ *  written one by one, the rest counted into one line a second. RT-safe: yes.
+ *  Thread: any. */
+RTC_RT_SAFE uint64_t rtc_events_suppressed(const rtc_events *ev);
+
 /* ---- the live session ---- */
 
 typedef struct rtc_session rtc_session;
@@ -221,6 +227,7 @@ typedef struct rtc_session_stats {
     uint64_t inputs_written, inputs_dropped; /**< inputs.bin records (end record excluded) */
     uint64_t commands_applied, commands_dropped; /**< operator commands (queue full: dropped) */
     uint64_t events;                         /**< events.log lines */
+    uint64_t events_suppressed;              /**< peer-caused lines only counted */
     size_t inputs_high_water;                /**< inputs ring high-water mark (records) */
     size_t n_exposed;
     /** "write error: FILE: reason" of the first failed write of inputs.bin or events.log
