@@ -1,7 +1,7 @@
 # One line per CUnit executable (see rtc_add_test in tests/CMakeLists.txt).
 rtc_add_test(core LIBS rtc_rtcore)
 rtc_add_test(numparse LIBS rtc_rtcore)
-rtc_add_test(estimate SOURCES unit/test_estimate_filters.c LIBS rtc_rtcore)
+rtc_add_test(estimate SOURCES unit/test_estimate_filters.c unit/test_estimate_auto.c LIBS rtc_rtcore)
 rtc_add_test(fmu_host SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus)
 rtc_add_test(cli SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtcosim LABELS integration)
 rtc_add_test(archive LIBS rtc_rtcore PkgConfig::MINIZIP)
