@@ -26,6 +26,7 @@ int rtc_cmd_run(int argc, char **argv);
 int rtc_cmd_run_system(int argc, char **argv);
 int rtc_cmd_check(int argc, char **argv);
 int rtc_cmd_plan(int argc, char **argv);
+int rtc_cmd_tune(int argc, char **argv);
 
 /** `rtcosim run --help`: every option of the FMU, system, real-time and operator session
  *  runs, grouped, on stdout. */

@@ -31,6 +31,8 @@ static const char usage[] =
     "  plan SYSTEM      Parallel Fast planning: E(H), D(H) and the recommended sync step\n"
     "  bench            timing-jitter benchmark of the real-time loop (vs cyclictest)\n"
     "  replay SESSION   re-run a recorded real-time session offline and compare results\n"
+    "  tune SESSION     evaluate every estimator on a recorded session's late values and\n"
+    "                   recommend one per I/O signal or delayed connection\n"
     "\n"
     "Run 'rtcosim <command> --help' for the options of a command; plots of a run, a\n"
     "session or a benchmark: scripts/plot DIR (see the README).\n"
@@ -85,6 +87,8 @@ int main(int argc, char **argv)
                                                : rtc_cmd_run_system(argc - 1, argv + 1);
     if (!strcmp(cmd, "replay"))
         return rtc_cmd_replay(argc - 1, argv + 1);
+    if (!strcmp(cmd, "tune"))
+        return rtc_cmd_tune(argc - 1, argv + 1);
     if (!strcmp(cmd, "check"))
         return rtc_cmd_check(argc - 1, argv + 1);
     if (!strcmp(cmd, "plan"))
