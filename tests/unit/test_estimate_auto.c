@@ -230,6 +230,32 @@ static void auto_stays_on_hold_for_setpoints(void)
     rtc_est_free(z);
 }
 
+/* An operator's set-points, sent on change about once a second (the main job's 100, 50,
+ * -80, 120, 60): a sparse signal is held, so the consumer gets exactly the last set-point
+ * at every tick. Before the sparse rule auto followed linear's lucky score after the third
+ * set-point and the set-point ran away at 130/s until the next one arrived. */
+static void auto_holds_sparse_setpoints(void)
+{
+    static const double sp[] = {100, 50, -80, 120, 60, -20, 90};
+    rtc_est *e = mk("auto", "");
+    double last = NAN;
+    for (int j = 0; j < 8000; j++) {
+        if (j % 1000 == 999 && j / 1000 < 7) {
+            last = sp[j / 1000];
+            rtc_est_sample s = {.t_ns = MS(j), .arrival_ns = MS(j), .value = last};
+            rtc_est_push(e, &s);
+        }
+        rtc_est_out o;
+        if (rtc_est_supply(e, MS(j), &o) != RTC_EST_NODATA)
+            CU_ASSERT_EQUAL(o.value, last);
+    }
+    rtc_est_monitor m;
+    rtc_est_get_monitor(e, &m);
+    CU_ASSERT_EQUAL(m.in_use, 0);
+    CU_ASSERT_EQUAL(m.cand[0].ticks, m.supplied);
+    rtc_est_free(e);
+}
+
 /* A noisy sine 5 ms late: holding lags by 5 ms (RMS about 0.022); auto moves to a Kalman
  * candidate and its error is below a quarter of hold's (the adaptive filters reach about
  * 0.11 x hold here in scripts/bench-estimation; 0.25 leaves room for the seed). */
@@ -416,6 +442,7 @@ void rtc_test_register_estimate_auto(void)
     static const rtc_test_case autos[] = {
         T(auto_follows_a_ramp_after_two_samples),
         T(auto_stays_on_hold_for_setpoints),
+        T(auto_holds_sparse_setpoints),
         T(auto_beats_hold_on_a_noisy_sine),
         T(auto_is_deterministic),
         T(auto_reset_back_on_hold),

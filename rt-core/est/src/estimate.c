@@ -79,6 +79,10 @@ struct rtc_est {
     double delay_sum_ns;
     est_note notes[RTC_EST_NOTES]; /* ring: first, n */
     uint32_t notes_first, notes_n;
+    /* Ticks supplied since the last accepted sample, and their average per sample (an
+     * exponential average over 8 samples): how sparse the signal is for its consumer. */
+    uint32_t since;
+    double per_sample;
     rtc_hist *delays;
     est_pub pub;
 };
@@ -320,7 +324,8 @@ int rtc_est_push(rtc_est *e, const rtc_est_sample *s)
     est_take r = {.verdict = RTC_EST_ACCEPTED};
     if (is_select(e)) {
         if (judged)
-            rtc__est_select_judge(&e->state.sel, &e->cfg, pred + 1, s->value);
+            rtc__est_select_judge(&e->state.sel, &e->cfg, pred + 1, s->value,
+                                  e->per_sample > RTC_EST_SPARSE_TICKS);
         rtc__est_select_take(&e->state.sel, &e->hist, s);
     } else if (e->method->take) {
         e->method->take(&e->state.leaf, &e->cfg, &e->hist, s, &r);
@@ -340,6 +345,11 @@ int rtc_est_push(rtc_est *e, const rtc_est_sample *s)
         hist_push(&e->hist, s);
     }
     count_accepted(e, s);
+    if (e->st.accepted <= 2) /* the first interval is the first estimate */
+        e->per_sample = e->since;
+    else
+        e->per_sample += ((double)e->since - e->per_sample) / 8.0;
+    e->since = 0;
     monitor_sample(e, s, judged, pred[0]);
     publish_candidates(e);
     return (int)r.verdict;
@@ -403,6 +413,8 @@ int rtc_est_supply(rtc_est *e, int64_t t_ns, rtc_est_out *out)
         return q;
     if (q != RTC_EST_NODATA) {
         note(e, t_ns, &o);
+        if (e->since < UINT32_MAX)
+            e->since++;
         est_pub *p = &e->pub;
         uint32_t c = is_select(e) ? e->state.sel.cur : 0;
         atomic_store_explicit(&p->ticks[c],

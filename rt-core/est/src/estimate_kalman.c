@@ -30,12 +30,13 @@
  * (the innovations of the optimal filter are white). So after each update
  *   - the scale: r, q and P are multiplied by 1 + a (n^2 - 1) (within [0.5, 2]): too large
  *     innovations raise the noise the filter assumes, too small ones lower it;
- *   - the ratio: q is multiplied by exp(a n_k n_k-1) (the product within [-4, 4]): a
- *     filter too sluggish for the signal leaves positively correlated innovations (it
- *     lags, and the lag persists), one too nervous negatively correlated ones (it chases
- *     the noise, which the next sample undoes);
- * with a = 1 / min(updates, window) (a running mean at first, then an exponential average
- * over the window). The tracking index q dt^4 / r (cv; dt^6 for ca) stays within
+ *   - the ratio: q is multiplied by exp(a n_k n_k-1) (the product within [-4, 4]; the
+ *     exponential to second order): a filter too sluggish for the signal leaves
+ *     positively correlated innovations (it lags, and the lag persists), one too nervous
+ *     negatively correlated ones (it chases the noise, which the next sample undoes);
+ *   - a sample the gate rejects still widens the scale, as an innovation at the gate;
+ * with a = 1 / min(updates, 32) (a running mean at first, then an exponential average
+ * over 32 updates). The tracking index q dt^4 / r (cv; dt^6 for ca) stays within
  * RTC_EST_ADAPT_RATIO_MIN..MAX and r above RTC_EST_ADAPT_R_FLOOR times the squared level:
  * no noise at all (a deterministic coupling signal) drives the filter to the MAX end,
  * where it extrapolates like a polynomial through the newest samples. Covariance
@@ -227,9 +228,11 @@ static void adapt(est_kalman *kf, double nn, double dt)
     kf->dt_mean = n == 1 ? dt : kf->dt_mean + a * (dt - kf->dt_mean);
     adapt_scale(kf, nn, a);
     if (n > 1) {
-        double rho = fmin(fmax(nn * kf->nu_prev, -4.0), 4.0);
+        /* exp(a rho) to second order: |a rho| <= 1 (a <= 1/4, |rho| <= 4), where it stays
+         * positive and within 2 % of exp — a few flops instead of a libm call per update */
+        double rho = fmin(fmax(nn * kf->nu_prev, -4.0), 4.0), x = a * rho;
         kf->corr += a * (rho - kf->corr);
-        kf->q *= exp(a * rho);
+        kf->q *= 1.0 + x * (1.0 + 0.5 * x);
     }
     kf->nu_prev = nn;
     adapt_bounds(kf);

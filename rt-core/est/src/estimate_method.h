@@ -156,9 +156,10 @@ void rtc__est_kalman_noise(const est_leaf *m, const rtc_est_config *cfg, double 
 /* Set up the candidates of @p cfg (auto or kalman) in @p s. */
 void rtc__est_select_init(est_select *s, const rtc_est_config *cfg);
 /* Score every candidate with its prediction error for the sample @p z (pred[i]: what
- * candidate i supplied for the sample's time), then switch with hysteresis. */
+ * candidate i supplied for the sample's time), then switch with hysteresis; @p sparse: the
+ * signal arrives less often than once per RTC_EST_SPARSE_TICKS ticks (auto holds it). */
 void rtc__est_select_judge(est_select *s, const rtc_est_config *cfg, const double *pred,
-                           double z);
+                           double z, bool sparse);
 /* The sample enters every candidate's state (the history takes it after: the verdict is
  * always ACCEPTED, a Kalman candidate's gate acts inside that candidate only). */
 void rtc__est_select_take(est_select *s, const est_hist *h, const rtc_est_sample *smp);

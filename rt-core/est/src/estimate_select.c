@@ -14,6 +14,13 @@
  * until the evidence says otherwise, so a signal made of steps and plateaus, where no
  * model predicts better than holding, stays on hold.
  *
+ * A sparse signal — fewer than one sample per RTC_EST_SPARSE_TICKS consumer ticks, on
+ * average — is held by auto whatever the scores say: a model would bridge gaps of many
+ * ticks blind, and slow sources are mostly set-points sent on change, whose value between
+ * two samples is exactly the last one while a sample's own value (the next set-point) is
+ * what a mean-reverting filter "predicts" best. Scoring by the next sample is the wrong
+ * question there; holding is the right answer (an operator's set-point never runs away).
+ *
  * "Never worse than holding" needs a second, longer memory: a model that predicts a noisy
  * plateau better than hold but lags at the rare step wins the recent score almost all the
  * time and loses the run at the steps, which a window of 32 samples has forgotten by the
@@ -89,7 +96,7 @@ static double average(double avg, double x, double w)
 }
 
 void rtc__est_select_judge(est_select *s, const rtc_est_config *cfg, const double *pred,
-                           double z)
+                           double z, bool sparse)
 {
     uint32_t slow_window = 16 * cfg->window;
     if (s->scored < slow_window)
@@ -109,6 +116,8 @@ void rtc__est_select_judge(est_select *s, const rtc_est_config *cfg, const doubl
      * eligibility is left at once. */
     double keep = (1.0 - cfg->margin) * (1.0 - cfg->margin);
     bool lost = !eligible(s, cfg, s->cur);
+    if (sparse && cfg->method == RTC_EST_AUTO)
+        best = 0; /* a sparse signal is held (the file's DESIGN) */
     if (best != s->cur && s->scored >= EST_SELECT_MIN &&
         (lost || s->score[best] < keep * s->score[s->cur])) {
         s->cur = best;

@@ -29,10 +29,14 @@
  *   auto       the default for a late signal: hold (zoh), linear, dead reckoning and the
  *              two adaptive Kalman filters run side by side; each is scored by its own
  *              prediction error (every arriving sample against what the candidate
- *              supplied for the sample's time) and the one with the lowest recent error is
- *              used, with hysteresis. It starts on hold and switches only on evidence, so
- *              its error is never far from hold's and, where a model fits, close to the
- *              best candidate's.
+ *              supplied for the sample's time, rtc_est_supply()) and the one with the
+ *              lowest recent error (window) is used, with hysteresis (margin). It starts on
+ *              hold, uses a model only while the model's error over 16 windows is not above
+ *              hold's, and holds a sparse signal (RTC_EST_SPARSE_TICKS) whatever the
+ *              scores say, so its error is close to hold's where nothing predicts better
+ *              and, where a model fits, close to the best candidate's. It can be worse
+ *              than hold at a signal's first step after a noisy plateau (a Kalman filter
+ *              won the plateau), and right after a model was chosen.
  *
  * Time is int64_t nanoseconds on the engine's logical clock everywhere (sample time,
  * arrival time, query time); values are double. Differences of times are taken in int64
@@ -177,11 +181,13 @@ typedef struct rtc_est_config {
      *  (whiteness of the innovations sets the ratio q/r, their variance the scale; both
      *  kept within the bounds RTC_EST_ADAPT_RATIO_MIN..MAX and r >= RTC_EST_ADAPT_R_FLOOR
      *  relative to the signal), starting from q and r; 0 keeps q and r fixed. Default 1
-     *  for kalman and auto, 0 for kalman-cv and kalman-ca. */
+     *  for kalman and auto, 0 for kalman-cv and kalman-ca. The values in use are in
+     *  rtc_est_get_monitor(). */
     bool adapt;
     /** [window] auto and kalman: the number of recent samples whose prediction errors
-     *  score each candidate (an exponential average of that length), and of an adaptive
-     *  filter's innovation averages. 4 to 4096, default 32. */
+     *  score each candidate (an exponential average of that length; auto also keeps one
+     *  over 16 windows, see RTC_EST_AUTO). 4 to 4096, default 32. (An adaptive filter
+     *  averages its innovations over 32 updates, whatever the window.) */
     uint32_t window;
     /** [margin] auto and kalman: hysteresis. The candidate in use is replaced only by one
      *  whose recent RMS prediction error is below (1 - margin) times its own. 0 to 0.9,
@@ -421,6 +427,11 @@ RTC_RT_SAFE int rtc_est_query(const rtc_est *est, int64_t t_ns, rtc_est_out *out
  * RT-safe: yes (bounded time, no allocation). Thread: the owner.
  */
 RTC_RT_SAFE int rtc_est_supply(rtc_est *est, int64_t t_ns, rtc_est_out *out);
+
+/** auto holds a signal that arrives, on average, less often than once per this many
+ *  consumer ticks (rtc_est_supply() calls): a sparse signal — mostly a set-point sent on
+ *  change — is not extrapolated across its gaps. */
+#define RTC_EST_SPARSE_TICKS 50
 
 /** Ticks of supplied values an estimator remembers for its monitor (rtc_est_supply()). */
 #define RTC_EST_NOTES 48
