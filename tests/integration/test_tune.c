@@ -23,12 +23,10 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 RTC_TEST_RTCOSIM_FIXTURE
@@ -38,17 +36,7 @@ RTC_TEST_RTCOSIM_FIXTURE
               "endElement=\"mass1\" endConnector=\"Fe\"/>"
 
 /* Run a shell command in the work directory; its exit status. */
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-    char cmd[8192], full[8800];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    snprintf(full, sizeof full, "cd '%s' && %s", work, cmd);
-    return rtc_test_run(full, out, sizeof out);
-}
+#define sh(...) rtc_test_sh(work, out, sizeof out, __VA_ARGS__)
 
 static json_t *load_json(const char *rel)
 {
@@ -171,13 +159,6 @@ static bool recommended(const char *head, char *est, char *params, double *rms, 
     return x != NULL || !cpl;
 }
 
-static int tool_port(io_child *ch, char *const argv[])
-{
-    char line[256] = "";
-    CU_ASSERT_EQUAL_FATAL(io_child_spawn(ch, argv, true), 0);
-    CU_ASSERT_TRUE_FATAL(io_child_line(ch, strrchr(argv[0], '/') + 1, line, sizeof line, 5000));
-    return atoi(strrchr(line, ':') + 1);
-}
 
 /* The panel's frames name each late signal's estimator and its prediction error while the
  * run goes: the bench's speed (kalman-cv, named in the demo) with samples compared, and
@@ -228,20 +209,6 @@ static void panel_shows_the_estimates(int port)
     close(fd);
 }
 
-/* Wait for a child run to exit (up to 30 s); its exit status. */
-static int wait_child(io_child *run)
-{
-    int st = 0;
-    for (int i = 0; i < 3000; i++) {
-        if (waitpid(run->pid, &st, WNOHANG) == run->pid) {
-            close(run->out_fd);
-            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-        }
-        io_sleep_ms(10);
-    }
-    return io_child_kill(run, SIGKILL);
-}
-
 /* Record 3 s of the main job in real time: the bench simulator behind the fault proxy
  * (5 +- 2 ms each way), the demo's system with its ports moved to the tools' and a free
  * one for the operator, who sends set-points over OSC as scripts/demo's does. */
@@ -250,12 +217,12 @@ static void record_demo(void)
     char *sim_argv[] = {RTC_BENCH_SIM_EXE, "--port", "0", "--noise", "0.002", "--delay-ms",
                         "2", "--duration", "60", NULL};
     io_child sim, proxy;
-    int bench = tool_port(&sim, sim_argv);
+    int bench = io_tool_port(&sim, sim_argv);
     char target[64];
     snprintf(target, sizeof target, "127.0.0.1:%d", bench);
     char *proxy_argv[] = {RTC_FAULT_PROXY_EXE, "--listen", "127.0.0.1:0", "--target", target,
                           "--delay-ms", "5", "--jitter-ms", "2", "--duration", "60", NULL};
-    int pport = tool_port(&proxy, proxy_argv);
+    int pport = io_tool_port(&proxy, proxy_argv);
     CU_ASSERT_FATAL(bench > 0 && pport > 0);
     int osc = io_free_port(SOCK_DGRAM);
     CU_ASSERT_EQUAL_FATAL(sh("cp -r '%s/hil-demo' demo && sed -i -e 's|port=\"1503\"|port=\"%d\"|'"
@@ -281,7 +248,7 @@ static void record_demo(void)
     }
     lo_address_free(op);
     panel_shows_the_estimates(http);
-    int rc = wait_child(&run);
+    int rc = io_child_wait(&run, 30000);
     io_child_kill(&proxy, SIGTERM);
     io_child_kill(&sim, SIGTERM);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
