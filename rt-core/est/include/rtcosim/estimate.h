@@ -377,7 +377,10 @@ RTC_RT_SAFE int rtc_est_reset(rtc_est *est);
  * unchanged, until gate_reset consecutive rejections prove a genuine step: then the filter
  * restarts its level on the rejected run (see rtc_est_config.gate_reset) and the verdict is
  * RTC_EST_ACCEPTED_RESET. Kalman filters ignore supplied derivatives; dead reckoning uses
- * them.
+ * them. An in-order sample is first compared with what was supplied for its time
+ * (rtc_est_supply()): the monitor's error, and for auto and kalman their candidates'
+ * scores. An adaptive filter's gate rejection widens its noise scale (the estimate itself
+ * does not move).
  *
  * @param est     the estimator.
  * @param sample  read only; not kept.
