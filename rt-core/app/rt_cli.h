@@ -7,6 +7,7 @@
 
 #include "rtcosim/csv.h"
 #include "rtcosim/exec.h"
+#include "rtcosim/io_unit.h"
 #include "rtcosim/nonfinite.h"
 #include "rtcosim/osc_control.h"
 #include "rtcosim/panel.h"
@@ -158,5 +159,27 @@ void rtc_cli_session_end(rtc_session *s, rtc_system *sys, rtc_cli_rt *rt);
 
 /** `rtcosim replay SESSION_DIR [--output-dir DIR]` (cmd_replay.c). */
 int rtc_cmd_replay(int argc, char **argv);
+
+/* ---- a recorded session (cmd_replay.c; also `rtcosim tune`, cmd_tune.c) ---- */
+
+/** session.conf: the command line's settings of the live run. */
+typedef struct rtc_cli_session_conf {
+    rtc_system_options so;
+    char *system, *source_dir;
+    char **records;
+    size_t n_records;
+    char **sets; /**< the live run's --set values, in so.sets */
+    long decimation;
+} rtc_cli_session_conf;
+
+/** Read SESSION_DIR/session.conf into @p c (a damaged number is named on stderr).
+ *  Returns RTC_OK or an rtc status; free with rtc_cli_session_conf_clear(). */
+int rtc_cli_session_conf_read(const char *dir, rtc_cli_session_conf *c);
+void rtc_cli_session_conf_clear(rtc_cli_session_conf *c);
+
+/** Load the session's copy of the system (system.ssd/.ssp/.fmu in @p dir), its I/O
+ *  components as replay units fed by @p feed. Errors are logged. */
+int rtc_cli_session_load(const char *dir, const rtc_cli_session_conf *c,
+                         const rtc_io_sample_source *feed, rtc_system **sys);
 
 #endif

@@ -316,6 +316,7 @@ static void check_frame(const char *sse)
     CU_ASSERT_TRUE(num(f, "sim_t") >= 0);
     CU_ASSERT_EQUAL(json_array_size(json_object_get(f, "v")), 1);
     CU_ASSERT_TRUE(json_is_array(json_object_get(f, "io")));
+    CU_ASSERT_TRUE(json_is_array(json_object_get(f, "estimates"))); /* none late here */
     json_decref(f);
 }
 

@@ -190,15 +190,7 @@ int start_run(io_child *run, const char *system_file, const char *dir, const cha
 /* Wait (up to 15 s) for the run to exit; returns its exit status. */
 int wait_run(io_child *run)
 {
-    int st = 0;
-    for (int i = 0; i < 1500; i++) {
-        if (waitpid(run->pid, &st, WNOHANG) == run->pid) {
-            close(run->out_fd);
-            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-        }
-        io_sleep_ms(10);
-    }
-    return io_child_kill(run, SIGKILL);
+    return io_child_wait(run, 15000);
 }
 
 static char *events_text(const char *dir)

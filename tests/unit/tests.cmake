@@ -1,7 +1,7 @@
 # One line per CUnit executable (see rtc_add_test in tests/CMakeLists.txt).
 rtc_add_test(core LIBS rtc_rtcore)
 rtc_add_test(numparse LIBS rtc_rtcore)
-rtc_add_test(estimate SOURCES unit/test_estimate_filters.c LIBS rtc_rtcore)
+rtc_add_test(estimate SOURCES unit/test_estimate_filters.c unit/test_estimate_auto.c LIBS rtc_rtcore)
 rtc_add_test(fmu_host SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus)
 rtc_add_test(cli SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtcosim LABELS integration)
 rtc_add_test(archive LIBS rtc_rtcore PkgConfig::MINIZIP)
@@ -99,3 +99,8 @@ rtc_add_test(me SOURCES unit/fmu_util.c LIBS rtc_fmuhost rtc_base_json DEPENDS r
 rtc_add_test(product SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtc_configs rtcosim rtcosim-bench-sim LABELS integration rt io)
 target_compile_definitions(test_product PRIVATE RTC_SOURCE_DIR="${PROJECT_SOURCE_DIR}" RTC_CONFIG_FMUS=$<BOOL:${RTC_CONFIG_FMUS}> RTC_BENCH_SIM_EXE="$<TARGET_FILE:rtcosim-bench-sim>")
 target_link_libraries(test_product PRIVATE PkgConfig::JANSSON)
+# issue 21: the coupling monitor in summary.json, the default estimator of a late link, and
+# `rtcosim tune` on a recorded session of the main job (bench simulator behind the fault
+# proxy) and of a pure co-simulation
+rtc_add_test(tune SOURCES unit/fmu_util.c unit/io_util.c LIBS rtc_fmuhost rtc_iodrivers PkgConfig::LIBMODBUS PkgConfig::LIBLO PkgConfig::JANSSON DEPENDS rtc_test_fmus rtc_configs rtcosim rtcosim-bench-sim rtcosim-fault-proxy LABELS integration rt io)
+target_compile_definitions(test_tune PRIVATE RTC_BENCH_SIM_EXE="$<TARGET_FILE:rtcosim-bench-sim>" RTC_FAULT_PROXY_EXE="$<TARGET_FILE:rtcosim-fault-proxy>")

@@ -158,6 +158,27 @@ static json_t *frame_io(rtc_panel *p)
     return io;
 }
 
+/* Every late value's estimator and its prediction error (the coupling monitor), one
+ * object each: which estimator each late signal uses and how well it predicts. */
+static json_t *frame_estimates(rtc_panel *p)
+{
+    json_t *a = json_array();
+    rtc_session_estimate e;
+    for (size_t i = 0; a && rtc_session_estimate_info(p->s, i, &e); i++) {
+        json_t *o = json_object();
+        int bad = json_object_set_new(o, "name", rtc__json_str(e.name));
+        bad |= json_object_set_new(o, "estimator", rtc__json_str(e.estimator));
+        bad |= json_object_set_new(o, "in_use", rtc__json_str(e.in_use));
+        bad |= json_object_set_new(o, "samples", rtc__json_uint(e.samples));
+        bad |= json_object_set_new(o, "rms", rtc__json_real(e.error_rms));
+        bad |= json_object_set_new(o, "max", rtc__json_real(e.error_max));
+        bad |= json_object_set_new(o, "delay_p50_ms", rtc__json_real(e.delay_p50_ms));
+        if (json_array_append_new(a, whole(o, bad)))
+            return whole(a, 1);
+    }
+    return a;
+}
+
 /* The RTF over about a second of wall time: simulated over wall time, as the operator
  * sees the run keep up (or not). */
 static void measure_rtf(rtc_panel *p, int64_t now, int64_t sim_ns)
@@ -211,6 +232,7 @@ void rtc__panel_frame(rtc_panel *p, int64_t now_ns)
     bad |= json_object_set_new(doc, "rtf", rtc__json_real(p->rtf));
     bad |= frame_values(p->s, doc);
     bad |= json_object_set_new(doc, "io", frame_io(p));
+    bad |= json_object_set_new(doc, "estimates", frame_estimates(p));
     rtc__panel_buf *b = &p->frame;
     b->len = 0;
     b->oom = false;

@@ -415,6 +415,33 @@ RTC_RT_SAFE size_t rtc_session_io_count(const rtc_session *s);
 bool rtc_session_io_info(const rtc_session *s, size_t i, rtc_session_io *out);
 
 /**
+ * One late value of the session's system and how its estimator is doing: an I/O signal
+ * from the bench, or a connection with its own estimator (a transport delay). Figures come
+ * from the estimator's coupling monitor (rtcosim/estimate.h rtc_est_get_monitor()): what it
+ * supplied for each sample's time against that sample once it arrived.
+ */
+typedef struct rtc_session_estimate {
+    char name[256];        /**< "bench.speed" (an I/O signal) or "a.y -> b.u" (a connection) */
+    const char *estimator; /**< its method ("auto", "kalman-cv", ...) */
+    const char *in_use;    /**< auto and kalman: the candidate in use now; else the method */
+    uint64_t samples;      /**< samples compared so far */
+    double error_rms, error_max; /**< prediction error, the value's units */
+    double delay_p50_ms, delay_p99_ms; /**< sample delays (arrival - sample time) */
+} rtc_session_estimate;
+
+/** Late values of the session's system (I/O signals from the bench, then connections with
+ *  their own estimator). RT-safe: no. Thread: any non-RT. */
+size_t rtc_session_estimate_count(const rtc_session *s);
+
+/**
+ * Late value @p i (0 .. rtc_session_estimate_count() - 1) into @p out, its monitor read
+ * now (each figure whole; the set approximately consistent while the run goes).
+ * Returns false when @p i is out of range.
+ * RT-safe: no. Thread: any non-RT.
+ */
+bool rtc_session_estimate_info(const rtc_session *s, size_t i, rtc_session_estimate *out);
+
+/**
  * The control surface heard from an operator (@p heard true) — or just time passing.
  * Checks the dead-man: when the surface has been silent for the dead-man time, every
  * exposed variable with a safe value is set to it (one event line); it re-arms when the
