@@ -36,35 +36,12 @@
 
 static char resp[1 << 18];
 
-/* Start @p system with the panel (and @p extra options); returns the panel's port. With
- * @p osc_port, also the OSC control surface, its port there. */
-static int start_system(io_child *run, const char *system, const char *dir, const char *extra,
-                        int *osc_port)
-{
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "cd '%s' && exec '%s' run '%s' --realtime --priority 0 --stop 600 "
-             "--http 0 --output-dir '%s' %s %s", work, RTCOSIM_EXE, system, dir,
-             osc_port ? "--control-port 0" : "", extra);
-    char *argv[] = {"/bin/sh", "-c", cmd, NULL};
-    CU_ASSERT_EQUAL_FATAL(io_child_spawn(run, argv, true), 0);
-    char line[256] = "";
-    CU_ASSERT_TRUE_FATAL(io_child_line(run, "rtcosim: operator panel on http://127.0.0.1:",
-                                       line, sizeof line, 30000));
-    int port = atoi(strrchr(line, ':') + 1);
-    if (osc_port) {
-        CU_ASSERT_TRUE_FATAL(io_child_line(run, "rtcosim: control surface listening on", line,
-                                           sizeof line, 30000));
-        *osc_port = atoi(strrchr(line, ':') + 1);
-    }
-    return port;
-}
-
 /* The controller-plant example, controller.r exposed and recorded. */
 static int start_panel(io_child *run, const char *dir, const char *extra, int *osc_port)
 {
     char args[1024];
     snprintf(args, sizeof args, "%s %s", EXPOSE, extra);
-    return start_system(run, SYSTEM, dir, args, osc_port);
+    return start_panel_run(run, SYSTEM, dir, args, osc_port);
 }
 
 static bool alive(io_child *run)
@@ -161,7 +138,7 @@ static void test_panel_page_and_info_served_from_binary(void)
     CU_ASSERT_EQUAL(req(port, "GET", "/dygraph.min.js", ""), 200);
     CU_ASSERT_TRUE(strlen(resp) > 100000 && has("Dygraph"));
     CU_ASSERT_EQUAL(req(port, "GET", "/api/info", ""), 200);
-    CU_ASSERT_TRUE(has("{\"name\":\"controller.r\",\"min\":"));
+    CU_ASSERT_TRUE(has("{\"name\":\"controller.r\",\"unit\":\"1\",\"min\":"));
     CU_ASSERT_TRUE(has("\"caps\":\"set,pause,step,stop,mark\""));
     json_t *info = body_json(), *var = json_array_get(json_object_get(info, "vars"), 0);
     CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(var, "name")), "controller.r");
@@ -170,6 +147,10 @@ static void test_panel_page_and_info_served_from_binary(void)
     CU_ASSERT_EQUAL(num(var, "rate"), 5.0);
     CU_ASSERT_EQUAL(num(var, "safe"), 0.0);
     CU_ASSERT_EQUAL(num(var, "column"), 0.0); /* recorded: results.csv's first column */
+    CU_ASSERT_EQUAL(num(var, "value"), 0.5);  /* its current value, before any set */
+    const char *unit = json_string_value(json_array_get(json_object_get(info, "units"), 0));
+    CU_ASSERT_STRING_EQUAL(unit ? unit : "(none)", "1");
+    CU_ASSERT_EQUAL(json_array_size(json_object_get(info, "io")), 0);
     CU_ASSERT_EQUAL(num(info, "tick_s"), 0.001); /* baseStep of the example */
     CU_ASSERT_EQUAL(num(info, "frame_hz"), 25.0);
     CU_ASSERT_TRUE(json_is_false(json_object_get(info, "has_io")));
@@ -477,7 +458,7 @@ static void test_panel_io_health_and_bench_capabilities(void)
     snprintf(ssd, sizeof ssd, "%s/io.ssd", work);
     write_osc_system(ssd, io_free_port(SOCK_DGRAM), "0.001", "");
     io_child run;
-    int port = start_system(&run, ssd, "io", "", NULL);
+    int port = start_panel_run(&run, ssd, "io", "", NULL);
     CU_ASSERT_EQUAL(req(port, "GET", "/api/info", ""), 200);
     CU_ASSERT_TRUE(has("\"caps\":\"set,stop,mark\",\"has_io\":true"));
     CU_ASSERT_EQUAL(cmd(port, "op=pause"), 403);

@@ -187,6 +187,27 @@ int start_run(io_child *run, const char *system_file, const char *dir, const cha
     return atoi(strrchr(line, ':') + 1);
 }
 
+int start_panel_run(io_child *run, const char *system_file, const char *dir,
+                    const char *extra, int *osc_port)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cd '%s' && exec '%s' run '%s' --realtime --priority 0 --stop 600 "
+             "--http 0 --output-dir '%s' %s %s", work, RTCOSIM_EXE, system_file, dir,
+             osc_port ? "--control-port 0" : "", extra);
+    char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+    CU_ASSERT_EQUAL_FATAL(io_child_spawn(run, argv, true), 0);
+    char line[256] = "";
+    CU_ASSERT_TRUE_FATAL(io_child_line(run, "rtcosim: operator panel on http://127.0.0.1:",
+                                       line, sizeof line, 30000));
+    int port = atoi(strrchr(line, ':') + 1);
+    if (osc_port) {
+        CU_ASSERT_TRUE_FATAL(io_child_line(run, "rtcosim: control surface listening on", line,
+                                           sizeof line, 30000));
+        *osc_port = atoi(strrchr(line, ':') + 1);
+    }
+    return port;
+}
+
 /* Wait (up to 15 s) for the run to exit; returns its exit status. */
 int wait_run(io_child *run)
 {

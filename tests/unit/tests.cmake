@@ -86,6 +86,10 @@ rtc_test_properties(panel_browser integration rt io)
 set_tests_properties(panel_browser PROPERTIES SKIP_RETURN_CODE 77)
 # the panel's answers and frames are parsed as JSON (jansson), not matched as text
 target_link_libraries(test_panel PRIVATE PkgConfig::JANSSON)
+# what a page opened mid-run shows (issue 19): the present, the engine's history, units,
+# link directions, exposed values
+rtc_add_test(panel_view SOURCES unit/io_util.c unit/session_util.c unit/fmu_util.c LIBS rtc_fmuhost rtc_iodrivers PkgConfig::LIBMODBUS PkgConfig::LIBLO DEPENDS rtc_test_fmus rtc_configs rtcosim LABELS integration rt io)
+target_link_libraries(test_panel_view PRIVATE PkgConfig::JANSSON)
 rtc_add_test(cli_ux SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtc_configs rtcosim LABELS integration rt)
 rtc_add_test(operator_ux SOURCES unit/fmu_util.c unit/io_util.c unit/session_util.c LIBS rtc_fmuhost rtc_iodrivers PkgConfig::LIBMODBUS PkgConfig::LIBLO DEPENDS rtc_test_fmus rtcosim rtcosim-operator LABELS integration io rt)
 target_compile_definitions(test_operator_ux PRIVATE RTC_OPERATOR_DIR="$<TARGET_FILE_DIR:rtcosim-operator>" RTC_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
