@@ -368,12 +368,8 @@ static void write_units_system(const char *path, int osc_port)
 {
     FILE *f = fopen(path, "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fprintf(f, "%s<ssd:Component name=\"op\" type=\"application/x-rtcosim-osc\">"
-               "<ssd:Connectors><ssd:Connector name=\"sp\" kind=\"output\"><ssc:Real unit=\"N\"/>"
-               "</ssd:Connector></ssd:Connectors><ssd:Annotations><ssc:Annotation "
-               "type=\"org.rtcosim.realtime\"><rtc:Component port=\"%d\" priority=\"0\">"
-               "<rtc:Signal name=\"sp\" path=\"/sp\"/></rtc:Component></ssc:Annotation>"
-               "</ssd:Annotations></ssd:Component>\n", ssd_head, osc_port);
+    fputs(ssd_head, f);
+    osc_op_component(f, osc_port, "N");
     fprintf(f, "<ssd:Component name=\"plant\" source=\"%s\"><ssd:Connectors>"
                "<ssd:Connector name=\"Fe\" kind=\"input\"><ssc:Real/></ssd:Connector>"
                "<ssd:Connector name=\"x1\" kind=\"output\"><ssc:Real/></ssd:Connector>"

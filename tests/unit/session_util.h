@@ -53,6 +53,9 @@ bool status_until(client *c, int paused, double min_k);
 
 extern const char ssd_head[];
 void lag_component(FILE *f, const char *name, const char *fmu);
+/* "op": an OSC input (its one connector "sp", path /sp, with @p unit or none) on
+ * @p osc_port. */
+void osc_op_component(FILE *f, int osc_port, const char *unit);
 /* op (OSC set-point on @p osc_port) -> lag.u1; lag2 alone; @p rt: rtc:RealTime attributes */
 void write_osc_system(const char *path, int osc_port, const char *base_step, const char *rt);
 /* Start `rtcosim run SYSTEM --realtime ... --output-dir DIR EXTRA`; returns the control port. */
