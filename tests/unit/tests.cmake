@@ -114,3 +114,6 @@ rtc_add_test(dcp_rules LIBS rtc_base m)
 rtc_add_test(dcp_dcpx LIBS rtc_base)
 # the DCP master driver against a DCP slave over real UDP (tests/unit/dcp_peer.c)
 rtc_add_test(dcp_master SOURCES unit/io_util.c unit/io_cfg.c unit/dcp_peer.c LIBS rtc_iodrivers PkgConfig::LIBMODBUS LABELS io)
+# a DCP slave component in a system: info/check, refusals, a session beside Modbus and OSC
+# I/O replayed identically, a hostile slave (rtcosim runs; the slave is tests/unit/dcp_peer.c)
+rtc_add_test(dcp_system SOURCES unit/fmu_util.c unit/io_util.c unit/session_util.c unit/dcp_peer.c LIBS rtc_fmuhost rtc_iodrivers PkgConfig::LIBMODBUS PkgConfig::LIBLO PkgConfig::JANSSON DEPENDS rtc_test_fmus rtcosim LABELS integration rt io)
