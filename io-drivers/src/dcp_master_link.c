@@ -293,6 +293,16 @@ static void wait_state(dm *d, int state, int64_t now)
     d->wait_since_ns = d->poll_ns = now;
 }
 
+/* Half the slave's MaximumPeriodicInterval (1 ns at least), 0 without a heartbeat. */
+static int64_t hb_half_ns(const dm *d)
+{
+    const rtc_dcpx *x = d->dcpx;
+    if (!x->can_monitor_heartbeat || !x->heartbeat || !x->hb_denominator)
+        return 0;
+    int64_t half = (int64_t)x->hb_numerator * 500000000 / x->hb_denominator;
+    return half > 0 ? half : 1;
+}
+
 /* ---- answers ---- */
 
 static void on_ack(dm *d, int64_t now)
@@ -300,6 +310,8 @@ static void on_ack(dm *d, int64_t now)
     int to = rtc_dcp_stc_target(d->req.state, d->req.type);
     if (to >= 0 && d->state == d->req.state) /* its NTF may come before or after the ack */
         d->state = (uint8_t)to;
+    if (d->req.type == RTC_DCP_STC_REGISTER) /* the slave's heartbeat watch starts */
+        d->hb_ns = now + hb_half_ns(d);
     if (d->phase == DM_SETUP && d->at < d->n_script &&
         d->req.type == d->script[d->at].pdu.type_id) {
         uint8_t w = d->script[d->at++].wait_for;
@@ -461,14 +473,13 @@ static void recover_step(dm *d, int64_t now)
     }
 }
 
-static void enter_run(dm *d, int64_t now)
+static void enter_run(dm *d)
 {
     d->phase = DM_RUN;
     d->rx_seq_set = false;
     d->sent_run_again = false;
     d->stepping = false;
     d->rx_ns = 0;
-    d->hb_ns = now;
     rtc_drv_count(&d->b.st.named[DM_LIFE_CYCLES]);
     rtc_drv_count(&d->b.st.connects);
     d->said_running = false;
@@ -507,11 +518,7 @@ static void run_step(dm *d, int64_t now)
     if (d->phase != DM_RUN)
         return;
     say_running(d);
-    int64_t hb = (int64_t)d->dcpx->hb_numerator * 1000000000 / d->dcpx->hb_denominator / 2;
-    if (d->dcpx->can_monitor_heartbeat && now >= d->hb_ns) { /* within the slave's limit */
-        d->hb_ns = now + (hb > 0 ? hb : 1);
-        request(d, (rtc_dcp_pdu){.type_id = RTC_DCP_INF_STATE}, now);
-    } else if (d->op_mode == RTC_DCP_OP_NRT) {
+    if (d->op_mode == RTC_DCP_OP_NRT) {
         if (d->stepping)
             nrt_step(d, now);
     } else if (d->state == RTC_DCP_STATE_SYNCHRONIZED && !d->sent_run_again) {
@@ -525,9 +532,21 @@ static void run_step(dm *d, int64_t now)
     }
 }
 
+/* A slave that monitors the heartbeat (canMonitorHeartbeat) gets INF_state at half its
+ * MaximumPeriodicInterval from registration on, else it goes to ERRORHANDLING. */
+static bool heartbeat(dm *d, int64_t now)
+{
+    if (!d->dcpx->can_monitor_heartbeat || now < d->hb_ns ||
+        (d->phase != DM_SETUP && d->phase != DM_RUN) || (d->phase == DM_SETUP && d->at == 0))
+        return false;
+    d->hb_ns = now + hb_half_ns(d);
+    request(d, (rtc_dcp_pdu){.type_id = RTC_DCP_INF_STATE}, now);
+    return true;
+}
+
 static void advance(dm *d, int64_t now)
 {
-    if (d->req.active)
+    if (d->req.active || heartbeat(d, now))
         return;
     switch (d->phase) {
     case DM_PROBE:
@@ -544,7 +563,7 @@ static void advance(dm *d, int64_t now)
         if (d->at < d->n_script)
             request(d, d->script[d->at].pdu, now);
         else
-            enter_run(d, now);
+            enter_run(d);
         break;
     case DM_RUN: run_step(d, now); break;
     case DM_DOWN:

@@ -193,6 +193,7 @@ static void on_request(dcp_peer *p, const rtc_dcp_pdu *q, const struct sockaddr_
 {
     uint8_t s = (uint8_t)atomic_load(&p->state);
     if (q->type_id == RTC_DCP_STC_REGISTER) {
+        p->last_inf_ns = rtc_time_now_ns(); /* the watch starts */
         p->id = q->slave;
         p->op_mode = q->op_mode;
         p->master = *from;
@@ -206,6 +207,8 @@ static void on_request(dcp_peer *p, const rtc_dcp_pdu *q, const struct sockaddr_
         atomic_store(&p->n_log, n + 1);
     }
     if (q->type_id == RTC_DCP_INF_STATE) {
+        p->last_inf_ns = rtc_time_now_ns();
+        atomic_fetch_add(&p->inf_states, 1);
         answer(p, RTC_DCP_RSP_STATE_ACK, q->seq, s == RTC_DCP_STATE_ALIVE ? q->slave : p->id,
                from, 0);
         return;
@@ -279,6 +282,13 @@ static void *peer_main(void *arg)
         uint8_t s = (uint8_t)atomic_load(&p->state);
         bool clock = p->op_mode != RTC_DCP_OP_NRT && (rtc_dcp_superstates(s) & RTC_DCP_SUPER_RUN);
         int64_t now = rtc_time_now_ns();
+        if (p->hb_limit_ns && p->registered && now - p->last_inf_ns > p->hb_limit_ns &&
+            !(rtc_dcp_superstates(s) & RTC_DCP_SUPER_ERROR) && s != RTC_DCP_STATE_ALIVE) {
+            p->error = RTC_DCP_E_PROTOCOL_ERROR_HEARTBEAT_MISSED;
+            set_state(p, RTC_DCP_STATE_ERRORHANDLING);
+            set_state(p, RTC_DCP_STATE_ERRORRESOLVED);
+            continue;
+        }
         if (clock && now >= p->next_out_ns) { /* SRT/HRT: a step on its own clock */
             if (s == RTC_DCP_STATE_SYNCHRONIZING && p->sync_needs_run)
                 set_state(p, RTC_DCP_STATE_SYNCHRONIZED);

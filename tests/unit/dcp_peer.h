@@ -36,6 +36,8 @@ typedef struct dcp_peer {
     atomic_int error_after;     /* > 0: enter ERRORHANDLING after that many outputs */
     atomic_int silent_after;    /* > 0: no outputs after that many (control still answers) */
     atomic_bool evil;           /* with every output, the junk of dcp_peer.c's evil() */
+    int64_t hb_limit_ns;        /* > 0: monitors the heartbeat: no INF_state for this long
+                                   while registered -> ERRORHANDLING (HEARTBEAT_MISSED) */
     bool start_registered;      /* begin in RUNNING, registered by a "previous master"
                                    with id 1 and sequence id 1000 */
     /* state, read by the test */
@@ -44,7 +46,8 @@ typedef struct dcp_peer {
     atomic_bool stop;
     atomic_int state;           /* rtc_dcp_state */
     atomic_int outputs, inputs, dropped, nacks, refused, steps, deregisters, registers;
-    atomic_int errors_acked;
+    atomic_int errors_acked, inf_states;
+    int64_t last_inf_ns;
     _Atomic double last_a;      /* the last input a received */
     /* the peer's own (its thread) */
     struct sockaddr_in master, out_to;

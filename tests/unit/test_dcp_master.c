@@ -315,6 +315,28 @@ static void slave_gone_silent_in_run_goes_down(void)
     finish();
 }
 
+static bool heartbeats(void *arg)
+{
+    return atomic_load(&PEER->inf_states) >= *(int *)arg;
+}
+
+static void heartbeat_kept_within_the_slaves_limit(void)
+{
+    fresh();
+    PEER->hb_limit_ns = 200000000; /* MaximumPeriodicInterval 1/5 s, as its .dcpx says */
+    CU_ASSERT_EQUAL_FATAL(dcp_peer_start(PEER), 0);
+    config(DCPX "hb_a_y.dcpx", NULL);
+    start();
+    CU_ASSERT(io_wait_link(&DRV, RTC_LINK_UP, WAIT_MS));
+    int n = atomic_load(&PEER->inf_states) + 10; /* a second more of the run */
+    CU_ASSERT(io_wait(heartbeats, &n, WAIT_MS));
+    CU_ASSERT_EQUAL(atomic_load(&PEER->state), RTC_DCP_STATE_RUNNING);
+    rtc_driver_stats st = io_drv_stats(&DRV, NULL, 0);
+    CU_ASSERT_EQUAL(io_counter(&st, "slave_errors"), 0);
+    CU_ASSERT_EQUAL(io_counter(&st, "life_cycles"), 1);
+    finish();
+}
+
 void rtc_test_register(void)
 {
     static const rtc_test_case cases[] = {
@@ -330,6 +352,7 @@ void rtc_test_register(void)
         {"slave_left_running_is_stopped_and_registered",
          slave_left_running_is_stopped_and_registered},
         {"slave_gone_silent_in_run_goes_down", slave_gone_silent_in_run_goes_down},
+        {"heartbeat_kept_within_the_slaves_limit", heartbeat_kept_within_the_slaves_limit},
         {NULL, NULL}};
     rtc_test_add_suite("dcp_master", suite_init, suite_clean, cases);
 }
