@@ -307,6 +307,7 @@ static int64_t hb_half_ns(const dm *d)
 
 static void on_ack(dm *d, int64_t now)
 {
+    d->state_asks = 0;
     int to = rtc_dcp_stc_target(d->req.state, d->req.type);
     if (to >= 0 && d->state == d->req.state) /* its NTF may come before or after the ack */
         d->state = (uint8_t)to;
@@ -332,6 +333,15 @@ static void on_nack(dm *d, const rtc_dcp_pdu *p, int64_t now)
         rtc_dcp_pdu again = d->req.pdu;
         request(d, again, now);
         d->req.resynced = true;
+        return;
+    }
+    if (p->error_code == RTC_DCP_E_INVALID_STATE_ID && d->state_asks < 3) {
+        d->state_asks++; /* it moved since it last said (a step ending): ask, then again */
+        if (d->req.type == RTC_DCP_STC_DO_STEP)
+            d->stepping = false; /* the next period steps */
+        else if (d->req.type == RTC_DCP_STC_SEND_OUTPUTS)
+            d->step_phase = 1;   /* asked again once it says COMPUTED */
+        request(d, (rtc_dcp_pdu){.type_id = RTC_DCP_INF_STATE}, now);
         return;
     }
     fail(d, now, "answered %s with RSP_nack %s (0x%04X)", rtc_dcp_type_name(d->req.type),

@@ -113,6 +113,7 @@ typedef struct dm {
     bool stepping, step_out; /* NRT: a step in progress; its outputs came */
     int step_phase;          /* NRT: 1 STC_do_step sent, 2 STC_send_outputs sent */
     bool asked_error;        /* INF_error asked in this Error state */
+    unsigned state_asks;     /* INF_state after INVALID_STATE_ID since the last ack */
     int64_t rx_ns;           /* the last DAT of the slave (0: none this life cycle) */
     bool sent_run_again;     /* SRT: STC_run sent in SYNCHRONIZED */
     bool said_running;       /* the line about the run said in this life cycle */

@@ -9,6 +9,7 @@
 
 #include <arpa/inet.h>
 #include <poll.h>
+#include <time.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -90,7 +91,7 @@ static void send_outputs(dcp_peer *p)
 static void compute(dcp_peer *p, uint32_t steps)
 {
     p->n_steps += steps;
-    p->y = 2 * p->a + 1 + (double)p->n_steps;
+    p->y = p->echo ? p->a : 2 * p->a + 1 + (double)p->n_steps;
     atomic_fetch_add(&p->steps, 1);
 }
 
@@ -298,8 +299,10 @@ static void *peer_main(void *arg)
             if (p->next_out_ns < now)
                 p->next_out_ns = now + step_ns(p);
         }
-        int ms = clock ? (int)((p->next_out_ns - now) / 1000000) : 5;
-        if (poll(&pf, 1, ms < 0 ? 0 : ms > 5 ? 5 : ms) <= 0)
+        int64_t wait = clock ? p->next_out_ns - now : 5000000;
+        wait = wait < 0 ? 0 : wait > 5000000 ? 5000000 : wait;
+        struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)wait};
+        if (ppoll(&pf, 1, &ts, NULL) <= 0)
             continue;
         struct sockaddr_in from;
         socklen_t fl = sizeof from;
