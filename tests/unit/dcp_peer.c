@@ -25,7 +25,7 @@ static void send_pdu(dcp_peer *p, const rtc_dcp_pdu *q, const struct sockaddr_in
 static void set_state(dcp_peer *p, uint8_t s)
 {
     atomic_store(&p->state, s);
-    if (p->has_master) {
+    if (p->has_master && !p->no_ntf) {
         rtc_dcp_pdu n = {.type_id = RTC_DCP_NTF_STATE_CHANGED, .slave = p->id, .state_id = s};
         send_pdu(p, &n, &p->master);
     }

@@ -315,6 +315,26 @@ static void slave_gone_silent_in_run_goes_down(void)
     finish();
 }
 
+/* Every NTF_state_changed lost: the master learns states from INF_state alone, and its
+ * STC_stop names a state the slave has left (SYNCHRONIZING; it steps in SYNCHRONIZED): the
+ * INVALID_STATE_ID makes it ask and send again. */
+static void slave_without_notifications_still_stopped(void)
+{
+    fresh();
+    PEER->sync_needs_run = true;
+    PEER->no_ntf = true;
+    CU_ASSERT_EQUAL_FATAL(dcp_peer_start(PEER), 0);
+    config(DCPX "srt_a_y.dcpx", NULL);
+    start();
+    CU_ASSERT(io_wait(y_at_least, &(y_wait){1.0}, WAIT_MS));
+    CU_ASSERT_EQUAL(DRV.ops->stop(DRV.self), RTC_OK);
+    CU_ASSERT(io_wait(peer_alive_again, NULL, WAIT_MS)); /* it acks, then moves */
+    CU_ASSERT_EQUAL(atomic_load(&PEER->deregisters), 1);
+    CU_ASSERT(atomic_load(&PEER->nacks) >= 1); /* the stale state id */
+    CU_ASSERT(!io_log_has(&LOG, "not stopped and deregistered"));
+    finish();
+}
+
 static bool heartbeats(void *arg)
 {
     return atomic_load(&PEER->inf_states) >= *(int *)arg;
@@ -353,6 +373,7 @@ void rtc_test_register(void)
          slave_left_running_is_stopped_and_registered},
         {"slave_gone_silent_in_run_goes_down", slave_gone_silent_in_run_goes_down},
         {"heartbeat_kept_within_the_slaves_limit", heartbeat_kept_within_the_slaves_limit},
+        {"slave_without_notifications_still_stopped", slave_without_notifications_still_stopped},
         {NULL, NULL}};
     rtc_test_add_suite("dcp_master", suite_init, suite_clean, cases);
 }
