@@ -5,6 +5,7 @@
  * "FILE:LINE: reason" and all of them before the read fails.
  */
 #include "cu_main.h"
+#include "io_util.h"
 
 #include "rtcosim/dcp.h"
 #include "rtcosim/dcpx.h"
@@ -16,34 +17,25 @@
 
 #define DCPX_DIR RTC_TEST_DATA_DIR "/dcpx"
 
-typedef struct capture {
-    char text[16384];
-    size_t len;
-    unsigned n_error, n_warning;
-} capture;
+static io_log LOG;
 
-static void capture_log(void *user, int level, const char *msg)
+static int suite_init(void)
 {
-    capture *c = user;
-    c->n_error += level == RTC_LOG_ERROR;
-    c->n_warning += level == RTC_LOG_WARNING;
-    int n = snprintf(c->text + c->len, sizeof c->text - c->len, "%s\n", msg);
-    if (n > 0 && c->len + (size_t)n < sizeof c->text)
-        c->len += (size_t)n;
+    io_log_init(&LOG);
+    return 0;
 }
 
-static int read_case(const char *name, capture *cap, rtc_dcpx **d)
+static int read_case(const char *name, io_log *cap, rtc_dcpx **d)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", DCPX_DIR, name);
-    memset(cap, 0, sizeof *cap);
-    rtc_logger lg = {.log = capture_log, .user = cap, .max_level = RTC_LOG_DEBUG};
+    io_log_reset(cap);
     *d = NULL;
-    return rtc_dcpx_read(path, &lg, d);
+    return rtc_dcpx_read(path, &cap->lg, d);
 }
 
 /* The log holds a line with "<name>:<line>: " and @p what. */
-static void said(const capture *cap, const char *file, unsigned line, const char *what)
+static void said(const io_log *cap, const char *file, unsigned line, const char *what)
 {
     char key[256];
     snprintf(key, sizeof key, "%s:%u: ", file, line);
@@ -61,10 +53,9 @@ static void said(const capture *cap, const char *file, unsigned line, const char
 
 static void dcplib_example_slave_read(void)
 {
-    capture cap;
     rtc_dcpx *d;
-    CU_ASSERT_EQUAL_FATAL(read_case("srt_a_y.dcpx", &cap, &d), RTC_OK);
-    CU_ASSERT_EQUAL(cap.n_error + cap.n_warning, 0);
+    CU_ASSERT_EQUAL_FATAL(read_case("srt_a_y.dcpx", &LOG, &d), RTC_OK);
+    CU_ASSERT_EQUAL(LOG.n_errors + LOG.n_warnings, 0);
     CU_ASSERT_STRING_EQUAL(d->slave_name, "dcpslave");
     CU_ASSERT_EQUAL(d->uuid[0], 0xb5);
     CU_ASSERT_EQUAL(d->uuid[15], 0x5f);
@@ -96,10 +87,9 @@ static void dcplib_example_slave_read(void)
 
 static void every_element_read(void)
 {
-    capture cap;
     rtc_dcpx *d;
-    CU_ASSERT_EQUAL_FATAL(read_case("full.dcpx", &cap, &d), RTC_OK);
-    CU_ASSERT_EQUAL(cap.n_error, 0);
+    CU_ASSERT_EQUAL_FATAL(read_case("full.dcpx", &LOG, &d), RTC_OK);
+    CU_ASSERT_EQUAL(LOG.n_errors, 0);
     CU_ASSERT(d->hrt && d->srt && d->nrt);
     CU_ASSERT(d->nrt_default_steps == 2 && !d->nrt_fixed_steps && d->nrt_max_steps == 10);
     CU_ASSERT_EQUAL_FATAL(d->n_res, 2);
@@ -136,44 +126,42 @@ static void every_element_read(void)
 
 static void every_fault_reported_with_its_line(void)
 {
-    capture cap;
     rtc_dcpx *d;
-    CU_ASSERT_EQUAL(read_case("bad_many.dcpx", &cap, &d), RTC_EPARSE);
+    CU_ASSERT_EQUAL(read_case("bad_many.dcpx", &LOG, &d), RTC_EPARSE);
     CU_ASSERT_PTR_NULL(d);
     const char *f = DCPX_DIR "/bad_many.dcpx";
-    said(&cap, f, 3, "uuid: not a uuid");
-    said(&cap, f, 4, "OpMode: none of HardRealTime, SoftRealTime, NonRealTime");
-    said(&cap, f, 5, "a fixed Resolution must be the only resolution");
-    said(&cap, f, 7, "a time resolution of zero (1/0)");
-    said(&cap, f, 11, "AvailablePortRange to: below from");
-    said(&cap, f, 16, "Float64 start: missing (required for an Input)");
-    said(&cap, f, 17, "Variable 'b': valueReference 1 already used by 'a' at line 16");
-    said(&cap, f, 18, "Variable 'a': name already used at line 16");
-    said(&cap, f, 19, "Uint8 start: not a finite uint8 value (\"300\")");
-    said(&cap, f, 20, "Variable 'd': more than one of Input, Output");
-    said(&cap, f, 21, "Output of variable 'e': no type element");
-    said(&cap, f, 22, "Float64 start: not a finite float64 value (\"INF\")");
-    CU_ASSERT_EQUAL(cap.n_error, 12);
+    said(&LOG, f, 3, "uuid: not a uuid");
+    said(&LOG, f, 4, "OpMode: none of HardRealTime, SoftRealTime, NonRealTime");
+    said(&LOG, f, 5, "a fixed Resolution must be the only resolution");
+    said(&LOG, f, 7, "a time resolution of zero (1/0)");
+    said(&LOG, f, 11, "AvailablePortRange to: below from");
+    said(&LOG, f, 16, "Float64 start: missing (required for an Input)");
+    said(&LOG, f, 17, "Variable 'b': valueReference 1 already used by 'a' at line 16");
+    said(&LOG, f, 18, "Variable 'a': name already used at line 16");
+    said(&LOG, f, 19, "Uint8 start: not a finite uint8 value (\"300\")");
+    said(&LOG, f, 20, "Variable 'd': more than one of Input, Output");
+    said(&LOG, f, 21, "Output of variable 'e': no type element");
+    said(&LOG, f, 22, "Float64 start: not a finite float64 value (\"INF\")");
+    CU_ASSERT_EQUAL(LOG.n_errors, 12);
 }
 
 static void version_root_sections_and_syntax_refused(void)
 {
-    capture cap;
     rtc_dcpx *d;
-    CU_ASSERT_EQUAL(read_case("bad_version.dcpx", &cap, &d), RTC_EPARSE);
-    said(&cap, DCPX_DIR "/bad_version.dcpx", 3, "DCP 2.0 is not supported (this engine "
+    CU_ASSERT_EQUAL(read_case("bad_version.dcpx", &LOG, &d), RTC_EPARSE);
+    said(&LOG, DCPX_DIR "/bad_version.dcpx", 3, "DCP 2.0 is not supported (this engine "
                                                 "speaks DCP 1.0)");
-    CU_ASSERT_EQUAL(read_case("bad_root.dcpx", &cap, &d), RTC_EPARSE);
-    said(&cap, DCPX_DIR "/bad_root.dcpx", 2, "root element <fmiModelDescription> is not "
+    CU_ASSERT_EQUAL(read_case("bad_root.dcpx", &LOG, &d), RTC_EPARSE);
+    said(&LOG, DCPX_DIR "/bad_root.dcpx", 2, "root element <fmiModelDescription> is not "
                                              "dcpSlaveDescription");
-    CU_ASSERT_EQUAL(read_case("bad_missing.dcpx", &cap, &d), RTC_EPARSE);
-    said(&cap, DCPX_DIR "/bad_missing.dcpx", 5, "OpMode: given twice");
-    said(&cap, DCPX_DIR "/bad_missing.dcpx", 3, "TimeRes missing (required)");
-    said(&cap, DCPX_DIR "/bad_missing.dcpx", 3, "Variables missing (required)");
-    CU_ASSERT_EQUAL(read_case("bad_xml.dcpx", &cap, &d), RTC_EPARSE);
-    CU_ASSERT_EQUAL(cap.n_error, 1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(cap.text, "bad_xml.dcpx:"));
-    CU_ASSERT_EQUAL(read_case("absent.dcpx", &cap, &d), -ENOENT);
+    CU_ASSERT_EQUAL(read_case("bad_missing.dcpx", &LOG, &d), RTC_EPARSE);
+    said(&LOG, DCPX_DIR "/bad_missing.dcpx", 5, "OpMode: given twice");
+    said(&LOG, DCPX_DIR "/bad_missing.dcpx", 3, "TimeRes missing (required)");
+    said(&LOG, DCPX_DIR "/bad_missing.dcpx", 3, "Variables missing (required)");
+    CU_ASSERT_EQUAL(read_case("bad_xml.dcpx", &LOG, &d), RTC_EPARSE);
+    CU_ASSERT_EQUAL(LOG.n_errors, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(LOG.text, "bad_xml.dcpx:"));
+    CU_ASSERT_EQUAL(read_case("absent.dcpx", &LOG, &d), -ENOENT);
     CU_ASSERT_PTR_NULL(d);
     CU_ASSERT_EQUAL(rtc_dcpx_read(NULL, NULL, &d), RTC_EINVAL);
     rtc_dcpx_free(NULL);
@@ -187,5 +175,5 @@ void rtc_test_register(void)
         {"every_fault_reported_with_its_line", every_fault_reported_with_its_line},
         {"version_root_sections_and_syntax_refused", version_root_sections_and_syntax_refused},
         {NULL, NULL}};
-    rtc_test_add_suite("dcpx", NULL, NULL, cases);
+    rtc_test_add_suite("dcpx", suite_init, NULL, cases);
 }

@@ -111,7 +111,7 @@ target_compile_definitions(test_tune PRIVATE RTC_BENCH_SIM_EXE="$<TARGET_FILE:rt
 # issue 25: the DCP 1.0 codec (golden byte strings both ways) and its rules
 rtc_add_test(dcp_pdu LIBS rtc_base m)
 rtc_add_test(dcp_rules LIBS rtc_base m)
-rtc_add_test(dcp_dcpx LIBS rtc_base)
+rtc_add_test(dcp_dcpx SOURCES unit/io_util.c LIBS rtc_base PkgConfig::LIBMODBUS)
 # the DCP master driver against a DCP slave over real UDP (tests/unit/dcp_peer.c)
 rtc_add_test(dcp_master SOURCES unit/io_util.c unit/io_cfg.c unit/dcp_peer.c LIBS rtc_iodrivers PkgConfig::LIBMODBUS LABELS io)
 # a DCP slave component in a system: info/check, refusals, a session beside Modbus and OSC
