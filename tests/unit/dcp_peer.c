@@ -80,6 +80,13 @@ static void send_outputs(dcp_peer *p)
     atomic_fetch_add(&p->outputs, 1);
     if (atomic_load(&p->evil))
         evil(p);
+    int stop = atomic_load(&p->stop_after);
+    if (stop > 0 && atomic_load(&p->outputs) >= stop) { /* SIG_stop: its own decision */
+        atomic_store(&p->stop_after, 0);
+        set_state(p, RTC_DCP_STATE_STOPPING);
+        set_state(p, RTC_DCP_STATE_STOPPED);
+        return;
+    }
     int err = atomic_load(&p->error_after);
     if (err > 0 && atomic_load(&p->outputs) >= err) {
         p->error = RTC_DCP_E_PROTOCOL_ERROR_GENERIC;

@@ -35,6 +35,7 @@ typedef struct dcp_peer {
     atomic_int nack_code;
     atomic_int error_after;     /* > 0: enter ERRORHANDLING after that many outputs */
     atomic_int silent_after;    /* > 0: no outputs after that many (control still answers) */
+    atomic_int stop_after;      /* > 0: stops by itself (SIG_stop) after that many outputs */
     atomic_bool evil;           /* with every output, the junk of dcp_peer.c's evil() */
     bool no_ntf;                /* sends no NTF_state_changed (as if every one were lost) */
     bool echo;                  /* the model is y = a (a latency probe), not 2 a + 1 + n */

@@ -258,6 +258,20 @@ static void error_state_takes_the_link_down_and_recovers(void)
     finish();
 }
 
+static void slave_stopping_by_itself_is_walked_again(void)
+{
+    fresh();
+    atomic_store(&PEER->stop_after, 10);
+    CU_ASSERT_EQUAL_FATAL(dcp_peer_start(PEER), 0);
+    config(DCPX "srt_a_y.dcpx", NULL);
+    start();
+    CU_ASSERT(io_wait(logged, "left the run for STOPPING (NTF_state_changed)", WAIT_MS));
+    CU_ASSERT(io_wait(relinked, NULL, WAIT_MS)); /* deregistered from STOPPED, registered */
+    CU_ASSERT(atomic_load(&PEER->deregisters) >= 1);
+    CU_ASSERT(io_wait_link(&DRV, RTC_LINK_UP, WAIT_MS));
+    finish();
+}
+
 static void junk_and_strangers_counted_link_holds(void)
 {
     fresh();
@@ -368,6 +382,7 @@ void rtc_test_register(void)
         {"silent_slave_bounded_and_said", silent_slave_bounded_and_said},
         {"error_state_takes_the_link_down_and_recovers",
          error_state_takes_the_link_down_and_recovers},
+        {"slave_stopping_by_itself_is_walked_again", slave_stopping_by_itself_is_walked_again},
         {"junk_and_strangers_counted_link_holds", junk_and_strangers_counted_link_holds},
         {"slave_left_running_is_stopped_and_registered",
          slave_left_running_is_stopped_and_registered},
