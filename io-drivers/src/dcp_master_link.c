@@ -406,13 +406,45 @@ static void take_outputs(dm *d, const rtc_dcp_pdu *p, int64_t now)
         rtc_drv_link_up(&d->b);
 }
 
+/* The template's text with its placeholders (%uint8 .. %float64, %string) replaced by the
+ * arguments of the NTF_log, in order; an argument that is missing or malformed ends it. */
+static void format_log(const char *tpl, const uint8_t *arg, size_t len, char *out, size_t cap)
+{
+    size_t o = 0, off = 0;
+    while (*tpl && o + 1 < cap) {
+        int k = 0;
+        while (*tpl == '%' && k <= RTC_DCP_STRING &&
+               strncmp(tpl + 1, rtc_dcp_data_type_name((uint8_t)k),
+                       strlen(rtc_dcp_data_type_name((uint8_t)k))) != 0)
+            k++;
+        if (*tpl != '%' || k > RTC_DCP_STRING) {
+            out[o++] = *tpl++;
+            continue;
+        }
+        tpl += 1 + strlen(rtc_dcp_data_type_name((uint8_t)k));
+        double v;
+        size_t at = off;
+        int n = 0;
+        if (k == RTC_DCP_STRING && rtc_dcp_skip_value(arg, len, &off, (uint8_t)k))
+            n = snprintf(out + o, cap - o, "%.*s", (int)(off - at - 4), (const char *)arg + at + 4);
+        else if (k != RTC_DCP_STRING && rtc_dcp_get_value(arg, len, &off, (uint8_t)k, &v))
+            n = snprintf(out + o, cap - o, "%.17g", v);
+        else
+            break;
+        o = n > 0 && o + (size_t)n < cap ? o + (size_t)n : cap - 1;
+    }
+    out[o < cap ? o : cap - 1] = '\0';
+}
+
 static void on_log(dm *d, const rtc_dcp_pdu *p, int64_t now)
 {
     const rtc_dcpx_template *t = rtc_dcpx_template_find(d->dcpx, p->log_template_id);
-    char msg[160];
+    char text[128] = "", msg[200];
     rtc_drv_count(&d->b.st.named[DM_LOGS]);
-    snprintf(msg, sizeof msg, "log (NTF_log, template %u%s%s)", p->log_template_id,
-             t ? "): " : "", t ? t->msg : "");
+    if (t)
+        format_log(t->msg, p->payload, p->payload_len, text, sizeof text);
+    snprintf(msg, sizeof msg, "says (NTF_log, template %u%s): %s", p->log_template_id,
+             t ? "" : ", not in its .dcpx", text);
     say(d, now, msg);
 }
 

@@ -78,6 +78,16 @@ static void send_outputs(dcp_peer *p)
                      .payload = pay, .payload_len = off};
     send_pdu(p, &q, &p->out_to);
     atomic_fetch_add(&p->outputs, 1);
+    if (p->log_each) {
+        uint8_t arg[16] = {0};
+        size_t n = 0;
+        rtc_dcp_put_value(arg, sizeof arg, &n, RTC_DCP_UINT32, atomic_load(&p->outputs), NULL);
+        arg[n] = 1; /* string "y": uint32 length 1, then the byte */
+        arg[n + 4] = 'y';
+        rtc_dcp_pdu l = {.type_id = RTC_DCP_NTF_LOG, .slave = p->id, .time = 1,
+                         .log_template_id = 7, .payload = arg, .payload_len = n + 5};
+        send_pdu(p, &l, &p->master);
+    }
     if (atomic_load(&p->evil))
         evil(p);
     int stop = atomic_load(&p->stop_after);

@@ -272,6 +272,19 @@ static void slave_stopping_by_itself_is_walked_again(void)
     finish();
 }
 
+static void slave_logs_shown_with_their_template(void)
+{
+    fresh();
+    PEER->log_each = true;
+    CU_ASSERT_EQUAL_FATAL(dcp_peer_start(PEER), 0);
+    config(DCPX "log_a_y.dcpx", NULL);
+    start();
+    CU_ASSERT(io_wait(logged, "slave 'talker' at 127.0.0.1:", WAIT_MS));
+    CU_ASSERT(io_wait(logged, "says (NTF_log, template 7): step 2 of y done", WAIT_MS));
+    CU_ASSERT(io_wait_counter(&DRV, "logs", 10, WAIT_MS));
+    finish();
+}
+
 static void junk_and_strangers_counted_link_holds(void)
 {
     fresh();
@@ -383,6 +396,7 @@ void rtc_test_register(void)
         {"error_state_takes_the_link_down_and_recovers",
          error_state_takes_the_link_down_and_recovers},
         {"slave_stopping_by_itself_is_walked_again", slave_stopping_by_itself_is_walked_again},
+        {"slave_logs_shown_with_their_template", slave_logs_shown_with_their_template},
         {"junk_and_strangers_counted_link_holds", junk_and_strangers_counted_link_holds},
         {"slave_left_running_is_stopped_and_registered",
          slave_left_running_is_stopped_and_registered},
