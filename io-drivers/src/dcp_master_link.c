@@ -136,8 +136,8 @@ static void request(dm *d, rtc_dcp_pdu p, int64_t now)
     p.slave = d->slave_id;
     if (rtc_dcp_family_of(p.type_id) == RTC_DCP_FAMILY_STC)
         p.state_id = d->state;
-    if (p.type_id == RTC_DCP_STC_RUN && d->start_delay_s) /* whole seconds, spec 3.3.7 */
-        p.start_time = (int64_t)time(NULL) + d->start_delay_s;
+    if (p.type_id == RTC_DCP_STC_RUN && !p.start_time && d->start_delay_s)
+        p.start_time = (int64_t)time(NULL) + d->start_delay_s; /* whole seconds, spec 3.3.7 */
     d->seq = p.seq;
     d->seq_set = true;
     d->req.pdu = p;
@@ -328,11 +328,20 @@ static void on_ack(dm *d, int64_t now)
 static void on_nack(dm *d, const rtc_dcp_pdu *p, int64_t now)
 {
     rtc_drv_count(&d->b.st.named[DM_NACKS]);
+    /* the next request takes the id the slave expects: a refused request did not count
+     * (spec 3.4.1), and one from an earlier master may have set its counter */
+    d->seq = (uint16_t)(p->exp_seq_id - 1u);
     if (p->error_code == RTC_DCP_E_INVALID_SEQUENCE_ID && !d->req.resynced) {
-        d->seq = (uint16_t)(p->exp_seq_id - 1u); /* the slave counts from an earlier master */
         rtc_dcp_pdu again = d->req.pdu;
         request(d, again, now);
         d->req.resynced = true;
+        return;
+    }
+    if (p->error_code == RTC_DCP_E_INVALID_START_TIME && d->req.type == RTC_DCP_STC_RUN &&
+        d->req.pdu.start_time == 0) { /* "now" refused: the next whole second but one */
+        rtc_dcp_pdu again = d->req.pdu;
+        again.start_time = (int64_t)time(NULL) + 2;
+        request(d, again, now);
         return;
     }
     if (p->error_code == RTC_DCP_E_INVALID_STATE_ID && d->state_asks < 3) {

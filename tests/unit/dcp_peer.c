@@ -188,6 +188,8 @@ static void transition(dcp_peer *p, const rtc_dcp_pdu *q, uint8_t s)
         }
         set_state(p, RTC_DCP_STATE_SYNCHRONIZING);
         p->next_out_ns = rtc_time_now_ns() + step_ns(p);
+        if (q->start_time > (int64_t)time(NULL)) /* whole seconds: wait for it */
+            p->next_out_ns += (q->start_time - (int64_t)time(NULL)) * 1000000000;
         if (p->op_mode == RTC_DCP_OP_NRT || !p->sync_needs_run)
             set_state(p, p->op_mode == RTC_DCP_OP_NRT ? RTC_DCP_STATE_SYNCHRONIZED
                                                       : RTC_DCP_STATE_RUNNING);
@@ -277,6 +279,11 @@ static void on_datagram(dcp_peer *p, const uint8_t *buf, size_t n,
     if (vd == RTC_DCP_ACCEPT && nack && q.type_id == nack) {
         vd = RTC_DCP_NACK;
         err = (uint16_t)atomic_load(&p->nack_code);
+    }
+    if (vd == RTC_DCP_ACCEPT && p->refuse_now && q.type_id == RTC_DCP_STC_RUN &&
+        !q.start_time) {
+        vd = RTC_DCP_NACK;
+        err = RTC_DCP_E_INVALID_START_TIME;
     }
     if (vd == RTC_DCP_DROP) {
         atomic_fetch_add(&p->dropped, 1);

@@ -39,6 +39,7 @@ typedef struct dcp_peer {
     atomic_bool evil;           /* with every output, the junk of dcp_peer.c's evil() */
     bool log_each;              /* an NTF_log (template 7: uint32 outputs, string "y") with
                                    each output */
+    bool refuse_now;            /* STC_run with start time 0 gets INVALID_START_TIME */
     bool no_ntf;                /* sends no NTF_state_changed (as if every one were lost) */
     bool echo;                  /* the model is y = a (a latency probe), not 2 a + 1 + n */
     int64_t hb_limit_ns;        /* > 0: monitors the heartbeat: no INF_state for this long

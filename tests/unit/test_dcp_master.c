@@ -285,6 +285,31 @@ static void slave_logs_shown_with_their_template(void)
     finish();
 }
 
+static int runs_seen(void)
+{
+    int n = 0;
+    for (int i = 0; i < atomic_load(&PEER->n_log); i++)
+        n += PEER->log[i] == RTC_DCP_STC_RUN;
+    return n;
+}
+
+/* STC_run's start time is whole seconds; a slave that refuses 0 ("now") is given the
+ * next whole second but one, and runs from then. */
+static void start_time_now_refused_then_whole_seconds(void)
+{
+    fresh();
+    PEER->refuse_now = true;
+    CU_ASSERT_EQUAL_FATAL(dcp_peer_start(PEER), 0);
+    config(DCPX "srt_a_y.dcpx", NULL);
+    start();
+    CU_ASSERT(io_wait(y_at_least, &(y_wait){1.0}, WAIT_MS));
+    CU_ASSERT_EQUAL(runs_seen(), 1); /* the accepted one; the refused one is not logged */
+    CU_ASSERT_EQUAL(atomic_load(&PEER->nacks), 1);
+    CU_ASSERT_EQUAL(io_drv_counter(&DRV, "life_cycles"), 1);
+    CU_ASSERT(!io_log_has(&LOG, "RSP_nack"));
+    finish();
+}
+
 static void junk_and_strangers_counted_link_holds(void)
 {
     fresh();
@@ -397,6 +422,8 @@ void rtc_test_register(void)
          error_state_takes_the_link_down_and_recovers},
         {"slave_stopping_by_itself_is_walked_again", slave_stopping_by_itself_is_walked_again},
         {"slave_logs_shown_with_their_template", slave_logs_shown_with_their_template},
+        {"start_time_now_refused_then_whole_seconds",
+         start_time_now_refused_then_whole_seconds},
         {"junk_and_strangers_counted_link_holds", junk_and_strangers_counted_link_holds},
         {"slave_left_running_is_stopped_and_registered",
          slave_left_running_is_stopped_and_registered},
