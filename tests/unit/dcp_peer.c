@@ -54,6 +54,9 @@ static void evil(dcp_peer *p)
     sendto(p->fd, buf, n, 0, (struct sockaddr *)&p->out_to, sizeof p->out_to); /* unknown */
     buf[0] = RTC_DCP_DAT_INPUT_OUTPUT;
     sendto(p->fd2, buf, n, 0, (struct sockaddr *)&p->out_to, sizeof p->out_to); /* 127.0.0.2 */
+    q.seq = (uint16_t)(p->out_seq - 3); /* an old one, late: its values are not taken */
+    n = rtc_dcp_encode(&q, buf, 64);
+    sendto(p->fd, buf, n, 0, (struct sockaddr *)&p->out_to, sizeof p->out_to);
     rtc_dcp_pdu r = {.type_id = RTC_DCP_RSP_ACK, .seq = (uint16_t)(p->last_seq + 77),
                      .slave = p->id};
     send_pdu(p, &r, &p->master); /* an answer to nothing */
