@@ -182,7 +182,7 @@ int rtc__sys_set_inputs(rtc_system *sys, sys_unit *u)
 /* Swap the buffers of every unit whose next outputs have become current at tick k. */
 void rtc__sys_promote(rtc_system *sys)
 {
-    int64_t t = sys->k * sys->tick_ns;
+    int64_t t = rtc__sys_now(sys);
     for (size_t i = 0; i < sys->n_units; i++) {
         sys_unit *u = &sys->units[i];
         if (!u->has_nxt || u->t_nxt_ns > t)

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const rtc_unit_factory *find_factory(const rtc_system *sys, const char *type)
 {
@@ -43,7 +45,7 @@ static int add_unit(rtc_system *sys, const rtc_unit_spec *spec)
     u->line = spec->line;
     u->io = unit->ops->refresh != NULL;
     sys->has_io |= u->io;
-    u->name = strdup(spec->name);
+    u->name = strdup(spec->name ? spec->name : unit->name); /* NULL: the factory named it */
     /* kept as the user knows it: a package's extraction folder is gone after the load */
     const char *shown = spec->source_display ? spec->source_display : spec->source;
     u->source = shown ? strdup(shown) : NULL;
@@ -239,16 +241,34 @@ static int add_params(rtc_system *sys, const rtc_ssp *ssp)
     return rc;
 }
 
-/* Why "--set" cannot give @p text to variable @p v of unit @p u, or NULL. */
-static const char *set_problem(const rtc_system *sys, size_t u, size_t v, const char *text)
+/* Why "--set" cannot give @p text to variable @p v of unit @p u (a reason in @p buf, or
+ * NULL): the rules and the parse of initialization (system.c job_params), checked now. */
+static const char *set_problem(const rtc_system *sys, size_t u, size_t v, const char *text,
+                               char *buf, size_t cap)
 {
-    const rtc_var *var = &sys->units[u].unit->md->vars[v];
-    rtc_value val;
-    if (!settable(var))
-        return "the variable cannot be set before initialization";
-    if (var->type != RTC_TYPE_BINARY && rtc_value_parse(var->type, text, &val) != RTC_OK)
-        return "not a valid value of the variable's type";
-    return NULL;
+    const rtc_model_desc *md = sys->units[u].unit->md;
+    const rtc_var *var = &md->vars[v];
+    if (var->causality == RTC_CAUSALITY_STRUCTURAL_PARAMETER)
+        return "a structural parameter changes only in Configuration Mode, which is not "
+               "supported";
+    if (!rtc_var_settable_at_init(var)) {
+        snprintf(buf, cap, "the variable cannot be set before initialization (a %s %s)",
+                 rtc_variability_name(var->variability), rtc_causality_name(var->causality));
+        return buf;
+    }
+    size_t bin_cap = strlen(text) / 2 + 1;
+    char *copy = strdup(text);
+    void *vals = calloc(rtc_var_count(var) + 1, rtc_type_size(var->type));
+    uint8_t *bin = malloc(bin_cap);
+    const char *why = NULL;
+    if (!copy || !vals || !bin)
+        why = "out of memory";
+    else if (rtc_var_parse_text(md, var, copy, vals, bin, bin_cap, buf, cap) != RTC_OK)
+        why = buf;
+    free(bin);
+    free(vals);
+    free(copy);
+    return why;
 }
 
 /* A value given for a system input, as the component input it feeds sees it (the
@@ -271,13 +291,14 @@ static int add_set(rtc_system *sys, const char *assign)
     char name[512];
     snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - assign) : 0, assign);
     const char *why = !eq || !name[0] ? "expected NAME=VALUE" : NULL;
+    char buf[400];
     size_t hits = 0, u = 0, v = 0;
     for (size_t i = 0; !why && i < sys->n_ports; i++) {
         const struct sys_port *p = &sys->ports[i];
         if (!p->input || strcmp(p->name, name) != 0)
             continue;
         char *conv = NULL;
-        if (!(why = set_problem(sys, p->unit, p->var, eq + 1)) &&
+        if (!(why = set_problem(sys, p->unit, p->var, eq + 1, buf, sizeof buf)) &&
             (port_value(p, eq + 1, &conv) != RTC_OK ||
              push_param(sys, p->unit, p->var, conv ? conv : eq + 1, "--set", 0) != RTC_OK)) {
             free(conv);
@@ -288,8 +309,9 @@ static int add_set(rtc_system *sys, const char *assign)
     }
     if (!why && !hits) {
         if (rtc_system_find_var(sys, name, &u, &v) != RTC_OK)
-            why = "no unit.variable or input of the system of that name";
-        else if (!(why = set_problem(sys, u, v, eq + 1)) &&
+            why = sys->single ? "no variable of that name in the FMU"
+                              : "no unit.variable or input of the system of that name";
+        else if (!(why = set_problem(sys, u, v, eq + 1, buf, sizeof buf)) &&
                  push_param(sys, u, v, eq + 1, "--set", 0) != RTC_OK)
             return RTC_ENOMEM;
     }
@@ -568,30 +590,58 @@ static int build_from_ssp(rtc_system *sys, const rtc_ssp *ssp, const rtc_system_
     return rc != RTC_OK ? rc : errors ? RTC_EPARSE : RTC_OK;
 }
 
-/* A single FMU: one unit named after its model; times from its DefaultExperiment. */
+/* A time of the FMU's DefaultExperiment into *ns when it has one; a text that is no
+ * number of whole nanoseconds is an error (logged), never a silent default. */
+static int experiment_time(const rtc_system *sys, const char *what, bool has, const char *text,
+                           int64_t *ns)
+{
+    int rc = has ? rtc_time_parse_s(text, ns) : RTC_OK;
+    if (rc != RTC_OK)
+        rtc_log(sys->lg, RTC_LOG_ERROR, "%s: DefaultExperiment %s \"%s\": %s", sys->path, what,
+                text, rc == RTC_ETIME ? "not a whole number of nanoseconds" : "not a number");
+    return rc;
+}
+
+/* A single FMU: one unit named after its model (the factory names it), its variables also
+ * by their own names, its DefaultExperiment's times: start, stop (else start + 1 s), step
+ * (else a 500th of the span); a stop before the start is refused. */
 static int build_from_fmu(rtc_system *sys, const rtc_system_options *o)
 {
     resolve_settings(sys, NULL, o);
+    sys->single = true;
     sys->units = calloc(2, sizeof *sys->units);
     if (!sys->units)
         return RTC_ENOMEM;
-    rtc_unit_spec spec = {.name = "fmu", .type = "application/x-fmu-sharedlibrary",
-                          .source = sys->path, .file = sys->path};
+    rtc_unit_spec spec = {.type = "application/x-fmu-sharedlibrary", .source = sys->path,
+                          .file = sys->path, .settings = o->unit_settings,
+                          .n_settings = o->n_unit_settings};
     int rc = add_unit(sys, &spec);
     if (rc != RTC_OK)
         return rc;
-    const rtc_model_desc *md = sys->units[0].unit->md;
-    const rtc_default_experiment *x = &md->experiment;
-    int64_t v;
-    if (!o->has_start && x->has_start && rtc_time_parse_s(x->start_text, &v) == RTC_OK)
-        sys->start_ns = v;
-    if (sys->stop_ns < 0)
-        sys->stop_ns = x->has_stop && rtc_time_parse_s(x->stop_text, &v) == RTC_OK
-                           ? v - sys->start_ns : RTC_NS_PER_S;
-    int64_t step = 0;
-    if (!(x->has_step && rtc_time_parse_s(x->step_text, &step) == RTC_OK))
+    const rtc_default_experiment *x = &sys->units[0].unit->md->experiment;
+    int64_t start = o->has_start ? o->start_ns : 0, stop = start + RTC_NS_PER_S, step = 0;
+    if ((!o->has_start && experiment_time(sys, "startTime", x->has_start, x->start_text,
+                                          &start) != RTC_OK) ||
+        experiment_time(sys, "stopTime", x->has_stop && !o->has_stop, x->stop_text, &stop) ||
+        experiment_time(sys, "stepSize", x->has_step, x->step_text, &step))
+        return RTC_EPARSE;
+    stop = o->has_stop ? o->stop_ns : x->has_stop ? stop : start + RTC_NS_PER_S;
+    if (stop < start) {
+        rtc_log(sys->lg, RTC_LOG_ERROR, "%s: the stop time is before the start time", sys->path);
+        return RTC_EINVAL;
+    }
+    sys->start_ns = start;
+    sys->stop_ns = stop - start;
+    if (!x->has_step)
         step = sys->stop_ns / 500 > 0 ? sys->stop_ns / 500 : 1;
-    return resolve_timing(sys, NULL, o, step) ? RTC_EPARSE : RTC_OK;
+    for (size_t i = 0; i < o->n_sets; i++)
+        rc = add_set(sys, o->sets[i]) != RTC_OK ? RTC_EPARSE : rc;
+    if (resolve_timing(sys, NULL, o, step))
+        rc = RTC_EPARSE;
+    /* the last step ends at the stop time when the FMU can take a shorter one */
+    sys->short_last = rc == RTC_OK && sys->stop_ns % sys->tick_ns &&
+                      (sys->units[0].unit->caps & RTC_UNIT_CAN_VARY_STEP);
+    return rc;
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -606,7 +656,7 @@ static int validate(rtc_system *sys)
     int mrc = rtc__master_check(sys);
     if (mrc != RTC_OK)
         return mrc;
-    if (sys->stop_ns % sys->tick_ns) {
+    if (sys->stop_ns % sys->tick_ns && !sys->short_last) {
         rtc_log(sys->lg, RTC_LOG_WARNING, "%s: the stop time is not a multiple of the base tick "
                 "(%lld ns): the run ends at the last whole tick", sys->path,
                 (long long)sys->tick_ns);
@@ -617,6 +667,23 @@ static int validate(rtc_system *sys)
     if (rc == RTC_OK)
         sys->warnings += rtc__sys_find_loops(sys, RTC_LOG_WARNING);
     return rc;
+}
+
+bool rtc_system_is_fmu_path(const char *path)
+{
+    char file[4096];
+    struct stat st;
+    if (!path)
+        return false;
+    if (ends_with(path, ".fmu"))
+        return true;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return false;
+    snprintf(file, sizeof file, "%s/SystemStructure.ssd", path);
+    if (access(file, F_OK) == 0)
+        return false;
+    snprintf(file, sizeof file, "%s/modelDescription.xml", path);
+    return access(file, F_OK) == 0;
 }
 
 int rtc_system_load(const char *path, const rtc_unit_factory *factories, size_t n_factories,
@@ -637,13 +704,15 @@ int rtc_system_load(const char *path, const rtc_unit_factory *factories, size_t 
     memcpy(sys->factories, factories, n_factories * sizeof *factories);
     sys->n_factories = n_factories;
     int rc;
-    if (ends_with(path, ".fmu")) {
+    if (rtc_system_is_fmu_path(path)) {
         rc = build_from_fmu(sys, opt ? opt : &none);
+        sys->fmu_logging = opt && opt->fmu_logging;
     } else {
         rtc_ssp *ssp = NULL;
         rc = rtc_ssp_load_from(path, opt ? opt->source_dir : NULL, lg, &ssp);
         if (rc == RTC_OK)
             rc = build_from_ssp(sys, ssp, opt ? opt : &none);
+        sys->fmu_logging = opt && opt->fmu_logging;
         rtc_ssp_free(ssp);
     }
     if (rc == RTC_OK)

@@ -69,6 +69,11 @@ typedef struct sys_unit {
     uint64_t events, early_returns;
     uint32_t microsteps_max;  /* over the run */
     uint32_t microsteps_tick; /* in the current tick (folded into sys->microstep) */
+    /* The unit ended the simulation inside its step, at ended_ns (ns from the start; its
+     * outputs there are in nxt): written by the thread that steps it, read after the
+     * tick joined */
+    bool ended;
+    int64_t ended_ns;
 } sys_unit;
 
 typedef enum {
@@ -140,6 +145,15 @@ struct rtc_system {
     bool initialized, terminated;
     bool failed;            /* a unit call failed: no further calls but free */
     bool has_io;            /* some unit exchanges with the outside (needs real time) */
+    bool single;            /* loaded from one .fmu: its variables also by their own names,
+                               its DefaultExperiment tolerance (rtc_system_load) */
+    bool short_last;        /* single FMU that can vary its step, the stop time off its
+                               grid: a shorter last step ends at the stop time */
+    bool fmu_logging;       /* every FMU unit's debug logging (rtc_system_options) */
+    bool unit_ended;        /* a unit ended the simulation inside the last step */
+    bool has_t_end;         /* the system stands at t_end_ns, not k·tick: after a shorter
+                               last step, or where a unit ended the simulation */
+    int64_t t_end_ns;
     unsigned n_workers;     /* requested worker threads (Jacobi) */
     bool substitute;        /* each unit on its own thread, late units left running */
     int64_t step_deadline_ns; /* substitute: CLOCK_MONOTONIC budget of the current step */
@@ -180,6 +194,13 @@ struct rtc_system {
     } *ports;
     size_t n_ports;
 };
+
+/* The logical time the system stands at (ns from the start): k·tick, or where a
+ * shorter last step or a unit's end left it. RT-safe. */
+static inline int64_t rtc__sys_now(const rtc_system *sys)
+{
+    return sys->has_t_end ? sys->t_end_ns : sys->k * sys->tick_ns;
+}
 
 /* system.c */
 int rtc__sys_observe(rtc_system *sys, size_t unit, size_t var);
