@@ -56,6 +56,20 @@ static int read_token(const char *option, const char *path, char *tok, size_t ca
     return RTC_OK;
 }
 
+int rtc_cli_session_preflight(const rtc_cli_rt *rt)
+{
+    char tok[RTC_PANEL_MAX_TOKEN > RTC_OSC_CONTROL_MAX_TOKEN ? RTC_PANEL_MAX_TOKEN
+                                                             : RTC_OSC_CONTROL_MAX_TOKEN];
+    size_t len;
+    int rc = rt->control_token ? read_token("--control-token", rt->control_token, tok,
+                                            RTC_OSC_CONTROL_MAX_TOKEN, &len)
+                               : RTC_OK;
+    if (rc == RTC_OK && rt->http_token)
+        rc = read_token("--http-token", rt->http_token, tok, RTC_PANEL_MAX_TOKEN, &len);
+    explicit_bzero(tok, sizeof tok);
+    return rc;
+}
+
 void rtc_cli_rt_clear(rtc_cli_rt *rt)
 {
     free(rt->expose);
@@ -69,21 +83,6 @@ int rtc_cli_session_start(rtc_system *sys, const char *dir, long decimation, rtc
     *out = NULL;
     if (!rt->events)
         return RTC_OK;
-    if (rt->control_token && rt->control_port < 0) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "--control-token needs a control surface "
-                "(--control-port)");
-        return RTC_EINVAL;
-    }
-    if ((rt->http_token || rt->http_address) && rt->http_port < 0) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s needs the panel (--http PORT)",
-                rt->http_token ? "--http-token" : "--http-address");
-        return RTC_EINVAL;
-    }
-    if (rt->deadman_ms > 0 && rt->control_port < 0 && rt->http_port < 0) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "--deadman-ms needs a control surface "
-                "(--control-port or --http)");
-        return RTC_EINVAL;
-    }
     rtc_session_options so = {.dir = dir, .system_path = rt->system_path,
                               .expose = rt->expose, .n_expose = rt->n_expose,
                               .deadman_ns = (int64_t)rt->deadman_ms * 1000000,

@@ -10,9 +10,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdbool.h>
 #include <string.h>
-#include <strings.h>
 
 rtc_logger rtc_cli_log;
 
@@ -25,8 +23,9 @@ static const char usage[] =
     "  info FILE        describe an FMU (version, capabilities, default experiment,\n"
     "                   variables) or a system (.ssd/.ssp: components, connectors and\n"
     "                   units, I/O signals and their estimators, connections)\n"
-    "  run FILE         simulate an FMU, or run an SSP system (.ssd/.ssp) with a master\n"
-    "                   algorithm, as fast as possible or in real time (--realtime)\n"
+    "  run FILE         run an FMU (a system of one unit) or an SSP system (.ssd/.ssp)\n"
+    "                   with a master algorithm, as fast as possible or in real time\n"
+    "                   (--realtime: an operator session that 'replay' re-runs)\n"
     "  check SYSTEM     validate a system: every problem with file:line\n"
     "  plan SYSTEM      Parallel Fast planning: E(H), D(H) and the recommended sync step\n"
     "  bench            timing-jitter benchmark of the real-time loop (vs cyclictest)\n"
@@ -45,20 +44,6 @@ int rtc_cli_usage_error(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "rtcosim %s: error: %s (see 'rtcosim %s --help')\n", cmd, msg, cmd);
     return RTC_EXIT_USAGE;
-}
-
-/* 'run' on a single .fmu has its own options; every other file is a system. */
-static bool is_fmu_run(int argc, char **argv)
-{
-    bool any_file = false;
-    for (int i = 1; i < argc; i++) {
-        size_t n = strlen(argv[i]);
-        if (n > 4 && argv[i][0] != '-' && !strcasecmp(argv[i] + n - 4, ".fmu"))
-            return true;
-        any_file |= n > 4 && argv[i][0] != '-' && (!strcasecmp(argv[i] + n - 4, ".ssd") ||
-                                                    !strcasecmp(argv[i] + n - 4, ".ssp"));
-    }
-    return !any_file; /* e.g. --help alone: the FMU help, which points to the system one */
 }
 
 int main(int argc, char **argv)
@@ -81,8 +66,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "info"))
         return rtc_cmd_info(argc - 1, argv + 1);
     if (!strcmp(cmd, "run"))
-        return is_fmu_run(argc - 1, argv + 1) ? rtc_cmd_run(argc - 1, argv + 1)
-                                               : rtc_cmd_run_system(argc - 1, argv + 1);
+        return rtc_cmd_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "replay"))
         return rtc_cmd_replay(argc - 1, argv + 1);
     if (!strcmp(cmd, "check"))
