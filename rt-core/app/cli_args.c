@@ -307,10 +307,8 @@ int rtc_cli_check_kind(const rtc_cli_command *cmd, const rtc_cli_args *a, const 
         if (!o->kinds || (o->kinds & *kind))
             continue;
         bool fmu = *kind == RTC_CLI_FOR_FMU;
-        return rtc_cli_usage_error(cmd->name, "--%s: an option of %s, not of %s (%s)", o->name,
-                                   fmu ? "system runs" : "FMU runs", fmu ? "an FMU" : "a system",
-                                   fmu ? "one unit has no coupling to configure"
-                                       : "a system file sets it per component");
+        return rtc_cli_usage_error(cmd->name, "--%s: an option of %s, not of %s", o->name,
+                                   fmu ? "system runs" : "FMU runs", fmu ? "an FMU" : "a system");
     }
     return RTC_EXIT_OK;
 }
