@@ -56,7 +56,8 @@ static bool fast_stop(rtc_system *sys, rtc_cli_sys *o, size_t *nf_seen)
 {
     rtc_cli_end *e = &o->rt.end;
     size_t before = *nf_seen;
-    *nf_seen = rtc_system_nonfinite_report(sys, before, &rtc_cli_log);
+    if (rtc_nonfinite_count(rtc_system_nonfinite(sys)) != before) /* new ones: name them */
+        *nf_seen = rtc_system_nonfinite_report(sys, before, &rtc_cli_log);
     if (*nf_seen > before && o->rt.stop_on_nonfinite) {
         e->cause = "nonfinite";
         snprintf(e->reason, sizeof e->reason, "a value became non-finite at t = %.9g s "
@@ -98,10 +99,11 @@ static int run_ticks(rtc_system *sys, rtc_recorder *rec, long decimation, rtc_cl
     bool halt = rc == RTC_OK && fast_stop(sys, o, &nf_seen);
     while (rc == RTC_OK && !halt && !rtc_system_finished(sys)) {
         rc = rtc_system_step(sys);
-        if (rc == RTC_OK && rtc_system_tick_index(sys) % decimation == 0)
-            rc = push_row(rec, start + rtc_system_time_ns(sys));
+        int64_t t = start + rtc_system_time_ns(sys);
+        if (rc == RTC_OK && (decimation == 1 || rtc_system_tick_index(sys) % decimation == 0))
+            rc = push_row(rec, t);
         halt = rc == RTC_OK && fast_stop(sys, o, &nf_seen);
-        rtc_cli_progress_tick(&bar, start + rtc_system_time_ns(sys));
+        rtc_cli_progress_tick(&bar, t);
     }
     rtc_cli_progress_end(&bar);
     rtc_system_nonfinite_report(sys, nf_seen, &rtc_cli_log); /* a failed step's */

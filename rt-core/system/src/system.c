@@ -175,6 +175,18 @@ static int build_delays(rtc_system *sys)
     return RTC_OK;
 }
 
+/* The types of unit @p su's groups that hold variables, for the per-step loops. */
+static void list_types(sys_unit *su)
+{
+    su->n_obs_types = su->n_in_types = 0;
+    for (int t = 0; t < RTC_TYPE_COUNT; t++) {
+        if (su->obs[t].n_vr)
+            su->obs_types[su->n_obs_types++] = (uint8_t)t;
+        if (su->in[t].n_vr)
+            su->in_types[su->n_in_types++] = (uint8_t)t;
+    }
+}
+
 static int build_buffers(rtc_system *sys)
 {
     int brc = build_delays(sys);
@@ -186,6 +198,7 @@ static int build_buffers(rtc_system *sys)
             rc = build_inputs(sys, u);
         if (rc != RTC_OK)
             return rc;
+        list_types(&sys->units[u]);
     }
     for (size_t i = 0; i < sys->n_links; i++) {
         sys_link *l = &sys->links[i];

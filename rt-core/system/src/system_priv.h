@@ -51,6 +51,10 @@ typedef struct sys_unit {
     int64_t step_ns;
     obs_group obs[RTC_TYPE_COUNT];
     in_group in[RTC_TYPE_COUNT];
+    /* the types of obs and in that hold variables (set with the buffers at init): the
+     * per-step get, set and swap visit only these */
+    uint8_t obs_types[RTC_TYPE_COUNT], in_types[RTC_TYPE_COUNT];
+    uint8_t n_obs_types, n_in_types;
     int64_t t_cur_ns, t_nxt_ns; /* times of obs.cur and obs.nxt (ns from start) */
     bool has_nxt;
     size_t *links_in;     /* links whose destination is this unit */

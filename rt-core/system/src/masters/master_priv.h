@@ -76,7 +76,8 @@ void rtc__master_free(rtc_system *sys);
  * (a single FMU that can vary its step takes a shorter one to reach it: short_last). */
 static inline bool rtc__master_due(const rtc_system *sys, const sys_unit *u, int64_t t)
 {
-    return !u->io && t % u->step_ns == 0 &&
+    /* a unit stepping at the base tick is due at every tick: no 64-bit division */
+    return !u->io && (u->step_ns == sys->tick_ns || t % u->step_ns == 0) &&
            (t + u->step_ns <= sys->stop_ns || (sys->short_last && t < sys->stop_ns));
 }
 

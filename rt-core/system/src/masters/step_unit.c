@@ -67,7 +67,7 @@ static int step_ended(rtc_system *sys, sys_unit *u, int64_t t, int64_t h,
 int rtc__master_step_unit(rtc_system *sys, sys_unit *u, int64_t t)
 {
     int rc = check_faults(sys, u);
-    if (rc == RTC_OK)
+    if (rc == RTC_OK && u->n_in_types) /* a unit without connected inputs sets nothing */
         rc = rtc__sys_set_inputs(sys, u);
     if (rc != RTC_OK)
         return rc;
@@ -85,10 +85,11 @@ int rtc__master_step_unit(rtc_system *sys, sys_unit *u, int64_t t)
         sys->unit_timer(sys->unit_timer_user, idx, true);
     if (rc != RTC_OK)
         return rc;
-    rtc__master_count_events(u, &res);
+    if (res.events | res.early_returns | res.microsteps)
+        rtc__master_count_events(u, &res);
     if (res.outcome != RTC_STEP_DONE)
         return step_ended(sys, u, t, h, &res);
-    rc = rtc__sys_fetch(sys, u, true);
+    rc = u->n_obs_types ? rtc__sys_fetch(sys, u, true) : RTC_OK; /* nothing read: none */
     u->t_nxt_ns = t + h;
     u->has_nxt = true;
     return rc;
