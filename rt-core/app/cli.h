@@ -1,8 +1,8 @@
 /*
  * Shared declarations of the rtcosim command-line front end. Each sub-command lives in its
  * own cmd_<name>.c and returns the process exit status: 0 on success, 1 on any error (after
- * a one-line message on stderr), 2 on a usage error; the runs add 3 (watchdog) and
- * 130/143 (SIGINT/SIGTERM): the table is in summary.h and the README.
+ * a one-line message on stderr), 2 on a usage error; the runs add 3 (watchdog), 4 (write
+ * error) and 130/143/129 (SIGINT/SIGTERM/SIGHUP): the table is in summary.h and the README.
  */
 #ifndef RTC_APP_CLI_H
 #define RTC_APP_CLI_H
@@ -27,6 +27,15 @@ int rtc_cmd_info(int argc, char **argv);
 int rtc_cmd_run(int argc, char **argv);
 int rtc_cmd_check(int argc, char **argv);
 int rtc_cmd_plan(int argc, char **argv);
+/** `rtcosim plot`: runs the rtcosim-plot script beside the executable (cmd_plot.c). */
+int rtc_cmd_plot(int argc, char **argv);
+
+/** A file the commands read as a system: an .ssd or .ssp by its name (any case), or a
+ *  directory holding SystemStructure.ssd (an unpacked SSP, such as configs/<name>). Anything
+ *  else (.fmu, a directory with modelDescription.xml) is read as an FMU. (main.c) */
+bool rtc_cli_is_system_path(const char *path);
+
+int rtc_cmd_tune(int argc, char **argv);
 
 /** `rtcosim run --help`: every option of the runs of an FMU or a system, fast, real time
  *  and with an operator session, grouped, on stdout (cmd_run.c). */
@@ -139,7 +148,7 @@ enum rtc_cli_opt_id {
     RTC_CLI_FAST, RTC_CLI_FMU_LOGGING,
     /* FMU runs */
     RTC_CLI_OUTPUT, RTC_CLI_NO_OUTPUT, RTC_CLI_SUMMARY, RTC_CLI_INTERFACE, RTC_CLI_SOLVER,
-    RTC_CLI_SUBSTEPS,
+    RTC_CLI_SUBSTEPS, RTC_CLI_EVENT_MODE,
     /* system runs */
     RTC_CLI_ALGORITHM, RTC_CLI_SYNC_STEP, RTC_CLI_WORKERS, RTC_CLI_ITERATE, RTC_CLI_TOLERANCE,
     RTC_CLI_MAX_ITERATIONS,
@@ -152,6 +161,8 @@ enum rtc_cli_opt_id {
     /* plan, info, bench */
     RTC_CLI_CANDIDATES, RTC_CLI_RTF, RTC_CLI_RECEIVER, RTC_CLI_UNITS, RTC_CLI_PERIOD,
     RTC_CLI_DURATION, RTC_CLI_SYSTEM, RTC_CLI_LOAD, RTC_CLI_COMPARE, RTC_CLI_ROUNDS,
+    /* info --samples, tune, plot */
+    RTC_CLI_SAMPLES, RTC_CLI_ALL, RTC_CLI_SIGNALS, RTC_CLI_PLOT_OUTPUT, RTC_CLI_FORMAT,
 };
 
 /** --help groups of `run` (and the other commands' one group, 0). */
@@ -165,6 +176,8 @@ typedef struct rtc_cli_command {
     const rtc_cli_opt *const *tables;
     unsigned kinds;
     int positionals; /**< how many words besides options (bench: 0, others: 1) */
+    const char *operand; /**< the word's name in "expected ..." (NULL: an FMU or a SYSTEM
+                              file for run, check, plan and info; else a SESSION_DIR) */
 } rtc_cli_command;
 
 /** Every sub-command with options, ending with a NULL name (cli_opts.c). */

@@ -283,8 +283,9 @@ int rtc_cli_parse(const rtc_cli_command *cmd, int argc, char **argv, rtc_cli_arg
             st = rtc_cli_usage_error(cmd->name, "unexpected argument '%s'",
                                      out->words[cmd->positionals]);
         else
-            st = rtc_cli_usage_error(cmd->name, "expected %s", cmd->kinds == RTC_CLI_FOR_ANY
-                                     ? "an FMU or a SYSTEM file" : "a SESSION_DIR");
+            st = rtc_cli_usage_error(cmd->name, "expected %s", cmd->operand ? cmd->operand
+                                     : cmd->kinds == RTC_CLI_FOR_ANY ? "an FMU or a SYSTEM file"
+                                                                     : "a SESSION_DIR");
     }
     if (st != RTC_EXIT_OK)
         rtc_cli_args_clear(out);

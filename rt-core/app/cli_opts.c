@@ -93,6 +93,14 @@ static int interface(const char *text, long *code)
     return unit_word("interface", text);
 }
 
+static const char *event_mode_name(size_t i) { return (const char *[]){"auto", "on", "off"}[i]; }
+WORDS(event_modes, 3, event_mode_name)
+static int event_mode(const char *text, long *code)
+{
+    *code = 0;
+    return unit_word("event_mode", text);
+}
+
 static const char *nonfinite_name(size_t i) { return i ? "stop" : "warn"; }
 WORDS(nonfinites, 2, nonfinite_name)
 static int nonfinite(const char *text, long *code)
@@ -219,6 +227,12 @@ static const rtc_cli_opt run_rows[] = {
      .group = RTC_CLI_G_FMU, .meta = "N",
      .help = "Model Exchange: fixed solver steps per communication step\n"
              "(default 1); time and state events are located inside them"},
+    {"event-mode", 0, RTC_CLI_EVENT_MODE, CHOICE(event_mode, event_modes), .kinds = FMU,
+     .group = RTC_CLI_G_FMU, .meta = "M",
+     .help = "{}: FMI 3 Co-Simulation Event Mode (on: the engine\n"
+             "handles the events fmi3DoStep reports, counted; default auto: only\n"
+             "for an FMU with clocks, else the FMU handles them itself; a system's\n"
+             "components: rtc:Component event_mode=)"},
     /* system runs */
     {"algorithm", 0, RTC_CLI_ALGORITHM, CHOICE(algorithm, algorithms), .kinds = SYS,
      .group = RTC_CLI_G_SYSTEM, .meta = "A",
@@ -280,12 +294,14 @@ static const rtc_cli_opt run_rows[] = {
      .group = RTC_CLI_G_SESSION, .meta = "LIST",
      .help = "what the control surface may do beyond reading, comma-\n"
              "separated: set, pause (and resume), step, stop, mark, remote\n"
-             "(other hosts: binds 0.0.0.0), all (the first five), none;\n"
-             "default: set,stop,mark with I/O components, else all"},
+             "(other hosts: binds 0.0.0.0; needs --control-token), all (the\n"
+             "first five), none; default: set,stop,mark with I/O components (a\n"
+             "bench is not paused or stepped unless allowed), else all"},
     {"control-token", 0, RTC_CLI_CONTROL_TOKEN, RTC_CLI_TEXT, .flags = RT,
      .group = RTC_CLI_G_SESSION, .meta = "FILE",
      .help = "every control message must start with the secret in FILE (a\n"
-             "string argument); FILE must not be readable by other users"},
+             "string argument; 16..255 bytes); FILE must not be readable by\n"
+             "other users"},
     {"deadman-ms", 0, RTC_CLI_DEADMAN_MS, RTC_CLI_INT, 1, 3600000, RT,
      .group = RTC_CLI_G_SESSION, .meta = "N",
      .help = "when the control surface is silent N ms, exposed variables\n"
@@ -301,7 +317,8 @@ static const rtc_cli_opt run_rows[] = {
     {"http-token", 0, RTC_CLI_HTTP_TOKEN, RTC_CLI_TEXT, .flags = RT,
      .group = RTC_CLI_G_SESSION, .meta = "FILE",
      .help = "every panel request must carry the secret in FILE (open\n"
-             "http://HOST:PORT/?token=SECRET); FILE not readable by others"},
+             "http://HOST:PORT/?token=SECRET; 16..255 bytes); FILE not\n"
+             "readable by others"},
     {0}};
 
 static const rtc_cli_opt plan_rows[] = {
@@ -318,7 +335,12 @@ static const rtc_cli_opt plan_rows[] = {
 static const rtc_cli_opt info_rows[] = {
     {"units", 0, RTC_CLI_UNITS, RTC_CLI_FLAG,
      .help = "only \"name<TAB>unit\" per variable, as results.csv names them\n"
-             "(scripts/plot reads it)"},
+             "(rtcosim plot reads it)"},
+    {"samples", 0, RTC_CLI_SAMPLES, RTC_CLI_FLAG,
+     .help = "the argument is a real-time session (its folder or inputs.bin):\n"
+             "print every bench sample it consumed, one line each, tab-\n"
+             "separated: I/O signal, step k that consumed it, the time the value\n"
+             "was true and its arrival (s, on the run's time axis), the value"},
     {"verbose", 'v', RTC_CLI_VERBOSE, RTC_CLI_FLAG,
      .help = "also print warnings about the modelDescription as info"},
     {"help", 'h', RTC_CLI_HELP, RTC_CLI_FLAG, .help = "this text"},
@@ -357,8 +379,36 @@ static const rtc_cli_opt bench_rows[] = {
      .help = "histogram.txt and latency.csv of rtcosim over every round\n"
              "(what the table covers), timing.json of its last round;\n"
              "cyclictest-histogram.txt (every round) and compare.txt when\n"
-             "comparing; created with its parents; scripts/plot DIR draws them"},
+             "comparing; created with its parents; rtcosim plot DIR draws them"},
     {"verbose", 'v', RTC_CLI_VERBOSE, RTC_CLI_FLAG, .help = "progress information"},
+    {"help", 'h', RTC_CLI_HELP, RTC_CLI_FLAG, .help = "this text"},
+    {0}};
+
+static const rtc_cli_opt tune_rows[] = {
+    {"all", 0, RTC_CLI_ALL, RTC_CLI_FLAG, .help = "every candidate in the tables"},
+    {"verbose", 'v', RTC_CLI_VERBOSE, RTC_CLI_FLAG, .help = "progress information"},
+    {"help", 'h', RTC_CLI_HELP, RTC_CLI_FLAG, .help = "this text"},
+    {0}};
+
+static const char *format_name(size_t i) { return i ? "svg" : "png"; }
+WORDS(formats, 2, format_name)
+static int format(const char *text, long *code)
+{
+    *code = !strcmp(text, "svg");
+    return *code || !strcmp(text, "png") ? 0 : -1;
+}
+
+/* plot: checked here, drawn by the rtcosim-plot script (cmd_plot.c), which reads them too */
+static const rtc_cli_opt plot_rows[] = {
+    {"signals", 0, RTC_CLI_SIGNALS, RTC_CLI_TEXT, .meta = "A,B,...",
+     .help = "the columns of signals.png (default: every column, at most 12)"},
+    {"output", 0, RTC_CLI_PLOT_OUTPUT, RTC_CLI_TEXT, .meta = "FILE",
+     .help = "write only the signals plot, to FILE"},
+    {"system", 0, RTC_CLI_SYSTEM, RTC_CLI_TEXT, .meta = "FILE",
+     .help = "the system or FMU whose units label the axes (default: the\n"
+             "session's, or summary.json's)"},
+    {"format", 0, RTC_CLI_FORMAT, CHOICE(format, formats), .meta = "F",
+     .help = "{}: the files' format (default png)"},
     {"help", 'h', RTC_CLI_HELP, RTC_CLI_FLAG, .help = "this text"},
     {0}};
 
@@ -367,15 +417,19 @@ static const rtc_cli_opt *const plan_tables[] = {plan_rows, run_rows, common_row
 static const rtc_cli_opt *const info_tables[] = {info_rows, NULL};
 static const rtc_cli_opt *const replay_tables[] = {replay_rows, NULL};
 static const rtc_cli_opt *const bench_tables[] = {bench_rows, NULL};
+static const rtc_cli_opt *const tune_tables[] = {tune_rows, NULL};
+static const rtc_cli_opt *const plot_tables[] = {plot_rows, NULL};
 
 const rtc_cli_command rtc_cli_commands[] = {
-    {"run", run_tables, RTC_CLI_FOR_ANY, 1},
-    {"check", run_tables, RTC_CLI_FOR_ANY, 1},
-    {"plan", plan_tables, RTC_CLI_FOR_ANY, 1},
-    {"info", info_tables, RTC_CLI_FOR_ANY, 1},
-    {"replay", replay_tables, 0, 1},
-    {"bench", bench_tables, 0, 0},
-    {NULL, NULL, 0, 0}};
+    {"run", run_tables, RTC_CLI_FOR_ANY, 1, NULL},
+    {"check", run_tables, RTC_CLI_FOR_ANY, 1, NULL},
+    {"plan", plan_tables, RTC_CLI_FOR_ANY, 1, NULL},
+    {"info", info_tables, RTC_CLI_FOR_ANY, 1, NULL},
+    {"replay", replay_tables, 0, 1, "a SESSION_DIR"},
+    {"tune", tune_tables, 0, 1, "a SESSION_DIR"},
+    {"bench", bench_tables, 0, 0, NULL},
+    {"plot", plot_tables, 0, 1, "a DIR or a results.csv"},
+    {NULL, NULL, 0, 0, NULL}};
 
 const rtc_cli_command *rtc_cli_command_find(const char *name)
 {

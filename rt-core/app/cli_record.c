@@ -41,8 +41,9 @@ int rtc_cli_recording_close(rtc_recorder *r, rtc_csv *csv, rtc_recorder_stats *s
     int rc = rtc_recorder_stop(r, stats);
     if (!csv)
         return RTC_OK;
-    char path[4096];
-    snprintf(path, sizeof path, "%s", rtc_csv_path(csv));
+    char path[4096]; /* "-": a closed pipe (EPIPE) fails here like a full disk */
+    snprintf(path, sizeof path, "%s", strcmp(rtc_csv_path(csv), "-") ? rtc_csv_path(csv)
+                                                                      : "standard output");
     int st = rtc_csv_error(csv), closed = rtc_csv_close(csv);
     st = st != RTC_OK ? st : closed; /* else the final flush, fsync or close */
     if (rc == RTC_OK && st == RTC_OK)

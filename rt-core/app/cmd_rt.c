@@ -3,10 +3,13 @@
  * parses the common options, loads, initializes and starts the recorder; this file paces
  * the run with the executive, rtcosim/exec.h, and writes the timing files).
  *
- * Signals: SIGINT/SIGTERM handlers store the signal into the executive with one atomic
- * (async-signal-safe); the RT thread stops at its next step boundary, the safe state is
- * applied, and the caller flushes the CSV and writes the summary; the process exits with
- * 128 + signal (130 for SIGINT, 143 for SIGTERM), like a shell reports a killed job.
+ * Signals: SIGINT/SIGTERM/SIGHUP handlers store the signal into the executive with one
+ * atomic (async-signal-safe); the RT thread stops at its next step boundary, the safe
+ * state is applied, and the caller flushes the CSV and writes the summary; the process
+ * exits with 128 + signal (130 SIGINT, 143 SIGTERM, 129 SIGHUP: the terminal or the
+ * session went away), like a shell reports a killed job. SIGPIPE and SIGXFSZ are ignored
+ * for the whole process (main.c), so a closed pipe or a file-size limit is a write error
+ * on this same path (exit 4).
  * A unit still inside its step RTC_EXEC_STOP_GRACE_NS (2 s) after the signal is left
  * there: the safe state is applied, the rows so far flushed, summary.json names the unit,
  * the temporary directories are removed, and the process exits without another call into
@@ -103,16 +106,11 @@ static void on_signal(int signo)
 void rtc_cli_rt_signals(rtc_exec *ex)
 {
     atomic_store_explicit(&signal_target, ex, memory_order_release);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sigemptyset(&sa.sa_mask);
-    sa.sa_handler = ex ? on_signal : SIG_DFL;
     if (!ex) {
         rtc_cli_stop_signals(true); /* back to the flag the rest of the run checks */
         return;
     }
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    rtc_cli_stop_handler(on_signal);
     int early = rtc_cli_stop_signal(); /* one that came while the run was being armed */
     if (early)
         rtc_exec_signal(ex, early);
@@ -230,8 +228,7 @@ static void options_of(const rtc_cli_rt *rt, rtc_recorder *rec, long decimation,
 static void stop_cause(const rtc_exec_stats *st, rtc_cli_rt *rt)
 {
     rtc_cli_end *e = &rt->end;
-    const char *sig = st->stop_signal == SIGINT ? "SIGINT" : st->stop_signal == SIGTERM
-                                                                 ? "SIGTERM" : "a signal";
+    const char *sig = rtc_cli_signal_name(st->stop_signal);
     switch (st->stop) {
     case RTC_EXEC_SIGNAL:
         e->cause = "signal";
@@ -262,8 +259,10 @@ static void stop_cause(const rtc_exec_stats *st, rtc_cli_rt *rt)
     }
 }
 
-/* timing.json, histogram.txt and the outcome for the summary and the exit status. */
-static void finish(rtc_exec *ex, const char *dir, rtc_cli_rt *rt)
+/* timing.json, histogram.txt and the outcome for the summary and the exit status.
+ * Returns RTC_ETERMINATED when a unit ended the simulation (as a fast run's last step
+ * does), else RTC_OK. */
+static int finish(rtc_exec *ex, const char *dir, rtc_cli_rt *rt)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/timing.json", dir);
@@ -276,7 +275,12 @@ static void finish(rtc_exec *ex, const char *dir, rtc_cli_rt *rt)
             "%.1f us p99 %.1f us max %.1f us, %llu overrun(s)", st.sched_policy, st.priority,
             (unsigned long long)st.steps, st.wakeup.p50 / 1e3, st.wakeup.p99 / 1e3,
             st.wakeup.max / 1e3, (unsigned long long)st.overruns);
+    /* the final line says it too, without -v: a real-time run's first question */
+    snprintf(rt->end.timing, sizeof rt->end.timing, "wake-up p99 %.1f µs, %llu overrun(s)",
+             st.wakeup.p99 / 1e3, (unsigned long long)st.overruns);
     stop_cause(&st, rt);
+    return st.stop == RTC_EXEC_END && st.stop_status == RTC_ETERMINATED ? RTC_ETERMINATED
+                                                                        : RTC_OK;
 }
 
 /* The system file's org.rtcosim.realtime settings where the command line is silent
@@ -393,7 +397,8 @@ int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decima
         long u;
         if (rtc_exec_abandoned(ex, &u) || (u = late_unit(sys)) >= 0)
             abandon(ex, &w, u); /* does not return */
-        finish(ex, dir, rt);
+        int end = finish(ex, dir, rt);
+        rc = rc == RTC_OK ? end : rc;
     }
     rtc_cli_session_end(ses, sys, rt);
     rtc_exec_free(ex);

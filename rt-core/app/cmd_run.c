@@ -6,7 +6,8 @@
  * as columns, the FMU's DefaultExperiment, a shorter last step to the stop time when the
  * FMU can vary its step, the row where the FMU ends the simulation itself. What only an
  * FMU run has is its output naming: -o FILE (default results.csv, '-' standard output),
- * --no-output, --summary FILE, and the unit options --interface, --solver, --substeps.
+ * --no-output, --summary FILE, and the unit options --interface, --solver, --substeps,
+ * --event-mode.
  */
 #include "cli.h"
 #include "rt_cli.h"
@@ -23,7 +24,8 @@ static const char run_usage[] =
     "\n"
     "Run one FMI 2.0 or 3.0 FMU (Co-Simulation, or Model Exchange integrated by the engine's\n"
     "fixed-step solvers), as a system of one unit, or a system of FMUs and I/O components\n"
-    "described in SSP (.ssd, .ssp) with a master algorithm: as fast as possible, or paced\n"
+    "described in SSP (.ssd, .ssp, a folder holding SystemStructure.ssd) with a master\n"
+    "algorithm: as fast as possible, or paced\n"
     "against the wall clock (--realtime, an operator session). One CSV row per\n"
     "communication point (base tick), including the start. Start, stop and step default\n"
     "to the file's DefaultExperiment (an FMU's: else 0, 1 and (stop-start)/500).\n"
@@ -49,9 +51,9 @@ static const char rt_head[] =
     "components runs only so; these need --realtime):\n";
 
 static const char rt_tail[] =
-    "  SIGINT/SIGTERM stop a real-time run at the next step; exit status 130/143. A unit\n"
-    "  still inside its step 2 s later is left there: safe state, rows and summary.json\n"
-    "  (\"hung_unit\") saved, temporary files removed, exit 130/143.\n";
+    "  SIGINT/SIGTERM/SIGHUP stop a real-time run at the next step; exit status\n"
+    "  130/143/129. A unit still inside its step 2 s later is left there: safe state, rows\n"
+    "  and summary.json (\"hung_unit\") saved, temporary files removed, same exit status.\n";
 
 static const char session_head[] =
     "\nOperator session options (with --realtime; DIR also gets events.log, inputs.bin,\n"
@@ -68,12 +70,14 @@ static const char common_tail[] =
     "than a second a progress bar with rate and ETA (stderr; none with -q or when stderr\n"
     "is not a terminal); every run ends with one line on stderr: where the results are,\n"
     "how many rows, how it ended.\n"
-    "SIGINT/SIGTERM stop at the next step: complete rows only, summary.json status\n"
-    "\"stopped\", exit status 130/143 (without --realtime a second signal ends the process\n"
-    "at once). Exit status: 0 on success (also when a unit ends the simulation itself, and\n"
-    "with non-finite values under --on-nonfinite warn), 1 on error, 2 on a usage error,\n"
-    "3 watchdog, 4 when a result file (or summary.json) could not be written, 130/143 when\n"
-    "stopped by SIGINT/SIGTERM (see the README's table).\n";
+    "SIGINT/SIGTERM/SIGHUP stop at the next step: complete rows only, summary.json status\n"
+    "\"stopped\", exit status 130/143/129 (without --realtime a second signal ends the\n"
+    "process at once; SIGHUP ignored from the start, as under nohup, stays ignored).\n"
+    "Exit status: 0 on success (also when a unit ends the simulation itself, even at its\n"
+    "initial event, and with non-finite values under --on-nonfinite warn), 1 on error,\n"
+    "2 on a usage error, 3 watchdog, 4 when a result file or summary.json could not be\n"
+    "written (disk full, a file-size limit such as ulimit -f, a closed output pipe),\n"
+    "129/130/143 when stopped by SIGHUP/SIGINT/SIGTERM (see the README's table).\n";
 
 void rtc_cli_run_help(void)
 {
@@ -106,7 +110,7 @@ static int push_arg(const char ***list, size_t *n, const char *arg)
     return RTC_EXIT_OK;
 }
 
-/* --interface, --solver, --substeps: the FMU unit's settings, as an SSP component's
+/* --interface, --solver, --substeps, --event-mode: the FMU unit's settings, as an SSP component's
  * rtc:Component attributes would give them (checked by the option table already). */
 static void unit_setting(rtc_cli_sys *o, const char *key, const char *value)
 {
@@ -146,6 +150,7 @@ static int apply(rtc_cli_sys *o, const rtc_cli_arg *a)
         snprintf(o->substeps, sizeof o->substeps, "%ld", v->i);
         unit_setting(o, "substeps", o->substeps);
         break;
+    case RTC_CLI_EVENT_MODE: unit_setting(o, "event_mode", v->text); break;
     case RTC_CLI_ALGORITHM: o->so.has_algorithm = true, o->so.algorithm = (rtc_master)v->i; break;
     case RTC_CLI_SYNC_STEP: o->so.sync_step_ns = v->ns; break;
     case RTC_CLI_WORKERS: o->so.workers = (unsigned)v->i; break;
@@ -177,6 +182,9 @@ static int combinations(const rtc_cli_args *a, const rtc_cli_sys *o)
     if (o->no_output && rt->enabled)
         return rtc_cli_usage_error("run", "--no-output: not with --realtime (a session "
                                    "records its results for replay)");
+    if (rt->control_allow && rt->control_port >= 0 && !rt->control_token)
+        return rtc_cli_usage_error("run", "--control-allow remote needs --control-token FILE "
+                                   "(without a token any host could control the run)");
     if (rt->control_token && rt->control_port < 0)
         return rtc_cli_usage_error("run", "--control-token needs a control surface "
                                    "(--control-port)");

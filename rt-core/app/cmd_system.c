@@ -51,7 +51,7 @@ double rtc_cli_now_s(void)
 }
 
 /* After a step of the fast run: report new non-finite values, and whether the run stops
- * (for one of them, or for SIGINT/SIGTERM). */
+ * (for one of them, or for SIGINT/SIGTERM/SIGHUP). */
 static bool fast_stop(rtc_system *sys, rtc_cli_sys *o, size_t *nf_seen)
 {
     rtc_cli_end *e = &o->rt.end;
@@ -70,8 +70,7 @@ static bool fast_stop(rtc_system *sys, rtc_cli_sys *o, size_t *nf_seen)
         e->cause = "signal";
         e->signo = sig;
         snprintf(e->reason, sizeof e->reason, "stopped by %s at tick %lld",
-                 sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal",
-                 (long long)rtc_system_tick_index(sys));
+                 rtc_cli_signal_name(sig), (long long)rtc_system_tick_index(sys));
     }
     return sig != 0;
 }
@@ -133,7 +132,7 @@ static void settle_end(rtc_cli_end *e, const rtc_system *sys, int rc)
         char t[32];
         rtc_time_format_s(e->last_time_ns, t, sizeof t);
         snprintf(e->reason, sizeof e->reason, "a unit ended the simulation at t=%s s (tick "
-                 "%lld)", t, (long long)e->last_tick);
+                 "%lld%s)", t, (long long)e->last_tick, e->last_tick ? "" : ": its initial event");
     } else if (ended && !e->reason[0]) {
         snprintf(e->reason, sizeof e->reason, "reached the stop time%s", e->nonfinite ?
                  "; values became non-finite (--on-nonfinite warn)" : "");
@@ -200,15 +199,44 @@ static void conclude(rtc_cli_sys *o, const rtc_system *sys, rtc_recorder *r, rtc
     settle_end(e, sys, rc);
     if (!o->rt.started)
         return;
+    /* one that was due and could not be written turns a success into a write error */
     if (!rtc_cli_write_summary(sys, o->path, e, rtc_cli_now_s() - o->rt.t0_wall_s, &rs,
-                               &o->rt, true))
+                               &o->rt, true)) {
         o->summary_failed = true;
-    rtc_cli_final_line(f->results[0] ? f->results : NULL, rs.rows_written,
-                       f->summary[0] && !o->summary_failed ? f->summary : NULL, e);
+        rtc_cli_summary_failed(e, f->summary);
+    }
+    /* the final line comes after the units' last words (rtc_system_free) */
+    o->rows = rs.rows_written;
+    o->lost = rs.rows_dropped + rs.rows_lost;
     if (sys && r)
         rtc_log(&rtc_cli_log, RTC_LOG_INFO, "%lld ticks in %.3f s; %llu rows in %s",
                 (long long)e->last_tick, rtc_cli_now_s() - o->rt.t0_wall_s,
                 (unsigned long long)rs.rows_written, f->results);
+}
+
+/* Every check `run` makes between the load and the initialization, and the only ones
+ * `check` makes after the load: one function, so that `check` refuses exactly what `run`
+ * would. Each problem is logged to @p lg; all are checked. @p rec (NULL: a run that keeps
+ * no rows — then the names are not looked up) receives the recording selection (the
+ * --record names, else the file's). */
+static int validate_run(rtc_system *sys, rtc_cli_sys *o, rtc_record *rec, const rtc_logger *lg)
+{
+    int rc = RTC_OK, r;
+    if (rtc_system_has_io(sys) && !o->rt.enabled) {
+        rtc_log(lg, RTC_LOG_ERROR, "%s: the system has I/O components (bench "
+                "drivers): run it against the wall clock with --realtime", o->path);
+        rc = RTC_EINVAL;
+    }
+    if (o->rt.enabled && (r = rtc_cli_rt_prepare(sys, &o->rt)) != RTC_OK)
+        rc = rc == RTC_OK ? r : rc;
+    if (rec && (r = rtc_system_record(sys, rec, o->records, o->n_records)) != RTC_OK)
+        rc = rc == RTC_OK ? r : rc;
+    char err[512] = "";
+    if ((r = rtc_session_check_expose(sys, o->rt.expose, o->rt.n_expose, err, sizeof err))) {
+        rtc_log(lg, RTC_LOG_ERROR, "%s: %s", o->path, err[0] ? err : rtc_strerror(r));
+        rc = rc == RTC_OK ? r : rc;
+    }
+    return rc;
 }
 
 /* Load, check and initialize the system, open the CSV and start the recorder. */
@@ -216,19 +244,12 @@ static int prepare(rtc_cli_sys *o, const rtc_logger *lg, const run_files *f, rtc
                    rtc_record **rec, rtc_csv **csv, rtc_recorder **r)
 {
     int rc = load(o, lg, sys);
-    if (rc == RTC_OK && rtc_system_has_io(*sys) && !o->rt.enabled) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: the system has I/O components (bench "
-                "drivers): run it against the wall clock with --realtime", o->path);
-        rc = RTC_EINVAL;
-    }
-    if (rc == RTC_OK && o->rt.enabled)
-        rc = rtc_cli_rt_prepare(*sys, &o->rt);
     /* without a result file, a summary still lists the outputs that became non-finite */
     bool record = f->results[0] || f->summary[0];
     if (rc == RTC_OK && record)
         rc = rtc_record_new(rec);
-    if (rc == RTC_OK && record)
-        rc = rtc_system_record(*sys, *rec, o->records, o->n_records);
+    if (rc == RTC_OK)
+        rc = validate_run(*sys, o, *rec, lg); /* a session's events.log gets the reasons */
     if (rc == RTC_OK)
         rc = rtc_system_init(*sys);
     /* real time: never wait, count drops */
@@ -279,8 +300,9 @@ int rtc_cli_run(rtc_cli_sys *o)
     place(o, &f);
     o->rt.fmu_run = o->kind == RTC_CLI_FOR_FMU;
     o->rt.summary_path = f.summary[0] ? f.summary : NULL;
-    if (o->rt.enabled && rtc_cli_session_preflight(&o->rt) != RTC_OK)
-        return RTC_EXIT_ERROR; /* nothing exists yet */
+    int st = o->rt.enabled ? rtc_cli_session_check(&o->rt) : RTC_EXIT_OK;
+    if (st != RTC_EXIT_OK)
+        return st; /* nothing exists yet */
     rtc_cli_made made;
     rtc_cli_made_init(&made);
     if (make_room(o, &f, &made) != RTC_OK)
@@ -311,15 +333,17 @@ int rtc_cli_run(rtc_cli_sys *o)
     if (rc == RTC_OK)
         rc = run_ticks(sys, r, o->decimation, o, csv, f.dir);
     conclude(o, sys, r, csv, &f, rc);
-    rtc_system_free(sys);
+    rtc_system_free(sys); /* the units terminate: what they say precedes the final line */
+    if (o->rt.started) /* a failure before it is its one error line */
+        rtc_cli_final_line(f.results[0] ? f.results : NULL, o->rows, o->lost,
+                           f.summary[0] && !o->summary_failed ? f.summary : NULL, &o->rt.end);
     rtc_events_close(ev); /* after the units: they may log while terminating */
     rtc_record_free(rec);
     if (!o->rt.started) /* refused: what this run made goes (files, then folders) */
         rtc_cli_made_undo(&made);
     rtc_cli_made_clear(&made);
     rtc_cli_stop_signals(false);
-    int st = rtc_cli_end_exit(&o->rt.end);
-    return st == RTC_EXIT_OK && o->summary_failed ? RTC_EXIT_WRITE : st;
+    return rtc_cli_end_exit(&o->rt.end);
 }
 
 static const char check_help[] =
@@ -328,27 +352,12 @@ static const char check_help[] =
     "Load and validate a system (SSP .ssd/.ssp or a single .fmu) without running it: every\n"
     "problem is printed as FILE:LINE: reason — unknown components or connectors, causality\n"
     "and type mismatches, inputs connected twice, units without a conversion, step sizes,\n"
-    "algebraic loops (with their path). Exit status 0 when the system can run.\n"
-    "It also runs every check 'rtcosim run' makes before the first step: the --record names\n"
-    "(or the file's selection) and the exposed variables (rtc:RealTime expose= and\n"
-    "--expose). Accepts the options of 'rtcosim run' (--algorithm, --step, --sync-step,\n"
-    "--start, --stop, --iterate, --set, --record, --expose, ...).\n";
-
-/* What run checks after the load and before the first step: the recorded names and the
- * exposed variables (the system file's and --expose). Each refusal is logged. */
-static int check_run_names(rtc_system *sys, const rtc_cli_sys *o)
-{
-    rtc_record *rec = NULL;
-    int rc = rtc_record_new(&rec);
-    if (rc == RTC_OK)
-        rc = rtc_system_record(sys, rec, o->records, o->n_records);
-    rtc_record_free(rec);
-    char err[512] = "";
-    int erc = rtc_session_check_expose(sys, o->rt.expose, o->rt.n_expose, err, sizeof err);
-    if (erc != RTC_OK)
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: %s", o->path, err[0] ? err : rtc_strerror(erc));
-    return rc != RTC_OK ? rc : erc;
-}
+    "algebraic loops (with their path), parameter values. Exit status 0 when the system can\n"
+    "run. It runs exactly the checks 'rtcosim run' makes before initializing the units,\n"
+    "with the same options: the --record names (or the file's selection), the exposed\n"
+    "variables (rtc:RealTime expose= and --expose), and that a system with I/O components\n"
+    "is run with --realtime. Accepts the options of 'rtcosim run' (--algorithm, --step,\n"
+    "--sync-step, --start, --stop, --iterate, --set, --record, --expose, --realtime, ...).\n";
 
 int rtc_cmd_check(int argc, char **argv)
 {
@@ -363,9 +372,13 @@ int rtc_cmd_check(int argc, char **argv)
         return st < 0 ? RTC_EXIT_OK : st;
     }
     rtc_system *sys = NULL;
+    rtc_record *rec = NULL;
     int lrc = load(&o, &rtc_cli_log, &sys);
     if (lrc == RTC_OK)
-        lrc = check_run_names(sys, &o);
+        lrc = rtc_record_new(&rec);
+    if (lrc == RTC_OK)
+        lrc = validate_run(sys, &o, rec, &rtc_cli_log);
+    rtc_record_free(rec);
     rtc_cli_sys_clear(&o);
     if (lrc != RTC_OK) {
         rtc_system_free(sys);

@@ -8,7 +8,10 @@
 
 #include "rtcosim/csv.h"
 #include "rtcosim/exec.h"
+#include "rtcosim/io_unit.h"
 #include "rtcosim/nonfinite.h"
+#include "rtcosim/osc_control.h"
+#include "rtcosim/panel.h"
 #include "rtcosim/recorder.h"
 #include "rtcosim/rtc_config.h"
 #include "rtcosim/session.h"
@@ -66,6 +69,9 @@ typedef struct rtc_cli_rt {
     rtc_cli_end end;       /**< how the run ended (summary.h); cause NULL while unknown */
     bool has_session;
     rtc_session_stats session; /**< the session's counters, for summary.json */
+    bool has_osc, has_panel;   /**< the operator surfaces' counters ("surfaces") */
+    rtc_osc_control_stats osc;
+    rtc_panel_stats panel;
 } rtc_cli_rt;
 
 void rtc_cli_rt_init(rtc_cli_rt *rt);
@@ -80,10 +86,10 @@ bool rtc_cli_rt_option(rtc_cli_rt *rt, int id, const rtc_cli_val *v);
 /**
  * Run @p sys (initialized) in real time with the executive; rows go to @p rec (started in
  * non-lossless mode); DIR gets timing.json, histogram.txt and latency.csv. Handles
- * SIGINT/SIGTERM (stop at the next step boundary; rt->end says how it ended). A unit left
- * inside its step after the grace, or the watchdog, ends the process here after the
+ * SIGINT/SIGTERM/SIGHUP (stop at the next step boundary; rt->end says how it ended). A
+ * unit left inside its step after the grace, or the watchdog, ends the process here after the
  * rows, timing.json and summary.json are saved and the temporary directories removed.
- * Returns the run's rtc status.
+ * Returns the run's rtc status (RTC_ETERMINATED: a unit ended the simulation).
  */
 int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decimation,
                    const char *dir, rtc_cli_rt *rt);
@@ -92,14 +98,15 @@ int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decima
  * summary.json of a run into rt->summary_path (nothing when NULL; summary_system.c).
  * @p full: also the statistics the stepping thread keeps (connections, I/O, coupling) —
  * false when that thread may still be running (watchdog, a hung unit). @p rs may be NULL.
- * Returns false when it could not be written (logged).
+ * Returns whether it was written (a failure is logged: "FILE: write failed: ...").
  */
 bool rtc_cli_write_summary(const rtc_system *sys, const char *path, const rtc_cli_end *end,
                            double wall_s, const rtc_recorder_stats *rs, const rtc_cli_rt *rt,
                            bool full);
 double rtc_cli_now_s(void);
 
-/** Install SIGINT/SIGTERM handlers that stop @p ex (NULL: restore the defaults). */
+/** Install SIGINT/SIGTERM/SIGHUP handlers that stop @p ex (NULL: back to the flag of
+ *  rtc_cli_stop_signals()). */
 void rtc_cli_rt_signals(rtc_exec *ex);
 
 /**
@@ -116,8 +123,11 @@ int rtc_cmd_bench(int argc, char **argv);
 int rtc_cli_load_system(const char *path, const rtc_system_options *so, const rtc_logger *lg,
                         rtc_system **sys);
 /** `rtcosim info SYSTEM` (cmd_info_system.c); @p units: `info --units`, one
- *  "unit.variable<TAB>unit" line per variable (for scripts/plot). Returns the exit status. */
+ *  "unit.variable<TAB>unit" line per variable (for rtcosim plot). Returns the exit status. */
 int rtc_cli_info_system(const char *path, bool units);
+/** `info --samples`: the bench samples of a session (its folder or its inputs.bin) as
+ *  "signal k sample_s arrival_s value" lines (cmd_info_samples.c). Returns the exit status. */
+int rtc_cli_info_samples(const char *path);
 void rtc_cli_print_units(const rtc_system *sys);
 
 /* ---- run, check and plan: their options (cmd_run.c) and the run (cmd_system.c) ---- */
@@ -137,10 +147,13 @@ typedef struct rtc_cli_sys {
     const char *output;    /**< -o FILE (NULL: not given) */
     bool no_output;        /**< --no-output */
     const char *summary;   /**< --summary FILE (NULL: not given) */
-    rtc_kv unit_settings[3]; /**< --interface, --solver, --substeps, as so.unit_settings */
+    rtc_kv unit_settings[4]; /**< --interface, --solver, --substeps, --event-mode, as
+                                  so.unit_settings */
     char substeps[24];
     rtc_cli_rt rt;         /**< --realtime and its options (cmd_rt.c) */
     bool summary_failed;   /**< outcome: summary.json could not be written (exit 4) */
+    unsigned long long rows, lost; /**< outcome: rows written, and dropped or lost, for
+                                        the final line (after the units' last words) */
 } rtc_cli_sys;
 
 /**
@@ -158,14 +171,17 @@ int rtc_cli_run(rtc_cli_sys *o);
 
 /* ---- operator sessions (cmd_session.c) ---- */
 
-/** Before anything of the run exists: the token files of --control-token and --http-token
- *  can be read, are not empty and not readable by other users. Returns RTC_OK or
- *  RTC_EINVAL (one line logged). */
-int rtc_cli_session_preflight(const rtc_cli_rt *rt);
 
 /** Free what the options allocated (the --expose list). */
 void rtc_cli_rt_clear(rtc_cli_rt *rt);
 
+/** Before anything of the run exists (nothing is left behind): each token file a surface
+ *  will read (--control-token, --http-token) must be usable — a regular file that can be
+ *  read and that other users cannot read (else RTC_EXIT_ERROR), holding a token of 16..255
+ *  bytes without a NUL (else RTC_EXIT_USAGE). Returns RTC_EXIT_OK or the exit status after
+ *  one line naming the option, the file and the reason. (--control-allow remote needs a
+ *  token: a usage error of the option checker, cmd_run.c.) */
+int rtc_cli_session_check(const rtc_cli_rt *rt);
 /** Arm the session (and the control surface when asked) for a run about to start with
  *  @p eo (its hook is set); NULL session when the run has no events log. Returns RTC_OK
  *  or the failure (logged). */
@@ -179,5 +195,30 @@ void rtc_cli_session_end(rtc_session *s, rtc_system *sys, rtc_cli_rt *rt);
 
 /** `rtcosim replay SESSION_DIR [--output-dir DIR]` (cmd_replay.c). */
 int rtc_cmd_replay(int argc, char **argv);
+
+/* ---- a recorded session (cmd_replay.c; also `rtcosim tune`, cmd_tune.c) ---- */
+
+/** session.conf: the command line's settings of the live run. */
+typedef struct rtc_cli_session_conf {
+    rtc_system_options so;
+    char *system, *source_dir;
+    char **records;
+    size_t n_records;
+    char **sets; /**< the live run's --set values, in so.sets */
+    long decimation;
+    rtc_kv unit[8]; /**< a single FMU's unit settings (--interface, ...), in
+                         so.unit_settings */
+    char *unit_text[8][2];
+} rtc_cli_session_conf;
+
+/** Read SESSION_DIR/session.conf into @p c (a damaged number is named on stderr).
+ *  Returns RTC_OK or an rtc status; free with rtc_cli_session_conf_clear(). */
+int rtc_cli_session_conf_read(const char *dir, rtc_cli_session_conf *c);
+void rtc_cli_session_conf_clear(rtc_cli_session_conf *c);
+
+/** Load the session's copy of the system (system.ssd/.ssp/.fmu in @p dir), its I/O
+ *  components as replay units fed by @p feed. Errors are logged. */
+int rtc_cli_session_load(const char *dir, const rtc_cli_session_conf *c,
+                         const rtc_io_sample_source *feed, rtc_system **sys);
 
 #endif

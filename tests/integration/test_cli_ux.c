@@ -280,7 +280,7 @@ static void plots_of_signals_and_latency(void)
     CU_ASSERT_TRUE(file_has("s/sel.svg", "mass2.Fc [N]"));
     CU_ASSERT_TRUE(file_has("s/sel.svg", "time [s]"));
     CU_ASSERT_TRUE(file_has("s/latency-histogram.svg", "rtcosim (p50 "));
-    CU_ASSERT_TRUE(file_has("s/latency-histogram.svg", "deadline (period 10000 us)"));
+    CU_ASSERT_TRUE(file_has("s/latency-histogram.svg", "deadline (period 10000 µs)"));
     CU_ASSERT_TRUE(file_has("s/latency-histogram.svg", "p99.9 "));
     CU_ASSERT_TRUE(file_has("s/latency-time.svg", "time [s]"));
     CU_ASSERT_TRUE(file_has("s/latency-time.svg", "deadline (period)"));
@@ -325,7 +325,7 @@ static void bench_files_cover_every_round(void)
     CU_ASSERT_EQUAL_FATAL(rtc_test_run(cmd, out, sizeof out), 0);
     CU_ASSERT_TRUE(file_has("b/latency-histogram.svg", "cyclictest (p50 "));
     CU_ASSERT_TRUE(file_has("b/latency-histogram.svg", "rtcosim (p50 "));
-    CU_ASSERT_TRUE(file_has("b/latency-histogram.svg", "deadline (period 1000 us)"));
+    CU_ASSERT_TRUE(file_has("b/latency-histogram.svg", "deadline (period 1000 µs)"));
 }
 
 void rtc_test_register(void)

@@ -302,24 +302,39 @@ int rtc_system_record(rtc_system *sys, rtc_record *rec, const char *const *names
 
 /* ---- initialization ---- */
 
+int rtc__sys_value_parse(const rtc_model_desc *md, const rtc_var *var, const char *text,
+                         sys_value *out, char *why, size_t cap)
+{
+    size_t bin_cap = strlen(text) / 2 + 1;
+    out->text = strdup(text);
+    out->vals = calloc(rtc_var_count(var) + 1, rtc_type_size(var->type));
+    out->bin = var->type == RTC_TYPE_BINARY ? malloc(bin_cap) : NULL;
+    if (!out->text || !out->vals || (!out->bin && var->type == RTC_TYPE_BINARY))
+        return RTC_ENOMEM;
+    return rtc_var_parse_text(md, var, out->text, out->vals, out->bin, bin_cap, why, cap);
+}
+
+void rtc__sys_value_free(sys_value *v)
+{
+    free(v->bin);
+    free(v->vals);
+    free(v->text);
+    *v = (sys_value){0};
+}
+
 /* One parameter value (every element of an array, an enumeration by item name, a binary
  * in hex: rtc_var_parse_text) through the unit's set. */
 static int set_param(rtc_system *sys, sys_unit *u, const rtc_var *v, const struct sys_param *p)
 {
-    size_t count = rtc_var_count(v), bin_cap = strlen(p->text) / 2 + 1;
-    char *text = strdup(p->text), why[300];
-    void *vals = calloc(count ? count : 1, rtc_type_size(v->type));
-    uint8_t *bin = v->type == RTC_TYPE_BINARY ? malloc(bin_cap) : NULL;
-    int rc = text && vals && (bin || v->type != RTC_TYPE_BINARY) ? RTC_OK : RTC_ENOMEM;
-    if (rc == RTC_OK &&
-        (rc = rtc_var_parse_text(u->unit->md, v, text, vals, bin, bin_cap, why, sizeof why)))
+    sys_value val;
+    char why[300];
+    int rc = rtc__sys_value_parse(u->unit->md, v, p->text, &val, why, sizeof why);
+    if (rc != RTC_OK && rc != RTC_ENOMEM)
         rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: parameter %s.%s: %s", p->file, p->line,
                 u->name, v->name, why);
     if (rc == RTC_OK)
-        rc = u->unit->ops->set(u->unit->self, v->type, &v->vr, 1, vals, count);
-    free(bin);
-    free(vals);
-    free(text);
+        rc = u->unit->ops->set(u->unit->self, v->type, &v->vr, 1, val.vals, rtc_var_count(v));
+    rtc__sys_value_free(&val);
     return rc;
 }
 
@@ -373,10 +388,15 @@ static int job_enter_init(rtc_system *sys, sys_unit *u, void *arg)
     return rc == RTC_OK ? job_params(sys, u, arg) : rc;
 }
 
+/* A unit that ends the simulation at its initial event (FMI 3 terminateSimulation) is not
+ * a failure: the others leave initialization too, the start's outputs are fetched (the
+ * run records them), and the first step ends the run as a termination mid-run would. */
 static int job_exit_init(rtc_system *sys, sys_unit *u, void *arg)
 {
     (void)sys, (void)arg;
-    return u->unit->ops->exit_init(u->unit->self);
+    int rc = u->unit->ops->exit_init(u->unit->self);
+    u->ended_at_init = rc == RTC_ETERMINATED; /* read after the jobs joined */
+    return u->ended_at_init ? RTC_OK : rc;
 }
 
 static int job_fetch_cur(rtc_system *sys, sys_unit *u, void *arg)
@@ -423,6 +443,8 @@ int rtc_system_init(rtc_system *sys)
         rc = rtc__master_each(sys, job_exit_init, NULL);
     if (rc == RTC_OK)
         rc = rtc__master_each(sys, job_fetch_cur, NULL);
+    for (size_t i = 0; i < sys->n_units; i++)
+        sys->ended_at_init |= sys->units[i].ended_at_init;
     sys->initialized = rc == RTC_OK;
     sys->failed = rc == RTC_EFMU || rc == RTC_EFATAL;
     sys->k = 0;
@@ -435,7 +457,9 @@ int rtc_system_step(rtc_system *sys)
 {
     if (!sys->initialized || sys->terminated)
         return RTC_ESTATE;
-    if (sys->unit_ended) /* its last row was the previous step's */
+    /* a unit ended the simulation at its initial event (logged by it at rtc_system_init()),
+     * or inside the last step (its last row was that step's) */
+    if (sys->ended_at_init || sys->unit_ended)
         return RTC_ETERMINATED;
     int rc = rtc__master_tick(sys);
     rtc__sys_nonfinite_scan(sys); /* also after a failed step: what it left visible */
@@ -526,14 +550,21 @@ void rtc_system_link_ends(const rtc_system *sys, size_t i, size_t *src_unit, siz
 void rtc_system_link_stats(const rtc_system *sys, size_t i, rtc_link_stats *out)
 {
     const sys_link *l = &sys->links[i];
+    rtc_est_monitor m = {0};
+    if (l->est)
+        rtc_est_get_monitor(l->est, &m);
     *out = (rtc_link_stats){
         .desc = l->desc,
         .estimator = l->est ? rtc_est_method_name(rtc_est_get_config(l->est)->method) : "zoh",
         .config = l->est ? rtc_est_get_config(l->est) : NULL,
+        .est = l->est,
         .delay_ns = l->delay_ns,
-        .samples = l->errmon.count,
-        .error_rms = rtc_est_errmon_rms(&l->errmon),
-        .error_max = l->errmon.max_abs,
+        .samples = m.samples,
+        .error_rms = m.error_rms,
+        .error_max = m.error_max,
+        .src_var = l->src_var,
+        .dst_var = l->dst_var,
+        .scalar = l->count == 1 && rtc__sys_is_numeric(l->src_type),
     };
 }
 

@@ -12,6 +12,7 @@
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,7 +189,10 @@ static int push_param(rtc_system *sys, size_t unit, size_t var, const char *text
 }
 
 /* A real value given with a unit other than its target's is converted (SSP: values are
- * in their own unit unless the mapping suppresses the conversion); *text is replaced. */
+ * in their own unit unless the mapping suppresses the conversion); *text is replaced. A
+ * unit that neither the file nor the FMU defines cannot be converted from: the value is
+ * used as written, with a warning (as OMSimulator does; libcosim ignores parameter units).
+ * Two defined units of different dimensions are an error. */
 static int param_unit(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_param *p,
                       size_t u, const rtc_var *var, char **text)
 {
@@ -201,8 +205,17 @@ static int param_unit(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_param *
         return RTC_OK;
     rtc_base_unit a, b;
     const rtc_model_desc *md = sys->units[u].unit->md;
-    if (!rtc__sys_unit_base(ssp, md, p->unit, &a) || !rtc__sys_unit_base(ssp, md, to, &b) ||
-        !rtc__sys_same_dimension(&a, &b)) {
+    bool has_a = rtc__sys_unit_base(ssp, md, p->unit, &a);
+    bool has_b = rtc__sys_unit_base(ssp, md, to, &b);
+    if (!has_a || !has_b) {
+        rtc_log(sys->lg, RTC_LOG_WARNING, "%s:%u: parameter %s.%s: unit \"%s\" is not "
+                "defined (no ssc:Unit, no FMU unit with base units): the value %s is used as "
+                "written, in \"%s\"", p->file, p->line, p->component, p->name,
+                has_a ? to : p->unit, p->value, to);
+        sys->warnings++;
+        return RTC_OK;
+    }
+    if (!rtc__sys_same_dimension(&a, &b)) {
         rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: parameter %s.%s: unit mismatch: [%s] to [%s] "
                 "has no conversion", p->file, p->line, p->component, p->name, p->unit, to);
         return RTC_EPARSE;
@@ -211,11 +224,60 @@ static int param_unit(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_param *
                ? RTC_ENOMEM : RTC_OK;
 }
 
+/* Whether an element of a real variable's parsed values is NaN or Inf. */
+static bool has_nonfinite(const rtc_var *var, const void *vals, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((var->type == RTC_TYPE_FLOAT64 && !isfinite(((const double *)vals)[i])) ||
+            (var->type == RTC_TYPE_FLOAT32 && !isfinite(((const float *)vals)[i])))
+            return true;
+    return false;
+}
+
+/*
+ * Why @p text cannot be given to @p var of @p md before initialization, or NULL; @p buf
+ * holds the reason when it names the type. Checked at the load with the parse of the
+ * initialization (rtc_var_parse_text(): arrays, enumeration items, hex binaries), so that
+ * `check` refuses what the initialization would (an odd number of hex digits, a structural
+ * parameter). A value in a file (@p from_file) must also be finite, and its reason follows
+ * the quoted value ("\"7\": not a valid value of the variable's type (Boolean)"); --set may
+ * give NaN or Inf on purpose (to try the run's non-finite handling), and its reason quotes
+ * the value itself ("\"abc\" is not a valid value for a Float64 variable").
+ */
+static const char *value_problem(const rtc_model_desc *md, const rtc_var *var, const char *text,
+                                 bool from_file, char *buf, size_t cap)
+{
+    if (!rtc_var_settable_at_init(var))
+        return var->causality == RTC_CAUSALITY_STRUCTURAL_PARAMETER
+                   ? "a structural parameter changes only in Configuration Mode, which is not "
+                     "supported"
+                   : "the variable cannot be set before initialization";
+    size_t count = rtc_var_count(var);
+    sys_value val;
+    const char *why = NULL;
+    int rc = rtc__sys_value_parse(md, var, text, &val, buf, cap);
+    if (rc == RTC_ENOMEM) {
+        why = "out of memory";
+    } else if (rc != RTC_OK) {
+        why = buf; /* an array: which element, or the count; one value: what it should be */
+        if (from_file && count == 1 && var->type == RTC_TYPE_BINARY)
+            snprintf(buf, cap, "not a Binary value (pairs of hexadecimal digits)");
+        else if (from_file && count == 1)
+            snprintf(buf, cap, "not a valid value of the variable's type (%s)",
+                     rtc_type_name(var->type));
+    } else if (from_file && has_nonfinite(var, val.vals, count)) {
+        why = "not a finite number";
+    }
+    rtc__sys_value_free(&val);
+    return why;
+}
+
 /* Parameter values that name no settable variable are ignored, with a warning (SSP).
  * Values bound to system connectors reached their components in the loader. */
 static int add_params(rtc_system *sys, const rtc_ssp *ssp)
 {
     int rc = RTC_OK;
+    unsigned errors = 0;
     for (size_t i = 0; rc == RTC_OK && i < ssp->n_params; i++) {
         const rtc_ssp_param *p = &ssp->params[i];
         if (p->is_system && p->n_targets)
@@ -232,13 +294,28 @@ static int add_params(rtc_system *sys, const rtc_ssp *ssp)
             sys->warnings++;
             continue;
         }
-        char *conv = NULL;
+        char *conv = NULL, why[160];
         rc = param_unit(sys, ssp, p, (size_t)u, var, &conv);
-        if (rc == RTC_OK)
-            rc = push_param(sys, (size_t)u, (size_t)v, conv ? conv : p->value, p->file, p->line);
+        const char *text = conv ? conv : p->value;
+        const char *bad = rc == RTC_OK ? value_problem(sys->units[u].unit->md, var, text, true,
+                                                       why, sizeof why)
+                                       : NULL;
+        if (bad) { /* the value is quoted when it is what is wrong */
+            bool quote = rtc_var_settable_at_init(var);
+            rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: parameter %s.%s: %s%s%s%s", p->file, p->line,
+                    p->component, p->name, quote ? "\"" : "", quote ? text : "",
+                    quote ? "\": " : "", bad);
+            errors++;
+        } else if (rc == RTC_OK) {
+            rc = push_param(sys, (size_t)u, (size_t)v, text, p->file, p->line);
+        }
         free(conv);
+        if (rc == RTC_EPARSE) { /* reported; the other values are still checked */
+            errors++;
+            rc = RTC_OK;
+        }
     }
-    return rc;
+    return rc != RTC_OK ? rc : errors ? RTC_EPARSE : RTC_OK;
 }
 
 /* Why "--set" cannot give @p text to variable @p v of unit @p u (a reason in @p buf, or
@@ -248,27 +325,12 @@ static const char *set_problem(const rtc_system *sys, size_t u, size_t v, const 
 {
     const rtc_model_desc *md = sys->units[u].unit->md;
     const rtc_var *var = &md->vars[v];
-    if (var->causality == RTC_CAUSALITY_STRUCTURAL_PARAMETER)
-        return "a structural parameter changes only in Configuration Mode, which is not "
-               "supported";
-    if (!rtc_var_settable_at_init(var)) {
+    if (var->causality != RTC_CAUSALITY_STRUCTURAL_PARAMETER && !rtc_var_settable_at_init(var)) {
         snprintf(buf, cap, "the variable cannot be set before initialization (a %s %s)",
                  rtc_variability_name(var->variability), rtc_causality_name(var->causality));
         return buf;
     }
-    size_t bin_cap = strlen(text) / 2 + 1;
-    char *copy = strdup(text);
-    void *vals = calloc(rtc_var_count(var) + 1, rtc_type_size(var->type));
-    uint8_t *bin = malloc(bin_cap);
-    const char *why = NULL;
-    if (!copy || !vals || !bin)
-        why = "out of memory";
-    else if (rtc_var_parse_text(md, var, copy, vals, bin, bin_cap, buf, cap) != RTC_OK)
-        why = buf;
-    free(bin);
-    free(vals);
-    free(copy);
-    return why;
+    return value_problem(md, var, text, false, buf, cap);
 }
 
 /* A value given for a system input, as the component input it feeds sees it (the
@@ -288,10 +350,9 @@ static int port_value(const struct sys_port *p, const char *text, char **out)
 static int add_set(rtc_system *sys, const char *assign)
 {
     const char *eq = strchr(assign, '=');
-    char name[512];
+    char name[512], buf[400];
     snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - assign) : 0, assign);
     const char *why = !eq || !name[0] ? "expected NAME=VALUE" : NULL;
-    char buf[400];
     size_t hits = 0, u = 0, v = 0;
     for (size_t i = 0; !why && i < sys->n_ports; i++) {
         const struct sys_port *p = &sys->ports[i];
@@ -481,8 +542,31 @@ static unsigned file_algorithm(rtc_system *sys, const rtc_ssp *ssp, rtc_master *
     return 1;
 }
 
+/* The run's length from an absolute stop time; one before the start is refused (never
+ * taken for "no stop time"): 0 or 1 error. */
+static unsigned set_stop(rtc_system *sys, int64_t stop_ns, const char *from, bool start_given)
+{
+    if (stop_ns >= sys->start_ns) {
+        sys->stop_ns = stop_ns - sys->start_ns;
+        return 0;
+    }
+    char a[32], b[32];
+    rtc_time_format_s(stop_ns, a, sizeof a);
+    rtc_time_format_s(sys->start_ns, b, sizeof b);
+    rtc_log(sys->lg, RTC_LOG_ERROR, "%s: stop time %s s (%s) is before start time %s s (%s)",
+            sys->path, a, from, b, start_given ? "--start" : "DefaultExperiment startTime");
+    sys->stop_ns = 0;
+    return 1;
+}
+
+/* Start and stop time of the file (the SSD's or the FMU's DefaultExperiment). */
+typedef struct file_times {
+    bool has_start, has_stop;
+    int64_t start_ns, stop_ns;
+} file_times;
+
 /* The options over the file's settings; returns the number of errors (logged). */
-static unsigned resolve_settings(rtc_system *sys, const rtc_ssp *ssp,
+static unsigned resolve_settings(rtc_system *sys, const rtc_ssp *ssp, const file_times *ft,
                                  const rtc_system_options *o)
 {
     const rtc_ssp_realtime *rt = ssp ? &ssp->realtime : NULL;
@@ -490,11 +574,11 @@ static unsigned resolve_settings(rtc_system *sys, const rtc_ssp *ssp,
     unsigned errors = rt && rt->algorithm ? file_algorithm(sys, ssp, &file) : 0;
     sys->algorithm = o->has_algorithm ? o->algorithm : file;
     sys->sync_ns = o->sync_step_ns ? o->sync_step_ns : rt && rt->has_sync_step ? rt->sync_step_ns : 0;
-    sys->start_ns = o->has_start ? o->start_ns : ssp && ssp->has_start ? ssp->start_ns : 0;
+    sys->start_ns = o->has_start ? o->start_ns : ft->has_start ? ft->start_ns : 0;
     if (o->has_stop)
-        sys->stop_ns = o->stop_ns - sys->start_ns;
-    else if (ssp && ssp->has_stop)
-        sys->stop_ns = ssp->stop_ns - sys->start_ns;
+        errors += set_stop(sys, o->stop_ns, "--stop", o->has_start);
+    else if (ft->has_stop)
+        errors += set_stop(sys, ft->stop_ns, "DefaultExperiment stopTime", o->has_start);
     else
         sys->stop_ns = -1; /* decided by the caller of build_* (FMU default or 1 s) */
     sys->iterate = o->iterate;
@@ -547,7 +631,8 @@ static void copy_rt_hints(rtc_system *sys, const rtc_ssp_realtime *r)
 
 static int build_from_ssp(rtc_system *sys, const rtc_ssp *ssp, const rtc_system_options *o)
 {
-    unsigned errors = resolve_settings(sys, ssp, o);
+    file_times ft = {ssp->has_start, ssp->has_stop, ssp->start_ns, ssp->stop_ns};
+    unsigned errors = resolve_settings(sys, ssp, &ft, o);
     copy_rt_hints(sys, &ssp->realtime);
     sys->units = calloc(ssp->n_components + 1, sizeof *sys->units);
     if (!sys->units)
@@ -607,7 +692,6 @@ static int experiment_time(const rtc_system *sys, const char *what, bool has, co
  * (else a 500th of the span); a stop before the start is refused. */
 static int build_from_fmu(rtc_system *sys, const rtc_system_options *o)
 {
-    resolve_settings(sys, NULL, o);
     sys->single = true;
     sys->units = calloc(2, sizeof *sys->units);
     if (!sys->units)
@@ -619,29 +703,26 @@ static int build_from_fmu(rtc_system *sys, const rtc_system_options *o)
     if (rc != RTC_OK)
         return rc;
     const rtc_default_experiment *x = &sys->units[0].unit->md->experiment;
-    int64_t start = o->has_start ? o->start_ns : 0, stop = start + RTC_NS_PER_S, step = 0;
-    if ((!o->has_start && experiment_time(sys, "startTime", x->has_start, x->start_text,
-                                          &start) != RTC_OK) ||
-        experiment_time(sys, "stopTime", x->has_stop && !o->has_stop, x->stop_text, &stop) ||
+    file_times ft = {.has_start = x->has_start, .has_stop = x->has_stop};
+    int64_t step = 0;
+    if (experiment_time(sys, "startTime", x->has_start && !o->has_start, x->start_text,
+                        &ft.start_ns) ||
+        experiment_time(sys, "stopTime", x->has_stop && !o->has_stop, x->stop_text,
+                        &ft.stop_ns) ||
         experiment_time(sys, "stepSize", x->has_step, x->step_text, &step))
         return RTC_EPARSE;
-    stop = o->has_stop ? o->stop_ns : x->has_stop ? stop : start + RTC_NS_PER_S;
-    if (stop < start) {
-        rtc_log(sys->lg, RTC_LOG_ERROR, "%s: the stop time is before the start time", sys->path);
-        return RTC_EINVAL;
-    }
-    sys->start_ns = start;
-    sys->stop_ns = stop - start;
+    unsigned errors = resolve_settings(sys, NULL, &ft, o); /* a stop before the start too */
+    if (sys->stop_ns < 0)
+        sys->stop_ns = RTC_NS_PER_S;
     if (!x->has_step)
         step = sys->stop_ns / 500 > 0 ? sys->stop_ns / 500 : 1;
     for (size_t i = 0; i < o->n_sets; i++)
-        rc = add_set(sys, o->sets[i]) != RTC_OK ? RTC_EPARSE : rc;
-    if (resolve_timing(sys, NULL, o, step))
-        rc = RTC_EPARSE;
+        errors += add_set(sys, o->sets[i]) != RTC_OK;
+    errors += resolve_timing(sys, NULL, o, step);
     /* the last step ends at the stop time when the FMU can take a shorter one */
-    sys->short_last = rc == RTC_OK && sys->stop_ns % sys->tick_ns &&
+    sys->short_last = !errors && sys->stop_ns % sys->tick_ns &&
                       (sys->units[0].unit->caps & RTC_UNIT_CAN_VARY_STEP);
-    return rc;
+    return errors ? RTC_EPARSE : RTC_OK;
 }
 
 static bool ends_with(const char *s, const char *suffix)

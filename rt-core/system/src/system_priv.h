@@ -60,6 +60,7 @@ typedef struct sys_unit {
     size_t *links_in;     /* links whose destination is this unit */
     size_t n_links_in;
     bool io;              /* exchanges with the outside (ops->refresh): never steps */
+    bool ended_at_init;   /* its exit_init ended the simulation (RTC_ETERMINATED) */
     unsigned line;        /* declaration in the system file */
     /* Set by the armed master (masters/): who calls the unit, strong coupling's buffers */
     size_t owner;         /* worker thread that makes every call of this unit (0: the
@@ -111,9 +112,9 @@ typedef struct sys_link {
     size_t hist_cap, hist_first, hist_n, hist_arrived; /* ring; arrived = already delivered */
     const double *bench;        /* from an I/O signal: its estimated value (the one
                                    estimator of a bench value runs there), else NULL */
-    rtc_est *est;               /* NULL: zero-order hold without an estimator */
+    rtc_est *est;               /* NULL: zero-order hold without an estimator; its
+                                   monitor is the link's coupling error */
     int64_t fed_ns;             /* newest source time fed to est */
-    rtc_est_errmon errmon;      /* coupling error: estimate vs the source's value */
     bool fault;                 /* the estimator reported FAULT (stale input, fault policy) */
     char *desc;                 /* "a.y -> b.u" */
     char *file;
@@ -147,6 +148,7 @@ struct rtc_system {
     uint32_t microstep;     /* zero-time iterations in the last step (superdense index) */
     size_t *order;          /* Gauss-Seidel order (unit indices) */
     bool initialized, terminated;
+    bool ended_at_init;     /* a unit ended the simulation at its initial event */
     bool failed;            /* a unit call failed: no further calls but free */
     bool has_io;            /* some unit exchanges with the outside (needs real time) */
     bool single;            /* loaded from one .fmu: its variables also by their own names,
@@ -209,6 +211,21 @@ static inline int64_t rtc__sys_now(const rtc_system *sys)
 /* system.c */
 int rtc__sys_observe(rtc_system *sys, size_t unit, size_t var);
 
+/* A parameter value parsed as the initialization sets it (rtc_var_parse_text on a copy of
+ * the text): vals holds rtc_var_count() elements, string and binary elements point into
+ * text and bin. */
+typedef struct sys_value {
+    char *text;
+    void *vals;
+    uint8_t *bin;
+} sys_value;
+/* Parse @p text for @p var of @p md into @p out (free it with rtc__sys_value_free, also
+ * after a failure). Returns RTC_OK, RTC_ENOMEM, or the parse's status with the reason in
+ * @p why. */
+int rtc__sys_value_parse(const rtc_model_desc *md, const rtc_var *var, const char *text,
+                         sys_value *out, char *why, size_t cap);
+void rtc__sys_value_free(sys_value *v);
+
 /* system_exchange.c: the value path (RT-safe) */
 void rtc__sys_link_apply(rtc_system *sys, sys_link *l, int64_t q_ns, const void *src_override);
 int rtc__sys_fetch(rtc_system *sys, sys_unit *u, bool into_nxt);
@@ -220,6 +237,8 @@ void rtc__sys_promote(rtc_system *sys);
 /* system_link.c: build and check the link of one SSP connection between two units */
 struct rtc_ssp;
 struct rtc_ssp_connection;
+/* A type whose values convert to double and back (numbers, Boolean, enumeration). */
+bool rtc__sys_is_numeric(rtc_type t);
 int rtc__sys_add_link(rtc_system *sys, const struct rtc_ssp *ssp,
                       const struct rtc_ssp_connection *c, size_t src, size_t dst);
 /* A unit's SI definition, from the SSP file first, then from the FMU; false if unknown. */

@@ -114,6 +114,9 @@ typedef struct rtc_unit_ops {
     const char *kind; /**< e.g. "fmi2-cs", "fmi3-cs" */
     int (*instantiate)(void *self, const rtc_unit_setup *setup);
     int (*enter_init)(void *self);
+    /** RTC_ETERMINATED: the unit ended the simulation at its initial event (FMI 3
+     *  terminateSimulation; a request, logged as a warning, not an error): its outputs at
+     *  the start are valid and terminate is still due. */
     int (*exit_init)(void *self);
     /** Set @p n_vr variables of @p type. @p values holds @p n_values elements (more than
      *  n_vr when arrays are set) of the C type given by rtc_type_size(). */

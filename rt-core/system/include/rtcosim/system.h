@@ -85,8 +85,8 @@ typedef struct rtc_system_options {
     size_t n_sets;
     /** A single FMU only (a .fmu path): the settings of its unit as an SSP component's
      *  rtc:Component attributes give them — "interface" (auto|cs|me), "solver" and
-     *  "substeps" (Model Exchange; configs/README.md). The components of an SSP file
-     *  carry their own; NULL: none. */
+     *  "substeps" (Model Exchange), "event_mode" (auto|on|off; configs/README.md). The
+     *  components of an SSP file carry their own; NULL: none. */
     const rtc_kv *unit_settings;
     size_t n_unit_settings;
     /** Turn on the debug logging of every FMU unit (FMI loggingOn). */
@@ -185,7 +185,10 @@ RTC_RT_SAFE unsigned rtc_system_warnings(const rtc_system *sys);
 /**
  * Instantiate every unit, apply parameter values and start values, enter and exit
  * initialization with the coupling made consistent (outputs propagated to inputs in
- * dependency order). Returns RTC_OK or the first failing unit's status (logged).
+ * dependency order). A unit that ends the simulation at its initial event (FMI 3
+ * terminateSimulation; logged) is no failure: the outputs at the start are visible, and
+ * the first rtc_system_step() returns RTC_ETERMINATED at tick 0, as a termination later
+ * would. Returns RTC_OK or the first failing unit's status (logged).
  * RT-safe: no.
  */
 int rtc_system_init(rtc_system *sys);
@@ -290,13 +293,35 @@ typedef struct rtc_link_stats {
     const char *estimator; /**< method name, "zoh" without an estimator */
     int64_t delay_ns;      /**< configured transport delay */
     uint64_t samples;      /**< coupling-error pairs accumulated (estimated links) */
-    double error_rms, error_max; /**< coupling error: estimate minus the source's value for
-                                      the same instant once it arrived (Milne's device) */
+    double error_rms, error_max; /**< coupling error: the value supplied to the consumer
+                                      for an instant minus the source's value for that
+                                      instant once it arrived (Milne's device at the
+                                      consumer's horizon; rtc_est_get_monitor()) */
     const struct rtc_est_config *config; /**< the estimator's parameters
                                               (rtc_est_config_text()), NULL without one */
+    const struct rtc_est *est; /**< the connection's estimator, for its whole monitor
+                                    (rtc_est_get_monitor(): delays, candidates); NULL
+                                    without one */
+    size_t src_var, dst_var;   /**< the variables at its ends (rtc_system_link_ends() gives
+                                    the units) */
+    bool scalar;               /**< it moves one numeric value (an estimator may run on it) */
 } rtc_link_stats;
 
-/** Statistics of connection @p i. RT-safe: yes (reads; call when not stepping). */
+/**
+ * Give connection @p i the estimator @p cfg (NULL: none — the consumer reads the source
+ * directly, or what has arrived when delayed) and the transport delay @p delay_ns (0:
+ * none), before rtc_system_init(). `rtcosim tune` re-runs a system with each candidate on
+ * one connection, and its lock-step reference without delays and estimators.
+ * Returns RTC_OK. Errors: RTC_EINVAL (@p i out of range, negative delay, a connection from
+ * an I/O signal — its estimator is the signal's, rtc_io_unit_set_estimator() —, an array
+ * or non-numeric connection, or @p cfg invalid; the reason in @p err, naming the
+ * connection); RTC_ESTATE after rtc_system_init(); RTC_ENOMEM. RT-safe: no.
+ */
+int rtc_system_set_link_estimator(rtc_system *sys, size_t i, const struct rtc_est_config *cfg,
+                                  int64_t delay_ns, char *err, size_t cap);
+
+/** Statistics of connection @p i. RT-safe: yes (reads; call when not stepping; the
+ *  estimator's monitor may also be read while stepping). */
 RTC_RT_SAFE void rtc_system_link_stats(const rtc_system *sys, size_t i, rtc_link_stats *out);
 
 /**
