@@ -21,10 +21,11 @@
  *
  * Failures are never fatal (STYLE rule 22, mb2hal): an exception response marks the
  * batch's signals ERROR and keeps the link. On TCP a timeout waits for the late answer
- * (up to the loss time) and drops it, so the next request is paired with its own answer
- * (libmodbus would otherwise take the late one for it: a mismatched transaction id): a
- * busy peer costs a late sample, not a reconnect; only an answer that never comes, or a
- * mismatched one, drops the link. On RTU a timeout waits one more response timeout for a
+ * (up to the loss time, plus T under on_loss=estimate:T) and takes it, so the next
+ * request is paired with its own answer (libmodbus would otherwise take the late one for
+ * it: a mismatched transaction id); a late answer to a read is published as a late sample
+ * (dated as any other), so a busy peer costs latency, not data or the connection. Only an
+ * answer that never comes, or a mismatched one, drops the link. On RTU a timeout waits one more response timeout for a
  * late answer, flushes the line, and keeps it for up to three timeouts in a row. Anything
  * else (reset, refused, broken pipe) closes the link, flags every from-bench signal STALE
  * (the last good value stays readable), and reconnects after an exponential backoff with
@@ -284,17 +285,42 @@ static bool link_open(mbc *d)
     return true;
 }
 
-/* TCP, after a response timeout: wait for the late answer (up to the loss time) and drop
- * it, so the next request pairs with its own. false when it does not come. */
-static bool drop_late_answer(mbc *d)
+/* TCP, after a response timeout: the late answer into @p rsp (its length), or -1 when it
+ * does not come. Taking it keeps the next request paired with its own answer. It is waited
+ * for as long as the link may be lost before its policy stops the run (the loss time, plus
+ * T under estimate:T): a reply that is merely late never costs the connection. */
+static int late_answer(mbc *d, uint8_t *rsp)
 {
+    const rtc_link *l = &d->b.link;
     int64_t tmo = rtc_drv_timeout_ns(&d->b);
-    int64_t wait = atomic_load_explicit(&d->b.link.loss_ns, memory_order_relaxed) - tmo;
-    uint8_t rsp[MODBUS_TCP_MAX_ADU_LENGTH];
+    int64_t wait = atomic_load_explicit(&l->loss_ns, memory_order_relaxed) - tmo +
+                   (l->on_loss == RTC_LINK_ESTIMATE ? l->estimate_ns : 0);
     set_timeout(d->ctx, wait > tmo ? wait : tmo);
     int n = modbus_receive_confirmation(d->ctx, rsp);
     set_timeout(d->ctx, tmo);
-    return n > 0;
+    return n > 0 ? n : -1;
+}
+
+/* A late answer (@p rsp, @p n bytes) to the read of batch @p b: its values into d->regs or
+ * d->bits, as libmodbus would have decoded them. false when it is no such answer (an
+ * exception, or the function code or length do not match the request). */
+static bool take_late_read(mbc *d, const mb_batch *b, const uint8_t *rsp, int n)
+{
+    static const uint8_t fcs[MB_NTABLES] = {[MB_COIL] = 1, [MB_DISCRETE] = 2,
+                                            [MB_HOLDING] = 3, [MB_INPUT] = 4};
+    bool bits = b->table == MB_COIL || b->table == MB_DISCRETE;
+    int bytes = bits ? (b->count + 7) / 8 : 2 * b->count;
+    int hl = modbus_get_header_length(d->ctx);
+    const uint8_t *p = rsp + hl;
+    if (n != hl + 2 + bytes || p[0] != fcs[b->table] || p[1] != bytes)
+        return false;
+    for (int i = 0; i < b->count; i++) {
+        if (bits)
+            d->bits[i] = (uint8_t)((p[2 + i / 8] >> (i % 8)) & 1);
+        else
+            d->regs[i] = (uint16_t)(p[2 + 2 * i] << 8 | p[3 + 2 * i]);
+    }
+    return true;
 }
 
 /* Count a failed request by kind; returns true when the link must be dropped. */
@@ -307,8 +333,9 @@ static bool request_failed(mbc *d, int kind)
     case LINK_TIMEOUT:
         rtc_drv_count(&d->b.st.timeouts);
         if (!d->rtu) { /* the late answer would be taken for the next request's */
-            d->why = "no answer within the loss time";
-            return !drop_late_answer(d);
+            uint8_t rsp[MODBUS_TCP_MAX_ADU_LENGTH];
+            d->why = "no answer, not even late";
+            return late_answer(d, rsp) < 0;
         }
         /* RTU frames carry no transaction id: let a late answer arrive, then drop it */
         rtc_drv_sleep(&d->b, rtc_drv_timeout_ns(&d->b));
@@ -370,6 +397,26 @@ static void mark_batch(mbc *d, const mb_batch *b, rtc_quality q)
     }
 }
 
+/* TCP: read batch @p b (sent at @p t0) timed out; its late answer, when it comes, is a
+ * late sample like any other. Returns LINK_OK (published), LINK_PROTOCOL (an answer, but
+ * not one to use: the stream is in step all the same) or LINK_DOWN (none came). */
+static int read_late(mbc *d, const mb_batch *b, int64_t t0)
+{
+    uint8_t rsp[MODBUS_TCP_MAX_ADU_LENGTH];
+    rtc_drv_count(&d->b.st.timeouts);
+    int n = late_answer(d, rsp);
+    if (n < 0) {
+        d->why = "no answer, not even late";
+        return LINK_DOWN;
+    }
+    if (!take_late_read(d, b, rsp, n))
+        return LINK_PROTOCOL;
+    int64_t t1 = rtc_time_now_ns();
+    rtc_drv_latency(&d->b, t1 - t0);
+    publish_batch(d, b, t0, t1);
+    return LINK_OK;
+}
+
 /* Poll every read batch; false when the link went down. */
 static bool cycle_reads(mbc *d)
 {
@@ -379,6 +426,14 @@ static bool cycle_reads(mbc *d)
         int kind = do_read(d, b);
         int64_t t1 = rtc_time_now_ns();
         rtc_drv_count(&d->b.st.requests);
+        if (kind == LINK_TIMEOUT && !d->rtu) { /* counted; a late answer is a late sample */
+            kind = read_late(d, b, t0);
+            if (kind == LINK_DOWN)
+                return false;
+            if (kind == LINK_PROTOCOL)
+                mark_batch(d, b, RTC_QUALITY_ERROR);
+            continue;
+        }
         if (kind == LINK_OK) {
             rtc_drv_latency(&d->b, t1 - t0);
             d->timeouts_in_row = 0;

@@ -65,8 +65,9 @@
  *                 Each connection first measures the round trip with
  *                 RTC_MODBUS_CLIENT_PROBES reads of its first batch (a write batch's
  *                 registers are read back), each allowed max(poll_ms, 1 s). On TCP a
- *                 request that times out waits for its late answer (up to
- *                 the loss time) and drops it: the link stays up.
+ *                 request that times out (counted in timeouts) waits for its late answer
+ *                 (up to the loss time, plus T under on_loss=estimate:T) and takes it: a
+ *                 read's values are published as a late sample, and the link stays.
  *   write_mode    on_change | cycle (to-bench outputs)                      [on_change]
  *   reconnect_min_ms, reconnect_max_ms  backoff bounds (doubling, +-25% jitter) [100, 5000]
  *   max_gap       registers of unmapped gap a read batch may span           [0]
