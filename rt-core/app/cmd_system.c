@@ -77,8 +77,10 @@ static const char run_common_help[] =
     "\"stopped\", exit status 130/143 (without --realtime a second signal ends the process\n"
     "at once). Exit status: 0 on success (also when a unit ends the simulation itself, and\n"
     "with non-finite values under --on-nonfinite warn), 1 on error, 2 on a usage error,\n"
-    "3 watchdog, 4 when a result file could not be written, 130/143 when stopped by\n"
-    "SIGINT/SIGTERM (see the README's table).\n";
+    "3 watchdog, 4 when a result file could not be written, 6 when an I/O link failed\n"
+    "its contract (a required link not up within connect_ms, or lost past on_loss), 7\n"
+    "when the run ended degraded (a required link lost under on_loss=continue), 130/143\n"
+    "when stopped by SIGINT/SIGTERM (see the README's table).\n";
 
 /* The master algorithms the library has: "jacobi | gauss-seidel | parallel-fast" with
  * @p sep " | ", or "jacobi, gauss-seidel or parallel-fast" with ", " and @p last " or ". */

@@ -12,6 +12,12 @@
  *   failed               watchdog                       3
  *   failed               write (a result file could     4
  *                        not be written: disk full)
+ *   failed               link (a required I/O link not  6
+ *                        up by its connect deadline, or
+ *                        lost past its on_loss policy)
+ *   degraded             end, but a required link was   7
+ *                        lost and on_loss=continue kept
+ *                        the run going
  * A unit left hung in its step adds "hung_unit" (the exit stays that of the cause).
  */
 #ifndef RTC_APP_SUMMARY_H
@@ -30,16 +36,19 @@
 
 typedef struct rtc_cli_end {
     const char *cause;     /**< "end", "signal", "request", "error", "overruns", "watchdog",
-                                "nonfinite", "write" */
+                                "nonfinite", "write", "link" */
     int signo;             /**< cause "signal" */
     char reason[512];      /**< one line */
     int64_t last_tick;     /**< ticks (steps) completed */
     int64_t last_time_ns;  /**< absolute logical time reached */
     size_t nonfinite;      /**< values that became non-finite */
     const char *hung_unit; /**< a unit left inside its step, or NULL */
+    const char *link;      /**< cause "link": the I/O component whose link failed */
+    bool degraded;         /**< a required link was lost and on_loss=continue let the run
+                                go on: an "end" is "degraded" */
 } rtc_cli_end;
 
-/** "completed", "completed-nonfinite", "stopped" or "failed". */
+/** "completed", "completed-nonfinite", "degraded", "stopped" or "failed". */
 const char *rtc_cli_end_status(const rtc_cli_end *e);
 /** The exit status of the table above. */
 int rtc_cli_end_exit(const rtc_cli_end *e);
@@ -62,6 +71,7 @@ typedef void (*rtc_cli_name_fn)(const void *user, size_t id, char *buf, size_t c
  * write_run_summary() (run FMU), and in summary_system.c (system runs, fast and real time,
  * with or without a session) summary_top() (top level), unit_json() (one entry of
  * "units"), link_json() (one of "connections"), io_json() (one of "io"),
+ * links_entry() (one of "links": an I/O link's contract and how it held),
  * session_json() ("session") and write_step_stats().
  */
 
@@ -71,7 +81,8 @@ typedef void (*rtc_cli_name_fn)(const void *user, size_t id, char *buf, size_t c
 bool rtc_cli_summary_write(json_t *doc, int built, const char *path);
 
 /** The common fields into @p obj: "status", "cause", "reason", "exit_code", "last_tick",
- *  "last_time_s", "hung_unit" (when one hung), "nonfinite_values" and the "nonfinite"
+ *  "last_time_s", "hung_unit" (when one hung), "link" (cause link: the component),
+ *  "nonfinite_values" and the "nonfinite"
  *  list (first 100: "variable", "t_s", "value" as "nan" / "inf" / "-inf").
  *  Returns 0, or -1 when a member could not be set. */
 int rtc_cli_summary_end(json_t *obj, const rtc_cli_end *e, const rtc_nonfinite *nf,
