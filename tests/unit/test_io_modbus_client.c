@@ -372,35 +372,48 @@ static bool requests_reached(void *arg)
     return io_drv_stats(w->d, NULL, 0).requests >= w->min;
 }
 
+/* A client polling register 0 (7 there) of @p srv every 10 ms (response timeout 9 ms),
+ * with component key @p key = @p value (NULL: none), up and reading; then the next answer
+ * goes out @p late_ms late, the register becomes 11, and the client reads 11. */
+static void late_answer_then_11(plain_srv *srv, io_drv *d, const char *key,
+                                const char *value, int late_ms)
+{
+    CU_ASSERT_EQUAL_FATAL(plain_srv_start(srv), 0);
+    io_cfg *c = CFG;
+    client_cfg(c, srv->port, "10");
+    if (key)
+        io_cfg_set(c, key, value);
+    size_t in = io_cfg_sig(c, "in", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, "address", "0",
+                           "type", "int16", NULL);
+    pthread_mutex_lock(&srv->mu);
+    srv->map->tab_registers[0] = 7;
+    pthread_mutex_unlock(&srv->mu);
+    *d = (io_drv){&rtc_modbus_client_ops, NULL};
+    CU_ASSERT_EQUAL_FATAL(d->ops->open(&c->cfg, &LOG.lg, &d->self), RTC_OK);
+    CU_ASSERT_EQUAL_FATAL(d->ops->start(d->self), RTC_OK);
+    value_wait vw = {c, in, 7};
+    CU_ASSERT_TRUE_FATAL(io_wait(reads_value, &vw, WAIT_MS));
+    /* up: the round-trip probes (which read the value too) are over */
+    CU_ASSERT_TRUE_FATAL(io_wait_link(d, RTC_LINK_UP, WAIT_MS));
+    served_wait sw = {srv, atomic_load(&srv->served)};
+    atomic_store(&srv->delay_next_ms, late_ms);
+    CU_ASSERT_TRUE(io_wait(served_more, &sw, WAIT_MS)); /* the late answer went out */
+    pthread_mutex_lock(&srv->mu);
+    srv->map->tab_registers[0] = 11;
+    pthread_mutex_unlock(&srv->mu);
+    vw.want = 11;
+    CU_ASSERT_TRUE(io_wait(reads_value, &vw, WAIT_MS));
+}
+
 /* An answer that comes after the response timeout must not be paired with the next
  * request: libmodbus would then reject every later answer (transaction id one behind) and
  * the signal would freeze. The client resynchronises and reads the new value. */
 static void client_recovers_from_late_answer(void)
 {
     plain_srv srv;
-    CU_ASSERT_EQUAL_FATAL(plain_srv_start(&srv), 0);
+    io_drv d;
+    late_answer_then_11(&srv, &d, NULL, NULL, 20); /* past the 9 ms timeout */
     io_cfg *c = CFG;
-    client_cfg(c, srv.port, "10");
-    size_t in = io_cfg_sig(c, "in", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, "address", "0",
-                           "type", "int16", NULL);
-    pthread_mutex_lock(&srv.mu);
-    srv.map->tab_registers[0] = 7;
-    pthread_mutex_unlock(&srv.mu);
-    io_drv d = {&rtc_modbus_client_ops, NULL};
-    CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
-    CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
-    value_wait vw = {c, in, 7};
-    CU_ASSERT_TRUE_FATAL(io_wait(reads_value, &vw, WAIT_MS));
-    /* up: the round-trip probes (which read the value too) are over */
-    CU_ASSERT_TRUE_FATAL(io_wait_link(&d, RTC_LINK_UP, WAIT_MS));
-    served_wait sw = {&srv, atomic_load(&srv.served)};
-    atomic_store(&srv.delay_next_ms, 20); /* past the 9 ms response timeout, before the next */
-    CU_ASSERT_TRUE(io_wait(served_more, &sw, WAIT_MS)); /* the late answer went out */
-    pthread_mutex_lock(&srv.mu);
-    srv.map->tab_registers[0] = 11;
-    pthread_mutex_unlock(&srv.mu);
-    vw.want = 11;
-    CU_ASSERT_TRUE(io_wait(reads_value, &vw, WAIT_MS));
     rtc_signal_health h[1];
     rtc_driver_stats st = io_drv_stats(&d, h, 1);
     CU_ASSERT_TRUE(st.timeouts >= 1);
@@ -470,30 +483,9 @@ static void client_safe_values_latched_and_on_stop(void)
 static void client_late_answer_keeps_the_link(void)
 {
     plain_srv srv;
-    CU_ASSERT_EQUAL_FATAL(plain_srv_start(&srv), 0);
+    io_drv d;
+    late_answer_then_11(&srv, &d, "loss_ms", "2000", 30); /* past 9 ms, within the loss */
     io_cfg *c = CFG;
-    client_cfg(c, srv.port, "10"); /* response timeout 9 ms */
-    io_cfg_set(c, "loss_ms", "2000");
-    size_t in = io_cfg_sig(c, "in", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, "address", "0",
-                           "type", "int16", NULL);
-    pthread_mutex_lock(&srv.mu);
-    srv.map->tab_registers[0] = 7;
-    pthread_mutex_unlock(&srv.mu);
-    io_drv d = {&rtc_modbus_client_ops, NULL};
-    CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
-    CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
-    value_wait vw = {c, in, 7};
-    CU_ASSERT_TRUE_FATAL(io_wait(reads_value, &vw, WAIT_MS));
-    /* up: the round-trip probes (which read the value too) are over */
-    CU_ASSERT_TRUE_FATAL(io_wait_link(&d, RTC_LINK_UP, WAIT_MS));
-    served_wait sw = {&srv, atomic_load(&srv.served)};
-    atomic_store(&srv.delay_next_ms, 30); /* past the 9 ms timeout, well within the loss */
-    CU_ASSERT_TRUE(io_wait(served_more, &sw, WAIT_MS));
-    pthread_mutex_lock(&srv.mu);
-    srv.map->tab_registers[0] = 11;
-    pthread_mutex_unlock(&srv.mu);
-    vw.want = 11;
-    CU_ASSERT_TRUE(io_wait(reads_value, &vw, WAIT_MS));
     rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
     CU_ASSERT_TRUE(st.timeouts >= 1);
     CU_ASSERT_EQUAL(st.reconnects, 0);

@@ -91,17 +91,25 @@ static void peer_send(int fd, int port, const char *mark, const double *v, size_
                     (ssize_t)(4 + 8 * n));
 }
 
+/* The next frame into @p buf (256 bytes): its length, or -1 at @p end_ns. */
+static ssize_t peer_recv(int fd, uint8_t *buf, int64_t end_ns)
+{
+    int left = (int)((end_ns - rtc_time_now_ns()) / 1000000);
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    if (left <= 0 || poll(&p, 1, left) <= 0)
+        return -1;
+    return recv(fd, buf, 256, 0);
+}
+
 /* Receive frames until one holds exactly the n values want (or timeout_ms passes). */
 static bool peer_expect(int fd, const double *want, size_t n, int timeout_ms)
 {
     int64_t end = rtc_time_now_ns() + (int64_t)timeout_ms * 1000000;
     uint8_t buf[256];
     for (;;) {
-        int left = (int)((end - rtc_time_now_ns()) / 1000000);
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        if (left <= 0 || poll(&p, 1, left) <= 0)
+        ssize_t len = peer_recv(fd, buf, end);
+        if (len < 0)
             return false;
-        ssize_t len = recv(fd, buf, sizeof buf, 0);
         if (len != (ssize_t)(4 + 8 * n) || memcmp(buf, "RTCF", 4) != 0)
             continue;
         size_t i = 0;
@@ -227,21 +235,31 @@ static void udp_frame_lives_through_every_operation(void)
 
 /* ---- two drivers, two "engines": values cross both ways ---- */
 
-static void udp_frame_two_drivers_make_a_bridge(void)
+/* The two ends of a bridge in CFG and CFG2: node_a sends y (signal 0) and receives u (1),
+ * node_b receives y (0) and sends u (1), on two loopback ports. */
+static void bridge_cfgs(bool hold)
 {
     io_cfg *a = CFG, *b = CFG2;
-    io_drv da = {&rtc_udp_frame_ops, NULL}, db = {&rtc_udp_frame_ops, NULL};
     int pa = io_free_port(SOCK_DGRAM), pb = io_free_port(SOCK_DGRAM);
     io_cfg_init(a, "node_a");
     io_cfg_set_int(a, "port", pa);
     io_cfg_set_int(a, "peer_port", pb);
-    size_t a_out = io_cfg_sig(a, "y", RTC_IO_TO_BENCH, RTC_TYPE_FLOAT64, NULL);
-    size_t a_in = io_cfg_sig(a, "u", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, NULL);
+    io_cfg_sig(a, "y", RTC_IO_TO_BENCH, RTC_TYPE_FLOAT64, NULL);
+    io_cfg_sig(a, "u", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, NULL);
     io_cfg_init(b, "node_b");
     io_cfg_set_int(b, "port", pb);
     io_cfg_set_int(b, "peer_port", pa);
-    size_t b_in = io_cfg_sig(b, "y", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, NULL);
-    size_t b_out = io_cfg_sig(b, "u", RTC_IO_TO_BENCH, RTC_TYPE_FLOAT64, NULL);
+    io_cfg_sig(b, "y", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, NULL);
+    io_cfg_sig(b, "u", RTC_IO_TO_BENCH, RTC_TYPE_FLOAT64, NULL);
+    a->cfg.hold = b->cfg.hold = hold;
+}
+
+static void udp_frame_two_drivers_make_a_bridge(void)
+{
+    io_cfg *a = CFG, *b = CFG2;
+    io_drv da = {&rtc_udp_frame_ops, NULL}, db = {&rtc_udp_frame_ops, NULL};
+    bridge_cfgs(false);
+    size_t a_out = 0, a_in = 1, b_in = 0, b_out = 1;
     CU_ASSERT_EQUAL_FATAL(da.ops->open(&a->cfg, &LOG.lg, &da.self), RTC_OK);
     CU_ASSERT_EQUAL_FATAL(db.ops->open(&b->cfg, &LOG.lg, &db.self), RTC_OK);
     CU_ASSERT_EQUAL_FATAL(da.ops->start(da.self), RTC_OK);
@@ -497,11 +515,9 @@ static bool peer_count_until(int fd, double want, int *here, int *values, int ti
     int64_t end = rtc_time_now_ns() + (int64_t)timeout_ms * 1000000;
     uint8_t buf[256];
     for (;;) {
-        int left = (int)((end - rtc_time_now_ns()) / 1000000);
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        if (left <= 0 || poll(&p, 1, left) <= 0)
+        ssize_t len = peer_recv(fd, buf, end);
+        if (len < 0)
             return false;
-        ssize_t len = recv(fd, buf, sizeof buf, 0);
         bool value = len == 12 && memcmp(buf, "RTCF", 4) == 0;
         *here += len == 4 && memcmp(buf, "RTCH", 4) == 0;
         *values += value;
@@ -544,18 +560,8 @@ static void contract_held_ends_see_each_other_up(void)
 {
     io_cfg *a = CFG, *b = CFG2;
     io_drv da = {&rtc_udp_frame_ops, NULL}, db = {&rtc_udp_frame_ops, NULL};
-    int pa = io_free_port(SOCK_DGRAM), pb = io_free_port(SOCK_DGRAM);
-    io_cfg_init(a, "end_a");
-    io_cfg_set_int(a, "port", pa);
-    io_cfg_set_int(a, "peer_port", pb);
-    size_t a_out = io_cfg_sig(a, "y", RTC_IO_TO_BENCH, RTC_TYPE_FLOAT64, NULL);
-    size_t a_in = io_cfg_sig(a, "u", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, NULL);
-    io_cfg_init(b, "end_b");
-    io_cfg_set_int(b, "port", pb);
-    io_cfg_set_int(b, "peer_port", pa);
-    size_t b_in = io_cfg_sig(b, "y", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, NULL);
-    size_t b_out = io_cfg_sig(b, "u", RTC_IO_TO_BENCH, RTC_TYPE_FLOAT64, NULL);
-    a->cfg.hold = b->cfg.hold = true;
+    bridge_cfgs(true);
+    size_t a_out = 0, a_in = 1, b_in = 0, b_out = 1;
     io_cfg_put(a, a_out, 1.0);
     io_cfg_put(b, b_out, 2.0);
     CU_ASSERT_EQUAL_FATAL(da.ops->open(&a->cfg, &LOG.lg, &da.self), RTC_OK);

@@ -38,14 +38,19 @@
 
 /* ---- messages and settings ---- */
 
+void rtc__drv_vlog(const rtc_drv_base *b, int level, const char *fmt, va_list ap)
+{
+    char msg[320];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    rtc_log(b->lg, level, "%s '%s': %s", b->desc->name, b->component, msg);
+}
+
 int rtc_drv_error(const rtc_drv_base *b, int rc, const char *fmt, ...)
 {
-    char msg[256];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    rtc__drv_vlog(b, RTC_LOG_ERROR, fmt, ap);
     va_end(ap);
-    rtc_log(b->lg, RTC_LOG_ERROR, "%s '%s': %s", b->desc->name, b->component, msg);
     return rc;
 }
 

@@ -248,12 +248,10 @@ static void line(rtc_drv_base *b, int level, int64_t now, const char *fmt, ...)
 {
     if (!rtc_log_enabled(b->lg, level) || !rtc_ratelimit_take(&b->link.lines, now))
         return;
-    char msg[320];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    rtc__drv_vlog(b, level, fmt, ap);
     va_end(ap);
-    rtc_log(b->lg, level, "%s '%s': %s", b->desc->name, b->component, msg);
 }
 
 static const char *why_lost(const rtc_link *l, char *buf, size_t cap)

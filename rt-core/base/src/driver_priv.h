@@ -7,6 +7,11 @@
 
 #include "rtcosim/driver_base.h"
 
+#include <stdarg.h>
+
+/* "<name> '<component>': <message>" at @p level (rtc_drv_error's form, any level). */
+void rtc__drv_vlog(const rtc_drv_base *b, int level, const char *fmt, va_list ap);
+
 /* open: the contract's keys (required, connect_ms, on_loss, loss_ms, timeout_ms) into
  * b->link; errors through rtc_drv_bad. After the common keys (the period). */
 int rtc__drv_contract_open(rtc_drv_base *b, const rtc_kv *kv, size_t n);
