@@ -5,10 +5,15 @@
  * values. Two engines, or an engine and a script, make the simplest bridge.
  *
  * The template of a new driver: copy it and keep its shape. The base (rtcosim/
- * driver_base.h) comes first; open() calls rtc_drv_open() (common keys, signals,
- * counters), reads its own keys and sizes every buffer; the hooks run in the base's I/O
- * thread (begin opens the endpoint, cycle does a period's work, wait takes input until the
- * next, safe, end) and touch only what open() prepared; the ops table points at the base.
+ * driver_base.h) comes first; open() calls rtc_drv_open() (common keys, the link
+ * contract, signals, counters), reads its own keys and sizes every buffer; the hooks run
+ * in the base's I/O thread (begin opens the endpoint, cycle does a period's work, wait
+ * takes input until the next, safe, end) and touch only what open() prepared; the ops
+ * table points at the base (link included). The link contract: the desc says its
+ * defaults (here: required, connect_ms 2000, judged by silence), the hooks say when the
+ * link is made (rtc_drv_link_up: the first frame) or gone (rtc_drv_link_down) and mark
+ * every fresh exchange (rtc_drv_alive), and nothing goes out while rtc_drv_held() (here
+ * an empty "RTCH" frame instead, so the peer sees this end before its run starts).
  * Then add the type and ops to iodrivers.h/.c, the keys to iodrivers.h, the file to
  * CMakeLists.txt, and tests/unit/test_io_<name>.c with a real peer.
  */

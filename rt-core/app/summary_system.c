@@ -173,6 +173,8 @@ static int links_entry(json_t *o, const rtc_unit *u, const rtc_driver_stats *st)
     bad |= json_object_set_new(rtt, "p99", json_integer(st->latency.p99));
     bad |= json_object_set_new(rtt, "max", json_integer(st->latency.max));
     bad |= json_object_set_new(o, "rtt_ns", rtt);
+    bad |= json_object_set_new(o, "lost_because", c->lost_why ? json_string(c->lost_why)
+                                                             : json_null());
     return bad | json_object_set_new(o, "error", c->error ? json_string(c->error) : json_null());
 }
 
@@ -212,7 +214,7 @@ void rtc_cli_link_reason(const rtc_system *sys, long unit, int64_t lost_ns, char
     else
         snprintf(buf, cap, "I/O component %s (%s %s) lost its link (%s) and on_loss %s "
                  "stopped the run", u->name, rtc_io_unit_driver(u), c->address,
-                 c->error ? c->error : "nothing fresh for its loss time",
+                 c->lost_why ? c->lost_why : c->error ? c->error : "nothing fresh",
                  rtc_link_policy_text(c, pol, sizeof pol));
 }
 

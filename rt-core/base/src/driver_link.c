@@ -323,6 +323,8 @@ void rtc__drv_link_judge(rtc_drv_base *b, int64_t now)
         int64_t at = lost_at && lost_at < now ? lost_at : now;
         close_up(l, at);
         ST(l->lost_ns, at);
+        ST(l->lost_why, l->conn ? "nothing fresh within its loss time"
+                        : LD(l->error) ? LD(l->error) : "the peer went away");
     } else if (up && !LD(l->first_up_ns)) {
         ST(l->first_up_ns, now);
         ST(l->up_since_ns, now);
@@ -350,6 +352,7 @@ void rtc__drv_link_start(rtc_drv_base *b)
     ST(l->stop_ns, 0);
     ST(l->first_up_ns, 0);
     ST(l->lost_ns, 0);
+    ST(l->lost_why, NULL);
     ST(l->down_ns, 0);
     ST(l->outages, 0);
     ST(l->outage_total_ns, 0);
@@ -391,6 +394,7 @@ void rtc__drv_link_info(const rtc_drv_base *b, rtc_link_info *c)
         .timeout_ns = LD(l->timeout_ns),
         .derived = LD(l->rtt_ns) > 0 && (l->loss_set_ns < 0 || l->timeout_set_ns < 0),
         .rtt_ns = LD(l->rtt_ns), .address = l->address, .error = LD(l->error),
+        .lost_why = LD(l->lost_why),
         .start_ns = start, .first_up_ns = LD(l->first_up_ns), .lost_ns = lost,
         .outages = LD(l->outages) + (lost != 0),
         .outage_total_ns = LD(l->outage_total_ns) + ongoing,

@@ -141,6 +141,7 @@ typedef struct rtc_link_info {
     const char *address;   /**< the peer or endpoint, e.g. "127.0.0.1:1503" ("" unknown);
                                 valid while the driver is open */
     const char *error;     /**< why the link last failed (a static text), NULL: never */
+    const char *lost_why;  /**< why the last outage began (static), NULL: none yet */
     int64_t start_ns;      /**< start() (0: never started) */
     int64_t first_up_ns;   /**< first time up (0: never) */
     int64_t lost_ns;       /**< when the current outage began (0: none) */

@@ -193,6 +193,7 @@ struct rtc_link {
     _Atomic int64_t up_total_ns, up_since_ns; /**< completed time up; start of the current
                                                    stretch up (0: not up) */
     _Atomic(const char *) error; /**< why it last failed: a static text */
+    _Atomic(const char *) lost_why; /**< why the last outage began: a static text */
     atomic_bool held;           /**< TO_BENCH values held (rtc_driver_config.hold) until
                                      rtc_link_release() */
     /* I/O thread */
