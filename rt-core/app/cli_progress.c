@@ -78,8 +78,8 @@ void rtc_cli_progress_end(rtc_cli_progress *p)
     p->shown = false;
 }
 
-void rtc_cli_final_line(const char *results, unsigned long long rows, const char *summary,
-                        const rtc_cli_end *e)
+void rtc_cli_final_line(const char *results, unsigned long long rows, unsigned long long lost,
+                        const char *summary, const rtc_cli_end *e)
 {
     char where[4400] = "no result file";
     if (results && !strcmp(results, "-"))
@@ -91,7 +91,11 @@ void rtc_cli_final_line(const char *results, unsigned long long rows, const char
         snprintf(status, sizeof status, "completed with %zu non-finite value(s)", e->nonfinite);
     else
         snprintf(status, sizeof status, "%s", rtc_cli_end_status(e));
-    fprintf(stderr, "rtcosim run: %s: %llu row(s) %s%s%s (%s)\n", status, rows, where,
+    char missing[64] = "";
+    if (lost)
+        snprintf(missing, sizeof missing, " (%llu lost)", lost);
+    fprintf(stderr, "rtcosim run: %s: %llu row(s) %s%s%s%s (%s)%s%s\n", status, rows, where,
+            missing,
             summary ? ", summary " : "", summary ? summary : "",
-            e->reason[0] ? e->reason : e->cause);
+            e->reason[0] ? e->reason : e->cause, e->timing[0] ? "; " : "", e->timing);
 }

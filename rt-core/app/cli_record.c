@@ -17,22 +17,6 @@
 #include <string.h>
 #include <unistd.h>
 
-const char rtc_cli_on_write_error_help[] =
-    "  --on-write-error P   stop | continue: what a failed write of the recording (disk\n"
-    "                       full, file too large, I/O error) does; stop (default) ends the\n"
-    "                       run through the stop path, continue keeps running and loses\n"
-    "                       rows; either way the error is reported at once and the exit\n"
-    "                       status is 4\n";
-
-int rtc_cli_on_write_error(const char *cmd, const char *arg, bool *cont)
-{
-    if (!strcmp(arg, "stop") || !strcmp(arg, "continue")) {
-        *cont = !strcmp(arg, "continue");
-        return RTC_EXIT_OK;
-    }
-    return rtc_cli_usage_error(cmd, "--on-write-error %s: expected stop or continue", arg);
-}
-
 int rtc_cli_recording_open(const char *path, rtc_record *rec, const rtc_recorder_opts *o,
                            rtc_csv **csv, rtc_recorder **r)
 {
@@ -57,8 +41,9 @@ int rtc_cli_recording_close(rtc_recorder *r, rtc_csv *csv, rtc_recorder_stats *s
     int rc = rtc_recorder_stop(r, stats);
     if (!csv)
         return RTC_OK;
-    char path[4096];
-    snprintf(path, sizeof path, "%s", rtc_csv_path(csv));
+    char path[4096]; /* "-": a closed pipe (EPIPE) fails here like a full disk */
+    snprintf(path, sizeof path, "%s", strcmp(rtc_csv_path(csv), "-") ? rtc_csv_path(csv)
+                                                                      : "standard output");
     int st = rtc_csv_error(csv), closed = rtc_csv_close(csv);
     st = st != RTC_OK ? st : closed; /* else the final flush, fsync or close */
     if (rc == RTC_OK && st == RTC_OK)

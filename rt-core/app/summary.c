@@ -1,7 +1,8 @@
 /*
  * summary.json's account of how a run ended, the exit-status table (summary.h), the
- * capture of the last error line for its reason, and the stop signals of the runs that
- * have no executive (`run FMU`, a system run without --realtime).
+ * capture of the last error line for its reason, the process's signal dispositions, and
+ * the stop signals of the runs that have no executive (`run FMU`, a system run without
+ * --realtime).
  *
  * summary.json is a libjansson document (summary.h says how to add a field) written to a
  * temporary name, synced and renamed over summary.json (rtcosim/ofile.h): an older
@@ -56,6 +57,17 @@ bool rtc_cli_summary_write(json_t *doc, int built, const char *path)
         return true;
     rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: write failed: %s", path, rtc_strerror(rc));
     return false;
+}
+
+void rtc_cli_summary_failed(rtc_cli_end *e, const char *path)
+{
+    if (rtc_cli_end_exit(e) != RTC_EXIT_OK)
+        return; /* a failure or a stop says more than the missing summary */
+    e->cause = "write";
+    if (*rtc_cli_last_error()) /* "PATH: write failed: reason", from rtc_cli_summary_write */
+        snprintf(e->reason, sizeof e->reason, "%s", rtc_cli_last_error());
+    else
+        snprintf(e->reason, sizeof e->reason, "%s: could not be written", path);
 }
 
 /* One entry of "nonfinite": the value's name, when, and which non-finite it was (a
@@ -137,7 +149,48 @@ rtc_logger rtc_cli_capture(const rtc_logger *inner)
     return (rtc_logger){.log = capture_log, .user = NULL, .max_level = inner->max_level};
 }
 
-/* ---- stop signals of the runs without an executive ---- */
+/* ---- signals ---- */
+
+/* SIGHUP was ignored when the process started (nohup, a supervisor): it stays ignored */
+static bool hup_ignored;
+
+void rtc_cli_process_signals(void)
+{
+    struct sigaction old;
+    hup_ignored = sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler == SIG_IGN;
+    /* Their default action kills the process between two instructions: no message, no
+     * safe values, half a row, no summary. Ignored, the write that caused them fails with
+     * EPIPE / EFBIG instead, and every writer reports that and takes the stop path like a
+     * full disk. (Sockets get EPIPE too; no child is ever exec'd to inherit this.) */
+    struct sigaction ign;
+    memset(&ign, 0, sizeof ign);
+    sigemptyset(&ign.sa_mask);
+    ign.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &ign, NULL);
+    sigaction(SIGXFSZ, &ign, NULL);
+}
+
+const char *rtc_cli_signal_name(int signo)
+{
+    switch (signo) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    default: return "a signal";
+    }
+}
+
+void rtc_cli_stop_handler(void (*handler)(int))
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = handler ? handler : SIG_DFL;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    if (!hup_ignored)
+        sigaction(SIGHUP, &sa, NULL);
+}
 
 static atomic_int stop_signo;
 
@@ -153,12 +206,7 @@ static void on_stop_signal(int signo)
 
 void rtc_cli_stop_signals(bool on)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sigemptyset(&sa.sa_mask);
-    sa.sa_handler = on ? on_stop_signal : SIG_DFL;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    rtc_cli_stop_handler(on ? on_stop_signal : NULL);
 }
 
 int rtc_cli_stop_signal(void)

@@ -6,12 +6,16 @@
  *   completed            end (stop time, or a unit      0
  *                        ended the simulation)
  *   completed-nonfinite  end, with non-finite values    0   (--on-nonfinite warn)
- *   stopped              signal (SIGINT / SIGTERM)      130 / 143
+ *   stopped              signal (SIGINT / SIGTERM /     130 / 143 / 129
+ *                        SIGHUP)
  *   stopped              request (control surface)      0
  *   failed               error, overruns, nonfinite     1
  *   failed               watchdog                       3
  *   failed               write (a result file could     4
- *                        not be written: disk full)
+ *                        not be written: disk full, a
+ *                        file-size limit, a closed
+ *                        output pipe; summary.json
+ *                        itself)
  *   failed               link (a required I/O link not  6
  *                        up by its connect deadline, or
  *                        lost past its on_loss policy)
@@ -46,6 +50,8 @@ typedef struct rtc_cli_end {
     const char *link;      /**< cause "link": the I/O component whose link failed */
     bool degraded;         /**< a required link was lost and on_loss=continue let the run
                                 go on: an "end" is "degraded" */
+    char timing[96];       /**< a real-time run's "wake-up p99 X µs, N overrun(s)" for the
+                                final line ("" otherwise) */
 } rtc_cli_end;
 
 /** "completed", "completed-nonfinite", "degraded", "stopped" or "failed". */
@@ -67,18 +73,24 @@ typedef void (*rtc_cli_name_fn)(const void *user, size_t id, char *buf, size_t c
  * Adding a field: set it in the filler of the object it belongs to, in the order it
  * should appear (objects keep insertion order), e.g.
  *     bad |= json_object_set_new(obj, "me_events", rtc__json_uint(n));
- * The fillers: rtc_cli_summary_end() below (how the run ended: every mode), cmd_run.c
- * write_run_summary() (run FMU), and in summary_system.c (system runs, fast and real time,
- * with or without a session) summary_top() (top level), unit_json() (one entry of
- * "units"), link_json() (one of "connections"), io_json() (one of "io"),
- * links_entry() (one of "links": an I/O link's contract and how it held),
- * session_json() ("session") and write_step_stats().
+ * The fillers: rtc_cli_summary_end() below (how the run ended: every mode), and in
+ * summary_system.c (every run: a system or one FMU, fast and real time, with or without a
+ * session) summary_top() (top level), unit_json() (one entry of "units"), link_json() (one
+ * of "connections"), io_json() (one of "io"), links_entry() (one of "links": an I/O link's
+ * contract and how it held), session_json() ("session"), write_step_stats() and
+ * summary_fmu() (a single FMU's unit fields at the top level).
  */
 
 /** Write @p doc (its reference is taken and released) over @p path whole (tmp + fsync +
  *  rename), unless @p built is nonzero (a filler failed: nothing is written). Logs
  *  "PATH: ..." and returns false on failure. RT-safe: no. */
 bool rtc_cli_summary_write(json_t *doc, int built, const char *path);
+
+/** summary.json (@p path) could not be written: a run that would have exited 0 ends with
+ *  the write error's cause and exit status 4 instead (a script must not take a missing
+ *  summary for success); a failed or stopped run keeps its own. For the final line, which
+ *  then names no summary. */
+void rtc_cli_summary_failed(rtc_cli_end *e, const char *path);
 
 /** The common fields into @p obj: "status", "cause", "reason", "exit_code", "last_tick",
  *  "last_time_s", "hung_unit" (when one hung), "link" (cause link: the component),
@@ -101,8 +113,22 @@ const char *rtc_cli_last_error(void);
 /** Wrap @p inner so that error lines are kept for rtc_cli_last_error(). */
 rtc_logger rtc_cli_capture(const rtc_logger *inner);
 
-/** Install SIGINT/SIGTERM handlers that store the signal (rtc_cli_stop_signal); a second
- *  signal while stopping ends the process at once. @p on false restores the defaults. */
+/** At the start of the process: SIGPIPE and SIGXFSZ ignored, so a closed output pipe and
+ *  a file-size limit (ulimit -f, LimitFSIZE) are write errors (EPIPE, EFBIG) that take the
+ *  stop path with exit status 4, instead of killing the process mid-row; and whether
+ *  SIGHUP came ignored (nohup), which then stays so. */
+void rtc_cli_process_signals(void);
+
+/** The stop signals SIGINT, SIGTERM and SIGHUP (unless it came ignored) to @p handler
+ *  (NULL: their default actions). */
+void rtc_cli_stop_handler(void (*handler)(int));
+
+/** "SIGINT", "SIGTERM", "SIGHUP", else "a signal": for reasons. */
+const char *rtc_cli_signal_name(int signo);
+
+/** Install SIGINT/SIGTERM/SIGHUP handlers that store the signal (rtc_cli_stop_signal); a
+ *  second signal while stopping ends the process at once. @p on false restores the
+ *  defaults. */
 void rtc_cli_stop_signals(bool on);
 /** The signal that asked the run to stop, 0 while none. Async-signal-safe. */
 int rtc_cli_stop_signal(void);
@@ -128,10 +154,12 @@ void rtc_cli_progress_tick(rtc_cli_progress *p, int64_t t_ns);
 /** Erase the bar (before the final line). */
 void rtc_cli_progress_end(rtc_cli_progress *p);
 
-/** The last word of a run on stderr: "rtcosim run: STATUS: N row(s) in FILE, summary
- *  FILE (reason)". @p results: the result file ("-": standard output; NULL: none);
- *  @p summary may be NULL. */
-void rtc_cli_final_line(const char *results, unsigned long long rows, const char *summary,
-                        const rtc_cli_end *e);
+/** The last word of a run on stderr: "rtcosim run: STATUS: N row(s) in FILE [(M lost)],
+ *  summary FILE (reason)[; TIMING]" (TIMING: e->timing of a real-time run). @p rows: rows
+ *  in the file; @p lost: rows that never reached it (dropped or lost to a write error; 0:
+ *  not shown). @p results: the result file ("-": standard output; NULL: none); @p summary:
+ *  NULL when none was written (never name a summary the disk refused). */
+void rtc_cli_final_line(const char *results, unsigned long long rows, unsigned long long lost,
+                        const char *summary, const rtc_cli_end *e);
 
 #endif

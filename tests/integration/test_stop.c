@@ -1,8 +1,9 @@
 /*
  * Every stop is a clean stop (issue 10, bullets 2, 4 and 5), driven as a user would:
- * SIGINT/SIGTERM of `run FMU`, of a fast system run and of a real-time run; a unit hung
- * in its step; the default watchdog; extraction directories a killed process left behind;
- * non-finite outputs (warn and stop); a system file that lies in the output folder.
+ * SIGINT/SIGTERM/SIGHUP of `run FMU`, of a fast system run and of a real-time run (the
+ * last with its safe state); a unit hung in its step; the default watchdog; extraction
+ * directories a killed process left behind; non-finite outputs (warn and stop); a system
+ * file that lies in the output folder.
  *
  * Each rtcosim runs as a child with TMPDIR pointing at a private directory that must be
  * empty once it has ended: no rtcosim-fmu-* (or any other) temporary directory survives
@@ -11,6 +12,7 @@
  */
 #include "cu_main.h"
 #include "fmu_util.h"
+#include "proc_util.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -25,23 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static char tmp[512];   /* TMPDIR of the children */
-static char work[512];  /* their output */
+RTC_TEST_CHILD_FIXTURE                 /* tmp, work, child, setup, teardown */
 static char out[65536]; /* captured output of rtc_test_run */
-
-static int setup(void)
-{
-    rtc_test_tmpdir(tmp, sizeof tmp);
-    rtc_test_tmpdir(work, sizeof work);
-    return 0;
-}
-
-static int teardown(void)
-{
-    rtc_test_rmtree(tmp);
-    rtc_test_rmtree(work);
-    return 0;
-}
 
 static void nap_ms(long ms)
 {
@@ -49,73 +36,12 @@ static void nap_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
-/* Start "rtcosim ARGS" (split on spaces) in WORK with the private TMPDIR; output to
- * WORK/child.log. */
-static pid_t spawn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static pid_t spawn(const char *fmt, ...)
-{
-    char line[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    char *argv[64];
-    int n = 0;
-    argv[n++] = (char *)RTCOSIM_EXE;
-    for (char *save = NULL, *t = strtok_r(line, " ", &save); t && n < 63;
-         t = strtok_r(NULL, " ", &save))
-        argv[n++] = t;
-    argv[n] = NULL;
-    char log[700];
-    snprintf(log, sizeof log, "%s/child.log", work);
-    pid_t pid = fork();
-    if (pid == 0) {
-        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-        }
-        if (chdir(work) != 0 || setenv("TMPDIR", tmp, 1) != 0)
-            _exit(127);
-        execv(RTCOSIM_EXE, argv);
-        _exit(127);
-    }
-    return pid;
-}
-
 /* Wait until WORK/REL has at least @p lines newline characters (30 s at most). */
 static bool wait_lines(const char *rel, long lines)
 {
     char path[700];
     snprintf(path, sizeof path, "%s/%s", work, rel);
-    for (int i = 0; i < 3000; i++) {
-        size_t n = 0;
-        char *text = rtc_test_slurp(path, &n);
-        long count = 0;
-        for (size_t k = 0; text && k < n; k++)
-            count += text[k] == '\n';
-        free(text);
-        if (count >= lines)
-            return true;
-        nap_ms(10);
-    }
-    return false;
-}
-
-/* The child's exit status (1000 + signal if killed by one), waiting up to 60 s; -1 on timeout
- * (the child is then killed). */
-static int wait_exit(pid_t pid)
-{
-    int st;
-    for (int i = 0; i < 6000; i++) {
-        pid_t r = waitpid(pid, &st, WNOHANG);
-        if (r == pid)
-            return WIFEXITED(st) ? WEXITSTATUS(st) : 1000 + WTERMSIG(st);
-        nap_ms(10);
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, &st, 0);
-    return -1;
+    return rtc_test_wait_lines(path, lines);
 }
 
 static char *slurp(const char *rel)
@@ -176,10 +102,11 @@ static void signal_fmu_run(int sig, const char *name, int code)
     char path[700];
     snprintf(path, sizeof path, "%s/r.csv", work);
     unlink(path);
-    pid_t pid = spawn("run %s --stop 1000000 --step 0.001 -o r.csv", tfmu_path(2, "Decay"));
+    pid_t pid = rtc_test_spawn(&child, "run %s --stop 1000000 --step 0.001 -o r.csv",
+                               tfmu_path(2, "Decay"));
     CU_ASSERT_TRUE(wait_lines("r.csv", 2));
     kill(pid, sig);
-    CU_ASSERT_EQUAL(wait_exit(pid), code);
+    CU_ASSERT_EQUAL(rtc_test_wait_exit(pid), code);
     assert_complete_rows("r.csv");
     assert_summary("summary.json", "stopped", name);
     CU_ASSERT_EQUAL(rtc_test_entries(tmp), 0);
@@ -202,12 +129,13 @@ static void signal_system_run(int sig, const char *name, int code, bool realtime
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     fputs("{\"status\": \"completed\"}\n", f);
     fclose(f);
-    pid_t pid = spawn("run %s/msd-jacobi.ssp --stop 100000 --output-dir s%s", RTC_TEST_CONFIG_DIR,
-                      realtime ? " --realtime" : "");
+    pid_t pid = rtc_test_spawn(&child, "run %s/msd-jacobi.ssp --stop 100000 --output-dir s%s",
+                               RTC_TEST_CONFIG_DIR,
+                               realtime ? " --realtime --test-safe-file s/safe" : "");
     /* real time: the monitor flushes latency.csv as steps go; fast: rows fill the CSV */
     CU_ASSERT_TRUE(wait_lines(realtime ? "s/latency.csv" : "s/results.csv", 20));
     kill(pid, sig);
-    CU_ASSERT_EQUAL(wait_exit(pid), code);
+    CU_ASSERT_EQUAL(rtc_test_wait_exit(pid), code);
     assert_complete_rows("s/results.csv");
     assert_summary("s/summary.json", "stopped", name);
     char *s = slurp("s/summary.json");
@@ -215,6 +143,11 @@ static void signal_system_run(int sig, const char *name, int code, bool realtime
     snprintf(want, sizeof want, "\"exit_code\": %d", code);
     CU_ASSERT(s && strstr(s, want));
     free(s);
+    if (realtime) { /* the I/O components' safe values: the same stop path */
+        char *safe = slurp("s/safe");
+        CU_ASSERT(safe && !strcmp(safe, "safe\n"));
+        free(safe);
+    }
     CU_ASSERT_EQUAL(rtc_test_entries(tmp), 0);
 }
 
@@ -230,35 +163,29 @@ static void realtime_run_sigint_sigterm_stop_cleanly(void)
     signal_system_run(SIGTERM, "stopped by SIGTERM", 143, true);
 }
 
+/* SIGHUP (the terminal or the ssh session went away) is a stop like SIGTERM: 128 + 1. */
+static void sighup_stops_every_run_cleanly_exit_129(void)
+{
+    signal_fmu_run(SIGHUP, "stopped by SIGHUP", 129);
+    signal_system_run(SIGHUP, "stopped by SIGHUP", 129, false);
+    signal_system_run(SIGHUP, "stopped by SIGHUP", 129, true);
+}
+
 /* ---- a unit hung in its step; the watchdog ---- */
 
 /* A Fault unit "f" with base step @p step_s whose step at 0.5 s sleeps 1000 s. */
 static void write_hang_ssd(const char *name, double step_s)
 {
-    char path[700];
+    char path[700], fmu[600], rt[200];
     snprintf(path, sizeof path, "%s/%s", work, name);
-    FILE *f = fopen(path, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fprintf(f,
-            "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" name=\"t\" "
-            "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
-            "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\" "
-            "xmlns:ssv=\"http://ssp-standard.org/SSP1/SystemStructureParameterValues\" "
-            "xmlns:rtc=\"urn:rtcosim:realtime:1\">\n<ssd:System name=\"s\">\n<ssd:Elements>\n"
-            "<ssd:Component name=\"f\" source=\"%s/fmi2/Fault.fmu\">\n<ssd:Connectors>"
-            "<ssd:Connector name=\"y\" kind=\"output\"><ssc:Real/></ssd:Connector>"
-            "</ssd:Connectors>\n<ssd:ParameterBindings><ssd:ParameterBinding>"
-            "<ssd:ParameterValues><ssv:ParameterSet version=\"1.0\" name=\"p\"><ssv:Parameters>"
-            "<ssv:Parameter name=\"mode\"><ssv:Integer value=\"5\"/></ssv:Parameter>"
-            "<ssv:Parameter name=\"t_fault\"><ssv:Real value=\"0.5\"/></ssv:Parameter>"
-            "<ssv:Parameter name=\"sleep_s\"><ssv:Real value=\"1000\"/></ssv:Parameter>"
-            "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues></ssd:ParameterBinding>"
-            "</ssd:ParameterBindings>\n</ssd:Component>\n</ssd:Elements>\n<ssd:Annotations>"
-            "<ssc:Annotation type=\"org.rtcosim.realtime\"><rtc:RealTime baseStep=\"%g\"/>"
-            "</ssc:Annotation></ssd:Annotations>\n</ssd:System>\n<ssd:DefaultExperiment "
-            "startTime=\"0\" stopTime=\"100\"/>\n</ssd:SystemStructureDescription>\n",
-            RTC_TEST_FMU_DIR, step_s);
-    fclose(f);
+    snprintf(fmu, sizeof fmu, "%s/fmi2/Fault.fmu", RTC_TEST_FMU_DIR);
+    snprintf(rt, sizeof rt, "<ssc:Annotation type=\"org.rtcosim.realtime\">"
+             "<rtc:RealTime baseStep=\"%g\"/></ssc:Annotation>", step_s);
+    static const char params[] =
+        "<ssv:Parameter name=\"mode\"><ssv:Integer value=\"5\"/></ssv:Parameter>"
+        "<ssv:Parameter name=\"t_fault\"><ssv:Real value=\"0.5\"/></ssv:Parameter>"
+        "<ssv:Parameter name=\"sleep_s\"><ssv:Real value=\"1000\"/></ssv:Parameter>";
+    tfmu_write_param_system(path, "f", fmu, "y", "Real", params, rt, "100");
 }
 
 /* SIGTERM while f sleeps in its step (the watchdog off): the run still ends — after the
@@ -267,13 +194,13 @@ static void write_hang_ssd(const char *name, double step_s)
 static void hung_unit_sigterm_ends_after_grace(void)
 {
     write_hang_ssd("hang.ssd", 0.05);
-    pid_t pid = spawn("run hang.ssd --realtime --watchdog-ms 0 --output-dir h "
-                      "--test-safe-file h/safe");
+    pid_t pid = rtc_test_spawn(&child, "run hang.ssd --realtime --watchdog-ms 0 --output-dir h "
+                               "--test-safe-file h/safe");
     /* header + ticks 0..9 in the latency trace: tick 10 (t = 0.5 s, the hang) has begun */
     CU_ASSERT_TRUE(wait_lines("h/latency.csv", 11));
     nap_ms(200);
     kill(pid, SIGTERM);
-    CU_ASSERT_EQUAL(wait_exit(pid), 143);
+    CU_ASSERT_EQUAL(rtc_test_wait_exit(pid), 143);
     assert_summary("h/summary.json", "stopped", "stopped by SIGTERM; unit f was still inside");
     char *s = slurp("h/summary.json"), *safe = slurp("h/safe");
     CU_ASSERT(s && strstr(s, "\"hung_unit\": \"f\""));
@@ -290,11 +217,11 @@ static void hung_unit_sigterm_ends_after_grace(void)
 static void hung_unit_substitute_sigterm_ends_after_grace(void)
 {
     write_hang_ssd("hang.ssd", 0.05);
-    pid_t pid = spawn("run hang.ssd --realtime --overrun substitute --output-dir hs "
-                      "--test-safe-file hs/safe");
+    pid_t pid = rtc_test_spawn(&child, "run hang.ssd --realtime --overrun substitute "
+                               "--output-dir hs --test-safe-file hs/safe");
     CU_ASSERT_TRUE(wait_lines("hs/latency.csv", 16)); /* ticks past the hang at 10 */
     kill(pid, SIGTERM);
-    CU_ASSERT_EQUAL(wait_exit(pid), 143);
+    CU_ASSERT_EQUAL(rtc_test_wait_exit(pid), 143);
     assert_summary("hs/summary.json", "stopped", "stopped by SIGTERM; unit f was still inside");
     char *s = slurp("hs/summary.json"), *safe = slurp("hs/safe");
     CU_ASSERT(s && strstr(s, "\"hung_unit\": \"f\""));
@@ -310,8 +237,9 @@ static void hung_unit_substitute_sigterm_ends_after_grace(void)
 static void watchdog_on_by_default_writes_summary(void)
 {
     write_hang_ssd("hang10.ssd", 0.01);
-    pid_t pid = spawn("run hang10.ssd --realtime --output-dir w --test-safe-file w/safe");
-    CU_ASSERT_EQUAL(wait_exit(pid), 3);
+    pid_t pid = rtc_test_spawn(&child, "run hang10.ssd --realtime --output-dir w "
+                               "--test-safe-file w/safe");
+    CU_ASSERT_EQUAL(rtc_test_wait_exit(pid), 3);
     assert_summary("w/summary.json", "failed", "watchdog: a tick took longer than 1000 ms");
     char *s = slurp("w/summary.json"), *safe = slurp("w/safe");
     CU_ASSERT(s && strstr(s, "\"hung_unit\": \"f\""));
@@ -420,29 +348,17 @@ static void nonfinite_fmu_run_warn_and_stop(void)
     CU_ASSERT_EQUAL(run("run '%s' --on-nonfinite maybe", decay), 2);
 }
 
-/* A Decay unit "d" with k = NaN, 10 ms steps for 0.5 s. */
+/* A Decay unit "d" whose x becomes NaN at the first step, 10 ms steps for 0.5 s: x0 = 0 and
+ * k = -1e308 (a file's values must be finite), so x = 0 · exp(1e306) = 0 · inf. */
 static void write_nan_ssd(void)
 {
-    char path[700];
+    char path[700], fmu[600];
     snprintf(path, sizeof path, "%s/nan.ssd", work);
-    FILE *f = fopen(path, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fprintf(f,
-            "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" name=\"t\" "
-            "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
-            "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\" "
-            "xmlns:ssv=\"http://ssp-standard.org/SSP1/SystemStructureParameterValues\">\n"
-            "<ssd:System name=\"s\">\n<ssd:Elements>\n"
-            "<ssd:Component name=\"d\" source=\"%s/fmi2/Decay.fmu\">\n<ssd:Connectors>"
-            "<ssd:Connector name=\"x\" kind=\"output\"><ssc:Real/></ssd:Connector>"
-            "</ssd:Connectors>\n<ssd:ParameterBindings><ssd:ParameterBinding>"
-            "<ssd:ParameterValues><ssv:ParameterSet version=\"1.0\" name=\"p\"><ssv:Parameters>"
-            "<ssv:Parameter name=\"k\"><ssv:Real value=\"nan\"/></ssv:Parameter>"
-            "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues></ssd:ParameterBinding>"
-            "</ssd:ParameterBindings>\n</ssd:Component>\n</ssd:Elements>\n</ssd:System>\n"
-            "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"0.5\"/>\n"
-            "</ssd:SystemStructureDescription>\n", RTC_TEST_FMU_DIR);
-    fclose(f);
+    snprintf(fmu, sizeof fmu, "%s/fmi2/Decay.fmu", RTC_TEST_FMU_DIR);
+    tfmu_write_param_system(path, "d", fmu, "x", "Real",
+                            "<ssv:Parameter name=\"k\"><ssv:Real value=\"-1e308\"/></ssv:Parameter>"
+                            "<ssv:Parameter name=\"x0\"><ssv:Real value=\"0\"/></ssv:Parameter>",
+                            "", "0.5");
 }
 
 static void nonfinite_system_runs_warn_and_stop(void)
@@ -456,8 +372,8 @@ static void nonfinite_system_runs_warn_and_stop(void)
         CU_ASSERT_EQUAL(run("run nan.ssd --step 0.01 %s --output-dir ns --on-nonfinite stop",
                             mode), 1);
         assert_summary("ns/summary.json", "failed", "\"cause\": \"nonfinite\"");
-        char *s = slurp("ns/summary.json");
-        CU_ASSERT(s && strstr(s, "\"variable\": \"d.x\""));
+        char *s = slurp("ns/summary.json"); /* d.der_x is NaN from t0 (checked after init) */
+        CU_ASSERT(s && strstr(s, "\"variable\": \"d.der_x\""));
         free(s);
     }
 }
@@ -468,7 +384,7 @@ static void session_keeps_system_file_in_output_dir(void)
 {
     write_nan_ssd(); /* any .ssd: here with a finite k */
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "cd '%s' && mkdir -p demo && sed 's/value=\"nan\"/value=\"1\"/' "
+    snprintf(cmd, sizeof cmd, "cd '%s' && mkdir -p demo && sed 's/value=\"-1e308\"/value=\"1\"/' "
              "nan.ssd > demo/system.ssd && cp demo/system.ssd pristine.ssd", work);
     CU_ASSERT_EQUAL_FATAL(rtc_test_run(cmd, out, sizeof out), 0);
     CU_ASSERT_EQUAL(run("run demo/system.ssd --realtime --step 0.01 --output-dir demo"), 0);
@@ -484,6 +400,7 @@ void rtc_test_register(void)
         {"fmu_run_sigint_sigterm_stop_cleanly", fmu_run_sigint_sigterm_stop_cleanly},
         {"fast_system_run_sigint_sigterm_stop_cleanly", fast_system_run_sigint_sigterm_stop_cleanly},
         {"realtime_run_sigint_sigterm_stop_cleanly", realtime_run_sigint_sigterm_stop_cleanly},
+        {"sighup_stops_every_run_cleanly_exit_129", sighup_stops_every_run_cleanly_exit_129},
         {"hung_unit_sigterm_ends_after_grace", hung_unit_sigterm_ends_after_grace},
         {"hung_unit_substitute_sigterm_ends_after_grace",
          hung_unit_substitute_sigterm_ends_after_grace},

@@ -178,6 +178,34 @@ static size_t fields_of(const char *line, const char *end)
     return n;
 }
 
+void tfmu_write_param_system(const char *path, const char *name, const char *fmu,
+                             const char *output, const char *type, const char *params,
+                             const char *annotations, const char *stop)
+{
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f,
+            "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" name=\"t\" "
+            "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
+            "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\" "
+            "xmlns:ssv=\"http://ssp-standard.org/SSP1/SystemStructureParameterValues\" "
+            "xmlns:rtc=\"urn:rtcosim:realtime:1\">\n<ssd:System name=\"s\">\n<ssd:Elements>\n"
+            "<ssd:Component name=\"%s\" source=\"%s\">\n<ssd:Connectors>"
+            "<ssd:Connector name=\"%s\" kind=\"output\"><ssc:%s/></ssd:Connector>"
+            "</ssd:Connectors>\n", name, fmu, output, type);
+    if (*params)
+        fprintf(f, "<ssd:ParameterBindings><ssd:ParameterBinding><ssd:ParameterValues>"
+                "<ssv:ParameterSet version=\"1.0\" name=\"p\"><ssv:Parameters>%s"
+                "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues>"
+                "</ssd:ParameterBinding></ssd:ParameterBindings>\n", params);
+    fprintf(f, "</ssd:Component>\n</ssd:Elements>\n");
+    if (*annotations)
+        fprintf(f, "<ssd:Annotations>%s</ssd:Annotations>\n", annotations);
+    fprintf(f, "</ssd:System>\n<ssd:DefaultExperiment startTime=\"0\" stopTime=\"%s\"/>\n"
+            "</ssd:SystemStructureDescription>\n", stop);
+    fclose(f);
+}
+
 long tcsv_whole_rows(const char *path)
 {
     size_t len = 0;

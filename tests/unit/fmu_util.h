@@ -55,6 +55,14 @@ double tcsv_last(const char *path, const char *col);
 void tfmu_write_system(const char *path, const char *fmu, const char *output, const char *attrs,
                        const char *stop);
 
+/** Write an SSP 1.0 system of one FMU component @p name (source @p fmu, one output connector
+ *  @p output of SSP type @p type, e.g. "Real") with the ssv:Parameter elements @p params
+ *  (XML, "" for none) and the system annotations @p annotations (XML inside
+ *  ssd:Annotations, "" for none), run 0..@p stop. */
+void tfmu_write_param_system(const char *path, const char *name, const char *fmu,
+                             const char *output, const char *type, const char *params,
+                             const char *annotations, const char *stop);
+
 /** A result file as a reader of a killed or failed run finds it: the number of data rows
  *  when it is a header followed only by complete rows (newline-terminated, as many fields
  *  as the header), else -1 (empty file, cut row, wrong field count). */

@@ -65,6 +65,16 @@ int rtc_csv_errno(const rtc_csv *w)
     return rtc_ofile_errno(w->f);
 }
 
+uint64_t rtc_csv_rows(const rtc_csv *w)
+{
+    return rtc_ofile_records(w->f);
+}
+
+uint64_t rtc_csv_rows_lost(const rtc_csv *w)
+{
+    return rtc_ofile_records_lost(w->f);
+}
+
 const char *rtc_csv_path(const rtc_csv *w)
 {
     return rtc_ofile_path(w->f);

@@ -6,9 +6,14 @@
  * write(2) ever ends inside a record. `off` is the file size made of whole records; a
  * write that fails after part of a flush reached the file is cut back to `off` with
  * ftruncate, which a disk filling up or an RLIMIT_FSIZE still allows. A failed flush
- * discards its records (counted by the owner as lost, not retried forever) so the buffer
- * never grows without bound while a disk is full. Later flushes write again only when
- * asked to (rtc_ofile_set_retry): by default the file stays a gap-free prefix.
+ * discards its records (counted as lost, not retried forever) so the buffer never grows
+ * without bound while a disk is full. Later flushes write again only when asked to
+ * (rtc_ofile_set_retry): by default the file stays a gap-free prefix.
+ *
+ * Counting: `n_done` records make up buf[0, done). A flush moves them to `records` (in the
+ * file) or `lost` (discarded); after a partial write the records kept are the delimiters
+ * in the bytes kept (the same boundary cut_back() cuts at), so the two counts always add
+ * up to the records completed and `records` is what a reader finds in the file.
  */
 #include "rtcosim/ofile.h"
 #include "rtcosim/status.h"
@@ -31,6 +36,8 @@ struct rtc_ofile {
     int error, errnum;
     char *buf;
     size_t len, done, cap; /* bytes in buf, bytes of complete records, capacity */
+    size_t n_done;         /* complete records in buf[0, done) */
+    uint64_t records, lost; /* records that reached the file; records discarded */
     off_t off;             /* file size in whole records */
     char path[];
 };
@@ -73,9 +80,26 @@ static void fail(rtc_ofile *f, int status, int errnum)
     }
 }
 
+/* Whole records in the first @p bytes of the buffer (all of them when the flush went
+ * through; otherwise, with a delimiter, the delimiters in them; without one, none). */
+static size_t records_in(const rtc_ofile *f, size_t bytes)
+{
+    if (bytes == f->done)
+        return f->n_done;
+    size_t n = 0;
+    for (const char *p = f->buf, *end = f->buf + bytes; f->delim >= 0 && p < end; n++) {
+        p = memchr(p, f->delim, (size_t)(end - p));
+        if (!p)
+            break;
+        p++;
+    }
+    return n;
+}
+
 /* After a failed write that left @p at bytes of this flush in the file: cut the file back
- * to the last record boundary in them (the last delimiter, else the flush's start). */
-static void cut_back(rtc_ofile *f, size_t at)
+ * to the last record boundary in them (the last delimiter, else the flush's start).
+ * Returns the bytes of this flush that stay in the file. */
+static size_t cut_back(rtc_ofile *f, size_t at)
 {
     size_t keep = 0;
     if (f->delim >= 0) {
@@ -87,6 +111,7 @@ static void cut_back(rtc_ofile *f, size_t at)
     else
         keep = at; /* a device or pipe: what went out cannot be taken back */
     f->off += (off_t)keep;
+    return keep;
 }
 
 /* Hand buf[0, done) to the kernel; on failure cut the file back to its last boundary.
@@ -106,10 +131,15 @@ static int write_done(rtc_ofile *f)
         }
         at += (size_t)n;
     }
+    size_t kept = at; /* == done, or 0 when a failed stream skipped the write */
     if (e == 0)
         f->off += (off_t)at;
     else
-        cut_back(f, at);
+        kept = cut_back(f, at);
+    size_t in = records_in(f, kept);
+    f->records += in;
+    f->lost += f->n_done - in;
+    f->n_done = 0;
     memmove(f->buf, f->buf + f->done, f->len - f->done);
     f->len -= f->done;
     f->done = 0;
@@ -173,6 +203,7 @@ void rtc_ofile_append(rtc_ofile *f, const void *data, size_t n)
 int rtc_ofile_end_record(rtc_ofile *f)
 {
     f->done = f->len;
+    f->n_done++;
     if (f->done >= RTC_OFILE_FLUSH_BYTES)
         write_done(f);
     return f->error;
@@ -191,6 +222,16 @@ int rtc_ofile_error(const rtc_ofile *f)
 int rtc_ofile_errno(const rtc_ofile *f)
 {
     return f->errnum;
+}
+
+uint64_t rtc_ofile_records(const rtc_ofile *f)
+{
+    return f->records;
+}
+
+uint64_t rtc_ofile_records_lost(const rtc_ofile *f)
+{
+    return f->lost;
 }
 
 const char *rtc_ofile_path(const rtc_ofile *f)

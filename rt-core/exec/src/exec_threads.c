@@ -36,6 +36,7 @@ void rtc__exec_block_signals(void)
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP); /* a stop signal too (the terminal went away) */
     pthread_sigmask(SIG_BLOCK, &set, NULL);
 }
 

@@ -65,10 +65,12 @@ struct rtc_recorder {
     _Atomic bool stop;
     _Atomic int failed;            /* RTC_OK, or the CSV's first error (written once) */
     rtc_rt_thread *thread;
-    /* their own cache line: the consumer bumps them every batch; the producer touches
-     * `barrier` only when the ring is full */
-    alignas(64) _Atomic uint64_t written;
-    _Atomic uint32_t barrier;
+    /* rows the consumer released unwritten after a failure (read after the join); the
+     * header's fate, so the row counts leave it out */
+    uint64_t discarded, header_rows, header_lost;
+    /* its own cache line: the consumer touches it every batch, the producer only when
+     * the ring is full */
+    alignas(64) _Atomic uint32_t barrier;
 };
 
 /* StoreLoad ordering between the two sides (see DESIGN). */
@@ -100,8 +102,9 @@ static void check_error(rtc_recorder *r)
         return;
     atomic_store_explicit(&r->failed, st, memory_order_release);
     int e = rtc_csv_errno(r->csv);
-    rtc_log(r->o.lg, RTC_LOG_ERROR, "%s: write failed: %s; %s", rtc_csv_path(r->csv),
-            strerror(e ? e : EIO),
+    const char *path = rtc_csv_path(r->csv);
+    rtc_log(r->o.lg, RTC_LOG_ERROR, "%s: write failed: %s; %s",
+            strcmp(path, "-") ? path : "standard output", strerror(e ? e : EIO),
             r->o.continue_on_error ? "continuing as asked (--on-write-error continue): rows "
                                      "are being lost"
                                    : "stopping the run");
@@ -109,7 +112,7 @@ static void check_error(rtc_recorder *r)
 
 /* Format up to BATCH rows, hand their slots back, let a waiting producer go on. Once
  * the recording failed in stop mode, queued rows are only released: they could not be
- * written, so they are not counted as written either. */
+ * written, so they are counted as lost. */
 static void drain_batch(rtc_recorder *r, size_t n)
 {
     n = n > BATCH ? BATCH : n;
@@ -122,8 +125,8 @@ static void drain_batch(rtc_recorder *r, size_t n)
         rtc_record_write_row(r->rec, r->csv, t_ns, slot + sizeof(int64_t));
     }
     rtc_ring_release_n(r->ring, n);
-    if (!discard)
-        atomic_fetch_add_explicit(&r->written, n, memory_order_relaxed);
+    if (discard)
+        r->discarded += n;
     barrier(r); /* release_n before reading `waiting` */
     if (atomic_load_explicit(&r->waiting, memory_order_relaxed) &&
         rtc_ring_ready(r->ring) <= rtc_ring_capacity(r->ring) / 2)
@@ -170,7 +173,7 @@ static void *recorder_main(void *arg)
 int rtc_recorder_start(rtc_record *rec, rtc_csv *csv, const rtc_recorder_opts *o,
                        rtc_recorder **out)
 {
-    rtc_recorder *r = aligned_alloc(alignof(rtc_recorder), sizeof *r); /* `written` alone */
+    rtc_recorder *r = aligned_alloc(alignof(rtc_recorder), sizeof *r); /* `barrier` alone */
     if (!r)
         return RTC_ENOMEM;
     memset(r, 0, sizeof *r);
@@ -189,6 +192,8 @@ int rtc_recorder_start(rtc_record *rec, rtc_csv *csv, const rtc_recorder_opts *o
     rtc_csv_set_retry(csv, o->continue_on_error); /* stop: the file stays a prefix */
     rtc_record_write_header(rec, csv);
     rtc_csv_flush(csv); /* a reader finds the header at once */
+    r->header_rows = rtc_csv_rows(csv);
+    r->header_lost = rtc_csv_rows_lost(csv);
     rtc_rt_thread_opts to = {.priority = 0, .cpu = -1, .name = "rtcosim-rec"};
     rc = rtc_rt_thread_start(&to, recorder_main, r, o->lg, &r->thread);
     if (rc != RTC_OK) {
@@ -254,8 +259,9 @@ int rtc_recorder_stop(rtc_recorder *r, rtc_recorder_stats *stats)
     atomic_store_explicit(&r->stop, true, memory_order_release);
     sem_post(&r->wake);
     rtc_rt_thread_join(r->thread);
-    if (stats) {
-        stats->rows_written = atomic_load_explicit(&r->written, memory_order_relaxed);
+    if (stats) { /* the thread has ended (joined): its counts and the CSV's are final */
+        stats->rows_written = rtc_csv_rows(r->csv) - r->header_rows;
+        stats->rows_lost = r->discarded + rtc_csv_rows_lost(r->csv) - r->header_lost;
         stats->rows_dropped = rtc_ring_dropped(r->ring);
         stats->ring_capacity = rtc_ring_capacity(r->ring);
         stats->ring_high_water = rtc_ring_high_water(r->ring);

@@ -12,10 +12,13 @@
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const rtc_unit_factory *find_factory(const rtc_system *sys, const char *type)
 {
@@ -43,7 +46,7 @@ static int add_unit(rtc_system *sys, const rtc_unit_spec *spec)
     u->line = spec->line;
     u->io = unit->ops->refresh != NULL;
     sys->has_io |= u->io;
-    u->name = strdup(spec->name);
+    u->name = strdup(spec->name ? spec->name : unit->name); /* NULL: the factory named it */
     /* kept as the user knows it: a package's extraction folder is gone after the load */
     const char *shown = spec->source_display ? spec->source_display : spec->source;
     u->source = shown ? strdup(shown) : NULL;
@@ -186,7 +189,10 @@ static int push_param(rtc_system *sys, size_t unit, size_t var, const char *text
 }
 
 /* A real value given with a unit other than its target's is converted (SSP: values are
- * in their own unit unless the mapping suppresses the conversion); *text is replaced. */
+ * in their own unit unless the mapping suppresses the conversion); *text is replaced. A
+ * unit that neither the file nor the FMU defines cannot be converted from: the value is
+ * used as written, with a warning (as OMSimulator does; libcosim ignores parameter units).
+ * Two defined units of different dimensions are an error. */
 static int param_unit(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_param *p,
                       size_t u, const rtc_var *var, char **text)
 {
@@ -199,8 +205,17 @@ static int param_unit(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_param *
         return RTC_OK;
     rtc_base_unit a, b;
     const rtc_model_desc *md = sys->units[u].unit->md;
-    if (!rtc__sys_unit_base(ssp, md, p->unit, &a) || !rtc__sys_unit_base(ssp, md, to, &b) ||
-        !rtc__sys_same_dimension(&a, &b)) {
+    bool has_a = rtc__sys_unit_base(ssp, md, p->unit, &a);
+    bool has_b = rtc__sys_unit_base(ssp, md, to, &b);
+    if (!has_a || !has_b) {
+        rtc_log(sys->lg, RTC_LOG_WARNING, "%s:%u: parameter %s.%s: unit \"%s\" is not "
+                "defined (no ssc:Unit, no FMU unit with base units): the value %s is used as "
+                "written, in \"%s\"", p->file, p->line, p->component, p->name,
+                has_a ? to : p->unit, p->value, to);
+        sys->warnings++;
+        return RTC_OK;
+    }
+    if (!rtc__sys_same_dimension(&a, &b)) {
         rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: parameter %s.%s: unit mismatch: [%s] to [%s] "
                 "has no conversion", p->file, p->line, p->component, p->name, p->unit, to);
         return RTC_EPARSE;
@@ -209,11 +224,60 @@ static int param_unit(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_param *
                ? RTC_ENOMEM : RTC_OK;
 }
 
+/* Whether an element of a real variable's parsed values is NaN or Inf. */
+static bool has_nonfinite(const rtc_var *var, const void *vals, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((var->type == RTC_TYPE_FLOAT64 && !isfinite(((const double *)vals)[i])) ||
+            (var->type == RTC_TYPE_FLOAT32 && !isfinite(((const float *)vals)[i])))
+            return true;
+    return false;
+}
+
+/*
+ * Why @p text cannot be given to @p var of @p md before initialization, or NULL; @p buf
+ * holds the reason when it names the type. Checked at the load with the parse of the
+ * initialization (rtc_var_parse_text(): arrays, enumeration items, hex binaries), so that
+ * `check` refuses what the initialization would (an odd number of hex digits, a structural
+ * parameter). A value in a file (@p from_file) must also be finite, and its reason follows
+ * the quoted value ("\"7\": not a valid value of the variable's type (Boolean)"); --set may
+ * give NaN or Inf on purpose (to try the run's non-finite handling), and its reason quotes
+ * the value itself ("\"abc\" is not a valid value for a Float64 variable").
+ */
+static const char *value_problem(const rtc_model_desc *md, const rtc_var *var, const char *text,
+                                 bool from_file, char *buf, size_t cap)
+{
+    if (!rtc_var_settable_at_init(var))
+        return var->causality == RTC_CAUSALITY_STRUCTURAL_PARAMETER
+                   ? "a structural parameter changes only in Configuration Mode, which is not "
+                     "supported"
+                   : "the variable cannot be set before initialization";
+    size_t count = rtc_var_count(var);
+    sys_value val;
+    const char *why = NULL;
+    int rc = rtc__sys_value_parse(md, var, text, &val, buf, cap);
+    if (rc == RTC_ENOMEM) {
+        why = "out of memory";
+    } else if (rc != RTC_OK) {
+        why = buf; /* an array: which element, or the count; one value: what it should be */
+        if (from_file && count == 1 && var->type == RTC_TYPE_BINARY)
+            snprintf(buf, cap, "not a Binary value (pairs of hexadecimal digits)");
+        else if (from_file && count == 1)
+            snprintf(buf, cap, "not a valid value of the variable's type (%s)",
+                     rtc_type_name(var->type));
+    } else if (from_file && has_nonfinite(var, val.vals, count)) {
+        why = "not a finite number";
+    }
+    rtc__sys_value_free(&val);
+    return why;
+}
+
 /* Parameter values that name no settable variable are ignored, with a warning (SSP).
  * Values bound to system connectors reached their components in the loader. */
 static int add_params(rtc_system *sys, const rtc_ssp *ssp)
 {
     int rc = RTC_OK;
+    unsigned errors = 0;
     for (size_t i = 0; rc == RTC_OK && i < ssp->n_params; i++) {
         const rtc_ssp_param *p = &ssp->params[i];
         if (p->is_system && p->n_targets)
@@ -230,25 +294,43 @@ static int add_params(rtc_system *sys, const rtc_ssp *ssp)
             sys->warnings++;
             continue;
         }
-        char *conv = NULL;
+        char *conv = NULL, why[160];
         rc = param_unit(sys, ssp, p, (size_t)u, var, &conv);
-        if (rc == RTC_OK)
-            rc = push_param(sys, (size_t)u, (size_t)v, conv ? conv : p->value, p->file, p->line);
+        const char *text = conv ? conv : p->value;
+        const char *bad = rc == RTC_OK ? value_problem(sys->units[u].unit->md, var, text, true,
+                                                       why, sizeof why)
+                                       : NULL;
+        if (bad) { /* the value is quoted when it is what is wrong */
+            bool quote = rtc_var_settable_at_init(var);
+            rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: parameter %s.%s: %s%s%s%s", p->file, p->line,
+                    p->component, p->name, quote ? "\"" : "", quote ? text : "",
+                    quote ? "\": " : "", bad);
+            errors++;
+        } else if (rc == RTC_OK) {
+            rc = push_param(sys, (size_t)u, (size_t)v, text, p->file, p->line);
+        }
         free(conv);
+        if (rc == RTC_EPARSE) { /* reported; the other values are still checked */
+            errors++;
+            rc = RTC_OK;
+        }
     }
-    return rc;
+    return rc != RTC_OK ? rc : errors ? RTC_EPARSE : RTC_OK;
 }
 
-/* Why "--set" cannot give @p text to variable @p v of unit @p u, or NULL. */
-static const char *set_problem(const rtc_system *sys, size_t u, size_t v, const char *text)
+/* Why "--set" cannot give @p text to variable @p v of unit @p u (a reason in @p buf, or
+ * NULL): the rules and the parse of initialization (system.c job_params), checked now. */
+static const char *set_problem(const rtc_system *sys, size_t u, size_t v, const char *text,
+                               char *buf, size_t cap)
 {
-    const rtc_var *var = &sys->units[u].unit->md->vars[v];
-    rtc_value val;
-    if (!settable(var))
-        return "the variable cannot be set before initialization";
-    if (var->type != RTC_TYPE_BINARY && rtc_value_parse(var->type, text, &val) != RTC_OK)
-        return "not a valid value of the variable's type";
-    return NULL;
+    const rtc_model_desc *md = sys->units[u].unit->md;
+    const rtc_var *var = &md->vars[v];
+    if (var->causality != RTC_CAUSALITY_STRUCTURAL_PARAMETER && !rtc_var_settable_at_init(var)) {
+        snprintf(buf, cap, "the variable cannot be set before initialization (a %s %s)",
+                 rtc_variability_name(var->variability), rtc_causality_name(var->causality));
+        return buf;
+    }
+    return value_problem(md, var, text, false, buf, cap);
 }
 
 /* A value given for a system input, as the component input it feeds sees it (the
@@ -268,7 +350,7 @@ static int port_value(const struct sys_port *p, const char *text, char **out)
 static int add_set(rtc_system *sys, const char *assign)
 {
     const char *eq = strchr(assign, '=');
-    char name[512];
+    char name[512], buf[400];
     snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - assign) : 0, assign);
     const char *why = !eq || !name[0] ? "expected NAME=VALUE" : NULL;
     size_t hits = 0, u = 0, v = 0;
@@ -277,7 +359,7 @@ static int add_set(rtc_system *sys, const char *assign)
         if (!p->input || strcmp(p->name, name) != 0)
             continue;
         char *conv = NULL;
-        if (!(why = set_problem(sys, p->unit, p->var, eq + 1)) &&
+        if (!(why = set_problem(sys, p->unit, p->var, eq + 1, buf, sizeof buf)) &&
             (port_value(p, eq + 1, &conv) != RTC_OK ||
              push_param(sys, p->unit, p->var, conv ? conv : eq + 1, "--set", 0) != RTC_OK)) {
             free(conv);
@@ -288,8 +370,9 @@ static int add_set(rtc_system *sys, const char *assign)
     }
     if (!why && !hits) {
         if (rtc_system_find_var(sys, name, &u, &v) != RTC_OK)
-            why = "no unit.variable or input of the system of that name";
-        else if (!(why = set_problem(sys, u, v, eq + 1)) &&
+            why = sys->single ? "no variable of that name in the FMU"
+                              : "no unit.variable or input of the system of that name";
+        else if (!(why = set_problem(sys, u, v, eq + 1, buf, sizeof buf)) &&
                  push_param(sys, u, v, eq + 1, "--set", 0) != RTC_OK)
             return RTC_ENOMEM;
     }
@@ -459,8 +542,31 @@ static unsigned file_algorithm(rtc_system *sys, const rtc_ssp *ssp, rtc_master *
     return 1;
 }
 
+/* The run's length from an absolute stop time; one before the start is refused (never
+ * taken for "no stop time"): 0 or 1 error. */
+static unsigned set_stop(rtc_system *sys, int64_t stop_ns, const char *from, bool start_given)
+{
+    if (stop_ns >= sys->start_ns) {
+        sys->stop_ns = stop_ns - sys->start_ns;
+        return 0;
+    }
+    char a[32], b[32];
+    rtc_time_format_s(stop_ns, a, sizeof a);
+    rtc_time_format_s(sys->start_ns, b, sizeof b);
+    rtc_log(sys->lg, RTC_LOG_ERROR, "%s: stop time %s s (%s) is before start time %s s (%s)",
+            sys->path, a, from, b, start_given ? "--start" : "DefaultExperiment startTime");
+    sys->stop_ns = 0;
+    return 1;
+}
+
+/* Start and stop time of the file (the SSD's or the FMU's DefaultExperiment). */
+typedef struct file_times {
+    bool has_start, has_stop;
+    int64_t start_ns, stop_ns;
+} file_times;
+
 /* The options over the file's settings; returns the number of errors (logged). */
-static unsigned resolve_settings(rtc_system *sys, const rtc_ssp *ssp,
+static unsigned resolve_settings(rtc_system *sys, const rtc_ssp *ssp, const file_times *ft,
                                  const rtc_system_options *o)
 {
     const rtc_ssp_realtime *rt = ssp ? &ssp->realtime : NULL;
@@ -468,11 +574,11 @@ static unsigned resolve_settings(rtc_system *sys, const rtc_ssp *ssp,
     unsigned errors = rt && rt->algorithm ? file_algorithm(sys, ssp, &file) : 0;
     sys->algorithm = o->has_algorithm ? o->algorithm : file;
     sys->sync_ns = o->sync_step_ns ? o->sync_step_ns : rt && rt->has_sync_step ? rt->sync_step_ns : 0;
-    sys->start_ns = o->has_start ? o->start_ns : ssp && ssp->has_start ? ssp->start_ns : 0;
+    sys->start_ns = o->has_start ? o->start_ns : ft->has_start ? ft->start_ns : 0;
     if (o->has_stop)
-        sys->stop_ns = o->stop_ns - sys->start_ns;
-    else if (ssp && ssp->has_stop)
-        sys->stop_ns = ssp->stop_ns - sys->start_ns;
+        errors += set_stop(sys, o->stop_ns, "--stop", o->has_start);
+    else if (ft->has_stop)
+        errors += set_stop(sys, ft->stop_ns, "DefaultExperiment stopTime", o->has_start);
     else
         sys->stop_ns = -1; /* decided by the caller of build_* (FMU default or 1 s) */
     sys->iterate = o->iterate;
@@ -525,7 +631,8 @@ static void copy_rt_hints(rtc_system *sys, const rtc_ssp_realtime *r)
 
 static int build_from_ssp(rtc_system *sys, const rtc_ssp *ssp, const rtc_system_options *o)
 {
-    unsigned errors = resolve_settings(sys, ssp, o);
+    file_times ft = {ssp->has_start, ssp->has_stop, ssp->start_ns, ssp->stop_ns};
+    unsigned errors = resolve_settings(sys, ssp, &ft, o);
     copy_rt_hints(sys, &ssp->realtime);
     sys->units = calloc(ssp->n_components + 1, sizeof *sys->units);
     if (!sys->units)
@@ -568,30 +675,54 @@ static int build_from_ssp(rtc_system *sys, const rtc_ssp *ssp, const rtc_system_
     return rc != RTC_OK ? rc : errors ? RTC_EPARSE : RTC_OK;
 }
 
-/* A single FMU: one unit named after its model; times from its DefaultExperiment. */
+/* A time of the FMU's DefaultExperiment into *ns when it has one; a text that is no
+ * number of whole nanoseconds is an error (logged), never a silent default. */
+static int experiment_time(const rtc_system *sys, const char *what, bool has, const char *text,
+                           int64_t *ns)
+{
+    int rc = has ? rtc_time_parse_s(text, ns) : RTC_OK;
+    if (rc != RTC_OK)
+        rtc_log(sys->lg, RTC_LOG_ERROR, "%s: DefaultExperiment %s \"%s\": %s", sys->path, what,
+                text, rc == RTC_ETIME ? "not a whole number of nanoseconds" : "not a number");
+    return rc;
+}
+
+/* A single FMU: one unit named after its model (the factory names it), its variables also
+ * by their own names, its DefaultExperiment's times: start, stop (else start + 1 s), step
+ * (else a 500th of the span); a stop before the start is refused. */
 static int build_from_fmu(rtc_system *sys, const rtc_system_options *o)
 {
-    resolve_settings(sys, NULL, o);
+    sys->single = true;
     sys->units = calloc(2, sizeof *sys->units);
     if (!sys->units)
         return RTC_ENOMEM;
-    rtc_unit_spec spec = {.name = "fmu", .type = "application/x-fmu-sharedlibrary",
-                          .source = sys->path, .file = sys->path};
+    rtc_unit_spec spec = {.type = "application/x-fmu-sharedlibrary", .source = sys->path,
+                          .file = sys->path, .settings = o->unit_settings,
+                          .n_settings = o->n_unit_settings};
     int rc = add_unit(sys, &spec);
     if (rc != RTC_OK)
         return rc;
-    const rtc_model_desc *md = sys->units[0].unit->md;
-    const rtc_default_experiment *x = &md->experiment;
-    int64_t v;
-    if (!o->has_start && x->has_start && rtc_time_parse_s(x->start_text, &v) == RTC_OK)
-        sys->start_ns = v;
-    if (sys->stop_ns < 0)
-        sys->stop_ns = x->has_stop && rtc_time_parse_s(x->stop_text, &v) == RTC_OK
-                           ? v - sys->start_ns : RTC_NS_PER_S;
+    const rtc_default_experiment *x = &sys->units[0].unit->md->experiment;
+    file_times ft = {.has_start = x->has_start, .has_stop = x->has_stop};
     int64_t step = 0;
-    if (!(x->has_step && rtc_time_parse_s(x->step_text, &step) == RTC_OK))
+    if (experiment_time(sys, "startTime", x->has_start && !o->has_start, x->start_text,
+                        &ft.start_ns) ||
+        experiment_time(sys, "stopTime", x->has_stop && !o->has_stop, x->stop_text,
+                        &ft.stop_ns) ||
+        experiment_time(sys, "stepSize", x->has_step, x->step_text, &step))
+        return RTC_EPARSE;
+    unsigned errors = resolve_settings(sys, NULL, &ft, o); /* a stop before the start too */
+    if (sys->stop_ns < 0)
+        sys->stop_ns = RTC_NS_PER_S;
+    if (!x->has_step)
         step = sys->stop_ns / 500 > 0 ? sys->stop_ns / 500 : 1;
-    return resolve_timing(sys, NULL, o, step) ? RTC_EPARSE : RTC_OK;
+    for (size_t i = 0; i < o->n_sets; i++)
+        errors += add_set(sys, o->sets[i]) != RTC_OK;
+    errors += resolve_timing(sys, NULL, o, step);
+    /* the last step ends at the stop time when the FMU can take a shorter one */
+    sys->short_last = !errors && sys->stop_ns % sys->tick_ns &&
+                      (sys->units[0].unit->caps & RTC_UNIT_CAN_VARY_STEP);
+    return errors ? RTC_EPARSE : RTC_OK;
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -606,7 +737,7 @@ static int validate(rtc_system *sys)
     int mrc = rtc__master_check(sys);
     if (mrc != RTC_OK)
         return mrc;
-    if (sys->stop_ns % sys->tick_ns) {
+    if (sys->stop_ns % sys->tick_ns && !sys->short_last) {
         rtc_log(sys->lg, RTC_LOG_WARNING, "%s: the stop time is not a multiple of the base tick "
                 "(%lld ns): the run ends at the last whole tick", sys->path,
                 (long long)sys->tick_ns);
@@ -617,6 +748,23 @@ static int validate(rtc_system *sys)
     if (rc == RTC_OK)
         sys->warnings += rtc__sys_find_loops(sys, RTC_LOG_WARNING);
     return rc;
+}
+
+bool rtc_system_is_fmu_path(const char *path)
+{
+    char file[4096];
+    struct stat st;
+    if (!path)
+        return false;
+    if (ends_with(path, ".fmu"))
+        return true;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return false;
+    snprintf(file, sizeof file, "%s/SystemStructure.ssd", path);
+    if (access(file, F_OK) == 0)
+        return false;
+    snprintf(file, sizeof file, "%s/modelDescription.xml", path);
+    return access(file, F_OK) == 0;
 }
 
 int rtc_system_load(const char *path, const rtc_unit_factory *factories, size_t n_factories,
@@ -637,13 +785,15 @@ int rtc_system_load(const char *path, const rtc_unit_factory *factories, size_t 
     memcpy(sys->factories, factories, n_factories * sizeof *factories);
     sys->n_factories = n_factories;
     int rc;
-    if (ends_with(path, ".fmu")) {
+    if (rtc_system_is_fmu_path(path)) {
         rc = build_from_fmu(sys, opt ? opt : &none);
+        sys->fmu_logging = opt && opt->fmu_logging;
     } else {
         rtc_ssp *ssp = NULL;
         rc = rtc_ssp_load_from(path, opt ? opt->source_dir : NULL, lg, &ssp);
         if (rc == RTC_OK)
             rc = build_from_ssp(sys, ssp, opt ? opt : &none);
+        sys->fmu_logging = opt && opt->fmu_logging;
         rtc_ssp_free(ssp);
     }
     if (rc == RTC_OK)

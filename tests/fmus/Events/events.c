@@ -10,6 +10,9 @@
  * event instants the HOST handled in Event Mode (0 when the host does not use event mode:
  * the FMU then handles its events inside fmi3DoStep, see common/wrap_events.c), and
  * `microstep` is the index of the last iteration at the last event instant.
+ * `terminate_at` (parameter, default -1: never) = N >= 0 requests the end of the simulation
+ * (terminateSimulation) at the host's N-th event instant after the initial one: 0 ends it
+ * at the initial event, the one ExitInitializationMode leads to.
  */
 #include "model.h"
 
@@ -22,6 +25,7 @@ typedef struct events {
     int32_t level;         /* output, discrete state set in the second iteration */
     int32_t microstep;     /* output: last iteration index at the last event instant */
     int32_t host_events;   /* output: event instants handled in the host's Event Mode */
+    int32_t terminate_at;  /* parameter: end the simulation at this host event instant */
     int64_t k_next;        /* next time event at k_next·period */
     bool time_event, state_event; /* located by step, handled by update */
 } events;
@@ -36,6 +40,7 @@ static const rtc_tm_var vars[] = {
     RTC_TM_VAR(events, level, 6, RTC_TM_I32, RTC_TM_OUTPUT, RTC_TM_DISCRETE),
     RTC_TM_VAR(events, microstep, 7, RTC_TM_I32, RTC_TM_OUTPUT, RTC_TM_DISCRETE),
     RTC_TM_VAR(events, host_events, 8, RTC_TM_I32, RTC_TM_OUTPUT, RTC_TM_DISCRETE),
+    RTC_TM_VAR(events, terminate_at, 9, RTC_TM_I32, RTC_TM_PARAMETER, RTC_TM_FIXED),
 };
 
 static int setup(void *mv, rtc_tm_ctx *ctx, const char *resource_dir)
@@ -44,6 +49,7 @@ static int setup(void *mv, rtc_tm_ctx *ctx, const char *resource_dir)
     (void)ctx, (void)resource_dir;
     m->period = 0.25;
     m->rate = 0.7;
+    m->terminate_at = -1;
     return 0;
 }
 
@@ -104,6 +110,9 @@ static rtc_tm_status update(void *mv, rtc_tm_ctx *ctx, double t, unsigned iterat
         u->need_update = true; /* level follows in the next microstep */
         rtc_tm_log(ctx, RTC_TM_OK, RTC_TM_LOG_EVENTS, "Events: t = %.17g ticks %d resets %d", t,
                    (int)m->ticks, (int)m->resets);
+        /* host_events counts the initial event: it is instant 0 */
+        u->terminate = u->by_host && m->terminate_at >= 0 && m->host_events > m->terminate_at;
+        u->need_update = !u->terminate;
     } else {
         m->level = 100 * m->resets + m->ticks;
     }

@@ -55,6 +55,13 @@ int rtc_csv_flush(rtc_csv *w);
 /** Bytes of complete rows not yet written. RT-safe: yes. Thread: the writer. */
 RTC_RT_SAFE size_t rtc_csv_pending(const rtc_csv *w);
 
+/** Rows (the header included) that reached the file (rtc_ofile_records()). Thread: the
+ *  writer, or any once it has stopped. */
+uint64_t rtc_csv_rows(const rtc_csv *w);
+
+/** Complete rows a write error lost (rtc_ofile_records_lost()). Thread: as above. */
+uint64_t rtc_csv_rows_lost(const rtc_csv *w);
+
 /** Append one quoted field (header names and strings): "..." with " doubled.
  *  The first field of a row gets no leading comma. RT-safe: no (may write). */
 void rtc_csv_str(rtc_csv *w, const char *s);

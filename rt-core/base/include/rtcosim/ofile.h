@@ -87,6 +87,18 @@ int rtc_ofile_error(const rtc_ofile *f);
  *  writer. */
 int rtc_ofile_errno(const rtc_ofile *f);
 
+/** Records that reached the file: handed to the kernel and not cut back after a failed
+ *  write (on a pipe or device, the whole records written before the failure). The stream
+ *  counts a record per rtc_ofile_end_record(); after a partial write it counts the
+ *  delimiters kept, so a delimiter inside a record would miscount (and miscut) there.
+ *  Thread: the writer. */
+uint64_t rtc_ofile_records(const rtc_ofile *f);
+
+/** Complete records that never reached the file: discarded by a failed flush, or not
+ *  written after the first error (no retry). With rtc_ofile_records() they add up to every
+ *  record completed and flushed. Thread: the writer. */
+uint64_t rtc_ofile_records_lost(const rtc_ofile *f);
+
 /** The path given to rtc_ofile_open(). */
 const char *rtc_ofile_path(const rtc_ofile *f);
 

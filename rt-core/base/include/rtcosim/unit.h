@@ -45,7 +45,8 @@ typedef struct rtc_unit_port {
 
 /** What a unit factory is asked to create: one component of the system file. */
 typedef struct rtc_unit_spec {
-    const char *name;        /**< instance (component) name */
+    const char *name;        /**< instance (component) name; NULL: the factory names the
+                                  unit (an FMU after its model: a single .fmu run) */
     const char *type;        /**< component type (MIME) */
     const char *source;      /**< file (FMU) or NULL */
     const char *file;        /**< system file, for diagnostics */
@@ -113,6 +114,9 @@ typedef struct rtc_unit_ops {
     const char *kind; /**< e.g. "fmi2-cs", "fmi3-cs" */
     int (*instantiate)(void *self, const rtc_unit_setup *setup);
     int (*enter_init)(void *self);
+    /** RTC_ETERMINATED: the unit ended the simulation at its initial event (FMI 3
+     *  terminateSimulation; a request, logged as a warning, not an error): its outputs at
+     *  the start are valid and terminate is still due. */
     int (*exit_init)(void *self);
     /** Set @p n_vr variables of @p type. @p values holds @p n_values elements (more than
      *  n_vr when arrays are set) of the C type given by rtc_type_size(). */

@@ -58,7 +58,7 @@
  *
  * Threads: the RT thread (SCHED_FIFO, pinned), a monitor thread (drains the rtlog and
  * the latency trace, draws the status line) and the watchdog; all but the caller's
- * block SIGINT/SIGTERM so the application's handler runs on the caller's thread.
+ * block SIGINT/SIGTERM/SIGHUP so the application's handler runs on the caller's thread.
  */
 #ifndef RTCOSIM_EXEC_H
 #define RTCOSIM_EXEC_H
@@ -95,7 +95,7 @@ typedef enum {
     RTC_EXEC_END,      /**< stop time or step count reached, or a unit ended the run */
     RTC_EXEC_ERROR,    /**< a unit's Error/Fatal (rtc_exec_stop_status() has it) */
     RTC_EXEC_OVERRUNS, /**< the stop policy: max_overruns consecutive overruns */
-    RTC_EXEC_SIGNAL,   /**< rtc_exec_signal() (SIGINT/SIGTERM handler) */
+    RTC_EXEC_SIGNAL,   /**< rtc_exec_signal() (SIGINT/SIGTERM/SIGHUP handler) */
     RTC_EXEC_REQUEST,  /**< rtc_exec_request_stop() */
     RTC_EXEC_WATCHDOG, /**< the watchdog fired (the process then exits) */
     RTC_EXEC_NONFINITE, /**< a value became NaN/Inf and on_nonfinite is STOP */
@@ -181,6 +181,11 @@ typedef struct rtc_exec_stats {
     int64_t max_lateness_ns;     /**< worst finish after deadline_{j+1} */
     uint64_t skipped_periods;    /**< skip policy: periods jumped over */
     int64_t gap_ns;              /**< skip policy: wall time jumped over */
+    int64_t t0_monotonic_ns;     /**< CLOCK_MONOTONIC instant of logical time 0 (the first
+                                      step's deadline) when the run began, 0 before: what
+                                      maps another program's monotonic timestamps (a bench
+                                      log) onto the run's time; each skip and resume moves
+                                      it (timing.json "time_bases" lists every base) */
     long minor_faults, major_faults; /**< of the RT thread during the run; -1: unknown */
     rtc_hist_summary wakeup, step, handoff, slack;
     uint64_t rtlog_dropped, trace_dropped, rows_dropped;
@@ -188,7 +193,8 @@ typedef struct rtc_exec_stats {
     int priority, cpu;
     rtc_rt_info rt;
     rtc_exec_stop stop;
-    int stop_status;             /**< RTC_ERROR stop: the unit's status */
+    int stop_status;             /**< RTC_ERROR stop: the unit's status; RTC_EXEC_END:
+                                      RTC_ETERMINATED when a unit ended the simulation */
     int stop_signal;             /**< RTC_EXEC_SIGNAL stop: the signal number */
     long stop_unit;              /**< RTC_EXEC_LINK stop: the I/O unit (system index), -1 */
     int64_t stop_lost_ns;        /**< RTC_EXEC_LINK stop: when its link was lost
@@ -232,8 +238,8 @@ int rtc_exec_add_safe(rtc_exec *ex, rtc_exec_safe_fn fn, void *user);
  * until it stops, apply the safe state. Blocks; may be called once per executive.
  * Returns RTC_OK (END, SIGNAL, REQUEST, NONFINITE, and an abandoned run: see
  * rtc_exec_abandoned); the unit's status (ERROR); RTC_ELIMIT (OVERRUNS); RTC_EIO (LINK);
- * -errno (a
- * thread could not be started, or hard mode and the RT set-up failed). RT-safe: no. Thread: the caller's (should handle SIGINT/SIGTERM).
+ * -errno (a thread could not be started, or hard mode and the RT set-up failed).
+ * RT-safe: no. Thread: the caller's (should handle SIGINT/SIGTERM/SIGHUP).
  */
 int rtc_exec_run(rtc_exec *ex);
 

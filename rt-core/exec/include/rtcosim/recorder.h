@@ -34,9 +34,14 @@ typedef struct rtc_recorder_opts {
     const rtc_logger *lg;    /**< where the first write error is reported (NULL: nowhere) */
 } rtc_recorder_opts;
 
+/** What became of the rows (the header is not a row). Every row pushed is written,
+ *  dropped or lost (a row still queued when the recorder stops is drained first). */
 typedef struct rtc_recorder_stats {
-    uint64_t rows_written;
-    uint64_t rows_dropped; /**< real-time mode only: the ring was full */
+    uint64_t rows_written; /**< rows in the file: handed to the kernel and kept (a write
+                                that failed midway is cut back to whole rows) */
+    uint64_t rows_dropped; /**< real-time mode only: the ring was full, never queued */
+    uint64_t rows_lost;    /**< queued but never in the file: a write error discarded
+                                them, or (stop mode) they came after it */
     size_t ring_capacity;
     size_t ring_high_water;
 } rtc_recorder_stats;
