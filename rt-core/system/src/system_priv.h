@@ -234,6 +234,13 @@ int rtc__sys_set_inputs(rtc_system *sys, sys_unit *u);
 void rtc__sys_inputs_at(rtc_system *sys, sys_unit *u, int64_t q_ns);
 void rtc__sys_promote(rtc_system *sys);
 
+/* system_params.c: the file's parameter bindings and the command line's --set values,
+ * checked and queued for initialization (each problem logged; errors counted by the
+ * caller) */
+struct rtc_ssp;
+int rtc__sys_add_params(rtc_system *sys, const struct rtc_ssp *ssp);
+int rtc__sys_add_set(rtc_system *sys, const char *assign);
+
 /* system_link.c: build and check the link of one SSP connection between two units */
 struct rtc_ssp;
 struct rtc_ssp_connection;
