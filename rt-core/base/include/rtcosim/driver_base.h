@@ -91,7 +91,8 @@ struct pollfd; /* <poll.h> */
 typedef enum rtc_drv_stop_safe {
     RTC_DRV_STOP_SAFE_NONE = 0,       /**< nothing (a server's map ends with its endpoint) */
     RTC_DRV_STOP_SAFE_UNLESS_LATCHED, /**< write them unless write_safe_values() did */
-    RTC_DRV_STOP_SAFE_ALWAYS,         /**< write them, latched or not (Modbus client) */
+    RTC_DRV_STOP_SAFE_ALWAYS,         /**< write them, latched or not (Modbus client);
+                                           but once only when the link was never up */
 } rtc_drv_stop_safe;
 
 /**
