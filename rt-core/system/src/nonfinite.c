@@ -113,18 +113,24 @@ int rtc__sys_nonfinite_init(rtc_system *sys)
     return RTC_OK;
 }
 
+/* Only the units whose current outputs changed since the last scan are looked at (the
+ * others' values were checked then): the ones the tick made current, the I/O units it
+ * refreshed, every unit at the first scan. The order is still the units' order. */
 RTC_RT_SAFE void rtc__sys_nonfinite_scan(rtc_system *sys)
 {
     rtc_nonfinite *nf = sys->nonfinite;
     if (!nf)
         return;
     for (size_t u = 0; u < sys->n_units; u++) {
-        const sys_unit *su = &sys->units[u];
+        sys_unit *su = &sys->units[u];
+        if (!su->nf_dirty)
+            continue;
+        su->nf_dirty = false;
         for (size_t t = 0; t < 2; t++) {
             const obs_group *g = &su->obs[watched[t]];
             if (g->n_values)
-                rtc_nonfinite_check(nf, nf->base[u * 2 + t], g->cur, g->n_values, t == 1,
-                                    sys->start_ns + su->t_cur_ns);
+                rtc_nonfinite_check(nf, nf->base[u * 2 + t], rtc__obs_cur(su, g), g->n_values,
+                                    t == 1, sys->start_ns + su->t_cur_ns);
         }
     }
 }

@@ -6,11 +6,15 @@
  * the strategies' interface on top of this one).
  *
  * Value flow of one unit u:
- *   links → in[type].values ──set──▶ FMU ──do_step──▶ ──get──▶ obs[type].nxt  (time t_nxt)
- *   obs.nxt becomes obs.cur when the tick reaches t_nxt; links and recording read cur
- *   (or nxt when the consumer's query time has reached t_nxt: Gauss-Seidel). A link from
- *   an I/O signal reads the signal's estimate instead (sys_link.bench, io_unit.c).
- * Every buffer is sized in rtc_system_init(); stepping allocates nothing.
+ *   links → in[type].values ──set──▶ FMU ──do_step──▶ ──get──▶ obs[type] next half (t_nxt)
+ *   the next half becomes the current one when the tick reaches t_nxt; links and recording
+ *   read the current half (or the next when the consumer's query time has reached t_nxt:
+ *   Gauss-Seidel). A link from an I/O signal reads the signal's estimate instead
+ *   (sys_link.bench, io_unit.c).
+ * Every buffer is sized in rtc_system_init(); stepping allocates nothing. The data the tick
+ * walks is laid out for it: units' tick fields first in their records, all values in one
+ * block (sys->values, unit after unit), the links in one table in the order the tick takes
+ * them (sys->tick_links), so that a tick over 1000 units stays in the cache.
  */
 #ifndef RTC_SYSTEM_PRIV_H
 #define RTC_SYSTEM_PRIV_H
@@ -26,52 +30,76 @@
 typedef struct rtc_async_unit rtc_async_unit;
 struct rtc__master_ops;
 
-/* Variables of one type that the system reads from a unit after each step. */
+/* Variables of one type that the system reads from a unit after each step. Its values
+ * have two halves: the current outputs (what links and the recording read) and the next
+ * ones (what the unit's last step computed, not yet visible); sys_unit.cur says which is
+ * which, so that making the next outputs current is one flip per unit, not a swap per group. */
 typedef struct obs_group {
     size_t n_vr, n_values;
     uint32_t *vr;      /* sorted ascending, for the recording view's lookups */
     size_t *offset;    /* first element of vr[i] in the value arrays */
     size_t *count;     /* elements of vr[i] */
-    void *cur, *nxt;   /* typed arrays of n_values elements */
-    char *str_cur, *str_nxt; /* string copies (STRING only) */
+    void *half[2];     /* typed arrays of n_values elements (in sys->values) */
+    char *str[2];      /* string copies of each half (STRING and BINARY only) */
 } obs_group;
 
 /* Inputs of one type that links write and one set call hands to the unit. */
 typedef struct in_group {
     size_t n_vr, n_values;
     uint32_t *vr;
-    void *values;
+    void *values;      /* in sys->values */
 } in_group;
 
+/*
+ * One unit. The fields the tick reads for every unit come first, so that a tick over many
+ * units touches one or two cache lines of each (plus its groups of the types it has, its
+ * values in sys->values and its input links in sys->tick_links), not the whole record.
+ */
 typedef struct sys_unit {
-    char *name;
-    char *source;         /* file the unit was created from (spec.source), or NULL */
-    char sha256[65];      /* its sha256 at load time (hex), "" when none */
     rtc_unit *unit;
-    rtc_unit view;        /* get() reads what is visible at the current tick */
     int64_t step_ns;
-    obs_group obs[RTC_TYPE_COUNT];
-    in_group in[RTC_TYPE_COUNT];
-    int64_t t_cur_ns, t_nxt_ns; /* times of obs.cur and obs.nxt (ns from start) */
-    bool has_nxt;
-    size_t *links_in;     /* links whose destination is this unit */
-    size_t n_links_in;
+    int64_t t_cur_ns, t_nxt_ns; /* times of the current and next outputs (ns from start) */
+    uint32_t link0, n_links_in; /* its input links: sys->tick_links[link0 .. + n_links_in) */
+    uint8_t cur;          /* which half of every obs group holds the current outputs */
+    bool has_nxt;         /* the next half holds a step's outputs, visible from t_nxt_ns */
     bool io;              /* exchanges with the outside (ops->refresh): never steps */
-    bool ended_at_init;   /* its exit_init ended the simulation (RTC_ETERMINATED) */
-    unsigned line;        /* declaration in the system file */
+    bool in_loop;         /* member of an iterated algebraic loop (system_graph.c) */
+    bool est_in;          /* an input link has an estimator (which may report FAULT) */
+    bool nf_dirty;        /* the current outputs changed since the non-finite scan */
+    uint8_t n_obs_types, n_in_types;
+    uint8_t obs_types[RTC_TYPE_COUNT], in_types[RTC_TYPE_COUNT]; /* its non-empty groups */
+    uint32_t microsteps_tick; /* in the current tick (folded into sys->microstep) */
     /* Set by the armed master (masters/): who calls the unit, strong coupling's buffers */
     size_t owner;         /* worker thread that makes every call of this unit (0: the
                              stepping thread), jacobi_workers.c */
     rtc_async_unit *as;   /* the unit's own thread (substitute.c), or NULL */
-    bool in_loop;         /* member of an iterated algebraic loop (system_graph.c) */
-    void *state;          /* saved FMU state (strong coupling) */
-    double *iter_prev;    /* Float64 outputs of the previous iterate (strong coupling) */
     /* Events inside the unit's steps (rtc_step_result), written only by the thread that
      * steps it; read by the RT thread after the tick's steps joined, or after the run. */
     uint64_t events, early_returns;
     uint32_t microsteps_max;  /* over the run */
-    uint32_t microsteps_tick; /* in the current tick (folded into sys->microstep) */
+    /* ---- not on the tick's path ---- */
+    in_group in[RTC_TYPE_COUNT];
+    obs_group obs[RTC_TYPE_COUNT];
+    char *name;
+    char *source;         /* file the unit was created from (spec.source), or NULL */
+    char sha256[65];      /* its sha256 at load time (hex), "" when none */
+    rtc_unit view;        /* get() reads what is visible at the current tick */
+    bool ended_at_init;   /* its exit_init ended the simulation (RTC_ETERMINATED) */
+    unsigned line;        /* declaration in the system file */
+    void *state;          /* saved FMU state (strong coupling) */
+    double *iter_prev;    /* Float64 outputs of the previous iterate (strong coupling) */
 } sys_unit;
+
+/* The current and the next outputs of group @p g of unit @p u. */
+static inline void *rtc__obs_cur(const sys_unit *u, const obs_group *g)
+{
+    return g->half[u->cur];
+}
+
+static inline void *rtc__obs_nxt(const sys_unit *u, const obs_group *g)
+{
+    return g->half[u->cur ^ 1];
+}
 
 typedef enum {
     LINK_COPY,    /* same type, no conversion: element copy */
@@ -113,6 +141,26 @@ typedef struct sys_link {
     unsigned line;
 } sys_link;
 
+/* How the tick carries a link (tick_link.kind). */
+typedef enum {
+    TICK_COPY,    /* same type, no conversion, no estimator or delay: bytes copied */
+    TICK_AFFINE,  /* Float64 to Float64, y = k·x + d, no estimator or delay */
+    TICK_GENERAL, /* anything else: rtc__sys_link_apply() on the link */
+} tick_kind;
+
+/* A link as the tick carries it, in sys->tick_links: ordered by destination unit, so that a
+ * unit's input links are one range, with the addresses of the source's value in both halves
+ * and of the destination's input resolved at init, so that the common link is one copy. */
+typedef struct tick_link {
+    const void *src_val[2]; /* the source element in half 0 and half 1 of its obs group */
+    void *dst_val;          /* the destination element in the consumer's input group */
+    double k, d;            /* TICK_AFFINE */
+    uint32_t src;           /* source unit */
+    uint32_t link;          /* sys->links[link] */
+    uint32_t bytes;         /* TICK_COPY */
+    uint8_t kind;           /* tick_kind */
+} tick_link;
+
 /* Units' per-type observation/input requests, collected before buffers are sized. */
 typedef struct var_req {
     size_t unit, var;
@@ -127,6 +175,8 @@ struct rtc_system {
     size_t n_units;
     sys_link *links;
     size_t n_links;
+    tick_link *tick_links; /* n_links, by destination (built at init) */
+    void *values;     /* every unit's input and output values, unit after unit (init) */
     var_req *observe; /* recorded variables beyond the links' sources */
     size_t n_observe;
     rtc_system_rt_hints rt; /* the file's real-time settings */
@@ -187,13 +237,16 @@ struct rtc_system {
 /* system.c */
 int rtc__sys_observe(rtc_system *sys, size_t unit, size_t var);
 
+/* system_layout.c: size and place every buffer, build the tick's link table (init) */
+int rtc__sys_build_buffers(rtc_system *sys);
+int rtc__sys_cmp_u32(const void *a, const void *b); /* qsort/bsearch of value references */
+
 /* system_exchange.c: the value path (RT-safe) */
 void rtc__sys_link_apply(rtc_system *sys, sys_link *l, int64_t q_ns, const void *src_override);
 int rtc__sys_fetch(rtc_system *sys, sys_unit *u, bool into_nxt);
 int rtc__sys_set_inputs(rtc_system *sys, sys_unit *u);
 /* every link into unit u at query time q */
 void rtc__sys_inputs_at(rtc_system *sys, sys_unit *u, int64_t q_ns);
-void rtc__sys_promote(rtc_system *sys);
 
 /* system_link.c: build and check the link of one SSP connection between two units */
 struct rtc_ssp;

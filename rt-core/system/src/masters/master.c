@@ -194,18 +194,27 @@ static int refresh_io(rtc_system *sys, int64_t t)
     return RTC_OK;
 }
 
-/* The tick's superdense index also counts the event iterations of units (FMI 3 event
- * mode) that stepped in it; substitute-policy units step on their own clocks and are
- * left out (counted per unit only). Runs after the tick's steps have joined. */
-static void fold_microsteps(rtc_system *sys)
+/* After the tick's steps joined, at the new k, one pass over the units: the tick's
+ * superdense index takes in the event iterations of the units (FMI 3 event mode) that
+ * stepped in it — substitute-policy units step on their own clocks and are left out
+ * (counted per unit only) — and every unit whose next outputs are due at k makes them
+ * current (system_priv.h: one flip of its halves). */
+static void end_tick(rtc_system *sys)
 {
+    int64_t t = sys->k * sys->tick_ns;
     for (size_t i = 0; i < sys->n_units; i++) {
         sys_unit *u = &sys->units[i];
-        if (u->as)
-            continue;
-        if (u->microsteps_tick > sys->microstep)
-            sys->microstep = u->microsteps_tick;
-        u->microsteps_tick = 0;
+        if (u->microsteps_tick && !u->as) {
+            if (u->microsteps_tick > sys->microstep)
+                sys->microstep = u->microsteps_tick;
+            u->microsteps_tick = 0;
+        }
+        if (u->has_nxt && u->t_nxt_ns <= t) {
+            u->cur ^= 1;
+            u->t_cur_ns = u->t_nxt_ns;
+            u->has_nxt = false;
+            u->nf_dirty = true;
+        }
     }
 }
 
@@ -223,8 +232,7 @@ int rtc__master_tick(rtc_system *sys)
         sys->failed = true;
     if (rc != RTC_OK)
         return rc;
-    fold_microsteps(sys);
     sys->k++;
-    rtc__sys_promote(sys);
+    end_tick(sys);
     return RTC_OK;
 }

@@ -72,10 +72,12 @@ void rtc__master_free(rtc_system *sys);
 
 /* ---- what the strategies share (step_unit.c) ---- */
 
-/* Does unit u start a step at t? I/O units never step; the last step must end by the stop. */
+/* Does unit u start a step at t? I/O units never step; the last step must end by the stop.
+ * (A unit stepping at the base tick is due at every tick: no division for it.) */
 static inline bool rtc__master_due(const rtc_system *sys, const sys_unit *u, int64_t t)
 {
-    return !u->io && t % u->step_ns == 0 && t + u->step_ns <= sys->stop_ns;
+    return !u->io && (u->step_ns == sys->tick_ns || t % u->step_ns == 0) &&
+           t + u->step_ns <= sys->stop_ns;
 }
 
 /* Set u's inputs, step it over [t, t + h], fetch its outputs for t + h into nxt. RT-safe. */

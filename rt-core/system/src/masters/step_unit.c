@@ -1,9 +1,9 @@
 /*
  * Stepping one unit: what the strategies share (master_priv.h). A unit steps from t with
- * the inputs its strategy took for it; its outputs for t + h go to its "nxt" buffer and
- * become visible when the tick reaches t + h (system_exchange.c). Runs on the thread that
- * owns the unit: no allocation, no lock, no text formatting (rtc_log on an RT thread only
- * queues the format and plain values, rtcosim/rtlog.h).
+ * the inputs its strategy took for it; its outputs for t + h go to the next half of its
+ * buffers and become visible when the tick reaches t + h (system_exchange.c). Runs on the
+ * thread that owns the unit: no allocation, no lock, no text formatting (rtc_log on an RT
+ * thread only queues the format and plain values, rtcosim/rtlog.h).
  */
 #include "master_priv.h"
 
@@ -13,8 +13,8 @@
 /* An input whose estimator reported FAULT stops the run (the safe-state path). */
 static int check_faults(rtc_system *sys, const sys_unit *u)
 {
-    for (size_t i = 0; i < u->n_links_in; i++) {
-        const sys_link *l = &sys->links[u->links_in[i]];
+    for (uint32_t i = 0; u->est_in && i < u->n_links_in; i++) {
+        const sys_link *l = &sys->links[sys->tick_links[u->link0 + i].link];
         if (l->fault) {
             rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: %s: input stale beyond its limit (estimator "
                     "fault policy): stopping", l->file, l->line, l->desc);
