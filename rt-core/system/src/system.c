@@ -239,7 +239,9 @@ int rtc_system_step(rtc_system *sys)
     if (sys->ended_at_init)
         return RTC_ETERMINATED; /* logged by the unit at rtc_system_init() */
     int rc = rtc__master_tick(sys);
-    rtc__sys_nonfinite_scan(sys); /* also after a failed step: what it left visible */
+    if (rc != RTC_OK)
+        rtc__sys_nonfinite_scan(sys); /* what a failed tick left visible (a tick that
+                                         completes checks its outputs at its end) */
     return rc;
 }
 
@@ -404,6 +406,7 @@ void rtc_system_free(rtc_system *sys)
     free(sys->units);
     free(sys->links);
     free(sys->tick_links);
+    free(sys->calls);
     free(sys->values);
     free(sys->observe);
     free(sys->order);

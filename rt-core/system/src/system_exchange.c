@@ -19,25 +19,6 @@
 #include <stdio.h>
 #include <string.h>
 
-int rtc__sys_fetch(rtc_system *sys, sys_unit *u, bool into_nxt)
-{
-    (void)sys;
-    int h = u->cur ^ into_nxt;
-    for (unsigned i = 0; i < u->n_obs_types; i++) {
-        rtc_type t = (rtc_type)u->obs_types[i];
-        obs_group *g = &u->obs[t];
-        void *arr = g->half[h];
-        int rc = u->unit->ops->get(u->unit->self, t, g->vr, g->n_vr, arr, g->n_values);
-        if (rc != RTC_OK)
-            return rc;
-        if (g->str[h]) /* they point into the unit's memory until its next call */
-            rtc_value_copy_indirect(t, arr, arr, g->n_values, g->str[h], RTC_SYS_STR_CAP);
-    }
-    if (!into_nxt)
-        u->nf_dirty = true; /* the current outputs changed */
-    return RTC_OK;
-}
-
 /* The link's one conversion of a value on its way in: y = k·x + d (unit conversion and
  * linear transformation) or the mapping, then the destination's type. */
 static rtc_value to_dst(const sys_link *l, double x)
@@ -184,17 +165,4 @@ void rtc__sys_inputs_at(rtc_system *sys, sys_unit *u, int64_t q_ns)
             memcpy(tl->dst_val, x, tl->bytes);
         }
     }
-}
-
-int rtc__sys_set_inputs(rtc_system *sys, sys_unit *u)
-{
-    (void)sys;
-    for (unsigned i = 0; i < u->n_in_types; i++) {
-        rtc_type t = (rtc_type)u->in_types[i];
-        const in_group *g = &u->in[t];
-        int rc = u->unit->ops->set(u->unit->self, t, g->vr, g->n_vr, g->values, g->n_values);
-        if (rc != RTC_OK)
-            return rc;
-    }
-    return RTC_OK;
 }

@@ -5,8 +5,8 @@
  *
  * DESIGN: the tick visits every unit, so what it reads is laid out in the order it reads
  * it. All typed values (each unit's inputs, then both halves of its outputs) share one
- * block, unit after unit; a unit lists the types it has, so a call per type is made only
- * for those; the links form one table sorted by destination, each entry holding the
+ * block, unit after unit; the set and get calls (one per type a unit has) form one table,
+ * unit after unit; the links form one table sorted by destination, each entry holding the
  * addresses of its source value (in both halves) and destination value, so the common
  * link is a copy with no lookup in between. Measured with scripts/bench-system: at 1000
  * units the former layout (a group record per type per unit, a separate allocation per
@@ -100,8 +100,6 @@ static int build_obs(rtc_system *sys, size_t u)
         }
         memcpy(g->vr, tmp, g->n_vr * sizeof *tmp);
         rc = size_obs_group(g, su->unit->md, (rtc_type)t);
-        if (g->n_vr)
-            su->obs_types[su->n_obs_types++] = (uint8_t)t;
     }
     free(reqs);
     free(tmp);
@@ -136,9 +134,6 @@ static int build_inputs(rtc_system *sys, size_t u)
         l->dst_off = g->n_values + l->dst_elem;
         g->n_values += l->dst_part ? rtc_var_count(&md->vars[l->dst_var]) : l->count;
     }
-    for (int t = 0; t < RTC_TYPE_COUNT; t++)
-        if (su->in[t].n_vr)
-            su->in_types[su->n_in_types++] = (uint8_t)t;
     return RTC_OK;
 }
 
@@ -198,7 +193,42 @@ static int place_values(rtc_system *sys)
     return RTC_OK;
 }
 
-/* ---- the links in the order the tick takes them ---- */
+/* ---- the calls and the links in the order the tick takes them ---- */
+
+/* Each unit's set calls, then its get calls: one per type it has. */
+static int build_calls(rtc_system *sys)
+{
+    size_t n = 0;
+    for (size_t u = 0; u < sys->n_units; u++)
+        for (int t = 0; t < RTC_TYPE_COUNT; t++)
+            n += (sys->units[u].in[t].n_vr > 0) + (sys->units[u].obs[t].n_vr > 0);
+    sys->calls = calloc(n + 1, sizeof *sys->calls);
+    if (!sys->calls)
+        return RTC_ENOMEM;
+    tick_call *c = sys->calls;
+    for (size_t u = 0; u < sys->n_units; u++) {
+        sys_unit *su = &sys->units[u];
+        su->call0 = (uint32_t)(c - sys->calls);
+        for (int t = 0; t < RTC_TYPE_COUNT; t++) {
+            const in_group *g = &su->in[t];
+            if (g->n_vr)
+                *c++ = (tick_call){.vr = g->vr, .val = {g->values, g->values},
+                                   .n_vr = (uint32_t)g->n_vr,
+                                   .n_values = (uint32_t)g->n_values, .type = (uint8_t)t};
+        }
+        su->n_set = (uint8_t)(c - sys->calls - su->call0);
+        for (int t = 0; t < RTC_TYPE_COUNT; t++) {
+            const obs_group *g = &su->obs[t];
+            if (g->n_vr)
+                *c++ = (tick_call){.vr = g->vr, .val = {g->half[0], g->half[1]},
+                                   .n_vr = (uint32_t)g->n_vr,
+                                   .n_values = (uint32_t)g->n_values, .type = (uint8_t)t,
+                                   .str = g->str[0] != NULL};
+        }
+        su->n_get = (uint8_t)(c - sys->calls - su->call0 - su->n_set);
+    }
+    return RTC_OK;
+}
 
 static tick_link tick_link_of(rtc_system *sys, size_t i)
 {
@@ -263,5 +293,7 @@ int rtc__sys_build_buffers(rtc_system *sys)
     }
     for (size_t u = 0; u < sys->n_units; u++)
         sys->units[u].nf_dirty = true; /* the first scan looks at every unit */
+    if (rc == RTC_OK)
+        rc = build_calls(sys);
     return rc == RTC_OK ? build_tick_links(sys) : rc;
 }

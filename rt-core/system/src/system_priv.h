@@ -22,7 +22,10 @@
 #include "rtcosim/estimate.h"
 #include "rtcosim/rt.h"
 #include "rtcosim/rtc_config.h"
+#include "rtcosim/status.h"
 #include "rtcosim/system.h"
+
+#include <math.h>
 
 #define RTC_SYS_STR_CAP RTC_MAX_STRING_BYTES /* bytes kept per observed string value */
 #define RTC_SYS_BINARY_MAX 256 /* bytes of a Binary parameter value (set before init) */
@@ -50,34 +53,46 @@ typedef struct in_group {
     void *values;      /* in sys->values */
 } in_group;
 
+/* One set or get call of the tick, copied from a unit's group at init: sys->calls holds,
+ * unit after unit, its set calls (input groups) and then its get calls (observation
+ * groups), so the tick reads the calls of a unit from one place, next to the next unit's. */
+typedef struct tick_call {
+    const uint32_t *vr;
+    void *val[2];      /* set: the input values (twice); get: the two halves */
+    uint32_t n_vr, n_values;
+    uint8_t type;      /* rtc_type */
+    bool str;          /* get of STRING or BINARY: copy the strings (obs group's str) */
+} tick_call;
+
 /*
- * One unit. The fields the tick reads for every unit come first, so that a tick over many
- * units touches one or two cache lines of each (plus its groups of the types it has, its
- * values in sys->values and its input links in sys->tick_links), not the whole record.
+ * One unit. The fields the tick reads for every unit fill its first cache line, so that a
+ * tick over many units reads one line of each record, plus its calls (sys->calls), its
+ * values (sys->values) and its input links (sys->tick_links), three tables the tick walks
+ * in order.
  */
 typedef struct sys_unit {
     rtc_unit *unit;
     int64_t step_ns;
     int64_t t_cur_ns, t_nxt_ns; /* times of the current and next outputs (ns from start) */
     uint32_t link0, n_links_in; /* its input links: sys->tick_links[link0 .. + n_links_in) */
+    uint32_t call0;       /* its calls: sys->calls[call0 ..], n_set set calls, n_get get calls */
+    uint8_t n_set, n_get;
     uint8_t cur;          /* which half of every obs group holds the current outputs */
     bool has_nxt;         /* the next half holds a step's outputs, visible from t_nxt_ns */
     bool io;              /* exchanges with the outside (ops->refresh): never steps */
     bool in_loop;         /* member of an iterated algebraic loop (system_graph.c) */
     bool est_in;          /* an input link has an estimator (which may report FAULT) */
-    bool nf_dirty;        /* the current outputs changed since the non-finite scan */
-    uint8_t n_obs_types, n_in_types;
-    uint8_t obs_types[RTC_TYPE_COUNT], in_types[RTC_TYPE_COUNT]; /* its non-empty groups */
+    bool nf_dirty;        /* the current outputs changed since the non-finite check */
     uint32_t microsteps_tick; /* in the current tick (folded into sys->microstep) */
+    rtc_async_unit *as;   /* the unit's own thread (substitute.c), or NULL */
+    /* ---- read or written only when it happens ---- */
     /* Set by the armed master (masters/): who calls the unit, strong coupling's buffers */
     size_t owner;         /* worker thread that makes every call of this unit (0: the
                              stepping thread), jacobi_workers.c */
-    rtc_async_unit *as;   /* the unit's own thread (substitute.c), or NULL */
     /* Events inside the unit's steps (rtc_step_result), written only by the thread that
      * steps it; read by the RT thread after the tick's steps joined, or after the run. */
     uint64_t events, early_returns;
     uint32_t microsteps_max;  /* over the run */
-    /* ---- not on the tick's path ---- */
     in_group in[RTC_TYPE_COUNT];
     obs_group obs[RTC_TYPE_COUNT];
     char *name;
@@ -176,6 +191,7 @@ struct rtc_system {
     sys_link *links;
     size_t n_links;
     tick_link *tick_links; /* n_links, by destination (built at init) */
+    tick_call *calls; /* every unit's set and get calls (built at init) */
     void *values;     /* every unit's input and output values, unit after unit (init) */
     var_req *observe; /* recorded variables beyond the links' sources */
     size_t n_observe;
@@ -243,10 +259,41 @@ int rtc__sys_cmp_u32(const void *a, const void *b); /* qsort/bsearch of value re
 
 /* system_exchange.c: the value path (RT-safe) */
 void rtc__sys_link_apply(rtc_system *sys, sys_link *l, int64_t q_ns, const void *src_override);
-int rtc__sys_fetch(rtc_system *sys, sys_unit *u, bool into_nxt);
-int rtc__sys_set_inputs(rtc_system *sys, sys_unit *u);
 /* every link into unit u at query time q */
 void rtc__sys_inputs_at(rtc_system *sys, sys_unit *u, int64_t q_ns);
+
+/* Read unit u's observed outputs into its next half (into_nxt) or its current one (an I/O
+ * unit's refresh, initialization). Inline: it runs for every unit-step. RT-safe. */
+static inline int rtc__sys_fetch(rtc_system *sys, sys_unit *u, bool into_nxt)
+{
+    int h = u->cur ^ into_nxt;
+    const tick_call *c = sys->calls + u->call0 + u->n_set, *end = c + u->n_get;
+    for (; c < end; c++) {
+        int rc = u->unit->ops->get(u->unit->self, (rtc_type)c->type, c->vr, c->n_vr, c->val[h],
+                                   c->n_values);
+        if (rc != RTC_OK)
+            return rc;
+        if (c->str) /* they point into the unit's memory until its next call */
+            rtc_value_copy_indirect((rtc_type)c->type, c->val[h], c->val[h], c->n_values,
+                                    u->obs[c->type].str[h], RTC_SYS_STR_CAP);
+    }
+    if (!into_nxt)
+        u->nf_dirty = true; /* the current outputs changed */
+    return RTC_OK;
+}
+
+/* Hand unit u its inputs, one set call per type. RT-safe. */
+static inline int rtc__sys_set_inputs(rtc_system *sys, sys_unit *u)
+{
+    const tick_call *c = sys->calls + u->call0, *end = c + u->n_set;
+    for (; c < end; c++) {
+        int rc = u->unit->ops->set(u->unit->self, (rtc_type)c->type, c->vr, c->n_vr, c->val[0],
+                                   c->n_values);
+        if (rc != RTC_OK)
+            return rc;
+    }
+    return RTC_OK;
+}
 
 /* system_link.c: build and check the link of one SSP connection between two units */
 struct rtc_ssp;
@@ -258,9 +305,29 @@ bool rtc__sys_unit_base(const struct rtc_ssp *ssp, const rtc_model_desc *md, con
                         rtc_base_unit *out);
 bool rtc__sys_same_dimension(const rtc_base_unit *a, const rtc_base_unit *b);
 
-/* nonfinite.c: size the system's tracker (init), check the visible values (each step) */
+/* nonfinite.c: size the system's tracker (init); record unit i's non-finite current
+ * outputs; the scan checks every unit whose current outputs changed (nf_dirty) */
 int rtc__sys_nonfinite_init(rtc_system *sys);
+void rtc__sys_nonfinite_record(rtc_system *sys, size_t i);
 void rtc__sys_nonfinite_scan(rtc_system *sys);
+
+/* Check unit u's current Float64 and Float32 outputs once they changed: one isfinite() per
+ * value, the recording only when one is not. Inline: it runs for every unit-step. RT-safe. */
+static inline void rtc__sys_nonfinite_check(rtc_system *sys, sys_unit *u)
+{
+    u->nf_dirty = false;
+    const tick_call *c = sys->calls + u->call0 + u->n_set, *end = c + u->n_get;
+    bool finite = true;
+    for (; c < end && finite; c++) {
+        const void *v = c->val[u->cur];
+        for (size_t i = 0; c->type == RTC_TYPE_FLOAT64 && finite && i < c->n_values; i++)
+            finite = isfinite(((const double *)v)[i]);
+        for (size_t i = 0; c->type == RTC_TYPE_FLOAT32 && finite && i < c->n_values; i++)
+            finite = isfinite(((const float *)v)[i]);
+    }
+    if (!finite)
+        rtc__sys_nonfinite_record(sys, (size_t)(u - sys->units));
+}
 
 /* system_graph.c: Gauss-Seidel order and algebraic-loop detection (logged). Returns the
  * number of algebraic loops found. */

@@ -197,8 +197,9 @@ static int refresh_io(rtc_system *sys, int64_t t)
 /* After the tick's steps joined, at the new k, one pass over the units: the tick's
  * superdense index takes in the event iterations of the units (FMI 3 event mode) that
  * stepped in it — substitute-policy units step on their own clocks and are left out
- * (counted per unit only) — and every unit whose next outputs are due at k makes them
- * current (system_priv.h: one flip of its halves). */
+ * (counted per unit only) — every unit whose next outputs are due at k makes them
+ * current (system_priv.h: one flip of its halves), and the outputs that became current
+ * are checked for non-finite values, in the units' order. */
 static void end_tick(rtc_system *sys)
 {
     int64_t t = sys->k * sys->tick_ns;
@@ -215,6 +216,8 @@ static void end_tick(rtc_system *sys)
             u->has_nxt = false;
             u->nf_dirty = true;
         }
+        if (u->nf_dirty) /* made current now, or refreshed (I/O units), or at the start */
+            rtc__sys_nonfinite_check(sys, u);
     }
 }
 

@@ -26,6 +26,8 @@ static int check_faults(rtc_system *sys, const sys_unit *u)
 
 void rtc__master_count_events(sys_unit *u, const rtc_step_result *res)
 {
+    if (!res->events && !res->early_returns && !res->microsteps)
+        return; /* the usual step: the counters' cache line stays untouched */
     u->events += res->events;
     u->early_returns += res->early_returns;
     if (res->microsteps > u->microsteps_tick)
