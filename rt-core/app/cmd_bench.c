@@ -434,8 +434,8 @@ static void report_late(FILE *f, const bench_opts *o, const us_hist *r, const us
     int64_t late_us = o->period_us - (r->busy_ns + 999) / 1000;
     uint64_t k = count_from(c, late_us), m = rtc_ushist_count(c->h);
     fprintf(f, "late wake-ups: cyclictest %llu of %llu (%.3f %%) at >= %lld us (period - "
-            "rtcosim's median step %.1f us)\n", (unsigned long long)k, (unsigned long long)m,
-            share(k, m), (long long)late_us, (double)r->busy_ns / 1e3);
+            "rtcosim's median step and hand-off, %.1f us)\n", (unsigned long long)k,
+            (unsigned long long)m, share(k, m), (long long)late_us, (double)r->busy_ns / 1e3);
     fprintf(f, "ratio overruns/late wake-ups: %.2f (<= 1: the rate holds as well as the "
             "machine allows)\n", ratio(share(r->overruns, n), share(k, m)));
 }
