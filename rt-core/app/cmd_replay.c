@@ -38,29 +38,19 @@ static const char replay_help[] =
     "inputs.bin (fed to the same estimators at the same steps), the recorded operator\n"
     "commands are applied at the same steps, and DIR/results.csv (default\n"
     "SESSION_DIR/replay) is compared with the session's results.csv. Prints \"identical\"\n"
-    "(exit 0) or the first differing row and column (exit 1). A session that did not end\n"
-    "(killed: no summary.json, no end record in inputs.bin) is replayed as far as it\n"
-    "recorded complete rows: \"identical over the N rows recorded; the session ended\n"
-    "abnormally at t=T s\" (exit 5) when they match. A session run with\n"
+    "(exit 0) or the first differing row and column (exit 1); DIR/summary.json holds the\n"
+    "replay's connections and I/O signals with each estimator's coupling monitor. A session\n"
+    "that did not end (killed: no summary.json, no end record in inputs.bin) is replayed as\n"
+    "far as it recorded complete rows: \"identical over the N rows recorded; the session\n"
+    "ended abnormally at t=T s\" (exit 5) when they match. A session run with\n"
     "--overrun substitute in which a unit was actually late is not reproducible (its\n"
     "consumers extrapolated its outputs while it ran on): the replay shows where it differs.\n"
     "\n"
-    "options:\n"
-    "  --output-dir DIR     where the replay's results.csv goes\n"
-    "  -v, --verbose        progress information\n"
-    "  -h, --help           this text\n";
+    "options:\n";
 
-/* session.conf: the command line's settings of the live run. */
-typedef struct conf {
-    rtc_system_options so;
-    char *system, *source_dir;
-    char **records;
-    size_t n_records;
-    char **sets; /* the live run's --set values, in so.sets */
-    long decimation;
-} conf;
+typedef rtc_cli_session_conf conf;
 
-static void conf_clear(conf *c)
+void rtc_cli_session_conf_clear(conf *c)
 {
     free(c->system);
     free(c->source_dir);
@@ -70,6 +60,27 @@ static void conf_clear(conf *c)
     for (size_t i = 0; i < c->so.n_sets; i++)
         free(c->sets[i]);
     free(c->sets);
+    for (size_t i = 0; i < c->so.n_unit_settings; i++)
+        free(c->unit_text[i][0]), free(c->unit_text[i][1]);
+}
+
+/* "unit.KEY=VALUE": a single FMU's unit setting (--interface, --solver, --substeps). */
+static int conf_unit(conf *c, const char *key, const char *v)
+{
+    size_t n = c->so.n_unit_settings;
+    if (n == sizeof c->unit / sizeof c->unit[0])
+        return RTC_OK; /* more than this replay knows of: the load names what it lacks */
+    c->unit_text[n][0] = strdup(key);
+    c->unit_text[n][1] = strdup(v);
+    if (!c->unit_text[n][0] || !c->unit_text[n][1]) {
+        free(c->unit_text[n][0]);
+        free(c->unit_text[n][1]);
+        return RTC_ENOMEM;
+    }
+    c->unit[n] = (rtc_kv){c->unit_text[n][0], c->unit_text[n][1]};
+    c->so.unit_settings = c->unit;
+    c->so.n_unit_settings = n + 1;
+    return RTC_OK;
 }
 
 /* The numbers of session.conf and their ranges: those `rtcosim run` accepts for the
@@ -169,6 +180,10 @@ static int conf_line(conf *c, const char *key, const char *v)
         c->decimation = n;
     else if (!strcmp(key, "record"))
         return conf_push(&c->records, &c->n_records, v);
+    else if (!strncmp(key, "unit.", 5))
+        return conf_unit(c, key + 5, v);
+    else if (!strcmp(key, "fmu_logging"))
+        c->so.fmu_logging = !strcmp(v, "1");
     else if (!strcmp(key, "set")) {
         int rc = conf_push(&c->sets, &c->so.n_sets, v);
         c->so.sets = (const char *const *)c->sets;
@@ -177,7 +192,7 @@ static int conf_line(conf *c, const char *key, const char *v)
     return RTC_OK;
 }
 
-static int read_conf(const char *dir, conf *c)
+int rtc_cli_session_conf_read(const char *dir, conf *c)
 {
     char path[4096], line[4096];
     snprintf(path, sizeof path, "%s/session.conf", dir);
@@ -200,7 +215,7 @@ static int read_conf(const char *dir, conf *c)
     }
     fclose(f);
     if (rc != RTC_OK)
-        conf_clear(c); /* nothing of a refused file stays allocated */
+        rtc_cli_session_conf_clear(c); /* nothing of a refused file stays allocated */
     return rc;
 }
 
@@ -373,8 +388,8 @@ static bool same_clock(const rtc_system *sys, const rtc_inputs *in)
 /* The session's copy of the system, never the original (which may have been edited
  * since); FMU units are made as live, I/O components become replay units that open no
  * driver, so a replay needs no bench and no network. */
-static int load_replay(const char *dir, const conf *c, const rtc_io_sample_source *feed,
-                       rtc_system **sys)
+int rtc_cli_session_load(const char *dir, const conf *c, const rtc_io_sample_source *feed,
+                         rtc_system **sys)
 {
     static const char *const copies[] = {"system.ssd", "system.ssp", "system.fmu"};
     char path[4096] = "";
@@ -454,6 +469,25 @@ static int64_t end_step(const rtc_inputs *in, const rtc_system *sys, const recor
     return end;
 }
 
+/* DIR/summary.json of the replay (summary_system.c): how it ended, the connections and
+ * I/O signals with each estimator's coupling monitor — what the estimators did on the
+ * recorded samples, e.g. after the session's system.ssd was given another estimator. */
+static void replay_summary(const char *out_dir, const rtc_system *sys, const char *dir, int rc,
+                           double wall_s, const rtc_recorder_stats *st)
+{
+    rtc_cli_end e = {.cause = rc == RTC_OK ? "end" : "error",
+                     .last_tick = rtc_system_tick_index(sys),
+                     .last_time_ns = rtc_system_start_ns(sys) + rtc_system_time_ns(sys)};
+    snprintf(e.reason, sizeof e.reason, "%s", rc == RTC_OK ? "replayed the session"
+                                                           : rtc_cli_last_error());
+    char path[4200];
+    snprintf(path, sizeof path, "%.4000s/summary.json", out_dir);
+    rtc_cli_rt no_session; /* a replay has no live session: only where its summary goes */
+    rtc_cli_rt_init(&no_session);
+    no_session.summary_path = path;
+    rtc_cli_write_summary(sys, dir, &e, wall_s, st, &no_session, true);
+}
+
 static int replay_run(const char *dir, const char *out_dir, const conf *c, rtc_inputs *in,
                       rtc_replay *rp, const hash_ent *h, size_t nh, const recorded *rs)
 {
@@ -463,7 +497,7 @@ static int replay_run(const char *dir, const char *out_dir, const conf *c, rtc_i
     rtc_recorder *r = NULL;
     char err[1024] = "", file[4096];
     snprintf(file, sizeof file, "%.4000s/results.csv", out_dir);
-    int rc = load_replay(dir, c, rtc_replay_feed(rp), &sys);
+    int rc = rtc_cli_session_load(dir, c, rtc_replay_feed(rp), &sys);
     if (rc == RTC_OK && (!same_clock(sys, in) || !units_match(sys, h, nh)))
         rc = RTC_EINVAL;
     if (rc == RTC_OK && (rc = rtc_record_new(&rec)) == RTC_OK)
@@ -475,10 +509,14 @@ static int replay_run(const char *dir, const char *out_dir, const conf *c, rtc_i
     rtc_recorder_opts ro = {.ring_rows = RTC_RECORDER_ROWS, .lossless = true};
     if (rc == RTC_OK)
         rc = rtc_cli_recording_open(file, rec, &ro, &csv, &r);
+    double t0 = rtc_cli_now_s();
     if (rc == RTC_OK)
         rc = run_steps(sys, rp, r, c->decimation, end_step(in, sys, rs, c->decimation));
-    int wst = rtc_cli_recording_close(r, csv, NULL, NULL, 0);
+    rtc_recorder_stats st = {0};
+    int wst = rtc_cli_recording_close(r, csv, &st, NULL, 0);
     rc = rc == RTC_OK ? wst : rc;
+    if (sys && csv) /* the replay's own summary: its estimators' coupling monitor */
+        replay_summary(out_dir, sys, dir, rc, rtc_cli_now_s() - t0, &st);
     if (rc == RTC_OK && rtc_replay_unconsumed(rp))
         fprintf(stderr, "rtcosim replay: warning: %zu recorded sample(s) were not consumed\n",
                 rtc_replay_unconsumed(rp));
@@ -634,32 +672,31 @@ static int compare(const char *live_path, const char *new_path, const recorded *
 
 static int parse_args(int argc, char **argv, const char **dir, const char **out)
 {
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-            return -1;
-        if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose"))
+    const rtc_cli_command *cmd = rtc_cli_command_find("replay");
+    rtc_cli_args a;
+    int st = rtc_cli_parse(cmd, argc, argv, &a);
+    for (size_t i = 0; st == RTC_EXIT_OK && i < a.n; i++) {
+        if (a.args[i].opt->id == RTC_CLI_VERBOSE)
             rtc_cli_log.max_level = RTC_LOG_INFO;
-        else if (!strcmp(argv[i], "--output-dir") && i + 1 < argc)
-            *out = argv[++i];
-        else if (!strcmp(argv[i], "--output-dir"))
-            return rtc_cli_usage_error("replay", "--output-dir: missing value");
-        else if (argv[i][0] == '-' || *dir)
-            return rtc_cli_usage_error("replay", "unexpected argument '%s'", argv[i]);
-        else
-            *dir = argv[i];
+        if (a.args[i].opt->id == RTC_CLI_OUTPUT_DIR)
+            *out = a.args[i].v.text;
     }
-    return *dir ? RTC_EXIT_OK : rtc_cli_usage_error("replay", "expected a SESSION_DIR");
+    if (st == RTC_EXIT_OK && a.help) {
+        fputs(replay_help, stdout);
+        rtc_cli_print_options(cmd, RTC_CLI_G_OPTIONS, stdout);
+        st = -1;
+    }
+    *dir = st == RTC_EXIT_OK ? a.words[0] : NULL;
+    rtc_cli_args_clear(&a);
+    return st;
 }
 
 int rtc_cmd_replay(int argc, char **argv)
 {
     const char *dir = NULL, *out = NULL;
     int st = parse_args(argc, argv, &dir, &out);
-    if (st != RTC_EXIT_OK) {
-        if (st < 0)
-            fputs(replay_help, stdout);
+    if (st != RTC_EXIT_OK)
         return st < 0 ? RTC_EXIT_OK : st;
-    }
     char out_buf[3000], path[4096], err[1024] = "";
     if (!out) {
         snprintf(out_buf, sizeof out_buf, "%.2900s/replay", dir);
@@ -670,7 +707,7 @@ int rtc_cmd_replay(int argc, char **argv)
     size_t nh = 0;
     rtc_inputs in = {0};
     rtc_replay *rp = NULL;
-    int rc = read_conf(dir, &c);
+    int rc = rtc_cli_session_conf_read(dir, &c);
     if (rc != RTC_OK)
         return RTC_EXIT_ERROR;
     rc = read_hashes(dir, &h, &nh);
@@ -694,9 +731,10 @@ int rtc_cmd_replay(int argc, char **argv)
         rs.inputs_k = in.progress_k > 0 ? in.progress_k : 0; /* none: nothing vouched for */
     if (rc == RTC_OK) {
         warn_losses(&ss);
-        mkdir(out, 0755);
-        rc = replay_run(dir, out, &c, &in, rp, h, nh, &rs);
+        rc = rtc_cli_make_dir(out, NULL);
     }
+    if (rc == RTC_OK)
+        rc = replay_run(dir, out, &c, &in, rp, h, nh, &rs);
     int exit_code = RTC_EXIT_ERROR;
     if (rc == RTC_OK) {
         char again[4096];
@@ -707,6 +745,6 @@ int rtc_cmd_replay(int argc, char **argv)
     rtc_replay_free(rp);
     rtc_inputs_clear(&in);
     free(h);
-    conf_clear(&c);
+    rtc_cli_session_conf_clear(&c);
     return exit_code;
 }

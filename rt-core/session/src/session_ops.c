@@ -13,6 +13,8 @@
  */
 #include "session_priv.h"
 
+#include "rtcosim/estimate.h"
+
 #include "rtcosim/driver.h"
 #include "rtcosim/io_unit.h"
 #include "rtcosim/status.h"
@@ -252,7 +254,9 @@ bool rtc_session_var_info(const rtc_session *s, size_t i, rtc_session_var *out)
     if (i >= s->n_var)
         return false;
     const rtc__xvar *x = &s->var[i];
-    *out = (rtc_session_var){.name = x->name, .has_min = x->has_min, .min = x->min,
+    const rtc_unit *u = rtc_system_unit(s->sys, x->unit);
+    *out = (rtc_session_var){.name = x->name, .unit = u->md->vars[x->var].unit,
+                             .has_min = x->has_min, .min = x->min,
                              .has_max = x->has_max, .max = x->max, .has_rate = x->has_rate,
                              .rate = x->rate, .has_safe = x->has_safe, .safe = x->safe};
     return true;
@@ -346,6 +350,60 @@ bool rtc_session_io_info(const rtc_session *s, size_t i, rtc_session_io *out)
                             .link = rtc_io_unit_link(u, &st),
                             .stale = stale, .reconnects = st.reconnects,
                             .errors = st.errors + st.timeouts + exceptions};
+    return true;
+}
+
+/* The estimator of late value @p i — the I/O signals from the bench in unit order, then
+ * the connections with their own estimator — and its name into @p name (NULL: out of
+ * range). */
+static const rtc_est *late_value(const rtc_session *s, size_t i, char *name, size_t cap)
+{
+    for (size_t u = 0; u < rtc_system_unit_count(s->sys); u++) {
+        const rtc_unit *unit = rtc_system_unit(s->sys, u);
+        for (size_t v = 0; rtc_io_unit_is(unit) && v < unit->md->n_vars; v++) {
+            const rtc_est *e = rtc_io_unit_est(unit, v);
+            if (e && i-- == 0) {
+                snprintf(name, cap, "%s.%s", unit->name, unit->md->vars[v].name);
+                return e;
+            }
+        }
+    }
+    for (size_t l = 0; l < rtc_system_link_count(s->sys); l++) {
+        rtc_link_stats ls;
+        rtc_system_link_stats(s->sys, l, &ls);
+        if (ls.est && i-- == 0) {
+            snprintf(name, cap, "%s", ls.desc);
+            return ls.est;
+        }
+    }
+    return NULL;
+}
+
+size_t rtc_session_estimate_count(const rtc_session *s)
+{
+    size_t n = 0;
+    char name[8];
+    while (late_value(s, n, name, sizeof name))
+        n++;
+    return n;
+}
+
+bool rtc_session_estimate_info(const rtc_session *s, size_t i, rtc_session_estimate *out)
+{
+    rtc_session_estimate o;
+    memset(&o, 0, sizeof o);
+    const rtc_est *e = late_value(s, i, o.name, sizeof o.name);
+    rtc_est_monitor m;
+    if (!e || rtc_est_get_monitor(e, &m) != RTC_OK)
+        return false;
+    o.estimator = rtc_est_method_name(rtc_est_get_config(e)->method);
+    o.in_use = rtc_est_method_name(m.cand[m.in_use].method);
+    o.samples = m.samples;
+    o.error_rms = m.error_rms;
+    o.error_max = m.error_max;
+    o.delay_p50_ms = (double)m.delay_p50_ns / 1e6;
+    o.delay_p99_ms = (double)m.delay_p99_ns / 1e6;
+    *out = o;
     return true;
 }
 
