@@ -517,7 +517,8 @@ static void dm_clear(rtc_drv_base *b)
 static const rtc_drv_desc dm_desc = {
     .name = "dcp-master", .kind = "dcp_master", .counters = dm_counters,
     .n_counters = DM_N_COUNTERS, .period_key = "step_ms", .period_default = 10,
-    .period_min = 0.01, .period_max = 60000, .stale_periods = 3, .begin = dm_begin,
+    .period_min = 0.01, .period_max = 60000, .stale_periods = 3, .reconnects = true,
+    .begin = dm_begin,
     .cycle = dm_cycle, .wait = dm_wait, .safe = dm_safe, .end = dm_end, .clear = dm_clear};
 
 const rtc_driver_ops rtc_dcp_master_ops = {

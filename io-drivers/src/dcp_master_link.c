@@ -242,26 +242,23 @@ static bool reached(const dm *d)
                                                        : d->state == d->wait_for);
 }
 
-static void on_state(dm *d, uint8_t s, int64_t now)
+/* The slave says it is in @p s (in @p pdu): an Error state during setup or run, or a
+ * state outside the run during it (the slave stopped by itself), takes the link down. */
+static void on_state(dm *d, uint8_t s, int64_t now, const char *pdu)
 {
     uint8_t was = d->state;
+    unsigned sup = rtc_dcp_superstates(s);
     d->state = s;
     d->state_known = true;
-    if (!(rtc_dcp_superstates(s) & RTC_DCP_SUPER_ERROR) || d->phase == DM_RECOVER ||
-        d->phase == DM_PROBE || d->phase == DM_ENDED)
+    if (d->phase != DM_SETUP && d->phase != DM_RUN)
         return;
-    rtc_drv_count(&d->b.st.named[DM_SLAVE_ERRORS]);
-    if (d->phase == DM_SETUP || d->phase == DM_RUN)
-        fail(d, now, "went from %s to %s (NTF_state_changed)", rtc_dcp_state_name(was),
-             rtc_dcp_state_name(s));
-}
-
-/* In RUN, a state outside the run and NRT states means the slave stopped by itself. */
-static void check_run_state(dm *d, int64_t now)
-{
-    unsigned sup = rtc_dcp_superstates(d->state);
-    if (d->phase == DM_RUN && !(sup & (RTC_DCP_SUPER_RUN | RTC_DCP_SUPER_NONREALTIME)))
-        fail(d, now, "left the run for %s (NTF_state_changed)", rtc_dcp_state_name(d->state));
+    if (sup & RTC_DCP_SUPER_ERROR) {
+        rtc_drv_count(&d->b.st.named[DM_SLAVE_ERRORS]);
+        fail(d, now, "went from %s to %s (%s)", rtc_dcp_state_name(was),
+             rtc_dcp_state_name(s), pdu);
+    } else if (d->phase == DM_RUN && !(sup & (RTC_DCP_SUPER_RUN | RTC_DCP_SUPER_NONREALTIME))) {
+        fail(d, now, "left the run for %s (%s)", rtc_dcp_state_name(s), pdu);
+    }
 }
 
 /* Waiting for the state an acknowledged request leads to: true while it has not come
@@ -313,6 +310,8 @@ static void on_ack(dm *d, int64_t now)
         d->state = (uint8_t)to;
     if (d->req.type == RTC_DCP_STC_REGISTER) /* the slave's heartbeat watch starts */
         d->hb_ns = now + hb_half_ns(d);
+    d->registered = d->req.type == RTC_DCP_STC_REGISTER ||
+                    (d->registered && d->req.type != RTC_DCP_STC_DEREGISTER);
     if (d->phase == DM_SETUP && d->at < d->n_script &&
         d->req.type == d->script[d->at].pdu.type_id) {
         uint8_t w = d->script[d->at++].wait_for;
@@ -328,6 +327,12 @@ static void on_ack(dm *d, int64_t now)
 static void on_nack(dm *d, const rtc_dcp_pdu *p, int64_t now)
 {
     rtc_drv_count(&d->b.st.named[DM_NACKS]);
+    if (p->error_code == RTC_DCP_E_INVALID_SEQUENCE_ID && d->req.tries > 1 &&
+        p->exp_seq_id == rtc_dcp_seq_next(d->req.seq)) {
+        d->seq = d->req.seq; /* a copy sent again: the first was taken, its answer was late */
+        on_ack(d, now);
+        return;
+    }
     /* the next request takes the id the slave expects: a refused request did not count
      * (spec 3.4.1), and one from an earlier master may have set its counter */
     d->seq = (uint16_t)(p->exp_seq_id - 1u);
@@ -371,7 +376,7 @@ static void on_answer(dm *d, const rtc_dcp_pdu *p, int64_t now)
     switch (p->type_id) {
     case RTC_DCP_RSP_ACK: on_ack(d, now); break;
     case RTC_DCP_RSP_NACK: on_nack(d, p, now); break;
-    case RTC_DCP_RSP_STATE_ACK: on_state(d, p->state_id, now); break;
+    case RTC_DCP_RSP_STATE_ACK: on_state(d, p->state_id, now, "RSP_state_ack"); break;
     case RTC_DCP_RSP_ERROR_ACK: {
         char msg[96];
         rtc_drv_count(&d->b.st.named[DM_SLAVE_ERRORS]);
@@ -482,7 +487,7 @@ static void handle(dm *d, size_t n, const struct sockaddr_in *from, int64_t now)
         if (rtc_dcp_master_check(&p, d->slave_id, 0) != RTC_DCP_E_NONE)
             rtc_drv_count(&d->b.st.named[DM_UNEXPECTED]);
         else if (p.type_id == RTC_DCP_NTF_STATE_CHANGED)
-            on_state(d, p.state_id, now);
+            on_state(d, p.state_id, now, "NTF_state_changed");
         else
             on_log(d, &p, now);
         return;
@@ -501,6 +506,10 @@ static void handle(dm *d, size_t n, const struct sockaddr_in *from, int64_t now)
 
 static void recover_step(dm *d, int64_t now)
 {
+    if (!d->state_known) { /* stopping while it was being asked */
+        request(d, (rtc_dcp_pdu){.type_id = RTC_DCP_INF_STATE}, now);
+        return;
+    }
     if (waiting(d, now))
         return;
     uint8_t s = d->state;
@@ -565,9 +574,6 @@ static void nrt_step(dm *d, int64_t now)
 
 static void run_step(dm *d, int64_t now)
 {
-    check_run_state(d, now);
-    if (d->phase != DM_RUN)
-        return;
     say_running(d);
     if (d->op_mode == RTC_DCP_OP_NRT) {
         if (d->stepping)
@@ -683,8 +689,8 @@ void rtc__dm_shutdown(dm *d)
     int64_t now = rtc_time_now_ns();
     dm_phase was = d->phase;
     d->phase = DM_ENDED;
-    if (!d->state_known || d->state == RTC_DCP_STATE_ALIVE)
-        return; /* never registered, or not any more */
+    if (!d->registered || (d->state_known && d->state == RTC_DCP_STATE_ALIVE))
+        return; /* never registered by this master, or not any more */
     d->req.active = false;
     d->wait_for = -1;
     d->asked_error = true; /* no time for questions: stop and deregister */

@@ -104,6 +104,7 @@ typedef struct dm {
     int64_t wait_since_ns, poll_ns, retry_ns, hb_ns, stepped_ns;
     uint8_t state;           /* the slave's state as last heard */
     bool state_known;
+    bool registered;         /* this master registered the slave (not deregistered since) */
     uint16_t seq;            /* the last request's pdu_seq_id */
     bool seq_set;
     dm_req req;

@@ -433,8 +433,10 @@ static int by_vr(const void *a, const void *b)
 static void check_unique(rd *r)
 {
     size_t n = r->d->n_vars;
-    const rtc_dcpx_var **p = n ? malloc(n * sizeof *p) : NULL;
-    if (n && !p) {
+    if (n < 2)
+        return; /* (qsort must not see the NULL of an empty list) */
+    const rtc_dcpx_var **p = malloc(n * sizeof *p);
+    if (!p) {
         note(r, RTC_ENOMEM);
         return;
     }
