@@ -514,6 +514,8 @@ void rtc__dcp_core_receive(rtc__dcp_core *c, const uint8_t *buf, size_t len, uin
         on_data(c, &p, wall_ns);
         return;
     }
+    if (c->registered) /* any request of the master shows it is there (heartbeat) */
+        c->hb_ns = now_ns;
     c->last_req_len = len <= sizeof c->last_req ? len : 0;
     memcpy(c->last_req, buf, c->last_req_len);
     c->last_rsp_len = 0;

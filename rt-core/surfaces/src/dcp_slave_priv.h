@@ -22,18 +22,20 @@
 #define RTC_DCP_SLAVE_PRIV_H
 
 #include "rtcosim/dcp.h"
+#include "rtcosim/rtc_config.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Most data ids a master may configure (inputs and outputs together). */
 #define RTC__DCP_MAX_IDS 8
 /* Most targets one output data id is sent to. */
 #define RTC__DCP_MAX_TARGETS 4
 /* Largest STC_do_step (NRT) and CFG_steps (SRT) the slave accepts, in ticks. */
-#define RTC__DCP_MAX_STEPS 1000000u
+#define RTC__DCP_MAX_STEPS RTC_MAX_SINGLE_STEPS /* the session's bound */
 /* Log categories of the slave's templates (1 run, 2 protocol, 3 inputs). */
 #define RTC__DCP_N_CATEGORIES 3
 
@@ -235,6 +237,8 @@ typedef struct rtc__dcp_template {
 } rtc__dcp_template;
 
 extern const rtc__dcp_template rtc__dcp_templates[];
+/* dcp_slave_dcpx.c: the slave description of @p cfg named @p name to @p f. */
+void rtc__dcp_write_dcpx(const rtc__dcp_config *cfg, const char *name, FILE *f);
 extern const size_t rtc__dcp_n_templates;
 extern const char *const rtc__dcp_category_names[RTC__DCP_N_CATEGORIES + 1];
 
