@@ -16,6 +16,9 @@ byte for byte. It drives `rtcosim dcp-slave` of a test FMU through full life cyc
            hangs, every refusal is counted, the outputs keep coming.
   vanish   the master goes silent while RUNNING: after the heartbeat interval the slave
            sets the input's safe value, stops the run and exits by itself.
+  rtcosim_master  two rtcosim processes: a real-time system whose component is a DCP slave
+           (rtcosim's own master) drives rtcosim dcp-slave, in SRT and in NRT; both end
+           cleanly and both sessions replay identically.
 
 usage: dcp_master_script.py RTCOSIM FMU_DIR OUT_DIR [CASE...]
 """
@@ -394,12 +397,76 @@ def case_vanish(rtcosim, fmu, out):
           (took, how))
 
 
+SSD_HEAD = ('<?xml version="1.0"?>\n<ssd:SystemStructureDescription version="1.0" name="m" '
+            'xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription" '
+            'xmlns:ssc="http://ssp-standard.org/SSP1/SystemStructureCommon" '
+            'xmlns:rtc="urn:rtcosim:realtime:1">\n<ssd:System name="s">\n<ssd:Elements>\n')
+LAG = ('<ssd:Component name="lag" source="%s"><ssd:Connectors>'
+       '<ssd:Connector name="u1" kind="input"><ssc:Real/></ssd:Connector>'
+       '<ssd:Connector name="y" kind="output"><ssc:Real/></ssd:Connector>'
+       '</ssd:Connectors></ssd:Component>\n')
+
+
+def connection(a, ac, b, bc):
+    return ('<ssd:Connection startElement="%s" startConnector="%s" endElement="%s" '
+            'endConnector="%s"/>' % (a, ac, b, bc))
+
+
+def write_system(path, pi_component, pi_in, pi_out, lag_fmu, stop):
+    os.makedirs(path, exist_ok=True)
+    with open(os.path.join(path, "SystemStructure.ssd"), "w") as f:
+        f.write(SSD_HEAD + LAG % lag_fmu + pi_component)
+        f.write('</ssd:Elements>\n<ssd:Connections>' + connection("lag", "y", "pi", pi_in) +
+                connection("pi", pi_out, "lag", "u1") + '</ssd:Connections>\n</ssd:System>\n'
+                '<ssd:DefaultExperiment startTime="0" stopTime="%s"/>\n'
+                '</ssd:SystemStructureDescription>\n' % stop)
+
+
+def case_rtcosim_master(rtcosim, fmu, out):
+    """rtcosim's DCP master (a system component of type application/x-dcp-slave, in a
+    real-time session) drives rtcosim dcp-slave of PI, once per op mode: both processes end
+    cleanly (the slave released by its master's deregistration) and both sessions replay
+    identically."""
+    lag = os.path.join(os.path.dirname(fmu), "Lag.fmu")
+    for mode in ("srt", "nrt"):
+        s = Slave(rtcosim, fmu, out, "slave_" + mode, ["--expose", "PI.y", "--dcp-op-mode",
+                                                        mode])
+        sysdir = os.path.join(out, "sys_" + mode)
+        os.makedirs(os.path.join(sysdir, "resources"), exist_ok=True)
+        with open(s.dcpx) as f, open(os.path.join(sysdir, "resources", "pi.dcpx"), "w") as g:
+            g.write(f.read())
+        write_system(sysdir, '<ssd:Component name="pi" type="application/x-dcp-slave" '
+                     'source="resources/pi.dcpx"><ssd:Connectors>'
+                     '<ssd:Connector name="PI.y" kind="input"><ssc:Real/></ssd:Connector>'
+                     '<ssd:Connector name="u" kind="output"><ssc:Real/></ssd:Connector>'
+                     '</ssd:Connectors><ssd:Annotations><ssc:Annotation '
+                     'type="org.rtcosim.realtime"><rtc:Component op_mode="%s" step_ms="10"/>'
+                     '</ssc:Annotation></ssd:Annotations></ssd:Component>\n' % mode,
+                     "PI.y", "u", lag, "1")
+        d = sysdir + ".out"
+        r = subprocess.run([rtcosim, "run", sysdir, "--realtime", "--output-dir", d, "-q"],
+                           capture_output=True, text=True, timeout=120)
+        check(r.returncode == 0, "rtcosim run %s: exit %d: %s" % (sysdir, r.returncode,
+                                                                  r.stderr.strip()))
+        check(s.wait() == 0, "slave exit status: " + s.stderr())
+        how, c = counters(s)
+        check(how == "released" and c["refused"] == 0 and c["dat_in"] > 50,
+              "slave counters %s %s" % (how, c))
+        head, rows = results(s)
+        check(any(r[1] != 0 for r in rows), "the slave's output stayed 0")
+        for done in (s, type("M", (), {"dir": d})):
+            replay_identical(rtcosim, done)
+        print("rtcosim_master %s: master and slave sessions ended cleanly (%d inputs, %d "
+              "outputs through DCP) and replay identically" % (mode, c["dat_in"],
+                                                               c["dat_out"]))
+
+
 def main():
     if len(sys.argv) < 4:
         print(__doc__)
         return 2
     rtcosim, fmu_dir, out = sys.argv[1:4]
-    cases = sys.argv[4:] or ["nrt", "srt", "hostile", "vanish"]
+    cases = sys.argv[4:] or ["nrt", "srt", "hostile", "vanish", "rtcosim_master"]
     os.makedirs(out, exist_ok=True)
     try:
         run(rtcosim, fmu_dir, out, cases)
@@ -409,7 +476,7 @@ def main():
 
 
 def run(rtcosim, fmu_dir, out, cases):
-    fmu = os.path.join(fmu_dir, "fmi2", "PI.fmu")
+    fmu = os.path.abspath(os.path.join(fmu_dir, "fmi2", "PI.fmu"))
     for c in cases:
         globals()["case_" + c](rtcosim, fmu, out)
     print("dcp_master_script: passed (%s)" % ", ".join(cases))
