@@ -217,9 +217,9 @@ void rtc_cli_session_end(rtc_session *s, rtc_system *sys, rtc_cli_rt *rt)
     if (dcp) { /* STOPPED said, the master's deregistration awaited (bounded) */
         int64_t linger = rt->dcp_heartbeat_ms > 0 ? rt->dcp_heartbeat_ms * 1000000LL
                                                   : 5000000000LL;
-        rtc_dcp_slave_stats_get(dcp, &rt->dcp);
         rtc_dcp_slave_stop(dcp, failed(&rt->end),
-                           rt->end.reason[0] ? rt->end.reason : rt->end.cause, linger);
+                           rt->end.reason[0] ? rt->end.reason : rt->end.cause, linger,
+                           &rt->dcp);
         rt->has_dcp = true;
         dcp = NULL;
     }

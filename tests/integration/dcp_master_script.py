@@ -23,6 +23,7 @@ byte for byte. It drives `rtcosim dcp-slave` of a test FMU through full life cyc
 usage: dcp_master_script.py RTCOSIM FMU_DIR OUT_DIR [CASE...]
 """
 import csv
+import json
 import os
 import re
 import select
@@ -373,6 +374,16 @@ def case_hostile(rtcosim, fmu, out):
     how, c = counters(s)
     check(c["wrong_sender"] == 200, "wrong sender counted %d of 200" % c["wrong_sender"])
     check(c["refused"] >= refused, "refused %d, sent %d to refuse" % (c["refused"], refused))
+    with open(os.path.join(s.dir, "summary.json")) as f:
+        j = json.load(f)["surfaces"]["dcp_slave"]
+    with open(os.path.join(s.dir, "timing.json")) as f:
+        overruns = json.load(f)["overruns"]
+    parts = ["requests", "dat_in", "repeats", "wrong_sender", "malformed", "wrong_seq",
+             "not_allowed", "refused", "dropped", "ignored"]
+    check(sum(j[k] for k in parts) == j["received"], "summary counters do not add up: %s" % j)
+    check(j["wrong_sender"] == 200 and j["malformed"] >= 600 and j["wrong_seq"] >= 1 and
+          j["not_allowed"] >= 1, "summary counters: %s" % j)
+    check(overruns == 0, "the real-time loop overran %d time(s) under the flood" % overruns)
     replay_identical(rtcosim, s)
     print("hostile: %d datagrams refused and counted (%d from another sender), run went on"
           % (c["refused"], c["wrong_sender"]))

@@ -421,7 +421,8 @@ void rtc_dcp_slave_stats_get(const rtc_dcp_slave *d, rtc_dcp_slave_stats *out)
 #undef G
 }
 
-void rtc_dcp_slave_stop(rtc_dcp_slave *d, bool error, const char *why, int64_t linger_ns)
+void rtc_dcp_slave_stop(rtc_dcp_slave *d, bool error, const char *why, int64_t linger_ns,
+                        rtc_dcp_slave_stats *final)
 {
     if (!d)
         return;
@@ -453,5 +454,7 @@ void rtc_dcp_slave_stop(rtc_dcp_slave *d, bool error, const char *why, int64_t l
                                           st.ignored),
                      (unsigned long long)st.wrong_sender, (unsigned long long)st.dat_in,
                      (unsigned long long)st.dat_out, (unsigned long long)st.steps);
+    if (final)
+        *final = st;
     slave_free(d);
 }

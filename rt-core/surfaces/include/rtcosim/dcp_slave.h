@@ -82,9 +82,11 @@ RTC_RT_SAFE void rtc_dcp_slave_stats_get(const rtc_dcp_slave *d, rtc_dcp_slave_s
 /**
  * The run has ended (@p error: by a failure; @p why in a few words, sent by NTF_log):
  * the slave reports STOPPED (or ERRORRESOLVED), then waits up to @p linger_ns for its
- * master to deregister, then stops its threads, closes the socket and frees. NULL is a
- * no-op. RT-safe: no. Thread: after the run ended.
+ * master to deregister, then stops its threads, closes the socket and frees; the final
+ * counters go to @p final (may be NULL). NULL is a no-op. RT-safe: no. Thread: after the
+ * run ended.
  */
-void rtc_dcp_slave_stop(rtc_dcp_slave *d, bool error, const char *why, int64_t linger_ns);
+void rtc_dcp_slave_stop(rtc_dcp_slave *d, bool error, const char *why, int64_t linger_ns,
+                        rtc_dcp_slave_stats *final);
 
 #endif
