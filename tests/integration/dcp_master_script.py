@@ -83,10 +83,10 @@ def ip_le(ip):  # 127.0.0.1 -> the little-endian uint32 0x7F000001
 class Slave:
     """rtcosim dcp-slave as a child process, its .dcpx read with ElementTree."""
 
-    def __init__(self, rtcosim, fmu, out, name, extra):
+    def __init__(self, rtcosim, fmu, out, name, extra, expose="PI.r:safe=-7", stop="1000"):
         self.dir = os.path.join(out, name)
         self.dcpx = os.path.join(out, name + ".dcpx")
-        args = [rtcosim, "dcp-slave", fmu, "--expose", "PI.r:safe=-7", "--stop", "1000",
+        args = [rtcosim, "dcp-slave", fmu, "--expose", expose, "--stop", stop,
                 "--output-dir", self.dir, "--dcpx", self.dcpx, "-q"] + extra
         self.err_path = os.path.join(out, name + ".stderr")
         self.err = open(self.err_path, "w+")
@@ -222,8 +222,8 @@ class Master:
         self.request(struct.pack("<BB16sBBB", STC_REGISTER, ALIVE, self.s.uuid, op_mode, 1, 0))
         self.wait_state(CONFIGURATION)
 
-    def configure(self, srt):
-        vr_in, vr_out = self.s.vr["PI.r"], self.s.vr["u"]
+    def configure(self, srt, name_in="PI.r", name_out="u"):
+        vr_in, vr_out = self.s.vr[name_in], self.s.vr[name_out]
         self.request(struct.pack("<BHB", CFG_SCOPE, DATA_OUT, SCOPE_ALL))
         self.request(struct.pack("<BHHQB", CFG_INPUT, DATA_IN, 0, vr_in, FLOAT64))
         self.request(struct.pack("<BHHQ", CFG_OUTPUT, DATA_OUT, 0, vr_out))
