@@ -16,6 +16,10 @@ byte for byte. It drives `rtcosim dcp-slave` of a test FMU through full life cyc
            hangs, every refusal is counted, the outputs keep coming.
   vanish   the master goes silent while RUNNING: after the heartbeat interval the slave
            sets the input's safe value, stops the run and exits by itself.
+  refusals what the slave cannot do is refused with the DCP error code (HRT, an op mode
+           not offered, a wrong uuid or version, a time resolution other than the tick, an
+           unknown value reference, TCP, a gap in positions, STC_reset); NRT of a system
+           with I/O components is refused at start.
   rtcosim_master  two rtcosim processes: a real-time system whose component is a DCP slave
            (rtcosim's own master) drives rtcosim dcp-slave, in SRT and in NRT; both end
            cleanly and both sessions replay identically.
@@ -472,12 +476,55 @@ def case_rtcosim_master(rtcosim, fmu, out):
                                                                c["dat_out"]))
 
 
+def nack_code(b):
+    return struct.unpack_from("<H", b, 6)[0]
+
+
+def case_refusals(rtcosim, fmu, out):
+    """What the slave cannot do is refused with the DCP error code, and what the engine
+    cannot do at start with one line."""
+    s = Slave(rtcosim, fmu, out, "refusals", ["--dcp-op-mode", "srt"])
+    m = Master(s)
+    reg = lambda uuid, mode, major: m.request(  # noqa: E731
+        struct.pack("<BB16sBBB", STC_REGISTER, ALIVE, uuid, mode, major, 0), expect=RSP_NACK)
+    check(nack_code(reg(s.uuid, 0, 1)) == 0x2008, "HRT: not INVALID_OP_MODE")
+    check(nack_code(reg(s.uuid, NRT, 1)) == 0x2008, "NRT not offered: not INVALID_OP_MODE")
+    check(nack_code(reg(bytes(16), SRT, 1)) == 0x2011, "wrong uuid: not INVALID_UUID")
+    check(nack_code(reg(s.uuid, SRT, 2)) == 0x2005, "version 2: not INVALID_MAJOR_VERSION")
+    m.register(SRT)
+    b = m.request(struct.pack("<BII", CFG_TIME_RES, 1, 1000), expect=RSP_NACK)
+    check(nack_code(b) == 0x200F, "1 ms on a 10 ms tick: not INVALID_TIME_RESOLUTION")
+    b = m.request(struct.pack("<BHHQB", CFG_INPUT, 1, 0, 999, FLOAT64), expect=RSP_NACK)
+    check(nack_code(b) == 0x2012, "vr 999: not INVALID_VALUE_REFERENCE")
+    b = m.request(struct.pack("<BHBHI", CFG_SOURCE_NI, 1, 4, s.port, ip_le(s.host)),
+                  expect=RSP_NACK)
+    check(nack_code(b) == 0x4004, "TCP: not NOT_SUPPORTED_TRANSPORT_PROTOCOL")
+    m.request(struct.pack("<BHHQB", CFG_INPUT, DATA_IN, 1, s.vr["PI.r"], FLOAT64))
+    b = m.request(struct.pack("<BB", STC_PREPARE, CONFIGURATION), expect=RSP_NACK)
+    check(nack_code(b) == 0x3001, "input at pos 1 only: not INCOMPLETE_CONFIG_GAP_INPUT_POS")
+    b = m.request(struct.pack("<BB", 0x0A, CONFIGURATION), expect=RSP_NACK)
+    check(nack_code(b) in (0x4005, 0x1003), "STC_reset: %s" % b.hex())
+    m.request(struct.pack("<BB", STC_DEREGISTER, CONFIGURATION))
+    m.wait_state(ALIVE)
+    s.p.terminate()
+    check(s.wait() == 143, "SIGTERM: exit status")
+    cfg = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "configs",
+                       "hil-demo")
+    r = subprocess.run([rtcosim, "dcp-slave", cfg, "--dcp-op-mode", "nrt", "--output-dir",
+                        os.path.join(out, "refused_nrt"), "-q"], capture_output=True,
+                       text=True, timeout=60)
+    check(r.returncode == 1 and "op mode nrt refused: the system has I/O components"
+          in r.stderr, "NRT of a bench system: exit %d: %s" % (r.returncode, r.stderr))
+    print("refusals: op mode, uuid, version, time resolution, value reference, transport, "
+          "a gap, reset refused with their codes; NRT of a bench system refused at start")
+
+
 def main():
     if len(sys.argv) < 4:
         print(__doc__)
         return 2
     rtcosim, fmu_dir, out = sys.argv[1:4]
-    cases = sys.argv[4:] or ["nrt", "srt", "hostile", "vanish", "rtcosim_master"]
+    cases = sys.argv[4:] or ["nrt", "srt", "hostile", "vanish", "refusals", "rtcosim_master"]
     os.makedirs(out, exist_ok=True)
     try:
         run(rtcosim, fmu_dir, out, cases)
