@@ -42,7 +42,7 @@ import xml.etree.ElementTree as ET
 STC_REGISTER, STC_DEREGISTER, STC_PREPARE, STC_CONFIGURE = 0x01, 0x02, 0x03, 0x04
 STC_INITIALIZE, STC_RUN, STC_DO_STEP, STC_SEND_OUTPUTS, STC_STOP = 0x05, 0x06, 0x07, 0x08, 0x09
 CFG_TIME_RES, CFG_STEPS, CFG_INPUT, CFG_OUTPUT = 0x20, 0x21, 0x22, 0x23
-CFG_TARGET_NI, CFG_SOURCE_NI, CFG_SCOPE = 0x25, 0x26, 0x2B
+CFG_TARGET_NI, CFG_SOURCE_NI, CFG_LOGGING, CFG_SCOPE = 0x25, 0x26, 0x2A, 0x2B
 INF_STATE = 0x80
 RSP_ACK, RSP_NACK, RSP_STATE_ACK = 0xB0, 0xB1, 0xB2
 NTF_STATE_CHANGED, NTF_LOG, DAT_INPUT_OUTPUT = 0xE0, 0xE1, 0xF0
@@ -141,7 +141,7 @@ class Master:
         self.state = ALIVE
         self.data = []  # DAT_input_output payloads received (bytes)
         self.data_seq = []
-        self.logs = 0
+        self.logs = []  # (template id, argument bytes) of NTF_log
         self.stale = 0
 
     def send(self, b):
@@ -160,9 +160,11 @@ class Master:
             check(len(b) == 3 and b[1] == SLAVE, "NTF_state_changed bytes %s" % b.hex())
             self.state = b[2]
             return True
-        if b[0] == NTF_LOG:
+        if b[0] == NTF_LOG:  # sender, int64 time, template id, its arguments
             check(len(b) >= 11 and b[1] == SLAVE, "NTF_log bytes %s" % b.hex())
-            self.logs += 1
+            t = struct.unpack_from("<q", b, 2)[0]
+            check(abs(t - time.time()) < 60, "NTF_log time %d is not now" % t)
+            self.logs.append((b[10], b[11:]))
             return True
         if b[0] == DAT_INPUT_OUTPUT:
             seq, did = struct.unpack_from("<HH", b, 1)
@@ -226,7 +228,7 @@ class Master:
         self.request(struct.pack("<BB16sBBB", STC_REGISTER, ALIVE, self.s.uuid, op_mode, 1, 0))
         self.wait_state(CONFIGURATION)
 
-    def configure(self, srt, name_in="PI.r", name_out="u"):
+    def configure(self, srt, name_in="PI.r", name_out="u", log=False):
         vr_in, vr_out = self.s.vr[name_in], self.s.vr[name_out]
         self.request(struct.pack("<BHB", CFG_SCOPE, DATA_OUT, SCOPE_ALL))
         self.request(struct.pack("<BHHQB", CFG_INPUT, DATA_IN, 0, vr_in, FLOAT64))
@@ -238,6 +240,8 @@ class Master:
                                  ip_le(self.s.host)))
         self.request(struct.pack("<BHBHI", CFG_TARGET_NI, DATA_OUT, UDP_IPV4, self.port,
                                  ip_le(self.ip)))
+        if log:  # every category, up to debug, on notification
+            self.request(struct.pack("<BBBB", CFG_LOGGING, 0, 4, 2))
         self.request(struct.pack("<BB", STC_PREPARE, CONFIGURATION))
         self.wait_state(PREPARED)
         self.request(struct.pack("<BB", STC_CONFIGURE, PREPARED))
@@ -315,12 +319,15 @@ def case_srt(rtcosim, fmu, out):
     s = Slave(rtcosim, fmu, out, "srt", ["--dcp-op-mode", "srt", "--dcp-heartbeat-ms", "0"])
     m = Master(s)
     m.register(SRT)
-    m.configure(srt=True)
+    m.configure(srt=True, log=True)
     m.dat_in(0, 2.5)
     m.run(int(time.time()) + 2)  # whole seconds, as DCPLib's example master
     m.drain(1.0)
     m.stop_deregister()
     check(s.wait() == 0, "slave exit status: " + s.stderr())
+    # template 1 "run started (%string) at tick %uint64": "SRT" and tick 0
+    check((1, struct.pack("<I", 3) + b"SRT" + struct.pack("<Q", 0)) in m.logs,
+          "no NTF_log of the start: %s" % m.logs)
     head, rows = results(s)
     got = len(m.data)
     check(got >= 50, "%d outputs in 1 s of a 10 ms run" % got)
