@@ -49,7 +49,8 @@ struct rtc_dcp_slave {
     bool paused_at_start; /* a pause was queued at start (RESUME at the start time) */
     pthread_mutex_t mu;
     rtc_rt_thread *rx, *stepper;
-    _Atomic bool quit;
+    _Atomic bool quit;    /* the threads end at their next turn (relaxed: it orders nothing;
+                             the join does) */
     /* as the events say them */
     bool was_registered, was_lost;
 };
@@ -157,7 +158,7 @@ static void *rx_main(void *arg)
     rtc_dcp_slave *d = arg;
     uint8_t *buf = malloc(RTC_DCP_UDP_MAX_PDU + 1);
     int64_t next = INT64_MAX;
-    while (buf && !atomic_load(&d->quit)) {
+    while (buf && !atomic_load_explicit(&d->quit, memory_order_relaxed)) {
         int64_t now = rtc_time_now_ns();
         int64_t wait_ms = next == INT64_MAX ? 50 : (next - now) / 1000000 + 1;
         struct pollfd p = {.fd = d->fd, .events = POLLIN};
@@ -188,7 +189,7 @@ static void *stepper_main(void *arg)
 {
     rtc_dcp_slave *d = arg;
     int64_t k = -1;
-    while (!atomic_load(&d->quit)) {
+    while (!atomic_load_explicit(&d->quit, memory_order_relaxed)) {
         int64_t until = rtc_time_now_ns() + 50000000;
         int64_t got = rtc_session_wait_step(d->s, k, until);
         if (got <= k) { /* at once when the session publishes no row: wait out the turn */
@@ -377,7 +378,7 @@ int rtc_dcp_slave_start(rtc_session *s, const rtc_dcp_slave_options *o, rtc_dcp_
         rc = rtc_rt_thread_start(&(rtc_rt_thread_opts){.cpu = -1, .name = "rtcosim-dcp-k"},
                                  stepper_main, d, o->lg, &d->stepper);
     if (rc != RTC_OK) {
-        atomic_store(&d->quit, true);
+        atomic_store_explicit(&d->quit, true, memory_order_relaxed);
         rtc_rt_thread_join(d->rx);
         slave_free(d);
         return rc;
@@ -441,7 +442,7 @@ void rtc_dcp_slave_stop(rtc_dcp_slave *d, bool error, const char *why, int64_t l
         done = !d->core.registered || rtc__dcp_core_released(&d->core);
         pthread_mutex_unlock(&d->mu);
     }
-    atomic_store(&d->quit, true);
+    atomic_store_explicit(&d->quit, true, memory_order_relaxed);
     rtc_rt_thread_join(d->rx);
     rtc_rt_thread_join(d->stepper);
     say(d);
