@@ -533,8 +533,12 @@ def case_refusals(rtcosim, fmu, out):
     m.wait_state(ALIVE)
     s.p.terminate()
     check(s.wait() == 143, "SIGTERM: exit status")
-    cfg = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "configs",
-                       "hil-demo")
+    cfg = os.path.join(out, "sys_io")  # PI and Lag beside OSC and Modbus I/O
+    write_system(cfg, '<ssd:Component name="pi" source="%s"><ssd:Connectors>'
+                 '<ssd:Connector name="y" kind="input"><ssc:Real/></ssd:Connector>'
+                 '<ssd:Connector name="u" kind="output"><ssc:Real/></ssd:Connector>'
+                 '</ssd:Connectors></ssd:Component>\n' % fmu, "y", "u",
+                 os.path.join(os.path.dirname(fmu), "Lag.fmu"), "1", bench=True)
     r = subprocess.run([rtcosim, "dcp-slave", cfg, "--dcp-op-mode", "nrt", "--output-dir",
                         os.path.join(out, "refused_nrt"), "-q"], capture_output=True,
                        text=True, timeout=60)
