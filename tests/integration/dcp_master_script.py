@@ -490,8 +490,10 @@ def case_rtcosim_master(rtcosim, fmu, out):
                                                                   r.stderr.strip()))
         check(s.wait() == 0, "slave exit status: " + s.stderr())
         how, c = counters(s)
-        check(how == "released" and c["refused"] == 0 and c["dat_in"] > 10,
-              "slave counters %s %s" % (how, c))
+        # a stop may cross a step (STC_stop naming RUNNING while the slave is COMPUTED:
+        # INVALID_STATE_ID, and the master asks again), nothing else is refused
+        check(how == "released" and c["refused"] <= 2 and c["wrong_sender"] == 0 and
+              c["dat_in"] > 10, "slave counters %s %s" % (how, c))
         head, rows = results(s)
         check(any(r[1] != 0 for r in rows), "the slave's output stayed 0")
         for done in (s, type("M", (), {"dir": d})):
