@@ -401,22 +401,26 @@ def case_hostile(rtcosim, fmu, out):
 
 
 def case_vanish(rtcosim, fmu, out):
-    s = Slave(rtcosim, fmu, out, "vanish", ["--dcp-op-mode", "srt", "--dcp-heartbeat-ms",
-                                            "400"])
-    m = Master(s)
-    m.register(SRT)
-    m.configure(srt=True)
-    m.run(0)
-    m.sock.close()  # the master vanishes: no INF_state, nothing
-    t0 = time.monotonic()
-    check(s.wait(timeout=30) == 0, "slave exit status: " + s.stderr())
-    took = time.monotonic() - t0
-    ev = s.events()
-    check("no request from master" in ev, "the loss of the master is not in events.log")
-    check(re.search(r"set PI\.r = -7 \(applied", ev), "the safe value was not applied")
-    how, _ = counters(s)
-    print("vanish: the slave stopped itself %.2f s after its master vanished (%s)" %
-          (took, how))
+    for mode, op in (("srt", SRT), ("nrt", NRT)):
+        s = Slave(rtcosim, fmu, out, "vanish_" + mode, ["--dcp-op-mode", mode,
+                                                        "--dcp-heartbeat-ms", "400"])
+        m = Master(s)
+        m.register(op)
+        m.configure(srt=op == SRT)
+        m.run(0)
+        m.sock.close()  # the master vanishes: no INF_state, nothing
+        t0 = time.monotonic()
+        check(s.wait(timeout=30) == 0, "slave exit status: " + s.stderr())
+        took = time.monotonic() - t0
+        ev = s.events()
+        check("no request from master" in ev, "the loss of the master is not in events.log")
+        check(re.search(r"set PI\.r = -7 \(applied", ev), "the safe value was not applied")
+        with open(os.path.join(s.dir, "summary.json")) as f:
+            j = json.load(f)["surfaces"]["dcp_slave"]
+        check(j["heartbeats_missed"] == 1 and j["state"] == "ERRORRESOLVED",
+              "after the loss: %s" % j)
+        print("vanish %s: the slave stopped itself %.2f s after its master vanished, safe "
+              "value applied, ERRORRESOLVED" % (mode, took))
 
 
 SSD_HEAD = ('<?xml version="1.0"?>\n<ssd:SystemStructureDescription version="1.0" name="m" '
