@@ -121,3 +121,5 @@ rtc_add_test(dcp_master SOURCES unit/io_util.c unit/io_cfg.c unit/dcp_peer.c LIB
 # a DCP slave component in a system: info/check, refusals, a session beside Modbus and OSC
 # I/O replayed identically, a hostile slave (rtcosim runs; the slave is tests/unit/dcp_peer.c)
 rtc_add_test(dcp_system SOURCES unit/fmu_util.c unit/io_util.c unit/session_util.c unit/dcp_peer.c LIBS rtc_fmuhost rtc_iodrivers PkgConfig::LIBMODBUS PkgConfig::LIBLO PkgConfig::JANSSON DEPENDS rtc_test_fmus rtcosim LABELS integration rt io)
+# a junk-spraying and a mute DCP slave against a real-time run under the RT-hygiene judge
+rtc_add_test(dcp_rt SOURCES unit/fmu_util.c unit/io_util.c unit/session_util.c unit/dcp_peer.c unit/rt_hygiene_util.c LIBS rtc_fmuhost rtc_iodrivers ${CMAKE_DL_LIBS} PkgConfig::LIBMODBUS PkgConfig::LIBLO DEPENDS rtc_test_fmus LABELS rt io)
