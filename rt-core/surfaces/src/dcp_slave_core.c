@@ -336,8 +336,11 @@ static void on_run(rtc__dcp_core *c, const rtc_dcp_pdu *p, int64_t wall_ns)
         return;
     }
     /* CONFIGURED: NRT synchronizes at once; SRT waits for the start time (whole seconds
-     * of the wall clock; 0: now; one already past is refused, spec 3.3.7) */
-    if (c->op_mode != RTC_DCP_OP_NRT && p->start_time && p->start_time < now_s) {
+     * of the wall clock; 0: now; one already past is refused, spec 3.3.7, and so is one
+     * more than RTC__DCP_MAX_WAIT_S ahead: no bench waits that long, and the wait in ns
+     * stays far from overflowing) */
+    if (c->op_mode != RTC_DCP_OP_NRT && p->start_time &&
+        (p->start_time < now_s || p->start_time - now_s > RTC__DCP_MAX_WAIT_S)) {
         nack(c, p, RTC_DCP_E_INVALID_START_TIME, 0, 0);
         return;
     }

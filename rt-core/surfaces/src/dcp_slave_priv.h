@@ -36,6 +36,8 @@
 #define RTC__DCP_MAX_TARGETS 4
 /* Largest STC_do_step (NRT) and CFG_steps (SRT) the slave accepts, in ticks. */
 #define RTC__DCP_MAX_STEPS RTC_MAX_SINGLE_STEPS /* the session's bound */
+/* Farthest start time STC_run may name (s from now): a day. */
+#define RTC__DCP_MAX_WAIT_S 86400
 /* Log categories of the slave's templates (1 run, 2 protocol, 3 inputs). */
 #define RTC__DCP_N_CATEGORIES 3
 
