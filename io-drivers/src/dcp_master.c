@@ -109,6 +109,7 @@ static int addresses(dm *d, const rtc_driver_config *cfg)
     if (rc != RTC_OK)
         return rc;
     d->slave.sin_port = htons((uint16_t)port);
+    rtc_drv_link_address(&d->b, "%s:%ld", host, port);
     d->slave_dat.sin_addr = d->slave.sin_addr;
     if (x->dat_host && !rtc_kv_get(kv, n, "host") &&
         parse_ipv4(x->dat_host, &d->slave_dat.sin_addr) != RTC_OK)
@@ -470,6 +471,7 @@ static int dm_begin(rtc_drv_base *b)
     }
     d->local.sin_port = a.sin_port; /* the slave sends its outputs here */
     atomic_store_explicit(&b->st.port, ntohs(a.sin_port), memory_order_relaxed);
+    rtc_drv_link_error(b, "the DCP slave is not running yet"); /* (the reason while it waits) */
     rtc__dm_reset(d, rtc_time_now_ns());
     return RTC_OK;
 }
@@ -518,10 +520,13 @@ static const rtc_drv_desc dm_desc = {
     .name = "dcp-master", .kind = "dcp_master", .counters = dm_counters,
     .n_counters = DM_N_COUNTERS, .period_key = "step_ms", .period_default = 10,
     .period_min = 0.01, .period_max = 60000, .stale_periods = 3, .reconnects = true,
-    .begin = dm_begin,
+    /* the contract: required; up once the slave runs (register .. STC_run take a few round
+     * trips, a start time in whole seconds up to two more); lost when the driver says so
+     * (no answer, an Error state, RSP_nack, silence asked about with INF_state) */
+    .connect_ms = 10000, .begin = dm_begin,
     .cycle = dm_cycle, .wait = dm_wait, .safe = dm_safe, .end = dm_end, .clear = dm_clear};
 
 const rtc_driver_ops rtc_dcp_master_ops = {
     .name = "dcp-master", .open = dm_open, .start = rtc_drv_start, .stop = rtc_drv_stop,
     .write_safe_values = rtc_drv_write_safe_values, .close = rtc_drv_close,
-    .stats = rtc_drv_stats, .describe = dm_describe};
+    .stats = rtc_drv_stats, .describe = dm_describe, .link = rtc_drv_link};

@@ -191,10 +191,12 @@ static void say(dm *d, int64_t now, const char *msg)
                 "the last second", d->b.component, (unsigned long long)more, d->name);
 }
 
-/* The link failed for the reason @p fmt: said once, outputs stale, link down, retry after
- * a backoff (from PROBE: whatever state the slave is left in). */
-static void fail(dm *d, int64_t now, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void fail(dm *d, int64_t now, const char *fmt, ...)
+/* The link failed for the reason @p fmt: said once, outputs stale, link down with @p why
+ * (a static text: what the link contract reports), retry after a backoff (from PROBE:
+ * whatever state the slave is left in). */
+static void fail(dm *d, int64_t now, const char *why, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void fail(dm *d, int64_t now, const char *why, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -202,7 +204,8 @@ static void fail(dm *d, int64_t now, const char *fmt, ...)
     va_end(ap);
     d->why = d->why_buf;
     rtc_drv_stale_all(&d->b); /* before the line: who reads it sees the link gone */
-    rtc_drv_link_down(&d->b);
+    rtc_drv_link_error(&d->b, why);
+    rtc_drv_link_down(&d->b, why);
     say(d, now, d->why_buf);
     d->req.active = false;
     d->stepping = false;
@@ -218,7 +221,8 @@ static void check_timeout(dm *d, int64_t now)
         return;
     rtc_drv_count(&d->b.st.timeouts);
     if (d->req.tries > d->retries) {
-        fail(d, now, "no answer to %s (sequence id %u) after %u tries of %lld ms",
+        fail(d, now, "no answer from the DCP slave",
+             "no answer to %s (sequence id %u) after %u tries of %lld ms",
              rtc_dcp_type_name(d->req.type), d->req.seq, d->req.tries,
              (long long)(d->timeout_ns / 1000000));
         return;
@@ -254,10 +258,11 @@ static void on_state(dm *d, uint8_t s, int64_t now, const char *pdu)
         return;
     if (sup & RTC_DCP_SUPER_ERROR) {
         rtc_drv_count(&d->b.st.named[DM_SLAVE_ERRORS]);
-        fail(d, now, "went from %s to %s (%s)", rtc_dcp_state_name(was),
-             rtc_dcp_state_name(s), pdu);
+        fail(d, now, "the DCP slave is in an error state", "went from %s to %s (%s)",
+             rtc_dcp_state_name(was), rtc_dcp_state_name(s), pdu);
     } else if (d->phase == DM_RUN && !(sup & (RTC_DCP_SUPER_RUN | RTC_DCP_SUPER_NONREALTIME))) {
-        fail(d, now, "left the run for %s (%s)", rtc_dcp_state_name(s), pdu);
+        fail(d, now, "the DCP slave left its run", "left the run for %s (%s)",
+             rtc_dcp_state_name(s), pdu);
     }
 }
 
@@ -272,7 +277,8 @@ static bool waiting(dm *d, int64_t now)
     if (now - d->wait_since_ns > d->setup_timeout_ns) {
         int w = d->wait_for;
         d->wait_for = -1;
-        fail(d, now, "did not reach %s within %lld ms (it is %s)",
+        fail(d, now, "the DCP slave did not reach the state asked",
+             "did not reach %s within %lld ms (it is %s)",
              w == WAIT_RUN ? "SYNCHRONIZING or RUNNING" : rtc_dcp_state_name((uint8_t)w),
              (long long)(d->setup_timeout_ns / 1000000), rtc_dcp_state_name(d->state));
         return true;
@@ -358,8 +364,8 @@ static void on_nack(dm *d, const rtc_dcp_pdu *p, int64_t now)
         request(d, (rtc_dcp_pdu){.type_id = RTC_DCP_INF_STATE}, now);
         return;
     }
-    fail(d, now, "answered %s with RSP_nack %s (0x%04X)", rtc_dcp_type_name(d->req.type),
-         rtc_dcp_error_name(p->error_code), p->error_code);
+    fail(d, now, "the DCP slave answered RSP_nack", "answered %s with RSP_nack %s (0x%04X)",
+         rtc_dcp_type_name(d->req.type), rtc_dcp_error_name(p->error_code), p->error_code);
 }
 
 static void on_answer(dm *d, const rtc_dcp_pdu *p, int64_t now)
@@ -371,6 +377,7 @@ static void on_answer(dm *d, const rtc_dcp_pdu *p, int64_t now)
         return;
     }
     d->req.active = false;
+    rtc_drv_alive(&d->b, now); /* an answer: the slave is there (the contract's loss time) */
     if (d->req.tries == 1)
         rtc_drv_latency(&d->b, now - d->req.sent_ns);
     switch (p->type_id) {
@@ -416,7 +423,7 @@ static void take_outputs(dm *d, const rtc_dcp_pdu *p, int64_t now)
     d->rx_ns = now;
     d->step_out = true;
     rtc_drv_count(&d->b.st.requests); /* after the values: a reader sees them with it */
-    if (d->phase == DM_RUN && rtc_drv_link_state(&d->b) != RTC_LINK_UP)
+    if (d->phase == DM_RUN && !d->b.link.conn)
         rtc_drv_link_up(&d->b);
 }
 
@@ -674,7 +681,9 @@ static void nrt_kick(dm *d, int64_t now)
 void rtc__dm_cycle(dm *d, int64_t now)
 {
     check_timeout(d, now);
-    if (d->phase == DM_RUN) {
+    if (d->phase == DM_RUN && rtc_drv_held(&d->b)) { /* before the run's first tick: no */
+        rtc_drv_check_stale(&d->b, now);              /* input, no step (NRT) yet */
+    } else if (d->phase == DM_RUN) {
         if (d->op_mode == RTC_DCP_OP_NRT)
             nrt_kick(d, now);
         else

@@ -4,7 +4,8 @@
  * executive under the judge of tests/unit/test_rt_hygiene.c (rt_hygiene_util: allocations
  * counted on the RT thread, a seccomp filter letting through only sleeps and futex), once
  * against a slave spraying junk and strangers' datagrams with every output and once against
- * a slave that never answers. Either way every tick of the run is executed, the RT thread
+ * an optional slave (required="false": a required one refuses the run at its connect_ms)
+ * that never answers. Either way every tick of the run is executed, the RT thread
  * allocates nothing and makes no other system call, the refusals are counted by the driver,
  * and the stop (safe values, STC_stop, STC_deregister, or giving up on a mute slave) ends.
  *
@@ -37,8 +38,9 @@ static int setup(void)
     return rc != 0 ? rc : session_setup();
 }
 
-/* slave (resources/srt_a_y.dcpx at the peer's port) and lag in a loop, 1 s of 10 ms. */
-static void write_system(const char *path)
+/* slave (resources/srt_a_y.dcpx at the peer's port, more rtc:Component attributes
+ * @p keys) and lag in a loop, 1 s of 10 ms. */
+static void write_system(const char *path, const char *keys)
 {
     char cmd[2048], fmu[700];
     snprintf(cmd, sizeof cmd, "mkdir -p '%s/resources' && cp '%s/dcpx/srt_a_y.dcpx' "
@@ -54,9 +56,9 @@ static void write_system(const char *path)
                "<ssd:Connector name=\"y\" kind=\"output\"><ssc:Real/></ssd:Connector>"
                "</ssd:Connectors><ssd:Annotations><ssc:Annotation "
                "type=\"org.rtcosim.realtime\"><rtc:Component priority=\"0\" port=\"%d\" "
-               "dat_port=\"%d\" timeout_ms=\"50\" retries=\"1\" setup_timeout_ms=\"300\">"
+               "dat_port=\"%d\" timeout_ms=\"50\" retries=\"1\" setup_timeout_ms=\"300\" %s>"
                "<rtc:Signal name=\"a\" safe=\"-1\"/></rtc:Component></ssc:Annotation>"
-               "</ssd:Annotations></ssd:Component>\n", PEER.port, PEER.port);
+               "</ssd:Annotations></ssd:Component>\n", PEER.port, PEER.port, keys);
     lag_component(f, "lag", fmu);
     fprintf(f, "</ssd:Elements>\n<ssd:Connections>"
                "<ssd:Connection startElement=\"lag\" startConnector=\"y\" endElement=\"slave\" "
@@ -76,11 +78,11 @@ typedef struct armed {
 } armed;
 
 /* Load and initialize the system (the driver's I/O thread starts talking to the slave). */
-static void arm(armed *a)
+static void arm(armed *a, const char *keys)
 {
     char path[700];
     snprintf(path, sizeof path, "%s/dcp.ssd", work);
-    write_system(path);
+    write_system(path, keys);
     rlog_init(&a->log);
     rtc_unit_factory f[2];
     CU_ASSERT_EQUAL_FATAL(rtc_iodrivers_register(), RTC_OK);
@@ -162,7 +164,7 @@ static void junk_spraying_slave_leaves_the_rt_loop_clean(void)
     CU_ASSERT_EQUAL_FATAL(dcp_peer_start(&PEER), 0);
     static armed a; /* large: not on the stack */
     memset(&a, 0, sizeof a);
-    arm(&a);
+    arm(&a, "");
     CU_ASSERT_FATAL(io_wait(outputs_flowing, NULL, 20000));
     run_judged(&a);
     printf("; malformed %llu, wrong_sender %llu, wrong_seq %llu, unexpected %llu",
@@ -188,7 +190,7 @@ static void mute_slave_leaves_the_rt_loop_clean(void)
     CU_ASSERT_EQUAL_FATAL(dcp_peer_start(&PEER), 0);
     static armed a;
     memset(&a, 0, sizeof a);
-    arm(&a);
+    arm(&a, "required=\"false\"");
     CU_ASSERT_FATAL(io_wait(asked_in_vain, &a, 20000));
     run_judged(&a);
     rtc_driver_stats st = {0};

@@ -282,6 +282,47 @@ static void hostile_slave_counted_run_completes(void)
     has("identical");
 }
 
+/* The link contract: a slave that falls into its Error state mid-run (NTF_state_changed to
+ * ERRORHANDLING) loses its link; under the default on_loss (estimate:0.5s) the run goes on
+ * on the estimate, then stops with exit 6, the reason naming the component, the slave's
+ * address and why; events.log has the slave, the states and the PDU that told; the slave
+ * is deregistered on the way out. (The walk again from ALIVE waits 5 s: after the stop.) */
+static void slave_error_stops_the_run_by_its_loss_policy(void)
+{
+    memset(&PEER, 0, sizeof PEER);
+    atomic_store(&PEER.error_after, 30);
+    copy_dcpx("srt_a_y.dcpx");
+    CU_ASSERT_EQUAL_FATAL(dcp_peer_start(&PEER), 0);
+    char keys[160];
+    snprintf(keys, sizeof keys, "port=\"%d\" dat_port=\"%d\" reconnect_min_ms=\"5000\" "
+             "reconnect_max_ms=\"5000\"", PEER.port, PEER.port);
+    write_loop("srt_a_y.dcpx", keys, "30");
+    int rc = rtcosim("run sys.ssd --realtime --priority 0 --output-dir s3");
+    dcp_peer_stop(&PEER);
+    CU_ASSERT_EQUAL(rc, 6);
+    char path[800], want[160];
+    snprintf(path, sizeof path, "%s/s3/summary.json", work);
+    json_t *sum = json_load_file(path, 0, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sum);
+    const char *reason = json_string_value(json_object_get(sum, "reason"));
+    snprintf(want, sizeof want, "I/O component slave (dcp-master 127.0.0.1:%d) lost its link "
+             "(the DCP slave is in an error state", PEER.port);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(reason);
+    if (!strstr(reason, want))
+        printf("\n    reason: %s", reason);
+    CU_ASSERT_PTR_NOT_NULL(strstr(reason, want));
+    CU_ASSERT_PTR_NOT_NULL(strstr(reason, "on_loss estimate:0.5s stopped the run"));
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(sum, "cause")), "link");
+    json_decref(sum);
+    CU_ASSERT(events_have("s3", "slave 'dcpslave' at 127.0.0.1:"));
+    CU_ASSERT(events_have("s3", "went from RUNNING to ERRORHANDLING (NTF_state_changed)"));
+    json_t *m = slave_summary("s3");
+    CU_ASSERT(counter(m, "slave_errors") >= 1);
+    json_decref(m);
+    CU_ASSERT_EQUAL(atomic_load(&PEER.deregisters), 1);
+    CU_ASSERT_EQUAL(atomic_load(&PEER.state), RTC_DCP_STATE_ALIVE);
+}
+
 void rtc_test_register(void)
 {
     static const rtc_test_case cases[] = {
@@ -291,6 +332,8 @@ void rtc_test_register(void)
         {"session_with_modbus_osc_and_dcp_replays_identical",
          session_with_modbus_osc_and_dcp_replays_identical},
         {"hostile_slave_counted_run_completes", hostile_slave_counted_run_completes},
+        {"slave_error_stops_the_run_by_its_loss_policy",
+         slave_error_stops_the_run_by_its_loss_policy},
         {NULL, NULL}};
     rtc_test_add_suite("dcp_system", session_setup, session_teardown, cases);
 }
