@@ -448,9 +448,9 @@ BENCH = ('<ssd:Component name="op" type="application/x-rtcosim-osc"><ssd:Connect
          '<ssd:Component name="plc" type="application/x-rtcosim-modbus-server"><ssd:Connectors>'
          '<ssd:Connector name="speed" kind="input"><ssc:Real/></ssd:Connector>'
          '</ssd:Connectors><ssd:Annotations><ssc:Annotation type="org.rtcosim.realtime">'
-         '<rtc:Component port="0" priority="0"><rtc:Signal name="speed" table="input" '
-         'address="0" type="float32"/></rtc:Component></ssc:Annotation></ssd:Annotations>'
-         '</ssd:Component>\n')
+         '<rtc:Component port="0" priority="0" required="false">'  # no PLC connects here
+         '<rtc:Signal name="speed" table="input" address="0" type="float32"/></rtc:Component>'
+         '</ssc:Annotation></ssd:Annotations></ssd:Component>\n')
 
 
 def write_system(path, pi_component, pi_in, pi_out, lag_fmu, stop, bench=False):
