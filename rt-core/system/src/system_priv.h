@@ -71,6 +71,11 @@ typedef struct sys_unit {
     uint64_t events, early_returns;
     uint32_t microsteps_max;  /* over the run */
     uint32_t microsteps_tick; /* in the current tick (folded into sys->microstep) */
+    /* With the unit clock on (rtc_system_set_unit_clock): wall time the unit spent in its
+     * do_steps (an I/O unit: its refresh) during the current tick, -1 when it did none;
+     * reset by the tick's frame, added to by the thread that steps the unit, read after
+     * the tick's steps joined. */
+    int64_t work_ns;
 } sys_unit;
 
 typedef enum {
@@ -164,6 +169,7 @@ struct rtc_system {
     /* timer around each unit's do_step (rtc_system_set_unit_timer) */
     rtc_unit_timer unit_timer;
     void *unit_timer_user;
+    bool unit_clock;      /* measure each unit's work per tick (sys_unit.work_ns) */
     /* parameter values from the system file: (unit, variable, text) */
     struct sys_param {
         size_t unit, var;
