@@ -104,3 +104,4 @@ target_link_libraries(test_product PRIVATE PkgConfig::JANSSON)
 # proxy) and of a pure co-simulation
 rtc_add_test(tune SOURCES unit/fmu_util.c unit/io_util.c LIBS rtc_fmuhost rtc_iodrivers PkgConfig::LIBMODBUS PkgConfig::LIBLO PkgConfig::JANSSON DEPENDS rtc_test_fmus rtc_configs rtcosim rtcosim-bench-sim rtcosim-fault-proxy LABELS integration rt io)
 target_compile_definitions(test_tune PRIVATE RTC_BENCH_SIM_EXE="$<TARGET_FILE:rtcosim-bench-sim>" RTC_FAULT_PROXY_EXE="$<TARGET_FILE:rtcosim-fault-proxy>")
+rtc_add_test(plan SOURCES unit/fmu_util.c LIBS rtc_fmuhost rtc_iodrivers DEPENDS rtc_test_fmus rtc_configs)
