@@ -42,7 +42,7 @@
 
 enum { O_RT = RTC_CLI_RT_OPT_FIRST, O_PRIO, O_CPU, O_SPIN, O_OVERRUN, O_MAXOV, O_WD, O_SAFE,
        O_EXPOSE, O_CTLPORT, O_CTLALLOW, O_DEADMAN, O_CTLTOKEN, O_HTTP, O_HTTPADDR,
-       O_HTTPTOKEN };
+       O_HTTPTOKEN, O_FORCE, O_PLAN, O_REPROFILE };
 
 const struct option rtc_cli_rt_longopts[] = {
     {"realtime", optional_argument, NULL, O_RT},   {"priority", required_argument, NULL, O_PRIO},
@@ -59,6 +59,9 @@ const struct option rtc_cli_rt_longopts[] = {
     {"http", required_argument, NULL, O_HTTP},
     {"http-address", required_argument, NULL, O_HTTPADDR},
     {"http-token", required_argument, NULL, O_HTTPTOKEN},
+    {"force", no_argument, NULL, O_FORCE},
+    {"plan", required_argument, NULL, O_PLAN},
+    {"reprofile", no_argument, NULL, O_REPROFILE},
     {NULL, 0, NULL, 0}};
 
 const char rtc_cli_rt_help[] =
@@ -78,6 +81,15 @@ const char rtc_cli_rt_help[] =
     "                       longer than N ms (e.g. an FMU call that hangs); default\n"
     "                       max(1000, 100 periods) ms, 0: off\n"
     "  --test-safe-file F   testing: the safe-state callback writes F on every stop\n"
+    "  --force              arm even a system the feasibility check finds infeasible\n"
+    "                       (its verdict and options become warnings)\n"
+    "  --plan FILE          judge with this plan.json ('rtcosim plan --realtime'), not the\n"
+    "                       cached plan or a quick profile\n"
+    "  --reprofile          profile again before arming, whatever the cache holds\n"
+    "  Before arming, a run is checked against a plan of this machine: the cached one\n"
+    "  for this system, its unit files and options, else a quick profile (0.5 s of\n"
+    "  ticks, a copy of the system with its I/O components replayed empty: no bench is\n"
+    "  touched). Infeasible: refused, exit status 8; tight: a warning.\n"
     "  SIGINT/SIGTERM/SIGHUP stop a real-time run at the next step; exit status\n"
     "  130/143/129. A unit still inside its step 2 s later is left there: safe state, rows\n"
     "  and summary.json (\"hung_unit\") saved, temporary files removed, same exit status.\n";
@@ -163,6 +175,9 @@ int rtc_cli_rt_option(rtc_cli_rt *rt, int c, const char *arg, int argc, char **a
         st = rtc_cli_parse_long(cmd, "watchdog-ms", arg, 0, 3600000, &rt->watchdog_ms);
         break;
     case O_SAFE: rt->safe_file = arg; break;
+    case O_FORCE: rt->force = true; break;
+    case O_PLAN: rt->plan_file = arg; break;
+    case O_REPROFILE: rt->reprofile = true; break;
     case O_CTLPORT:
         st = rtc_cli_parse_long(cmd, "control-port", arg, 0, 65535, &rt->control_port);
         break;
@@ -359,6 +374,21 @@ static void stop_cause(const rtc_exec_stats *st, rtc_cli_rt *rt)
     }
 }
 
+/* What the run measured, for summary.json beside the plan's prediction. */
+static void keep_measured(const rtc_exec *ex, const rtc_exec_stats *st, rtc_cli_rt *rt)
+{
+    size_t n = rtc_exec_unit_count(ex);
+    free(rt->unit_measured);
+    rt->unit_measured = calloc(n + 1, sizeof *rt->unit_measured);
+    rt->n_unit_measured = rt->unit_measured ? n : 0;
+    for (size_t i = 0; i < rt->n_unit_measured; i++)
+        rtc_exec_unit_stats(ex, i, &rt->unit_measured[i]);
+    rt->busy = st->busy;
+    rt->steps = st->steps;
+    rt->overruns = st->overruns;
+    rt->has_measured = true;
+}
+
 /* timing.json, histogram.txt and the outcome for the summary and the exit status.
  * Returns RTC_ETERMINATED when a unit ended the simulation (as a fast run's last step
  * does), else RTC_OK. */
@@ -378,6 +408,7 @@ static int finish(rtc_exec *ex, const char *dir, rtc_cli_rt *rt)
     /* the final line says it too, without -v: a real-time run's first question */
     snprintf(rt->end.timing, sizeof rt->end.timing, "wake-up p99 %.1f µs, %llu overrun(s)",
              st.wakeup.p99 / 1e3, (unsigned long long)st.overruns);
+    keep_measured(ex, &st, rt);
     stop_cause(&st, rt);
     return st.stop == RTC_EXEC_END && st.stop_status == RTC_ETERMINATED ? RTC_ETERMINATED
                                                                         : RTC_OK;
@@ -385,7 +416,7 @@ static int finish(rtc_exec *ex, const char *dir, rtc_cli_rt *rt)
 
 /* The system file's org.rtcosim.realtime settings where the command line is silent
  * (an RTF on --realtime itself counts as given only when a number followed it). */
-static void apply_hints(const rtc_system *sys, rtc_cli_rt *rt)
+void rtc_cli_rt_hints(const rtc_system *sys, rtc_cli_rt *rt)
 {
     const rtc_system_rt_hints *h = rtc_system_rt(sys);
 #define GIVEN(opt) (rt->given & (1u << ((opt)-RTC_CLI_RT_OPT_FIRST)))
@@ -410,7 +441,7 @@ static void system_safe(void *user)
 
 int rtc_cli_rt_prepare(rtc_system *sys, rtc_cli_rt *rt)
 {
-    apply_hints(sys, rt);
+    rtc_cli_rt_hints(sys, rt);
     /* the RT thread waits for its workers and substitute units: they run at its priority,
      * off its CPU (so they run in parallel with it) */
     rtc_system_set_threads(sys, rt->priority, rt->cpu);

@@ -2,9 +2,10 @@
  * Commands on systems (SSP files, or a single FMU treated as a system of one unit):
  *   rtcosim run SYSTEM    as fast as possible, results.csv + summary.json in a directory
  *   rtcosim check SYSTEM  load and validate, print every problem with file:line
- *   rtcosim plan SYSTEM   Parallel Fast planning: Ê(H), D̂(H) and the recommended H*
+ *   rtcosim plan SYSTEM   Parallel Fast planning and real-time feasibility (cmd_plan.c)
  */
 #include "cli.h"
+#include "plan_cli.h"
 #include "rt_cli.h"
 #include "summary.h"
 
@@ -453,6 +454,9 @@ int rtc_cmd_run_system(int argc, char **argv)
     snprintf(evpath, sizeof evpath, "%s/events.log", o.dir);
     int rc = o.rt.enabled ? rtc_events_open(evpath, &rtc_cli_log, &ev) : RTC_OK;
     const rtc_logger *lg = ev ? rtc_events_logger(ev, "unit") : &rtc_cli_log;
+    if (rc == RTC_OK && o.rt.enabled) /* before anything is loaded, started or written */
+        rc = rtc_cli_rt_guard(o.path, &o.so, &o.rt, o.records, o.n_records,
+                              ev ? rtc_events_logger(ev, "plan") : &rtc_cli_log);
     if (rc == RTC_OK)
         rc = prepare(&o, lg, file, &sys, &rec, &csv, &r);
     o.rt.events = ev;
@@ -538,125 +542,64 @@ int rtc_cmd_check(int argc, char **argv)
     return RTC_EXIT_OK;
 }
 
-static const char plan_help[] =
-    "usage: rtcosim plan [options] SYSTEM\n"
-    "\n"
-    "Parallel Fast planning (Holzinger et al.): for candidate synchronization steps H,\n"
-    "print the extrapolation-error estimate E(H) and the real-time-factor estimate D(H) of\n"
-    "the system's units and connections, and the recommended H* = argmin E(H).\n"
-    "\n"
-    "options:\n"
-    "  --candidates LIST    comma-separated H values in seconds (default: a grid derived\n"
-    "                       from the units' steps)\n"
-    "  --rtf LIST           comma-separated real-time factors d_i of the units, in order\n"
-    "                       (wall seconds per simulated second; default 1 each)\n"
-    "  --receiver           evaluate Q from the receiver's perspective\n"
-    "  plus the options of 'rtcosim check' (--step, ...)\n";
-
-/* Split "a,b,c" and parse each item; returns the count or -1. */
-static long parse_list(const char *text, bool times, int64_t *ns, double *d, size_t cap)
+/* `plan --realtime`: the feasibility plan, printed; exit 8 when infeasible. Without
+ * --realtime the same profile gives Parallel Fast its measured d_i (unless --rtf). */
+static int plan_run(sys_opts *o, const rtc_cli_plan_args *a)
 {
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", text);
-    long n = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if ((size_t)n >= cap)
-            return -1;
-        if (times ? rtc_parse_seconds(tok, &ns[n]) != RTC_OK
-                  : rtc_cli_num_double(tok, 1e-9, 1e9, &d[n]) != NULL)
-            return -1;
-        n++;
+    bool feas = o->rt.enabled;
+    rtc_cli_feas_opts fo = {.path = o->path, .so = &o->so, .rt = &o->rt, .inputs = a->inputs,
+                            .ticks = a->ticks, .seconds = a->seconds,
+                            .percentile = a->percentile, .margin = a->margin,
+                            .reprofile = a->reprofile || o->rt.reprofile,
+                            .plan = o->rt.plan_file, .records = o->records,
+                            .n_records = o->n_records, .lg = &rtc_cli_log};
+    rtc_cli_feas fe = {0};
+    int rc = feas || !a->rtf ? rtc_cli_feasibility(&fo, &fe) : RTC_OK;
+    if (rc == RTC_ETIME) {
+        fprintf(stderr, "rtcosim plan: infeasible: unit %s did not return from its step "
+                "within the profile's %.1f s\n", fe.hung, a->seconds);
+        rtc_tmpdir_remove_all(); /* the stuck copy's library stays mapped */
+        return RTC_EXIT_INFEASIBLE;
     }
-    return n;
-}
-
-static int plan_system(rtc_system *sys, const int64_t *cand, long n_cand, const double *rtf,
-                       long n_rtf, bool receiver)
-{
-    size_t m = rtc_system_unit_count(sys);
-    int64_t *h = calloc(m, sizeof *h);
-    double *conn = calloc(m * m, sizeof *conn);
-    int rc = h && conn ? RTC_OK : RTC_ENOMEM;
-    if (rc == RTC_OK && n_rtf > 0 && (size_t)n_rtf != m) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "--rtf: %ld values for %zu units", n_rtf, m);
-        rc = RTC_EINVAL;
+    if (feas) {
+        if (rc == RTC_OK)
+            rtc_cli_plan_print(stdout, &fe, o->path);
+        int st = rc != RTC_OK ? RTC_EXIT_ERROR : fe.plan->verdict == RTC_PLAN_INFEASIBLE
+                                                    ? RTC_EXIT_INFEASIBLE : RTC_EXIT_OK;
+        rtc_cli_feas_clear(&fe);
+        return st;
     }
-    for (size_t i = 0; rc == RTC_OK && i < m; i++)
-        h[i] = rtc_system_unit_step_ns(sys, i);
-    for (size_t i = 0; rc == RTC_OK && i < rtc_system_link_count(sys); i++) {
-        size_t a, b;
-        rtc_system_link_ends(sys, i, &a, &b);
-        if (a != b)
-            conn[a * m + b] = 1; /* A_ij = 1: unit i feeds unit j (Eq. 6) */
-    }
-    rtc_pf_system ps = {.m = m, .h_ns = h, .d = n_rtf > 0 ? rtf : NULL, .conn = conn};
-    rtc_pf_plan *plan = NULL;
-    char err[256] = "";
+    if (rc != RTC_OK) /* no measured d_i: Parallel Fast with d = 1 */
+        rtc_log(&rtc_cli_log, RTC_LOG_WARNING, "%s: no profile (%s): real-time factors d = 1",
+                o->path, rtc_strerror(rc));
+    rtc_system *sys = NULL;
+    double margin = fe.plan ? fe.plan->o.margin : a->margin > 0 ? a->margin : 0.2;
+    rc = load(o, &rtc_cli_log, &sys);
     if (rc == RTC_OK)
-        rc = rtc_pf_plan_new(&ps, n_cand > 0 ? cand : NULL, n_cand > 0 ? (size_t)n_cand : 0,
-                             receiver ? RTC_PF_RECEIVER : RTC_PF_LITERAL, &plan, err, sizeof err);
-    if (rc == RTC_OK) {
-        for (size_t i = 0; i < m; i++) {
-            char hs[32];
-            rtc_time_format_s(h[i], hs, sizeof hs);
-            printf("unit %-20s h = %s s  d = %g\n", rtc_system_unit(sys, i)->name, hs,
-                   n_rtf > 0 ? rtf[i] : 1.0);
-        }
-        rc = rtc_pf_plan_print(plan, stdout);
-    } else if (err[0]) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "plan: %s", err);
-    }
-    rtc_pf_plan_free(plan);
-    free(h);
-    free(conn);
-    return rc;
+        rc = rtc_cli_plan_pf(sys, a, fe.pf_d, fe.plan ? fe.n_units : 0, margin);
+    rtc_system_free(sys);
+    rtc_cli_feas_clear(&fe);
+    return rc == RTC_OK ? RTC_EXIT_OK : RTC_EXIT_ERROR;
 }
 
 int rtc_cmd_plan(int argc, char **argv)
 {
-    const char *cands = NULL, *rtf = NULL;
-    bool receiver = false;
+    rtc_cli_plan_args a;
     char **rest = calloc((size_t)argc + 1, sizeof *rest);
     int n = 0;
     if (!rest)
         return RTC_EXIT_ERROR;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--candidates") && i + 1 < argc)
-            cands = argv[++i];
-        else if (!strcmp(argv[i], "--rtf") && i + 1 < argc)
-            rtf = argv[++i];
-        else if (!strcmp(argv[i], "--receiver"))
-            receiver = true;
-        else if (!strcmp(argv[i], "--candidates") || !strcmp(argv[i], "--rtf")) {
-            free(rest);
-            return rtc_cli_usage_error("plan", "%s: missing value", argv[i]);
-        } else
-            rest[n++] = argv[i];
-    }
+    int st = rtc_cli_plan_take(argc, argv, &a, rest, &n);
     sys_opts o = {.dir = ".", .decimation = 1};
-    int st = parse_sys_args(n, rest, &o, "plan");
-    free(o.records);
+    if (st == RTC_EXIT_OK)
+        st = parse_sys_args(n, rest, &o, "plan");
     free(rest);
-    free(o.sets); /* plan does not initialize: values set before it change nothing */
-    o.so.sets = NULL;
-    o.so.n_sets = 0;
-    if (st != RTC_EXIT_OK) {
-        if (st < 0)
-            fputs(plan_help, stdout);
-        return st < 0 ? RTC_EXIT_OK : st;
-    }
-    int64_t cand[256];
-    double d[256];
-    long n_cand = cands ? parse_list(cands, true, cand, NULL, 256) : 0;
-    long n_rtf = rtf ? parse_list(rtf, false, NULL, d, 256) : 0;
-    if (n_cand < 0 || n_rtf < 0)
-        return rtc_cli_usage_error("plan", "%s: expected a comma-separated list of numbers",
-                                   n_cand < 0 ? "--candidates" : "--rtf");
-    rtc_system *sys = NULL;
-    if (load(&o, &rtc_cli_log, &sys) != RTC_OK)
-        return RTC_EXIT_ERROR;
-    int rc = plan_system(sys, cand, n_cand, d, n_rtf, receiver);
-    rtc_system_free(sys);
-    return rc == RTC_OK ? RTC_EXIT_OK : RTC_EXIT_ERROR;
+    if (st < 0)
+        fputs(rtc_cli_plan_help(), stdout);
+    if (st == RTC_EXIT_OK)
+        st = plan_run(&o, &a);
+    free(o.records);
+    free(o.sets);
+    rtc_cli_rt_clear(&o.rt);
+    return st < 0 ? RTC_EXIT_OK : st;
 }

@@ -30,7 +30,10 @@ static const char usage[] =
     "  run FILE         simulate an FMU, or run an SSP system (.ssd/.ssp or its folder) with\n"
     "                   a master algorithm, as fast as possible or in real time (--realtime)\n"
     "  check SYSTEM     validate a system: every problem with file:line\n"
-    "  plan SYSTEM      Parallel Fast planning: E(H), D(H) and the recommended sync step\n"
+    "  plan SYSTEM      Parallel Fast planning: E(H), D(H) and the recommended sync step,\n"
+    "                   from real-time factors measured on this machine; with --realtime:\n"
+    "                   will the system keep its period here (per unit, per thread, slack,\n"
+    "                   verdict, what to change)\n"
     "  bench            timing-jitter benchmark of the real-time loop (vs cyclictest)\n"
     "  replay SESSION   re-run a recorded real-time session offline and compare results\n"
     "  plot DIR         draw the plots of a run, a session or a benchmark (gnuplot): its\n"
@@ -50,6 +53,8 @@ static const char usage[] =
     "  3         the watchdog ended a run whose unit hung in its step\n"
     "  4         a result file could not be written\n"
     "  5         replay: the session ended abnormally; the rows it recorded are identical\n"
+    "  8         run --realtime refused before arming, plan --realtime: the system does\n"
+    "            not fit its period on this machine (--force runs it anyway)\n"
     "  129, 130, 143  stopped by SIGHUP, SIGINT, SIGTERM\n";
 
 int rtc_cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -67,10 +67,22 @@ typedef struct rtc_cli_rt {
     bool has_osc, has_panel;   /**< the operator surfaces' counters ("surfaces") */
     rtc_osc_control_stats osc;
     rtc_panel_stats panel;
+    /* feasibility (cli_feasible.c): the check before arming, and what the run measured
+     * beside it for summary.json ("feasibility") */
+    bool force;            /**< --force: arm an infeasible system anyway */
+    bool reprofile;        /**< --reprofile: measure again, whatever the cache holds */
+    const char *plan_file; /**< --plan FILE: judge with this plan.json */
+    struct rtc_plan *plan; /**< the check's plan (owned), NULL: none */
+    char plan_dir[4096];   /**< where its plan.json is ("" when not kept) */
+    bool has_measured;     /**< the executive's figures below are filled */
+    rtc_hist_summary *unit_measured; /**< per unit: work per tick in the live run */
+    size_t n_unit_measured;
+    rtc_hist_summary busy; /**< the live run's tick work (step + hand-off) */
+    uint64_t steps, overruns;
 } rtc_cli_rt;
 
 /* getopt_long codes of the real-time options (above those of cmd_system.c). */
-enum { RTC_CLI_RT_OPT_FIRST = 400, RTC_CLI_RT_OPT_LAST = 415 };
+enum { RTC_CLI_RT_OPT_FIRST = 400, RTC_CLI_RT_OPT_LAST = 418 };
 
 /** The getopt_long entries (NULL-name terminated, RTC_CLI_RT_OPT_* codes). */
 extern const struct option rtc_cli_rt_longopts[];
@@ -114,6 +126,10 @@ double rtc_cli_now_s(void);
 /** Install SIGINT/SIGTERM/SIGHUP handlers that stop @p ex (NULL: back to the flag of
  *  rtc_cli_stop_signals()). */
 void rtc_cli_rt_signals(rtc_exec *ex);
+
+/** The system file's real-time settings (rtc:RealTime) where the command line is silent:
+ *  RTF, priority, CPU, overrun policy, max overruns. */
+void rtc_cli_rt_hints(const rtc_system *sys, rtc_cli_rt *rt);
 
 /**
  * Before rtc_system_init(): take the system file's real-time settings where the command

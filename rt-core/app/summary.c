@@ -31,7 +31,7 @@ const char *rtc_cli_end_status(const rtc_cli_end *e)
         return e->nonfinite ? "completed-nonfinite" : "completed";
     if (!strcmp(e->cause, "signal") || !strcmp(e->cause, "request"))
         return "stopped";
-    return "failed";
+    return !strcmp(e->cause, "infeasible") ? "refused" : "failed";
 }
 
 int rtc_cli_end_exit(const rtc_cli_end *e)
@@ -42,6 +42,8 @@ int rtc_cli_end_exit(const rtc_cli_end *e)
         return 128 + e->signo;
     if (!strcmp(e->cause, "write"))
         return RTC_EXIT_WRITE;
+    if (!strcmp(e->cause, "infeasible"))
+        return RTC_EXIT_INFEASIBLE;
     return !strcmp(e->cause, "watchdog") ? RTC_EXEC_WATCHDOG_EXIT : RTC_EXIT_ERROR;
 }
 

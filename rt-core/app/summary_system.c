@@ -349,5 +349,6 @@ bool rtc_cli_write_summary(const char *dir, const rtc_system *sys, const char *p
         bad |= json_array_append_new(units, o);
     }
     bad |= json_object_set_new(doc, "units", units);
+    bad |= rtc_cli_summary_feasibility(doc, rt);
     return rtc_cli_summary_write(doc, bad, file);
 }
