@@ -264,6 +264,67 @@ static int analyse(const rtc_system *sys, const rtc_profile *prof, const rtc_cli
     return RTC_OK;
 }
 
+/* ---- placement on nodes (--nodes, --place) ---- */
+
+/* "A,B,C" into names; the count, or 0 with the reason logged. */
+static size_t node_list(const char *text, char names[][64], const rtc_logger *lg)
+{
+    size_t n = 0;
+    for (const char *p = text; *p;) {
+        size_t len = strcspn(p, ",");
+        bool ok = len > 0 && len < 64 && strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
+                                                   "qrstuvwxyz0123456789_-.") >= len;
+        for (size_t j = 0; ok && j < n; j++)
+            ok = strncmp(names[j], p, len) != 0 || names[j][len] != '\0';
+        if (!ok || n == RTC_PLAN_MAX_NODES) {
+            rtc_log(lg, RTC_LOG_ERROR, "--nodes %s: expected up to %d distinct names of letters, "
+                    "digits, '_', '-', '.', comma-separated", text, RTC_PLAN_MAX_NODES);
+            return 0;
+        }
+        snprintf(names[n++], 64, "%.*s", (int)len, p);
+        p += len + (p[len] == ',');
+    }
+    return n;
+}
+
+/* --place UNIT=NODE into per-unit pins (SIZE_MAX: free). */
+static int pins_of(const rtc_system *sys, const rtc_cli_feas_opts *o, char names[][64],
+                   size_t n_nodes, size_t *pin)
+{
+    for (size_t i = 0; i < rtc_system_unit_count(sys); i++)
+        pin[i] = SIZE_MAX;
+    for (size_t k = 0; k < o->n_pins; k++) {
+        const char *eq = strchr(o->pins[k], '=');
+        size_t u = 0, j = 0, ulen = eq ? (size_t)(eq - o->pins[k]) : 0;
+        while (u < rtc_system_unit_count(sys) &&
+               (strlen(rtc_system_unit(sys, u)->name) != ulen ||
+                strncmp(rtc_system_unit(sys, u)->name, o->pins[k], ulen) != 0))
+            u++;
+        while (eq && j < n_nodes && strcmp(names[j], eq + 1) != 0)
+            j++;
+        if (!eq || u == rtc_system_unit_count(sys) || j == n_nodes) {
+            rtc_log(o->lg, RTC_LOG_ERROR, "--place %s: expected COMPONENT=NODE, a component of "
+                    "%s and a node of --nodes", o->pins[k], o->path);
+            return RTC_EINVAL;
+        }
+        pin[u] = j;
+    }
+    return RTC_OK;
+}
+
+static int place(const rtc_system *sys, const rtc_profile *prof, const rtc_cli_feas_opts *o,
+                 rtc_cli_feas *out)
+{
+    size_t k = node_list(o->nodes, out->node_names, o->lg);
+    size_t *pin = calloc(rtc_system_unit_count(sys) + 1, sizeof *pin);
+    int rc = k && pin ? pins_of(sys, o, out->node_names, k, pin) : k ? RTC_ENOMEM : RTC_EINVAL;
+    if (rc == RTC_OK)
+        rc = rtc_plan_place(out->plan, sys, prof, k, pin, &out->place);
+    out->placed = rc == RTC_OK;
+    free(pin);
+    return rc;
+}
+
 /* A plan file that fits: --plan, else the cache (unless --reprofile). */
 static rtc_profile *from_file(const rtc_system *sys, const rtc_cli_feas_opts *o,
                               const char *key, rtc_cli_feas *out)
@@ -324,6 +385,8 @@ static int plan_copy(rtc_system *sys, const rtc_cli_feas_opts *o, session_feed *
     }
     if (rc == RTC_OK)
         rc = analyse(sys, prof, o, &rt, out);
+    if (rc == RTC_OK && o->nodes)
+        rc = place(sys, prof, o, out);
     rtc_plan_meta meta = {.system = o->path, .machine = machine, .options = options,
                           .inputs = o->inputs, .ticks_asked = o->ticks};
     snprintf(meta.key, sizeof meta.key, "%s", key);
@@ -370,4 +433,5 @@ void rtc_cli_feas_clear(rtc_cli_feas *f)
 {
     rtc_plan_free(f->plan);
     f->plan = NULL;
+    rtc_plan_placement_clear(&f->place);
 }

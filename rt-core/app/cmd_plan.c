@@ -110,6 +110,37 @@ static void print_tick(FILE *f, const rtc_plan *p)
                 p->rate_floor * 100, 1 / p->rate_floor);
 }
 
+/* The proposed placement on nodes: per node its units and predicted tick, then the
+ * --place options that give it. */
+static void print_placement(FILE *f, const rtc_cli_feas *fe)
+{
+    const rtc_plan *p = fe->plan;
+    const rtc_plan_placement *pl = &fe->place;
+    fprintf(f, "placement on %zu node%s: %zu connection%s cross%s nodes; %s (%s search)\n",
+            pl->n_nodes, pl->n_nodes == 1 ? "" : "s", pl->cut, pl->cut == 1 ? "" : "s",
+            pl->cut == 1 ? "es" : "", pl->fits ? "every node fits its period with the margin"
+                                               : "no placement fits every node",
+            pl->exhaustive ? "exhaustive" : "local");
+    for (size_t j = 0; j < pl->n_nodes; j++) {
+        fprintf(f, "  node %-12s", fe->node_names[j]);
+        bool any = false;
+        for (size_t i = 0; i < p->n_units; i++)
+            if (pl->node[i] == j) {
+                fprintf(f, " %s", p->units[i].name);
+                any = true;
+            }
+        if (any)
+            fprintf(f, "; tick %s at p%g, %.1f %% busy\n", T(pl->response_ns[j]),
+                    p->o.percentile * 100, pl->utilisation[j] * 100);
+        else
+            fprintf(f, " (no unit)\n");
+    }
+    fprintf(f, " ");
+    for (size_t i = 0; i < p->n_units; i++)
+        fprintf(f, " --place %s=%s", p->units[i].name, fe->node_names[pl->node[i]]);
+    fprintf(f, "\n");
+}
+
 void rtc_cli_plan_print(FILE *f, const rtc_cli_feas *fe, const char *path)
 {
     const rtc_plan *p = fe->plan;
@@ -130,6 +161,8 @@ void rtc_cli_plan_print(FILE *f, const rtc_cli_feas *fe, const char *path)
                     rtc_plan_verdict_name(o->verdict), o->headroom * 100);
         }
     }
+    if (fe->placed)
+        print_placement(f, fe);
     if (fe->dir[0])
         fprintf(f, "plan: %s/plan.json\n", fe->dir);
 }
@@ -259,6 +292,11 @@ static const char plan_help[] =
     "  --margin PCT         headroom below which a plan is tight (default 20)\n"
     "  --inputs SESSION     feed the I/O units a recorded session's inputs (inputs.bin)\n"
     "  --reprofile          measure again even when a plan is cached\n"
+    "  --nodes LIST         with --realtime: propose a placement of the components on\n"
+    "                       these nodes (comma-separated names) that fits every node's\n"
+    "                       period and cuts the fewest connections, as --place options\n"
+    "  --place C=NODE       keep component C on NODE in that placement (repeatable; e.g.\n"
+    "                       an I/O component on the node wired to its bench)\n"
     "  plus the options of 'rtcosim run' (--realtime RTF, --priority, --cpu, --workers,\n"
     "  --step, --algorithm, --overrun, ...): the run to plan\n"
     "Exit status: 0 feasible or tight (and Parallel Fast planning), 8 infeasible, 1 error,\n"
@@ -373,15 +411,16 @@ static int take_num(const char *opt, const char *text, double lo, double hi, dou
 int rtc_cli_plan_take(int argc, char **argv, rtc_cli_plan_args *a, char **rest, int *n)
 {
     static const char *const with_value[] = {"--candidates", "--rtf", "--inputs", "--ticks",
-                                             "--seconds", "--percentile", "--margin"};
+                                             "--seconds", "--percentile", "--margin",
+                                             "--nodes", "--place"};
     *a = (rtc_cli_plan_args){.ticks = RTC_CLI_PLAN_TICKS, .seconds = RTC_CLI_PLAN_SECONDS};
     *n = 0;
     int st = RTC_EXIT_OK;
     for (int i = 0; i < argc && st == RTC_EXIT_OK; i++) {
         size_t k = 0;
-        while (k < 7 && strcmp(argv[i], with_value[k]) != 0)
+        while (k < 9 && strcmp(argv[i], with_value[k]) != 0)
             k++;
-        if (k == 7) {
+        if (k == 9) {
             if (!strcmp(argv[i], "--receiver"))
                 a->receiver = true;
             else if (!strcmp(argv[i], "--reprofile"))
@@ -403,6 +442,15 @@ int rtc_cli_plan_take(int argc, char **argv, rtc_cli_plan_args *a, char **rest, 
             a->ticks = (long)x;
             break;
         case 4: st = take_num("seconds", v, 0.1, 3600, &a->seconds); break;
+        case 7: a->nodes = v; break;
+        case 8: {
+            const char **p = realloc(a->pins, (a->n_pins + 1) * sizeof *p);
+            if (!p)
+                return RTC_EXIT_ERROR;
+            a->pins = p;
+            p[a->n_pins++] = v;
+            break;
+        }
         case 5:
             st = take_num("percentile", v, 50, 99.9999, &x);
             a->percentile = x / 100;

@@ -552,7 +552,8 @@ static int plan_run(sys_opts *o, const rtc_cli_plan_args *a)
                             .percentile = a->percentile, .margin = a->margin,
                             .reprofile = a->reprofile || o->rt.reprofile,
                             .plan = o->rt.plan_file, .records = o->records,
-                            .n_records = o->n_records, .lg = &rtc_cli_log};
+                            .n_records = o->n_records, .lg = &rtc_cli_log, .nodes = a->nodes,
+                            .pins = a->pins, .n_pins = a->n_pins};
     rtc_cli_feas fe = {0};
     int rc = feas || !a->rtf ? rtc_cli_feasibility(&fo, &fe) : RTC_OK;
     if (rc == RTC_ETIME) {
@@ -596,8 +597,14 @@ int rtc_cmd_plan(int argc, char **argv)
     free(rest);
     if (st < 0)
         fputs(rtc_cli_plan_help(), stdout);
+    if (st == RTC_EXIT_OK && (a.nodes || a.n_pins) && !o.rt.enabled)
+        st = rtc_cli_usage_error("plan", "--nodes and --place need --realtime (a placement "
+                                 "fits each node's period)");
+    if (st == RTC_EXIT_OK && a.n_pins && !a.nodes)
+        st = rtc_cli_usage_error("plan", "--place needs --nodes");
     if (st == RTC_EXIT_OK)
         st = plan_run(&o, &a);
+    free(a.pins);
     free(o.records);
     free(o.sets);
     rtc_cli_rt_clear(&o.rt);

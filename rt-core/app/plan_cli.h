@@ -26,9 +26,11 @@
 #define RTC_CLI_PLAN_SECONDS 6.0
 #define RTC_CLI_GUARD_TICKS 500
 #define RTC_CLI_GUARD_SECONDS 1.5
-/** Fastest pacing of a profile: a system with a longer period is profiled at this one (its
- *  units' work does not depend on the wait between ticks; the ticks come sooner). */
-#define RTC_CLI_PLAN_MAX_PERIOD_NS INT64_C(1000000)
+/** Longest period of a profile: a system with a longer one (a slow Parallel Fast system,
+ *  a 1 s tick) is profiled at this pace, so that its budget holds enough ticks; every
+ *  HiL period up to it is profiled at its own pace — the same duty cycle as the run, so
+ *  the kernel's real-time throttling (95 % of each second) treats both alike. */
+#define RTC_CLI_PLAN_MAX_PERIOD_NS INT64_C(20000000)
 
 /** What to plan. */
 typedef struct rtc_cli_feas_opts {
@@ -50,6 +52,9 @@ typedef struct rtc_cli_feas_opts {
     size_t n_records;
     const rtc_logger *lg;          /**< errors (and the profile's overruns are not shown) */
     const rtc_logger *copy_lg;     /**< what the profiled copy's units say (NULL: lg) */
+    const char *nodes;             /**< --nodes A,B: propose a placement on these nodes */
+    const char *const *pins;       /**< --place UNIT=NODE: units the placement must keep */
+    size_t n_pins;
 } rtc_cli_feas_opts;
 
 /** A plan and where it came from. */
@@ -63,6 +68,9 @@ typedef struct rtc_cli_feas {
                                         NULL then; the profiling copy is left loaded) */
     double pf_d[256];              /**< per unit: Parallel Fast's d_i at the percentile */
     size_t n_units;
+    bool placed;                   /**< --nodes: the placement below */
+    rtc_plan_placement place;
+    char node_names[RTC_PLAN_MAX_NODES][64];
 } rtc_cli_feas;
 
 /**
@@ -91,6 +99,9 @@ typedef struct rtc_cli_plan_args {
     bool receiver;                /**< Parallel Fast: Q from the receiver's view */
     const char *inputs;           /**< --inputs SESSION */
     bool reprofile;               /**< --reprofile */
+    const char *nodes;            /**< --nodes LIST */
+    const char **pins;            /**< --place UNIT=NODE (malloc'd array) */
+    size_t n_pins;
     long ticks;                   /**< --ticks (RTC_CLI_PLAN_TICKS) */
     double seconds;               /**< --seconds (RTC_CLI_PLAN_SECONDS) */
     double percentile;            /**< --percentile as a fraction (0: default) */

@@ -350,6 +350,50 @@ static void test_profile_full_table_counts_drops(void)
     rtc_profile_free(p);
 }
 
+/* Two 600 µs units with two connections between them: one 1 ms node cannot hold both
+ * (1.23 ms with the margin's 0.8 ms limit), two nodes each hold one and cut both
+ * connections; a pin is obeyed; one light unit and one heavy fit together (no cut). */
+static void test_plan_place_fits_then_cuts_least(void)
+{
+    rtc_system *sys = load("controller-plant", NULL);
+    CU_ASSERT_EQUAL_FATAL(rtc_system_link_count(sys), 2);
+    const int64_t heavy[2] = {US(600), US(600)}, light[2] = {US(100), US(600)};
+    rtc_profile *p = profile(2, 3000, heavy, NULL, US(10), US(20));
+    rtc_plan *plan = plan_of(sys, p, 0, 0);
+    rtc_plan_placement pl;
+    CU_ASSERT_EQUAL_FATAL(rtc_plan_place(plan, sys, p, 1, NULL, &pl), RTC_OK);
+    CU_ASSERT_FALSE(pl.fits);
+    CU_ASSERT_EQUAL(pl.cut, 0);
+    rtc_plan_placement_clear(&pl);
+    CU_ASSERT_EQUAL_FATAL(rtc_plan_place(plan, sys, p, 2, NULL, &pl), RTC_OK);
+    CU_ASSERT_TRUE(pl.fits);
+    CU_ASSERT_TRUE(pl.exhaustive);
+    CU_ASSERT_EQUAL(pl.cut, 2);
+    CU_ASSERT_NOT_EQUAL(pl.node[0], pl.node[1]);
+    CU_ASSERT_EQUAL(pl.response_ns[0], US(20 + 10 + 600));
+    CU_ASSERT_DOUBLE_EQUAL(pl.utilisation[1], 0.6, 1e-9);
+    rtc_plan_placement_clear(&pl);
+    size_t pin[2] = {1, SIZE_MAX};
+    CU_ASSERT_EQUAL_FATAL(rtc_plan_place(plan, sys, p, 2, pin, &pl), RTC_OK);
+    CU_ASSERT_EQUAL(pl.node[0], 1);
+    CU_ASSERT_EQUAL(pl.node[1], 0);
+    rtc_plan_placement_clear(&pl);
+    pin[0] = 5;
+    CU_ASSERT_EQUAL(rtc_plan_place(plan, sys, p, 2, pin, &pl), RTC_EINVAL);
+    rtc_plan_free(plan);
+    rtc_profile_free(p);
+    p = profile(2, 3000, light, NULL, US(10), US(20));
+    plan = plan_of(sys, p, 0, 0);
+    CU_ASSERT_EQUAL_FATAL(rtc_plan_place(plan, sys, p, 3, NULL, &pl), RTC_OK);
+    CU_ASSERT_TRUE(pl.fits);
+    CU_ASSERT_EQUAL(pl.cut, 0);
+    CU_ASSERT_EQUAL(pl.node[0], pl.node[1]);
+    rtc_plan_placement_clear(&pl);
+    rtc_plan_free(plan);
+    rtc_profile_free(p);
+    rtc_system_free(sys);
+}
+
 /* Parallel Fast, paced: with d = 1 everywhere only H <= 1 s keeps D_hat at 1; a limit of
  * 1 takes the argmin of E_hat among them; a unit slower than real time on its own (d_a =
  * 1.6, the paper's case) makes every candidate miss: no H helps. */
@@ -387,6 +431,7 @@ void rtc_test_register(void)
         {"plan_files_round_trip", test_plan_files_round_trip},
         {"profile_full_table_counts_drops", test_profile_full_table_counts_drops},
         {"pfast_paced_choice", test_pfast_paced_choice},
+        {"plan_place_fits_then_cuts_least", test_plan_place_fits_then_cuts_least},
         {NULL, NULL}};
     rtc_test_add_suite("plan", NULL, NULL, cases);
 }
