@@ -43,7 +43,7 @@ static void test_panel_page_and_info_served_from_binary(void)
     CU_ASSERT_EQUAL(req(port, "GET", "/dygraph.min.js", ""), 200);
     CU_ASSERT_TRUE(strlen(resp) > 100000 && has("Dygraph"));
     CU_ASSERT_EQUAL(req(port, "GET", "/api/info", ""), 200);
-    CU_ASSERT_TRUE(has("{\"name\":\"controller.r\",\"min\":"));
+    CU_ASSERT_TRUE(has("{\"name\":\"controller.r\",\"unit\":\"1\",\"min\":"));
     CU_ASSERT_TRUE(has("\"caps\":\"set,pause,step,stop,mark\""));
     json_t *info = body_json(), *var = json_array_get(json_object_get(info, "vars"), 0);
     CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(var, "name")), "controller.r");
@@ -52,6 +52,10 @@ static void test_panel_page_and_info_served_from_binary(void)
     CU_ASSERT_EQUAL(num(var, "rate"), 5.0);
     CU_ASSERT_EQUAL(num(var, "safe"), 0.0);
     CU_ASSERT_EQUAL(num(var, "column"), 0.0); /* recorded: results.csv's first column */
+    CU_ASSERT_EQUAL(num(var, "value"), 0.5);  /* its current value, before any set */
+    const char *unit = json_string_value(json_array_get(json_object_get(info, "units"), 0));
+    CU_ASSERT_STRING_EQUAL(unit ? unit : "(none)", "1");
+    CU_ASSERT_EQUAL(json_array_size(json_object_get(info, "io")), 0);
     CU_ASSERT_EQUAL(num(info, "tick_s"), 0.001); /* baseStep of the example */
     CU_ASSERT_EQUAL(num(info, "frame_hz"), 25.0);
     CU_ASSERT_TRUE(json_is_false(json_object_get(info, "has_io")));
@@ -367,7 +371,7 @@ static void test_panel_io_health_and_bench_capabilities(void)
     snprintf(ssd, sizeof ssd, "%s/io.ssd", work);
     write_osc_system(ssd, io_free_port(SOCK_DGRAM), "0.001", "");
     io_child run;
-    int port = start_system(&run, ssd, "io", "", NULL);
+    int port = start_panel_run(&run, ssd, "io", "", NULL);
     CU_ASSERT_EQUAL(req(port, "GET", "/api/info", ""), 200);
     CU_ASSERT_TRUE(has("\"caps\":\"set,stop,mark\",\"has_io\":true"));
     CU_ASSERT_EQUAL(cmd(port, "op=pause"), 403);

@@ -18,35 +18,12 @@
 char resp[1 << 18];
 int answer_timeout_s = 30;
 
-/* Start @p system with the panel (and @p extra options); returns the panel's port. With
- * @p osc_port, also the OSC control surface, its port there. */
-int start_system(io_child *run, const char *system, const char *dir, const char *extra,
-                 int *osc_port)
-{
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "cd '%s' && exec '%s' run '%s' --realtime --priority 0 --stop 600 "
-             "--http 0 --output-dir '%s' %s %s", work, RTCOSIM_EXE, system, dir,
-             osc_port ? "--control-port 0" : "", extra);
-    char *argv[] = {"/bin/sh", "-c", cmd, NULL};
-    CU_ASSERT_EQUAL_FATAL(io_child_spawn(run, argv, true), 0);
-    char line[256] = "";
-    CU_ASSERT_TRUE_FATAL(io_child_line(run, "rtcosim: operator panel on http://127.0.0.1:",
-                                       line, sizeof line, 30000));
-    int port = atoi(strrchr(line, ':') + 1);
-    if (osc_port) {
-        CU_ASSERT_TRUE_FATAL(io_child_line(run, "rtcosim: control surface listening on", line,
-                                           sizeof line, 30000));
-        *osc_port = atoi(strrchr(line, ':') + 1);
-    }
-    return port;
-}
-
 /* The controller-plant example, controller.r exposed and recorded. */
 int start_panel(io_child *run, const char *dir, const char *extra, int *osc_port)
 {
     char args[1024];
     snprintf(args, sizeof args, "%s %s", EXPOSE, extra);
-    return start_system(run, SYSTEM, dir, args, osc_port);
+    return start_panel_run(run, SYSTEM, dir, args, osc_port);
 }
 
 bool alive(io_child *run)

@@ -22,10 +22,7 @@ extern char resp[1 << 18];
 /* How long raw() waits for an answer (30 s; a test that checks promptness lowers it). */
 extern int answer_timeout_s;
 
-/* Start @p system with the panel (and @p extra options) in work/@p dir; returns the
- * panel's port. With @p osc_port, also the OSC control surface, its port there. */
-int start_system(io_child *run, const char *system, const char *dir, const char *extra,
-                 int *osc_port);
+/* (Any other system with the panel: start_panel_run of session_util.h.) */
 /* The controller-plant example, controller.r exposed and recorded. */
 int start_panel(io_child *run, const char *dir, const char *extra, int *osc_port);
 bool alive(io_child *run);

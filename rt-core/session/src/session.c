@@ -32,6 +32,7 @@
 #include "rtcosim/time.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -124,10 +125,32 @@ static void apply_cmd(rtc_session *s, const rtc__cmd *c, int64_t k)
     atomic_fetch_add_explicit(&s->applied, 1, memory_order_relaxed);
 }
 
-/* Publish the recorded columns (seqlock: odd while writing; readers retry). */
+static void snap_put(rtc_session *s, size_t i, double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    atomic_store_explicit(&s->snap[i], bits, memory_order_release);
+}
+
+/* Every exposed variable's value as its unit holds it, and where a ramp takes it, into
+ * the snapshot's slots after the columns (RT thread, or the arming thread before it). */
+static void put_vars(rtc_session *s)
+{
+    for (size_t i = 0; i < s->n_var; i++) {
+        const rtc__xvar *x = &s->var[i];
+        double v = NAN;
+        if (rtc_system_get_value(s->sys, x->unit, x->var, &v) != RTC_OK)
+            v = NAN;
+        snap_put(s, s->n_col + 2 * i, v);
+        snap_put(s, s->n_col + 2 * i + 1, x->ramping ? x->target : v);
+    }
+}
+
+/* Publish the recorded columns and the exposed variables (seqlock: odd while writing;
+ * readers retry). */
 static void publish(rtc_session *s, int64_t k)
 {
-    if (!s->n_col || rtc_record_sample(s->rec, s->row) != RTC_OK)
+    if ((!s->n_col && !s->n_var) || (s->n_col && rtc_record_sample(s->rec, s->row) != RTC_OK))
         return;
     uint32_t q = atomic_load_explicit(&s->snap_seq, memory_order_relaxed);
     /* Release stores of the values keep the odd count from being seen late (the same
@@ -135,11 +158,10 @@ static void publish(rtc_session *s, int64_t k)
     atomic_store_explicit(&s->snap_seq, q + 1, memory_order_relaxed);
     for (size_t i = 0; i < s->n_col; i++) {
         double v = 0;
-        uint64_t bits;
         rtc_record_column_double(s->rec, s->row, i, &v);
-        memcpy(&bits, &v, sizeof bits);
-        atomic_store_explicit(&s->snap[i], bits, memory_order_release);
+        snap_put(s, i, v);
     }
+    put_vars(s);
     atomic_store_explicit(&s->snap_k, k, memory_order_release);
     atomic_store_explicit(&s->snap_seq, q + 2, memory_order_release);
 }
@@ -540,17 +562,22 @@ static int build_vars(rtc_session *s, const rtc_session_options *o)
     return rc;
 }
 
-/* The published snapshot has one double per recorded column: what get and subscribe
- * serve is exactly what results.csv holds, sampled after every step. */
+/* The published snapshot has one double per recorded column — what get and subscribe
+ * serve is exactly what results.csv holds, sampled after every step — then a value and a
+ * target per exposed variable, filled here already so a surface shows them before the
+ * first step (the system is initialized; the RT thread does not run yet). */
 static int build_snapshot(rtc_session *s, rtc_record *rec)
 {
     s->rec = rec;
     s->n_col = rec ? rtc_record_columns(rec) : 0;
-    if (!s->n_col)
+    if (!s->n_col && !s->n_var)
         return RTC_OK;
-    s->row = calloc(1, rtc_record_row_size(rec));
-    s->snap = calloc(s->n_col, sizeof *s->snap);
-    return s->row && s->snap ? RTC_OK : RTC_ENOMEM;
+    s->row = s->n_col ? calloc(1, rtc_record_row_size(rec)) : NULL;
+    s->snap = calloc(s->n_col + 2 * s->n_var, sizeof *s->snap);
+    if ((s->n_col && !s->row) || !s->snap)
+        return RTC_ENOMEM;
+    put_vars(s);
+    return RTC_OK;
 }
 
 /* A record stream: the writer thread issues one write() per flush tick even at thousands

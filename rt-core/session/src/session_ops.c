@@ -254,7 +254,9 @@ bool rtc_session_var_info(const rtc_session *s, size_t i, rtc_session_var *out)
     if (i >= s->n_var)
         return false;
     const rtc__xvar *x = &s->var[i];
-    *out = (rtc_session_var){.name = x->name, .has_min = x->has_min, .min = x->min,
+    const rtc_unit *u = rtc_system_unit(s->sys, x->unit);
+    *out = (rtc_session_var){.name = x->name, .unit = u->md->vars[x->var].unit,
+                             .has_min = x->has_min, .min = x->min,
                              .has_max = x->has_max, .max = x->max, .has_rate = x->has_rate,
                              .rate = x->rate, .has_safe = x->has_safe, .safe = x->safe};
     return true;

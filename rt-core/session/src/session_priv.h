@@ -121,8 +121,9 @@ struct rtc_session {
     int64_t progress_k;          /* writer: the last progress record's k */
     int64_t progress_ns;         /* writer: when it was written */
     bool unflushed;              /* writer: records appended since the last progress */
-    /* snapshot of the recorded columns: seqlock over relaxed atomics (the RT thread
-     * writes every step, readers retry while a write is in progress) */
+    /* snapshot of the recorded columns, then a value and a target per exposed variable:
+     * seqlock over relaxed atomics (the RT thread writes every step, readers retry while
+     * a write is in progress; session_view.c reads it whole) */
     size_t n_col;
     void *row;
     _Atomic uint64_t *snap;  /* doubles as bits */

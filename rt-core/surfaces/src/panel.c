@@ -158,11 +158,9 @@ static enum MHD_Result open_stream(rtc_panel *p, struct MHD_Connection *c, const
         return refuse(p, c, who, 503, "%d live streams already (close a panel tab)",
                       RTC__PANEL_MAX_STREAMS);
     *st = (rtc__panel_stream){.p = p, .used = true, .conn = c, .out = {.max = 1 << 20}};
-    /* a browser reconnecting names the last event line it had: no line twice */
-    const char *last = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Last-Event-ID");
-    uint64_t seq;
-    if (last && rtc_parse_u64(last, 0, UINT64_MAX, 0, &seq) == RTC_OK)
-        st->ev_seq = seq;
+    /* a browser reconnecting names the last event it had: no line or point twice */
+    rtc__panel_stream_resume(p, st, MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                                "Last-Event-ID"));
     struct MHD_Response *r =
         MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, stream_read, st,
                                           stream_free);
@@ -597,11 +595,11 @@ static void *panel_main(void *arg)
         int64_t now = rtc_time_now_ns();
         if (now >= p->next_frame_ns) {
             rtc_session_poll(p->s, false); /* the dead-man, also without OSC */
-            if (any_stream(p)) {
-                rtc__panel_frame(p, now);
-                p->frame_seq++;
-                wake_streams(p, false);
-            }
+            /* watched or not: the history and the RTF go on, and a page that opens
+             * gets this frame, never one from when the last page left */
+            rtc__panel_frame(p, now);
+            p->frame_seq++;
+            wake_streams(p, false);
             p->next_frame_ns += RTC__PANEL_FRAME_NS;
             if (p->next_frame_ns <= now) /* fell behind: no burst of frames */
                 p->next_frame_ns = now + RTC__PANEL_FRAME_NS;
@@ -696,8 +694,11 @@ int rtc_panel_start(rtc_session *s, const rtc_panel_options *o, rtc_panel **out)
                                   .burst = o->commands_per_s ? o->commands_per_s : 50};
     rtc__surface_lines_init(&p->lines, "refused", "panel request(s)", "client");
     p->frame.max = 1 << 20;
+    p->epoch = (uint64_t)rtc_time_now_ns();
     p->conns = calloc(p->n_slots, sizeof *p->conns);
     int rc = p->conns ? check_token_length(o) : RTC_ENOMEM;
+    if (rc == RTC_OK)
+        rc = rtc__panel_hist_init(&p->hist, s);
     if (rc == RTC_OK)
         rc = parse_address(o, p);
     if (rc == RTC_OK)
@@ -708,6 +709,7 @@ int rtc_panel_start(rtc_session *s, const rtc_panel_options *o, rtc_panel **out)
     if (rc != RTC_OK) {
         if (p->d)
             MHD_stop_daemon(p->d);
+        rtc__panel_hist_clear(&p->hist);
         free(p->conns);
         explicit_bzero(p->token, sizeof p->token);
         free(p);
@@ -752,6 +754,7 @@ void rtc_panel_stop(rtc_panel *p)
     rtc_rt_thread_join(p->thread);
     MHD_stop_daemon(p->d);
     free(p->frame.p);
+    rtc__panel_hist_clear(&p->hist);
     free(p->conns);
     explicit_bzero(p->token, sizeof p->token);
     free(p);

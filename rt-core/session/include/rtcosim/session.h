@@ -23,7 +23,8 @@
  * HTTP panel (rt-core/surfaces), or an embedder's own — each on its own non-RT thread,
  * see the session through this header only: they call the operator functions
  * (rtc_session_set, _control, _check, _mark, _poll) and read the live state (_get,
- * _status_get, _progress_get, _io_info, _var_info); one lock inside the session serialises
+ * _snapshot, _status_get, _progress_get, _io_info, _io_dirs, _var_info); one lock inside
+ * the session serialises
  * the operator functions, so the command ring has a single producer at a time and every
  * surface takes the same path (same checks, same records, same replay). A writer thread
  * drains the inputs ring into inputs.bin, turns command records into events.log lines, and
@@ -315,6 +316,8 @@ int rtc_session_set(rtc_session *s, const char *name, double value, int64_t orig
  *  the expose entry), rate limit (units per simulated second) and dead-man safe value. */
 typedef struct rtc_session_var {
     const char *name; /**< "unit.var", valid while the session lives */
+    const char *unit; /**< the variable's unit (model description; an I/O component's
+                           SSP connector), or NULL; valid while the session lives */
     bool has_min, has_max, has_rate, has_safe;
     double min, max, rate, safe;
 } rtc_session_var;
@@ -338,6 +341,25 @@ RTC_RT_SAFE long rtc_session_column(const rtc_session *s, const char *name);
 size_t rtc_session_columns(const rtc_session *s);
 const char *rtc_session_column_name(const rtc_session *s, size_t i);
 bool rtc_session_get_column(rtc_session *s, size_t i, double *value, int64_t *k);
+
+/** Unit of recorded column @p i (as rtc_record_column_unit(): the variable's, or an I/O
+ *  component's SSP connector unit), or NULL when it has none. RT-safe: yes. Thread: any. */
+RTC_RT_SAFE const char *rtc_session_column_unit(const rtc_session *s, size_t i);
+
+/**
+ * The newest published step as one consistent row: every recorded column's value into
+ * @p cols (rtc_session_columns() doubles), every exposed variable's value as its unit holds
+ * it into @p values and the set-point it is moving to (the value itself unless a rate
+ * limit is ramping it) into @p targets (rtc_session_vars() doubles each); any of the three
+ * may be NULL. *k receives the step they belong to (-1: no step published yet; the
+ * exposed variables then hold their values at arming). The RT hook publishes after every
+ * step (a seqlock); a reader that keeps meeting a write in progress gives up.
+ * Returns true, or false (nothing written) when the read did not succeed in 1000 tries —
+ * the caller tries again at its next turn.
+ * RT-safe: yes (lock-free, no allocation). Thread: any.
+ */
+RTC_RT_SAFE bool rtc_session_snapshot(rtc_session *s, double *cols, double *values,
+                                      double *targets, int64_t *k);
 
 /** Logical time of step @p k in seconds (absolute: start time + k·tick). RT-safe: yes. */
 RTC_RT_SAFE double rtc_session_time_s(const rtc_session *s, int64_t k);
@@ -402,6 +424,34 @@ typedef struct rtc_session_io {
     uint64_t reconnects;
     uint64_t errors;         /**< failed requests, timeouts and Modbus exceptions */
 } rtc_session_io;
+
+/**
+ * One direction of an I/O component's link: "in" carries the peer's values to the engine
+ * (FROM_BENCH signals), "out" the engine's to the peer (TO_BENCH). A receive-only link
+ * (an OSC operator input) has no "out", and is up while it receives.
+ */
+typedef struct rtc_session_link_dir {
+    size_t signals;     /**< the component's connectors in this direction (0: none) */
+    /** "idle" (the driver is not running), "connecting" (running, nothing exchanged in
+     *  this direction and no peer yet), "up", "late" (a signal of this direction is stale
+     *  or in error), "lost" (the driver reports its link down). These are the words of
+     *  the link contract (DESIGN.md T2); until the drivers judge every direction
+     *  themselves they are derived here from the driver's link state and its signals'
+     *  health. */
+    const char *state;
+    unsigned stale;     /**< signals of this direction now stale or in error */
+    uint64_t updates;   /**< samples received (in) or values handed to the peer (out) */
+    int64_t age_ns;     /**< since the last of them (CLOCK_MONOTONIC); -1: none yet */
+} rtc_session_link_dir;
+
+/**
+ * Both directions of I/O component @p i into @p in and @p out (either may be NULL), from
+ * its driver's counters at the time of the call.
+ * Returns false when @p i is out of range (or the driver gives no counters).
+ * RT-safe: no (asks the driver). Thread: any non-RT.
+ */
+bool rtc_session_io_dirs(const rtc_session *s, size_t i, rtc_session_link_dir *in,
+                         rtc_session_link_dir *out);
 
 /** Number of I/O components of the session's system. RT-safe: yes. Thread: any. */
 RTC_RT_SAFE size_t rtc_session_io_count(const rtc_session *s);

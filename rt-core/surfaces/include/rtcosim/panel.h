@@ -3,10 +3,17 @@
  *
  * An HTTP server inside the engine serves one page (HTML, JavaScript, CSS and the dygraphs
  * plotting library, all embedded in the binary at build time: nothing is fetched from the
- * internet) that shows live plots of the recorded columns, the run's status (state, time,
- * tick, overruns, wake-up latency, RTF), the health of every I/O component and the events
- * feed, and offers the session's controls: pause, resume, single step, stop, mark, and a
- * field per exposed variable with its clamp, rate limit and safe value.
+ * internet) that shows live plots of the recorded columns with their units, the run's
+ * status (state, time, tick, overruns, wake-up latency, RTF), every I/O component's link
+ * per direction and health, and the events feed, and offers the session's controls:
+ * pause, resume, single step, stop, mark, and a field per exposed variable at its current
+ * set-point with its unit, clamp, rate limit and safe value.
+ *
+ * What happened, only. The panel samples the session's snapshot at every frame tick
+ * whether a page is open or not, and keeps the last 120 seconds of points
+ * (each the values of one step, as results.csv holds them) and the RTF of the last second:
+ * a page opened mid-run gets the current frame, that history and the RTF at once, and a
+ * stretch the panel did not sample reaches the page as a gap, never as a line.
  *
  * Same path as OSC. Every action calls the session's operator functions
  * (rtc_session_control, _set, _check, _mark, _poll) exactly as the OSC control surface
@@ -15,10 +22,11 @@
  *
  * Threads. One non-RT thread (created with rtc_rt_thread_start(), SCHED_OTHER) runs the
  * server in libmicrohttpd's external polling mode: every request, every stream and every
- * check happens on it. Live data is streamed (Server-Sent Events, 25 frames a second) from
- * the session's published snapshot of the recorded columns — the lock-free seqlock the RT
- * hook writes after every step — and from the event log's in-memory tail. The RT thread
- * does no HTTP work and never waits for the panel.
+ * check happens on it (the history too). Live data is streamed (Server-Sent Events, 25
+ * frames a second) from the session's published snapshot of the recorded columns and
+ * exposed variables — the lock-free seqlock the RT hook writes after every step — and from
+ * the event log's in-memory tail. The RT thread does no HTTP work and never waits for the
+ * panel.
  *
  * Trust. The server binds 127.0.0.1 unless an address is given; any other address needs a
  * token, which every request must then carry (header "X-Rtcosim-Token", or "?token=" on
