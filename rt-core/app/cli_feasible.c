@@ -9,7 +9,8 @@
  * --inputs SESSION they get the session's recorded samples and commands at the same
  * ticks, as `rtcosim replay` does. The cache key is the SHA-256 of the machine, the
  * system file, every unit's file and the options the work depends on, so a plan is
- * reused exactly when the measurement would be the same.
+ * reused exactly when the measurement would be the same (a plan made with --inputs
+ * replaces the one without: same key, a more realistic measurement).
  */
 #include "cli.h"
 #include "plan_cli.h"
@@ -91,16 +92,18 @@ static void machine_line(char *buf, size_t cap)
              rtc_rt_cpu_count(), u.release);
 }
 
-/* The options the profile's numbers depend on, in one line. */
+/* The options the profile's numbers depend on, in one line. A session's inputs are not
+ * among them: they make the same measurement more realistic, so a plan made with
+ * --inputs replaces the one without, and the run's check finds it. */
 static void options_line(const rtc_system *sys, const rtc_system_options *so,
-                         const rtc_cli_rt *rt, const char *inputs_hash, char *buf, size_t cap)
+                         const rtc_cli_rt *rt, char *buf, size_t cap)
 {
     size_t n = (size_t)snprintf(buf, cap, "algorithm %s, tick %lld ns, workers %u%s, "
-                                "rtf %.17g, priority %d, cpu %d, spin %ld us, inputs %s",
+                                "rtf %.17g, priority %d, cpu %d, spin %ld us",
                                 rtc_master_name(rtc_system_algorithm(sys)),
                                 (long long)rtc_system_tick_ns(sys), so->workers,
                                 so->iterate ? ", iterate" : "", rt->rtf, rt->priority, rt->cpu,
-                                rt->spin_us, inputs_hash[0] ? inputs_hash : "none");
+                                rt->spin_us);
     for (size_t i = 0; i < so->n_sets && n < cap; i++)
         n += (size_t)snprintf(buf + n, cap - n, ", set %s", so->sets[i]);
     for (size_t i = 0; i < rtc_system_unit_count(sys) && n < cap; i++)
@@ -163,7 +166,6 @@ static const rtc_io_sample_source no_samples = {no_lookup, no_next, NULL};
 typedef struct session_feed {
     rtc_inputs in;
     rtc_replay *rp;
-    char hash[65];
 } session_feed;
 
 static int feed_open(const char *dir, session_feed *sf, const rtc_logger *lg)
@@ -173,8 +175,6 @@ static int feed_open(const char *dir, session_feed *sf, const rtc_logger *lg)
     int rc = rtc_inputs_read(path, &sf->in, err, sizeof err);
     if (rc == RTC_OK)
         rc = rtc_replay_new(&sf->in, &sf->rp);
-    if (rc == RTC_OK && rtc_sha256_file(path, sf->hash) != RTC_OK)
-        sf->hash[0] = '\0';
     if (rc != RTC_OK)
         rtc_log(lg, RTC_LOG_ERROR, "--inputs %s: %s", dir, err[0] ? err : rtc_strerror(rc));
     return rc;
@@ -325,7 +325,7 @@ static int place(const rtc_system *sys, const rtc_profile *prof, const rtc_cli_f
     return rc;
 }
 
-/* A plan file that fits: --plan, else the cache (unless --reprofile). */
+/* A plan file that fits: --plan, else the cache (unless --reprofile or --inputs). */
 static rtc_profile *from_file(const rtc_system *sys, const rtc_cli_feas_opts *o,
                               const char *key, rtc_cli_feas *out)
 {
@@ -337,7 +337,8 @@ static rtc_profile *from_file(const rtc_system *sys, const rtc_cli_feas_opts *o,
     }
     rtc_profile *p = NULL;
     int64_t asked = 0;
-    int rc = o->reprofile && !o->plan ? RTC_ENOTFOUND
+    bool fresh = (o->reprofile || o->inputs) && !o->plan; /* --inputs: measure with them */
+    int rc = fresh ? RTC_ENOTFOUND
                                       : rtc_plan_load_profile(out->dir, sys, key, &p, &asked,
                                                               err, sizeof err);
     if (rc != RTC_OK && o->plan)
@@ -357,7 +358,7 @@ static int plan_copy(rtc_system *sys, const rtc_cli_feas_opts *o, session_feed *
     rtc_cli_rt_hints(sys, &rt);
     char machine[512], options[4096], key[65], root[4000];
     machine_line(machine, sizeof machine);
-    options_line(sys, o->so, &rt, sf ? sf->hash : "", options, sizeof options);
+    options_line(sys, o->so, &rt, options, sizeof options);
     key_of(sys, o->path, machine, options, key);
     cache_root(root, sizeof root);
     snprintf(out->dir, sizeof out->dir, "%s/plans/%.16s", root, key);

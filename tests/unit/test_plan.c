@@ -198,7 +198,7 @@ static void test_plan_infeasible_names_unit_and_options(void)
     }
     CU_ASSERT_TRUE(substitute);
     CU_ASSERT_TRUE(pace);
-    CU_ASSERT_TRUE(workers); /* listed with its effect, though one unit cannot be split */
+    CU_ASSERT_FALSE(workers); /* one unit cannot be split: no better, not an option */
     rtc_plan_free(plan);
     rtc_profile_free(p);
     rtc_system_free(sys);
@@ -237,6 +237,32 @@ static void test_plan_doubts_turn_tail_verdict_tight(void)
     CU_ASSERT_EQUAL(plan->verdict, RTC_PLAN_FEASIBLE); /* the doubt does not move it */
     rtc_plan_free(plan);
     rtc_profile_free(short_p);
+    rtc_profile_free(p);
+    rtc_system_free(sys);
+}
+
+/* Units of microseconds, but ten wake-ups in 3000 come 1.2 ms late: the machine's
+ * scheduling decides, the plan says so, and proposes a quiet CPU and a slower pace — no
+ * change of the system, which would not help. */
+static void test_plan_wakeup_bound_blames_the_machine(void)
+{
+    rtc_system *sys = load("controller-plant", NULL);
+    const int64_t work[2] = {US(2), US(3)};
+    rtc_profile *p = profile(2, 3000, work, NULL, US(5), US(20));
+    for (size_t k = 0; k < 3000; k += 300)
+        ((int64_t *)rtc_profile_row(p, k, NULL))[RTC_PROFILE_WAKEUP] = US(1200);
+    rtc_plan *plan = plan_of(sys, p, 0, 0);
+    CU_ASSERT_TRUE(plan->wakeup_bound);
+    CU_ASSERT_EQUAL(plan->wakeup_q, US(1200));
+    CU_ASSERT_EQUAL(plan->verdict, RTC_PLAN_INFEASIBLE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(plan->reason, "the wake-up latency alone is 1.200 ms at "
+                                                "p99.9: this machine's scheduling"));
+    CU_ASSERT_EQUAL_FATAL(plan->n_options, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(plan->options[0].change, "--cpu N, with CPU N isolated"));
+    CU_ASSERT_EQUAL(plan->work_q, US(5 + 5));
+    CU_ASSERT_EQUAL(plan->options[0].response_ns, US(20 + 5 + 5));
+    CU_ASSERT_PTR_NOT_NULL(strstr(plan->options[1].change, "--realtime "));
+    rtc_plan_free(plan);
     rtc_profile_free(p);
     rtc_system_free(sys);
 }
@@ -427,6 +453,7 @@ void rtc_test_register(void)
         {"plan_infeasible_names_unit_and_options", test_plan_infeasible_names_unit_and_options},
         {"plan_doubts_turn_tail_verdict_tight", test_plan_doubts_turn_tail_verdict_tight},
         {"plan_tight_below_margin", test_plan_tight_below_margin},
+        {"plan_wakeup_bound_blames_the_machine", test_plan_wakeup_bound_blames_the_machine},
         {"plan_me_options_scale_work", test_plan_me_options_scale_work},
         {"plan_files_round_trip", test_plan_files_round_trip},
         {"profile_full_table_counts_drops", test_profile_full_table_counts_drops},

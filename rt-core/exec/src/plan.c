@@ -487,6 +487,11 @@ static void verdict(rtc_plan *plan)
                  (double)plan->worst.p50 / 1e6, (double)o->period_ns / 1e6, by);
         return;
     }
+    if (plan->wakeup_bound && plan->verdict != RTC_PLAN_FEASIBLE)
+        snprintf(by, sizeof by, "; the wake-up latency alone is %.3f ms at p%g: this machine's "
+                 "scheduling, not the system's work (%.3f ms at p%g)",
+                 (double)plan->wakeup_q / 1e6, o->percentile * 100,
+                 (double)plan->work_q / 1e6, o->percentile * 100);
     snprintf(plan->reason, sizeof plan->reason, "the tick with %.120s responds in %.3f ms at p%g "
              "against a %.3f ms period%s", plan->worst_units, (double)plan->response_ns / 1e6,
              o->percentile * 100, (double)o->period_ns / 1e6,
@@ -536,6 +541,10 @@ static int analyse(rtc_plan *plan, const plan_model *m, const rtc_profile *prof,
     plan->response_ns = r.worst_q;
     plan->overrun_rate = r.overrun_rate;
     plan->rate_floor = 1.0 / (double)m->nt;
+    plan->wakeup_q = rtc_plan_quantile(m->wv, m->nw, plan->o.percentile);
+    double q = plan->o.percentile;
+    plan->work_q = q >= 0.999 ? r.work.p999 : q >= 0.99 ? r.work.p99 : r.work.p50;
+    plan->wakeup_bound = 2 * plan->wakeup_q > plan->response_ns;
     plan->n_patterns = m->np;
     plan->hyperperiod_ns = m->hyper_ns;
     worst_names(plan, m, r.worst_pattern);

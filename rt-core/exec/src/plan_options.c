@@ -31,8 +31,9 @@ static void add(rtc_plan *plan, int64_t response_ns, int64_t period_ns, const ch
 static void add(rtc_plan *plan, int64_t response_ns, int64_t period_ns, const char *change,
                 const char *fmt, ...)
 {
-    if (plan->n_options >= RTC_PLAN_MAX_OPTIONS || response_ns < 0)
-        return;
+    if (plan->n_options >= RTC_PLAN_MAX_OPTIONS || response_ns < 0 ||
+        (period_ns == plan->o.period_ns && (double)response_ns > 0.95 * (double)plan->response_ns))
+        return; /* no better: not an option */
     rtc_plan_option *op = &plan->options[plan->n_options++];
     snprintf(op->change, sizeof op->change, "%s", change);
     va_list ap;
@@ -129,6 +130,7 @@ static void opt_workers(rtc_plan *plan, const plan_model *m, unsigned cpus)
         stepping += !m->io[i];
     size_t *thread = calloc(m->n + 1, sizeof *thread);
     unsigned most = stepping > 1 ? (unsigned)stepping - 1 : 0;
+    most = most > cpus - 1 ? cpus - 1 : most; /* a worker needs a CPU beside the RT thread */
     most = most > 4 ? 4 : most;
     for (unsigned w = plan->o.workers + 1; thread && w <= most; w++) {
         int64_t r = predict(m, plan, w, NULL, NULL, NULL, plan->o.period_ns);
@@ -142,9 +144,8 @@ static void opt_workers(rtc_plan *plan, const plan_model *m, unsigned cpus)
             snprintf(alt, sizeof alt, "; longest-first (%s): %.3f ms", who, (double)rl / 1e6);
         }
         add(plan, r, plan->o.period_ns, change, "units step on %u worker thread%s beside the "
-            "RT thread (%s; %u CPU%s; + %.0f us hand-off assumed unless profiled with workers)%s",
-            w, w == 1 ? "" : "s", w + 1 > cpus ? "more threads than CPUs" : "one CPU each",
-            cpus, cpus == 1 ? "" : "s", (double)RTC_PLAN_WORKER_HANDOFF_NS / 1e3, alt);
+            "RT thread, one CPU each (+ %.0f us hand-off assumed unless profiled with "
+            "workers)%s", w, w == 1 ? "" : "s", (double)RTC_PLAN_WORKER_HANDOFF_NS / 1e3, alt);
         if (fits(plan, r, plan->o.period_ns) || fits(plan, rl, plan->o.period_ns))
             break;
     }
@@ -160,6 +161,8 @@ static void opt_substitute(rtc_plan *plan, const plan_model *m)
         return;
     const rtc_plan_unit *u = &plan->units[d];
     int64_t xq = rtc_plan_quantile(m->x[d], m->nx[d], plan->o.percentile);
+    if (5 * xq < plan->o.period_ns)
+        return; /* a light unit: moving it out frees little */
     bool *drop = calloc(m->n + 1, sizeof *drop);
     if (!drop)
         return;
@@ -252,8 +255,25 @@ static void opt_pace(rtc_plan *plan, const plan_model *m)
         "ms): a bench in the loop sees a plant slowed down as much", rtf, (double)period / 1e6);
 }
 
+/* The wake-up latency decides: the machine is to change, not the system. The effect is
+ * the work at the percentile plus the wake-up tail of a quieter CPU (this profile's p99). */
+static void opt_quiet_cpu(rtc_plan *plan)
+{
+    int64_t r = plan->work_q + plan->wakeup.p99;
+    add(plan, r, plan->o.period_ns, "--cpu N, with CPU N isolated (isolcpus=N nohz_full=N "
+        "rcu_nocbs=N) or a PREEMPT_RT kernel", "the wake-up latency is %.3f ms at p%g on this "
+        "machine (load average, other real-time threads): on a quiet CPU, at its p99 here "
+        "(%.3f ms), the tick would respond as predicted", (double)plan->wakeup_q / 1e6,
+        plan->o.percentile * 100, (double)plan->wakeup.p99 / 1e6);
+}
+
 void rtc__plan_options(rtc_plan *plan, const plan_model *m, const rtc_plan_opts *o)
 {
+    if (plan->wakeup_bound) {
+        opt_quiet_cpu(plan);
+        opt_pace(plan, m);
+        return;
+    }
     bool jacobi = rtc_system_algorithm(m->sys) == RTC_MASTER_JACOBI;
     if (jacobi && !o->iterate && !o->substitute)
         opt_workers(plan, m, (unsigned)rtc_rt_cpu_count());

@@ -100,7 +100,8 @@ typedef struct rtc_plan_unit {
                                (Parallel Fast's input; > 1: slower than real time) */
 } rtc_plan_unit;
 
-/** One concrete change and its predicted effect. */
+/** One concrete change and its predicted effect; only changes predicted to shorten the
+ *  response by at least 5 % are listed. */
 typedef struct rtc_plan_option {
     char change[256];     /**< what to type or edit ("--workers 1", ...) */
     char effect[256];     /**< what it does, in a sentence */
@@ -132,6 +133,10 @@ typedef struct rtc_plan {
     double overrun_rate;    /**< predicted fraction of ticks that overrun */
     double rate_floor;      /**< 1 / profiled ticks: rates below it are not resolved */
     long dominant;          /**< unit with the largest share, -1 none */
+    int64_t wakeup_q;       /**< wake-up latency at the percentile (measured) */
+    int64_t work_q;         /**< tick work at the percentile (predicted, all ticks) */
+    bool wakeup_bound;      /**< it is more than half the response: this machine's
+                                 scheduling, not the system's work, decides */
     rtc_plan_verdict verdict;
     bool confident;
     char doubts[512];       /**< why not confident ("" when confident) */
