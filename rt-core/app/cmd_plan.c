@@ -280,32 +280,27 @@ static const char plan_help[] =
     "$XDG_CACHE_HOME/rtcosim, else ~/.cache/rtcosim; plans/KEY/), keyed by the system\n"
     "file, the units' files, the options and the machine, and 'run --realtime' checks it.\n"
     "\n"
-    "options:\n"
-    "  --candidates LIST    comma-separated H values in seconds (default: a grid derived\n"
-    "                       from the units' steps)\n"
-    "  --rtf LIST           comma-separated real-time factors d_i of the units, in order\n"
-    "                       (wall seconds per simulated second): no profile\n"
-    "  --receiver           evaluate Q from the receiver's perspective\n"
-    "  --ticks N            ticks to profile (default 3000)\n"
-    "  --seconds S          wall-time budget of the profile (default 6)\n"
-    "  --percentile P       judge at this percentile, e.g. 99 or 99.9 (default 99.9)\n"
-    "  --margin PCT         headroom below which a plan is tight (default 20)\n"
-    "  --inputs SESSION     feed the I/O units a recorded session's inputs (inputs.bin)\n"
-    "  --reprofile          measure again even when a plan is cached\n"
-    "  --nodes LIST         with --realtime: propose a placement of the components on\n"
-    "                       these nodes (comma-separated names) that fits every node's\n"
-    "                       period and cuts the fewest connections, as --place options\n"
-    "  --place C=NODE       keep component C on NODE in that placement (repeatable; e.g.\n"
-    "                       an I/O component on the node wired to its bench)\n"
+    "options:\n";
+
+static const char plan_tail[] =
     "  plus the options of 'rtcosim run' (--realtime RTF, --priority, --cpu, --workers,\n"
-    "  --step, --algorithm, --overrun, ...): the run to plan\n"
+    "  --step, --algorithm, --overrun, --reprofile, --plan FILE, ...): the run to plan\n"
     "Exit status: 0 feasible or tight (and Parallel Fast planning), 8 infeasible, 1 error,\n"
     "2 usage.\n";
 
-const char *rtc_cli_plan_help(void)
-{
-    return plan_help;
-}
+/* The options only `plan` has (the rest are `run`'s, in rtc_cli_sys). */
+typedef struct plan_args {
+    const char *candidates, *rtf; /* Parallel Fast: H candidates, given d_i */
+    bool receiver;                /* Parallel Fast: Q from the receiver's view */
+    const char *inputs;           /* --inputs SESSION */
+    const char *nodes;            /* --nodes LIST */
+    const char **pins;            /* --place C=NODE (malloc'd array) */
+    size_t n_pins;
+    long ticks;                   /* --ticks (RTC_CLI_PLAN_TICKS) */
+    double seconds;               /* --seconds (RTC_CLI_PLAN_SECONDS) */
+    double percentile;            /* --percentile as a fraction (0: default) */
+    double margin;                /* --margin as a fraction (0: default) */
+} plan_args;
 
 /* Split "a,b,c" and parse each item; returns the count or -1. */
 static long parse_list(const char *text, bool times, int64_t *ns, double *d, size_t cap)
@@ -345,8 +340,11 @@ static void print_paced(const rtc_pf_plan *plan, const double *d, size_t m, cons
            rtc_system_unit(sys, worst)->name, d[worst]);
 }
 
-int rtc_cli_plan_pf(rtc_system *sys, const rtc_cli_plan_args *a, const double *d_measured,
-                    size_t n_measured, double margin)
+/* Parallel Fast planning of @p sys with the d_i of --rtf, else @p d_measured (n_measured
+ * values), else 1; prints the table, H*, and the paced H* (D̂ <= 1 − @p margin) when the d_i
+ * are known. Returns an rtc status. */
+static int plan_pf(rtc_system *sys, const plan_args *a, const double *d_measured,
+                   size_t n_measured, double margin)
 {
     size_t m = rtc_system_unit_count(sys);
     int64_t *h = calloc(m + 1, sizeof *h), cand[256];
@@ -355,7 +353,7 @@ int rtc_cli_plan_pf(rtc_system *sys, const rtc_cli_plan_args *a, const double *d
     long n_rtf = a->rtf ? parse_list(a->rtf, false, NULL, rtf, 256) : 0;
     int rc = h && conn ? RTC_OK : RTC_ENOMEM;
     if (rc == RTC_OK && (n_cand < 0 || n_rtf < 0)) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: expected a comma-separated list of numbers",
+        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s: at most 256 values",
                 n_cand < 0 ? "--candidates" : "--rtf");
         rc = RTC_EINVAL;
     }
@@ -401,65 +399,101 @@ int rtc_cli_plan_pf(rtc_system *sys, const rtc_cli_plan_args *a, const double *d
     return rc;
 }
 
-/* --NAME VALUE of plan's own: a number in lo..hi into *out. */
-static int take_num(const char *opt, const char *text, double lo, double hi, double *out)
+
+/* `plan --realtime`: the feasibility plan, printed; exit 8 when infeasible. Without
+ * --realtime the same profile gives Parallel Fast its measured d_i (unless --rtf). */
+static int plan_run(rtc_cli_sys *o, const plan_args *a)
 {
-    const char *why = rtc_cli_num_double(text, lo, hi, out);
-    return why ? rtc_cli_usage_error("plan", "--%s %s: %s", opt, text, why) : RTC_EXIT_OK;
+    bool feas = o->rt.enabled;
+    rtc_cli_feas_opts fo = {.path = o->path, .so = &o->so, .rt = &o->rt, .inputs = a->inputs,
+                            .ticks = a->ticks, .seconds = a->seconds,
+                            .percentile = a->percentile, .margin = a->margin,
+                            .reprofile = o->rt.reprofile, .plan = o->rt.plan_file,
+                            .records = o->records, .n_records = o->n_records,
+                            .lg = &rtc_cli_log, .nodes = a->nodes, .pins = a->pins,
+                            .n_pins = a->n_pins};
+    rtc_cli_feas fe = {0};
+    int rc = feas || !a->rtf ? rtc_cli_feasibility(&fo, &fe) : RTC_OK;
+    if (rc == RTC_ETIME) {
+        fprintf(stderr, "rtcosim plan: infeasible: unit %s did not return from its step "
+                "within the profile's %.1f s\n", fe.hung, a->seconds);
+        rtc_tmpdir_remove_all(); /* the stuck copy's library stays mapped */
+        return RTC_EXIT_INFEASIBLE;
+    }
+    if (feas) {
+        if (rc == RTC_OK)
+            rtc_cli_plan_print(stdout, &fe, o->path);
+        int st = rc != RTC_OK ? RTC_EXIT_ERROR : fe.plan->verdict == RTC_PLAN_INFEASIBLE
+                                                    ? RTC_EXIT_INFEASIBLE : RTC_EXIT_OK;
+        rtc_cli_feas_clear(&fe);
+        return st;
+    }
+    if (rc != RTC_OK) /* no measured d_i: Parallel Fast with d = 1 */
+        rtc_log(&rtc_cli_log, RTC_LOG_WARNING, "%s: no profile (%s): real-time factors d = 1",
+                o->path, rtc_strerror(rc));
+    rtc_system *sys = NULL;
+    double margin = fe.plan ? fe.plan->o.margin : a->margin > 0 ? a->margin : 0.2;
+    rc = rtc_cli_load_system(o->path, &o->so, &rtc_cli_log, &sys);
+    if (rc == RTC_OK)
+        rc = plan_pf(sys, a, fe.pf_d, fe.plan ? fe.n_units : 0, margin);
+    rtc_system_free(sys);
+    rtc_cli_feas_clear(&fe);
+    return rc == RTC_OK ? RTC_EXIT_OK : RTC_EXIT_ERROR;
 }
 
-int rtc_cli_plan_take(int argc, char **argv, rtc_cli_plan_args *a, char **rest, int *n)
+/* plan's own options (its rows in cli_opts.c, values checked there) into @p p. */
+static int plan_take(const rtc_cli_args *a, plan_args *p)
 {
-    static const char *const with_value[] = {"--candidates", "--rtf", "--inputs", "--ticks",
-                                             "--seconds", "--percentile", "--margin",
-                                             "--nodes", "--place"};
-    *a = (rtc_cli_plan_args){.ticks = RTC_CLI_PLAN_TICKS, .seconds = RTC_CLI_PLAN_SECONDS};
-    *n = 0;
-    int st = RTC_EXIT_OK;
-    for (int i = 0; i < argc && st == RTC_EXIT_OK; i++) {
-        size_t k = 0;
-        while (k < 9 && strcmp(argv[i], with_value[k]) != 0)
-            k++;
-        if (k == 9) {
-            if (!strcmp(argv[i], "--receiver"))
-                a->receiver = true;
-            else if (!strcmp(argv[i], "--reprofile"))
-                a->reprofile = true;
-            else
-                rest[(*n)++] = argv[i];
-            continue;
-        }
-        if (i + 1 >= argc)
-            return rtc_cli_usage_error("plan", "%s: missing value", argv[i]);
-        const char *v = argv[++i];
-        double x = 0;
-        switch (k) {
-        case 0: a->candidates = v; break;
-        case 1: a->rtf = v; break;
-        case 2: a->inputs = v; break;
-        case 3:
-            st = take_num("ticks", v, 10, 10000000, &x);
-            a->ticks = (long)x;
-            break;
-        case 4: st = take_num("seconds", v, 0.1, 3600, &a->seconds); break;
-        case 7: a->nodes = v; break;
-        case 8: {
-            const char **p = realloc(a->pins, (a->n_pins + 1) * sizeof *p);
-            if (!p)
+    *p = (plan_args){.ticks = RTC_CLI_PLAN_TICKS, .seconds = RTC_CLI_PLAN_SECONDS};
+    for (size_t i = 0; i < a->n; i++) {
+        const rtc_cli_val *v = &a->args[i].v;
+        switch (a->args[i].opt->id) {
+        case RTC_CLI_CANDIDATES: p->candidates = v->text; break;
+        case RTC_CLI_RTF: p->rtf = v->text; break;
+        case RTC_CLI_RECEIVER: p->receiver = true; break;
+        case RTC_CLI_INPUTS: p->inputs = v->text; break;
+        case RTC_CLI_TICKS: p->ticks = v->i; break;
+        case RTC_CLI_SECONDS: p->seconds = v->d; break;
+        case RTC_CLI_PERCENTILE: p->percentile = v->d / 100; break;
+        case RTC_CLI_MARGIN: p->margin = v->d / 100; break;
+        case RTC_CLI_NODES: p->nodes = v->text; break;
+        case RTC_CLI_PIN: {
+            const char **n = realloc(p->pins, (p->n_pins + 1) * sizeof *n);
+            if (!n)
                 return RTC_EXIT_ERROR;
-            a->pins = p;
-            p[a->n_pins++] = v;
+            p->pins = n;
+            n[p->n_pins++] = v->text;
             break;
         }
-        case 5:
-            st = take_num("percentile", v, 50, 99.9999, &x);
-            a->percentile = x / 100;
-            break;
-        default:
-            st = take_num("margin", v, 1, 99, &x);
-            a->margin = x / 100;
-            break;
+        default: break;
         }
     }
-    return st;
+    return RTC_EXIT_OK;
+}
+
+int rtc_cmd_plan(int argc, char **argv)
+{
+    const rtc_cli_command *cmd = rtc_cli_command_find("plan");
+    rtc_cli_sys o;
+    rtc_cli_args a;
+    plan_args p = {0};
+    int st = rtc_cli_sys_parse(cmd, argc, argv, &o, &a);
+    if (st < 0) {
+        fputs(plan_help, stdout);
+        rtc_cli_print_options(cmd, RTC_CLI_G_OPTIONS, stdout);
+        fputs(plan_tail, stdout);
+    }
+    if (st == RTC_EXIT_OK)
+        st = plan_take(&a, &p);
+    if (st == RTC_EXIT_OK && (p.nodes || p.n_pins) && !o.rt.enabled)
+        st = rtc_cli_usage_error("plan", "--nodes and --place need --realtime (a placement "
+                                 "fits each node's period)");
+    if (st == RTC_EXIT_OK && p.n_pins && !p.nodes)
+        st = rtc_cli_usage_error("plan", "--place needs --nodes");
+    if (st == RTC_EXIT_OK)
+        st = plan_run(&o, &p);
+    free(p.pins);
+    rtc_cli_args_clear(&a);
+    rtc_cli_sys_clear(&o);
+    return st < 0 ? RTC_EXIT_OK : st;
 }

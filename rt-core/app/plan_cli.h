@@ -91,36 +91,6 @@ void rtc_cli_plan_print(FILE *f, const rtc_cli_feas *fe, const char *path);
  *  Returns @p buf. */
 const char *rtc_cli_plan_verdict(const rtc_plan *plan, char *buf, size_t cap);
 
-/* ---- rtcosim plan (cmd_plan.c) ---- */
-
-/** The options only `plan` has (the rest are `run`'s). */
-typedef struct rtc_cli_plan_args {
-    const char *candidates, *rtf; /**< Parallel Fast: H candidates, given d_i */
-    bool receiver;                /**< Parallel Fast: Q from the receiver's view */
-    const char *inputs;           /**< --inputs SESSION */
-    bool reprofile;               /**< --reprofile */
-    const char *nodes;            /**< --nodes LIST */
-    const char **pins;            /**< --place UNIT=NODE (malloc'd array) */
-    size_t n_pins;
-    long ticks;                   /**< --ticks (RTC_CLI_PLAN_TICKS) */
-    double seconds;               /**< --seconds (RTC_CLI_PLAN_SECONDS) */
-    double percentile;            /**< --percentile as a fraction (0: default) */
-    double margin;                /**< --margin as a fraction (0: default) */
-} rtc_cli_plan_args;
-
-/** `rtcosim plan --help`. */
-const char *rtc_cli_plan_help(void);
-
-/** Take plan's own options out of @p argv: the others go to @p rest (@p n of them, argv[0]
- *  first). Returns RTC_EXIT_OK or a usage error's status. */
-int rtc_cli_plan_take(int argc, char **argv, rtc_cli_plan_args *a, char **rest, int *n);
-
-/** Parallel Fast planning of @p sys with the d_i of --rtf, else @p d (n values, measured),
- *  else 1; prints the table, H*, and the paced H* (D̂ <= 1 − @p margin) when d_i are known.
- *  Returns an rtc status. */
-int rtc_cli_plan_pf(rtc_system *sys, const rtc_cli_plan_args *a, const double *d, size_t n,
-                    double margin);
-
 /**
  * The check before `run --realtime` arms: a plan (cached, --plan, or a quick profile),
  * then: feasible — one info line; tight — a warning; infeasible — the verdict, the unit

@@ -31,7 +31,7 @@ const char *rtc_cli_end_status(const rtc_cli_end *e)
         return e->nonfinite ? "completed-nonfinite" : "completed";
     if (!strcmp(e->cause, "signal") || !strcmp(e->cause, "request"))
         return "stopped";
-    return !strcmp(e->cause, "infeasible") ? "refused" : "failed";
+    return "failed";
 }
 
 int rtc_cli_end_exit(const rtc_cli_end *e)

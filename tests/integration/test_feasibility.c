@@ -189,17 +189,10 @@ static void infeasible_run_refused_before_the_bench(void)
     CU_ASSERT_TRUE(has("refusing to arm: nothing was started, no bench value written"));
     CU_ASSERT_EQUAL(atomic_load(&srv.accepted), 0);
     CU_ASSERT_EQUAL(atomic_load(&srv.served), 0);
-    json_t *s = read_json("run/summary.json");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(s, "status")), "refused");
-    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(s, "cause")), "infeasible");
-    CU_ASSERT_EQUAL(json_integer_value(json_object_get(s, "exit_code")), 8);
-    json_t *f = json_object_get(s, "feasibility");
-    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(f, "verdict")), "infeasible");
-    json_decref(s);
-    char results[1024];
-    snprintf(results, sizeof results, "%s/run/results.csv", work);
-    CU_ASSERT_NOT_EQUAL(access(results, F_OK), 0); /* nothing ran */
+    /* as every refusal before the first step: nothing left behind, not even the folder */
+    char made[1024];
+    snprintf(made, sizeof made, "%s/run", work);
+    CU_ASSERT_NOT_EQUAL(access(made, F_OK), 0);
     plain_srv_stop(&srv);
 }
 
@@ -266,10 +259,7 @@ static void hung_unit_refused(void)
     CU_ASSERT_EQUAL(rc, 8);
     CU_ASSERT_TRUE(has("unit stuck did not return from its step within the feasibility "
                        "profile's"));
-    json_t *s = read_json("run/summary.json");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(s, "cause")), "infeasible");
-    json_decref(s);
+    CU_ASSERT_TRUE(has("refusing to arm"));
 }
 
 /* A feasible run: each unit's predicted and measured step times side by side. */
