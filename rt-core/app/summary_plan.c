@@ -12,32 +12,15 @@
 
 #include <stdio.h>
 
-/* {"samples", "p50_s", "p99_s", "p999_s", "max_s", "mean_s"} of a prediction. */
 static json_t *predicted_json(const rtc_plan_dist *d)
 {
-    json_t *o = json_object();
-    int bad = !o;
-    bad |= json_object_set_new(o, "samples", rtc__json_uint(d->samples));
-    bad |= json_object_set_new(o, "p50_s", rtc__json_real((double)d->p50 / 1e9));
-    bad |= json_object_set_new(o, "p99_s", rtc__json_real((double)d->p99 / 1e9));
-    bad |= json_object_set_new(o, "p999_s", rtc__json_real((double)d->p999 / 1e9));
-    bad |= json_object_set_new(o, "max_s", rtc__json_real((double)d->max / 1e9));
-    bad |= json_object_set_new(o, "mean_s", rtc__json_real(d->mean / 1e9));
-    return bad ? (json_decref(o), NULL) : o;
+    return rtc__json_times(d->samples, d->p50, d->p99, d->p999, d->max, d->mean);
 }
 
 /* The same members of what the executive measured (its histograms). */
 static json_t *measured_json(const rtc_hist_summary *h)
 {
-    json_t *o = json_object();
-    int bad = !o;
-    bad |= json_object_set_new(o, "samples", rtc__json_uint(h->count));
-    bad |= json_object_set_new(o, "p50_s", rtc__json_real((double)h->p50 / 1e9));
-    bad |= json_object_set_new(o, "p99_s", rtc__json_real((double)h->p99 / 1e9));
-    bad |= json_object_set_new(o, "p999_s", rtc__json_real((double)h->p999 / 1e9));
-    bad |= json_object_set_new(o, "max_s", rtc__json_real((double)h->max / 1e9));
-    bad |= json_object_set_new(o, "mean_s", rtc__json_real(h->avg / 1e9));
-    return bad ? (json_decref(o), NULL) : o;
+    return rtc__json_times(h->count, h->p50, h->p99, h->p999, h->max, h->avg);
 }
 
 /* {["name",] "predicted": ..., "measured": ...} (measured: only when the run measured

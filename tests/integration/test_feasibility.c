@@ -7,8 +7,8 @@
  * summary.json's predicted beside measured, the plan cache, a recorded session's inputs
  * feeding the profile, and Parallel Fast planned from measured real-time factors.
  *
- * Each case has its own cache (RTCOSIM_CACHE_DIR in the work folder), so what a case
- * finds cached is what an earlier command of the same case put there.
+ * The suite has its own cache (RTCOSIM_CACHE_DIR=cache, relative: in the work folder),
+ * so what a case finds cached is what an earlier command of this suite put there.
  */
 #include "cu_main.h"
 #include "fmu_util.h"
@@ -23,33 +23,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char work[512];
-static char out[131072];
-
-static int setup(void)
-{
-    rtc_test_tmpdir(work, sizeof work);
-    return 0;
-}
-
-static int teardown(void)
-{
-    rtc_test_rmtree(work);
-    return 0;
-}
-
-/* rtcosim ARGS in the work folder with its own plan cache; stdout+stderr into out. */
-static int rtcosim(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int rtcosim(const char *fmt, ...)
-{
-    char args[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    return rtc_test_sh(work, out, sizeof out, "RTCOSIM_CACHE_DIR='%s/cache' '%s' %s 2>&1", work,
-                       RTCOSIM_EXE, args);
-}
+/* work, out, setup(), teardown() and rtcosim(): the commands run in work, where the
+ * relative RTCOSIM_CACHE_DIR set in rtc_test_register() puts the plans */
+RTC_TEST_RTCOSIM_FIXTURE
 
 static bool has(const char *needle)
 {
@@ -142,7 +118,7 @@ static void plan_realtime_hil_demo_prints_and_caches(void)
     const char *at = strstr(out, "plan: ");
     CU_ASSERT_PTR_NOT_NULL_FATAL(at);
     char plan[1024];
-    snprintf(plan, sizeof plan, "%.*s", (int)strcspn(at + 6, "\n"), at + 6);
+    snprintf(plan, sizeof plan, "%s/%.*s", work, (int)strcspn(at + 6, "\n"), at + 6);
     json_error_t e;
     json_t *j = json_load_file(plan, 0, &e);
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);
@@ -181,7 +157,7 @@ static void infeasible_run_refused_before_the_bench(void)
     CU_ASSERT_TRUE(has("unit burn works 1.50"));
     CU_ASSERT_TRUE(has("stepSize=\"0.002\" on burn (rtc:Component) and --overrun substitute"));
     CU_ASSERT_TRUE(has("feasible ("));
-    rc = rtcosim("run burn.ssd --realtime --stop 1 --output-dir run -q");
+    rc = rtcosim("run burn.ssd --realtime --stop 1 --output-dir refused -q");
     CU_ASSERT_EQUAL(rc, 8);
     CU_ASSERT_TRUE(has("infeasible"));
     CU_ASSERT_TRUE(has("unit burn"));
@@ -191,7 +167,7 @@ static void infeasible_run_refused_before_the_bench(void)
     CU_ASSERT_EQUAL(atomic_load(&srv.served), 0);
     /* as every refusal before the first step: nothing left behind, not even the folder */
     char made[1024];
-    snprintf(made, sizeof made, "%s/run", work);
+    snprintf(made, sizeof made, "%s/refused", work);
     CU_ASSERT_NOT_EQUAL(access(made, F_OK), 0);
     plain_srv_stop(&srv);
 }
@@ -324,7 +300,7 @@ static void profile_replays_a_session(void)
     const char *at = strstr(out, "plan: ");
     CU_ASSERT_PTR_NOT_NULL_FATAL(at);
     char plan[1024];
-    snprintf(plan, sizeof plan, "%.*s", (int)strcspn(at + 6, "\n"), at + 6);
+    snprintf(plan, sizeof plan, "%s/%.*s", work, (int)strcspn(at + 6, "\n"), at + 6);
     json_error_t e;
     json_t *j = json_load_file(plan, 0, &e);
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);
@@ -434,5 +410,6 @@ void rtc_test_register(void)
         {"worker_units_are_measured", worker_units_are_measured},
         {"placement_on_nodes", placement_on_nodes},
         {NULL, NULL}};
+    setenv("RTCOSIM_CACHE_DIR", "cache", 1); /* relative: the work folder's */
     rtc_test_add_suite("feasibility", setup, teardown, cases);
 }

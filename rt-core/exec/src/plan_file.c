@@ -24,19 +24,7 @@
 
 static json_t *dist_json(const rtc_plan_dist *d)
 {
-    json_t *o = json_object();
-    int bad = !o;
-    bad |= json_object_set_new(o, "samples", rtc__json_uint(d->samples));
-    bad |= json_object_set_new(o, "p50_s", rtc__json_real((double)d->p50 / 1e9));
-    bad |= json_object_set_new(o, "p99_s", rtc__json_real((double)d->p99 / 1e9));
-    bad |= json_object_set_new(o, "p999_s", rtc__json_real((double)d->p999 / 1e9));
-    bad |= json_object_set_new(o, "max_s", rtc__json_real((double)d->max / 1e9));
-    bad |= json_object_set_new(o, "mean_s", rtc__json_real(d->mean / 1e9));
-    if (bad) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
+    return rtc__json_times(d->samples, d->p50, d->p99, d->p999, d->max, d->mean);
 }
 
 static int profile_json(json_t *doc, const rtc_profile *prof, const rtc_plan_meta *meta)
