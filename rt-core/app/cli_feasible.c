@@ -339,8 +339,7 @@ static rtc_profile *from_file(const rtc_system *sys, const rtc_cli_feas_opts *o,
     int64_t asked = 0;
     bool fresh = (o->reprofile || o->inputs) && !o->plan; /* --inputs: measure with them */
     int rc = fresh ? RTC_ENOTFOUND
-                                      : rtc_plan_load_profile(out->dir, sys, key, &p, &asked,
-                                                              err, sizeof err);
+                   : rtc_plan_load_profile(out->dir, sys, key, &p, &asked, err, sizeof err);
     if (rc != RTC_OK && o->plan)
         rtc_log(o->lg, RTC_LOG_ERROR, "--plan %s: %s", o->plan, err[0] ? err
                                                                        : rtc_strerror(rc));

@@ -425,8 +425,8 @@ static void doubts(rtc_plan *plan, const plan_model *m, const rtc_profile *prof)
     const rtc_profile_info *in = rtc_profile_info_get(prof);
     plan->confident = true;
     if (strcmp(in->policy, "SCHED_FIFO") != 0)
-        add_doubt(plan, "the profile ran at %s, not SCHED_FIFO", in->policy[0] ? in->policy
-                                                                               : "an unknown policy");
+        add_doubt(plan, "the profile ran at %s, not SCHED_FIFO",
+                  in->policy[0] ? in->policy : "an unknown policy");
     if (in->cpus > 0 && in->loadavg > 0.7 * in->cpus)
         add_doubt(plan, "the machine was loaded (load average %.1f on %d CPU%s)", in->loadavg,
                   in->cpus, in->cpus == 1 ? "" : "s");
