@@ -32,11 +32,6 @@ int rtc_cmd_plan(int argc, char **argv);
 /** `rtcosim plot`: runs the rtcosim-plot script beside the executable (cmd_plot.c). */
 int rtc_cmd_plot(int argc, char **argv);
 
-/** A file the commands read as a system: an .ssd or .ssp by its name (any case), or a
- *  directory holding SystemStructure.ssd (an unpacked SSP, such as configs/<name>). Anything
- *  else (.fmu, a directory with modelDescription.xml) is read as an FMU. (main.c) */
-bool rtc_cli_is_system_path(const char *path);
-
 int rtc_cmd_tune(int argc, char **argv);
 
 /** `rtcosim run --help`: every option of the runs of an FMU or a system, fast, real time

@@ -11,8 +11,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/stat.h>
 
 rtc_logger rtc_cli_log;
 
@@ -66,19 +64,6 @@ int rtc_cli_usage_error(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "rtcosim %s: error: %s (see 'rtcosim %s --help')\n", cmd, msg, cmd);
     return RTC_EXIT_USAGE;
-}
-
-bool rtc_cli_is_system_path(const char *path)
-{
-    size_t n = strlen(path);
-    if (n > 4 && (!strcasecmp(path + n - 4, ".ssd") || !strcasecmp(path + n - 4, ".ssp")))
-        return true;
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-        return false;
-    char ssd[4200];
-    snprintf(ssd, sizeof ssd, "%s/SystemStructure.ssd", path);
-    return stat(ssd, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 int main(int argc, char **argv)

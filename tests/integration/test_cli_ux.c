@@ -158,9 +158,14 @@ static void check_runs_the_validations_of_run(void)
     CU_ASSERT_PTR_NULL(strstr(out, ": OK"));
     CU_ASSERT_EQUAL(rtcosim("check '%s' --record mass2.nosuch", MSD), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "record mass2.nosuch"));
-    CU_ASSERT_EQUAL(rtcosim("check '%s' --expose mass1.nosuch", MSD), 1);
+    /* --expose belongs to a real-time run: without --realtime check refuses it as run does */
+    CU_ASSERT_EQUAL(rtcosim("check '%s' --expose mass1.nosuch", MSD), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "--expose needs --realtime"));
+    CU_ASSERT_EQUAL(rtcosim("run '%s' --expose mass1.nosuch --output-dir e", MSD), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "--expose needs --realtime"));
+    CU_ASSERT_EQUAL(rtcosim("check '%s' --realtime --expose mass1.nosuch", MSD), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "expose mass1.nosuch: no such unit.variable"));
-    CU_ASSERT_EQUAL(rtcosim("check '%s' --expose mass1.x1", MSD), 1); /* an output */
+    CU_ASSERT_EQUAL(rtcosim("check '%s' --realtime --expose mass1.x1", MSD), 1); /* output */
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "expose mass1.x1: cannot be set during a run"));
     CU_ASSERT_EQUAL(rtcosim("check '%s' --record mass1.x1", MSD), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, ": OK"));
