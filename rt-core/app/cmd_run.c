@@ -82,7 +82,9 @@ static const char common_tail[] =
     "initial event, and with non-finite values under --on-nonfinite warn), 1 on error,\n"
     "2 on a usage error, 3 watchdog, 4 when a result file or summary.json could not be\n"
     "written (disk full, a file-size limit such as ulimit -f, a closed output pipe),\n"
-    "8 when the feasibility check refuses a real-time run (see above),\n"
+    "6 when an I/O link failed its contract (a required link not up within connect_ms, or\n"
+    "lost past on_loss), 7 when the run ended degraded (a required link lost under\n"
+    "on_loss=continue), 8 when the feasibility check refuses a real-time run (see above),\n"
     "129/130/143 when stopped by SIGHUP/SIGINT/SIGTERM (see the README's table).\n";
 
 void rtc_cli_run_help(void)

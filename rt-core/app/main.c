@@ -51,6 +51,10 @@ static const char usage[] =
     "  3         the watchdog ended a run whose unit hung in its step\n"
     "  4         a result file could not be written\n"
     "  5         replay: the session ended abnormally; the rows it recorded are identical\n"
+    "  6         failed: a required I/O link was not up by its connect_ms deadline (the\n"
+    "            run did not start), or a link was lost past its on_loss policy\n"
+    "  7         degraded: the stop time was reached, but a required I/O link was lost\n"
+    "            and its on_loss=continue kept the run going\n"
     "  8         run --realtime refused before arming, plan --realtime: the system does\n"
     "            not fit its period on this machine (--force runs it anyway)\n"
     "  129, 130, 143  stopped by SIGHUP, SIGINT, SIGTERM\n";
