@@ -22,8 +22,10 @@ enum { RTC_EXIT_OK = 0, RTC_EXIT_ERROR = 1, RTC_EXIT_USAGE = 2,
                                   is identical */
        RTC_EXIT_LINK = 6,    /**< a required I/O link not up by its connect deadline, or a
                                   link lost past its on_loss policy */
-       RTC_EXIT_DEGRADED = 7 /**< the run ended, but a required link was lost and its
-                                  on_loss=continue kept the run going */ };
+       RTC_EXIT_DEGRADED = 7, /**< the run ended, but a required link was lost and its
+                                   on_loss=continue kept the run going */
+       RTC_EXIT_INFEASIBLE = 8 /**< run --realtime refused before arming, plan --realtime:
+                                    the system does not fit its period on this machine */ };
 
 /** The process-wide logger: errors and warnings to stderr, info with -v. */
 extern rtc_logger rtc_cli_log;
@@ -154,7 +156,8 @@ enum rtc_cli_opt_id {
     RTC_CLI_MAX_ITERATIONS,
     /* real time */
     RTC_CLI_REALTIME, RTC_CLI_PRIORITY, RTC_CLI_CPU, RTC_CLI_SPIN_US, RTC_CLI_OVERRUN,
-    RTC_CLI_MAX_OVERRUNS, RTC_CLI_WATCHDOG_MS, RTC_CLI_SAFE_FILE,
+    RTC_CLI_MAX_OVERRUNS, RTC_CLI_WATCHDOG_MS, RTC_CLI_SAFE_FILE, RTC_CLI_FORCE, RTC_CLI_PLAN,
+    RTC_CLI_REPROFILE,
     /* operator session */
     RTC_CLI_EXPOSE, RTC_CLI_CONTROL_PORT, RTC_CLI_CONTROL_ALLOW, RTC_CLI_CONTROL_TOKEN,
     RTC_CLI_DEADMAN_MS, RTC_CLI_HTTP, RTC_CLI_HTTP_ADDRESS, RTC_CLI_HTTP_TOKEN,
@@ -163,6 +166,9 @@ enum rtc_cli_opt_id {
     /* plan, info, bench */
     RTC_CLI_CANDIDATES, RTC_CLI_RTF, RTC_CLI_RECEIVER, RTC_CLI_UNITS, RTC_CLI_PERIOD,
     RTC_CLI_DURATION, RTC_CLI_SYSTEM, RTC_CLI_LOAD, RTC_CLI_COMPARE, RTC_CLI_ROUNDS,
+    /* plan --realtime (cmd_plan.c) */
+    RTC_CLI_TICKS, RTC_CLI_SECONDS, RTC_CLI_PERCENTILE, RTC_CLI_MARGIN, RTC_CLI_INPUTS,
+    RTC_CLI_NODES, RTC_CLI_PIN,
     /* info --samples, tune, plot */
     RTC_CLI_SAMPLES, RTC_CLI_ALL, RTC_CLI_SIGNALS, RTC_CLI_PLOT_OUTPUT, RTC_CLI_FORMAT,
 };

@@ -291,6 +291,15 @@ static const rtc_cli_opt run_rows[] = {
              "max(1000, 100 periods) ms, 0: off"},
     {"test-safe-file", 0, RTC_CLI_SAFE_FILE, RTC_CLI_TEXT, .flags = RT, .group = RTC_CLI_G_RT,
      .meta = "F", .help = "testing: the safe-state callback writes F on every stop"},
+    {"force", 0, RTC_CLI_FORCE, RTC_CLI_FLAG, .flags = RT, .group = RTC_CLI_G_RT,
+     .help = "arm even a system the feasibility check finds infeasible (its\n"
+             "verdict and options become warnings)"},
+    {"plan", 0, RTC_CLI_PLAN, RTC_CLI_TEXT, .flags = RT, .group = RTC_CLI_G_RT, .meta = "FILE",
+     .help = "judge with this plan.json ('rtcosim plan --realtime'), not the\n"
+             "cached plan or a quick profile"},
+    {"reprofile", 0, RTC_CLI_REPROFILE, RTC_CLI_FLAG, .flags = RT, .group = RTC_CLI_G_RT,
+     .help = "profile again before arming (plan: measure again), whatever the\n"
+             "cache holds"},
     /* operator session */
     {"expose", 0, RTC_CLI_EXPOSE, RTC_CLI_TEXT, .flags = RT, .group = RTC_CLI_G_SESSION,
      .meta = "NAME[:OPT]",
@@ -358,9 +367,26 @@ static const rtc_cli_opt plan_rows[] = {
              "from the units' steps)"},
     {"rtf", 0, RTC_CLI_RTF, RTC_CLI_REALS, 1e-9, 1e9, .meta = "LIST",
      .help = "comma-separated real-time factors d_i of the units, in order\n"
-             "(wall seconds per simulated second; default 1 each)"},
+             "(wall seconds per simulated second; default: measured here)"},
     {"receiver", 0, RTC_CLI_RECEIVER, RTC_CLI_FLAG,
      .help = "evaluate Q from the receiver's perspective"},
+    {"ticks", 0, RTC_CLI_TICKS, RTC_CLI_INT, 10, 10000000, .meta = "N",
+     .help = "ticks to profile (default 3000)"},
+    {"seconds", 0, RTC_CLI_SECONDS, RTC_CLI_REAL, 0.1, 3600, .meta = "S",
+     .help = "wall-time budget of the profile (default 6)"},
+    {"percentile", 0, RTC_CLI_PERCENTILE, RTC_CLI_REAL, 50, 99.9999, .meta = "P",
+     .help = "judge at this percentile, e.g. 99 or 99.9 (default 99.9)"},
+    {"margin", 0, RTC_CLI_MARGIN, RTC_CLI_REAL, 1, 99, .meta = "PCT",
+     .help = "headroom below which a plan is tight (default 20)"},
+    {"inputs", 0, RTC_CLI_INPUTS, RTC_CLI_TEXT, .meta = "SESSION",
+     .help = "feed the I/O units a recorded session's inputs (inputs.bin)"},
+    {"nodes", 0, RTC_CLI_NODES, RTC_CLI_TEXT, .meta = "LIST",
+     .help = "with --realtime: propose a placement of the components on\n"
+             "these nodes (comma-separated names) that fits every node's\n"
+             "period and cuts the fewest connections, as --place options"},
+    {"place", 0, RTC_CLI_PIN, RTC_CLI_ASSIGN, .meta = "C=NODE",
+     .help = "keep component C on NODE in that placement (repeatable; e.g.\n"
+             "an I/O component on the node wired to its bench)"},
     {0}};
 
 static const rtc_cli_opt info_rows[] = {

@@ -75,6 +75,9 @@ bool rtc_cli_rt_option(rtc_cli_rt *rt, int id, const rtc_cli_val *v)
         rt->control_caps_given = true;
         rt->control_allow = rt->control_caps & RTC_SESSION_CAN_REMOTE;
         break;
+    case RTC_CLI_FORCE: rt->force = true; break;
+    case RTC_CLI_PLAN: rt->plan_file = v->text; break;
+    case RTC_CLI_REPROFILE: rt->reprofile = true; break;
     case RTC_CLI_CONTROL_TOKEN: rt->control_token = v->text; break;
     case RTC_CLI_DEADMAN_MS: rt->deadman_ms = v->i; break;
     case RTC_CLI_HTTP: rt->http_port = v->i; break;
@@ -290,6 +293,21 @@ static void stop_cause(const rtc_exec_stats *st, const rtc_system *sys, rtc_cli_
     }
 }
 
+/* What the run measured, for summary.json beside the plan's prediction. */
+static void keep_measured(const rtc_exec *ex, const rtc_exec_stats *st, rtc_cli_rt *rt)
+{
+    size_t n = rtc_exec_unit_count(ex);
+    free(rt->unit_measured);
+    rt->unit_measured = calloc(n + 1, sizeof *rt->unit_measured);
+    rt->n_unit_measured = rt->unit_measured ? n : 0;
+    for (size_t i = 0; i < rt->n_unit_measured; i++)
+        rtc_exec_unit_stats(ex, i, &rt->unit_measured[i]);
+    rt->busy = st->busy;
+    rt->steps = st->steps;
+    rt->overruns = st->overruns;
+    rt->has_measured = true;
+}
+
 /* timing.json, histogram.txt and the outcome for the summary and the exit status.
  * Returns RTC_ETERMINATED when a unit ended the simulation (as a fast run's last step
  * does), else RTC_OK. */
@@ -311,6 +329,7 @@ static int finish(rtc_exec *ex, const rtc_system *sys, const char *dir, rtc_cli_
     if (st.steps)
         snprintf(rt->end.timing, sizeof rt->end.timing, "wake-up p99 %.1f µs, %llu "
                  "overrun(s)", st.wakeup.p99 / 1e3, (unsigned long long)st.overruns);
+    keep_measured(ex, &st, rt);
     stop_cause(&st, sys, rt);
     return st.stop == RTC_EXEC_END && st.stop_status == RTC_ETERMINATED ? RTC_ETERMINATED
                                                                         : RTC_OK;
@@ -318,7 +337,7 @@ static int finish(rtc_exec *ex, const rtc_system *sys, const char *dir, rtc_cli_
 
 /* The system file's org.rtcosim.realtime settings where the command line is silent
  * (an RTF on --realtime itself counts as given only when a number followed it). */
-static void apply_hints(const rtc_system *sys, rtc_cli_rt *rt)
+void rtc_cli_rt_hints(const rtc_system *sys, rtc_cli_rt *rt)
 {
     const rtc_system_rt_hints *h = rtc_system_rt(sys);
     if (h->has_rtf && h->rtf > 0 && !GIVEN(rt, RTC_CLI_REALTIME))
@@ -341,7 +360,7 @@ static void system_safe(void *user)
 
 int rtc_cli_rt_prepare(rtc_system *sys, rtc_cli_rt *rt)
 {
-    apply_hints(sys, rt);
+    rtc_cli_rt_hints(sys, rt);
     /* the RT thread waits for its workers and substitute units: they run at its priority,
      * off its CPU (so they run in parallel with it) */
     rtc_system_set_threads(sys, rt->priority, rt->cpu);

@@ -51,6 +51,11 @@ static const char rt_head[] =
     "components runs only so; these need --realtime):\n";
 
 static const char rt_tail[] =
+    "  Before arming, a run is checked against a plan of this machine: the cached one\n"
+    "  for this system, its unit files and options, else a quick profile (0.5 s of\n"
+    "  ticks, a copy of the system with its I/O components replayed empty: no bench is\n"
+    "  touched). Infeasible: refused, exit status 8, nothing left behind; tight: a\n"
+    "  warning ('rtcosim plan --realtime' explains).\n"
     "  SIGINT/SIGTERM/SIGHUP stop a real-time run at the next step; exit status\n"
     "  130/143/129. A unit still inside its step 2 s later is left there: safe state, rows\n"
     "  and summary.json (\"hung_unit\") saved, temporary files removed, same exit status.\n";
@@ -79,8 +84,8 @@ static const char common_tail[] =
     "written (disk full, a file-size limit such as ulimit -f, a closed output pipe),\n"
     "6 when an I/O link failed its contract (a required link not up within connect_ms, or\n"
     "lost past on_loss), 7 when the run ended degraded (a required link lost under\n"
-    "on_loss=continue), 129/130/143 when stopped by SIGHUP/SIGINT/SIGTERM (see the\n"
-    "README's table).\n";
+    "on_loss=continue), 8 when the feasibility check refuses a real-time run (see above),\n"
+    "129/130/143 when stopped by SIGHUP/SIGINT/SIGTERM (see the README's table).\n";
 
 void rtc_cli_run_help(void)
 {

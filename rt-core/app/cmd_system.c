@@ -5,9 +5,10 @@
  *                           (cmd_rt.c), results.csv + summary.json; a run refused before
  *                           its first step takes away the folders and files it made
  *   rtcosim check SYSTEM    load and validate, print every problem with file:line
- *   rtcosim plan SYSTEM     Parallel Fast planning: Ê(H), D̂(H) and the recommended H*
+ *   rtcosim plan SYSTEM     Parallel Fast planning and real-time feasibility (cmd_plan.c)
  */
 #include "cli.h"
+#include "plan_cli.h"
 #include "rt_cli.h"
 #include "summary.h"
 
@@ -16,7 +17,6 @@
 #include "rtcosim/assemble.h"
 #include "rtcosim/numparse.h"
 #include "rtcosim/ofile.h"
-#include "rtcosim/pfast.h"
 #include "rtcosim/recorder.h"
 #include "rtcosim/status.h"
 #include "rtcosim/system.h"
@@ -320,6 +320,9 @@ int rtc_cli_run(rtc_cli_sys *o)
     snprintf(evpath, sizeof evpath, "%.4000s/events.log", f.dir);
     int rc = o->rt.enabled ? rtc_events_open(evpath, &rtc_cli_log, &ev) : RTC_OK;
     const rtc_logger *lg = ev ? rtc_events_logger(ev, "unit") : &rtc_cli_log;
+    if (rc == RTC_OK && o->rt.enabled) /* before anything is loaded, started or written */
+        rc = rtc_cli_rt_guard(o->path, &o->so, &o->rt, o->records, o->n_records,
+                              ev ? rtc_events_logger(ev, "plan") : &rtc_cli_log);
     if (rc == RTC_OK)
         rc = prepare(o, lg, &f, &sys, &rec, &csv, &r);
     o->rt.events = ev;
@@ -407,117 +410,4 @@ int rtc_cmd_check(int argc, char **argv)
     }
     rtc_system_free(sys);
     return RTC_EXIT_OK;
-}
-
-static const char plan_help[] =
-    "usage: rtcosim plan [options] SYSTEM\n"
-    "\n"
-    "Parallel Fast planning (Holzinger et al.): for candidate synchronization steps H,\n"
-    "print the extrapolation-error estimate E(H) and the real-time-factor estimate D(H) of\n"
-    "the system's units and connections, and the recommended H* = argmin E(H).\n"
-    "\n"
-    "options:\n";
-/* Split "a,b,c" and parse each item; returns the count or -1. */
-static long parse_list(const char *text, bool times, int64_t *ns, double *d, size_t cap)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", text);
-    long n = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if ((size_t)n >= cap)
-            return -1;
-        if (times ? rtc_parse_seconds(tok, &ns[n]) != RTC_OK
-                  : rtc_cli_num_double(tok, 1e-9, 1e9, &d[n]) != NULL)
-            return -1;
-        n++;
-    }
-    return n;
-}
-
-static int plan_system(rtc_system *sys, const int64_t *cand, long n_cand, const double *rtf,
-                       long n_rtf, bool receiver)
-{
-    size_t m = rtc_system_unit_count(sys);
-    int64_t *h = calloc(m, sizeof *h);
-    double *conn = calloc(m * m, sizeof *conn);
-    int rc = h && conn ? RTC_OK : RTC_ENOMEM;
-    if (rc == RTC_OK && n_rtf > 0 && (size_t)n_rtf != m) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "--rtf: %ld values for %zu units", n_rtf, m);
-        rc = RTC_EINVAL;
-    }
-    for (size_t i = 0; rc == RTC_OK && i < m; i++)
-        h[i] = rtc_system_unit_step_ns(sys, i);
-    for (size_t i = 0; rc == RTC_OK && i < rtc_system_link_count(sys); i++) {
-        size_t a, b;
-        rtc_system_link_ends(sys, i, &a, &b);
-        if (a != b)
-            conn[a * m + b] = 1; /* A_ij = 1: unit i feeds unit j (Eq. 6) */
-    }
-    rtc_pf_system ps = {.m = m, .h_ns = h, .d = n_rtf > 0 ? rtf : NULL, .conn = conn};
-    rtc_pf_plan *plan = NULL;
-    char err[256] = "";
-    if (rc == RTC_OK)
-        rc = rtc_pf_plan_new(&ps, n_cand > 0 ? cand : NULL, n_cand > 0 ? (size_t)n_cand : 0,
-                             receiver ? RTC_PF_RECEIVER : RTC_PF_LITERAL, &plan, err, sizeof err);
-    if (rc == RTC_OK) {
-        for (size_t i = 0; i < m; i++) {
-            char hs[32];
-            rtc_time_format_s(h[i], hs, sizeof hs);
-            printf("unit %-20s h = %s s  d = %g\n", rtc_system_unit(sys, i)->name, hs,
-                   n_rtf > 0 ? rtf[i] : 1.0);
-        }
-        rc = rtc_pf_plan_print(plan, stdout);
-    } else if (err[0]) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "plan: %s", err);
-    }
-    rtc_pf_plan_free(plan);
-    free(h);
-    free(conn);
-    return rc;
-}
-
-int rtc_cmd_plan(int argc, char **argv)
-{
-    const rtc_cli_command *cmd = rtc_cli_command_find("plan");
-    rtc_cli_sys o;
-    rtc_cli_args a;
-    int st = rtc_cli_sys_parse(cmd, argc, argv, &o, &a);
-    const char *cands = NULL, *rtf = NULL;
-    bool receiver = false;
-    for (size_t i = 0; st == RTC_EXIT_OK && i < a.n; i++) {
-        int id = a.args[i].opt->id;
-        cands = id == RTC_CLI_CANDIDATES ? a.args[i].v.text : cands;
-        rtf = id == RTC_CLI_RTF ? a.args[i].v.text : rtf;
-        receiver |= id == RTC_CLI_RECEIVER;
-    }
-    /* plan does not initialize: values set before it change nothing */
-    o.so.sets = NULL;
-    o.so.n_sets = 0;
-    if (st != RTC_EXIT_OK) {
-        if (st < 0) {
-            fputs(plan_help, stdout);
-            rtc_cli_print_options(cmd, RTC_CLI_G_OPTIONS, stdout);
-            fputs("  plus the options of 'rtcosim check' (--step, ...)\n", stdout);
-        }
-        rtc_cli_args_clear(&a);
-        rtc_cli_sys_clear(&o);
-        return st < 0 ? RTC_EXIT_OK : st;
-    }
-    int64_t cand[256];
-    double d[256];
-    long n_cand = cands ? parse_list(cands, true, cand, NULL, 256) : 0;
-    long n_rtf = rtf ? parse_list(rtf, false, NULL, d, 256) : 0;
-    rtc_system *sys = NULL;
-    int rc = RTC_EINVAL;
-    if (n_cand < 0 || n_rtf < 0)
-        rtc_cli_usage_error("plan", "%s: at most 256 values", n_cand < 0 ? "--candidates"
-                                                                         : "--rtf");
-    else if (load(&o, &rtc_cli_log, &sys) == RTC_OK)
-        rc = plan_system(sys, cand, n_cand, d, n_rtf, receiver);
-    rtc_system_free(sys);
-    rtc_cli_args_clear(&a);
-    rtc_cli_sys_clear(&o);
-    return rc == RTC_OK ? RTC_EXIT_OK : n_cand < 0 || n_rtf < 0 ? RTC_EXIT_USAGE
-                                                                 : RTC_EXIT_ERROR;
 }

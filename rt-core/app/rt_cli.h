@@ -80,6 +80,18 @@ typedef struct rtc_cli_rt {
     rtc_dcp_slave_stats dcp;
     rtc_osc_control_stats osc;
     rtc_panel_stats panel;
+    /* feasibility (cli_feasible.c): the check before arming, and what the run measured
+     * beside it for summary.json ("feasibility") */
+    bool force;            /**< --force: arm an infeasible system anyway */
+    bool reprofile;        /**< --reprofile: measure again, whatever the cache holds */
+    const char *plan_file; /**< --plan FILE: judge with this plan.json */
+    struct rtc_plan *plan; /**< the check's plan (owned), NULL: none */
+    char plan_dir[4096];   /**< where its plan.json is ("" when not kept) */
+    bool has_measured;     /**< the executive's figures below are filled */
+    rtc_hist_summary *unit_measured; /**< per unit: work per tick in the live run */
+    size_t n_unit_measured;
+    rtc_hist_summary busy; /**< the live run's tick work (step + hand-off) */
+    uint64_t steps, overruns;
 } rtc_cli_rt;
 
 void rtc_cli_rt_init(rtc_cli_rt *rt);
@@ -125,6 +137,10 @@ bool rtc_cli_links_degraded(const rtc_system *sys, char *buf, size_t cap);
 /** Install SIGINT/SIGTERM/SIGHUP handlers that stop @p ex (NULL: back to the flag of
  *  rtc_cli_stop_signals()). */
 void rtc_cli_rt_signals(rtc_exec *ex);
+
+/** The system file's real-time settings (rtc:RealTime) where the command line is silent:
+ *  RTF, priority, CPU, overrun policy, max overruns. */
+void rtc_cli_rt_hints(const rtc_system *sys, rtc_cli_rt *rt);
 
 /**
  * Before rtc_system_init(): take the system file's real-time settings where the command

@@ -46,6 +46,8 @@ int rtc_cli_end_exit(const rtc_cli_end *e)
         return 128 + e->signo;
     if (!strcmp(e->cause, "write"))
         return RTC_EXIT_WRITE;
+    if (!strcmp(e->cause, "infeasible"))
+        return RTC_EXIT_INFEASIBLE;
     return !strcmp(e->cause, "watchdog") ? RTC_EXEC_WATCHDOG_EXIT : RTC_EXIT_ERROR;
 }
 

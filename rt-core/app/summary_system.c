@@ -510,6 +510,7 @@ bool rtc_cli_write_summary(const rtc_system *sys, const char *path, const rtc_cl
         bad |= json_array_append_new(units, o);
     }
     bad |= json_object_set_new(doc, "units", units);
+    bad |= rtc_cli_summary_feasibility(doc, rt);
     if (fmu) /* last, where `run FMU` always had them */
         bad |= summary_fmu(doc, sys);
     return rtc_cli_summary_write(doc, bad, rt->summary_path);

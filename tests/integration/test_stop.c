@@ -194,8 +194,9 @@ static void write_hang_ssd(const char *name, double step_s)
 static void hung_unit_sigterm_ends_after_grace(void)
 {
     write_hang_ssd("hang.ssd", 0.05);
-    pid_t pid = rtc_test_spawn(&child, "run hang.ssd --realtime --watchdog-ms 0 --output-dir h "
-                               "--test-safe-file h/safe");
+    /* --force: the feasibility check finds f stuck in its profile and would refuse */
+    pid_t pid = rtc_test_spawn(&child, "run hang.ssd --realtime --force --watchdog-ms 0 "
+                               "--output-dir h --test-safe-file h/safe");
     /* header + ticks 0..9 in the latency trace: tick 10 (t = 0.5 s, the hang) has begun */
     CU_ASSERT_TRUE(wait_lines("h/latency.csv", 11));
     nap_ms(200);
@@ -217,7 +218,7 @@ static void hung_unit_sigterm_ends_after_grace(void)
 static void hung_unit_substitute_sigterm_ends_after_grace(void)
 {
     write_hang_ssd("hang.ssd", 0.05);
-    pid_t pid = rtc_test_spawn(&child, "run hang.ssd --realtime --overrun substitute "
+    pid_t pid = rtc_test_spawn(&child, "run hang.ssd --realtime --force --overrun substitute "
                                "--output-dir hs --test-safe-file hs/safe");
     CU_ASSERT_TRUE(wait_lines("hs/latency.csv", 16)); /* ticks past the hang at 10 */
     kill(pid, SIGTERM);
@@ -237,7 +238,7 @@ static void hung_unit_substitute_sigterm_ends_after_grace(void)
 static void watchdog_on_by_default_writes_summary(void)
 {
     write_hang_ssd("hang10.ssd", 0.01);
-    pid_t pid = rtc_test_spawn(&child, "run hang10.ssd --realtime --output-dir w "
+    pid_t pid = rtc_test_spawn(&child, "run hang10.ssd --realtime --force --output-dir w "
                                "--test-safe-file w/safe");
     CU_ASSERT_EQUAL(rtc_test_wait_exit(pid), 3);
     assert_summary("w/summary.json", "failed", "watchdog: a tick took longer than 1000 ms");

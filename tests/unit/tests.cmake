@@ -125,3 +125,5 @@ rtc_add_test(dcp_master SOURCES unit/io_util.c unit/io_cfg.c unit/dcp_peer.c LIB
 rtc_add_test(dcp_system SOURCES unit/fmu_util.c unit/io_util.c unit/session_util.c unit/dcp_peer.c LIBS rtc_fmuhost rtc_iodrivers PkgConfig::LIBMODBUS PkgConfig::LIBLO PkgConfig::JANSSON DEPENDS rtc_test_fmus rtcosim LABELS integration rt io)
 # a junk-spraying and a mute DCP slave against a real-time run under the RT-hygiene judge
 rtc_add_test(dcp_rt SOURCES unit/fmu_util.c unit/io_util.c unit/session_util.c unit/dcp_peer.c unit/rt_hygiene_util.c LIBS rtc_fmuhost rtc_iodrivers ${CMAKE_DL_LIBS} PkgConfig::LIBMODBUS PkgConfig::LIBLO DEPENDS rtc_test_fmus LABELS rt io)
+rtc_add_test(plan SOURCES unit/fmu_util.c LIBS rtc_fmuhost rtc_iodrivers DEPENDS rtc_test_fmus rtc_configs)
+rtc_add_test(feasibility SOURCES unit/fmu_util.c unit/io_util.c LIBS rtc_fmuhost PkgConfig::LIBMODBUS PkgConfig::JANSSON DEPENDS rtc_test_fmus rtc_configs rtcosim LABELS integration rt io)

@@ -54,7 +54,7 @@ struct rtc_exec {
     const rtc_logger *lg;
 
     /* telemetry (RT thread writes) */
-    rtc_hist *h_wake, *h_step, *h_handoff, *h_slack;
+    rtc_hist *h_wake, *h_step, *h_handoff, *h_slack, *h_busy;
     rtc_hist **h_unit;          /* n_units, NULL without unit timing */
     size_t n_units;
     rtc_ushist *lat_us;         /* wake-up latency in 1-µs buckets (histogram.txt) */

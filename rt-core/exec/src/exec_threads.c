@@ -261,18 +261,32 @@ static bool wake_wait(rtc_exec *ex, const struct timespec *until)
  * more; a thread still inside a unit's step then is abandoned (exec_priv.h, RT_ABANDONED)
  * and false is returned — it must not be joined. A thread that is between steps (it won
  * the race) is waited for without limit: it is at most one boundary away. */
+static struct timespec realtime_in(int64_t ns)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    ns += t.tv_nsec;
+    t.tv_sec += (time_t)(ns / 1000000000);
+    t.tv_nsec = ns % 1000000000;
+    return t;
+}
+
 static bool wait_rt(rtc_exec *ex)
 {
-    struct timespec until;
-    bool grace = false;
+    struct timespec until, budget = realtime_in(ex->o.max_wall_ns);
+    bool grace = false, limited = ex->o.max_wall_ns > 0;
     while (!atomic_load_explicit(&ex->rt_done, memory_order_acquire)) {
         if (!grace && atomic_load_explicit(&ex->ctl_stop, memory_order_acquire) &&
             ex->o.stop_grace_ns > 0) {
             grace = true;
-            clock_gettime(CLOCK_REALTIME, &until);
-            int64_t ns = until.tv_nsec + ex->o.stop_grace_ns;
-            until.tv_sec += (time_t)(ns / 1000000000);
-            until.tv_nsec = ns % 1000000000;
+            until = realtime_in(ex->o.stop_grace_ns);
+        }
+        if (limited && !grace) { /* max_wall_ns: the run's time is up, a stop request */
+            if (!wake_wait(ex, &budget)) {
+                limited = false;
+                rtc_exec_request_stop(ex);
+            }
+            continue;
         }
         if (wake_wait(ex, grace ? &until : NULL) || !grace)
             continue;

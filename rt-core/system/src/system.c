@@ -314,6 +314,39 @@ void rtc_system_set_unit_timer(rtc_system *sys, rtc_unit_timer fn, void *user)
     sys->unit_timer_user = user;
 }
 
+/* Owners round-robin over distinct FMUs (owner 0: the coordinating thread). Instances of
+ * one FMU file share an owner: the standard does not promise that one binary's instances
+ * may run concurrently, and shared libraries with global state exist. */
+size_t rtc_system_worker_owner(const rtc_system *sys, unsigned workers, size_t i)
+{
+    size_t next = 0, owner = 0;
+    for (size_t u = 0; u <= i && u < sys->n_units; u++) {
+        size_t j = 0;
+        while (j < u && sys->units[j].unit->md != sys->units[u].unit->md)
+            j++;
+        if (j == u)
+            owner = next++ % ((size_t)workers + 1);
+        else if (u == i)
+            return rtc_system_worker_owner(sys, workers, j);
+    }
+    return owner;
+}
+
+void rtc_system_set_unit_clock(rtc_system *sys, bool on)
+{
+    sys->unit_clock = on;
+    for (size_t i = 0; i < sys->n_units; i++)
+        sys->units[i].work_ns = -1;
+}
+
+int64_t rtc_system_unit_work_ns(const rtc_system *sys, size_t i)
+{
+    /* a substitute unit steps on its own clock, not inside the tick: never read here */
+    if (!sys->unit_clock || i >= sys->n_units || sys->units[i].as)
+        return -1;
+    return sys->units[i].work_ns;
+}
+
 int rtc_system_set_threads(rtc_system *sys, int priority, int rt_cpu)
 {
     if (sys->initialized)

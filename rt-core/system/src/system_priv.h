@@ -102,6 +102,11 @@ typedef struct sys_unit {
     unsigned line;        /* declaration in the system file */
     void *state;          /* saved FMU state (strong coupling) */
     double *iter_prev;    /* Float64 outputs of the previous iterate (strong coupling) */
+    /* With the unit clock on (rtc_system_set_unit_clock): wall time the unit spent in its
+     * do_steps (an I/O unit: its refresh) during the current tick, -1 when it did none;
+     * reset by the tick's frame, added to by the thread that steps the unit, read after
+     * the tick's steps joined. */
+    int64_t work_ns;
     /* The unit ended the simulation inside its step, at ended_ns (ns from the start; its
      * outputs there are in its next half): written by the thread that steps it, read after
      * the tick joined */
@@ -243,6 +248,7 @@ struct rtc_system {
     /* timer around each unit's do_step (rtc_system_set_unit_timer) */
     rtc_unit_timer unit_timer;
     void *unit_timer_user;
+    bool unit_clock;      /* measure each unit's work per tick (sys_unit.work_ns) */
     /* parameter values from the system file: (unit, variable, text) */
     struct sys_param {
         size_t unit, var;

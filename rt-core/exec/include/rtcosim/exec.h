@@ -150,7 +150,12 @@ typedef struct rtc_exec_options {
     const char *trace_path;  /**< per-step latency trace CSV, NULL: none (copied) */
     size_t trace_depth;      /**< trace ring records (default RTC_TRACE_DEPTH) */
     bool status_line;        /**< live status on stderr when it is a terminal */
-    bool unit_timing;        /**< time each unit's do_step (default true) */
+    bool unit_timing;        /**< time each unit's work per tick: do_step, an I/O unit's
+                                  refresh (default true; rtc_system_set_unit_clock()) */
+    struct rtc_profile *profile; /**< every paced step's times go here too (NULL: none;
+                                  rtcosim/profile.h, feasibility planning) */
+    int64_t max_wall_ns;     /**< stop (as a stop request) this long after the run began,
+                                  whatever the step count (0: no limit) */
     const rtc_logger *lg;    /**< messages (rtlog lines included); may be NULL */
     /** Called on the RT thread (so it must be RT-safe) at three points of the loop, with
      *  k = the system's tick index (the bare loop: the step count):
@@ -188,6 +193,7 @@ typedef struct rtc_exec_stats {
                                       it (timing.json "time_bases" lists every base) */
     long minor_faults, major_faults; /**< of the RT thread during the run; -1: unknown */
     rtc_hist_summary wakeup, step, handoff, slack;
+    rtc_hist_summary busy;       /**< a paced step's work: step + handoff */
     uint64_t rtlog_dropped, trace_dropped, rows_dropped;
     const char *sched_policy;    /**< "SCHED_FIFO" / "SCHED_OTHER" ("" before the run) */
     int priority, cpu;
@@ -286,7 +292,9 @@ typedef struct rtc_exec_progress {
  *  set-up, written then). RT-safe: no. Thread: any. */
 void rtc_exec_progress_get(const rtc_exec *ex, rtc_exec_progress *out);
 
-/** Units timed (0 without a system or unit timing), and one's do_step summary. */
+/** Units timed (0 without a system or unit timing), and one's work per tick (do_step
+ *  calls; an I/O unit's refresh), over the ticks it worked in: units on Jacobi workers
+ *  too, none under the substitute policy. */
 size_t rtc_exec_unit_count(const rtc_exec *ex);
 void rtc_exec_unit_stats(const rtc_exec *ex, size_t i, rtc_hist_summary *out);
 
@@ -317,8 +325,8 @@ RTC_RT_SAFE rtc_exec_stop rtc_exec_stop_reason(const rtc_exec *ex);
 
 /**
  * Write timing.json: period, steps, overruns, policy, scheduling, kernel, and min/avg/
- * p50/p99/p999/p9999/max of wakeup_latency_ns, step_time_ns, handoff_ns, slack_ns and
- * units.<name>.do_step_ns. @p status overrides the stop name (NULL: from the stop).
+ * p50/p99/p999/p9999/max of wakeup_latency_ns, step_time_ns, handoff_ns, busy_ns (step
+ * + handoff), slack_ns and units.<name>.do_step_ns (an I/O unit: refresh_ns). @p status overrides the stop name (NULL: from the stop).
  * Returns RTC_OK, RTC_ENOMEM or -errno (logged with the path). RT-safe: no.
  */
 int rtc_exec_write_timing(const rtc_exec *ex, const char *path, const char *status);

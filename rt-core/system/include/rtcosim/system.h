@@ -157,6 +157,13 @@ int rtc_system_use_substitute(rtc_system *sys);
  *  threads keep off (they run beside the RT thread, never in its way; -1: any CPU).
  *  Returns RTC_OK or RTC_ESTATE (already initialized). RT-safe: no. */
 int rtc_system_set_threads(rtc_system *sys, int priority, int rt_cpu);
+/** The thread that steps unit @p i when Jacobi runs with @p workers worker threads (0:
+ *  the stepping thread itself, 1..workers: a worker): round-robin over the distinct FMUs in
+ *  declaration order, every instance of one FMU file with the first. The rule
+ *  rtc_system_init() follows, and the one a planner needs for "what if N workers".
+ *  O(i²). RT-safe: yes. */
+RTC_RT_SAFE size_t rtc_system_worker_owner(const rtc_system *sys, unsigned workers, size_t i);
+
 /** True when the system was loaded with the substitute option. RT-safe: yes. */
 RTC_RT_SAFE bool rtc_system_substitutes(const rtc_system *sys);
 
@@ -353,6 +360,24 @@ void rtc_system_on_sync(rtc_system *sys, rtc_sync_hook hook, void *user);
  */
 typedef void (*rtc_unit_timer)(void *user, size_t unit, bool end);
 void rtc_system_set_unit_timer(rtc_system *sys, rtc_unit_timer fn, void *user);
+
+/**
+ * Measure each unit's work per tick: with @p on, every base tick records, per unit, the
+ * wall time (CLOCK_MONOTONIC) spent in its do_step calls — all of them in the tick, so
+ * strong-coupling iterations add up — or, for an I/O unit, in its refresh; on whichever
+ * thread steps the unit (Jacobi workers too). Read it with rtc_system_unit_work_ns()
+ * between steps. Costs two clock reads per call (vDSO, no system call). Off by default.
+ * RT-safe: yes (setting it: not while stepping).
+ */
+RTC_RT_SAFE void rtc_system_set_unit_clock(rtc_system *sys, bool on);
+
+/**
+ * The work of unit @p i in the last completed tick, ns (rtc_system_set_unit_clock()); -1
+ * when the unit did no work in it (not due), the clock is off, @p i is out of range, or
+ * the unit steps on its own thread (overrun policy substitute: its steps are not part of
+ * a tick). RT-safe: yes. Thread: the stepping thread, between steps (or after the run).
+ */
+RTC_RT_SAFE int64_t rtc_system_unit_work_ns(const rtc_system *sys, size_t i);
 
 /** Statistics of strong coupling: steps iterated, iterations, steps that did not converge. */
 typedef struct rtc_coupling_stats {

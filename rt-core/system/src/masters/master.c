@@ -18,6 +18,7 @@
 #include "master_priv.h"
 
 #include "rtcosim/status.h"
+#include "rtcosim/time.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -181,7 +182,10 @@ static int refresh_io(rtc_system *sys, int64_t t)
         sys_unit *u = &sys->units[i];
         if (!u->io)
             continue;
+        int64_t t0 = sys->unit_clock ? rtc_time_now_ns() : 0;
         int rc = u->unit->ops->refresh(u->unit->self, t);
+        if (sys->unit_clock)
+            rtc__master_add_work(u, rtc_time_now_ns() - t0);
         if (rc == RTC_OK)
             rc = rtc__sys_fetch(sys, u, false);
         u->t_cur_ns = t;
@@ -242,6 +246,8 @@ int rtc__master_tick(rtc_system *sys)
         return RTC_ESTATE;
     int rc;
     sys->microstep = 0;
+    for (size_t i = 0; sys->unit_clock && i < sys->n_units; i++)
+        sys->units[i].work_ns = -1; /* before any job is handed to a worker */
     if (sys->has_io && (rc = refresh_io(sys, t)) != RTC_OK)
         return rc;
     rc = sys->master->tick(sys, t);
