@@ -213,6 +213,38 @@ static void fmt_double_special_values(void)
     CU_ASSERT_STRING_EQUAL(b, "18446744073709551615");
 }
 
+/* The time column: exact decimal seconds, against the same text built with printf. */
+static void fmt_time_ns_is_the_exact_decimal(void)
+{
+    char ours[RTC_NUMFMT_MAX], ref[64];
+    unsigned differ = 0;
+    const int64_t edges[] = {0, 1, -1, 999999999, 1000000000, -1000000000, 20000, 10,
+                             INT64_MAX, INT64_MIN, 123456789012345678};
+    for (int i = 0; i < 300000 + (int)(sizeof edges / sizeof edges[0]); i++) {
+        int64_t ns = i < (int)(sizeof edges / sizeof edges[0]) ? edges[i] : (int64_t)rng();
+        if (i % 3 == 1)
+            ns %= 100 * RTC_NS_PER_S; /* the usual range: a few digits of seconds */
+        if (i % 5 == 2)
+            ns -= ns % 1000; /* trailing zeros in the fraction */
+        uint64_t u = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+        int n = snprintf(ref, sizeof ref, "%s%llu.%09llu", ns < 0 ? "-" : "",
+                         (unsigned long long)(u / 1000000000u),
+                         (unsigned long long)(u % 1000000000u));
+        while (ref[n - 1] == '0') /* the fraction without trailing zeros, or no fraction */
+            ref[--n] = '\0';
+        if (ref[n - 1] == '.')
+            ref[--n] = '\0';
+        size_t len = rtc_fmt_time_ns(ns, ours);
+        differ += strcmp(ours, ref) != 0 || len != (size_t)n;
+    }
+    CU_ASSERT_EQUAL(differ, 0);
+    rtc_fmt_time_ns(INT64_MIN, ours);
+    CU_ASSERT_STRING_EQUAL(ours, "-9223372036.854775808");
+    char small[8]; /* rtc_time_format_s still cuts to the room it is given */
+    CU_ASSERT_EQUAL(rtc_time_format_s(1234567890, small, sizeof small), 7);
+    CU_ASSERT_STRING_EQUAL(small, "1.23456");
+}
+
 /* ---- csv ---- */
 
 static void csv_header_rows_and_escaping(void)
@@ -622,6 +654,7 @@ void rtc_test_register(void)
     static const rtc_test_case fmt_cases[] = {
         {"fmt_double_round_trips_and_matches_printf", fmt_double_round_trips_and_matches_printf},
         {"fmt_double_special_values", fmt_double_special_values},
+        {"fmt_time_ns_is_the_exact_decimal", fmt_time_ns_is_the_exact_decimal},
         {"csv_header_rows_and_escaping", csv_header_rows_and_escaping},
         {"csv_large_output_streams_through_buffer", csv_large_output_streams_through_buffer},
         {"csv_open_missing_directory_fails_with_enoent",
