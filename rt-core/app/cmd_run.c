@@ -84,10 +84,13 @@ typedef struct run_ctx {
     int64_t start_ns, stop_ns, step_ns;
     bool failed; /* an FMU call failed: no terminate */
     bool ended_at_init; /* the FMU ended the simulation at its initial event */
-    /* non-finite check: every Float64/Float32 output, fetched after each step */
+    /* non-finite check: every Float64/Float32 output, after each step: read from the row
+     * just recorded when the recording fetched exactly them (nf_in_row), else fetched */
     rtc_nonfinite *nf;
     uint32_t *vr[2];
     size_t n_vr[2], n_val[2];
+    bool nf_in_row[2];
+    size_t nf_row_off[2];
     char **name_of; /* name_of[id]: the variable's name (copies: the summary outlives md) */
     void *vals[2];
     rtc_cli_end end;
@@ -421,24 +424,32 @@ static int setup_nonfinite(run_ctx *r)
     return rc;
 }
 
+/* The check reads the recorded row for a type whose watched outputs the recording fetches
+ * as they are (the default recording: every output), instead of a second get per step. */
+static void nf_use_rows(run_ctx *r)
+{
+    for (int t = 0; r->nf && r->rec && t < 2; t++) {
+        rtc_record_values v;
+        r->nf_in_row[t] = r->n_vr[t] &&
+                          rtc_record_find_values(r->rec, r->unit, nf_types[t], &v) &&
+                          v.n_vr == r->n_vr[t] && v.n_values == r->n_val[t] &&
+                          !memcmp(v.vr, r->vr[t], v.n_vr * sizeof *v.vr);
+        r->nf_row_off[t] = r->nf_in_row[t] ? v.offset : 0;
+    }
+}
+
 static void nf_name(const void *user, size_t id, char *buf, size_t cap)
 {
     const run_ctx *r = user;
     snprintf(buf, cap, "%s", r->name_of[id]);
 }
 
-/* Check the outputs after the step that ended at @p t_ns; report each new non-finite
- * value once. Returns true when the run must stop for one (--on-nonfinite stop). */
-static bool nonfinite_stop(run_ctx *r, int64_t t_ns)
+/* Report the @p found non-finite values just recorded (once each) at @p t_ns; true when
+ * the run must stop for them (--on-nonfinite stop). Kept apart from the check so that
+ * the check, run after every step, stays small. */
+static bool nonfinite_report(run_ctx *r, size_t found, int64_t t_ns)
 {
-    size_t before = rtc_nonfinite_count(r->nf), base = 0;
-    for (int t = 0; t < 2; t++) {
-        if (r->n_vr[t] && r->unit->ops->get(r->unit->self, nf_types[t], r->vr[t], r->n_vr[t],
-                                            r->vals[t], r->n_val[t]) == RTC_OK)
-            rtc_nonfinite_check(r->nf, base, r->vals[t], r->n_val[t], t == 1, t_ns);
-        base += r->n_val[t];
-    }
-    size_t after = rtc_nonfinite_count(r->nf);
+    size_t after = rtc_nonfinite_count(r->nf), before = after - found;
     for (size_t i = before; i < after; i++) {
         rtc_nonfinite_event e = rtc_nonfinite_get(r->nf, i);
         char name[300];
@@ -447,12 +458,34 @@ static bool nonfinite_stop(run_ctx *r, int64_t t_ns)
                 "(reported once per variable)", r->unit->name, name,
                 e.value != e.value ? "nan" : e.value > 0 ? "inf" : "-inf", (double)t_ns / 1e9);
     }
-    if (after == before || r->o->on_nonfinite != RTC_NONFINITE_STOP)
+    if (r->o->on_nonfinite != RTC_NONFINITE_STOP)
         return false;
     r->end.cause = "nonfinite";
     snprintf(r->end.reason, sizeof r->end.reason, "an output became non-finite at t = %.9g s "
              "(--on-nonfinite stop)", (double)t_ns / 1e9);
     return true;
+}
+
+/* Check the outputs after the step that ended at @p t_ns (in the row just recorded, or
+ * fetched); report each new non-finite value once. Returns true when the run must stop
+ * for one (--on-nonfinite stop). */
+static bool nonfinite_stop(run_ctx *r, int64_t t_ns)
+{
+    const char *row = r->recorder ? rtc_recorder_last_row(r->recorder) : NULL;
+    size_t base = 0, found = 0;
+    for (int t = 0; t < 2; base += r->n_val[t], t++) {
+        const void *vals = r->vals[t];
+        if (!r->n_vr[t])
+            continue;
+        if (row && r->nf_in_row[t])
+            vals = row + r->nf_row_off[t];
+        else if (r->unit->ops->get(r->unit->self, nf_types[t], r->vr[t], r->n_vr[t],
+                                   r->vals[t], r->n_val[t]) != RTC_OK)
+            continue;
+        if (!rtc_nonfinite_all_finite(vals, r->n_val[t], t == 1))
+            found += rtc_nonfinite_check(r->nf, base, vals, r->n_val[t], t == 1, t_ns);
+    }
+    return found && nonfinite_report(r, found, t_ns);
 }
 
 /* After a good step to @p t_ns: a stop signal or a non-finite stop ends the loop. */
@@ -498,11 +531,13 @@ static int run_loop(run_ctx *r)
         return RTC_OK;
     }
     bool stop = rc == RTC_OK && must_stop(r, r->start_ns);
+    const double step_s = rtc_time_to_s(r->step_ns); /* converted once, not per step */
     for (; rc == RTC_OK && !stop && k < n_full + (rest != 0); k++) {
         int64_t t_ns = r->start_ns + k * r->step_ns;
         int64_t h_ns = k < n_full ? r->step_ns : rest;
         rtc_step_result res = {0};
-        rc = ops->do_step(self, rtc_time_to_s(t_ns), rtc_time_to_s(h_ns), &res);
+        rc = ops->do_step(self, rtc_time_to_s(t_ns), k < n_full ? step_s : rtc_time_to_s(rest),
+                          &res);
         if (rc != RTC_OK) {
             r->failed = true;
             break;
@@ -680,6 +715,8 @@ int rtc_cmd_run(int argc, char **argv)
         rc = setup_nonfinite(&r);
     if (rc == RTC_OK && !o.no_output)
         rc = setup_recording(&r);
+    if (rc == RTC_OK)
+        nf_use_rows(&r);
     r.end.last_time_ns = r.start_ns;
     if (rc == RTC_OK)
         rc = run_loop(&r);

@@ -343,6 +343,10 @@ static void nonfinite_fmu_run_warn_and_stop(void)
     CU_ASSERT_EQUAL(count(out, "non-finite value: Decay.x = nan"), 1); /* once per variable */
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "completed with 2 non-finite value(s)"));
     assert_summary("summary.json", "completed-nonfinite", "\"nonfinite_values\": 2");
+    /* recording only x: the check fetches the outputs itself (the row lacks der_x) */
+    CU_ASSERT_EQUAL(run("run '%s' --set k=nan -o nf.csv --record x", decay), 0);
+    CU_ASSERT_EQUAL(count(out, "non-finite value: Decay.der_x = nan"), 1);
+    assert_summary("summary.json", "completed-nonfinite", "\"nonfinite_values\": 2");
     CU_ASSERT_EQUAL(run("run '%s' --set k=nan -o nf.csv --on-nonfinite stop", decay), 1);
     assert_summary("summary.json", "failed", "\"cause\": \"nonfinite\"");
     CU_ASSERT_EQUAL(run("run '%s' --on-nonfinite maybe", decay), 2);
