@@ -221,10 +221,14 @@ size_t rtc_fmt_time_ns(int64_t ns, char *buf)
     uint32_t frac = (uint32_t)(u - s * 1000000000u);
     if (ns < 0)
         *p++ = '-';
-    if (s < 10)
+    if (s < 10) { /* the usual few seconds: no call */
         *p++ = (char)('0' + s);
-    else
+    } else if (s < 100) {
+        memcpy(p, digit_pairs + 2 * s, 2);
+        p += 2;
+    } else {
         p += rtc_fmt_u64(s, p);
+    }
     if (frac) {
         /* nine digits written at once, the trailing zeros then cut off */
         p[0] = '.';
