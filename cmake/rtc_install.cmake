@@ -50,6 +50,9 @@ install(TARGETS rtc_shared
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_COMPONENT Runtime)
 install(TARGETS rtcosim rtcosim-operator rtcosim-bench-sim rtcosim-fault-proxy
     RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# `rtcosim plot` runs rtcosim-plot from beside the rtcosim executable (gnuplot: Depends).
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/plot DESTINATION ${CMAKE_INSTALL_BINDIR}
+    RENAME rtcosim-plot)
 
 # Public headers of every layer in librtcosim and of the sibling libraries, into
 # include/rtcosim/ (not surfaces: see above). base/internal/ and src/*_priv.h are never
@@ -78,16 +81,36 @@ endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/rtcosim.pc.in ${PROJECT_BINARY_DIR}/rtcosim.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/rtcosim.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
-# rtcosim(1), generated from the built executable's own --help texts, so the manual can
-# never say something the program's help does not.
-set(rtc_man ${PROJECT_BINARY_DIR}/man/rtcosim.1)
+# rtcosim(1) and one page per installed tool, generated from the built programs' own
+# --help texts, so a manual can never say something the program's help does not;
+# rtcosim(1) adds FILES, ENVIRONMENT and EXAMPLES from cmake/rtcosim-man.txt.
+set(rtc_man_dir ${PROJECT_BINARY_DIR}/man)
+set(rtc_tools rtcosim-plot rtcosim-operator rtcosim-bench-sim rtcosim-fault-proxy)
+set(rtc_man ${rtc_man_dir}/rtcosim.1)
+set(rtc_mans ${rtc_man})
+string(REPLACE ";" "," rtc_tools_arg "${rtc_tools}")
 add_custom_command(OUTPUT ${rtc_man}
     COMMAND ${CMAKE_COMMAND} -DRTCOSIM=$<TARGET_FILE:rtcosim> -DOUT=${rtc_man}
-            -DVERSION=${PROJECT_VERSION} -P ${PROJECT_SOURCE_DIR}/cmake/rtc_manpage.cmake
-    DEPENDS rtcosim ${PROJECT_SOURCE_DIR}/cmake/rtc_manpage.cmake
+            -DVERSION=${PROJECT_VERSION} -DEXTRA=${PROJECT_SOURCE_DIR}/cmake/rtcosim-man.txt
+            -DTOOLS=${rtc_tools_arg} -P ${PROJECT_SOURCE_DIR}/cmake/rtc_manpage.cmake
+    DEPENDS rtcosim ${PROJECT_BINARY_DIR}/rtcosim-plot ${PROJECT_SOURCE_DIR}/cmake/rtc_manpage.cmake
+            ${PROJECT_SOURCE_DIR}/cmake/rtcosim-man.txt
     COMMENT "Generating the man page rtcosim(1) from rtcosim --help")
-add_custom_target(rtc_manpage ALL DEPENDS ${rtc_man})
-install(FILES ${rtc_man} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+foreach(tool ${rtc_tools})
+    if(TARGET ${tool})
+        set(exe $<TARGET_FILE:${tool}>)
+    else() # the plot script: the build's copy (rt-core/app/CMakeLists.txt)
+        set(exe ${PROJECT_BINARY_DIR}/${tool})
+    endif()
+    add_custom_command(OUTPUT ${rtc_man_dir}/${tool}.1
+        COMMAND ${CMAKE_COMMAND} -DTOOL=${exe} -DNAME=${tool} -DOUT=${rtc_man_dir}/${tool}.1
+                -DVERSION=${PROJECT_VERSION} -P ${PROJECT_SOURCE_DIR}/cmake/rtc_manpage.cmake
+        DEPENDS ${exe} ${PROJECT_SOURCE_DIR}/cmake/rtc_manpage.cmake
+        COMMENT "Generating the man page ${tool}(1) from ${tool} --help")
+    list(APPEND rtc_mans ${rtc_man_dir}/${tool}.1)
+endforeach()
+add_custom_target(rtc_manpage ALL DEPENDS ${rtc_mans})
+install(FILES ${rtc_mans} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 # The example systems (configs/, packaged with the test FMUs they name) when they are built,
 # so an installed copy has systems to run: share/rtcosim/examples/<name>.ssp.
 if(RTC_BUILD_TESTS)
@@ -103,6 +126,11 @@ install(FILES ${PROJECT_SOURCE_DIR}/configs/README.md DESTINATION ${CMAKE_INSTAL
 # runtime packages of the libraries they link (libxml2, libminizip1, libjansson4, liblo7,
 # libmodbus5, libc6, ...; libmicrohttpd12 for the command's HTTP panel), never the -dev
 # packages; the shlibs file and ldconfig trigger of librtcosim.so.<major> are generated too.
+# What the installed commands run besides their libraries is added by hand: rtcosim plot
+# (rtcosim-plot) runs gnuplot (its PNG/SVG terminals are in every flavour; -nox is the
+# smallest) and awk; bash, sed, grep and coreutils are Essential. `rtcosim bench
+# --compare-cyclictest` runs cyclictest (rt-tests): recommended, as that comparison is
+# the one option that needs it.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME rtcosim)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
@@ -113,12 +141,14 @@ set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
 set(CPACK_PACKAGE_DESCRIPTION
     "rtcosim steps FMI 2.0/3.0 co-simulation FMUs coupled as an SSP system describes, paced
 against the wall clock by a SCHED_FIFO thread, with Modbus and OSC bench I/O. This package
-holds the rtcosim command, its bench tools, the shared library librtcosim with its C
-headers and pkg-config file, and the rtcosim(1) manual.")
+holds the rtcosim command with its plot script, its bench tools, the shared library
+librtcosim with its C headers and pkg-config file, and the manuals.")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "gnuplot-nox | gnuplot, mawk | awk")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "rt-tests")
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 include(CPack)

@@ -21,6 +21,8 @@ typedef struct fmi2_unit {
     rtc_fmu *fmu;
     const rtc_fmi2_api *api;
     const rtc_logger *lg;
+    rtc__fmu_repeat rep;      /* the FMU's own messages: repeats counted (fmu_log.c) */
+    const rtc_logger *fmu_lg; /* where they go: &rep.lg (or lg when it logs nothing) */
     fmi2Component c;
     fmi2CallbackFunctions cb;
     char *name;
@@ -40,7 +42,7 @@ static void fmu_logger(fmi2ComponentEnvironment env, fmi2String instance, fmi2St
 {
     fmi2_unit *u = env;
     int level = rtc__fmu_log_level((int)status);
-    if (!u || !rtc_log_enabled(u->lg, level))
+    if (!u || !rtc_log_enabled(u->fmu_lg, level))
         return;
     va_list ap;
     va_start(ap, message);
@@ -48,11 +50,12 @@ static void fmu_logger(fmi2ComponentEnvironment env, fmi2String instance, fmi2St
     if (rt) {
         const char *prefix[] = {instance ? instance : u->name, " [", category ? category : "",
                                 "]: ", NULL};
-        rtc_rtlog_vtext(rt, u->lg, level, prefix, message ? message : "", ap);
+        rtc_rtlog_vtext(rt, u->fmu_lg, level, prefix, message ? message : "", ap);
     } else {
         char text[1024];
         vsnprintf(text, sizeof text, message ? message : "", ap);
-        rtc__fmu_log_message(u->lg, instance ? instance : u->name, (int)status, category, text);
+        rtc__fmu_log_message(u->fmu_lg, instance ? instance : u->name, (int)status, category,
+                             text);
     }
     va_end(ap);
 }
@@ -224,7 +227,9 @@ static int u_free_state(void *self, void **state)
 static int u_terminate(void *self)
 {
     fmi2_unit *u = self;
-    return check(u, "fmi2Terminate", u->api->Terminate(u->c));
+    int rc = check(u, "fmi2Terminate", u->api->Terminate(u->c));
+    rtc__fmu_repeat_flush(&u->rep);
+    return rc;
 }
 
 static void u_free(void *self)
@@ -235,6 +240,7 @@ static void u_free(void *self)
     if (u->c && !u->fatal)
         u->api->FreeInstance(u->c);
     rtc__fmu_unit_released(u->fmu);
+    rtc__fmu_repeat_clear(&u->rep);
     free(u->iscratch);
     free(u->bscratch);
     free(u->name);
@@ -285,6 +291,7 @@ int rtc__fmi2_unit_new(rtc_fmu *fmu, const char *instance_name, bool me, const r
         free(u);
         return RTC_ENOMEM;
     }
+    u->fmu_lg = rtc__fmu_repeat_init(&u->rep, u->name, lg);
     u->unit = (rtc_unit){
         .ops = &fmi2_ops, .self = u, .md = md, .name = u->name, .caps = rtc__fmu_caps(md, me)};
     *out = &u->unit;

@@ -7,14 +7,19 @@
  * values pass straight through; only Binary (separate size and pointer arrays in FMI 3)
  * needs a scratch conversion, sized at creation.
  *
- * Events (hasEventMode): the instance is created with eventModeUsed, so the importer handles
- * the events an FMU reports from fmi3DoStep: EnterEventMode, UpdateDiscreteStates until no
- * further update is needed (each call one superdense microstep at that instant),
- * EnterStepMode. Early return (mightReturnEarlyFromDoStep → earlyReturnAllowed): the
- * engine's grid stays integer, so a step that returns early at lastSuccessfulTime (after
- * its event, if any, is handled) is resumed from there with fmi3DoStep(last, t + h − last)
- * inside the same do_step, until t + h is reached — the engine only ever sees whole
- * communication steps, and outputs are read at t + h after the last event there. At most
+ * Events (hasEventMode): Event Mode is requested only when the engine needs it or the user
+ * asks (rtc_fmu_event_mode: an FMU with clocks, where FMI 3 makes it mandatory, or
+ * event_mode=on); otherwise the FMU handles its events inside fmi3DoStep, as fmusim runs
+ * it by default. Some FMUs declare hasEventMode and still refuse eventModeUsed (the FMI 3
+ * Reference FMU Roberts): such an instantiation is retried without it, said once per FMU.
+ * With eventModeUsed the importer handles the events an FMU reports from fmi3DoStep:
+ * EnterEventMode, UpdateDiscreteStates until no further update is needed (each call one
+ * superdense microstep at that instant), EnterStepMode.
+ * Early return (mightReturnEarlyFromDoStep → earlyReturnAllowed): the engine's grid stays
+ * integer, so a step that returns early at lastSuccessfulTime (after its event, if any, is
+ * handled) is resumed from there with fmi3DoStep(last, t + h − last) inside the same
+ * do_step, until t + h is reached — the engine only ever sees whole communication steps,
+ * and outputs are read at t + h after the last event there. At most
  * RESUME_MAX resumptions per step (an FMU that makes no progress is an error, not a hang).
  * Events, early returns and microsteps are counted in rtc_step_result.
  */
@@ -35,8 +40,13 @@ void rtc__fmi3_log_message(fmi3InstanceEnvironment env, fmi3Status status,
                            fmi3String category, fmi3String message)
 {
     fmi3_unit *u = env;
+    if (u && u->probing) {
+        if (!u->probe_msg[0])
+            snprintf(u->probe_msg, sizeof u->probe_msg, "%s", message ? message : "");
+        return;
+    }
     if (u)
-        rtc__fmu_log_message(u->lg, u->name, (int)status, category, message);
+        rtc__fmu_log_message(u->fmu_lg, u->name, (int)status, category, message);
 }
 
 int rtc__fmi3_check(fmi3_unit *u, const char *fn, fmi3Status st)
@@ -53,23 +63,51 @@ void rtc__fmi3_resource_path(const fmi3_unit *u, char *buf, size_t cap)
     snprintf(buf, cap, "%s/resources/", u->fmu->dir);
 }
 
+/* Co-Simulation: with eventModeUsed when asked for (see the top of the file), and again
+ * without it when the FMU refuses that, unless its clocks need it. */
+static fmi3Instance instantiate_cs(fmi3_unit *u, const char *res)
+{
+    const rtc_model_desc *md = u->fmu->md;
+    bool clocks = rtc__fmu_has_clocks(md);
+    bool want = u->event_request == RTC_FMU_EVENT_MODE_ON ||
+                (u->event_request == RTC_FMU_EVENT_MODE_AUTO && clocks);
+    fmi3Boolean log_on = u->setup.logging_on ? fmi3True : fmi3False;
+    u->early_return = md->cs.might_return_early_from_do_step;
+    u->event_mode = md->cs.has_event_mode && want &&
+                    (clocks || !atomic_load_explicit(&u->fmu->no_event_mode,
+                                                     memory_order_relaxed));
+    u->probing = u->event_mode && !clocks; /* a refusal is then no error: kept for below */
+    u->probe_msg[0] = '\0';
+    fmi3Instance inst = u->api->InstantiateCoSimulation(
+        u->name, md->guid, res, fmi3False, log_on, u->event_mode, u->early_return, NULL, 0, u,
+        rtc__fmi3_log_message, NULL);
+    u->probing = false;
+    if (inst || !u->event_mode || clocks)
+        return inst;
+    /* relaxed: the flag only decides who says it; the instances are the FMU's business */
+    if (!atomic_exchange_explicit(&u->fmu->no_event_mode, true, memory_order_relaxed))
+        rtc_log(u->lg, RTC_LOG_WARNING, "%s: the FMU declares hasEventMode but refused to "
+                "instantiate with eventModeUsed%s%s%s: instantiated without Event Mode (the FMU "
+                "handles its events itself)", u->name, u->probe_msg[0] ? " (\"" : "",
+                u->probe_msg, u->probe_msg[0] ? "\")" : "");
+    u->event_mode = false;
+    return u->api->InstantiateCoSimulation(u->name, md->guid, res, fmi3False, log_on, fmi3False,
+                                           u->early_return, NULL, 0, u, rtc__fmi3_log_message,
+                                           NULL);
+}
+
 static int u_instantiate(void *self, const rtc_unit_setup *setup)
 {
     fmi3_unit *u = self;
     char res[PATH_MAX + 64];
     rtc__fmi3_resource_path(u, res, sizeof res);
     u->setup = *setup;
-    if (u->me) {
+    if (u->me)
         u->inst = u->api->InstantiateModelExchange(u->name, u->fmu->md->guid, res, fmi3False,
                                                    setup->logging_on ? fmi3True : fmi3False, u,
                                                    rtc__fmi3_log_message);
-    } else {
-        u->event_mode = u->fmu->md->cs.has_event_mode;
-        u->early_return = u->fmu->md->cs.might_return_early_from_do_step;
-        u->inst = u->api->InstantiateCoSimulation(
-            u->name, u->fmu->md->guid, res, fmi3False, setup->logging_on ? fmi3True : fmi3False,
-            u->event_mode, u->early_return, NULL, 0, u, rtc__fmi3_log_message, NULL);
-    }
+    else
+        u->inst = instantiate_cs(u, res);
     if (!u->inst) {
         rtc_log(u->lg, RTC_LOG_ERROR, "%s: fmi3Instantiate%s failed (returned NULL)", u->name,
                 u->me ? "ModelExchange" : "CoSimulation");
@@ -301,7 +339,9 @@ static int u_free_state(void *self, void **state)
 int rtc__fmi3_terminate(void *self)
 {
     fmi3_unit *u = self;
-    return check(u, "fmi3Terminate", u->api->Terminate(u->inst));
+    int rc = check(u, "fmi3Terminate", u->api->Terminate(u->inst));
+    rtc__fmu_repeat_flush(&u->rep);
+    return rc;
 }
 
 void rtc__fmi3_free(void *self)
@@ -312,6 +352,7 @@ void rtc__fmi3_free(void *self)
     if (u->inst && !u->fatal)
         u->api->FreeInstance(u->inst);
     rtc__fmu_unit_released(u->fmu);
+    rtc__fmu_repeat_clear(&u->rep);
     rtc__fmi3_se_free(u->se);
     free(u->sizes);
     free(u->bins);
@@ -341,8 +382,8 @@ void *rtc__fmi3_unit_instance(rtc_unit *unit, bool **fatal)
     return u->inst;
 }
 
-int rtc__fmi3_unit_new(rtc_fmu *fmu, const char *instance_name, bool me, const rtc_logger *lg,
-                       rtc_unit **out)
+int rtc__fmi3_unit_new(rtc_fmu *fmu, const char *instance_name, bool me,
+                       rtc_fmu_event_mode event_mode, const rtc_logger *lg, rtc_unit **out)
 {
     const rtc_model_desc *md = fmu->md;
     fmi3_unit *u = calloc(1, sizeof *u);
@@ -352,6 +393,7 @@ int rtc__fmi3_unit_new(rtc_fmu *fmu, const char *instance_name, bool me, const r
     u->api = &fmu->api.fmi3;
     u->lg = lg;
     u->me = me;
+    u->event_request = event_mode;
     u->scratch_n = 1;
     for (size_t i = 0; i < md->n_vars; i++)
         u->scratch_n += rtc_var_count(&md->vars[i]);
@@ -359,12 +401,14 @@ int rtc__fmi3_unit_new(rtc_fmu *fmu, const char *instance_name, bool me, const r
     u->sizes = calloc(u->scratch_n, sizeof *u->sizes);
     u->bins = calloc(u->scratch_n, sizeof *u->bins);
     int rc = u->name && u->sizes && u->bins ? RTC_OK : RTC_ENOMEM;
+    u->fmu_lg = rtc__fmu_repeat_init(&u->rep, u->name, lg);
     u->unit = (rtc_unit){
         .ops = &fmi3_ops, .self = u, .md = md, .name = u->name, .caps = rtc__fmu_caps(md, me)};
     /* an FMU with only the Scheduled Execution interface runs on its clock schedule */
     if (rc == RTC_OK && !me && !md->has_cs && md->has_se)
         rc = rtc__fmi3_se_attach(u);
     if (rc != RTC_OK) {
+        rtc__fmu_repeat_clear(&u->rep);
         rtc__fmi3_se_free(u->se);
         free(u->name);
         free(u->sizes);

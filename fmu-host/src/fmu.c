@@ -135,6 +135,32 @@ static int check_clocks(const rtc_model_desc *md, bool me, const rtc_logger *lg)
     return RTC_OK;
 }
 
+bool rtc__fmu_has_clocks(const rtc_model_desc *md)
+{
+    for (size_t i = 0; i < md->n_vars; i++)
+        if (md->vars[i].type == RTC_TYPE_CLOCK)
+            return true;
+    return false;
+}
+
+/* event_mode of a Co-Simulation unit: off cannot be had with clocks (FMI 3 makes
+ * eventModeUsed mandatory for them); on is a wish that an FMU without Event Mode (any
+ * FMI 2 one) cannot grant: said, not refused. */
+static int check_event_mode(const rtc_model_desc *md, rtc_fmu_event_mode m, const rtc_logger *lg)
+{
+    bool fmi3_cs = md->fmi_major == 3 && md->has_cs;
+    if (m == RTC_FMU_EVENT_MODE_OFF && fmi3_cs && rtc__fmu_has_clocks(md)) {
+        rtc_log(lg, RTC_LOG_ERROR, "%s: event_mode off: the FMU has clocks, which need Event "
+                "Mode (FMI 3 requires eventModeUsed for them)", md->path);
+        return RTC_EUNSUPPORTED;
+    }
+    if (m == RTC_FMU_EVENT_MODE_ON && !(fmi3_cs && md->cs.has_event_mode))
+        rtc_log(lg, RTC_LOG_WARNING, "%s: event_mode on: the FMU has no Event Mode (%s): it "
+                "handles its events itself", md->path,
+                md->fmi_major == 3 ? "hasEventMode is false" : "FMI 2 Co-Simulation");
+    return RTC_OK;
+}
+
 int rtc_fmu_unit_new(rtc_fmu *fmu, const char *instance_name, const rtc_logger *lg,
                      rtc_unit **out)
 {
@@ -157,9 +183,11 @@ int rtc_fmu_unit_new_opts(rtc_fmu *fmu, const char *instance_name, const rtc_fmu
     rc = rtc__fmu_bind(fmu, me, rtc__fmu_named(fmu, lg));
     if (rc != RTC_OK)
         return rc;
+    if (!me && (rc = check_event_mode(md, opt->event_mode, rtc__fmu_named(fmu, lg))) != RTC_OK)
+        return rc;
     rtc_unit *u = NULL;
     rc = md->fmi_major == 2 ? rtc__fmi2_unit_new(fmu, instance_name, me, lg, &u)
-                            : rtc__fmi3_unit_new(fmu, instance_name, me, lg, &u);
+                            : rtc__fmi3_unit_new(fmu, instance_name, me, opt->event_mode, lg, &u);
     if (rc != RTC_OK)
         return rc;
     atomic_fetch_add_explicit(&fmu->units, 1, memory_order_relaxed); /* a count only */
@@ -269,26 +297,40 @@ const char *rtc_me_solver_name(rtc_me_solver s)
     return (unsigned)s < sizeof solver_names / sizeof *solver_names ? solver_names[s] : "?";
 }
 
+/* The options whose value is one word of a list: the word's index is the enum value. */
+static const char *const iface_words[] = {"auto", "cs", "me"};
+static const char *const event_mode_words[] = {"auto", "on", "off"};
+static const struct word_opt {
+    const char *key;
+    const char *const *words;
+    size_t n;
+    const char *expected;
+} word_opts[] = {
+    {"interface", iface_words, 3, "auto, cs or me"},
+    {"solver", solver_names, sizeof solver_names / sizeof *solver_names,
+     "euler, heun, rk4 or implicit"},
+    {"event_mode", event_mode_words, 3, "auto, on or off"},
+};
+
 int rtc_fmu_unit_opt_set(rtc_fmu_unit_opts *opt, const char *key, const char *value, char *err,
                          size_t err_cap)
 {
-    static const char *const ifaces[] = {"auto", "cs", "me"};
-    if (!strcmp(key, "interface")) {
-        for (size_t i = 0; i < 3; i++)
-            if (!strcmp(value, ifaces[i])) {
+    for (size_t k = 0; k < sizeof word_opts / sizeof *word_opts; k++) {
+        const struct word_opt *w = &word_opts[k];
+        if (strcmp(key, w->key) != 0)
+            continue;
+        for (size_t i = 0; i < w->n; i++) {
+            if (strcmp(value, w->words[i]) != 0)
+                continue;
+            if (k == 0)
                 opt->iface = (rtc_fmu_iface)i;
-                return RTC_OK;
-            }
-        snprintf(err, err_cap, "interface \"%s\": expected auto, cs or me", value);
-        return RTC_EINVAL;
-    }
-    if (!strcmp(key, "solver")) {
-        for (size_t i = 0; i < sizeof solver_names / sizeof *solver_names; i++)
-            if (!strcmp(value, solver_names[i])) {
+            else if (k == 1)
                 opt->solver = (rtc_me_solver)i;
-                return RTC_OK;
-            }
-        snprintf(err, err_cap, "solver \"%s\": expected euler, heun, rk4 or implicit", value);
+            else
+                opt->event_mode = (rtc_fmu_event_mode)i;
+            return RTC_OK;
+        }
+        snprintf(err, err_cap, "%s \"%s\": expected %s", key, value, w->expected);
         return RTC_EINVAL;
     }
     if (!strcmp(key, "substeps")) {

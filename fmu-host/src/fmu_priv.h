@@ -12,8 +12,12 @@
 #include "rtc_fmi2.h"
 #include "rtc_fmi3.h"
 
+#include "rtcosim/rtc_config.h"
+
 #include <limits.h>
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 
 typedef struct rtc_fmi2_api {
     fmi2GetTypesPlatformTYPE *GetTypesPlatform;
@@ -149,6 +153,9 @@ struct rtc_fmu {
     const char *dl_id;       /* the modelIdentifier dl was loaded for (one binary per FMU) */
     _Atomic int units;       /* live units: the library stays loaded while > 0 (units may
                                 be freed on different threads, hence atomic) */
+    /* the FMU refused to instantiate with eventModeUsed: its later units do without, and
+     * the warning is said once (units may be instantiated on different threads) */
+    atomic_bool no_event_mode;
     union {
         rtc_fmi2_api fmi2;
         rtc_fmi3_api fmi3;
@@ -169,8 +176,11 @@ int rtc__fmu_bind(rtc_fmu *fmu, bool me, const rtc_logger *lg);
  * do_step is not used: me_unit.c wraps it. */
 int rtc__fmi2_unit_new(rtc_fmu *fmu, const char *instance_name, bool me, const rtc_logger *lg,
                        rtc_unit **out);
-int rtc__fmi3_unit_new(rtc_fmu *fmu, const char *instance_name, bool me, const rtc_logger *lg,
-                       rtc_unit **out);
+int rtc__fmi3_unit_new(rtc_fmu *fmu, const char *instance_name, bool me,
+                       rtc_fmu_event_mode event_mode, const rtc_logger *lg, rtc_unit **out);
+
+/* True when the model has a variable of type Clock (FMI 3 then needs Event Mode). */
+bool rtc__fmu_has_clocks(const rtc_model_desc *md);
 
 /* The FMI instance of a unit from the constructors above (after instantiate), and the flag
  * its calls set on a Fatal status (the standard then allows no further call but free). */
@@ -198,6 +208,29 @@ const char *rtc__fmu_status_name(int fmi_status);
 int rtc__fmu_log_level(int fmi_status);
 void rtc__fmu_log_message(const rtc_logger *lg, const char *instance, int fmi_status,
                           const char *category, const char *message);
+
+/*
+ * The filter of one unit's FMU messages (fmu_log.c): a message equal to the one before it
+ * (same text and level) is counted, not printed; the count is printed as "<unit>: last
+ * message repeated N more time(s)" before the next different message and at flush.
+ * rtc__fmu_repeat_init returns the logger to hand the FMU's messages to (@p inner itself
+ * when it logs nothing); @p unit must outlive the filter. _flush prints a pending count
+ * (at terminate), _clear flushes and releases (at free; then init again to reuse).
+ */
+typedef struct rtc__fmu_repeat {
+    rtc_logger lg;
+    const rtc_logger *inner;
+    const char *unit;
+    pthread_mutex_t mu;
+    bool ready, has_last;
+    int level;
+    unsigned long repeats;
+    char last[RTC_LOG_MSG_MAX];
+} rtc__fmu_repeat;
+const rtc_logger *rtc__fmu_repeat_init(rtc__fmu_repeat *r, const char *unit,
+                                       const rtc_logger *inner);
+void rtc__fmu_repeat_flush(rtc__fmu_repeat *r);
+void rtc__fmu_repeat_clear(rtc__fmu_repeat *r);
 
 /* RTC_UNIT_* capability flags from the CoSimulation (or, with @p me, ModelExchange)
  * element. */

@@ -82,6 +82,11 @@ typedef struct rtc_me_work {
     size_t nx;
     double *k1, *k2, *k3, *k4, *tmp, *jac;
     size_t *piv;
+    /** After RTC_EINVAL from the implicit method: the first non-finite Jacobian entry,
+     *  row-major (row = derivative, column = state), and its value; SIZE_MAX when the
+     *  matrix was finite but singular. */
+    size_t bad_entry;
+    double bad_value;
 } rtc_me_work;
 
 int rtc__me_work_init(rtc_me_work *w, size_t nx);
@@ -89,7 +94,9 @@ void rtc__me_work_clear(rtc_me_work *w);
 /**
  * One step of method @p m from (t, x0) over h into x1 (x1 may not alias x0). The implicit
  * method solves (I - h J) d = h f(t, x0) by LU with partial pivoting, x1 = x0 + d.
- * Returns the first failing callback's status, or RTC_EINVAL for a singular matrix.
+ * Returns the first failing callback's status, or RTC_EINVAL when the implicit method
+ * cannot solve: a Jacobian with a NaN or infinite entry (w->bad_entry, w->bad_value say
+ * which), or a singular matrix (w->bad_entry SIZE_MAX).
  * RT-safe: yes (no allocation).
  */
 int rtc__me_step(rtc_me_work *w, rtc_me_solver m, rtc_me_rhs_fn *f, rtc_me_jac_fn *jac,

@@ -10,6 +10,7 @@
 #include "rtcosim/status.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 int rtc__me_work_init(rtc_me_work *w, size_t nx)
@@ -108,11 +109,21 @@ static int linearly_implicit(rtc_me_work *w, rtc_me_rhs_fn *f, rtc_me_jac_fn *ja
                              double t, double h, const double *x0, double *x1)
 {
     size_t n = w->nx;
+    w->bad_entry = SIZE_MAX;
     int rc = f(ctx, t, x0, w->k1);
     if (rc == RTC_OK)
         rc = jac(ctx, t, x0, w->k1, w->jac);
     if (rc != RTC_OK)
         return rc;
+    /* a NaN or an infinity would reach the LU as a "singular" pivot, or as a NaN step:
+     * say where it came from instead */
+    for (size_t e = 0; e < n * n; e++) {
+        if (!isfinite(w->jac[e])) {
+            w->bad_entry = e;
+            w->bad_value = w->jac[e];
+            return RTC_EINVAL;
+        }
+    }
     for (size_t i = 0; i < n; i++) {
         for (size_t j = 0; j < n; j++)
             w->jac[i * n + j] = (i == j ? 1.0 : 0.0) - h * w->jac[i * n + j];

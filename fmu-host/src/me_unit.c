@@ -19,6 +19,9 @@
  * do_step allocates nothing, and its work is bounded (see me_priv.h): fixed stages per step,
  * at most RTC_ME_SEGMENTS events per substep, RTC_ME_LOCATE_ITER localisation trials per
  * state event and RTC_ME_EVENT_ITER iterations per instant (more is an error, logged).
+ * A faulty FMU's error names what it did: a nextEventTime before the current instant, a
+ * NaN or infinite event indicator (no crossing could be seen in it), a non-finite entry
+ * of the Jacobian (which derivative, which state, from where).
  * The FMU's time and states are only set when they change, so a step costs the FMU calls
  * of the method itself.
  */
@@ -28,6 +31,8 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,10 +126,42 @@ static int jac(void *ctx, double t, const double *x, const double *fx, double *J
     return rc;
 }
 
+/* Name of state @p i ("der(x)" is derivative i of the model structure), into @p buf. */
+static const char *state_name(const me_unit *u, size_t i, bool der, char *buf, size_t cap)
+{
+    const rtc_model_structure *s = &u->md->structure;
+    const rtc_var *d = i < s->n_derivatives ? &u->md->vars[s->derivatives[i].var] : NULL;
+    if (d && !der && d->derivative_of >= 0)
+        snprintf(buf, cap, "%s", u->md->vars[d->derivative_of].name);
+    else if (d && der)
+        snprintf(buf, cap, "%s", d->name);
+    else
+        snprintf(buf, cap, "%s%zu", der ? "derivative " : "state ", i + 1);
+    return buf;
+}
+
+/* Indicators at (t, x). A NaN or infinite one has no sign, so no crossing could ever be
+ * seen in it: an error naming it, never a silently missed event. */
 static int indicators_at(me_unit *u, double t, const double *x, double *z)
 {
     int rc = move_to(u, t, x);
-    return rc == RTC_OK && u->nz ? u->be->get_z(&u->call, z, u->nz) : rc;
+    if (rc != RTC_OK || !u->nz)
+        return rc;
+    rc = u->be->get_z(&u->call, z, u->nz);
+    for (size_t i = 0; rc == RTC_OK && i < u->nz; i++) {
+        if (isfinite(z[i]))
+            continue;
+        const rtc_model_structure *s = &u->md->structure;
+        char name[64];
+        if (i < s->n_event_indicators) /* FMI 3 names them */
+            snprintf(name, sizeof name, " (%s)", u->md->vars[s->event_indicators[i].var].name);
+        else
+            name[0] = '\0';
+        rtc_log(u->call.lg, RTC_LOG_ERROR, "%s: event indicator %zu%s is %g at t = %.17g: no "
+                "state event can be detected from it", u->call.name, i + 1, name, z[i], t);
+        rc = RTC_EFMU;
+    }
+    return rc;
 }
 
 static bool crossed(const double *a, const double *b, size_t n)
@@ -165,6 +202,16 @@ static int event_iteration(me_unit *u, double t, bool *terminate)
     if (rc == RTC_OK && ev.again) {
         rtc_log(u->call.lg, RTC_LOG_ERROR, "%s: event iteration at t = %.17g did not converge "
                 "in %d iterations", u->call.name, t, RTC_ME_EVENT_ITER);
+        return RTC_EFMU;
+    }
+    /* a time event before the current instant can never be reached (integrating towards it
+     * would only repeat events here): the FMU is at fault, and says so in this line */
+    if (rc == RTC_OK && ev.next_defined && !ev.terminate &&
+        !(ev.next_time >= t - 1e-12 * fmax(1.0, fabs(t)))) {
+        rtc_log(u->call.lg, RTC_LOG_ERROR, "%s: nextEventTime %.17g s is %s the current time "
+                "t = %.17g s: a time event in the past (the FMU's event handling is at fault)",
+                u->call.name,
+                ev.next_time, isnan(ev.next_time) ? "not a number at" : "before", t);
         return RTC_EFMU;
     }
     *terminate = ev.terminate;
@@ -222,13 +269,30 @@ static int locate(me_unit *u, double ts, double tb, double *t_event)
     return rc == RTC_OK ? indicators_at(u, tb, u->xb, u->zb) : rc;
 }
 
+/* Why the linearly implicit method could not step from @p ts: a Jacobian entry that is
+ * not a number (named: which derivative, which state, from where), or a singular matrix. */
+static void solver_failed(const me_unit *u, double ts)
+{
+    size_t e = u->w.bad_entry, n = u->nx;
+    if (e == SIZE_MAX || !n) {
+        rtc_log(u->call.lg, RTC_LOG_ERROR, "%s: linearly implicit step at t = %.17g: the "
+                "matrix I - h J is singular", u->call.name, ts);
+        return;
+    }
+    char dn[64], xn[64];
+    rtc_log(u->call.lg, RTC_LOG_ERROR, "%s: linearly implicit step at t = %.17g: the Jacobian "
+            "is not finite: d %s / d %s = %g (%s)", u->call.name, ts,
+            state_name(u, e / n, true, dn, sizeof dn), state_name(u, e % n, false, xn, sizeof xn),
+            u->w.bad_value, u->provides_dd ? "the FMU's directional derivative"
+                                           : "finite differences of the FMU's derivatives");
+}
+
 /* One solver step from (ts, u->x) to te, stopped at the first state event inside it. */
 static int segment(me_unit *u, double ts, double te, bool *state_event, double *t_reached)
 {
     int rc = rtc__me_step(&u->w, u->solver, rhs, jac, u, ts, te - ts, u->x, u->xb);
     if (rc == RTC_EINVAL) /* the only failure of the solver itself */
-        rtc_log(u->call.lg, RTC_LOG_ERROR, "%s: linearly implicit step at t = %.17g: the "
-                "matrix I - h J is singular", u->call.name, ts);
+        solver_failed(u, ts);
     if (rc == RTC_OK)
         rc = indicators_at(u, te, u->xb, u->zb);
     *t_reached = te;

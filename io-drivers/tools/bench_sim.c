@@ -48,19 +48,20 @@ typedef struct motor {
 
 typedef struct sim {
     /* options */
-    const char *bind, *rtu_dev;
+    const char *bind, *rtu_dev, *log_path;
     int port, baud, unit_id;
     double rate_hz, noise, delay_ms, duration_s;
     bool int16_map;
     uint64_t rng;
     /* state */
     motor m;
-    double t_s;
+    double t_s, volts;
     uint16_t ticks;
     double *hist_w, *hist_th, *hist_i; /* transport delay ring */
     size_t delay_ticks, head;
     modbus_t *ctx;
     modbus_mapping_t *map;
+    FILE *log; /* --log: the true state at every tick */
     int lfd, clients[MAX_CLIENTS], n_clients;
     unsigned long long requests, skipped;
 } sim;
@@ -79,6 +80,11 @@ static const char USAGE[] =
     "  --register-map M  float32 (default) or int16, see below\n"
     "  --duration S      stop after S seconds (default: run until SIGTERM/SIGINT)\n"
     "  --seed N          noise seed\n"
+    "  --log FILE        write the true state at every integration tick, undelayed and\n"
+    "                    without noise, as CSV: monotonic_s,speed,position,current,voltage\n"
+    "                    (monotonic_s: the tick's CLOCK_MONOTONIC time in seconds, the clock\n"
+    "                    of timing.json's t0_monotonic_ns: 'rtcosim plot' draws it as the\n"
+    "                    true value when a session folder holds it as truth.csv)\n"
     "Register map, float32 layout (0-based PDU addresses, 32-bit values big-endian word\n"
     "order: most significant word first, as rtcosim's word_order=big):\n"
     "  coil 0           enable (1 at start; 0 forces 0 V)\n"
@@ -100,6 +106,7 @@ static int parse_args(sim *s, int argc, char **argv)
         {"baud", 1, 0, 'b'},   {"unit-id", 1, 0, 'u'},  {"rate", 1, 0, 'R'},
         {"noise", 1, 0, 'n'},  {"delay-ms", 1, 0, 'd'}, {"register-map", 1, 0, 'm'},
         {"duration", 1, 0, 't'}, {"seed", 1, 0, 's'},   {"help", 0, 0, 'h'},
+        {"log", 1, 0, 'l'},
         {0, 0, 0, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -114,6 +121,7 @@ static int parse_args(sim *s, int argc, char **argv)
         case 'd': s->delay_ms = atof(optarg); break;
         case 't': s->duration_s = atof(optarg); break;
         case 's': s->rng = strtoull(optarg, NULL, 0); break;
+        case 'l': s->log_path = optarg; break;
         case 'm':
             if (strcmp(optarg, "int16") && strcmp(optarg, "float32")) {
                 fprintf(stderr, "rtcosim-bench-sim: --register-map must be float32 or int16\n");
@@ -189,6 +197,7 @@ static void tick(sim *s)
     double v = s->int16_map ? (int16_t)s->map->tab_registers[0] / 1000.0
                             : get_f32(s->map->tab_registers);
     v = s->map->tab_bits[0] ? fmax(-24.0, fmin(24.0, v)) : 0.0;
+    s->volts = v;
     motor *m = &s->m;
     m->i += dt * (v - m->R * m->i - m->Ke * m->w) / m->L;
     m->w += dt * (m->Kt * m->i - m->b * m->w) / m->J;
@@ -293,6 +302,9 @@ static void run(sim *s)
         int n = 0;
         while (now_ns() >= next && n++ < 100) {
             tick(s);
+            if (s->log) /* the state at the tick's scheduled time */
+                fprintf(s->log, "%.9f,%.9g,%.9g,%.9g,%.9g\n", (double)next / 1e9, s->m.w,
+                        s->m.theta, s->m.i, s->volts);
             next += period;
         }
         if (n > 100) { /* far behind (stopped in a debugger?): resynchronise */
@@ -319,6 +331,12 @@ int main(int argc, char **argv)
     s.hist_w = calloc(n, sizeof(double));
     s.hist_th = calloc(n, sizeof(double));
     s.hist_i = calloc(n, sizeof(double));
+    if (s.log_path && !(s.log = fopen(s.log_path, "w"))) {
+        fprintf(stderr, "rtcosim-bench-sim: --log %s: %s\n", s.log_path, strerror(errno));
+        return 1;
+    }
+    if (s.log)
+        fputs("monotonic_s,speed,position,current,voltage\n", s.log);
     if (!s.hist_w || !s.hist_th || !s.hist_i || open_server(&s) != 0) {
         fprintf(stderr, "rtcosim-bench-sim: cannot serve on %s:%d: %s\n",
                 s.rtu_dev ? s.rtu_dev : s.bind, s.port, modbus_strerror(errno));
@@ -341,8 +359,13 @@ int main(int argc, char **argv)
     modbus_close(s.ctx);
     modbus_free(s.ctx);
     modbus_mapping_free(s.map);
+    int status = 0;
+    if (s.log && fclose(s.log) != 0) {
+        fprintf(stderr, "rtcosim-bench-sim: --log %s: %s\n", s.log_path, strerror(errno));
+        status = 1;
+    }
     free(s.hist_w);
     free(s.hist_th);
     free(s.hist_i);
-    return 0;
+    return status;
 }

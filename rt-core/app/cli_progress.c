@@ -94,7 +94,8 @@ void rtc_cli_final_line(const char *results, unsigned long long rows, unsigned l
     char missing[64] = "";
     if (lost)
         snprintf(missing, sizeof missing, " (%llu lost)", lost);
-    fprintf(stderr, "rtcosim run: %s: %llu row(s) %s%s%s%s (%s)\n", status, rows, where, missing,
+    fprintf(stderr, "rtcosim run: %s: %llu row(s) %s%s%s%s (%s)%s%s\n", status, rows, where,
+            missing,
             summary ? ", summary " : "", summary ? summary : "",
-            e->reason[0] ? e->reason : e->cause);
+            e->reason[0] ? e->reason : e->cause, e->timing[0] ? "; " : "", e->timing);
 }

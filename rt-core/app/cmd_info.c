@@ -6,14 +6,14 @@
 #include "rtcosim/numfmt.h"
 #include "rtcosim/status.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 static const char help[] =
     "usage: rtcosim info [options] FMU\n"
-    "       rtcosim info [options] SYSTEM   (.ssd, .ssp)\n"
+    "       rtcosim info [options] SYSTEM   (.ssd, .ssp, a folder with SystemStructure.ssd)\n"
+    "       rtcosim info --samples SESSION  (a real-time run's --output-dir, or inputs.bin)\n"
     "\n"
     "FMU: print an FMI 2.0 or 3.0 FMU's version, model name, GUID/instantiation token,\n"
     "capabilities, default experiment and a table of its variables.\n"
@@ -21,11 +21,7 @@ static const char help[] =
     "its I/O components with each signal's direction, unit and estimator, its connections\n"
     "with unit, estimator and delay, and the variables exposed to the operator.\n"
     "\n"
-    "options:\n"
-    "  --units         only \"name<TAB>unit\" per variable, as results.csv names them\n"
-    "                  (scripts/plot reads it)\n"
-    "  -v, --verbose   also print warnings about the modelDescription as info\n"
-    "  -h, --help      this text\n";
+    "options:\n";
 
 /* @p what: "CoSimulation" or "ModelExchange" (the same flags struct holds either). */
 static void print_caps(const char *what, const rtc_cs_caps *cs)
@@ -63,8 +59,12 @@ static void print_caps(const char *what, const rtc_cs_caps *cs)
     }
     if (cs->max_output_derivative_order)
         printf("  maxOutputDerivativeOrder=%u\n", cs->max_output_derivative_order), any = 1;
-    if (cs->has_fixed_internal_step_size)
-        printf("  fixedInternalStepSize=%.17g\n", cs->fixed_internal_step_size), any = 1;
+    if (cs->has_fixed_internal_step_size) {
+        char h[RTC_NUMFMT_MAX];
+        rtc_fmt_double_short(cs->fixed_internal_step_size, h);
+        printf("  fixedInternalStepSize=%s\n", h);
+        any = 1;
+    }
     if (!any)
         printf("  (none)\n");
 }
@@ -77,8 +77,8 @@ static void print_start(const rtc_var *v, char *buf, size_t cap)
         char num[RTC_NUMFMT_MAX];
         const rtc_value *s = &v->start[i];
         switch (v->type) {
-        case RTC_TYPE_FLOAT64: rtc_fmt_double(s->f64, num); break;
-        case RTC_TYPE_FLOAT32: rtc_fmt_double(s->f32, num); break;
+        case RTC_TYPE_FLOAT64: rtc_fmt_double_short(s->f64, num); break;
+        case RTC_TYPE_FLOAT32: rtc_fmt_float_short(s->f32, num); break;
         case RTC_TYPE_UINT8: case RTC_TYPE_UINT16: case RTC_TYPE_UINT32:
         case RTC_TYPE_UINT64: rtc_fmt_u64(s->u64, num); break;
         case RTC_TYPE_BOOL: snprintf(num, sizeof num, "%s", s->b ? "true" : "false"); break;
@@ -125,8 +125,9 @@ static void print_events(const rtc_model_desc *md)
     if (md->fmi_major != 3)
         return;
     if (md->has_cs && md->cs.has_event_mode)
-        printf("Events:        hasEventMode: events reported by fmi3DoStep are handled in "
-               "Event Mode (counted per unit)\n");
+        printf("Events:        hasEventMode: with --event-mode on (event_mode=\"on\" in a "
+               "system), or for clocks, the engine handles the events fmi3DoStep reports in "
+               "Event Mode (counted per unit); else the FMU handles them itself\n");
     if (md->has_cs && md->cs.might_return_early_from_do_step)
         printf("Early return:  mightReturnEarlyFromDoStep: allowed; the step is resumed to the "
                "communication point\n");
@@ -215,7 +216,7 @@ static void print_model(const char *path, const rtc_model_desc *md)
     const rtc_default_experiment *x = &md->experiment;
     char tol[RTC_NUMFMT_MAX] = "-";
     if (x->has_tolerance)
-        rtc_fmt_double(x->tolerance, tol);
+        rtc_fmt_double_short(x->tolerance, tol);
     printf("Default experiment: start=%s stop=%s tolerance=%s step=%s\n",
            x->has_start ? x->start_text : "-", x->has_stop ? x->stop_text : "-", tol,
            x->has_step ? x->step_text : "-");
@@ -239,38 +240,36 @@ static void print_model(const char *path, const rtc_model_desc *md)
 
 int rtc_cmd_info(int argc, char **argv)
 {
-    static const struct option opts[] = {{"verbose", no_argument, NULL, 'v'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {"units", no_argument, NULL, 'u'}, {0}};
-    int c;
-    bool units = false;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":vh", opts, NULL)) != -1) {
-        if (c == 'h') {
-            fputs(help, stdout);
-            return RTC_EXIT_OK;
-        }
-        if (c == 'u')
-            units = true;
-        else if (c == 'v')
+    const rtc_cli_command *cmd = rtc_cli_command_find("info");
+    rtc_cli_args a;
+    int st = rtc_cli_parse(cmd, argc, argv, &a);
+    bool units = false, samples = false;
+    for (size_t i = 0; st == RTC_EXIT_OK && i < a.n; i++) {
+        units |= a.args[i].opt->id == RTC_CLI_UNITS;
+        samples |= a.args[i].opt->id == RTC_CLI_SAMPLES;
+        if (a.args[i].opt->id == RTC_CLI_VERBOSE)
             rtc_cli_log.max_level = RTC_LOG_INFO;
-        else
-            return rtc_cli_getopt_error("info", c, argc, argv);
     }
-    if (optind != argc - 1)
-        return rtc_cli_usage_error("info", "expected exactly one FMU or SYSTEM");
-    size_t n = strlen(argv[optind]);
-    if (n > 4 && (!strcasecmp(argv[optind] + n - 4, ".ssd") ||
-                  !strcasecmp(argv[optind] + n - 4, ".ssp")))
-        return rtc_cli_info_system(argv[optind], units);
+    if (st == RTC_EXIT_OK && a.help) {
+        fputs(help, stdout);
+        rtc_cli_print_options(cmd, RTC_CLI_G_OPTIONS, stdout);
+    }
+    char *file = st == RTC_EXIT_OK && !a.help ? a.words[0] : NULL;
+    rtc_cli_args_clear(&a);
+    if (!file)
+        return st;
+    if (samples)
+        return rtc_cli_info_samples(file);
+    if (rtc_cli_is_system_path(file))
+        return rtc_cli_info_system(file, units);
     rtc_fmu *fmu = NULL;
-    if (rtc_fmu_open(argv[optind], NULL, &rtc_cli_log, &fmu) != RTC_OK)
+    if (rtc_fmu_open(file, NULL, &rtc_cli_log, &fmu) != RTC_OK)
         return RTC_EXIT_ERROR;
     const rtc_model_desc *md = rtc_fmu_model(fmu);
     for (size_t i = 0; units && i < md->n_vars; i++) /* results.csv of `run FMU`: bare names */
         printf("%s\t%s\n", md->vars[i].name, md->vars[i].unit ? md->vars[i].unit : "");
     if (!units)
-        print_model(argv[optind], md);
+        print_model(file, md);
     rtc_fmu_close(fmu);
     return RTC_EXIT_OK;
 }

@@ -19,6 +19,7 @@
 #include "rtcosim/session.h"
 #include "rtcosim/sha256.h"
 #include "rtcosim/status.h"
+#include "rtcosim/time.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -37,29 +38,19 @@ static const char replay_help[] =
     "inputs.bin (fed to the same estimators at the same steps), the recorded operator\n"
     "commands are applied at the same steps, and DIR/results.csv (default\n"
     "SESSION_DIR/replay) is compared with the session's results.csv. Prints \"identical\"\n"
-    "(exit 0) or the first differing row and column (exit 1). A session that did not end\n"
-    "(killed: no summary.json, no end record in inputs.bin) is replayed as far as it\n"
-    "recorded complete rows: \"identical over the N rows recorded; the session ended\n"
-    "abnormally at t=T s\" (exit 5) when they match. A session run with\n"
+    "(exit 0) or the first differing row and column (exit 1); DIR/summary.json holds the\n"
+    "replay's connections and I/O signals with each estimator's coupling monitor. A session\n"
+    "that did not end (killed: no summary.json, no end record in inputs.bin) is replayed as\n"
+    "far as it recorded complete rows: \"identical over the N rows recorded; the session\n"
+    "ended abnormally at t=T s\" (exit 5) when they match. A session run with\n"
     "--overrun substitute in which a unit was actually late is not reproducible (its\n"
     "consumers extrapolated its outputs while it ran on): the replay shows where it differs.\n"
     "\n"
-    "options:\n"
-    "  --output-dir DIR     where the replay's results.csv goes\n"
-    "  -v, --verbose        progress information\n"
-    "  -h, --help           this text\n";
+    "options:\n";
 
-/* session.conf: the command line's settings of the live run. */
-typedef struct conf {
-    rtc_system_options so;
-    char *system, *source_dir;
-    char **records;
-    size_t n_records;
-    char **sets; /* the live run's --set values, in so.sets */
-    long decimation;
-} conf;
+typedef rtc_cli_session_conf conf;
 
-static void conf_clear(conf *c)
+void rtc_cli_session_conf_clear(conf *c)
 {
     free(c->system);
     free(c->source_dir);
@@ -69,35 +60,107 @@ static void conf_clear(conf *c)
     for (size_t i = 0; i < c->so.n_sets; i++)
         free(c->sets[i]);
     free(c->sets);
+    for (size_t i = 0; i < c->so.n_unit_settings; i++)
+        free(c->unit_text[i][0]), free(c->unit_text[i][1]);
+}
+
+/* "unit.KEY=VALUE": a single FMU's unit setting (--interface, --solver, --substeps). */
+static int conf_unit(conf *c, const char *key, const char *v)
+{
+    size_t n = c->so.n_unit_settings;
+    if (n == sizeof c->unit / sizeof c->unit[0])
+        return RTC_OK; /* more than this replay knows of: the load names what it lacks */
+    c->unit_text[n][0] = strdup(key);
+    c->unit_text[n][1] = strdup(v);
+    if (!c->unit_text[n][0] || !c->unit_text[n][1]) {
+        free(c->unit_text[n][0]);
+        free(c->unit_text[n][1]);
+        return RTC_ENOMEM;
+    }
+    c->unit[n] = (rtc_kv){c->unit_text[n][0], c->unit_text[n][1]};
+    c->so.unit_settings = c->unit;
+    c->so.n_unit_settings = n + 1;
+    return RTC_OK;
+}
+
+/* The numbers of session.conf and their ranges: those `rtcosim run` accepts for the
+ * options they record (0 where the option was not given: the file's or the default
+ * value), so that a damaged or edited file is refused with one line before anything is
+ * sized from it (workers=1000000 would make the replay allocate for a million threads). */
+static const struct conf_num {
+    const char *key;
+    long lo, hi;
+} conf_nums[] = {
+    {"step_ns", 0, LONG_MAX},     {"sync_step_ns", 0, LONG_MAX},
+    {"start_ns", LONG_MIN, LONG_MAX}, {"stop_ns", LONG_MIN, LONG_MAX},
+    {"iterate", 0, 1},            {"max_iterations", 0, 1000000}, /* --max-iterations */
+    {"workers", 0, 256},          /* --workers */
+    {"decimation", 1, 1000000000}, /* --decimation */
+    {"tolerance", 0, 1},          /* --tolerance, a real */
+};
+
+/* One number of session.conf, checked against its range (logged: RTC_EPARSE). */
+static int conf_number(const struct conf_num *k, const char *v, long *n, double *x)
+{
+    /* a damaged session.conf is named, never replayed with a prefix of a number */
+    const char *why = strcmp(k->key, "tolerance")
+                          ? rtc_cli_num_long(v, k->lo, k->hi, n)
+                          : rtc_cli_num_double(v, (double)k->lo, (double)k->hi, x);
+    if (!why)
+        return RTC_OK;
+    if (k->lo == LONG_MIN)
+        fprintf(stderr, "rtcosim replay: session.conf: %s=%s: %s\n", k->key, v, why);
+    else
+        fprintf(stderr, "rtcosim replay: session.conf: %s=%s: %s (expected %ld..%ld)\n", k->key,
+                v, why, k->lo, k->hi);
+    return RTC_EPARSE;
+}
+
+/* A repeatable key's value appended to *list (count *n). */
+static int conf_push(char ***list, size_t *n, const char *v)
+{
+    char **r = realloc(*list, (*n + 1) * sizeof *r);
+    if (!r)
+        return RTC_ENOMEM;
+    *list = r;
+    if (!(r[*n] = strdup(v)))
+        return RTC_ENOMEM;
+    (*n)++;
+    return RTC_OK;
+}
+
+/* A key given once; a second one replaces the first (as a later option would). */
+static int conf_string(char **dst, const char *v)
+{
+    free(*dst);
+    *dst = strdup(v);
+    return *dst ? RTC_OK : RTC_ENOMEM;
 }
 
 /* Unknown keys are ignored: a newer session.conf stays readable by this replay. */
 static int conf_line(conf *c, const char *key, const char *v)
 {
-    static const char *const numeric[] = {"step_ns", "sync_step_ns", "start_ns", "stop_ns",
-                                          "iterate", "max_iterations", "workers",
-                                          "decimation", "tolerance"};
     long n = 0;
     double x = 0;
-    for (size_t i = 0; i < sizeof numeric / sizeof numeric[0]; i++) {
-        if (strcmp(key, numeric[i]))
-            continue;
-        /* a damaged session.conf is named, never replayed with a prefix of a number */
-        const char *why = strcmp(key, "tolerance")
-                              ? rtc_cli_num_long(v, i >= 4 ? 0 : LONG_MIN, LONG_MAX, &n)
-                              : rtc_cli_num_double(v, 0, 1, &x);
-        if (why) {
-            fprintf(stderr, "rtcosim replay: session.conf: %s=%s: %s\n", key, v, why);
+    for (size_t i = 0; i < sizeof conf_nums / sizeof conf_nums[0]; i++)
+        if (!strcmp(key, conf_nums[i].key) && conf_number(&conf_nums[i], v, &n, &x) != RTC_OK)
             return RTC_EPARSE;
-        }
-    }
     if (!strcmp(key, "system"))
-        c->system = strdup(v);
-    else if (!strcmp(key, "source_dir"))
-        c->so.source_dir = c->source_dir = strdup(v);
-    else if (!strcmp(key, "algorithm"))
-        c->so.has_algorithm = rtc_master_parse(v, &c->so.algorithm) == RTC_OK;
-    else if (!strcmp(key, "step_ns"))
+        return conf_string(&c->system, v);
+    if (!strcmp(key, "source_dir")) {
+        int rc = conf_string(&c->source_dir, v);
+        c->so.source_dir = c->source_dir;
+        return rc;
+    }
+    if (!strcmp(key, "algorithm")) {
+        c->so.has_algorithm = true;
+        if (rtc_master_parse(v, &c->so.algorithm) == RTC_OK)
+            return RTC_OK;
+        fprintf(stderr, "rtcosim replay: session.conf: algorithm=%s: not an algorithm of this "
+                "rtcosim\n", v);
+        return RTC_EPARSE;
+    }
+    if (!strcmp(key, "step_ns"))
         c->so.step_ns = n;
     else if (!strcmp(key, "sync_step_ns"))
         c->so.sync_step_ns = n;
@@ -114,27 +177,22 @@ static int conf_line(conf *c, const char *key, const char *v)
     else if (!strcmp(key, "workers"))
         c->so.workers = (unsigned)n;
     else if (!strcmp(key, "decimation"))
-        c->decimation = n > 0 ? (long)n : 1;
-    else if (!strcmp(key, "record")) {
-        char **r = realloc(c->records, (c->n_records + 1) * sizeof *r);
-        if (!r || !(r[c->n_records] = strdup(v)))
-            return RTC_ENOMEM;
-        c->records = r;
-        c->n_records++;
-    } else if (!strcmp(key, "set")) {
-        char **r = realloc(c->sets, (c->so.n_sets + 1) * sizeof *r);
-        if (!r)
-            return RTC_ENOMEM;
-        c->sets = r;
-        c->so.sets = (const char *const *)r;
-        if (!(r[c->so.n_sets] = strdup(v)))
-            return RTC_ENOMEM;
-        c->so.n_sets++;
+        c->decimation = n;
+    else if (!strcmp(key, "record"))
+        return conf_push(&c->records, &c->n_records, v);
+    else if (!strncmp(key, "unit.", 5))
+        return conf_unit(c, key + 5, v);
+    else if (!strcmp(key, "fmu_logging"))
+        c->so.fmu_logging = !strcmp(v, "1");
+    else if (!strcmp(key, "set")) {
+        int rc = conf_push(&c->sets, &c->so.n_sets, v);
+        c->so.sets = (const char *const *)c->sets;
+        return rc;
     }
     return RTC_OK;
 }
 
-static int read_conf(const char *dir, conf *c)
+int rtc_cli_session_conf_read(const char *dir, conf *c)
 {
     char path[4096], line[4096];
     snprintf(path, sizeof path, "%s/session.conf", dir);
@@ -156,6 +214,8 @@ static int read_conf(const char *dir, conf *c)
         rc = conf_line(c, line, eq + 1);
     }
     fclose(f);
+    if (rc != RTC_OK)
+        rtc_cli_session_conf_clear(c); /* nothing of a refused file stays allocated */
     return rc;
 }
 
@@ -307,11 +367,29 @@ static void warn_losses(const session_summary *ss)
 
 /* ---- the run ---- */
 
+/* inputs.bin dates its records in ticks of the live system (header tick_ns, start_ns):
+ * replayed on another grid, every sample and command would land at another time and the
+ * results could only differ. Logged; false when they do not match. */
+static bool same_clock(const rtc_system *sys, const rtc_inputs *in)
+{
+    int64_t tick = rtc_system_tick_ns(sys), start = rtc_system_start_ns(sys);
+    if (in->tick_ns == tick && in->start_ns == start)
+        return true;
+    char a[32], b[32];
+    bool t = in->tick_ns != tick;
+    rtc_time_format_s(t ? in->tick_ns : in->start_ns, a, sizeof a);
+    rtc_time_format_s(t ? tick : start, b, sizeof b);
+    fprintf(stderr, "rtcosim replay: inputs.bin was recorded with %s %s s, the session's "
+            "system has %s s: not this system's recording (session.conf or the system copy "
+            "changed?)\n", t ? "a base tick of" : "a start time of", a, b);
+    return false;
+}
+
 /* The session's copy of the system, never the original (which may have been edited
  * since); FMU units are made as live, I/O components become replay units that open no
  * driver, so a replay needs no bench and no network. */
-static int load_replay(const char *dir, const conf *c, const rtc_io_sample_source *feed,
-                       rtc_system **sys)
+int rtc_cli_session_load(const char *dir, const conf *c, const rtc_io_sample_source *feed,
+                         rtc_system **sys)
 {
     static const char *const copies[] = {"system.ssd", "system.ssp", "system.fmu"};
     char path[4096] = "";
@@ -391,6 +469,25 @@ static int64_t end_step(const rtc_inputs *in, const rtc_system *sys, const recor
     return end;
 }
 
+/* DIR/summary.json of the replay (summary_system.c): how it ended, the connections and
+ * I/O signals with each estimator's coupling monitor — what the estimators did on the
+ * recorded samples, e.g. after the session's system.ssd was given another estimator. */
+static void replay_summary(const char *out_dir, const rtc_system *sys, const char *dir, int rc,
+                           double wall_s, const rtc_recorder_stats *st)
+{
+    rtc_cli_end e = {.cause = rc == RTC_OK ? "end" : "error",
+                     .last_tick = rtc_system_tick_index(sys),
+                     .last_time_ns = rtc_system_start_ns(sys) + rtc_system_time_ns(sys)};
+    snprintf(e.reason, sizeof e.reason, "%s", rc == RTC_OK ? "replayed the session"
+                                                           : rtc_cli_last_error());
+    char path[4200];
+    snprintf(path, sizeof path, "%.4000s/summary.json", out_dir);
+    rtc_cli_rt no_session; /* a replay has no live session: only where its summary goes */
+    rtc_cli_rt_init(&no_session);
+    no_session.summary_path = path;
+    rtc_cli_write_summary(sys, dir, &e, wall_s, st, &no_session, true);
+}
+
 static int replay_run(const char *dir, const char *out_dir, const conf *c, rtc_inputs *in,
                       rtc_replay *rp, const hash_ent *h, size_t nh, const recorded *rs)
 {
@@ -400,8 +497,8 @@ static int replay_run(const char *dir, const char *out_dir, const conf *c, rtc_i
     rtc_recorder *r = NULL;
     char err[1024] = "", file[4096];
     snprintf(file, sizeof file, "%.4000s/results.csv", out_dir);
-    int rc = load_replay(dir, c, rtc_replay_feed(rp), &sys);
-    if (rc == RTC_OK && !units_match(sys, h, nh))
+    int rc = rtc_cli_session_load(dir, c, rtc_replay_feed(rp), &sys);
+    if (rc == RTC_OK && (!same_clock(sys, in) || !units_match(sys, h, nh)))
         rc = RTC_EINVAL;
     if (rc == RTC_OK && (rc = rtc_record_new(&rec)) == RTC_OK)
         rc = rtc_system_record(sys, rec, (const char *const *)c->records, c->n_records);
@@ -412,10 +509,14 @@ static int replay_run(const char *dir, const char *out_dir, const conf *c, rtc_i
     rtc_recorder_opts ro = {.ring_rows = RTC_RECORDER_ROWS, .lossless = true};
     if (rc == RTC_OK)
         rc = rtc_cli_recording_open(file, rec, &ro, &csv, &r);
+    double t0 = rtc_cli_now_s();
     if (rc == RTC_OK)
         rc = run_steps(sys, rp, r, c->decimation, end_step(in, sys, rs, c->decimation));
-    int wst = rtc_cli_recording_close(r, csv, NULL, NULL, 0);
+    rtc_recorder_stats st = {0};
+    int wst = rtc_cli_recording_close(r, csv, &st, NULL, 0);
     rc = rc == RTC_OK ? wst : rc;
+    if (sys && csv) /* the replay's own summary: its estimators' coupling monitor */
+        replay_summary(out_dir, sys, dir, rc, rtc_cli_now_s() - t0, &st);
     if (rc == RTC_OK && rtc_replay_unconsumed(rp))
         fprintf(stderr, "rtcosim replay: warning: %zu recorded sample(s) were not consumed\n",
                 rtc_replay_unconsumed(rp));
@@ -571,32 +672,31 @@ static int compare(const char *live_path, const char *new_path, const recorded *
 
 static int parse_args(int argc, char **argv, const char **dir, const char **out)
 {
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-            return -1;
-        if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose"))
+    const rtc_cli_command *cmd = rtc_cli_command_find("replay");
+    rtc_cli_args a;
+    int st = rtc_cli_parse(cmd, argc, argv, &a);
+    for (size_t i = 0; st == RTC_EXIT_OK && i < a.n; i++) {
+        if (a.args[i].opt->id == RTC_CLI_VERBOSE)
             rtc_cli_log.max_level = RTC_LOG_INFO;
-        else if (!strcmp(argv[i], "--output-dir") && i + 1 < argc)
-            *out = argv[++i];
-        else if (!strcmp(argv[i], "--output-dir"))
-            return rtc_cli_usage_error("replay", "--output-dir: missing value");
-        else if (argv[i][0] == '-' || *dir)
-            return rtc_cli_usage_error("replay", "unexpected argument '%s'", argv[i]);
-        else
-            *dir = argv[i];
+        if (a.args[i].opt->id == RTC_CLI_OUTPUT_DIR)
+            *out = a.args[i].v.text;
     }
-    return *dir ? RTC_EXIT_OK : rtc_cli_usage_error("replay", "expected a SESSION_DIR");
+    if (st == RTC_EXIT_OK && a.help) {
+        fputs(replay_help, stdout);
+        rtc_cli_print_options(cmd, RTC_CLI_G_OPTIONS, stdout);
+        st = -1;
+    }
+    *dir = st == RTC_EXIT_OK ? a.words[0] : NULL;
+    rtc_cli_args_clear(&a);
+    return st;
 }
 
 int rtc_cmd_replay(int argc, char **argv)
 {
     const char *dir = NULL, *out = NULL;
     int st = parse_args(argc, argv, &dir, &out);
-    if (st != RTC_EXIT_OK) {
-        if (st < 0)
-            fputs(replay_help, stdout);
+    if (st != RTC_EXIT_OK)
         return st < 0 ? RTC_EXIT_OK : st;
-    }
     char out_buf[3000], path[4096], err[1024] = "";
     if (!out) {
         snprintf(out_buf, sizeof out_buf, "%.2900s/replay", dir);
@@ -607,7 +707,7 @@ int rtc_cmd_replay(int argc, char **argv)
     size_t nh = 0;
     rtc_inputs in = {0};
     rtc_replay *rp = NULL;
-    int rc = read_conf(dir, &c);
+    int rc = rtc_cli_session_conf_read(dir, &c);
     if (rc != RTC_OK)
         return RTC_EXIT_ERROR;
     rc = read_hashes(dir, &h, &nh);
@@ -631,9 +731,10 @@ int rtc_cmd_replay(int argc, char **argv)
         rs.inputs_k = in.progress_k > 0 ? in.progress_k : 0; /* none: nothing vouched for */
     if (rc == RTC_OK) {
         warn_losses(&ss);
-        mkdir(out, 0755);
-        rc = replay_run(dir, out, &c, &in, rp, h, nh, &rs);
+        rc = rtc_cli_make_dir(out, NULL);
     }
+    if (rc == RTC_OK)
+        rc = replay_run(dir, out, &c, &in, rp, h, nh, &rs);
     int exit_code = RTC_EXIT_ERROR;
     if (rc == RTC_OK) {
         char again[4096];
@@ -644,6 +745,6 @@ int rtc_cmd_replay(int argc, char **argv)
     rtc_replay_free(rp);
     rtc_inputs_clear(&in);
     free(h);
-    conf_clear(&c);
+    rtc_cli_session_conf_clear(&c);
     return exit_code;
 }

@@ -10,9 +10,9 @@
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdbool.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 rtc_logger rtc_cli_log;
 
@@ -23,18 +23,34 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  info FILE        describe an FMU (version, capabilities, default experiment,\n"
-    "                   variables) or a system (.ssd/.ssp: components, connectors and\n"
-    "                   units, I/O signals and their estimators, connections)\n"
-    "  run FILE         simulate an FMU, or run an SSP system (.ssd/.ssp) with a master\n"
-    "                   algorithm, as fast as possible or in real time (--realtime)\n"
+    "                   variables) or a system (.ssd/.ssp or a folder holding a\n"
+    "                   SystemStructure.ssd: components, connectors and units, I/O signals\n"
+    "                   and their estimators, connections)\n"
+    "  run FILE         run an FMU (a system of one unit) or an SSP system (.ssd/.ssp or\n"
+    "                   its folder) with a master algorithm, as fast as possible or in real\n"
+    "                   time (--realtime: an operator session that 'replay' re-runs)\n"
     "  check SYSTEM     validate a system: every problem with file:line\n"
     "  plan SYSTEM      Parallel Fast planning: E(H), D(H) and the recommended sync step\n"
     "  bench            timing-jitter benchmark of the real-time loop (vs cyclictest)\n"
     "  replay SESSION   re-run a recorded real-time session offline and compare results\n"
+    "  plot DIR         draw the plots of a run, a session or a benchmark (gnuplot): its\n"
+    "                   signals, the bench values against their estimates, the latency\n"
+    "  tune SESSION     evaluate every estimator on a recorded session's late values and\n"
+    "                   recommend one per I/O signal or delayed connection\n"
     "\n"
-    "Run 'rtcosim <command> --help' for the options of a command; plots of a run, a\n"
-    "session or a benchmark: scripts/plot DIR (see the README).\n"
-    "options: --version, --help\n";
+    "Run 'rtcosim <command> --help' for the options of a command.\n"
+    "options: --version, --help\n"
+    "\n"
+    "exit status:\n"
+    "  0         completed: the stop time was reached, a unit ended the simulation, or the\n"
+    "            control surface stopped the run\n"
+    "  1         failed: a unit's Error/Fatal, an I/O failure, the overrun stop policy,\n"
+    "            --on-nonfinite stop, a file that does not load, a check that found errors\n"
+    "  2         usage error: a bad option or argument; nothing was run\n"
+    "  3         the watchdog ended a run whose unit hung in its step\n"
+    "  4         a result file could not be written\n"
+    "  5         replay: the session ended abnormally; the rows it recorded are identical\n"
+    "  129, 130, 143  stopped by SIGHUP, SIGINT, SIGTERM\n";
 
 int rtc_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -47,18 +63,17 @@ int rtc_cli_usage_error(const char *cmd, const char *fmt, ...)
     return RTC_EXIT_USAGE;
 }
 
-/* 'run' on a single .fmu has its own options; every other file is a system. */
-static bool is_fmu_run(int argc, char **argv)
+bool rtc_cli_is_system_path(const char *path)
 {
-    bool any_file = false;
-    for (int i = 1; i < argc; i++) {
-        size_t n = strlen(argv[i]);
-        if (n > 4 && argv[i][0] != '-' && !strcasecmp(argv[i] + n - 4, ".fmu"))
-            return true;
-        any_file |= n > 4 && argv[i][0] != '-' && (!strcasecmp(argv[i] + n - 4, ".ssd") ||
-                                                    !strcasecmp(argv[i] + n - 4, ".ssp"));
-    }
-    return !any_file; /* e.g. --help alone: the FMU help, which points to the system one */
+    size_t n = strlen(path);
+    if (n > 4 && (!strcasecmp(path + n - 4, ".ssd") || !strcasecmp(path + n - 4, ".ssp")))
+        return true;
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return false;
+    char ssd[4200];
+    snprintf(ssd, sizeof ssd, "%s/SystemStructure.ssd", path);
+    return stat(ssd, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 int main(int argc, char **argv)
@@ -82,16 +97,19 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "info"))
         return rtc_cmd_info(argc - 1, argv + 1);
     if (!strcmp(cmd, "run"))
-        return is_fmu_run(argc - 1, argv + 1) ? rtc_cmd_run(argc - 1, argv + 1)
-                                               : rtc_cmd_run_system(argc - 1, argv + 1);
+        return rtc_cmd_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "replay"))
         return rtc_cmd_replay(argc - 1, argv + 1);
+    if (!strcmp(cmd, "tune"))
+        return rtc_cmd_tune(argc - 1, argv + 1);
     if (!strcmp(cmd, "check"))
         return rtc_cmd_check(argc - 1, argv + 1);
     if (!strcmp(cmd, "plan"))
         return rtc_cmd_plan(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench"))
         return rtc_cmd_bench(argc - 1, argv + 1);
+    if (!strcmp(cmd, "plot"))
+        return rtc_cmd_plot(argc - 1, argv + 1);
     fprintf(stderr, "rtcosim: error: unknown command '%s' (see 'rtcosim --help')\n", cmd);
     return RTC_EXIT_USAGE;
 }

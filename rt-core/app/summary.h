@@ -41,6 +41,8 @@ typedef struct rtc_cli_end {
     int64_t last_time_ns;  /**< absolute logical time reached */
     size_t nonfinite;      /**< values that became non-finite */
     const char *hung_unit; /**< a unit left inside its step, or NULL */
+    char timing[96];       /**< a real-time run's "wake-up p99 X µs, N overrun(s)" for the
+                                final line ("" otherwise) */
 } rtc_cli_end;
 
 /** "completed", "completed-nonfinite", "stopped" or "failed". */
@@ -62,11 +64,11 @@ typedef void (*rtc_cli_name_fn)(const void *user, size_t id, char *buf, size_t c
  * Adding a field: set it in the filler of the object it belongs to, in the order it
  * should appear (objects keep insertion order), e.g.
  *     bad |= json_object_set_new(obj, "me_events", rtc__json_uint(n));
- * The fillers: rtc_cli_summary_end() below (how the run ended: every mode), cmd_run.c
- * write_run_summary() (run FMU), and in summary_system.c (system runs, fast and real time,
- * with or without a session) summary_top() (top level), unit_json() (one entry of
- * "units"), link_json() (one of "connections"), io_json() (one of "io"),
- * session_json() ("session") and write_step_stats().
+ * The fillers: rtc_cli_summary_end() below (how the run ended: every mode), and in
+ * summary_system.c (every run: a system or one FMU, fast and real time, with or without a
+ * session) summary_top() (top level), unit_json() (one entry of "units"), link_json() (one
+ * of "connections"), io_json() (one of "io"), session_json() ("session"),
+ * write_step_stats() and summary_fmu() (a single FMU's unit fields at the top level).
  */
 
 /** Write @p doc (its reference is taken and released) over @p path whole (tmp + fsync +
@@ -142,10 +144,10 @@ void rtc_cli_progress_tick(rtc_cli_progress *p, int64_t t_ns);
 void rtc_cli_progress_end(rtc_cli_progress *p);
 
 /** The last word of a run on stderr: "rtcosim run: STATUS: N row(s) in FILE [(M lost)],
- *  summary FILE (reason)". @p rows: rows in the file; @p lost: rows that never reached it
- *  (dropped or lost to a write error; 0: not shown). @p results: the result file ("-":
- *  standard output; NULL: none); @p summary: NULL when none was written (never name a
- *  summary the disk refused). */
+ *  summary FILE (reason)[; TIMING]" (TIMING: e->timing of a real-time run). @p rows: rows
+ *  in the file; @p lost: rows that never reached it (dropped or lost to a write error; 0:
+ *  not shown). @p results: the result file ("-": standard output; NULL: none); @p summary:
+ *  NULL when none was written (never name a summary the disk refused). */
 void rtc_cli_final_line(const char *results, unsigned long long rows, unsigned long long lost,
                         const char *summary, const rtc_cli_end *e);
 

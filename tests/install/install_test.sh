@@ -8,7 +8,11 @@
 #     surfaces) needs it;
 #   - every installed header compiles alone (twice: include guard) without any
 #     third-party header (tests/integration/header_alone.sh), and no private one is there;
-#   - rtcosim(1) holds the same text as `rtcosim --help`;
+#   - rtcosim(1) holds the same text as `rtcosim --help`, and EXIT STATUS (every status of the
+#     README's table), FILES, ENVIRONMENT, EXAMPLES (whose info/run/check/plan lines run
+#     against the install) and SEE ALSO (every installed tool); each installed program has
+#     a page holding its own --help text (issue 20);
+#   - the installed `rtcosim plot` draws a real-time session of an installed example;
 #   - tests/install/embed_example.c (the README's example) compiles with
 #     `cc $(pkg-config --cflags --libs rtcosim)` (PKG_CONFIG_PATH at the prefix, nothing
 #     from the source or build tree on the include or library path), runs the installed
@@ -52,20 +56,80 @@ if needed "$lib" | grep -q '^libmicrohttpd\.so'; then
 fi
 echo "install_test: $(basename "$lib") needs $(needed "$lib" | tr '\n' ' ')(no libmicrohttpd)"
 
-# ---- programs and the man page ----
-for exe in rtcosim rtcosim-operator rtcosim-bench-sim rtcosim-fault-proxy; do
+# ---- programs and the man pages ----
+tools=(rtcosim-plot rtcosim-operator rtcosim-bench-sim rtcosim-fault-proxy)
+for exe in rtcosim "${tools[@]}"; do
     [[ -x $prefix/bin/$exe ]] || fail "bin/$exe not installed"
 done
-man=$(find "$prefix" -path '*man1/rtcosim.1' | head -n1)
-[[ -n $man ]] || fail "man page rtcosim.1 not installed"
-# Every line of the help texts appears in the page (roff escapes undone; the top-level
-# "usage: " line is the SYNOPSIS, without that word).
-plain=$(sed -e 's/\\-/-/g' -e 's/\\e/\\/g' -e 's/^\\&//' "$man")
+# A page as text: roff escapes undone (the generator's: \- \e \& and four glyphs).
+plain_page() {
+    sed -e 's/\\-/-/g' -e 's/\\e/\\/g' -e 's/^\\&//' -e 's/\\(mc/µ/g' -e 's/\\(em/—/g' \
+        -e 's/\\(+-/±/g' -e 's/\\(pc/·/g' "$1"
+}
+# Every line of a program's help text appears in its page (a "usage: " line also as the
+# SYNOPSIS, without that word; "exit status:" is the EXIT STATUS heading).
+page_has_help() { # page help-command...
+    local plain line
+    plain=$(plain_page "$1")
+    while IFS= read -r line; do
+        [[ -z $line || $line == "exit status:" ]] && continue
+        grep -qF -- "${line#usage: }" <<<"$plain" || fail "$(basename "$1") lacks help line: $line"
+    done < <("${@:2}")
+}
+man=$prefix/share/man/man1/rtcosim.1
+[[ -f $man ]] || fail "man page rtcosim.1 not installed"
+page_has_help "$man" "$prefix/bin/rtcosim" --help
+page_has_help "$man" "$prefix/bin/rtcosim" run --help SYSTEM.ssd
+for exe in "${tools[@]}"; do
+    page=$prefix/share/man/man1/$exe.1
+    [[ -f $page ]] || fail "bin/$exe has no man page ($page)"
+    page_has_help "$page" "$prefix/bin/$exe" --help
+    grep -q "^\.SH NAME" "$page" && grep -q "^\.SH SYNOPSIS" "$page" ||
+        fail "$exe.1 lacks NAME or SYNOPSIS"
+done
+for section in NAME SYNOPSIS DESCRIPTION COMMANDS '"EXIT STATUS"' FILES ENVIRONMENT EXAMPLES \
+               '"SEE ALSO"'; do
+    grep -q "^\.SH $section\$" "$man" || fail "rtcosim.1 has no $section section"
+done
+# EXIT STATUS: every exit status of the README's table of how a run ends
+section() { plain_page "$man" | awk -v s="$1" '/^\.SH / { on = index($0, s) > 0; next } on'; }
+exits=$(section "EXIT STATUS")
+codes=$(awk '/^### How a run ends/ { on = 1; next } on && /^##/ { exit } on' "$src/README.md" |
+        sed -n 's/^| .* | \([0-9][0-9 /]*\) |$/\1/p' | tr '/' ' ')
+[[ $(wc -w <<<"$codes") -ge 6 ]] || fail "no exit status table in the README ('How a run ends')"
+for code in $codes; do
+    grep -Eq "^  ([0-9]+, )*$code( |,)" <<<"$exits" || fail "rtcosim.1 EXIT STATUS lacks $code"
+done
+for exe in "${tools[@]}"; do
+    section "SEE ALSO" | grep -q "^\.BR $exe (1)" || fail "rtcosim.1 SEE ALSO lacks $exe(1)"
+done
+# EXAMPLES: the info/run/check/plan lines, run against this install in a fresh folder
+mkdir "$tmp/examples"
+n=0
 while IFS= read -r line; do
-    [[ -z $line ]] && continue
-    grep -qF -- "${line#usage: }" <<<"$plain" || fail "man page lacks help line: $line"
-done < <("$prefix/bin/rtcosim" --help; "$prefix/bin/rtcosim" run --help SYSTEM.ssd)
-echo "install_test: bin/ and man1/rtcosim.1 (same text as --help)"
+    cmd=${line/#rtcosim /$prefix/bin/rtcosim }
+    cmd=${cmd//\/usr\/share\//$prefix/share/}
+    (cd "$tmp/examples" && eval "$cmd" >"$tmp/example.log" 2>&1) ||
+        { cat "$tmp/example.log" >&2; fail "rtcosim.1 example failed: $line"; }
+    n=$((n + 1))
+done < <(section EXAMPLES | sed -n 's/^  \(rtcosim \(info\|run\|check\|plan\) [^\\]*\)$/\1/p')
+((n >= 4)) || fail "only $n runnable examples in rtcosim.1"
+echo "install_test: bin/ and man1/ (rtcosim.1 and ${#tools[@]} tool pages hold their --help;"\
+     "EXIT STATUS, FILES, ENVIRONMENT, EXAMPLES ($n run), SEE ALSO)"
+
+# ---- rtcosim plot, installed: the plots of a real-time session of an installed example ----
+if command -v gnuplot >/dev/null; then
+    (cd "$tmp" && "$prefix/bin/rtcosim" run "$prefix/share/rtcosim/examples/msd-jacobi.ssp" \
+        --realtime --stop 0.3 --output-dir rt -q 2>"$tmp/rt.err") ||
+        { cat "$tmp/rt.err" >&2; fail "a real-time run of the installed example failed"; }
+    plots=$(cd "$tmp" && "$prefix/bin/rtcosim" plot rt 2>&1) || fail "rtcosim plot: $plots"
+    for p in signals latency-histogram latency-time; do
+        [[ -s $tmp/rt/$p.png ]] || fail "rtcosim plot drew no $p.png: $plots"
+    done
+    echo "install_test: the installed rtcosim plot drew $(tr '\n' ' ' <<<"$plots")"
+else
+    echo "install_test: SKIP rtcosim plot: gnuplot is not installed (the package depends on it)"
+fi
 
 # ---- headers ----
 export PKG_CONFIG_PATH=$libdir/pkgconfig

@@ -90,9 +90,8 @@ static void option_values_checked_and_named(void)
     USAGE("--duration: missing value", "bench --duration");
     USAGE("--rtf: missing value", "plan '%s' --rtf", MSD);
     USAGE("--output-dir: missing value", "replay somewhere --output-dir");
-    /* a time an FMU run takes from the command line names the option as typed */
-    CU_ASSERT_NOT_EQUAL(rtcosim("run '%s' --stop 1x", decay), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "--stop \"1x\": not a number"));
+    /* an FMU run's times are checked by the same table as a system's */
+    USAGE("--stop 1x: not a number", "run '%s' --stop 1x", decay);
 }
 
 /* run --help is one text with every option, grouped, whatever the file argument. */
@@ -281,7 +280,7 @@ static void plots_of_signals_and_latency(void)
     CU_ASSERT_TRUE(file_has("s/sel.svg", "mass2.Fc [N]"));
     CU_ASSERT_TRUE(file_has("s/sel.svg", "time [s]"));
     CU_ASSERT_TRUE(file_has("s/latency-histogram.svg", "rtcosim (p50 "));
-    CU_ASSERT_TRUE(file_has("s/latency-histogram.svg", "deadline (period 10000 us)"));
+    CU_ASSERT_TRUE(file_has("s/latency-histogram.svg", "deadline (period 10000 µs)"));
     CU_ASSERT_TRUE(file_has("s/latency-histogram.svg", "p99.9 "));
     CU_ASSERT_TRUE(file_has("s/latency-time.svg", "time [s]"));
     CU_ASSERT_TRUE(file_has("s/latency-time.svg", "deadline (period)"));
@@ -326,7 +325,7 @@ static void bench_files_cover_every_round(void)
     CU_ASSERT_EQUAL_FATAL(rtc_test_run(cmd, out, sizeof out), 0);
     CU_ASSERT_TRUE(file_has("b/latency-histogram.svg", "cyclictest (p50 "));
     CU_ASSERT_TRUE(file_has("b/latency-histogram.svg", "rtcosim (p50 "));
-    CU_ASSERT_TRUE(file_has("b/latency-histogram.svg", "deadline (period 1000 us)"));
+    CU_ASSERT_TRUE(file_has("b/latency-histogram.svg", "deadline (period 1000 µs)"));
 }
 
 void rtc_test_register(void)

@@ -20,7 +20,8 @@
 
 RTC_TEST_RTCOSIM_FIXTURE
 
-/* Load a single FMU as a system with communication step h_ns up to stop_ns, initialized. */
+/* Load @p path (a single FMU, or a system) with communication step h_ns up to stop_ns,
+ * initialized. */
 static rtc_system *load_fmu(const char *path, int64_t h_ns, int64_t stop_ns, tlog *log)
 {
     rtc_unit_factory f;
@@ -31,6 +32,26 @@ static rtc_system *load_fmu(const char *path, int64_t h_ns, int64_t stop_ns, tlo
     CU_ASSERT_EQUAL_FATAL(rtc_system_load(path, &f, 1, &o, &log->lg, &sys), RTC_OK);
     CU_ASSERT_EQUAL_FATAL(rtc_system_init(sys), RTC_OK);
     return sys;
+}
+
+/* A system of one component "fmu" made from @p fmu with rtc:Component event_mode=@p mode
+ * (the way to ask for Event Mode in a system); returns its path (static buffer). */
+static const char *with_event_mode(const char *fmu, const char *mode)
+{
+    static char path[700];
+    snprintf(path, sizeof path, "%s/em-%s.ssd", work, mode);
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f, "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" "
+            "name=\"t\" xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
+            "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\" "
+            "xmlns:rtc=\"urn:rtcosim:realtime:1\">\n<ssd:System name=\"s\"><ssd:Elements>"
+            "<ssd:Component name=\"fmu\" source=\"%s\"><ssd:Annotations><ssc:Annotation "
+            "type=\"org.rtcosim.realtime\"><rtc:Component event_mode=\"%s\"/></ssc:Annotation>"
+            "</ssd:Annotations></ssd:Component></ssd:Elements></ssd:System>\n"
+            "</ssd:SystemStructureDescription>\n", fmu, mode);
+    fclose(f);
+    return path;
 }
 
 /* Int32 output of unit 0 by name, as visible at the current tick. */
@@ -67,13 +88,14 @@ static double get_f64(rtc_system *sys, const char *name)
 /*
  * Events (period 0.25 s, ramp rate 0.7/s) stepped at h = 0.1 s to 2 s: time events at
  * 0.25 … 2.0 (8) and one state event at 1/0.7 s, each handled by the importer in Event
- * Mode with two event iterations (superdense microsteps) per instant. The steps that hold
- * an event report superdense index 2, the others 0.
+ * Mode (asked for: event_mode="on") with two event iterations (superdense microsteps) per
+ * instant. The steps that hold an event report superdense index 2, the others 0.
  */
 static void event_mode_events_handled_by_importer(void)
 {
     tlog log;
-    rtc_system *sys = load_fmu(tfmu_path(3, "Events"), 100000000, 2000000000, &log);
+    rtc_system *sys = load_fmu(with_event_mode(tfmu_path(3, "Events"), "on"), 100000000,
+                               2000000000, &log);
     static const int with_event[] = {2, 4, 7, 9, 12, 14, 17, 19};
     for (int k = 0, e = 0; k < 20; k++) {
         CU_ASSERT_EQUAL_FATAL(rtc_system_step(sys), RTC_OK);
@@ -110,7 +132,8 @@ static void event_mode_events_handled_by_importer(void)
 static void early_return_resumed_to_the_grid(void)
 {
     tlog log;
-    rtc_system *sys = load_fmu(tfmu_path(3, "Events"), 100000000, 2000000000, &log);
+    rtc_system *sys = load_fmu(with_event_mode(tfmu_path(3, "Events"), "on"), 100000000,
+                               2000000000, &log);
     for (int k = 0; k < 20; k++) {
         CU_ASSERT_EQUAL_FATAL(rtc_system_step(sys), RTC_OK);
         CU_ASSERT_EQUAL(rtc_system_time_ns(sys), (int64_t)(k + 1) * 100000000);
@@ -128,7 +151,7 @@ static void early_return_resumed_to_the_grid(void)
  * counts the events, early returns and microsteps. */
 static void early_return_keeps_the_csv_grid(void)
 {
-    int rc = rtcosim("run '%s' -o ev.csv", tfmu_path(3, "Events"));
+    int rc = rtcosim("run '%s' --event-mode on -o ev.csv", tfmu_path(3, "Events"));
     CU_ASSERT_EQUAL_FATAL(rc, 0);
     char path[700];
     snprintf(path, sizeof path, "%s/ev.csv", work);
@@ -152,12 +175,50 @@ static void early_return_keeps_the_csv_grid(void)
     free(sum);
 }
 
+/*
+ * Event Mode is requested only when the engine needs it (clocks) or the user asks, as
+ * fmusim runs an FMU by default: Events, which has no clocks, then handles its events
+ * inside fmi3DoStep. The same values at 2 s (8 ticks, 1 reset, level 108), no event
+ * through the importer (host_events 0, none counted, no microsteps), no early return.
+ */
+static void event_mode_only_when_used_or_asked(void)
+{
+    static const char *const ways[] = {"", "auto", "off"};
+    for (size_t w = 0; w < 3; w++) {
+        tlog log;
+        rtc_system *sys = load_fmu(w ? with_event_mode(tfmu_path(3, "Events"), ways[w])
+                                     : tfmu_path(3, "Events"), 100000000, 2000000000, &log);
+        for (int k = 0; k < 20; k++) {
+            CU_ASSERT_EQUAL_FATAL(rtc_system_step(sys), RTC_OK);
+            CU_ASSERT_EQUAL(rtc_system_superdense_time(sys).index, 0u);
+        }
+        CU_ASSERT_EQUAL(get_i32(sys, "ticks"), 8);
+        CU_ASSERT_EQUAL(get_i32(sys, "resets"), 1);
+        CU_ASSERT_EQUAL(get_i32(sys, "level"), 108);
+        CU_ASSERT_EQUAL(get_i32(sys, "host_events"), 0);
+        rtc_unit_event_stats st;
+        rtc_system_unit_event_stats(sys, 0, &st);
+        CU_ASSERT_EQUAL(st.events, 0);
+        CU_ASSERT_EQUAL(st.early_returns, 0);
+        CU_ASSERT_EQUAL(log.errors, 0);
+        CU_ASSERT_FALSE(tlog_has(&log, "Event Mode"));
+        rtc_system_free(sys);
+    }
+    CU_ASSERT_EQUAL(rtcosim("run '%s' --event-mode sometimes -o -", tfmu_path(3, "Events")), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "--event-mode sometimes: expected auto, on or off"));
+    /* on for an FMU without Event Mode is a wish it cannot grant: said, then run */
+    CU_ASSERT_EQUAL(rtcosim("run '%s' --event-mode on -o d.csv", tfmu_path(3, "Decay")), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "event_mode on: the FMU has no Event Mode "
+                                       "(hasEventMode is false): it handles its events itself"));
+}
+
 /* rtcosim info says what a run does with an FMU's events and clocks. */
 static void info_shows_event_handling_and_clock_schedule(void)
 {
     CU_ASSERT_EQUAL_FATAL(rtcosim("info '%s'", tfmu_path(3, "Events")), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "Events:        hasEventMode: events reported by "
-                                       "fmi3DoStep are handled in Event Mode"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "Events:        hasEventMode: with --event-mode on "
+                                       "(event_mode=\"on\" in a system), or for clocks, the "
+                                       "engine handles the events fmi3DoStep reports"));
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "Early return:  mightReturnEarlyFromDoStep: allowed; the "
                                        "step is resumed to the communication point"));
     CU_ASSERT_EQUAL_FATAL(rtcosim("info '%s'", tfmu_path(3, "Clocks")), 0);
@@ -389,6 +450,7 @@ void rtc_test_register(void)
 {
     static const rtc_test_case events[] = {
         {"event_mode_events_handled_by_importer", event_mode_events_handled_by_importer},
+        {"event_mode_only_when_used_or_asked", event_mode_only_when_used_or_asked},
         {"early_return_resumed_to_the_grid", early_return_resumed_to_the_grid},
         {"early_return_keeps_the_csv_grid", early_return_keeps_the_csv_grid},
         {"info_shows_event_handling_and_clock_schedule",

@@ -85,6 +85,7 @@ static void reals_round_trip_nonfinite_null_counts_integers(void)
     json_object_set_new(doc, "nan", rtc__json_real(NAN));
     json_object_set_new(doc, "inf", rtc__json_real(INFINITY));
     json_object_set_new(doc, "ninf", rtc__json_real(-INFINITY));
+    json_object_set_new(doc, "negzero", rtc__json_real(-0.0));
     json_object_set_new(doc, "big", rtc__json_uint(UINT64_MAX));
     json_object_set_new(doc, "count", rtc__json_uint(42));
     char path[700], err[1400] = "";
@@ -102,6 +103,9 @@ static void reals_round_trip_nonfinite_null_counts_integers(void)
     CU_ASSERT_TRUE(json_is_null(json_object_get(back, "nan")));
     CU_ASSERT_TRUE(json_is_null(json_object_get(back, "inf")));
     CU_ASSERT_TRUE(json_is_null(json_object_get(back, "ninf")));
+    char *text = rtc_test_slurp(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL(text && strstr(text, "\"negzero\": 0.0,")); /* zero without a sign */
+    free(text);
     CU_ASSERT_EQUAL(json_integer_value(json_object_get(back, "big")), INT64_MAX);
     CU_ASSERT_TRUE(json_is_integer(json_object_get(back, "count")));
     CU_ASSERT_EQUAL(json_integer_value(json_object_get(back, "count")), 42);

@@ -227,6 +227,23 @@ static void write_unit_ssd(const char *rel, const char *fmu, const char *out, co
     tfmu_write_param_system(path_of(rel), "u", fmu, out, type, p, "", "3");
 }
 
+/* Give component "u" of the system at @p rel the rtc:Component attribute @p attr (e.g.
+ * event_mode="on"). */
+static void component_annotation(const char *rel, const char *attr)
+{
+    char *ssd = rtc_test_slurp(path_of(rel), NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ssd);
+    char *end = strstr(ssd, "</ssd:Component>");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(end);
+    FILE *f = fopen(path_of(rel), "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f, "%.*s<ssd:Annotations><ssc:Annotation type=\"org.rtcosim.realtime\">"
+            "<rtc:Component %s/></ssc:Annotation></ssd:Annotations>%s",
+            (int)(end - ssd), ssd, attr, end);
+    fclose(f);
+    free(ssd);
+}
+
 /* The run in WORK/DIR ended at its start: exit 0, completed, the one row at t = 0. */
 static void assert_ended_at_start(int rc, const char *csv, const char *json)
 {
@@ -252,23 +269,27 @@ static int run_child(const char *args)
 }
 
 /* FMI 3 terminateSimulation from the initial event, through both of fmu-host's paths:
- * Events (Co-Simulation in event mode, terminate_at = 0) and Stair (Model Exchange,
- * counter_max = 1). `run FMU` and `run SYSTEM`, fast and in real time, give the same. */
+ * Events (Co-Simulation in event mode, asked for: terminate_at = 0) and Stair (Model
+ * Exchange, counter_max = 1). `run FMU` and `run SYSTEM`, fast and in real time, give the same. */
 static void unit_ending_at_initial_event_same_status_everywhere(void)
 {
     static const struct {
         const char *name, *out, *type, *param;
         int value;
-    } units[] = {{"Events", "x", "Real", "terminate_at", 0},
-                 {"Stair", "counter", "Integer", "counter_max", 1}};
+        const char *fmu_opt, *attr; /* how each path is asked for Event Mode, or "" */
+    } units[] = {{"Events", "x", "Real", "terminate_at", 0, " --event-mode on",
+                  "event_mode=\"on\""},
+                 {"Stair", "counter", "Integer", "counter_max", 1, "", ""}};
     for (size_t i = 0; i < 2; i++) {
         char fmu[1024], args[2048];
         snprintf(fmu, sizeof fmu, "%s", tfmu_path(3, units[i].name));
-        snprintf(args, sizeof args, "run %s --set %s=%d -o f.csv", fmu, units[i].param,
-                 units[i].value);
+        snprintf(args, sizeof args, "run %s --set %s=%d -o f.csv%s", fmu, units[i].param,
+                 units[i].value, units[i].fmu_opt);
         assert_ended_at_start(run_child(args), "f.csv", "summary.json");
         write_unit_ssd("end.ssd", fmu, units[i].out, units[i].type, units[i].param,
                        units[i].value);
+        if (*units[i].attr)
+            component_annotation("end.ssd", units[i].attr);
         assert_ended_at_start(run_child("run end.ssd --step 0.1 --output-dir sf"),
                               "sf/results.csv", "sf/summary.json");
         assert_ended_at_start(run_child("run end.ssd --step 0.1 --realtime --output-dir sr "

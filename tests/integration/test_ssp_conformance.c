@@ -187,6 +187,84 @@ static void unit_conversions_factor_offset_exponents(void)
     }
 }
 
+/* A parameter value in a unit neither the file nor the FMU defines ("[1/s]", "[m]", as
+ * OMSimulator's test systems write them) is used as written, with one warning each
+ * naming the .ssv line: x(1) = 3 exp(-2), Decay exact per step. */
+static void undefined_parameter_units_used_as_written(void)
+{
+    for (int v = 1; v <= 2; v++) {
+        char dir[700];
+        stage(v, "param_units_undefined", dir, sizeof dir);
+        CU_ASSERT_EQUAL_FATAL(run_case(dir, "a", ""), 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, "values.ssv:5: parameter dec.k: unit \"[1/s]\" is "
+                                           "not defined"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, "values.ssv:6: parameter dec.x0: unit \"[m]\" is "
+                                           "not defined"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, "the value 3 is used as written"));
+        CU_ASSERT_DOUBLE_EQUAL(last(dir, "a", "dec.x"), 3 * exp(-2), 1e-12);
+    }
+}
+
+/* One .ssm source, two targets (one through a LinearTransformation): both are set,
+ * k = 2 and x0 = 3, so x(1) = 3 exp(-2) (with only the last target: 3 exp(-1)). */
+static void mapping_source_feeds_every_target(void)
+{
+    for (int v = 1; v <= 2; v++) {
+        char dir[700];
+        stage(v, "mapping_targets", dir, sizeof dir);
+        CU_ASSERT_EQUAL_FATAL(run_case(dir, "a", ""), 0);
+        CU_ASSERT_PTR_NULL(strstr(out, "warning"));
+        CU_ASSERT_DOUBLE_EQUAL(last(dir, "a", "dec.x"), 3 * exp(-2), 1e-12);
+    }
+}
+
+/* Zero is printed without a sign: x0 = -0 makes x = -0 exp(-kt) = -0 at every step, and
+ * results.csv shows 0 (as summary.json and info do; rtc_fmt_double, rtc__json_real). */
+static void negative_zero_printed_as_zero(void)
+{
+    char dir[700], path[800];
+    stage(1, "mapping_targets", dir, sizeof dir);
+    CU_ASSERT_EQUAL_FATAL(run_case(dir, "z", "--set dec.x0=-0"), 0);
+    snprintf(path, sizeof path, "%s/out-z/results.csv", dir);
+    char *csv = rtc_test_slurp(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "\n1,0,0\n"));
+    CU_ASSERT_PTR_NULL(strstr(csv, "-0"));
+    free(csv);
+}
+
+/* `check` runs the validations `run` runs, with the same options: a parameter value the
+ * initialization would refuse (odd hex digits, an Integer for a Boolean) is refused by
+ * both at its line; a system with a bench link needs --realtime for both. */
+static void check_refuses_what_run_refuses(void)
+{
+    char dir[700];
+    stage(1, "bad_values", dir, sizeof dir);
+    static const char *const lines[] = {
+        "SystemStructure.ssd:14: parameter pt.Binary_input: \"abc\": not a Binary value",
+        "SystemStructure.ssd:15: parameter pt.Boolean_input: \"7\": not a valid value of the "
+        "variable's type (Boolean)"};
+    for (int cmd = 0; cmd < 2; cmd++) {
+        int rc = cmd ? run_case(dir, "a", "")
+                     : sh("'%s' check '%s/SystemStructure.ssd' 2>&1", RTCOSIM_EXE, dir);
+        CU_ASSERT_EQUAL(rc, 1);
+        for (size_t i = 0; i < 2; i++)
+            CU_ASSERT_PTR_NOT_NULL(strstr(out, lines[i]));
+    }
+    stage(1, "io_fast", dir, sizeof dir);
+    static const char *const modes[] = {"", "--fast"};
+    for (int m = 0; m < 2; m++) {
+        CU_ASSERT_EQUAL(sh("'%s' check '%s/SystemStructure.ssd' %s 2>&1", RTCOSIM_EXE, dir,
+                           modes[m]), 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, "the system has I/O components (bench drivers): run "
+                                           "it against the wall clock with --realtime"));
+        CU_ASSERT_EQUAL(run_case(dir, "f", modes[m]), 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, "run it against the wall clock with --realtime"));
+    }
+    CU_ASSERT_EQUAL(sh("'%s' check '%s/SystemStructure.ssd' --realtime 2>&1", RTCOSIM_EXE, dir),
+                    0);
+}
+
 /* One writer, two readers through references at two levels; inline and .ssb content. */
 static void signal_dictionary_entries_connect_writer_to_readers(void)
 {
@@ -235,6 +313,12 @@ static void array_connectors_connect_element_wise(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "SystemStructure.ssd:20: Connection: connector "
                                        "p.Float64_array_output declares 4 element(s), the "
                                        "variable has 3"));
+    /* 9 x 12297829382473034411 wraps around to 3 in 64 bits: refused, not taken for 3 */
+    stage(2, "bad_array_size", dir, sizeof dir);
+    CU_ASSERT_EQUAL(run_case(dir, "a", ""), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "SystemStructure.ssd:21: Connection: connector "
+                                       "p.Float64_array_output: the product of its Dimension "
+                                       "sizes overflows"));
 }
 
 /* Refusals name the file, the line and the reason, and nothing is run. */
@@ -253,6 +337,25 @@ static void refusals_name_file_line_and_reason(void)
         CU_ASSERT_PTR_NOT_NULL(strstr(out, "SystemStructure.ssd:22: Connection"));
         CU_ASSERT_PTR_NOT_NULL(strstr(out, "unit mismatch: [m] to [s]"));
     }
+}
+
+/* A stop time before the start time is refused as on a single FMU, whether --stop or the
+ * file's stopTime is the earlier one; never taken for "no stop time" (a 1 s run). */
+static void stop_before_start_refused(void)
+{
+    char dir[700];
+    stage(1, "units_convert", dir, sizeof dir);
+    CU_ASSERT_EQUAL(run_case(dir, "s", "--start 5 --stop 2"), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "SystemStructure.ssd: stop time 2 s (--stop) is before "
+                                       "start time 5 s (--start)"));
+    CU_ASSERT_PTR_NULL(strstr(out, "running 1 s"));
+    CU_ASSERT_EQUAL(run_case(dir, "t", "--start 1.5"), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "stop time 1 s (DefaultExperiment stopTime) is before "
+                                       "start time 1.5 s (--start)"));
+    CU_ASSERT_EQUAL(sh("'%s' check '%s/SystemStructure.ssd' --stop -1 2>&1", RTCOSIM_EXE, dir), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "stop time -1 s (--stop) is before start time 0 s "
+                                       "(DefaultExperiment startTime)"));
+    CU_ASSERT_EQUAL(run_case(dir, "u", "--start 1 --stop 1"), 0); /* empty, not refused */
 }
 
 /* summary.json reports the run's own start and end, not the elapsed time. */
@@ -274,6 +377,11 @@ void rtc_test_register(void)
          system_connector_values_flow_into_components},
         {"empty_unit_connects_without_conversion", empty_unit_connects_without_conversion},
         {"unit_conversions_factor_offset_exponents", unit_conversions_factor_offset_exponents},
+        {"undefined_parameter_units_used_as_written", undefined_parameter_units_used_as_written},
+        {"mapping_source_feeds_every_target", mapping_source_feeds_every_target},
+        {"negative_zero_printed_as_zero", negative_zero_printed_as_zero},
+        {"check_refuses_what_run_refuses", check_refuses_what_run_refuses},
+        {"stop_before_start_refused", stop_before_start_refused},
         {"signal_dictionary_entries_connect_writer_to_readers",
          signal_dictionary_entries_connect_writer_to_readers},
         {"array_connectors_connect_element_wise", array_connectors_connect_element_wise},

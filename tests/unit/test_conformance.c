@@ -339,6 +339,51 @@ static void roberts_matches_expected(void)
     tcsv_free(&exp);
 }
 
+/*
+ * Roberts declares hasEventMode and refuses eventModeUsed, as the Reference binary does
+ * (its run above, with the default event mode, never asks). Asked for Event Mode, its
+ * refusal is retried without it and said once per FMU, quoting the FMU's reason — one
+ * warning for two components made from it — and the results are the same.
+ */
+static void event_mode_refusal_retried_and_said_once(void)
+{
+    CU_ASSERT_EQUAL_FATAL(rtcosim("run '%s' --start 0 --stop 4 --step 0.4 -o a.csv",
+                                  tfmu_path(3, "Roberts")), 0);
+    CU_ASSERT_PTR_NULL(strstr(out, "Event Mode"));
+    CU_ASSERT_EQUAL_FATAL(rtcosim("run '%s' --start 0 --stop 4 --step 0.4 --event-mode on "
+                                  "-o b.csv", tfmu_path(3, "Roberts")), 0);
+    const char *w = strstr(out, "warning: Roberts: the FMU declares hasEventMode but refused to "
+                                "instantiate with eventModeUsed (\"");
+    CU_ASSERT_PTR_NOT_NULL(w);
+    CU_ASSERT_PTR_NULL(strstr(out, "error"));
+    char path[1024], path_b[1024];
+    snprintf(path, sizeof path, "%s/a.csv", work);
+    snprintf(path_b, sizeof path_b, "%s/b.csv", work);
+    char *a = rtc_test_slurp(path, NULL), *b = rtc_test_slurp(path_b, NULL);
+    CU_ASSERT_TRUE(a && b && !strcmp(a, b)); /* the same run */
+    free(a);
+    free(b);
+    snprintf(path, sizeof path, "%s/two.ssd", work);
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f, "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" "
+            "name=\"t\" xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
+            "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\" "
+            "xmlns:rtc=\"urn:rtcosim:realtime:1\">\n<ssd:System name=\"s\"><ssd:Elements>");
+    for (int i = 1; i <= 2; i++)
+        fprintf(f, "<ssd:Component name=\"r%d\" source=\"%s\"><ssd:Annotations>"
+                "<ssc:Annotation type=\"org.rtcosim.realtime\"><rtc:Component "
+                "event_mode=\"on\"/></ssc:Annotation></ssd:Annotations></ssd:Component>", i,
+                tfmu_path(3, "Roberts"));
+    fprintf(f, "</ssd:Elements></ssd:System>\n<ssd:DefaultExperiment startTime=\"0\" "
+            "stopTime=\"0.8\"/>\n</ssd:SystemStructureDescription>\n");
+    fclose(f);
+    CU_ASSERT_EQUAL_FATAL(rtcosim("run two.ssd --step 0.4 --output-dir two"), 0);
+    w = strstr(out, "refused to instantiate with eventModeUsed");
+    CU_ASSERT_PTR_NOT_NULL(w);
+    CU_ASSERT_PTR_NULL(w ? strstr(w + 1, "refused to instantiate") : NULL);
+}
+
 /* Write <work>/<file>: a system of one component @p comp made from @p fmu with the output
  * connector @p output and, when @p param is not NULL, one parameter binding
  * <ssv:Parameter name=param>value_xml</ssv:Parameter>. */
@@ -430,7 +475,7 @@ static void info_and_run_on_aliases_and_clocks(void)
 static void structural_parameter_set_refused(void)
 {
     CU_ASSERT_EQUAL(rtcosim("run '%s' --set dae=true --stop 1 -o -", tfmu_path(3, "Roberts")), 1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "--set dae: a structural parameter changes only in "
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "--set dae=true: a structural parameter changes only in "
                                        "Configuration Mode, which is not supported"));
     write_ssd("dae.ssd", "r", tfmu_path(3, "Roberts"), "y1", "dae",
               "<ssv:Boolean value=\"true\"/>");
@@ -486,6 +531,7 @@ void rtc_test_register(void)
     static const rtc_test_case runs[] = {
         {"feedthrough_matches_expected", feedthrough_matches_expected},
         {"roberts_matches_expected", roberts_matches_expected},
+        {"event_mode_refusal_retried_and_said_once", event_mode_refusal_retried_and_said_once},
         {"parameters_set_again_in_initialization_mode",
          parameters_set_again_in_initialization_mode},
         {"info_and_run_on_aliases_and_clocks", info_and_run_on_aliases_and_clocks},

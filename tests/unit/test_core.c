@@ -187,6 +187,65 @@ static void fmt_double_round_trips_and_matches_printf(void)
     }
 }
 
+/* Shortest round trip: the listed texts, and for random values text that reads back,
+ * with no shorter %g text that would (the digit count is minimal). */
+static void fmt_short_is_shortest_round_trip(void)
+{
+    char b[RTC_NUMFMT_MAX], shorter[400];
+    const struct {
+        double v;
+        const char *s;
+    } cases[] = {
+        {0.1, "0.1"},         {0.0794, "0.0794"},      {19.84, "19.84"},
+        {1.0 / 3, "0.3333333333333333"},               {0.1 + 0.2, "0.30000000000000004"},
+        {0.0, "0"},           {-0.0, "0"},             {1e-5, "1e-05"},
+        {123456.0, "123456"}, {5e-324, "5e-324"},      {100.0, "100"},
+        {1e15, "1000000000000000"},                    {1e16, "1e+16"},
+        {-1.5e-7, "-1.5e-07"},      {1.7976931348623157e308,
+                                                        "1.7976931348623157e+308"},
+        {NAN, "nan"},         {-INFINITY, "-inf"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t n = rtc_fmt_double_short(cases[i].v, b);
+        CU_ASSERT_STRING_EQUAL(b, cases[i].s);
+        CU_ASSERT_EQUAL(n, strlen(cases[i].s));
+    }
+    for (int i = 0; i < 20000; i++) {
+        double v;
+        uint64_t bits = rng();
+        memcpy(&v, &bits, sizeof v);
+        if (i % 2)
+            v = (double)(int64_t)(bits >> 40) / 1000.0; /* short decimals: 1.234 */
+        if (!isfinite(v))
+            continue;
+        rtc_fmt_double_short(v, b);
+        CU_ASSERT_EQUAL_FATAL(strtod(b, NULL), v);
+        /* significant digits: no sign, point, exponent, leading or trailing zeros */
+        char sig[RTC_NUMFMT_MAX] = "";
+        size_t ns = 0;
+        for (const char *p = b; *p && *p != 'e'; p++)
+            if (*p >= '0' && *p <= '9' && (ns || *p != '0'))
+                sig[ns++] = *p;
+        while (ns > 1 && sig[ns - 1] == '0')
+            ns--;
+        int fewest = 1;
+        while (snprintf(shorter, sizeof shorter, "%.*g", fewest, v) > 0 &&
+               strtod(shorter, NULL) != v)
+            fewest++;
+        CU_ASSERT_EQUAL(ns, (size_t)fewest);
+    }
+    const struct {
+        float v;
+        const char *s;
+    } fcases[] = {{0.1f, "0.1"}, {3.14159274f, "3.1415927"}, {1e-3f, "0.001"},
+                  {16777216.0f, "16777216"}, {-2.5f, "-2.5"}};
+    for (size_t i = 0; i < sizeof fcases / sizeof fcases[0]; i++) {
+        rtc_fmt_float_short(fcases[i].v, b);
+        CU_ASSERT_STRING_EQUAL(b, fcases[i].s);
+        CU_ASSERT_EQUAL(strtof(b, NULL), fcases[i].v);
+    }
+}
+
 static void fmt_double_special_values(void)
 {
     char b[RTC_NUMFMT_MAX];
@@ -194,7 +253,7 @@ static void fmt_double_special_values(void)
         double v;
         const char *s;
     } cases[] = {
-        {0.0, "0"},          {-0.0, "-0"},     {1.0, "1"},    {-2.5, "-2.5"},
+        {0.0, "0"},          {-0.0, "0"},      {1.0, "1"},    {-2.5, "-2.5"},
         {0.1, "0.10000000000000001"},          {1e-5, "1.0000000000000001e-05"},
         {1e17, "1e+17"},     {123456.0, "123456"},            {5e-324, "4.9406564584124654e-324"},
         {1.7976931348623157e308, "1.7976931348623157e+308"},  {0.0001, "0.0001"},
@@ -693,6 +752,7 @@ void rtc_test_register(void)
         {"fmt_double_special_values", fmt_double_special_values},
         {"fmt_time_ns_is_the_exact_decimal", fmt_time_ns_is_the_exact_decimal},
         {"csv_row_room_writes_the_same_rows", csv_row_room_writes_the_same_rows},
+        {"fmt_short_is_shortest_round_trip", fmt_short_is_shortest_round_trip},
         {"csv_header_rows_and_escaping", csv_header_rows_and_escaping},
         {"csv_large_output_streams_through_buffer", csv_large_output_streams_through_buffer},
         {"csv_open_missing_directory_fails_with_enoent",

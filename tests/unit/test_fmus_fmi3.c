@@ -65,7 +65,7 @@ static void fmi3_instantiate_bad_arguments_return_null(void)
     log_reset();
     CU_ASSERT_PTR_NULL(
         f.instantiate("x", TOK_DECAY, NULL, 0, 0, true, 0, NULL, 0, NULL, logger3, NULL));
-    CU_ASSERT(log_has("hasEventMode is false"));
+    CU_ASSERT(log_has("eventModeUsed = true but the model has no Event Mode"));
     CU_ASSERT_PTR_NULL(
         f.instantiate("x", TOK_DECAY, NULL, 0, 0, 0, 0, &vr, 1, NULL, logger3, NULL));
     fmi3InstantiateModelExchangeTYPE *me =

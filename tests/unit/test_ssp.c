@@ -376,6 +376,19 @@ static void load_params_precedence_final_values(void)
     rtc_ssp_free(s);
 }
 
+/* One .ssm source with several MappingEntries feeds every target, each through its own
+ * transformation; a later entry for the same source and target replaces an earlier one. */
+static void load_mapping_source_feeds_every_target(void)
+{
+    rtc_ssp *s = open_ok(RTC_TEST_DATA_DIR "/conformance/ssp1/mapping_targets/"
+                         "SystemStructure.ssd", 0);
+    CU_ASSERT_EQUAL(s->n_params, 2);
+    expect_param(s, "dec", "k", RTC_TYPE_FLOAT64, "2", 1);
+    expect_param(s, "dec", "x0", RTC_TYPE_FLOAT64, "3", 1);
+    CU_ASSERT_PTR_NULL(rtc_ssp_find_param(s, "dec", "rate"));
+    rtc_ssp_free(s);
+}
+
 static void load_realtime_annotation_all_attributes(void)
 {
     rtc_ssp *s = open_ok(DATA "realtime/SystemStructure.ssd", 0);
@@ -616,6 +629,36 @@ static void reject_sub_nanosecond_time(void)
                  "whole number of nanoseconds");
 }
 
+/* INF and NaN are xs:double values, but no factor, offset or parameter value can be one:
+ * each is an error at its own line, and nothing is loaded. */
+static void reject_non_finite_numbers(void)
+{
+    logbuf lb;
+    rtc_ssp *s = NULL;
+    CU_ASSERT_EQUAL(load(DATA "bad_nonfinite/SystemStructure.ssd", &lb, &s), RTC_EPARSE);
+    CU_ASSERT_PTR_NULL(s);
+    CU_ASSERT_EQUAL(lb.errors, 5);
+    static const char *const needles[] = {
+        "SystemStructure.ssd:15: Real value: must be a finite number (\"INF\")",
+        "SystemStructure.ssd:16: Real value: must be a finite number (\"NaN\")",
+        "SystemStructure.ssd:28: LinearTransformation factor: must be a finite number (\"NaN\")",
+        "SystemStructure.ssd:33: BaseUnit factor: must be a finite number (\"INF\")",
+        "SystemStructure.ssd:34: BaseUnit offset: must be a finite number (\"-INF\")"};
+    for (size_t i = 0; i < sizeof needles / sizeof *needles; i++) {
+        CU_ASSERT_PTR_NOT_NULL(strstr(lb.text, needles[i]));
+        if (!strstr(lb.text, needles[i]))
+            printf("\nexpected \"%s\" in:\n%s", needles[i], lb.text);
+    }
+}
+
+/* A Dimension's sizeConnector must name a connector of its element (before or after). */
+static void reject_dangling_size_connector(void)
+{
+    expect_error(DATA "bad_size_connector/SystemStructure.ssd", RTC_EPARSE, 1,
+                 "SystemStructure.ssd:12: Dimension sizeConnector: no connector \"m\" in this "
+                 "element gives the size");
+}
+
 static void reject_missing_file_and_bad_args(void)
 {
     expect_error(DATA "nothing-here/SystemStructure.ssd", -ENOENT, 1,
@@ -755,6 +798,7 @@ void rtc_test_register(void)
         {"load_transforms_all_four", load_transforms_all_four},
         {"load_units_factor_offset", load_units_factor_offset},
         {"load_params_precedence_final_values", load_params_precedence_final_values},
+        {"load_mapping_source_feeds_every_target", load_mapping_source_feeds_every_target},
         {"load_realtime_annotation_all_attributes", load_realtime_annotation_all_attributes},
         {"load_foreign_step_libcosim", load_foreign_step_libcosim},
         {"load_foreign_step_omsimulator", load_foreign_step_omsimulator},
@@ -775,6 +819,8 @@ void rtc_test_register(void)
         {"reject_missing_required_attribute", reject_missing_required_attribute},
         {"reject_unreadable_ssv", reject_unreadable_ssv},
         {"reject_sub_nanosecond_time", reject_sub_nanosecond_time},
+        {"reject_non_finite_numbers", reject_non_finite_numbers},
+        {"reject_dangling_size_connector", reject_dangling_size_connector},
         {"reject_missing_file_and_bad_args", reject_missing_file_and_bad_args},
         {NULL, NULL}};
     static const rtc_test_case pkg[] = {

@@ -87,11 +87,23 @@ typedef enum {
                            else forward differences (nx evaluations); for stiff models */
 } rtc_me_solver;
 
+/**
+ * Whether an FMI 3 Co-Simulation unit is instantiated with eventModeUsed (the importer
+ * then handles the events fmi3DoStep reports, in Event Mode, counted per unit). Without
+ * it the FMU handles its events inside fmi3DoStep, as fmusim runs it by default.
+ */
+typedef enum {
+    RTC_FMU_EVENT_MODE_AUTO = 0, /**< only for an FMU with clocks (FMI 3 requires it then) */
+    RTC_FMU_EVENT_MODE_ON,       /**< whenever the FMU declares hasEventMode */
+    RTC_FMU_EVENT_MODE_OFF,      /**< never (refused for an FMU with clocks) */
+} rtc_fmu_event_mode;
+
 /** How a unit is created; zero-initialised = defaults. */
 typedef struct rtc_fmu_unit_opts {
     rtc_fmu_iface iface;
     rtc_me_solver solver; /**< Model Exchange only */
     unsigned substeps;    /**< Model Exchange: fixed solver steps per communication step (0: 1) */
+    rtc_fmu_event_mode event_mode; /**< FMI 3 Co-Simulation only */
 } rtc_fmu_unit_opts;
 
 /** Most substeps per communication step (bounds the work of one step). */
@@ -99,8 +111,9 @@ typedef struct rtc_fmu_unit_opts {
 
 /**
  * Set one option from text: @p key "interface" (auto|cs|me), "solver"
- * (euler|heun|rk4|implicit) or "substeps" (1..RTC_ME_MAX_SUBSTEPS). The same keys are the
- * FMU component settings of a system (rtc:Component attributes).
+ * (euler|heun|rk4|implicit), "substeps" (1..RTC_ME_MAX_SUBSTEPS) or "event_mode"
+ * (auto|on|off, rtc_fmu_event_mode). The same keys are the FMU component settings of a
+ * system (rtc:Component attributes).
  * Returns RTC_OK; RTC_ENOTFOUND for another key (@p opt unchanged); RTC_EINVAL for a bad
  * value, with the reason in @p err. RT-safe: no.
  */
@@ -113,8 +126,11 @@ RTC_RT_SAFE const char *rtc_me_solver_name(rtc_me_solver s);
 /**
  * rtc_fmu_unit_new() with options: the interface (a Model Exchange unit integrates the FMU
  * over each communication step with opt->substeps fixed steps of opt->solver and handles
- * its time, state and step events; see rtc_fmu_unit_events()). NULL @p opt = defaults.
- * Returns as rtc_fmu_unit_new(); RTC_EUNSUPPORTED also when the interface is absent.
+ * its time, state and step events; see rtc_fmu_unit_events()), and for FMI 3 Co-Simulation
+ * whether Event Mode is requested (an FMU that then refuses to instantiate is instantiated
+ * again without it, with one warning per FMU). NULL @p opt = defaults.
+ * Returns as rtc_fmu_unit_new(); RTC_EUNSUPPORTED also when the interface is absent, or for
+ * event_mode off on an FMU with clocks.
  * RT-safe: no.
  */
 int rtc_fmu_unit_new_opts(rtc_fmu *fmu, const char *instance_name, const rtc_fmu_unit_opts *opt,

@@ -13,8 +13,8 @@
  *   - counts and integer quantities (ticks, ns) are JSON integers (rtc__json_uint for
  *     unsigned counters, json_integer for signed values);
  *   - measured or derived real values are JSON reals (rtc__json_real), written with 17
- *     significant digits ("5.0", "0.10000000000000001"); a non-finite value (NaN, ±inf)
- *     has no JSON number and is written as null.
+ *     significant digits ("5.0", "0.10000000000000001"; -0 as 0.0); a non-finite value
+ *     (NaN, ±inf) has no JSON number and is written as null.
  * Strings go through rtc__json_str(): jansson escapes quotes, backslashes and control
  * characters; bytes that are not valid UTF-8 (a Latin-1 file name) become U+FFFD.
  *

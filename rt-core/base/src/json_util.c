@@ -62,7 +62,8 @@ json_t *rtc__json_str(const char *s)
 
 json_t *rtc__json_real(double v)
 {
-    return isfinite(v) ? json_real(v) : json_null();
+    /* + 0.0 turns -0 into 0 (round to nearest): zero is written without a sign */
+    return isfinite(v) ? json_real(v + 0.0) : json_null();
 }
 
 json_t *rtc__json_uint(uint64_t v)

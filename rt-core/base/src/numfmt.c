@@ -12,7 +12,9 @@
 #include "rtcosim/numfmt.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char digit_pairs[201] = "00010203040506070809"
@@ -246,6 +248,10 @@ size_t rtc_fmt_double(double v, char *buf)
         memcpy(buf, "nan", 4);
         return 3;
     }
+    if (v == 0) { /* -0 too: zero is printed without a sign */
+        memcpy(buf, "0", 2);
+        return 1;
+    }
     if (signbit(v)) {
         *p++ = '-';
         v = -v;
@@ -253,11 +259,6 @@ size_t rtc_fmt_double(double v, char *buf)
     if (isinf(v)) {
         memcpy(p, "inf", 4);
         return (size_t)(p - buf) + 3;
-    }
-    if (v == 0) {
-        *p++ = '0';
-        *p = '\0';
-        return (size_t)(p - buf);
     }
     int e;
     uint64_t n = digits17(v, &e);
@@ -304,4 +305,35 @@ size_t rtc_fmt_double(double v, char *buf)
     }
     *p = '\0';
     return (size_t)(p - buf);
+}
+
+/* Shortest round trip: the correctly rounded N-digit text is the N-digit decimal closest
+ * to v, so if any N-digit decimal reads back to v, this one does; the first N that reads
+ * back is therefore the fewest digits possible. Whole numbers below 10^16 stay in fixed
+ * notation: 100 needs one digit, but reads "100", not "1e+02" (as Python's repr). At
+ * most 17 (9 for a float) tries: these serve text people read, not the result files. */
+static size_t fmt_short(double v, int max_digits, bool as_float, char *buf)
+{
+    if (!isfinite(v) || v == 0)
+        return rtc_fmt_double(v, buf);
+    int digits = 1;
+    for (; digits < max_digits; digits++) {
+        snprintf(buf, RTC_NUMFMT_MAX, "%.*g", digits, v);
+        if (as_float ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v)
+            break;
+    }
+    int e = decimal_exponent(fabs(v));
+    if (e >= digits && e < 16)
+        digits = e + 1; /* whole numbers below 10^16 in fixed notation */
+    return (size_t)snprintf(buf, RTC_NUMFMT_MAX, "%.*g", digits, v);
+}
+
+size_t rtc_fmt_double_short(double v, char *buf)
+{
+    return fmt_short(v, 17, false, buf);
+}
+
+size_t rtc_fmt_float_short(float v, char *buf)
+{
+    return fmt_short(v, 9, true, buf);
 }

@@ -33,7 +33,8 @@ typedef struct group {
 typedef struct column {
     char *name;
     size_t group;
-    size_t element; /* index in the group's value array */
+    size_t element;   /* index in the group's value array */
+    const char *unit; /* the variable's unit (its unit's description owns it), or NULL */
     /* resolved by layout(): */
     rtc_type type;
     size_t at;      /* offset of the value in the row */
@@ -189,7 +190,7 @@ int rtc_record_add_as(rtc_record *rec, const rtc_unit *unit, size_t var_index,
         if (!col)
             return RTC_ENOMEM;
         rec->columns[rec->n_columns++] = (column){.name = col, .group = gi,
-                                                  .element = g->n_values + e};
+                                                  .element = g->n_values + e, .unit = v->unit};
     }
     g->n_values += count;
     return layout(rec);
@@ -261,6 +262,11 @@ bool rtc_record_find_values(const rtc_record *rec, const rtc_unit *unit, rtc_typ
 const char *rtc_record_column_name(const rtc_record *rec, size_t i)
 {
     return i < rec->n_columns ? rec->columns[i].name : NULL;
+}
+
+const char *rtc_record_column_unit(const rtc_record *rec, size_t i)
+{
+    return i < rec->n_columns ? rec->columns[i].unit : NULL;
 }
 
 bool rtc_record_column_double(const rtc_record *rec, const void *row, size_t i, double *out)

@@ -98,12 +98,20 @@ static void end_with(loop *s, rtc_exec *ex, rtc_exec_stop why, int status, int s
 
 /* Tell the system how logical time maps to the wall clock (I/O units timestamp what
  * arrives with it): t_j = j·tick is due at anchor_wall + (j − anchor_j)·period, so logical
- * 0 is at anchor_wall − anchor_j·period. Called whenever the anchor moves. */
+ * 0 is at anchor_wall − anchor_j·period. Called whenever the anchor moves; each base is
+ * also kept (timing.json "time_bases": what maps a bench's log onto the run's time). */
 static void announce_time_base(rtc_exec *ex, const loop *s)
 {
+    int64_t t0 = s->anchor_wall - s->anchor_j * ex->period_ns;
     if (ex->sys)
-        rtc_system_set_time_base(ex->sys, s->anchor_wall - s->anchor_j * ex->period_ns,
-                                 ex->o.rtf);
+        rtc_system_set_time_base(ex->sys, t0, ex->o.rtf);
+    uint32_t n = atomic_load_explicit(&ex->n_bases, memory_order_relaxed);
+    if (n < RTC__EXEC_TIME_BASES) {
+        ex->bases[n].from_tick = s->j;
+        ex->bases[n].t0_mono_ns = t0;
+    }
+    /* release: a reader that sees the count sees the entry */
+    atomic_store_explicit(&ex->n_bases, n + 1, memory_order_release);
 }
 
 /* Apply the overrun policy after a step that finished after deadline(j+1). */
@@ -275,8 +283,7 @@ static bool at_end(rtc_exec *ex, loop *s)
     }
     bool done = ex->o.max_steps > 0 && s->j >= ex->o.max_steps;
     if (ex->sys)
-        done |= rtc_system_time_ns(ex->sys) + rtc_system_tick_ns(ex->sys) >
-                rtc_system_stop_ns(ex->sys);
+        done |= rtc_system_finished(ex->sys);
     if (done)
         end_with(s, ex, RTC_EXEC_END, RTC_OK, 0);
     return done;

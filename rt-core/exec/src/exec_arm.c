@@ -206,6 +206,8 @@ void rtc_exec_stats_get(const rtc_exec *ex, rtc_exec_stats *out)
         .stop_signal = ex->stop_signal};
     if (!ex->ran)
         out->minor_faults = out->major_faults = -1;
+    if (atomic_load_explicit(&ex->n_bases, memory_order_acquire) > 0)
+        out->t0_monotonic_ns = ex->bases[0].t0_mono_ns;
     rtc_hist_summarize(ex->h_wake, &out->wakeup);
     rtc_hist_summarize(ex->h_step, &out->step);
     rtc_hist_summarize(ex->h_handoff, &out->handoff);

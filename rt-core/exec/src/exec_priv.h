@@ -40,6 +40,9 @@ typedef struct trace_rec {
  * is abandoned (and parks forever when it comes back, touching nothing). */
 enum { RT_IDLE = 0, RT_IN_STEP, RT_ABANDONED };
 
+/* Time bases kept for timing.json (a run re-anchors at each skip and resume). */
+#define RTC__EXEC_TIME_BASES 64
+
 /* Stop request encoding in ctl_stop: 0 none; reason | signo << 8. */
 #define STOP_REQ(reason, signo) ((int)(reason) | ((signo) << 8))
 
@@ -56,6 +59,13 @@ struct rtc_exec {
     rtc_ushist *lat_us;         /* wake-up latency in 1-µs buckets (histogram.txt) */
     _Atomic uint64_t steps, overruns, max_consec, skipped;
     _Atomic int64_t max_late, gap_ns, sim_ns;
+    /* time bases: from step from_tick on, logical time t = (CLOCK_MONOTONIC − t0)·rtf;
+     * the RT thread appends one at the start and at every re-anchor (skip, resume) and
+     * publishes the count with release; beyond the array they are only counted */
+    struct {
+        int64_t from_tick, t0_mono_ns;
+    } bases[RTC__EXEC_TIME_BASES];
+    _Atomic uint32_t n_bases;
     _Atomic long minflt, majflt;
     _Atomic uint64_t rows_dropped, trace_dropped;
 

@@ -70,6 +70,25 @@ static int put_units(json_t *obj, const rtc_exec *ex)
     return bad | json_object_set_new(obj, "units", units);
 }
 
+/* "time_bases": [{"from_tick": K, "t0_monotonic_ns": T}, ...] — from step K on, logical
+ * time is (CLOCK_MONOTONIC − T)·rtf; "time_bases_dropped" counts those beyond the list. */
+static int put_time_bases(json_t *o, const rtc_exec *ex)
+{
+    uint32_t n = atomic_load_explicit(&ex->n_bases, memory_order_acquire);
+    uint32_t kept = n < RTC__EXEC_TIME_BASES ? n : RTC__EXEC_TIME_BASES;
+    json_t *list = json_array();
+    int bad = list ? 0 : -1;
+    for (uint32_t i = 0; list && i < kept; i++) {
+        json_t *b = json_object();
+        bad |= b ? 0 : -1;
+        bad |= json_object_set_new(b, "from_tick", json_integer(ex->bases[i].from_tick));
+        bad |= json_object_set_new(b, "t0_monotonic_ns", json_integer(ex->bases[i].t0_mono_ns));
+        bad |= json_array_append_new(list, b);
+    }
+    bad |= json_object_set_new(o, "time_bases", list);
+    return bad | json_object_set_new(o, "time_bases_dropped", rtc__json_uint(n - kept));
+}
+
 static int put_run(json_t *o, const rtc_exec *ex, const rtc_exec_stats *st, const char *status)
 {
     int bad = json_object_set_new(o, "status", rtc__json_str(status ? status
@@ -88,6 +107,8 @@ static int put_run(json_t *o, const rtc_exec *ex, const rtc_exec_stats *st, cons
     bad |= json_object_set_new(o, "max_overruns", json_integer(ex->o.max_overruns));
     bad |= json_object_set_new(o, "skipped_periods", rtc__json_uint(st->skipped_periods));
     bad |= json_object_set_new(o, "gap_ns", json_integer(st->gap_ns));
+    bad |= json_object_set_new(o, "t0_monotonic_ns", json_integer(st->t0_monotonic_ns));
+    bad |= put_time_bases(o, ex);
     bad |= json_object_set_new(o, "policy", rtc__json_str(st->sched_policy[0] ? st->sched_policy
                                                                               : "none"));
     bad |= json_object_set_new(o, "priority", json_integer(st->priority));

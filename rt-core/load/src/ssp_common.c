@@ -16,6 +16,7 @@
 
 #include <ctype.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,8 +279,23 @@ int rtc__ssp_resolve(rtc__xml_ctx *x, const xmlNode *n, const char *attr, const 
 
 /* ---- ssc:Unit ---- */
 
+/* A real attribute that must be finite: xs:double admits INF and NaN, but a factor or an
+ * offset that is not a number would turn every value it touches into one. */
+static int finite_attr(rtc__xml_ctx *x, const xmlNode *n, const char *name, double *out)
+{
+    if (rtc__xml_attr_f64(x, n, name, out, NULL) != RTC_OK)
+        return RTC_EPARSE;
+    if (!isfinite(*out)) {
+        rtc__xml_attr_error(x, n, name, "must be a finite number (\"%s\")",
+                            rtc__xml_attr(n, name));
+        return RTC_EPARSE;
+    }
+    return RTC_OK;
+}
+
 /* ssc:BaseUnit: exponents default to 0, factor to 1, offset to 0 (XSD defaults). A zero
- * factor would make the unit impossible to convert from, so it is an error here. */
+ * or non-finite factor would make the unit impossible to convert from, so it is an error
+ * here, like a non-finite offset. */
 static int read_base_unit(rtc__xml_ctx *x, const xmlNode *n, rtc_base_unit *b)
 {
     static const char *const known[] = {"kg", "m", "s", "A", "K", "mol", "cd", "rad",
@@ -295,8 +311,9 @@ static int read_base_unit(rtc__xml_ctx *x, const xmlNode *n, rtc_base_unit *b)
     }
     b->factor = 1.0;
     b->offset = 0.0;
-    if (rtc__xml_attr_f64(x, n, "factor", &b->factor, NULL) != RTC_OK ||
-        rtc__xml_attr_f64(x, n, "offset", &b->offset, NULL) != RTC_OK)
+    if (finite_attr(x, n, "factor", &b->factor) != RTC_OK)
+        rc = RTC_EPARSE;
+    if (finite_attr(x, n, "offset", &b->offset) != RTC_OK)
         rc = RTC_EPARSE;
     if (rc == RTC_OK && b->factor == 0.0) {
         rtc__xml_attr_error(x, n, "factor", "must not be zero");
@@ -479,9 +496,11 @@ static int read_linear(rtc__xml_ctx *x, const xmlNode *n, rtc_ssp_transform *tr)
     tr->kind = RTC_SSP_TRANSFORM_LINEAR;
     tr->factor = 1.0;
     tr->offset = 0.0;
-    if (rtc__xml_attr_f64(x, n, "factor", &tr->factor, NULL) != RTC_OK ||
-        rtc__xml_attr_f64(x, n, "offset", &tr->offset, NULL) != RTC_OK)
-        return RTC_EPARSE;
+    int rc = finite_attr(x, n, "factor", &tr->factor);
+    if (finite_attr(x, n, "offset", &tr->offset) != RTC_OK)
+        rc = RTC_EPARSE;
+    if (rc != RTC_OK)
+        return rc;
     for (const xmlNode *c = rtc__xml_child(n); c; c = rtc__xml_next(c))
         rtc__ssp_unknown(x, c);
     return RTC_OK;

@@ -4,10 +4,10 @@
  * ssm:ParameterMapping).
  *
  * Name resolution of one value, as the standard describes it: the binding's prefix is
- * prepended to the name in the set, a MappingEntry whose source is that name renames it
- * (and may transform the value), and the result is a variable name of the component, or
- * for a system a hierarchical name "C.P2" / "B.C.P2" that is split at the longest
- * component path it starts with.
+ * prepended to the name in the set, each MappingEntry whose source is that name renames it
+ * (and may transform the value; several entries feed several targets), and the result is a
+ * variable name of the component, or for a system a hierarchical name "C.P2" / "B.C.P2"
+ * that is split at the longest component path it starts with.
  *
  * Precedence: values are merged as they are read. A value replaces an earlier one for the
  * same (component, name) unless the earlier one came from a higher hierarchy level (a
@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,13 +199,22 @@ static int apply_to_system(rtc__ssp_load *L, rtc__xml_ctx *x, const binding *b,
 
 /* ---- value transformation ---- */
 
-/* The last entry for a name wins, like later bindings do. */
-static const map_entry *find_mapping(const mapping *m, const char *name)
+/* The next entry after @p from (NULL: from the start) whose source is @p name. */
+static const map_entry *next_mapping(const mapping *m, const map_entry *from, const char *name)
 {
-    for (size_t i = m->n; i-- > 0;)
+    for (size_t i = from ? (size_t)(from - m->e) + 1 : 0; i < m->n; i++)
         if (strcmp(m->e[i].source, name) == 0)
             return &m->e[i];
     return NULL;
+}
+
+/* A later entry with the same source and target replaces @p e, like later bindings do. */
+static bool superseded(const mapping *m, const map_entry *e)
+{
+    for (const map_entry *l = next_mapping(m, e, e->source); l; l = next_mapping(m, l, e->source))
+        if (strcmp(l->target, e->target) == 0)
+            return true;
+    return false;
 }
 
 /* Boolean, integer and enumeration maps on a value text. A value without an entry is an
@@ -259,8 +269,14 @@ int rtc__ssp_transform_value(rtc__xml_ctx *x, const rtc_ssp_transform *tr, value
     double d = 0;
     if (!rtc__xml_parse_f64(v->text, &d))
         return RTC_EPARSE; /* already reported when the value was read */
+    double y = tr->factor * d + tr->offset;
+    if (!isfinite(y)) {
+        rtc__xml_error(x, v->node, "parameter \"%s\": the transformation at line %u makes "
+                       "%s non-finite", v->name, tr->line, v->text);
+        return RTC_EPARSE;
+    }
     char buf[40];
-    snprintf(buf, sizeof buf, "%.17g", tr->factor * d + tr->offset);
+    snprintf(buf, sizeof buf, "%.17g", y);
     char *t = strdup(buf);
     if (!t)
         return RTC_ENOMEM;
@@ -269,22 +285,38 @@ int rtc__ssp_transform_value(rtc__xml_ctx *x, const rtc_ssp_transform *tr, value
     return RTC_OK;
 }
 
-/* prefix + name → mapping → transformation → target. */
+static int apply_named(rtc__ssp_load *L, rtc__xml_ctx *x, const binding *b, const char *name,
+                       value *v)
+{
+    if (b->comp >= 0)
+        return rtc__ssp_merge(L, L->ssp->components[b->comp].name, false, name, b->level, v);
+    return apply_to_system(L, x, b, name, v);
+}
+
+/* prefix + name → mapping → transformation → target. One source may have several
+ * MappingEntries: each target gets the value through its own entry's transformation
+ * (OMSimulator applies them all; nothing in SSP makes the later one replace the earlier). */
 static int apply_value(rtc__ssp_load *L, rtc__xml_ctx *x, const binding *b, value *v)
 {
     char name[512];
     snprintf(name, sizeof name, "%s%s", b->prefix, v->name);
-    const map_entry *m = find_mapping(&b->map, name);
-    if (m) {
-        int rc = rtc__ssp_transform_value(x, &m->tr, v);
-        if (rc != RTC_OK)
-            return rc;
-        v->suppress = m->suppress;
-        snprintf(name, sizeof name, "%s", m->target);
+    const map_entry *m = next_mapping(&b->map, NULL, name);
+    if (!m)
+        return apply_named(L, x, b, name, v);
+    int rc = RTC_OK;
+    for (; rc == RTC_OK && m; m = next_mapping(&b->map, m, name)) {
+        if (superseded(&b->map, m))
+            continue;
+        value t = *v;
+        if (!(t.text = strdup(v->text)))
+            return RTC_ENOMEM;
+        rc = rtc__ssp_transform_value(x, &m->tr, &t);
+        t.suppress = m->suppress;
+        if (rc == RTC_OK)
+            rc = apply_named(L, x, b, m->target, &t);
+        free(t.text);
     }
-    if (b->comp >= 0)
-        return rtc__ssp_merge(L, L->ssp->components[b->comp].name, false, name, b->level, v);
-    return apply_to_system(L, x, b, name, v);
+    return rc;
 }
 
 /* ---- ssv:ParameterSet ---- */
@@ -314,6 +346,11 @@ static int read_value_type(rtc__xml_ctx *x, const xmlNode *t, value *v)
     if (rc != RTC_OK) {
         rtc__xml_attr_error(x, t, "value", "not a valid %s value (\"%s\")",
                             rtc_type_name(v->type), v->text);
+        return RTC_EPARSE;
+    }
+    /* xs:double admits INF and NaN; neither is a value a parameter can start from */
+    if (real && !isfinite(v->type == RTC_TYPE_FLOAT32 ? parsed.f32 : parsed.f64)) {
+        rtc__xml_attr_error(x, t, "value", "must be a finite number (\"%s\")", v->text);
         return RTC_EPARSE;
     }
     return RTC_OK;

@@ -194,6 +194,31 @@ int rtc__ssp_read_connector(rtc__ssp_load *L, const xmlNode *n, rtc_ssp_connecto
     return read_connector_children(L, n, c);
 }
 
+/* A Dimension's sizeConnector names a connector of the same element (whose value is the
+ * size); one that names nothing leaves the size undefined, so it is an error, reported at
+ * the Dimension. Checked once the element's connectors are all read: the size connector
+ * may come later in the list. */
+static void check_size_connectors(rtc__ssp_load *L, const xmlNode *n,
+                                  const rtc_ssp_connector *arr, size_t count)
+{
+    for (const xmlNode *c = rtc__xml_child(n); c; c = rtc__xml_next(c)) {
+        for (const xmlNode *d = rtc__ssp_is(c, RTC_SSP_NS_SSD, "Connector") ? rtc__xml_child(c)
+                                                                            : NULL;
+             d; d = rtc__xml_next(d)) {
+            const char *ref = rtc__ssp_is(d, RTC_SSP_NS_SSC, "Dimension")
+                                  ? rtc__xml_attr(d, "sizeConnector") : NULL;
+            size_t i = 0;
+            while (ref && i < count && strcmp(arr[i].name, ref) != 0)
+                i++;
+            if (ref && i == count) {
+                rtc__xml_attr_error(&L->x, d, "sizeConnector", "no connector \"%s\" in this "
+                                    "element gives the size", ref);
+                rtc__ssp_fail(L, RTC_EPARSE);
+            }
+        }
+    }
+}
+
 /* Connector names are unique within their element: connections address them by name. */
 static int read_connectors(rtc__ssp_load *L, const xmlNode *n, rtc_ssp_connector **arr,
                            size_t *count)
@@ -224,6 +249,7 @@ static int read_connectors(rtc__ssp_load *L, const xmlNode *n, rtc_ssp_connector
         }
         (*count)++;
     }
+    check_size_connectors(L, n, *arr, *count);
     return RTC_OK;
 }
 

@@ -45,7 +45,7 @@ static void print_args(const char *types, lo_arg **argv, int argc)
         const char *sep = i ? " " : "";
         switch (types[i]) {
         case LO_STRING: printf("%s%s", sep, (const char *)argv[i]); break;
-        case LO_DOUBLE: printf("%s%.17g", sep, rtc_osc_f64(argv[i])); break;
+        case LO_DOUBLE: printf("%s%.17g", sep, rtc_osc_f64(argv[i]) + 0.0); break; /* -0: 0 */
         case LO_FLOAT: printf("%s%.9g", sep, rtc_osc_f32(argv[i])); break;
         case LO_INT32: printf("%s%d", sep, rtc_osc_i32(argv[i])); break;
         case LO_INT64: printf("%s%lld", sep, (long long)rtc_osc_i64(argv[i])); break;
@@ -74,7 +74,7 @@ static int on_msg(const char *path, const char *types, lo_arg **argv, int argc, 
 {
     (void)m, (void)user;
     if (!strcmp(path, "/rtcosim/value") && argc == 3) { /* name value t */
-        printf("%.9f %.17g\n", rtc_osc_f64(argv[2]), rtc_osc_f64(argv[1]));
+        printf("%.9f %.17g\n", rtc_osc_f64(argv[2]), rtc_osc_f64(argv[1]) + 0.0); /* -0: 0 */
     } else if (!strcmp(path, "/rtcosim/error")) {
         fprintf(stderr, "rtcosim-operator: error: %s\n", argc ? (const char *)argv[0] : "?");
         errors++;
@@ -97,6 +97,23 @@ static void wait_reply(lo_server s, int ms)
 }
 
 static const char *token; /* --token-file: sent first in every message */
+
+static const char help[] =
+    "usage: rtcosim-operator [--token-file FILE] PORT pause|resume|stop|status\n"
+    "       rtcosim-operator PORT step [N]          (while paused; N whole, 1..10000)\n"
+    "       rtcosim-operator PORT set NAME VALUE    (an exposed variable; the reply is the\n"
+    "                                               value applied, after clamping)\n"
+    "       rtcosim-operator PORT get NAME          (a recorded column: value t_s k)\n"
+    "       rtcosim-operator PORT mark TEXT         (an annotation in events.log)\n"
+    "       rtcosim-operator PORT watch NAME RATE_HZ [SECONDS]  (\"t value\" lines)\n"
+    "Operator console for the OSC control surface of a real-time session.\n"
+    "PORT is the --control-port of `rtcosim run --realtime` (UDP on 127.0.0.1). One message\n"
+    "is sent from this program's own socket and the reply printed: \"ok\", the value\n"
+    "applied, the value and its time, the status fields, or the error (exit 1; no reply\n"
+    "within 3 s: exit 1). Numbers are checked before anything is sent (\"abc\", \"12abc\",\n"
+    "\"nan\": one error line, exit 2). With a run started with --control-token FILE, pass\n"
+    "the same file (--token-file FILE, or RTCOSIM_CONTROL_TOKEN_FILE=FILE in the\n"
+    "environment): the token is sent first in every message.\n";
 
 static int usage(void)
 {
@@ -187,6 +204,10 @@ static char *read_token(const char *path)
 
 int main(int argc, char **argv)
 {
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        fputs(help, stdout);
+        return 0;
+    }
     const char *tf = getenv("RTCOSIM_CONTROL_TOKEN_FILE");
     if (argc >= 3 && !strcmp(argv[1], "--token-file")) {
         tf = argv[2];

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool is_numeric(rtc_type t)
+bool rtc__sys_is_numeric(rtc_type t)
 {
     return t <= RTC_TYPE_UINT64 || t == RTC_TYPE_BOOL || t == RTC_TYPE_ENUM;
 }
@@ -96,7 +96,7 @@ static int unit_conversion(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_co
 static int check_types(rtc_system *sys, const rtc_ssp_connection *c, const rtc_var *a,
                        const rtc_var *b, bool part)
 {
-    bool ok = a->type == b->type || (is_numeric(a->type) && is_numeric(b->type));
+    bool ok = a->type == b->type || (rtc__sys_is_numeric(a->type) && rtc__sys_is_numeric(b->type));
     /* a clock connects only to a clock: an output clock's tick (visible for one step, like
      * any output) triggers the input clock it feeds (FMI 3 Scheduled Execution, fmi3_se.c) */
     if ((a->type == RTC_TYPE_CLOCK) != (b->type == RTC_TYPE_CLOCK))
@@ -169,6 +169,29 @@ static void element_name(const char *base, const uint64_t *dims, size_t n_dims, 
         snprintf(buf + pos, cap - pos, "]");
 }
 
+/* The element count of array connector @p k of unit @p unit: the product of its sizes
+ * (*n = 0 when a size is not given). A product that does not fit is refused (logged):
+ * wrapped around, it could equal the variable's size and pass for a valid connector. */
+static int dims_count(rtc_system *sys, const rtc_ssp_connection *c, size_t unit,
+                      const rtc_ssp_connector *k, size_t *n)
+{
+    size_t count = 1;
+    bool given = true;
+    for (size_t d = 0; d < k->n_dims; d++) {
+        given &= k->dims[d] != 0;
+        if (k->dims[d] && (k->dims[d] > SIZE_MAX || count > SIZE_MAX / k->dims[d])) {
+            rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Connection: connector %s.%s: the product "
+                    "of its Dimension sizes overflows (dimension %zu, size %llu)", c->file,
+                    c->line, sys->units[unit].name, k->name, d + 1,
+                    (unsigned long long)k->dims[d]);
+            return RTC_EPARSE;
+        }
+        count *= k->dims[d] ? (size_t)k->dims[d] : 1;
+    }
+    *n = given ? count : 0;
+    return RTC_OK;
+}
+
 /* Scalarised elements of array connector @p k: its sizes, or for one dimension of
  * unknown size, as many "x[i]" as exist. */
 static int scalar_elems(rtc_system *sys, const rtc_ssp_connection *c, size_t unit,
@@ -178,8 +201,8 @@ static int scalar_elems(rtc_system *sys, const rtc_ssp_connection *c, size_t uni
     uint64_t one = 0, *dims = k->dims;
     size_t n = 1;
     char name[512];
-    for (size_t d = 0; d < k->n_dims; d++)
-        n = dims[d] && n <= SIZE_MAX / dims[d] ? n * (size_t)dims[d] : 0;
+    if (dims_count(sys, c, unit, k, &n) != RTC_OK)
+        return RTC_EPARSE;
     if (!n && k->n_dims == 1) { /* count what the component has */
         dims = &one;
         do
@@ -219,9 +242,9 @@ static int end_elems(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_connecti
                 c->line, sys->units[unit].name, ep->name);
         return RTC_EPARSE;
     }
-    size_t n = rtc_var_count(&md->vars[v]), want = 1;
-    for (size_t d = 0; k && d < k->n_dims; d++)
-        want = k->dims[d] ? want * (size_t)k->dims[d] : 0;
+    size_t n = rtc_var_count(&md->vars[v]), want = 0;
+    if (k && dims_count(sys, c, unit, k, &want) != RTC_OK)
+        return RTC_EPARSE;
     if (k && k->n_dims && want && want != n) {
         rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Connection: connector %s.%s declares %zu "
                 "element(s), the variable has %zu", c->file, c->line, sys->units[unit].name,
@@ -255,7 +278,7 @@ static int transformation(rtc_system *sys, const rtc_ssp_connection *c, sys_link
     }
     bool identity = l->k == 1.0 && l->d == 0.0;
     l->mode = identity && l->src_type == l->dst_type ? LINK_COPY : LINK_AFFINE;
-    if (!identity && !(is_numeric(l->src_type) && is_numeric(l->dst_type))) {
+    if (!identity && !(rtc__sys_is_numeric(l->src_type) && rtc__sys_is_numeric(l->dst_type))) {
         rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Connection: a linear transformation or unit "
                 "conversion needs numeric connectors (%s)", c->file, c->line, l->desc);
         return RTC_EPARSE;
@@ -295,17 +318,24 @@ static int bench_estimator(rtc_system *sys, const rtc_ssp_connection *c, sys_lin
     return rc == RTC_OK ? RTC_OK : RTC_EPARSE;
 }
 
+/* The estimator of a connection: the one it names, else the system's default, else
+ * (a late link: a transport delay) auto. A connection that is not late and names zoh, or
+ * nothing, reads the visible value directly and needs no estimator; a late one keeps even
+ * zoh as an estimator, so its monitor measures what holding costs. */
 static int estimator(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_connection *c,
                      sys_link *l)
 {
     const char *named = c->settings.estimator;
+    bool late = c->settings.has_delay && c->settings.delay_ns > 0;
     const char *method = named ? named : ssp->realtime.estimator;
-    if (!method || !strcmp(method, "none") || (!l->bench && !strcmp(method, "zoh")))
+    if (!method && late && !l->bench)
+        method = "auto";
+    if (!method || !strcmp(method, "none") || (!l->bench && !late && !strcmp(method, "zoh")))
         return RTC_OK; /* zero-order hold: read the visible value directly */
     rtc_est_config cfg;
     char err[256] = "";
     int rc = rtc_est_config_parse(&cfg, method, c->settings.params, err, sizeof err);
-    if (rc == RTC_OK && (l->count != 1 || !is_numeric(l->src_type))) {
+    if (rc == RTC_OK && (l->count != 1 || !rtc__sys_is_numeric(l->src_type))) {
         snprintf(err, sizeof err, "estimators apply to numeric scalar connections only");
         rc = RTC_EINVAL;
     }
@@ -318,7 +348,6 @@ static int estimator(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_connecti
                 c->settings.line ? c->settings.line : c->line, l->desc, method, err);
         return RTC_EPARSE;
     }
-    rtc_est_errmon_init(&l->errmon);
     l->fed_ns = INT64_MIN;
     return RTC_OK;
 }
@@ -364,7 +393,7 @@ static int add_one(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_connection
         rc = estimator(sys, ssp, c, &l);
     if (rc == RTC_OK && c->settings.has_delay && c->settings.delay_ns > 0) {
         l.delay_ns = c->settings.delay_ns;
-        if (l.count != 1 || !is_numeric(l.src_type)) {
+        if (l.count != 1 || !rtc__sys_is_numeric(l.src_type)) {
             rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Connection %s: a delay applies to numeric "
                     "scalar connections only", c->file, c->settings.line, l.desc);
             rc = RTC_EPARSE;
@@ -407,4 +436,36 @@ int rtc__sys_add_link(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_connect
     elems_clear(&a);
     elems_clear(&b);
     return rc;
+}
+
+int rtc_system_set_link_estimator(rtc_system *sys, size_t i, const rtc_est_config *cfg,
+                                  int64_t delay_ns, char *err, size_t cap)
+{
+    char why[256] = "";
+    int rc = RTC_OK;
+    sys_link *l = sys && i < sys->n_links ? &sys->links[i] : NULL;
+    if (!l || delay_ns < 0)
+        rc = RTC_EINVAL;
+    else if (sys->initialized)
+        rc = RTC_ESTATE;
+    else if (l->bench)
+        snprintf(why, sizeof why, "its value comes from an I/O signal, whose estimator it is");
+    else if (l->count != 1 || !rtc__sys_is_numeric(l->src_type))
+        snprintf(why, sizeof why, "estimators apply to numeric scalar connections only");
+    rtc_est *e = NULL;
+    if (rc == RTC_OK && !why[0] && cfg)
+        rc = rtc_est_new(cfg, &e, why, sizeof why);
+    if (rc == RTC_OK && why[0])
+        rc = RTC_EINVAL;
+    if (rc != RTC_OK) {
+        if (err && cap)
+            snprintf(err, cap, "connection %s: %s", l ? l->desc : "?",
+                     why[0] ? why : rtc_strerror(rc));
+        return rc;
+    }
+    rtc_est_free(l->est);
+    l->est = e;
+    l->fed_ns = INT64_MIN;
+    l->delay_ns = delay_ns;
+    return RTC_OK;
 }

@@ -12,10 +12,13 @@
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const rtc_unit_factory *find_factory(const rtc_system *sys, const char *type)
 {
@@ -43,7 +46,7 @@ static int add_unit(rtc_system *sys, const rtc_unit_spec *spec)
     u->line = spec->line;
     u->io = unit->ops->refresh != NULL;
     sys->has_io |= u->io;
-    u->name = strdup(spec->name);
+    u->name = strdup(spec->name ? spec->name : unit->name); /* NULL: the factory named it */
     /* kept as the user knows it: a package's extraction folder is gone after the load */
     const char *shown = spec->source_display ? spec->source_display : spec->source;
     u->source = shown ? strdup(shown) : NULL;
@@ -153,151 +156,6 @@ static unsigned check_connectors(rtc_system *sys, const rtc_ssp *ssp, const rtc_
         }
     }
     return errors;
-}
-
-static long unit_index(const rtc_system *sys, const char *name)
-{
-    for (size_t i = 0; name && i < sys->n_units; i++)
-        if (!strcmp(sys->units[i].name, name))
-            return (long)i;
-    return -1;
-}
-
-/* Before initialization FMI lets a host set variables with a start value that is exact
- * or approx, and inputs. */
-static bool settable(const rtc_var *var)
-{
-    return var && var->variability != RTC_VARIABILITY_CONSTANT &&
-           (var->initial == RTC_INITIAL_EXACT || var->initial == RTC_INITIAL_APPROX ||
-            var->causality == RTC_CAUSALITY_INPUT);
-}
-
-static int push_param(rtc_system *sys, size_t unit, size_t var, const char *text,
-                      const char *file, unsigned line)
-{
-    struct sys_param *p = realloc(sys->params, (sys->n_params + 1) * sizeof *p);
-    if (!p)
-        return RTC_ENOMEM;
-    sys->params = p;
-    p += sys->n_params++;
-    *p = (struct sys_param){.unit = unit, .var = var, .line = line, .text = strdup(text),
-                            .file = strdup(file)};
-    return p->text && p->file ? RTC_OK : RTC_ENOMEM;
-}
-
-/* A real value given with a unit other than its target's is converted (SSP: values are
- * in their own unit unless the mapping suppresses the conversion); *text is replaced. */
-static int param_unit(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_param *p,
-                      size_t u, const rtc_var *var, char **text)
-{
-    const rtc_ssp_component *c = rtc_ssp_find_component(ssp, p->component);
-    long k = c ? rtc_ssp_find_connector(c, p->name) : -1;
-    const char *to = k >= 0 && c->connectors[k].unit ? c->connectors[k].unit : var->unit;
-    rtc_value x;
-    if (!p->unit || !p->unit[0] || !to || !to[0] || !strcmp(p->unit, to) ||
-        p->suppress_unit_conversion || rtc_value_parse(RTC_TYPE_FLOAT64, p->value, &x))
-        return RTC_OK;
-    rtc_base_unit a, b;
-    const rtc_model_desc *md = sys->units[u].unit->md;
-    if (!rtc__sys_unit_base(ssp, md, p->unit, &a) || !rtc__sys_unit_base(ssp, md, to, &b) ||
-        !rtc__sys_same_dimension(&a, &b)) {
-        rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: parameter %s.%s: unit mismatch: [%s] to [%s] "
-                "has no conversion", p->file, p->line, p->component, p->name, p->unit, to);
-        return RTC_EPARSE;
-    }
-    return asprintf(text, "%.17g", ((a.factor * x.f64 + a.offset) - b.offset) / b.factor) < 0
-               ? RTC_ENOMEM : RTC_OK;
-}
-
-/* Parameter values that name no settable variable are ignored, with a warning (SSP).
- * Values bound to system connectors reached their components in the loader. */
-static int add_params(rtc_system *sys, const rtc_ssp *ssp)
-{
-    int rc = RTC_OK;
-    for (size_t i = 0; rc == RTC_OK && i < ssp->n_params; i++) {
-        const rtc_ssp_param *p = &ssp->params[i];
-        if (p->is_system && p->n_targets)
-            continue;
-        long u = p->is_system ? -1 : unit_index(sys, p->component);
-        long v = u < 0 ? -1 : rtc_model_find_var(sys->units[u].unit->md, p->name);
-        const rtc_var *var = v < 0 ? NULL : &sys->units[u].unit->md->vars[v];
-        if (!settable(var)) {
-            rtc_log(sys->lg, RTC_LOG_WARNING, "%s:%u: parameter %s%s%s: %s; ignored", p->file,
-                    p->line, p->component, p->component[0] ? "." : "", p->name,
-                    p->is_system ? "a connector of the system that feeds no component"
-                    : !var       ? "no such variable"
-                                 : "the variable cannot be set before initialization");
-            sys->warnings++;
-            continue;
-        }
-        char *conv = NULL;
-        rc = param_unit(sys, ssp, p, (size_t)u, var, &conv);
-        if (rc == RTC_OK)
-            rc = push_param(sys, (size_t)u, (size_t)v, conv ? conv : p->value, p->file, p->line);
-        free(conv);
-    }
-    return rc;
-}
-
-/* Why "--set" cannot give @p text to variable @p v of unit @p u, or NULL. */
-static const char *set_problem(const rtc_system *sys, size_t u, size_t v, const char *text)
-{
-    const rtc_var *var = &sys->units[u].unit->md->vars[v];
-    rtc_value val;
-    if (!settable(var))
-        return "the variable cannot be set before initialization";
-    if (var->type != RTC_TYPE_BINARY && rtc_value_parse(var->type, text, &val) != RTC_OK)
-        return "not a valid value of the variable's type";
-    return NULL;
-}
-
-/* A value given for a system input, as the component input it feeds sees it (the
- * connection's unit conversion and linear transformation); *out stays NULL when the
- * value passes unchanged. */
-static int port_value(const struct sys_port *p, const char *text, char **out)
-{
-    rtc_value x;
-    *out = NULL;
-    if ((p->k == 1.0 && p->d == 0.0) || rtc_value_parse(RTC_TYPE_FLOAT64, text, &x) != RTC_OK)
-        return RTC_OK;
-    return asprintf(out, "%.17g", p->k * x.f64 + p->d) < 0 ? RTC_ENOMEM : RTC_OK;
-}
-
-/* One --set NAME=VALUE: every component input a system input feeds, or unit.variable.
- * The value is checked now so that a typo fails the load, not the initialization. */
-static int add_set(rtc_system *sys, const char *assign)
-{
-    const char *eq = strchr(assign, '=');
-    char name[512];
-    snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - assign) : 0, assign);
-    const char *why = !eq || !name[0] ? "expected NAME=VALUE" : NULL;
-    size_t hits = 0, u = 0, v = 0;
-    for (size_t i = 0; !why && i < sys->n_ports; i++) {
-        const struct sys_port *p = &sys->ports[i];
-        if (!p->input || strcmp(p->name, name) != 0)
-            continue;
-        char *conv = NULL;
-        if (!(why = set_problem(sys, p->unit, p->var, eq + 1)) &&
-            (port_value(p, eq + 1, &conv) != RTC_OK ||
-             push_param(sys, p->unit, p->var, conv ? conv : eq + 1, "--set", 0) != RTC_OK)) {
-            free(conv);
-            return RTC_ENOMEM;
-        }
-        free(conv);
-        hits++;
-    }
-    if (!why && !hits) {
-        if (rtc_system_find_var(sys, name, &u, &v) != RTC_OK)
-            why = "no unit.variable or input of the system of that name";
-        else if (!(why = set_problem(sys, u, v, eq + 1)) &&
-                 push_param(sys, u, v, eq + 1, "--set", 0) != RTC_OK)
-            return RTC_ENOMEM;
-    }
-    if (why) {
-        rtc_log(sys->lg, RTC_LOG_ERROR, "--set %s: %s", assign, why);
-        return RTC_EINVAL;
-    }
-    return RTC_OK;
 }
 
 /* What a system input's connection does to a value on the way in: the unit conversion
@@ -459,8 +317,31 @@ static unsigned file_algorithm(rtc_system *sys, const rtc_ssp *ssp, rtc_master *
     return 1;
 }
 
+/* The run's length from an absolute stop time; one before the start is refused (never
+ * taken for "no stop time"): 0 or 1 error. */
+static unsigned set_stop(rtc_system *sys, int64_t stop_ns, const char *from, bool start_given)
+{
+    if (stop_ns >= sys->start_ns) {
+        sys->stop_ns = stop_ns - sys->start_ns;
+        return 0;
+    }
+    char a[32], b[32];
+    rtc_time_format_s(stop_ns, a, sizeof a);
+    rtc_time_format_s(sys->start_ns, b, sizeof b);
+    rtc_log(sys->lg, RTC_LOG_ERROR, "%s: stop time %s s (%s) is before start time %s s (%s)",
+            sys->path, a, from, b, start_given ? "--start" : "DefaultExperiment startTime");
+    sys->stop_ns = 0;
+    return 1;
+}
+
+/* Start and stop time of the file (the SSD's or the FMU's DefaultExperiment). */
+typedef struct file_times {
+    bool has_start, has_stop;
+    int64_t start_ns, stop_ns;
+} file_times;
+
 /* The options over the file's settings; returns the number of errors (logged). */
-static unsigned resolve_settings(rtc_system *sys, const rtc_ssp *ssp,
+static unsigned resolve_settings(rtc_system *sys, const rtc_ssp *ssp, const file_times *ft,
                                  const rtc_system_options *o)
 {
     const rtc_ssp_realtime *rt = ssp ? &ssp->realtime : NULL;
@@ -468,11 +349,11 @@ static unsigned resolve_settings(rtc_system *sys, const rtc_ssp *ssp,
     unsigned errors = rt && rt->algorithm ? file_algorithm(sys, ssp, &file) : 0;
     sys->algorithm = o->has_algorithm ? o->algorithm : file;
     sys->sync_ns = o->sync_step_ns ? o->sync_step_ns : rt && rt->has_sync_step ? rt->sync_step_ns : 0;
-    sys->start_ns = o->has_start ? o->start_ns : ssp && ssp->has_start ? ssp->start_ns : 0;
+    sys->start_ns = o->has_start ? o->start_ns : ft->has_start ? ft->start_ns : 0;
     if (o->has_stop)
-        sys->stop_ns = o->stop_ns - sys->start_ns;
-    else if (ssp && ssp->has_stop)
-        sys->stop_ns = ssp->stop_ns - sys->start_ns;
+        errors += set_stop(sys, o->stop_ns, "--stop", o->has_start);
+    else if (ft->has_stop)
+        errors += set_stop(sys, ft->stop_ns, "DefaultExperiment stopTime", o->has_start);
     else
         sys->stop_ns = -1; /* decided by the caller of build_* (FMU default or 1 s) */
     sys->iterate = o->iterate;
@@ -525,7 +406,8 @@ static void copy_rt_hints(rtc_system *sys, const rtc_ssp_realtime *r)
 
 static int build_from_ssp(rtc_system *sys, const rtc_ssp *ssp, const rtc_system_options *o)
 {
-    unsigned errors = resolve_settings(sys, ssp, o);
+    file_times ft = {ssp->has_start, ssp->has_stop, ssp->start_ns, ssp->stop_ns};
+    unsigned errors = resolve_settings(sys, ssp, &ft, o);
     copy_rt_hints(sys, &ssp->realtime);
     sys->units = calloc(ssp->n_components + 1, sizeof *sys->units);
     if (!sys->units)
@@ -553,9 +435,9 @@ static int build_from_ssp(rtc_system *sys, const rtc_ssp *ssp, const rtc_system_
     errors += add_links(sys, ssp);
     int rc = add_ports(sys, ssp);
     if (rc == RTC_OK)
-        rc = add_params(sys, ssp);
+        rc = rtc__sys_add_params(sys, ssp);
     for (size_t i = 0; rc == RTC_OK && i < o->n_sets; i++)
-        errors += add_set(sys, o->sets[i]) != RTC_OK;
+        errors += rtc__sys_add_set(sys, o->sets[i]) != RTC_OK;
     if (rc == RTC_OK)
         rc = copy_list(ssp->realtime.record, ssp->realtime.n_record, &sys->record,
                        &sys->n_record);
@@ -568,30 +450,54 @@ static int build_from_ssp(rtc_system *sys, const rtc_ssp *ssp, const rtc_system_
     return rc != RTC_OK ? rc : errors ? RTC_EPARSE : RTC_OK;
 }
 
-/* A single FMU: one unit named after its model; times from its DefaultExperiment. */
+/* A time of the FMU's DefaultExperiment into *ns when it has one; a text that is no
+ * number of whole nanoseconds is an error (logged), never a silent default. */
+static int experiment_time(const rtc_system *sys, const char *what, bool has, const char *text,
+                           int64_t *ns)
+{
+    int rc = has ? rtc_time_parse_s(text, ns) : RTC_OK;
+    if (rc != RTC_OK)
+        rtc_log(sys->lg, RTC_LOG_ERROR, "%s: DefaultExperiment %s \"%s\": %s", sys->path, what,
+                text, rc == RTC_ETIME ? "not a whole number of nanoseconds" : "not a number");
+    return rc;
+}
+
+/* A single FMU: one unit named after its model (the factory names it), its variables also
+ * by their own names, its DefaultExperiment's times: start, stop (else start + 1 s), step
+ * (else a 500th of the span); a stop before the start is refused. */
 static int build_from_fmu(rtc_system *sys, const rtc_system_options *o)
 {
-    resolve_settings(sys, NULL, o);
+    sys->single = true;
     sys->units = calloc(2, sizeof *sys->units);
     if (!sys->units)
         return RTC_ENOMEM;
-    rtc_unit_spec spec = {.name = "fmu", .type = "application/x-fmu-sharedlibrary",
-                          .source = sys->path, .file = sys->path};
+    rtc_unit_spec spec = {.type = "application/x-fmu-sharedlibrary", .source = sys->path,
+                          .file = sys->path, .settings = o->unit_settings,
+                          .n_settings = o->n_unit_settings};
     int rc = add_unit(sys, &spec);
     if (rc != RTC_OK)
         return rc;
-    const rtc_model_desc *md = sys->units[0].unit->md;
-    const rtc_default_experiment *x = &md->experiment;
-    int64_t v;
-    if (!o->has_start && x->has_start && rtc_time_parse_s(x->start_text, &v) == RTC_OK)
-        sys->start_ns = v;
-    if (sys->stop_ns < 0)
-        sys->stop_ns = x->has_stop && rtc_time_parse_s(x->stop_text, &v) == RTC_OK
-                           ? v - sys->start_ns : RTC_NS_PER_S;
+    const rtc_default_experiment *x = &sys->units[0].unit->md->experiment;
+    file_times ft = {.has_start = x->has_start, .has_stop = x->has_stop};
     int64_t step = 0;
-    if (!(x->has_step && rtc_time_parse_s(x->step_text, &step) == RTC_OK))
+    if (experiment_time(sys, "startTime", x->has_start && !o->has_start, x->start_text,
+                        &ft.start_ns) ||
+        experiment_time(sys, "stopTime", x->has_stop && !o->has_stop, x->stop_text,
+                        &ft.stop_ns) ||
+        experiment_time(sys, "stepSize", x->has_step, x->step_text, &step))
+        return RTC_EPARSE;
+    unsigned errors = resolve_settings(sys, NULL, &ft, o); /* a stop before the start too */
+    if (sys->stop_ns < 0)
+        sys->stop_ns = RTC_NS_PER_S;
+    if (!x->has_step)
         step = sys->stop_ns / 500 > 0 ? sys->stop_ns / 500 : 1;
-    return resolve_timing(sys, NULL, o, step) ? RTC_EPARSE : RTC_OK;
+    for (size_t i = 0; i < o->n_sets; i++)
+        errors += rtc__sys_add_set(sys, o->sets[i]) != RTC_OK;
+    errors += resolve_timing(sys, NULL, o, step);
+    /* the last step ends at the stop time when the FMU can take a shorter one */
+    sys->short_last = !errors && sys->stop_ns % sys->tick_ns &&
+                      (sys->units[0].unit->caps & RTC_UNIT_CAN_VARY_STEP);
+    return errors ? RTC_EPARSE : RTC_OK;
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -606,7 +512,7 @@ static int validate(rtc_system *sys)
     int mrc = rtc__master_check(sys);
     if (mrc != RTC_OK)
         return mrc;
-    if (sys->stop_ns % sys->tick_ns) {
+    if (sys->stop_ns % sys->tick_ns && !sys->short_last) {
         rtc_log(sys->lg, RTC_LOG_WARNING, "%s: the stop time is not a multiple of the base tick "
                 "(%lld ns): the run ends at the last whole tick", sys->path,
                 (long long)sys->tick_ns);
@@ -617,6 +523,23 @@ static int validate(rtc_system *sys)
     if (rc == RTC_OK)
         sys->warnings += rtc__sys_find_loops(sys, RTC_LOG_WARNING);
     return rc;
+}
+
+bool rtc_system_is_fmu_path(const char *path)
+{
+    char file[4096];
+    struct stat st;
+    if (!path)
+        return false;
+    if (ends_with(path, ".fmu"))
+        return true;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return false;
+    snprintf(file, sizeof file, "%s/SystemStructure.ssd", path);
+    if (access(file, F_OK) == 0)
+        return false;
+    snprintf(file, sizeof file, "%s/modelDescription.xml", path);
+    return access(file, F_OK) == 0;
 }
 
 int rtc_system_load(const char *path, const rtc_unit_factory *factories, size_t n_factories,
@@ -637,13 +560,15 @@ int rtc_system_load(const char *path, const rtc_unit_factory *factories, size_t 
     memcpy(sys->factories, factories, n_factories * sizeof *factories);
     sys->n_factories = n_factories;
     int rc;
-    if (ends_with(path, ".fmu")) {
+    if (rtc_system_is_fmu_path(path)) {
         rc = build_from_fmu(sys, opt ? opt : &none);
+        sys->fmu_logging = opt && opt->fmu_logging;
     } else {
         rtc_ssp *ssp = NULL;
         rc = rtc_ssp_load_from(path, opt ? opt->source_dir : NULL, lg, &ssp);
         if (rc == RTC_OK)
             rc = build_from_ssp(sys, ssp, opt ? opt : &none);
+        sys->fmu_logging = opt && opt->fmu_logging;
         rtc_ssp_free(ssp);
     }
     if (rc == RTC_OK)

@@ -9,6 +9,8 @@
  * resting). The impact is a state event: in Event Mode a falling ball at h <= 0 rebounds
  * with v -> -e v and h = DBL_MIN (so the indicator is not left at 0), as the Reference FMU
  * BouncingBall does; the resting rule is the same as in Co-Simulation.
+ * z_fault (ours, vr 10, default false): the indicator is NaN from t = 0.5 s on (a faulty
+ * FMU; the host must say so rather than detect no crossing).
  */
 #include "model.h"
 
@@ -21,6 +23,7 @@ typedef struct bball {
     double der_v;        /* local, derivative of v */
     int32_t bounces;     /* output, discrete */
     double z;            /* local, the ME event indicator (FMI 3 lists it as a variable) */
+    bool z_fault;        /* parameter: the indicator is NaN from t = 0.5 s */
     bool resting;
     double v_stop;
 } bball;
@@ -36,6 +39,7 @@ static const rtc_tm_var vars[] = {
     RTC_TM_VAR(bball, der_v, 7, RTC_TM_F64, RTC_TM_LOCAL, RTC_TM_CONTINUOUS),
     RTC_TM_VAR(bball, bounces, 8, RTC_TM_I32, RTC_TM_OUTPUT, RTC_TM_DISCRETE),
     RTC_TM_VAR(bball, z, 9, RTC_TM_F64, RTC_TM_LOCAL, RTC_TM_CONTINUOUS),
+    RTC_TM_VAR(bball, z_fault, 10, RTC_TM_BOOL, RTC_TM_PARAMETER, RTC_TM_FIXED),
 };
 
 static int setup(void *mv, rtc_tm_ctx *ctx, const char *resource_dir)
@@ -124,8 +128,9 @@ static rtc_tm_status step(void *mv, rtc_tm_ctx *ctx, double t, double h, rtc_tm_
 static void indicators(const void *mv, double t, double z[])
 {
     const bball *m = mv;
-    (void)t;
     z[0] = m->resting ? 1.0 : m->h; /* = m->z, computed here from the live states */
+    if (m->z_fault && t >= 0.5)
+        z[0] = NAN;
 }
 
 static rtc_tm_status event(void *mv, rtc_tm_ctx *ctx, double t, rtc_tm_event_info *info)

@@ -14,6 +14,9 @@
  *   5 sleep sleep_s seconds once, in the first step that starts at t >= t_fault
  *   6 log a warning in every step ("step <k> from t = <t> s: Fault logs every step (100%)",
  *     FMI 2: as a printf-style format with its arguments), logging on or off
+ *   7 log the same error text in every step that starts at t >= t_fault ("Fault: sensor
+ *     value out of range"), the step itself succeeding (as generated FMUs report a
+ *     violated assertion and go on)
  * "Passing" and "starting at" use a relative tolerance of 1e-9, so with a step grid that
  * hits t_fault the fault fires in doStep(t_fault, h) and the step ending at t_fault is good.
  */
@@ -67,9 +70,9 @@ static int initialize(void *mv, rtc_tm_ctx *ctx, double t0)
     m->y = t0;
     m->slept = false;
     m->steps = 0;
-    if (m->mode < 0 || m->mode > 6 || !(m->sleep_s >= 0.0) || !isfinite(m->t_fault)) {
+    if (m->mode < 0 || m->mode > 7 || !(m->sleep_s >= 0.0) || !isfinite(m->t_fault)) {
         rtc_tm_log(ctx, RTC_TM_ERROR, RTC_TM_LOG_ERROR,
-                   "Fault: mode %d not in 0..6, or sleep_s %g < 0, or t_fault not finite",
+                   "Fault: mode %d not in 0..7, or sleep_s %g < 0, or t_fault not finite",
                    (int)m->mode, m->sleep_s);
         return -1;
     }
@@ -112,6 +115,10 @@ static rtc_tm_status step(void *mv, rtc_tm_ctx *ctx, double t, double h, rtc_tm_
         break;
     case 6:
         rtc_tm_log_step(ctx, m->steps++, t, "Fault logs every step");
+        break;
+    case 7:
+        if (started)
+            rtc_tm_log(ctx, RTC_TM_ERROR, RTC_TM_LOG_ERROR, "Fault: sensor value out of range");
         break;
     default:
         break;

@@ -9,6 +9,8 @@
  * (ours, vr 4). Both interfaces declare that CompletedIntegratorStep is needed.
  * endless (ours, vr 5, default false): every time event asks for one more event iteration,
  * forever — a faulty FMU whose event iteration never converges (the host must bound it).
+ * past_event (ours, vr 6, default false): from the first time event on, nextEventTime is
+ * 0.5 s before the event's time — a faulty FMU asking for a time event in the past.
  */
 #include "model.h"
 
@@ -22,6 +24,7 @@ typedef struct stair {
     int32_t steps_done;
     bool step_due;
     bool endless;
+    bool past_event;
     double next;
 } stair;
 
@@ -32,6 +35,7 @@ static const rtc_tm_var vars[] = {
     RTC_TM_VAR(stair, step_events, 3, RTC_TM_I32, RTC_TM_PARAMETER, RTC_TM_FIXED),
     RTC_TM_VAR(stair, step_count, 4, RTC_TM_I32, RTC_TM_OUTPUT, RTC_TM_DISCRETE),
     RTC_TM_VAR(stair, endless, 5, RTC_TM_BOOL, RTC_TM_PARAMETER, RTC_TM_FIXED),
+    RTC_TM_VAR(stair, past_event, 6, RTC_TM_BOOL, RTC_TM_PARAMETER, RTC_TM_FIXED),
 };
 
 static int setup(void *mv, rtc_tm_ctx *ctx, const char *resource_dir)
@@ -69,7 +73,7 @@ static rtc_tm_status event(void *mv, rtc_tm_ctx *ctx, double t, rtc_tm_event_inf
     }
     info->again = m->endless && m->counter > 1;
     info->next_defined = true;
-    info->next_time = m->next;
+    info->next_time = m->past_event && m->counter > 1 ? t - 0.5 : m->next;
     info->terminate = m->counter_max > 0 && m->counter >= m->counter_max;
     return RTC_TM_OK;
 }

@@ -4,11 +4,16 @@
  *   x1(t) = exp(-lambda t),  x2(t) = exp(-t) + (exp(-t) - exp(-lambda t)) / (lambda - 1).
  * Explicit Euler is unstable for h > 2 / lambda; the host's linearly implicit method is
  * not. Provides directional derivatives (A) like the Reference FMU StateSpace.
+ * jac_fault (ours, vr 6, default false): the directional derivatives say NaN for
+ * d(der x2)/d x1 while the derivatives stay finite (a faulty FMU).
  */
 #include "model.h"
 
+#include <math.h>
+
 typedef struct stiff {
     double x1, der_x1, x2, der_x2, lambda;
+    bool jac_fault;
 } stiff;
 
 static const rtc_tm_var vars[] = {
@@ -18,6 +23,7 @@ static const rtc_tm_var vars[] = {
     RTC_TM_VAR(stiff, x2, 3, RTC_TM_F64, RTC_TM_OUTPUT, RTC_TM_CONTINUOUS),
     RTC_TM_VAR(stiff, der_x2, 4, RTC_TM_F64, RTC_TM_LOCAL, RTC_TM_CONTINUOUS),
     RTC_TM_VAR(stiff, lambda, 5, RTC_TM_F64, RTC_TM_PARAMETER, RTC_TM_FIXED),
+    RTC_TM_VAR(stiff, jac_fault, 6, RTC_TM_BOOL, RTC_TM_PARAMETER, RTC_TM_FIXED),
 };
 
 static int setup(void *mv, rtc_tm_ctx *ctx, const char *resource_dir)
@@ -48,7 +54,7 @@ static void jacobian(const void *mv, double t, double jac[])
     (void)t;
     jac[0] = -m->lambda;
     jac[1] = 0.0;
-    jac[2] = 1.0;
+    jac[2] = m->jac_fault ? NAN : 1.0;
     jac[3] = -1.0;
 }
 

@@ -159,7 +159,7 @@ static bool instantiate_args_ok(const char *fn,
         return false;
     }
     if (event_mode && !md->has_event_mode) {
-        early_error(log, env, fn, "eventModeUsed = true but hasEventMode is false", NULL);
+        early_error(log, env, fn, "eventModeUsed = true but the model has no Event Mode", NULL);
         return false;
     }
     if (n_required > 0) {

@@ -21,13 +21,36 @@
 /**
  * Format @p v with 17 significant digits in the layout of printf("%.17g"): "nan", "inf",
  * "-inf" for non-finite values. The text equals glibc's printf("%.17g") byte for byte and
- * reads back (strtod) to exactly @p v.
+ * reads back (strtod) to exactly @p v, except that negative zero prints as "0": a reader
+ * of results sees zero, not a sign that every arithmetic comparison ignores.
  *
  * @param buf at least RTC_NUMFMT_MAX bytes.
  * Returns: the length written (excluding the NUL).
  * RT-safe: no (a value of extreme magnitude right at a rounding tie goes through snprintf).
  */
 size_t rtc_fmt_double(double v, char *buf);
+
+/**
+ * Format @p v in its shortest round-trip form: the fewest significant digits (1 to 17) in
+ * the layout of printf("%.Ng") whose text reads back (strtod) to exactly @p v — "0.1",
+ * "0.0794", "0.30000000000000004" — with whole numbers below 10^16 in fixed notation
+ * ("100", not "1e+02"). For text people read (`rtcosim info`); result files keep
+ * rtc_fmt_double's fixed 17 digits. "nan", "inf", "-inf" as rtc_fmt_double.
+ *
+ * @param buf at least RTC_NUMFMT_MAX bytes.
+ * Returns: the length written (excluding the NUL).
+ * RT-safe: no (snprintf, strtod).
+ */
+size_t rtc_fmt_double_short(double v, char *buf);
+
+/**
+ * rtc_fmt_double_short() for a 32-bit float: the fewest digits (1 to 9) that read back
+ * (strtof) to exactly @p v, so a Float32 start value 0.1f prints "0.1", not its widened
+ * double "0.10000000149011612".
+ *
+ * Returns: the length written (excluding the NUL). RT-safe: no.
+ */
+size_t rtc_fmt_float_short(float v, char *buf);
 
 /** Format a signed integer in decimal. @p buf at least RTC_NUMFMT_MAX bytes.
  *  Returns the length. RT-safe: yes. */

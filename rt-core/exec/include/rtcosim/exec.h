@@ -173,6 +173,11 @@ typedef struct rtc_exec_stats {
     int64_t max_lateness_ns;     /**< worst finish after deadline_{j+1} */
     uint64_t skipped_periods;    /**< skip policy: periods jumped over */
     int64_t gap_ns;              /**< skip policy: wall time jumped over */
+    int64_t t0_monotonic_ns;     /**< CLOCK_MONOTONIC instant of logical time 0 (the first
+                                      step's deadline) when the run began, 0 before: what
+                                      maps another program's monotonic timestamps (a bench
+                                      log) onto the run's time; each skip and resume moves
+                                      it (timing.json "time_bases" lists every base) */
     long minor_faults, major_faults; /**< of the RT thread during the run; -1: unknown */
     rtc_hist_summary wakeup, step, handoff, slack;
     uint64_t rtlog_dropped, trace_dropped, rows_dropped;
