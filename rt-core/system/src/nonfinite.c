@@ -26,6 +26,16 @@ struct rtc_nonfinite {
     rtc_nonfinite_event *ev;    /* at most one event per value: never full */
     _Atomic size_t count;
     size_t *base;               /* system trackers: first id of (unit, F64/F32) */
+    struct watch *watch;        /* system trackers: the groups with values, in id order */
+    size_t n_watch;
+};
+
+/* One group the system's scan looks at after every step: where its values lie (stable
+ * from init: the observation buffers are never moved), how many, their first id. */
+struct watch {
+    const void *values;
+    size_t n, first_id, unit;
+    bool is_float32;
 };
 
 int rtc_nonfinite_policy_parse(const char *text, rtc_nonfinite_policy *out)
@@ -62,6 +72,7 @@ void rtc_nonfinite_free(rtc_nonfinite *nf)
     free(nf->seen);
     free(nf->ev);
     free(nf->base);
+    free(nf->watch);
     free(nf);
 }
 
@@ -101,36 +112,39 @@ static const rtc_type watched[2] = {RTC_TYPE_FLOAT64, RTC_TYPE_FLOAT32};
 
 int rtc__sys_nonfinite_init(rtc_system *sys)
 {
-    size_t *base = calloc(sys->n_units * 2 + 1, sizeof *base), n = 0;
-    if (!base)
-        return RTC_ENOMEM;
-    for (size_t u = 0; u < sys->n_units; u++)
+    size_t *base = calloc(sys->n_units * 2 + 1, sizeof *base), n = 0, n_watch = 0;
+    struct watch *w = calloc(sys->n_units * 2 + 1, sizeof *w);
+    for (size_t u = 0; base && w && u < sys->n_units; u++)
         for (size_t t = 0; t < 2; t++) {
+            const obs_group *g = &sys->units[u].obs[watched[t]];
             base[u * 2 + t] = n;
-            n += sys->units[u].obs[watched[t]].n_values;
+            if (g->n_values)
+                w[n_watch++] = (struct watch){g->cur, g->n_values, n, u, t == 1};
+            n += g->n_values;
         }
-    int rc = rtc_nonfinite_new(n, &sys->nonfinite);
+    int rc = base && w ? rtc_nonfinite_new(n, &sys->nonfinite) : RTC_ENOMEM;
     if (rc != RTC_OK) {
         free(base);
+        free(w);
         return rc;
     }
     sys->nonfinite->base = base;
+    sys->nonfinite->watch = w;
+    sys->nonfinite->n_watch = n_watch;
     return RTC_OK;
 }
 
 RTC_RT_SAFE void rtc__sys_nonfinite_scan(rtc_system *sys)
 {
     rtc_nonfinite *nf = sys->nonfinite;
-    if (!nf || !nf->n) /* nothing watched (a run that records nothing) */
+    if (!nf) /* nothing watched (a run that records nothing) */
         return;
-    for (size_t u = 0; u < sys->n_units; u++) {
-        const sys_unit *su = &sys->units[u];
-        for (size_t t = 0; t < 2; t++) {
-            const obs_group *g = &su->obs[watched[t]];
-            if (g->n_values)
-                rtc_nonfinite_check(nf, nf->base[u * 2 + t], g->cur, g->n_values, t == 1,
-                                    sys->start_ns + su->t_cur_ns);
-        }
+    for (size_t i = 0; i < nf->n_watch; i++) {
+        const struct watch *w = &nf->watch[i];
+        /* the common case, every value finite, without a call */
+        if (!rtc_nonfinite_all_finite(w->values, w->n, w->is_float32))
+            rtc_nonfinite_check(nf, w->first_id, w->values, w->n, w->is_float32,
+                                sys->start_ns + sys->units[w->unit].t_cur_ns);
     }
 }
 
