@@ -246,19 +246,6 @@ int rtc_record_sample(rtc_record *rec, void *row)
     return RTC_OK;
 }
 
-bool rtc_record_find_values(const rtc_record *rec, const rtc_unit *unit, rtc_type type,
-                            rtc_record_values *out)
-{
-    for (size_t i = 0; i < rec->n_groups; i++) {
-        const group *g = &rec->groups[i];
-        if (g->unit == unit && g->type == type) {
-            *out = (rtc_record_values){g->vr, g->n_vr, g->n_values, g->offset};
-            return true;
-        }
-    }
-    return false;
-}
-
 const char *rtc_record_column_name(const rtc_record *rec, size_t i)
 {
     return i < rec->n_columns ? rec->columns[i].name : NULL;

@@ -73,7 +73,6 @@ struct rtc_recorder {
     rtc_recorder_opts o;
     size_t drain_min;              /* consumer: see DESIGN */
     size_t wake_every, since_wake; /* producer only */
-    const void *last_row;          /* producer: the row of the last push */
     sem_t wake, space;
     _Atomic uint32_t sleeping, waiting;
     _Atomic bool stop;
@@ -245,7 +244,6 @@ int rtc_recorder_push(rtc_recorder *r, int64_t t_ns)
 {
     /* relaxed: the error only needs to be seen soon, it orders nothing */
     int failed = atomic_load_explicit(&r->failed, memory_order_relaxed);
-    r->last_row = NULL;
     if (!r->o.continue_on_error && failed)
         return failed; /* the write's -errno (e.g. -ENOSPC) */
     char *slot;
@@ -261,18 +259,12 @@ int rtc_recorder_push(rtc_recorder *r, int64_t t_ns)
     if (rc != RTC_OK)
         return rc;
     rtc_ring_commit(r->ring);
-    r->last_row = slot + sizeof(int64_t);
     if (r->wake_every && ++r->since_wake >= r->wake_every) {
         r->since_wake = 0;
         if (atomic_load_explicit(&r->sleeping, memory_order_relaxed))
             wake_if(&r->sleeping, &r->wake);
     }
     return RTC_OK;
-}
-
-const void *rtc_recorder_last_row(const rtc_recorder *r)
-{
-    return r->last_row;
 }
 
 int rtc_recorder_failed(const rtc_recorder *r)

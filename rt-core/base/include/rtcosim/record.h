@@ -81,22 +81,6 @@ RTC_RT_SAFE const char *rtc_record_column_unit(const rtc_record *rec, size_t i);
 RTC_RT_SAFE bool rtc_record_column_double(const rtc_record *rec, const void *row, size_t i,
                                           double *out);
 
-/** Where the values one unit's get of one type fills sit in a row. */
-typedef struct rtc_record_values {
-    const uint32_t *vr; /**< the value references fetched, in order (an array: all of it) */
-    size_t n_vr;
-    size_t n_values;    /**< values (array elements counted) */
-    size_t offset;      /**< byte offset of the typed value array in the row */
-} rtc_record_values;
-
-/**
- * Find the values of @p unit of type @p type the recording fetches, so the stepping
- * thread can look at what it just recorded without another get (e.g. the non-finite
- * check). Returns false when it fetches none. RT-safe: yes.
- */
-RTC_RT_SAFE bool rtc_record_find_values(const rtc_record *rec, const rtc_unit *unit,
-                                        rtc_type type, rtc_record_values *out);
-
 /** Format one row: time @p t_ns, then every column of @p row. RT-safe: no. */
 void rtc_record_write_row(const rtc_record *rec, rtc_csv *csv, int64_t t_ns, const void *row);
 

@@ -70,14 +70,6 @@ int rtc_recorder_start(rtc_record *rec, rtc_csv *csv, const rtc_recorder_opts *o
  */
 RTC_RT_SAFE int rtc_recorder_push(rtc_recorder *r, int64_t t_ns);
 
-/**
- * The row the last rtc_recorder_push() sampled (rtc_record_sample layout), for the
- * stepping thread to look at values it just recorded without fetching them again (e.g.
- * the non-finite check: rtc_record_find_values). Valid until the next push; NULL when the
- * last push queued no row. RT-safe: yes. Thread: the stepping thread.
- */
-RTC_RT_SAFE const void *rtc_recorder_last_row(const rtc_recorder *r);
-
 /** The recording's first write error (RTC_OK when none; the CSV keeps errno and path).
  *  NULL is RTC_OK. RT-safe: yes. Thread: any. */
 RTC_RT_SAFE int rtc_recorder_failed(const rtc_recorder *r);
