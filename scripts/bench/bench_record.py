@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 
-TOP = 6  # functions listed per thread by --profile
+TOP = 10  # functions listed per thread by --profile
 
 
 def run(cmd):
@@ -164,6 +164,7 @@ def profile(cases, a, tmp):
           "function;\nper thread: stepping + recorder)" % n)
     csv = os.path.join(tmp, "p.csv")
     for c in cases:
+        path = {}
         for side in ("limit", "before", "after"):
             def cmd(steps):
                 return c.raw(a.raw, csv, steps) if side == "limit" else \
@@ -174,12 +175,17 @@ def profile(cases, a, tmp):
                 base = one[i] if i < len(one) else {}
                 per.append({f: (v - base.get(f, 0)) / (n - 1) for f, v in fns.items()})
             totals = [sum(d.values()) for d in per]
+            path[side] = max(totals)
             print("  %-16s %-7s %6.0f  (%s)" % (c.name, side, sum(totals),
                                               " + ".join("%.0f" % t for t in totals)))
             for i, d in enumerate(per):
                 top = sorted(d.items(), key=lambda kv: -kv[1])[:TOP]
                 print("      %-9s %s" % (("stepping", "recorder")[min(i, 1)] + ":",
                                          ", ".join("%s %.0f" % kv for kv in top)))
+        print("  %-16s critical path (the busiest thread; the wall time with a second core "
+              "idle):\n      limit %.0f, before %.0f (%.2fx), after %.0f (%.2fx)" % (
+                  c.name, path["limit"], path["before"], path["before"] / path["limit"],
+                  path["after"], path["after"] / path["limit"]))
 
 
 def med(v):
