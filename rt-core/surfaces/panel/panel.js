@@ -185,8 +185,10 @@ function showLinks(f) {
   panel.info.io.forEach((u, i) => {
     const li = $('io-' + i), h = f.io.find((x) => x.name === u.name);
     if (!li) return;
+    const o = h && h.outages;
     if (h) li.querySelector('.counters').textContent = 'reconnects ' + h.reconnects +
-                                                       ' · errors ' + h.errors;
+      ' · errors ' + h.errors + (o && o.count ? ' · outages ' + o.count + ' (' +
+      fmt(o.total_s, 1) + ' s, longest ' + fmt(o.longest_s, 1) + ' s)' : '');
     for (const d of li.querySelectorAll('.dir')) {
       const l = f.links.find((x) => x.name === u.name && x.dir === d.dataset.dir);
       if (!l) continue;
