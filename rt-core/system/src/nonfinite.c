@@ -30,10 +30,10 @@ struct rtc_nonfinite {
     size_t n_watch;
 };
 
-/* One group the system's scan looks at after every step: where its values lie (stable
- * from init: the observation buffers are never moved), how many, their first id. */
+/* One group the system's scan looks at after every step (its current buffer: the
+ * promotion swaps two), how many values, their first id. */
 struct watch {
-    const void *values;
+    const obs_group *g;
     size_t n, first_id, unit;
     bool is_float32;
 };
@@ -119,7 +119,7 @@ int rtc__sys_nonfinite_init(rtc_system *sys)
             const obs_group *g = &sys->units[u].obs[watched[t]];
             base[u * 2 + t] = n;
             if (g->n_values)
-                w[n_watch++] = (struct watch){g->cur, g->n_values, n, u, t == 1};
+                w[n_watch++] = (struct watch){g, g->n_values, n, u, t == 1};
             n += g->n_values;
         }
     int rc = base && w ? rtc_nonfinite_new(n, &sys->nonfinite) : RTC_ENOMEM;
@@ -142,8 +142,8 @@ RTC_RT_SAFE void rtc__sys_nonfinite_scan(rtc_system *sys)
     for (size_t i = 0; i < nf->n_watch; i++) {
         const struct watch *w = &nf->watch[i];
         /* the common case, every value finite, without a call */
-        if (!rtc_nonfinite_all_finite(w->values, w->n, w->is_float32))
-            rtc_nonfinite_check(nf, w->first_id, w->values, w->n, w->is_float32,
+        if (!rtc_nonfinite_all_finite(w->g->cur, w->n, w->is_float32))
+            rtc_nonfinite_check(nf, w->first_id, w->g->cur, w->n, w->is_float32,
                                 sys->start_ns + sys->units[w->unit].t_cur_ns);
     }
 }
