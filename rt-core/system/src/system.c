@@ -211,16 +211,29 @@ static int build_buffers(rtc_system *sys)
 
 /* ---- the recording view: get() answers from what is visible at the current tick ---- */
 
+/* The values of every observed reference of a type, in the group's order (a run's default
+ * recording, every output), lie as they are in the current buffer (from init on; the
+ * promotion swaps it with the next one, so the address given is that of the pointer). */
+static const void *const *view_values_at(void *self, rtc_type type, const uint32_t *vr,
+                                         size_t n_vr, size_t n_values)
+{
+    const sys_unit *u = self;
+    const obs_group *g = &u->obs[type];
+    bool all = g->cur && n_vr == g->n_vr && n_values == g->n_values &&
+               !memcmp(vr, g->vr, n_vr * sizeof *vr);
+    return all && type != RTC_TYPE_STRING && type != RTC_TYPE_BINARY
+               ? (const void *const *)&g->cur : NULL;
+}
+
 static int view_get(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, void *values,
                     size_t n_values)
 {
     const sys_unit *u = self;
     const obs_group *g = &u->obs[type];
     size_t w = 0, sz = rtc_type_size(type);
-    /* the recording of every observed value in the group's order (a run's default, every
-     * output): the values as they lie, one copy per row instead of a search per value */
-    if (n_vr == g->n_vr && n_values == g->n_values && !memcmp(vr, g->vr, n_vr * sizeof *vr)) {
-        memcpy(values, g->cur, n_values * sz);
+    const void *const *all = view_values_at(self, type, vr, n_vr, n_values);
+    if (all) { /* one copy instead of a search per value */
+        memcpy(values, *all, n_values * sz);
         return RTC_OK;
     }
     for (size_t i = 0; i < n_vr; i++) {
@@ -237,7 +250,8 @@ static int view_get(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, 
     return RTC_OK;
 }
 
-static const rtc_unit_ops view_ops = {.kind = "system-view", .get = view_get};
+static const rtc_unit_ops view_ops = {.kind = "system-view", .get = view_get,
+                                      .values_at = view_values_at};
 
 /* The column prefix of unit @p u's variables: "unit.", none for a single FMU (its columns
  * are named as `rtcosim run FMU` always named them). */
