@@ -1,13 +1,10 @@
 /*
  * Non-finite value detection (rtcosim/nonfinite.h): the tracker and a system's use of it.
  *
- * DESIGN: the check runs on the stepping thread (the RT thread in real time) after every
- * step, so the common case — every value finite — costs one pass of integer tests over
- * the values' exponent bits (branch-free, vectorised: about a nanosecond for a handful of
- * values). Only a pass that finds one looks at each value again: a flag byte per value so
- * each is recorded once, and the event written before the count is published with
- * release. The text is made later by whoever reports (the executive's monitor, the
- * fast-run loop).
+ * DESIGN: the check runs on the stepping thread (the RT thread in real time), so it only
+ * compares and stores: one isfinite() per value, a flag byte per value so each is
+ * recorded once, and the event written before the count is published with release. The
+ * text is made later by whoever reports (the executive's monitor, the fast-run loop).
  */
 #include "rtcosim/nonfinite.h"
 
@@ -26,16 +23,6 @@ struct rtc_nonfinite {
     rtc_nonfinite_event *ev;    /* at most one event per value: never full */
     _Atomic size_t count;
     size_t *base;               /* system trackers: first id of (unit, F64/F32) */
-    struct watch *watch;        /* system trackers: the groups with values, in id order */
-    size_t n_watch;
-};
-
-/* One group the system's scan looks at after every step (its current buffer: the
- * promotion swaps two), how many values, their first id. */
-struct watch {
-    const obs_group *g;
-    size_t n, first_id, unit;
-    bool is_float32;
 };
 
 int rtc_nonfinite_policy_parse(const char *text, rtc_nonfinite_policy *out)
@@ -72,7 +59,6 @@ void rtc_nonfinite_free(rtc_nonfinite *nf)
     free(nf->seen);
     free(nf->ev);
     free(nf->base);
-    free(nf->watch);
     free(nf);
 }
 
@@ -80,8 +66,6 @@ RTC_RT_SAFE size_t rtc_nonfinite_check(rtc_nonfinite *nf, size_t first_id, const
                                        size_t n, bool is_float32, int64_t t_ns)
 {
     size_t found = 0;
-    if (rtc_nonfinite_all_finite(values, n, is_float32))
-        return 0;
     for (size_t i = 0; i < n && first_id + i < nf->n; i++) {
         double v = is_float32 ? (double)((const float *)values)[i] : ((const double *)values)[i];
         if (isfinite(v) || nf->seen[first_id + i])
@@ -112,40 +96,44 @@ static const rtc_type watched[2] = {RTC_TYPE_FLOAT64, RTC_TYPE_FLOAT32};
 
 int rtc__sys_nonfinite_init(rtc_system *sys)
 {
-    size_t *base = calloc(sys->n_units * 2 + 1, sizeof *base), n = 0, n_watch = 0;
-    struct watch *w = calloc(sys->n_units * 2 + 1, sizeof *w);
-    for (size_t u = 0; base && w && u < sys->n_units; u++)
+    size_t *base = calloc(sys->n_units * 2 + 1, sizeof *base), n = 0;
+    if (!base)
+        return RTC_ENOMEM;
+    for (size_t u = 0; u < sys->n_units; u++)
         for (size_t t = 0; t < 2; t++) {
-            const obs_group *g = &sys->units[u].obs[watched[t]];
             base[u * 2 + t] = n;
-            if (g->n_values)
-                w[n_watch++] = (struct watch){g, g->n_values, n, u, t == 1};
-            n += g->n_values;
+            n += sys->units[u].obs[watched[t]].n_values;
         }
-    int rc = base && w ? rtc_nonfinite_new(n, &sys->nonfinite) : RTC_ENOMEM;
+    int rc = rtc_nonfinite_new(n, &sys->nonfinite);
     if (rc != RTC_OK) {
         free(base);
-        free(w);
         return rc;
     }
     sys->nonfinite->base = base;
-    sys->nonfinite->watch = w;
-    sys->nonfinite->n_watch = n_watch;
     return RTC_OK;
 }
 
-RTC_RT_SAFE void rtc__sys_nonfinite_scan(rtc_system *sys)
+RTC_RT_SAFE void rtc__sys_nonfinite_record(rtc_system *sys, size_t u)
 {
     rtc_nonfinite *nf = sys->nonfinite;
-    if (!nf) /* nothing watched (a run that records nothing) */
-        return;
-    for (size_t i = 0; i < nf->n_watch; i++) {
-        const struct watch *w = &nf->watch[i];
-        /* the common case, every value finite, without a call */
-        if (!rtc_nonfinite_all_finite(w->g->cur, w->n, w->is_float32))
-            rtc_nonfinite_check(nf, w->first_id, w->g->cur, w->n, w->is_float32,
-                                sys->start_ns + sys->units[w->unit].t_cur_ns);
+    const sys_unit *su = &sys->units[u];
+    for (size_t t = 0; nf && t < 2; t++) {
+        const obs_group *g = &su->obs[watched[t]];
+        if (g->n_values)
+            rtc_nonfinite_check(nf, nf->base[u * 2 + t], rtc__obs_cur(su, g), g->n_values,
+                                t == 1, sys->start_ns + su->t_cur_ns);
     }
+}
+
+/* Only the units whose current outputs changed since they were last checked are looked at
+ * (the others' values were checked then), in the units' order. The end of every tick
+ * checks the units it made current (masters/master.c); this scan is for a tick that
+ * failed before its end, after what its I/O refresh left current. */
+RTC_RT_SAFE void rtc__sys_nonfinite_scan(rtc_system *sys)
+{
+    for (size_t u = 0; u < sys->n_units; u++)
+        if (sys->units[u].nf_dirty)
+            rtc__sys_nonfinite_check(sys, &sys->units[u]);
 }
 
 RTC_RT_SAFE const rtc_nonfinite *rtc_system_nonfinite(const rtc_system *sys)
