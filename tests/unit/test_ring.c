@@ -111,14 +111,13 @@ typedef struct rec_fixture {
     char dir[256], path[300];
 } rec_fixture;
 
-static const rtc_unit_ops fake_ops = {.kind = "fake", .get = fake_get};
-
-static void rec_open_ops(rec_fixture *x, size_t ring_rows, const rtc_unit_ops *ops)
+static void rec_open(rec_fixture *x, size_t ring_rows)
 {
     static rtc_var var = {.name = "y", .vr = 7, .type = RTC_TYPE_FLOAT64,
                           .causality = RTC_CAUSALITY_OUTPUT, .derivative_of = -1};
     static rtc_model_desc md = {.n_vars = 1, .vars = &var};
-    x->unit = (rtc_unit){.ops = ops, .md = &md, .name = "u"};
+    static const rtc_unit_ops ops = {.kind = "fake", .get = fake_get};
+    x->unit = (rtc_unit){.ops = &ops, .md = &md, .name = "u"};
     rtc_test_tmpdir(x->dir, sizeof x->dir);
     snprintf(x->path, sizeof x->path, "%s/r.csv", x->dir);
     CU_ASSERT_EQUAL_FATAL(rtc_record_new(&x->rec), RTC_OK);
@@ -126,11 +125,6 @@ static void rec_open_ops(rec_fixture *x, size_t ring_rows, const rtc_unit_ops *o
     CU_ASSERT_EQUAL_FATAL(rtc_csv_open(x->path, &x->csv), RTC_OK);
     rtc_recorder_opts o = {.ring_rows = ring_rows, .lossless = true};
     CU_ASSERT_EQUAL_FATAL(rtc_recorder_start(x->rec, x->csv, &o, &x->r), RTC_OK);
-}
-
-static void rec_open(rec_fixture *x, size_t ring_rows)
-{
-    rec_open_ops(x, ring_rows, &fake_ops);
 }
 
 /* Stop the recorder (its stats into @p st), close the file. */
@@ -216,47 +210,6 @@ static void recorder_flushes_a_partial_batch_on_its_tick(void)
     rec_free(&x);
 }
 
-/* The counter lies where values_at says once "known" is set, as a system's values do
- * from its init on. */
-static bool known;
-static const void *counter_at = &counter;
-static const void *const *fake_values_at(void *self, rtc_type type, const uint32_t *vr,
-                                         size_t n_vr, size_t n)
-{
-    (void)self;
-    bool mine = type == RTC_TYPE_FLOAT64 && n_vr == 1 && vr[0] == 7 && n == 1;
-    return known && mine ? &counter_at : NULL;
-}
-
-/* A unit that says where its values lie is read there, not through get(): the rows hold
- * the counter while get() fails; before it knows, get() serves. */
-static void recorder_reads_values_where_the_unit_keeps_them(void)
-{
-    static const rtc_unit_ops ops = {.kind = "fake", .get = fake_get,
-                                     .values_at = fake_values_at};
-    rec_fixture x;
-    rec_open_ops(&x, 64, &ops);
-    known = false;
-    counter = 1.5;
-    CU_ASSERT_EQUAL(rtc_recorder_push(x.r, 0), RTC_OK); /* through get() */
-    known = true;
-    get_fails = true;
-    for (int k = 1; k < 4; k++) {
-        counter = 1.5 + k;
-        CU_ASSERT_EQUAL(rtc_recorder_push(x.r, (int64_t)k * 1000000), RTC_OK);
-    }
-    get_fails = false;
-    known = false;
-    rtc_recorder_stats st;
-    rec_close(&x, &st);
-    CU_ASSERT_EQUAL(st.rows_written, 4);
-    char *text = rtc_test_slurp(x.path, NULL);
-    CU_ASSERT_STRING_EQUAL(text, "\"time\",\"u.y\"\n0,1.5\n0.001,2.5\n0.002,3.5\n"
-                                 "0.003,4.5\n");
-    free(text);
-    rec_free(&x);
-}
-
 void rtc_test_register(void)
 {
     static const rtc_test_case cases[] = {
@@ -266,8 +219,6 @@ void rtc_test_register(void)
         {"recorder_lossless_writes_every_row", recorder_lossless_writes_every_row},
         {"recorder_flushes_a_partial_batch_on_its_tick",
          recorder_flushes_a_partial_batch_on_its_tick},
-        {"recorder_reads_values_where_the_unit_keeps_them",
-         recorder_reads_values_where_the_unit_keeps_them},
         {NULL, NULL}};
     rtc_test_add_suite("ring", NULL, NULL, cases);
 }

@@ -28,8 +28,6 @@ typedef struct group {
     uint32_t *vr;
     size_t offset; /* of the typed value array in the row */
     size_t copy_offset; /* of the string/binary copies in the row */
-    const void *const *at; /* the unit's pointer to the values (its values_at), once known */
-    size_t at_bytes;    /* their size */
 } group;
 
 typedef struct column {
@@ -195,7 +193,6 @@ int rtc_record_add_as(rtc_record *rec, const rtc_unit *unit, size_t var_index,
                                                   .element = g->n_values + e, .unit = v->unit};
     }
     g->n_values += count;
-    g->at = NULL; /* the group grew: ask where its values lie again */
     return layout(rec);
 }
 
@@ -234,18 +231,10 @@ int rtc_record_sample(rtc_record *rec, void *row)
 {
     char *r = row;
     for (size_t i = 0; i < rec->n_groups; i++) {
-        group *g = &rec->groups[i];
+        const group *g = &rec->groups[i];
         const rtc_unit *u = g->unit;
         bool indirect = g->type == RTC_TYPE_STRING || g->type == RTC_TYPE_BINARY;
         void *dst = indirect ? rec->scratch : r + g->offset;
-        if (!g->at && !indirect && u->ops->values_at) { /* asked until the unit knows */
-            g->at = u->ops->values_at(u->self, g->type, g->vr, g->n_vr, g->n_values);
-            g->at_bytes = g->n_values * rtc_type_size(g->type);
-        }
-        if (g->at) { /* a copy of the values as they lie: no call into the unit */
-            memcpy(dst, *g->at, g->at_bytes);
-            continue;
-        }
         int rc = u->ops->get(u->self, g->type, g->vr, g->n_vr, dst, g->n_values);
         if (rc != RTC_OK)
             return rc;

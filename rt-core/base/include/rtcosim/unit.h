@@ -124,14 +124,6 @@ typedef struct rtc_unit_ops {
                size_t n_values);
     int (*get)(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, void *values,
                size_t n_values);
-    /** When the @p n_values values get() would return for these @p n_vr references lie
-     *  together in that order (a system's recording view, from its init on): the address
-     *  of the unit's pointer to them, valid until free (the unit may move the values
-     *  between steps, a system swaps two buffers, but keeps that pointer current). A
-     *  reader copies them from there instead of calling get(). NULL when they do not lie
-     *  so (yet); a NULL member: never. Numeric types only. RT-safe: yes. */
-    const void *const *(*values_at)(void *self, rtc_type type, const uint32_t *vr,
-                                    size_t n_vr, size_t n_values);
     /** Advance from @p t_s by @p h_s. */
     int (*do_step)(void *self, double t_s, double h_s, rtc_step_result *result);
     /** Save the unit's complete state into *state (allocated by the unit on first use and
