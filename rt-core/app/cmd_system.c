@@ -403,6 +403,7 @@ int rtc_cmd_check(int argc, char **argv)
         rtc_time_format_s(rtc_system_unit_step_ns(sys, i), h, sizeof h);
         const rtc_unit *u = rtc_system_unit(sys, i);
         printf("  %-24s %-8s step %s s  (%s)\n", u->name, u->ops->kind, h, u->md->model_name);
+        rtc_cli_print_io_description(u, "      ");
     }
     rtc_system_free(sys);
     return RTC_EXIT_OK;
