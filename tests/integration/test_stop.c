@@ -342,6 +342,9 @@ static void nonfinite_fmu_run_warn_and_stop(void)
     snprintf(decay, sizeof decay, "%s", tfmu_path(3, "Decay"));
     CU_ASSERT_EQUAL(run("run '%s' --set k=nan -o nf.csv", decay), 0);
     CU_ASSERT_EQUAL(count(out, "non-finite value: Decay.x = nan"), 1); /* once per variable */
+    /* at the step it appeared in (x after the first step; der_x at the start) */
+    CU_ASSERT_EQUAL(count(out, "Decay.x = nan at t = 0.01 s"), 1);
+    CU_ASSERT_EQUAL(count(out, "Decay.der_x = nan at t = 0 s"), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "completed with 2 non-finite value(s)"));
     assert_summary("summary.json", "completed-nonfinite", "\"nonfinite_values\": 2");
     CU_ASSERT_EQUAL(run("run '%s' --set k=nan -o nf.csv --on-nonfinite stop", decay), 1);
