@@ -13,5 +13,7 @@ int rtc_iodrivers_register(void)
         rc = rtc_driver_register(RTC_DRIVER_TYPE_OSC, &rtc_osc_ops);
     if (rc == RTC_OK)
         rc = rtc_driver_register(RTC_DRIVER_TYPE_UDP_FRAME, &rtc_udp_frame_ops);
+    if (rc == RTC_OK)
+        rc = rtc_driver_register(RTC_DRIVER_TYPE_NODE_BRIDGE, &rtc_node_bridge_ops);
     return rc;
 }

@@ -13,7 +13,9 @@
 #include "rtcosim/assemble.h"
 #include "rtcosim/numparse.h"
 #include "rtcosim/ofile.h"
+#include "rtcosim/io_unit.h"
 #include "rtcosim/pfast.h"
+#include "rtcosim/placement.h"
 #include "rtcosim/recorder.h"
 #include "rtcosim/status.h"
 #include "rtcosim/system.h"
@@ -62,7 +64,18 @@ static const char run_help_options[] =
     "                       NaN or Inf does (default warn: one line per variable, status\n"
     "                       completed-nonfinite, exit 0; stop: the run ends at that step,\n"
     "                       status failed, exit 1)\n"
-    "  --fast               as fast as possible (the default)\n";
+    "  --fast               as fast as possible (the default)\n"
+    "Distributed runs (README \"Distributed runs\"): every process runs the same SYSTEM\n"
+    "file with the same placement, one node each; without --realtime the nodes step in\n"
+    "lock-step and DIR/results.csv holds the node's columns of the one-process run's\n"
+    "('rtcosim merge' puts them together):\n"
+    "  --node NAME          run node NAME's components (and a bridge to every other node)\n"
+    "  --place C=NODE       place component C on NODE (repeatable; wins over the file's\n"
+    "                       rtc:Component node=\"...\")\n"
+    "  --session TAG        session tag: nodes of different sessions never meet (default\n"
+    "                       rtcosim)\n"
+    "  --dds-domain N       DDS domain id 0..230 (default 0)\n"
+    "  --join-timeout S     how long a node waits for the others to start (default 30)\n";
 
 static const char run_common_help[] =
     "Common options:\n"
@@ -129,10 +142,14 @@ typedef struct sys_opts {
     unsigned long long rows, lost; /* rows written and lost, for the final line */
     bool summary_saved;  /* summary.json was written: the final line may name it */
     rtc_cli_rt rt; /* --realtime and its options (cmd_rt.c) */
+    rtc_placement_opts place; /* --node, --place, --session, --dds-domain, --join-timeout */
+    const char **places;
+    rtc_partition *part; /* a node's run: the partition it belongs to */
 } sys_opts;
 
 enum { O_ALGO = 300, O_STEP, O_SYNC, O_START, O_STOP, O_ITER, O_TOL, O_MAXIT, O_RECORD, O_DEC,
-       O_DIR, O_FAST, O_WORKERS, O_NONFINITE, O_ON_WRITE_ERROR, O_SET };
+       O_DIR, O_FAST, O_WORKERS, O_NONFINITE, O_ON_WRITE_ERROR, O_SET, O_NODE, O_PLACE,
+       O_SESSION, O_DOMAIN, O_JOIN };
 
 static int time_opt(const char *name, const char *text, int64_t *ns)
 {
@@ -178,9 +195,13 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
         {"workers", required_argument, NULL, O_WORKERS}, {"set", required_argument, NULL, O_SET},
         {"on-nonfinite", required_argument, NULL, O_NONFINITE},
         {"on-write-error", required_argument, NULL, O_ON_WRITE_ERROR},
+        {"node", required_argument, NULL, O_NODE},      {"place", required_argument, NULL, O_PLACE},
+        {"session", required_argument, NULL, O_SESSION},
+        {"dds-domain", required_argument, NULL, O_DOMAIN},
+        {"join-timeout", required_argument, NULL, O_JOIN},
         {"verbose", no_argument, NULL, 'v'},            {"help", no_argument, NULL, 'h'},
         {"quiet", no_argument, NULL, 'q'},              {0}};
-    static struct option opts[48]; /* base + the real-time options of cmd_rt.c */
+    static struct option opts[64]; /* base + the real-time options of cmd_rt.c */
     size_t n_opts = 0;
     for (size_t i = 0; base[i].name; i++)
         opts[n_opts++] = base[i];
@@ -232,6 +253,22 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
             break;
         case O_NONFINITE: st = nonfinite_opt(cmd, optarg, &o->rt); break;
         case O_ON_WRITE_ERROR: st = rtc_cli_on_write_error(cmd, optarg, &o->write_continue); break;
+        case O_NODE: o->place.node = optarg; break;
+        case O_PLACE:
+            if (push_arg(&o->places, &o->place.n_places, optarg) != RTC_OK)
+                return RTC_EXIT_ERROR;
+            o->place.places = o->places;
+            break;
+        case O_SESSION: o->place.session = optarg; break;
+        case O_DOMAIN:
+            st = rtc_cli_parse_long(cmd, "dds-domain", optarg, 0, 230, &v);
+            o->place.domain = (int)v;
+            break;
+        case O_JOIN:
+            st = rtc_cli_parse_double(cmd, "join-timeout", optarg, 0.001, 86400,
+                                      &o->place.join_ms);
+            o->place.join_ms *= 1000;
+            break;
         case 'v': rtc_cli_log.max_level = RTC_LOG_INFO; break;
         case 'q': rtc_cli_quiet = true; break;
         case 'h': return -1;
@@ -259,9 +296,34 @@ int rtc_cli_load_system(const char *path, const rtc_system_options *so, const rt
     return rtc_load_system(path, so, lg, sys);
 }
 
-static int load(const sys_opts *o, const rtc_logger *lg, rtc_system **sys)
+/* The whole system, or with --node that node's part (rtcosim/placement.h). */
+static int load(sys_opts *o, const rtc_logger *lg, rtc_system **sys)
 {
-    return rtc_cli_load_system(o->path, &o->so, lg, sys);
+    if (!o->place.node)
+        return rtc_cli_load_system(o->path, &o->so, lg, sys);
+    o->place.lockstep = !o->rt.enabled;
+    o->place.records = o->records;
+    o->place.n_records = o->n_records;
+    int rc = rtc_load_system_node(o->path, &o->so, &o->place, lg, sys, &o->part);
+    if (rc == RTC_OK && o->part) {
+        o->n_records = 0; /* the node's columns of the whole run's selection, in the file */
+        if (rtc_partition_write_node(o->part, o->dir) != RTC_OK)
+            rtc_log(lg, RTC_LOG_WARNING, "%s/node.json: cannot write it ('rtcosim merge' "
+                    "needs it)", o->dir);
+    }
+    return rc;
+}
+
+/* Every I/O component exchanges lock-step rounds (a node's bridges in a fast run): the
+ * run needs no wall clock. */
+static bool io_lockstep(const rtc_system *sys)
+{
+    for (size_t i = 0; i < rtc_system_unit_count(sys); i++) {
+        const rtc_unit *u = rtc_system_unit(sys, i);
+        if (rtc_io_unit_is(u) && !rtc_io_unit_lockstep(u))
+            return false;
+    }
+    return true;
 }
 
 double rtc_cli_now_s(void)
@@ -385,7 +447,7 @@ static void conclude(sys_opts *o, const rtc_system *sys, rtc_recorder *r, rtc_cs
 static int validate_run(rtc_system *sys, sys_opts *o, rtc_record *rec, const rtc_logger *lg)
 {
     int rc = RTC_OK, r;
-    if (rtc_system_has_io(sys) && !o->rt.enabled) {
+    if (rtc_system_has_io(sys) && !o->rt.enabled && !io_lockstep(sys)) {
         rtc_log(lg, RTC_LOG_ERROR, "%s: the system has I/O components (bench "
                 "drivers): run it against the wall clock with --realtime", o->path);
         rc = RTC_EINVAL;
@@ -431,6 +493,8 @@ int rtc_cmd_run_system(int argc, char **argv)
             rtc_cli_run_help();
         free(o.records);
         free(o.sets);
+        free(o.places);
+        rtc_partition_free(o.part);
         rtc_cli_rt_clear(&o.rt);
         return st < 0 ? RTC_EXIT_OK : st;
     }
@@ -474,6 +538,8 @@ int rtc_cmd_run_system(int argc, char **argv)
     rtc_record_free(rec);
     free(o.records);
     free(o.sets);
+    free(o.places);
+    rtc_partition_free(o.part);
     rtc_cli_rt_clear(&o.rt);
     rtc_cli_stop_signals(false);
     return rtc_cli_end_exit(&o.rt.end);
@@ -500,6 +566,8 @@ int rtc_cmd_check(int argc, char **argv)
         free(o.records);
         rtc_cli_rt_clear(&o.rt);
         free(o.sets);
+        free(o.places);
+        rtc_partition_free(o.part);
         if (st < 0)
             fputs(check_help, stdout);
         return st < 0 ? RTC_EXIT_OK : st;
@@ -513,6 +581,8 @@ int rtc_cmd_check(int argc, char **argv)
         lrc = validate_run(sys, &o, rec, &rtc_cli_log);
     rtc_record_free(rec);
     free(o.sets);
+    free(o.places);
+    rtc_partition_free(o.part);
     free(o.records);
     rtc_cli_rt_clear(&o.rt);
     if (lrc != RTC_OK) {
@@ -637,6 +707,8 @@ int rtc_cmd_plan(int argc, char **argv)
     free(o.records);
     free(rest);
     free(o.sets); /* plan does not initialize: values set before it change nothing */
+    free(o.places);
+    rtc_partition_free(o.part);
     o.so.sets = NULL;
     o.so.n_sets = 0;
     if (st != RTC_EXIT_OK) {

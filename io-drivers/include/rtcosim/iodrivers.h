@@ -87,6 +87,25 @@
  *   signals, in their order, all big-endian; a frame received must carry exactly this
  *   side's from-bench signals (else counted malformed). Samples are dated by arrival; the
  *   link is up while frames arrive and down after stale_ms without one.
+ * Node bridge (application/x-rtcosim-node-bridge, dds_bridge.c): one per peer node in a
+ * distributed run, placed and keyed by rt-core/assemble (users do not write it; README
+ * "Distributed runs"). Component keys:
+ *   node, peer    this process's node and the peer node                      [required]
+ *   run_id        the run's digest of system file and placement, 16 hex digits [required]
+ *   system        the system's name, shown to other nodes                    [""]
+ *   session       session tag: DDS Discovery Tag and partitions rtc/<session>[/<run_id>]
+ *                                                                            [rtcosim]
+ *   domain        DDS domain id, 0..230                                      [0]
+ *   address, peers  this node's interface address and the other nodes' addresses
+ *                 (comma-separated) for a run across machines; without them the engine
+ *                 configures loopback, or Cyclone reads CYCLONEDDS_URI when it is set
+ *   lockstep      true: exchange numbered rounds and wait for the peer's every tick
+ *                 (fast runs: results equal the one-process run's)           [false]
+ *   join_ms       how long initialization waits for the peer to join         [30000]
+ *   loss_ms       lock-step: how long a tick waits for the peer's values     [10000]
+ *   period_ms     real time: send period; lock-step: the I/O loop's housekeeping [10]
+ * Per-signal keys (from-bench signals): ahead  1 for a value the peer makes in the same
+ *   tick before this node steps (Gauss-Seidel across nodes), else 0          [0]
  *
  * ---- Driver-specific counters (rtc_driver_stats.counters, under .kind) ----
  * The generic counters of rtc_driver_stats mean: requests = Modbus requests sent (client)
@@ -108,6 +127,9 @@
  *                 unknown (messages for unmapped paths), sent (bundles sent, per target),
  *                 timetags_clamped (bundle timetags farther than timetag_bound_s from
  *                 arrival, replaced by the arrival time)
+ *   "node_bridge": sent, received (samples), unexpected (of another run or process:
+ *                 dropped), duplicates, out_of_order (a lock-step round missing: the run
+ *                 stops), overflow (the peer ran further ahead than the lock-step window)
  */
 #ifndef RTCOSIM_IODRIVERS_H
 #define RTCOSIM_IODRIVERS_H
@@ -119,6 +141,7 @@
 #define RTC_DRIVER_TYPE_MODBUS_SERVER "application/x-rtcosim-modbus-server"
 #define RTC_DRIVER_TYPE_OSC "application/x-rtcosim-osc"
 #define RTC_DRIVER_TYPE_UDP_FRAME "application/x-rtcosim-udp-frame"
+#define RTC_DRIVER_TYPE_NODE_BRIDGE "application/x-rtcosim-node-bridge"
 
 /** Modbus client over TCP or RTU (libmodbus): polls the bench, writes outputs. */
 extern const rtc_driver_ops rtc_modbus_client_ops;
@@ -128,10 +151,12 @@ extern const rtc_driver_ops rtc_modbus_server_ops;
 extern const rtc_driver_ops rtc_osc_ops;
 /** UDP sample frames, the skeleton driver (drv_skeleton.c): the template of a new one. */
 extern const rtc_driver_ops rtc_udp_frame_ops;
+/** The node bridge of a distributed run over Cyclone DDS (dds_bridge.c). */
+extern const rtc_driver_ops rtc_node_bridge_ops;
 
 /**
- * Register the four drivers under RTC_DRIVER_TYPE_MODBUS_CLIENT, _MODBUS_SERVER, _OSC and
- * _UDP_FRAME.
+ * Register the five drivers under RTC_DRIVER_TYPE_MODBUS_CLIENT, _MODBUS_SERVER, _OSC,
+ * _UDP_FRAME and _NODE_BRIDGE.
  *
  * Returns: RTC_OK or the first rtc_driver_register() error.
  * RT-safe: no. Thread: main thread, during load.

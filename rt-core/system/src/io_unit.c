@@ -42,6 +42,7 @@
 #include "rtcosim/driver.h"
 #include "rtcosim/estimate.h"
 #include "rtcosim/io_unit.h"
+#include "rtcosim/lockstep.h"
 #include "rtcosim/status.h"
 #include "rtcosim/system.h"
 #include "rtcosim/time.h"
@@ -65,6 +66,7 @@ typedef struct io_signal {
     bool forced, force_new;
     double force_value;
     long feed_idx;      /* replay: the signal's index in the recorded feed, -1: none */
+    size_t ls_pos;      /* lock-step: the signal's value in a round of its direction */
 } io_signal;
 
 typedef struct io_unit {
@@ -87,6 +89,11 @@ typedef struct io_unit {
     void *tap_user;
     uint32_t tap_base;  /* session signal index of signal 0 */
     const rtc_io_sample_source *feed; /* replay unit: samples come from here, no driver */
+    /* lock-step (the driver enabled the channel, rtcosim/lockstep.h): rounds instead of
+     * mailboxes; the stepping thread waits for the peer's round of each tick */
+    rtc_lockstep *ls;
+    uint32_t ls_k;      /* the next tick round */
+    bool ls_ended;      /* the last round went out (terminate) */
 } io_unit;
 
 /* Logical time of a CLOCK_MONOTONIC instant under the current time base. */
@@ -154,10 +161,102 @@ static double within_type(rtc_type type, double x)
     return rtc_value_to_double(type, rtc_value_load(type, &slot, 0));
 }
 
+/* ---- lock-step (rtcosim/lockstep.h): rounds instead of mailboxes ---- */
+
+/* The peer's values of tick k into the estimators at t_k: a sample true at t_k that arrived
+ * at t_k, which the zero-order hold the link runs with answers unchanged. Each signal takes
+ * the round its "ahead" names: r0 (made before this tick) or r1 (made in it). */
+static void ls_take(io_unit *u, const rtc_lockstep_round *r0, const rtc_lockstep_round *r1,
+                    int64_t t_ns)
+{
+    for (size_t i = 0; i < u->n; i++) {
+        io_signal *s = &u->sig[i];
+        const rtc_lockstep_round *r = !s->from_bench ? NULL
+                                      : rtc_lockstep_ahead(u->ls, s->ls_pos) ? r1 : r0;
+        if (!r)
+            continue;
+        rtc_est_sample e = {.t_ns = t_ns, .arrival_ns = t_ns, .value = r->v[s->ls_pos]};
+        push_sample(u, i, t_ns, &e, RTC_QUALITY_FRESH);
+    }
+}
+
+/* Tick k: hand over the values staged for t_k (set after tick k-1, or after initialization),
+ * then wait for the peer's rounds this tick reads: k, and k+1 for values it makes first
+ * (Gauss-Seidel across nodes); without incoming values, round k-1 keeps the peer within
+ * the channel's depth. */
+static int ls_tick(io_unit *u, int64_t t_ns)
+{
+    uint32_t k = u->ls_k++;
+    const rtc_lockstep_round *r0 = NULL, *r1 = NULL, *r = NULL;
+    int ahead = rtc_lockstep_tick_ahead(u->ls);
+    bool any0 = false;
+    for (size_t i = 0; i < u->n; i++)
+        any0 |= u->sig[i].from_bench && !rtc_lockstep_ahead(u->ls, u->sig[i].ls_pos);
+    int rc = rtc_lockstep_commit(u->ls, RTC_LOCKSTEP_TICK, k, t_ns);
+    if (rc == RTC_OK && ahead < 0 && k > 0)
+        rc = rtc_lockstep_wait(u->ls, RTC_LOCKSTEP_TICK, k - 1, &r);
+    if (rc == RTC_OK && any0)
+        rc = rtc_lockstep_wait(u->ls, RTC_LOCKSTEP_TICK, k, &r0);
+    if (rc == RTC_OK && ahead > 0)
+        rc = rtc_lockstep_wait(u->ls, RTC_LOCKSTEP_TICK, k + 1, &r1);
+    if (rc != RTC_OK) {
+        const char *why = rtc_lockstep_failure(u->ls);
+        rtc_log(u->lg, RTC_LOG_ERROR, "%s: lock-step tick %lld: %s", u->name, (long long)k,
+                why ? why : rc == RTC_ETIME ? "the peer's values did not come in time"
+                                            : "the link failed");
+        return rc;
+    }
+    ls_take(u, r0, r1, t_ns);
+    rtc_lockstep_release(u->ls);
+    return RTC_OK;
+}
+
+bool rtc_io_unit_lockstep(const rtc_unit *unit)
+{
+    return rtc_io_unit_is(unit) && ((const io_unit *)unit->self)->ls;
+}
+
+int rtc_io_unit_lockstep_pass(rtc_unit *unit, uint32_t pass)
+{
+    if (!rtc_io_unit_lockstep(unit))
+        return RTC_EINVAL;
+    io_unit *u = unit->self;
+    const rtc_lockstep_round *r = NULL;
+    int rc = rtc_lockstep_commit(u->ls, RTC_LOCKSTEP_INIT, pass, 0);
+    if (rc == RTC_OK)
+        rc = rtc_lockstep_wait(u->ls, RTC_LOCKSTEP_INIT, pass, &r);
+    if (rc != RTC_OK) {
+        const char *why = rtc_lockstep_failure(u->ls);
+        rtc_log(u->lg, RTC_LOG_ERROR, "%s: lock-step initialization, pass %u: %s", u->name,
+                pass, why ? why : rc == RTC_ETIME ? "the peer's values did not come in time"
+                                                  : "the link failed");
+        return rc;
+    }
+    for (size_t i = 0; r && i < u->n; i++)
+        if (u->sig[i].from_bench)
+            u->sig[i].value = within_type(u->sig[i].type, r->v[u->sig[i].ls_pos]);
+    rtc_lockstep_release(u->ls);
+    return RTC_OK;
+}
+
+/* The values staged after the last tick (the run's end), then the end mark: a peer
+ * stepping after this node (Gauss-Seidel) reads them in its last tick. */
+static void ls_finish(io_unit *u)
+{
+    if (!u->ls || u->ls_ended)
+        return;
+    u->ls_ended = true;
+    if (rtc_lockstep_commit(u->ls, RTC_LOCKSTEP_TICK, u->ls_k, u->now_ns) == RTC_OK)
+        rtc_lockstep_commit(u->ls, RTC_LOCKSTEP_END, u->ls_k + 1, u->now_ns);
+}
+
 static int u_refresh(void *self, int64_t t_ns)
 {
     io_unit *u = self;
     u->now_ns = t_ns;
+    int rc = u->ls ? ls_tick(u, t_ns) : RTC_OK;
+    if (rc != RTC_OK)
+        return rc;
     for (size_t i = 0; i < u->n; i++) {
         io_signal *s = &u->sig[i];
         if (!s->from_bench)
@@ -207,6 +306,10 @@ static int u_set(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, con
             continue;
         }
         s->value = rtc_value_to_double(type, rtc_value_load(type, values, i));
+        if (u->ls) { /* the next round's value: it goes out with the tick's commit */
+            rtc_lockstep_stage(u->ls)[s->ls_pos] = s->value;
+            continue;
+        }
         rtc_sample smp = {.value = s->value, .sample_ns = now, .arrival_ns = now,
                           .quality = RTC_QUALITY_FRESH};
         rtc_mailbox_write(s->mb, &smp);
@@ -277,6 +380,7 @@ static int u_terminate(void *self)
 {
     io_unit *u = self;
     int rc = RTC_OK;
+    ls_finish(u);
     if (u->started)
         rc = u->ops->stop(u->drv);
     u->started = false;
@@ -292,6 +396,7 @@ static void u_free(void *self)
         u->ops->stop(u->drv);
     if (u->drv && u->ops)
         u->ops->close(u->drv);
+    rtc_lockstep_free(u->ls);
     for (size_t i = 0; i < u->n; i++) {
         rtc_mailbox_free(u->sig[i].mb);
         rtc_est_free(u->sig[i].est);
@@ -399,6 +504,18 @@ static int make_signal(io_unit *u, const rtc_unit_spec *sp, size_t i, rtc_io_sig
     return rc;
 }
 
+/* A lock-step channel for the driver to enable: each signal's place in its direction's
+ * rounds, in port order. */
+static int offer_lockstep(io_unit *u, rtc_lockstep **out)
+{
+    size_t n_out = 0, n_in = 0;
+    for (size_t i = 0; i < u->n; i++)
+        u->sig[i].ls_pos = u->sig[i].from_bench ? n_in++ : n_out++;
+    int rc = rtc_lockstep_new(n_out, n_in, &u->ls);
+    *out = u->ls;
+    return rc;
+}
+
 /* A live unit (@p ops: its driver is opened) or a replay unit (@p feed: no driver). */
 static int create_unit(const rtc_driver_ops *ops, const rtc_io_sample_source *feed,
                        const rtc_unit_spec *sp, const rtc_logger *lg, rtc_unit **out)
@@ -433,7 +550,13 @@ static int create_unit(const rtc_driver_ops *ops, const rtc_io_sample_source *fe
                             .settings = keep_kv(u, sp->settings, sp->n_settings),
                             .n_settings = sp->n_settings};
     if (rc == RTC_OK && ops)
+        rc = offer_lockstep(u, &dc.lockstep);
+    if (rc == RTC_OK && ops)
         rc = ops->open(&dc, lg, &u->drv); /* checks the register map / addresses now */
+    if (rc == RTC_OK && !rtc_lockstep_enabled(u->ls)) {
+        rtc_lockstep_free(u->ls); /* the driver runs on mailboxes */
+        u->ls = NULL;
+    }
     for (size_t i = 0; rc == RTC_OK && feed && i < u->n; i++)
         if (u->sig[i].from_bench)
             u->sig[i].feed_idx = feed->lookup(feed->user, u->name, u->md.vars[i].name);

@@ -143,6 +143,7 @@ struct rtc_system {
     bool ended_at_init;     /* a unit ended the simulation at its initial event */
     bool failed;            /* a unit call failed: no further calls but free */
     bool has_io;            /* some unit exchanges with the outside (needs real time) */
+    size_t init_passes;     /* coupling passes at initialization, at least (options) */
     unsigned n_workers;     /* requested worker threads (Jacobi) */
     bool substitute;        /* each unit on its own thread, late units left running */
     int64_t step_deadline_ns; /* substitute: CLOCK_MONOTONIC budget of the current step */

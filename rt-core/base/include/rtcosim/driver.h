@@ -46,6 +46,7 @@
 #include <stdint.h>
 
 #include "rtcosim/hist.h"
+#include "rtcosim/lockstep.h"
 #include "rtcosim/log.h"
 #include "rtcosim/mailbox.h"
 #include "rtcosim/rtc_config.h"
@@ -77,6 +78,11 @@ typedef struct rtc_driver_config {
     size_t n_settings;
     const rtc_io_signal *signals;
     size_t n_signals;
+    /** The I/O unit's lock-step channel (rtcosim/lockstep.h), sized for the signals of
+     *  each direction, disabled; a driver that runs its link lock-step enables it in
+     *  open() and then exchanges rounds through it instead of the mailboxes. NULL when
+     *  the caller offers none. Owned by the caller; must outlive the driver. */
+    rtc_lockstep *lockstep;
 } rtc_driver_config;
 
 /* ---- statistics ---- */

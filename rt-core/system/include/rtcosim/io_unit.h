@@ -98,6 +98,30 @@ int rtc_io_unit_set_estimator(rtc_unit *unit, size_t i, const struct rtc_est_con
  */
 RTC_RT_SAFE const double *rtc_io_unit_value(const rtc_unit *unit, size_t i);
 
+/* ---- lock-step links (rtcosim/lockstep.h) ---- */
+
+/**
+ * True when the driver of I/O unit @p unit runs its link lock-step (it enabled the unit's
+ * lock-step channel: a node bridge in a fast distributed run, DESIGN.md T3). Such a unit
+ * is driven by the frame of a tick differently (masters/master.c): its inputs are set
+ * once they are known — after initialization for tick 0, after tick k-1's steps for tick
+ * k — and its refresh at t_k first hands them over as round k, then waits (futex, bounded
+ * by the driver's loss time) for the peer's round(s) of tick k. At initialization the
+ * system calls rtc_io_unit_lockstep_pass() before every coupling pass but the first.
+ * RT-safe: yes.
+ */
+RTC_RT_SAFE bool rtc_io_unit_lockstep(const rtc_unit *unit);
+
+/**
+ * Initialization, before coupling pass @p pass + 1 (rtc_system_init): hand over the values
+ * set in pass @p pass and wait for the peer's of the same pass, which become the unit's
+ * outputs. Both ends must make the same number of passes (rtc_system_options.init_passes).
+ * Returns RTC_OK; RTC_EINVAL (not a lock-step unit); RTC_ETIME, RTC_EIO (the peer's values
+ * did not come: logged). RT-safe: yes (may wait on a futex). Thread: the one that
+ * initializes the system.
+ */
+int rtc_io_unit_lockstep_pass(rtc_unit *unit, uint32_t pass);
+
 /* ---- sample observer ---- */
 
 /**
