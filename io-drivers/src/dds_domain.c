@@ -242,6 +242,16 @@ int rtc__dds_node_get(const rtc__dds_params *p, const rtc_logger *lg, const char
     return rc;
 }
 
+rtc__dds_node *rtc__dds_node_ref(void)
+{
+    pthread_mutex_lock(&node_lock);
+    rtc__dds_node *n = the_node;
+    if (n)
+        n->refs++;
+    pthread_mutex_unlock(&node_lock);
+    return n;
+}
+
 void rtc__dds_node_put(rtc__dds_node *n)
 {
     if (!n)

@@ -68,6 +68,10 @@ typedef struct rtc__dds_node {
 int rtc__dds_node_get(const rtc__dds_params *p, const rtc_logger *lg, const char *who,
                       rtc__dds_node **out);
 
+/** The process's presence, if a node bridge made it, with one more reference (give it
+ *  back with rtc__dds_node_put); NULL when there is none. RT-safe: no. Thread: non-RT. */
+rtc__dds_node *rtc__dds_node_ref(void);
+
 /** Give the presence back; the last one deletes it. NULL is a no-op. RT-safe: no. */
 void rtc__dds_node_put(rtc__dds_node *n);
 

@@ -353,6 +353,13 @@ int rtc_exec_run(rtc_exec *ex)
     int rc = arm_run(ex);
     if (rc != RTC_OK)
         goto out;
+    int64_t t0 = ex->o.start_at ? ex->o.start_at(ex->o.start_user, ex) : 0;
+    if (t0 < 0) { /* refused before t0: the drivers still go to their safe values */
+        rc = (int)t0;
+        rtc__exec_apply_safe(ex);
+        goto out;
+    }
+    ex->t0_agreed = t0;
     pthread_barrier_init(&ex->start, NULL, 2);
     rc = start_threads(ex);
     bool joined = true;
