@@ -53,7 +53,7 @@ typedef struct nb {
     size_t *out_sig, *in_sig;   /* signal index of each value of a sample, per direction */
     dds_entity_t topic_out, topic_in, wr, rd;
     dds_listener_t *listener;
-    rtcosim_node_Sample out;    /* I/O thread: the sample being sent */
+    rtc_node_Sample out;    /* I/O thread: the sample being sent */
     _Atomic uint64_t peer_nonce;  /* the peer process's (its hello), 0: not seen yet */
     atomic_bool joined;         /* begin() saw the peer; its leaving is then a failure */
     atomic_bool heard, lost;    /* listeners: a sample came / the peer's writer died; the
@@ -112,10 +112,10 @@ static int map_signals(nb *d, const rtc_driver_config *cfg, uint8_t *ahead)
 {
     rtc_drv_base *b = &d->b;
     size_t no = 0, ni = 0;
-    if (b->n_to_bench > rtcosim_node_VALUES_CAP || b->n_from_bench > rtcosim_node_VALUES_CAP)
+    if (b->n_to_bench > rtc_node_VALUES_CAP || b->n_from_bench > rtc_node_VALUES_CAP)
         return rtc_drv_bad(b, NULL, "%zu values to and %zu from node %s: at most %d each way "
                            "(the IDL's VALUES_CAP)", b->n_to_bench, b->n_from_bench, d->peer,
-                           rtcosim_node_VALUES_CAP);
+                           rtc_node_VALUES_CAP);
     for (size_t i = 0; i < cfg->n_signals; i++) {
         const rtc_io_signal *s = &cfg->signals[i];
         if (s->dir == RTC_IO_TO_BENCH) {
@@ -141,9 +141,9 @@ static int make_entities(nb *d, bool lockstep)
 {
     char name[160];
     snprintf(name, sizeof name, RTC_DDS_VALUES_TOPIC_FMT, d->self, d->peer);
-    d->topic_out = dds_create_topic(d->node->pp, &rtcosim_node_Sample_desc, name, NULL, NULL);
+    d->topic_out = dds_create_topic(d->node->pp, &rtc_node_Sample_desc, name, NULL, NULL);
     snprintf(name, sizeof name, RTC_DDS_VALUES_TOPIC_FMT, d->peer, d->self);
-    d->topic_in = dds_create_topic(d->node->pp, &rtcosim_node_Sample_desc, name, NULL, NULL);
+    d->topic_in = dds_create_topic(d->node->pp, &rtc_node_Sample_desc, name, NULL, NULL);
     if (d->topic_out < 0 || d->topic_in < 0)
         return d->topic_out < 0 ? d->topic_out : d->topic_in;
     dds_qos_t *q = dds_create_qos();
@@ -207,13 +207,13 @@ static int nb_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **se
 /* ---- receiving: the reader's listener, on Cyclone's receive thread ---- */
 
 /* Is the sample the peer's, of this run, and the next of its rounds? Counts what is not. */
-static bool accept(nb *d, const rtcosim_node_Sample *s)
+static bool accept(nb *d, const rtc_node_Sample *s)
 {
     uint64_t want = atomic_load_explicit(&d->peer_nonce, memory_order_acquire);
     if (!want && s->run_id == d->run_id && /* data before the hello: the hello must agree */
         atomic_compare_exchange_strong(&d->peer_nonce, &want, s->nonce))
         want = s->nonce;
-    if (s->run_id != d->run_id || s->nonce != want || s->kind > rtcosim_node_KIND_END) {
+    if (s->run_id != d->run_id || s->nonce != want || s->kind > rtc_node_KIND_END) {
         rtc_drv_count(&d->b.st.named[NB_UNEXPECTED]);
         return false;
     }
@@ -227,7 +227,7 @@ static bool accept(nb *d, const rtcosim_node_Sample *s)
      * lock-step passes at initialization starts with tick 0; the end mark may come any
      * time) */
     bool next = s->kind == d->next_kind ? s->round == d->next_round
-                                        : s->kind == rtcosim_node_KIND_END || s->round == 0;
+                                        : s->kind == rtc_node_KIND_END || s->round == 0;
     if (!next) {
         rtc_drv_count(&d->b.st.named[NB_OUT_OF_ORDER]);
         rtc_lockstep_fail(d->ls, "a round from the peer is missing (out of order)");
@@ -239,14 +239,14 @@ static bool accept(nb *d, const rtcosim_node_Sample *s)
 }
 
 /* One accepted sample: a round for the stepping thread, or values for the mailboxes. */
-static void deliver(nb *d, const rtcosim_node_Sample *s, int64_t now_real)
+static void deliver(nb *d, const rtc_node_Sample *s, int64_t now_real)
 {
     rtc_drv_base *b = &d->b;
     rtc_drv_count(&b->st.named[NB_RECEIVED]);
     rtc_drv_latency(b, now_real - s->source_time_ns); /* one way, on synchronized clocks */
     if (d->ls) {
         int rc = rtc_lockstep_put(d->ls, s->kind, s->round, s->sim_time_ns, s->source_time_ns,
-                                  s->values, s->kind == rtcosim_node_KIND_END ? 0 : s->count);
+                                  s->values, s->kind == rtc_node_KIND_END ? 0 : s->count);
         if (rc == RTC_ELIMIT) {
             rtc_drv_count(&b->st.named[NB_OVERFLOW]);
             rtc_lockstep_fail(d->ls, "the peer ran too far ahead of this node");
@@ -256,7 +256,7 @@ static void deliver(nb *d, const rtcosim_node_Sample *s, int64_t now_real)
         }
         return;
     }
-    if (s->kind != rtcosim_node_KIND_TICK || s->count != b->n_from_bench) {
+    if (s->kind != rtc_node_KIND_TICK || s->count != b->n_from_bench) {
         rtc_drv_count(&b->st.named[NB_UNEXPECTED]);
         return;
     }
@@ -276,7 +276,7 @@ static void on_data(dds_entity_t rd, void *arg)
     while ((n = dds_take(rd, buf, si, BATCH, BATCH)) > 0) {
         int64_t now = rtc__dds_realtime_ns();
         for (dds_return_t i = 0; i < n; i++) {
-            const rtcosim_node_Sample *s = buf[i];
+            const rtc_node_Sample *s = buf[i];
             if (si[i].valid_data && accept(d, s))
                 deliver(d, s, now);
         }
@@ -312,7 +312,7 @@ static bool matched(const nb *d)
  * another (logged, naming both nodes). */
 static int check_hello(nb *d, bool *seen)
 {
-    rtcosim_node_Hello h;
+    rtc_node_Hello h;
     int f = rtc__dds_find_hello(d->node, d->peer, &h);
     if (f <= 0)
         return RTC_OK;
@@ -356,7 +356,7 @@ static int nb_begin(rtc_drv_base *b)
 static void send_sample(nb *d, int kind, uint32_t round, int64_t t_ns, const double *v,
                         size_t n)
 {
-    rtcosim_node_Sample *s = &d->out;
+    rtc_node_Sample *s = &d->out;
     s->run_id = d->run_id;
     s->nonce = d->node->nonce;
     s->kind = (uint8_t)kind;
@@ -374,7 +374,7 @@ static void send_sample(nb *d, int kind, uint32_t round, int64_t t_ns, const dou
     }
     rtc_drv_count(&d->b.st.requests);
     rtc_drv_count(&d->b.st.named[NB_SENT]);
-    for (size_t i = 0; kind != rtcosim_node_KIND_END && i < n; i++)
+    for (size_t i = 0; kind != rtc_node_KIND_END && i < n; i++)
         rtc_drv_sent(&d->b, d->out_sig[i]);
 }
 
@@ -391,14 +391,14 @@ static void send_rounds(nb *d)
 /* Real time: the to-bench values of the mailboxes, one sample a period. */
 static void send_mailboxes(nb *d)
 {
-    rtcosim_node_Sample *s = &d->out;
+    rtc_node_Sample *s = &d->out;
     for (size_t i = 0; i < d->b.n_to_bench; i++) {
         rtc_sample smp;
         if (!rtc_mailbox_read(d->b.sig[d->out_sig[i]].mb, &smp))
             return; /* the writer held it through every try: this period sends nothing */
         s->values[i] = smp.value;
     }
-    send_sample(d, rtcosim_node_KIND_TICK, 0, 0, NULL, d->b.n_to_bench);
+    send_sample(d, rtc_node_KIND_TICK, 0, 0, NULL, d->b.n_to_bench);
 }
 
 static bool nb_cycle(rtc_drv_base *b, int64_t now)

@@ -124,7 +124,7 @@ static int make_hello(rtc__dds_node *n)
     char part[96];
     snprintf(part, sizeof part, "rtc/%s", n->p.session);
     dds_entity_t pub = in_partition(n->pp, part, true), sub = in_partition(n->pp, part, false);
-    n->hello_topic = dds_create_topic(n->pp, &rtcosim_node_Hello_desc, RTC_DDS_HELLO_TOPIC,
+    n->hello_topic = dds_create_topic(n->pp, &rtc_node_Hello_desc, RTC_DDS_HELLO_TOPIC,
                                       NULL, NULL);
     dds_qos_t *q = dds_create_qos();
     dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_SECS(1));
@@ -138,7 +138,7 @@ static int make_hello(rtc__dds_node *n)
     if (pub <= 0 || sub <= 0 || n->hello_topic <= 0 || n->hello_wr <= 0 || n->hello_rd <= 0)
         return pub <= 0 ? pub : sub <= 0 ? sub : n->hello_topic <= 0 ? n->hello_topic
                                               : n->hello_wr <= 0 ? n->hello_wr : n->hello_rd;
-    rtcosim_node_Hello h = {.node_key = rtc__dds_name_key(n->p.node), .run_id = n->p.run_id,
+    rtc_node_Hello h = {.node_key = rtc__dds_name_key(n->p.node), .run_id = n->p.run_id,
                             .nonce = n->nonce, .pid = getpid()};
     snprintf(h.node, sizeof h.node, "%s", n->p.node);
     snprintf(h.system, sizeof h.system, "%s", n->p.system ? n->p.system : "");
@@ -220,9 +220,9 @@ int rtc__dds_node_get(const rtc__dds_params *p, const rtc_logger *lg, const char
 {
     if (!p || !p->node || !p->session || !out)
         return RTC_EINVAL;
-    if (strlen(p->node) >= rtcosim_node_NAME_CAP) {
+    if (strlen(p->node) >= rtc_node_NAME_CAP) {
         rtc_log(lg, RTC_LOG_ERROR, "%s: node name '%s' longer than %d bytes", who, p->node,
-                rtcosim_node_NAME_CAP - 1);
+                rtc_node_NAME_CAP - 1);
         return RTC_EINVAL;
     }
     pthread_mutex_lock(&node_lock);
@@ -265,11 +265,11 @@ void rtc__dds_node_put(rtc__dds_node *n)
     pthread_mutex_unlock(&node_lock);
 }
 
-int rtc__dds_find_hello(rtc__dds_node *n, const char *peer, rtcosim_node_Hello *out)
+int rtc__dds_find_hello(rtc__dds_node *n, const char *peer, rtc_node_Hello *out)
 {
     uint64_t key = rtc__dds_name_key(peer);
     enum { MAX_NODES = 64 };
-    rtcosim_node_Hello *buf = calloc(MAX_NODES, sizeof *buf);
+    rtc_node_Hello *buf = calloc(MAX_NODES, sizeof *buf);
     void *ptr[MAX_NODES];
     dds_sample_info_t si[MAX_NODES];
     if (!buf)

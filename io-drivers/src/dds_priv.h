@@ -79,7 +79,7 @@ void rtc__dds_node_put(rtc__dds_node *n);
  * The newest hello of node @p peer seen so far, into *@p out: 1 found, 0 not (yet), < 0 a
  * DDS error. RT-safe: no. Thread: any non-RT.
  */
-int rtc__dds_find_hello(rtc__dds_node *n, const char *peer, rtcosim_node_Hello *out);
+int rtc__dds_find_hello(rtc__dds_node *n, const char *peer, rtc_node_Hello *out);
 
 /** FNV-1a 64 of @p s (the hello's key). RT-safe: yes. */
 uint64_t rtc__dds_name_key(const char *s);

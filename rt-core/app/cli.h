@@ -28,6 +28,7 @@ int rtc_cmd_check(int argc, char **argv);
 int rtc_cmd_plan(int argc, char **argv);
 /** `rtcosim plot`: runs the rtcosim-plot script beside the executable (cmd_plot.c). */
 int rtc_cmd_plot(int argc, char **argv);
+int rtc_cmd_merge(int argc, char **argv);
 
 /** A file the commands read as a system: an .ssd or .ssp by its name (any case), or a
  *  directory holding SystemStructure.ssd (an unpacked SSP, such as configs/<name>). Anything

@@ -11,6 +11,7 @@
 #include "rtcosim/driver.h"
 #include "rtcosim/io_unit.h"
 #include "rtcosim/estimate.h"
+#include "rtcosim/placement.h"
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
@@ -137,6 +138,9 @@ int rtc_cli_info_system(const char *path, bool units)
     print_fmus(sys);
     print_io(sys);
     print_links(sys);
+    rtc_placement_opts po = {0};
+    if (rtc_cli_show_partition(path, &so, &po) != RTC_OK)
+        fprintf(stderr, "%s: the placement of its components on nodes is not valid\n", path);
     const rtc_system_rt_hints *h = rtc_system_rt(sys);
     printf("Exposed to the operator (%zu):", h->n_expose);
     for (size_t i = 0; i < h->n_expose; i++)

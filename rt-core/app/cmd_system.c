@@ -560,6 +560,8 @@ static const char check_help[] =
     "is run with --realtime. Accepts the options of 'rtcosim run' (--algorithm, --step,\n"
     "--sync-step, --start, --stop, --iterate, --set, --record, --expose, --realtime, ...).\n";
 
+static int print_check(const rtc_system *sys, sys_opts *o);
+
 int rtc_cmd_check(int argc, char **argv)
 {
     sys_opts o = {.dir = ".", .decimation = 1};
@@ -582,21 +584,33 @@ int rtc_cmd_check(int argc, char **argv)
     if (lrc == RTC_OK)
         lrc = validate_run(sys, &o, rec, &rtc_cli_log);
     rtc_record_free(rec);
+    free(o.records);
+    rtc_cli_rt_clear(&o.rt);
+    if (lrc == RTC_OK)
+        lrc = print_check(sys, &o);
+    rtc_system_free(sys);
     free(o.sets);
     free(o.places);
     rtc_partition_free(o.part);
-    free(o.records);
-    rtc_cli_rt_clear(&o.rt);
-    if (lrc != RTC_OK) {
-        rtc_system_free(sys);
+    if (lrc != RTC_OK)
         fprintf(stderr, "%s: not valid\n", o.path);
-        return RTC_EXIT_ERROR;
-    }
+    return lrc == RTC_OK ? RTC_EXIT_OK : RTC_EXIT_ERROR;
+}
+
+/* check's report of a valid system: its units, and its nodes when it places any. */
+static int print_check(const rtc_system *sys, sys_opts *o)
+{
+    rtc_placement_opts whole = o->place;
+    whole.lockstep = !o->rt.enabled;
+    rtc_partition *p = o->part;
+    int rc = p ? RTC_OK : rtc_partition_new(o->path, &o->so, &whole, &rtc_cli_log, &p);
+    if (rc != RTC_OK)
+        return rc;
     size_t n = rtc_system_unit_count(sys);
     char tick[32], stop[32];
     rtc_time_format_s(rtc_system_tick_ns(sys), tick, sizeof tick);
     rtc_time_format_s(rtc_system_stop_ns(sys), stop, sizeof stop);
-    printf("%s: %zu unit(s), %s, base tick %s s, stop after %s s, %u warning(s): OK\n", o.path, n,
+    printf("%s: %zu unit(s), %s, base tick %s s, stop after %s s, %u warning(s): OK\n", o->path, n,
            rtc_master_name(rtc_system_algorithm(sys)), tick, stop, rtc_system_warnings(sys));
     for (size_t i = 0; i < n; i++) {
         char h[32];
@@ -604,8 +618,11 @@ int rtc_cmd_check(int argc, char **argv)
         const rtc_unit *u = rtc_system_unit(sys, i);
         printf("  %-24s %-8s step %s s  (%s)\n", u->name, u->ops->kind, h, u->md->model_name);
     }
-    rtc_system_free(sys);
-    return RTC_EXIT_OK;
+    if (rtc_partition_node_count(p))
+        rtc_cli_print_partition(p);
+    if (p != o->part)
+        rtc_partition_free(p);
+    return RTC_OK;
 }
 
 static const char plan_help[] =

@@ -33,6 +33,8 @@ static const char usage[] =
     "  plan SYSTEM      Parallel Fast planning: E(H), D(H) and the recommended sync step\n"
     "  bench            timing-jitter benchmark of the real-time loop (vs cyclictest)\n"
     "  replay SESSION   re-run a recorded real-time session offline and compare results\n"
+    "  merge DIR...     put a distributed run's node results together (the one-process\n"
+    "                   run's results.csv)\n"
     "  plot DIR         draw the plots of a run, a session or a benchmark (gnuplot): its\n"
     "                   signals, the bench values against their estimates, the latency\n"
     "  tune SESSION     evaluate every estimator on a recorded session's late values and\n"
@@ -118,6 +120,8 @@ int main(int argc, char **argv)
         return rtc_cmd_tune(argc - 1, argv + 1);
     if (!strcmp(cmd, "check"))
         return rtc_cmd_check(argc - 1, argv + 1);
+    if (!strcmp(cmd, "merge"))
+        return rtc_cmd_merge(argc - 1, argv + 1);
     if (!strcmp(cmd, "plan"))
         return rtc_cmd_plan(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench"))

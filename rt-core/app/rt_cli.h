@@ -126,6 +126,15 @@ int rtc_cmd_bench(int argc, char **argv);
 
 /** Load the system at @p path with every unit factory (FMUs, the built-in I/O drivers);
  *  failures are logged to @p lg. Returns an rtc status (cmd_system.c). */
+struct rtc_partition;
+struct rtc_placement_opts;
+/* cli_partition.c: the nodes and the connections between them (info, check) */
+void rtc_cli_print_partition(const struct rtc_partition *p);
+/* Resolve the placement of @p path (the file's and @p po's) and print it when it places
+ * anything; the problems are logged. Returns rtc_partition_new()'s status. */
+int rtc_cli_show_partition(const char *path, const rtc_system_options *so,
+                           const struct rtc_placement_opts *po);
+
 int rtc_cli_load_system(const char *path, const rtc_system_options *so, const rtc_logger *lg,
                         rtc_system **sys);
 /** `rtcosim info SYSTEM` (cmd_info_system.c); @p units: `info --units`, one

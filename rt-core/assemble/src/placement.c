@@ -42,6 +42,17 @@ static long find_node(const rtc_partition *p, const char *name)
     return -1;
 }
 
+/* "A, B, C" (the first nodes that fit a line). */
+static const char *node_list(rtc_partition *p)
+{
+    size_t len = 0;
+    p->list[0] = '\0';
+    for (size_t i = 0; i < p->n_nodes && len < sizeof p->list; i++)
+        len += (size_t)snprintf(p->list + len, sizeof p->list - len, "%s%s", i ? ", " : "",
+                                p->nodes[i]);
+    return p->list;
+}
+
 static int add_node(rtc_partition *p, const char *name, size_t *idx)
 {
     long i = find_node(p, name);
@@ -90,8 +101,8 @@ static int resolve(rtc_partition *p)
             named[c - ssp->components] = eq + 1;
     }
     bool any = false;
-    for (size_t i = 0; i < ssp->n_components; i++)
-        any |= named[i] != NULL;
+    for (size_t i = 0; i < ssp->n_components && !p->errors; i++)
+        any |= named[i] != NULL; /* (after a bad --place, what is unplaced says nothing) */
     int rc = RTC_OK;
     for (size_t i = 0; any && rc == RTC_OK && i < ssp->n_components; i++) {
         const rtc_ssp_component *c = &ssp->components[i];
@@ -348,9 +359,8 @@ int rtc_partition_new(const char *path, const rtc_system_options *opt,
         bad(p, "--node %s: %s places no component on a node (rtc:Component node=\"...\" or "
             "--place COMPONENT=NODE)", po->node, p->ssp->display_path);
     else if (rc == RTC_OK && po->node && (p->self = find_node(p, po->node)) < 0 && !p->errors)
-        bad(p, "--node %s: no component of %s is placed on node %s (nodes: %s%s%s)",
-            po->node, p->ssp->display_path, po->node, p->nodes[0], p->n_nodes > 1 ? ", " : "",
-            p->n_nodes > 1 ? p->nodes[1] : "");
+        bad(p, "--node %s: no component of %s is placed on node %s (nodes: %s)", po->node,
+            p->ssp->display_path, po->node, node_list(p));
     if (rc == RTC_OK && !p->errors && p->n_nodes)
         rc = inspect_whole(p, path, opt);
     if (rc == RTC_OK && p->errors)

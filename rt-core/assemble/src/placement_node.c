@@ -276,7 +276,7 @@ int rtc_load_system_node(const char *path, const rtc_system_options *opt,
     int rc = rtc_partition_new(path, opt, po, lg, &p);
     if (rc == RTC_OK && p->n_nodes && p->self < 0) {
         rtc_log(lg, RTC_LOG_ERROR, "%s places its components on %zu nodes: run each node with "
-                "--node NAME (nodes: %s, ...)", p->ssp->display_path, p->n_nodes, p->nodes[0]);
+                "--node NAME", p->ssp->display_path, p->n_nodes);
         rc = RTC_EINVAL;
     }
     if (rc != RTC_OK || !p->n_nodes) {

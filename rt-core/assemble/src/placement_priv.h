@@ -38,6 +38,7 @@ struct rtc_partition {
     char *session;
     unsigned errors;
     const rtc_logger *lg;
+    char list[256];          /* node_list()'s text */
 };
 
 /* placement_node.c: the SSP hook that keeps node p->self's part and adds its bridges */

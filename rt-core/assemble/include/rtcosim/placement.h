@@ -85,18 +85,21 @@ int rtc_partition_new(const char *path, const rtc_system_options *opt,
 /** Free; NULL is a no-op. RT-safe: no. */
 void rtc_partition_free(rtc_partition *p);
 
-/** Nodes, in the order their first component is declared. RT-safe: yes. */
+/** How many nodes (0: the system places nothing). RT-safe: yes. */
 RTC_RT_SAFE size_t rtc_partition_node_count(const rtc_partition *p);
+/** Node @p i, in the order their first component is declared. RT-safe: yes. */
 RTC_RT_SAFE const char *rtc_partition_node(const rtc_partition *p, size_t i);
 
-/** The node of component @p i (declaration order of the system file), and the count.
- *  RT-safe: yes. */
+/** Components of the system file. RT-safe: yes. */
 RTC_RT_SAFE size_t rtc_partition_component_count(const rtc_partition *p);
+/** The name of component @p i (declaration order). RT-safe: yes. */
 RTC_RT_SAFE const char *rtc_partition_component(const rtc_partition *p, size_t i);
+/** The node of component @p i (NULL when nothing is placed). RT-safe: yes. */
 RTC_RT_SAFE const char *rtc_partition_component_node(const rtc_partition *p, size_t i);
 
-/** Connections that cross nodes, in the system file's order. RT-safe: yes. */
+/** Connections that cross nodes. RT-safe: yes. */
 RTC_RT_SAFE size_t rtc_partition_crossing_count(const rtc_partition *p);
+/** Crossing connection @p i, in the system file's order. RT-safe: yes. */
 RTC_RT_SAFE const rtc_crossing *rtc_partition_crossing(const rtc_partition *p, size_t i);
 
 /** The run id (see the file comment). RT-safe: yes. */
@@ -117,13 +120,14 @@ int rtc_load_system_node(const char *path, const rtc_system_options *opt,
                          const rtc_placement_opts *po, const rtc_logger *lg, rtc_system **out,
                          rtc_partition **part);
 
-/**
- * The recorded columns of the one-process run of the partition's system, in their order
- * ("unit.variable", or a system connector's name), as rtc_system_record() chooses them by
- * default or from the file's selection: what `rtcosim merge` puts back together. The
- * strings point into the partition. RT-safe: yes.
- */
+/** How many names the one-process run records (rtc_partition_column). RT-safe: yes. */
 RTC_RT_SAFE size_t rtc_partition_column_count(const rtc_partition *p);
+/**
+ * Recorded name @p i of the one-process run of the partition's system, in its order
+ * ("unit.variable", or a system connector's name), as rtc_system_record() chooses them by
+ * default or from the selection: what `rtcosim merge` puts back together. The string
+ * points into the partition. RT-safe: yes.
+ */
 RTC_RT_SAFE const char *rtc_partition_column(const rtc_partition *p, size_t i);
 
 /** Index of this process's node (rtc_placement_opts.node), -1: none. RT-safe: yes. */

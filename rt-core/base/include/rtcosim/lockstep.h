@@ -83,8 +83,9 @@ int rtc_lockstep_enable(rtc_lockstep *ls, const uint8_t *in_ahead, int64_t wait_
 /** True when a driver enabled the channel. RT-safe: yes. Thread: any, after open(). */
 RTC_RT_SAFE bool rtc_lockstep_enabled(const rtc_lockstep *ls);
 
-/** Values per outgoing / incoming round. RT-safe: yes. */
+/** Values per outgoing round. RT-safe: yes. */
 RTC_RT_SAFE size_t rtc_lockstep_n_out(const rtc_lockstep *ls);
+/** Values per incoming round. RT-safe: yes. */
 RTC_RT_SAFE size_t rtc_lockstep_n_in(const rtc_lockstep *ls);
 
 /** How many rounds ahead incoming value @p i is taken (rtc_lockstep_enable). RT-safe: yes. */

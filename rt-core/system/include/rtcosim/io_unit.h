@@ -127,7 +127,7 @@ RTC_RT_SAFE bool rtc_io_unit_lockstep(const rtc_unit *unit);
  * did not come: logged). RT-safe: yes (may wait on a futex). Thread: the one that
  * initializes the system.
  */
-int rtc_io_unit_lockstep_pass(rtc_unit *unit, uint32_t pass);
+RTC_RT_SAFE int rtc_io_unit_lockstep_pass(rtc_unit *unit, uint32_t pass);
 
 /* ---- sample observer ---- */
 
