@@ -25,7 +25,9 @@
  * peer's (its hello's nonce), are counted ("unexpected") and dropped. DDS is never called
  * on the stepping thread.
  */
+#include "dds_ctl_priv.h"
 #include "dds_priv.h"
+#include "dds_rtlink.h"
 
 #include "rtcosim/driver_base.h"
 #include "rtcosim/iodrivers.h"
@@ -39,9 +41,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { NB_UNEXPECTED, NB_DUPLICATES, NB_OUT_OF_ORDER, NB_OVERFLOW, NB_SENT, NB_RECEIVED };
-static const char *const nb_counters[] = {"unexpected",   "duplicates", "out_of_order",
-                                          "overflow",     "sent",       "received"};
+enum { NB_UNEXPECTED, NB_DUPLICATES, NB_OUT_OF_ORDER, NB_OVERFLOW, NB_SENT, NB_RECEIVED,
+       NB_LATE, NB_LOST, NB_EMU_DROPPED };
+static const char *const nb_counters[] = {"unexpected", "duplicates", "out_of_order",
+                                          "overflow",   "sent",       "received",
+                                          "late",       "lost",       "emulated_dropped"};
 
 typedef struct nb {
     rtc_drv_base b; /* first: the base's ops take the object as their base */
@@ -50,6 +54,8 @@ typedef struct nb {
     uint64_t run_id;
     int64_t join_ns;
     rtc_lockstep *ls;           /* lock-step channel, or NULL: mailboxes */
+    rtc__rtlink rt;             /* real time (no lock-step): dds_rtlink.c */
+    bool registered;            /* with the control plane (real time) */
     size_t *out_sig, *in_sig;   /* signal index of each value of a sample, per direction */
     dds_entity_t topic_out, topic_in, wr, rd;
     dds_listener_t *listener;
@@ -133,6 +139,22 @@ static int map_signals(nb *d, const rtc_driver_config *cfg, uint8_t *ahead)
 }
 
 static void on_data(dds_entity_t rd, void *arg);
+
+/* Real time: the link of dds_rtlink.c on this bridge's counters, and its place in the
+ * node's status (the control plane). */
+static int open_rt(nb *d, const rtc_driver_config *cfg)
+{
+    _Atomic uint64_t *n = d->b.st.named;
+    _Atomic uint64_t *const ctr[RTC_RTL_N] = {
+        [RTC_RTL_RECEIVED] = &n[NB_RECEIVED], [RTC_RTL_LATE] = &n[NB_LATE],
+        [RTC_RTL_LOST] = &n[NB_LOST], [RTC_RTL_DUPLICATES] = &n[NB_DUPLICATES],
+        [RTC_RTL_OUT_OF_ORDER] = &n[NB_OUT_OF_ORDER],
+        [RTC_RTL_EMU_DROPPED] = &n[NB_EMU_DROPPED]};
+    int rc = rtc__rtlink_open(&d->rt, &d->b, cfg, d->in_sig, d->out_sig, d->self, d->peer, ctr);
+    if (rc == RTC_OK)
+        d->registered = rtc__ctl_register(d->peer, d, rtc_drv_stats) == RTC_OK;
+    return rc;
+}
 static void on_liveliness(dds_entity_t rd, const dds_liveliness_changed_status_t st, void *arg);
 
 /* Topics, writer and reader of this pair; the reader's listener. Lock-step: reliable and
@@ -156,7 +178,7 @@ static int make_entities(nb *d, bool lockstep)
     }
     /* a writer's process that dies is noticed within a second (lease), not the 10 s of
      * the participant's */
-    dds_qset_liveliness(q, DDS_LIVELINESS_AUTOMATIC, DDS_SECS(1));
+    dds_qset_liveliness(q, DDS_LIVELINESS_AUTOMATIC, lockstep ? DDS_SECS(1) : DDS_MSECS(250));
     d->wr = dds_create_writer(d->node->pub, d->topic_out, q, NULL);
     d->listener = dds_create_listener(d);
     dds_lset_data_available(d->listener, on_data);
@@ -190,6 +212,8 @@ static int nb_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **se
                                         RTC_OK)
         d->ls = cfg->lockstep;
     free(ahead);
+    if (rc == RTC_OK && !d->ls)
+        rc = open_rt(d, cfg);
     if (rc == RTC_OK)
         rc = rtc__dds_node_get(&p, lg, b->component, &d->node);
     int drc = rc == RTC_OK ? make_entities(d, lockstep) : 0;
@@ -238,37 +262,30 @@ static bool accept(nb *d, const rtc_node_Sample *s)
     return true;
 }
 
-/* One accepted sample: a round for the stepping thread, or values for the mailboxes. */
+/* One accepted lock-step sample: a round for the stepping thread (real time: take_rt). */
 static void deliver(nb *d, const rtc_node_Sample *s, int64_t now_real)
 {
     rtc_drv_base *b = &d->b;
     rtc_drv_count(&b->st.named[NB_RECEIVED]);
     rtc_drv_latency(b, now_real - s->source_time_ns); /* one way, on synchronized clocks */
-    if (d->ls) {
-        int rc = rtc_lockstep_put(d->ls, s->kind, s->round, s->sim_time_ns, s->source_time_ns,
-                                  s->values, s->kind == rtc_node_KIND_END ? 0 : s->count);
-        if (rc == RTC_ELIMIT) {
-            rtc_drv_count(&b->st.named[NB_OVERFLOW]);
-            rtc_lockstep_fail(d->ls, "the peer ran too far ahead of this node");
-        } else if (rc != RTC_OK) {
-            rtc_drv_count(&b->st.named[NB_UNEXPECTED]);
-            rtc_lockstep_fail(d->ls, "the peer sends another number of values");
-        }
-        return;
-    }
-    if (s->kind != rtc_node_KIND_TICK || s->count != b->n_from_bench) {
+    int rc = rtc_lockstep_put(d->ls, s->kind, s->round, s->sim_time_ns, s->source_time_ns,
+                              s->values, s->kind == rtc_node_KIND_END ? 0 : s->count);
+    if (rc == RTC_ELIMIT) {
+        rtc_drv_count(&b->st.named[NB_OVERFLOW]);
+        rtc_lockstep_fail(d->ls, "the peer ran too far ahead of this node");
+    } else if (rc != RTC_OK) {
         rtc_drv_count(&b->st.named[NB_UNEXPECTED]);
-        return;
+        rtc_lockstep_fail(d->ls, "the peer sends another number of values");
     }
-    int64_t arrival = rtc_time_now_ns(), sample = arrival - (now_real - s->source_time_ns);
-    for (size_t i = 0; i < s->count; i++)
-        rtc_drv_publish(b, d->in_sig[i], s->values[i], sample, arrival);
-    atomic_store_explicit(&d->heard, true, memory_order_relaxed);
 }
 
 static void on_data(dds_entity_t rd, void *arg)
 {
     nb *d = arg;
+    if (!d->ls) { /* real time: the I/O thread takes (it alone writes the mailboxes) */
+        rtc__rtlink_kick(&d->rt);
+        return;
+    }
     enum { BATCH = 8 };
     void *buf[BATCH] = {NULL}; /* a loan: the reader's buffers, no copy, no allocation */
     dds_sample_info_t si[BATCH];
@@ -388,24 +405,49 @@ static void send_rounds(nb *d)
     }
 }
 
-/* Real time: the to-bench values of the mailboxes, one sample a period. */
-static void send_mailboxes(nb *d)
+/* Real time: what arrived, taken on this thread (dds_rtlink.c uses it or holds it back). */
+static void take_rt(nb *d)
 {
-    rtc_node_Sample *s = &d->out;
-    for (size_t i = 0; i < d->b.n_to_bench; i++) {
-        rtc_sample smp;
-        if (!rtc_mailbox_read(d->b.sig[d->out_sig[i]].mb, &smp))
-            return; /* the writer held it through every try: this period sends nothing */
-        s->values[i] = smp.value;
+    rtc_drv_base *b = &d->b;
+    enum { BATCH = 8 };
+    void *buf[BATCH] = {NULL}; /* a loan: the reader's buffers, no copy, no allocation */
+    dds_sample_info_t si[BATCH];
+    dds_return_t n;
+    bool used = false;
+    while ((n = dds_take(d->rd, buf, si, BATCH, BATCH)) > 0) {
+        int64_t now = rtc__dds_realtime_ns();
+        for (dds_return_t i = 0; i < n; i++) {
+            const rtc_node_Sample *s = buf[i];
+            if (!si[i].valid_data || !accept(d, s) || s->kind == rtc_node_KIND_END)
+                continue;
+            if (s->kind == rtc_node_KIND_TICK && s->count == b->n_from_bench)
+                used |= rtc__rtlink_arrive(&d->rt, s, now);
+            else
+                rtc_drv_count(&b->st.named[NB_UNEXPECTED]);
+        }
+        dds_return_loan(d->rd, buf, n);
     }
-    send_sample(d, rtc_node_KIND_TICK, 0, 0, NULL, d->b.n_to_bench);
+    used |= rtc__rtlink_release(&d->rt);
+    if (used)
+        atomic_store_explicit(&d->heard, true, memory_order_relaxed);
+}
+
+/* Real time, between cycles: take what arrives and send each tick's values as soon as
+ * the engine wrote them (it wakes this thread), until @p until or a held sample is due. */
+static void wait_rt(nb *d, int64_t until)
+{
+    do {
+        take_rt(d);
+        if (rtc__rtlink_collect(&d->rt, &d->out))
+            send_sample(d, rtc_node_KIND_TICK, d->out.round, d->out.sim_time_ns, NULL,
+                        d->out.count);
+    } while (!rtc_drv_should_stop(&d->b) && rtc__rtlink_wait(&d->rt, until));
+    take_rt(d);
 }
 
 static bool nb_cycle(rtc_drv_base *b, int64_t now)
 {
     nb *d = (nb *)b;
-    if (!d->ls)
-        send_mailboxes(d);
     if (atomic_exchange_explicit(&d->lost, false, memory_order_relaxed))
         rtc_drv_link_down(b);
     else if (atomic_exchange_explicit(&d->heard, false, memory_order_relaxed) &&
@@ -420,7 +462,7 @@ static void nb_wait(rtc_drv_base *b, int64_t until)
 {
     nb *d = (nb *)b;
     if (!d->ls) {
-        rtc_drv_sleep(b, until - rtc_time_now_ns());
+        wait_rt(d, until);
         return;
     }
     uint32_t seen = rtc_lockstep_committed(d->ls);
@@ -455,6 +497,9 @@ static void nb_clear(rtc_drv_base *b)
     if (d->listener)
         dds_delete_listener(d->listener);
     rtc__dds_node_put(d->node);
+    if (d->registered)
+        rtc__ctl_unregister(d);
+    rtc__rtlink_clear(&d->rt);
     free(d->out_sig);
     free(d->in_sig);
     free(d->self);

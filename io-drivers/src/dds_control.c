@@ -41,6 +41,7 @@ static struct reg {
 } reg[RTC_NODECTL_LINKS_CAP]; /* under reg_lock */
 static rtc_nodectl *the_ctl;   /* under reg_lock */
 static _Atomic int64_t agreed_t0; /* logical 0 (CLOCK_MONOTONIC); 0 before the start */
+static atomic_bool plane_open;    /* the_ctl is set (read without the lock) */
 
 static const char *const cause_names[] = {"completed", "interrupted", "error", "overruns",
                                           "watchdog",  "link",        "node"};
@@ -77,6 +78,11 @@ void rtc__ctl_unregister(void *bridge)
         if (reg[i].bridge == bridge)
             reg[i] = (struct reg){0};
     pthread_mutex_unlock(&reg_lock);
+}
+
+bool rtc__ctl_active(void)
+{
+    return atomic_load_explicit(&plane_open, memory_order_acquire);
 }
 
 int64_t rtc__ctl_t0_mono(void)
@@ -128,7 +134,7 @@ int64_t rtc__ctl_mono_of_real(int64_t real_ns)
 
 /* ---- publishing and waiting ---- */
 
-int rtc__ctl_publish(rtc_nodectl *c, int kind, rtcosim_control_Control *s)
+int rtc__ctl_publish(rtc_nodectl *c, int kind, rtc_control_Control *s)
 {
     const rtc__ctl_peer *me = &c->peers[c->self];
     s->node_key = me->key;
@@ -165,7 +171,7 @@ void rtc__ctl_set_stop(rtc_nodectl *c, const char *node, int cause, int64_t tick
 
 /* One control sample of another node of this run. Returns true when it stops the run
  * here (the on-stop callback is due). Lock held. */
-static bool on_control_sample(rtc_nodectl *c, const rtcosim_control_Control *s)
+static bool on_control_sample(rtc_nodectl *c, const rtc_control_Control *s)
 {
     long i = find_node(c, s->node);
     if (i < 0 || (size_t)i == c->self || s->run_id != c->dn->p.run_id)
@@ -176,27 +182,27 @@ static bool on_control_sample(rtc_nodectl *c, const rtcosim_control_Control *s)
     if (s->nonce != p->nonce)
         return false; /* an earlier process of that node: its samples are not this run's */
     switch (s->kind) {
-    case rtcosim_control_KIND_READY:
+    case rtc_control_KIND_READY:
         p->ready = true;
         p->offset_ns = s->offset_ns;
         p->status.offset_rtt_ns = s->offset_rtt_ns; /* the leader sizes its margin */
         return false;
-    case rtcosim_control_KIND_START:
+    case rtc_control_KIND_START:
         if (i == 0 && !c->epoch_ns)
             c->epoch_ns = s->epoch_ns;
         return false;
-    case rtcosim_control_KIND_STATUS:
+    case rtc_control_KIND_STATUS:
         p->status = *s;
         p->heard = true;
         p->status_at_ns = rtc_time_now_ns();
         p->offset_ns = s->offset_ns;
         return false;
-    case rtcosim_control_KIND_STOP:
+    case rtc_control_KIND_STOP:
         p->stopped = true;
         /* the stop time ends every node on its own; a node stopped by another tells
          * where it began in its text but is not where it began */
-        if (s->cause == rtcosim_control_CAUSE_COMPLETED ||
-            s->cause == rtcosim_control_CAUSE_NODE || c->stop_set)
+        if (s->cause == rtc_control_CAUSE_COMPLETED ||
+            s->cause == rtc_control_CAUSE_NODE || c->stop_set)
             return false;
         char text[sizeof s->text + 1];
         snprintf(text, sizeof text, "%.*s", (int)sizeof s->text, s->text);
@@ -252,7 +258,7 @@ static void on_clock(dds_entity_t rd, void *arg)
 /* ---- the status ---- */
 
 /* The links of this node's bridges, from their stats. */
-static uint16_t fill_links(rtcosim_control_LinkStatus *out)
+static uint16_t fill_links(rtc_control_LinkStatus *out)
 {
     uint16_t n = 0;
     pthread_mutex_lock(&reg_lock);
@@ -260,8 +266,8 @@ static uint16_t fill_links(rtcosim_control_LinkStatus *out)
         rtc_driver_stats st = {0};
         if (!reg[i].bridge || reg[i].stats(reg[i].bridge, &st) != RTC_OK)
             continue;
-        rtcosim_control_LinkStatus *l = &out[n++];
-        *l = (rtcosim_control_LinkStatus){.state = (uint8_t)st.link,
+        rtc_control_LinkStatus *l = &out[n++];
+        *l = (rtc_control_LinkStatus){.state = (uint8_t)st.link,
                                           .latency_p50_ns = st.latency.p50,
                                           .latency_p99_ns = st.latency.p99,
                                           .latency_max_ns = st.latency.max};
@@ -278,7 +284,7 @@ static uint16_t fill_links(rtcosim_control_LinkStatus *out)
 
 static void publish_status(rtc_nodectl *c)
 {
-    rtcosim_control_Control s = {0};
+    rtc_control_Control s = {0};
     rtc_nodectl_local me = {0};
     pthread_mutex_lock(&c->lock);
     void (*fn)(void *, rtc_nodectl_local *) = c->on_status;
@@ -299,7 +305,7 @@ static void publish_status(rtc_nodectl *c)
     c->peers[c->self].heard = true;
     c->peers[c->self].status_at_ns = rtc_time_now_ns();
     pthread_mutex_unlock(&c->lock);
-    rtc__ctl_publish(c, rtcosim_control_KIND_STATUS, &s);
+    rtc__ctl_publish(c, rtc_control_KIND_STATUS, &s);
 }
 
 /* The plane's thread: the status twice a second, the clock every second once running. */
@@ -314,7 +320,7 @@ static void *ctl_main(void *arg)
             next_status = now + 500000000;
         }
         pthread_mutex_lock(&c->lock);
-        bool running = c->state == rtcosim_control_STATE_RUNNING;
+        bool running = c->state == rtc_control_STATE_RUNNING;
         pthread_mutex_unlock(&c->lock);
         if (c->self != 0 && running && now >= next_clock) {
             rtc__ctl_remeasure(c);
@@ -423,10 +429,10 @@ int rtc_nodectl_open(const rtc_nodectl_config *cfg, const rtc_logger *lg, rtc_no
     c->clk_ls = dds_create_listener(c);
     dds_lset_data_available(c->ctl_ls, on_control);
     dds_lset_data_available(c->clk_ls, on_clock);
-    int drc = make_topic(c, &rtcosim_control_Control_desc, RTC_CTL_TOPIC, true, &c->ctl_topic,
+    int drc = make_topic(c, &rtc_control_Control_desc, RTC_CTL_TOPIC, true, &c->ctl_topic,
                          &c->ctl_wr, &c->ctl_rd, c->ctl_ls);
     if (drc == 0)
-        drc = make_topic(c, &rtcosim_control_Ping_desc, RTC_CTL_CLOCK_TOPIC, false,
+        drc = make_topic(c, &rtc_control_Ping_desc, RTC_CTL_CLOCK_TOPIC, false,
                          &c->clk_topic, &c->clk_wr, &c->clk_rd, c->clk_ls);
     if (drc < 0) {
         rtc_log(lg, RTC_LOG_ERROR, "control plane of node %s: DDS refused its topics: %s",
@@ -438,11 +444,13 @@ int rtc_nodectl_open(const rtc_nodectl_config *cfg, const rtc_logger *lg, rtc_no
     int rc = the_ctl ? RTC_EINVAL : RTC_OK;
     if (rc == RTC_OK)
         the_ctl = c;
+    atomic_store_explicit(&plane_open, the_ctl != NULL, memory_order_release);
     pthread_mutex_unlock(&reg_lock);
     rtc_rt_thread_opts to = {.priority = 0, .cpu = -1, .name = "rtcosim-nodectl"};
     if (rc == RTC_OK && (rc = rtc_rt_thread_start(&to, ctl_main, c, lg, &c->th)) != RTC_OK) {
         pthread_mutex_lock(&reg_lock);
         the_ctl = NULL;
+        atomic_store_explicit(&plane_open, false, memory_order_release);
         pthread_mutex_unlock(&reg_lock);
     }
     if (rc != RTC_OK) {
@@ -462,6 +470,7 @@ void rtc_nodectl_close(rtc_nodectl *c)
     pthread_mutex_lock(&reg_lock);
     if (the_ctl == c)
         the_ctl = NULL;
+    atomic_store_explicit(&plane_open, the_ctl != NULL, memory_order_release);
     pthread_mutex_unlock(&reg_lock);
     atomic_store_explicit(&agreed_t0, 0, memory_order_release);
     if (c->ctl_wr > 0)
@@ -493,15 +502,15 @@ void rtc_nodectl_stopped(rtc_nodectl *c, rtc_nodectl_cause cause, int64_t tick,
 {
     if (!c)
         return;
-    rtcosim_control_Control s = {.cause = (uint8_t)cause, .tick = tick};
+    rtc_control_Control s = {.cause = (uint8_t)cause, .tick = tick};
     snprintf(s.text, sizeof s.text, "%s", reason ? reason : "");
     pthread_mutex_lock(&c->lock);
     if (cause != RTC_NODECTL_NODE)
         rtc__ctl_set_stop(c, c->peers[c->self].name, cause, tick, reason, false);
-    c->state = rtcosim_control_STATE_STOPPED;
+    c->state = rtc_control_STATE_STOPPED;
     s.offset_ns = c->clock.offset_ns;
     pthread_mutex_unlock(&c->lock);
-    rtc__ctl_publish(c, rtcosim_control_KIND_STOP, &s);
+    rtc__ctl_publish(c, rtc_control_KIND_STOP, &s);
     publish_status(c);
     dds_wait_for_acks(c->ctl_wr, DDS_SECS(1));
 }
@@ -535,7 +544,7 @@ static const char *state_name(int st, bool stopped)
 static void node_view(const rtc_nodectl *c, size_t i, int64_t now, rtc_nodectl_node *o)
 {
     const rtc__ctl_peer *p = &c->peers[i];
-    const rtcosim_control_Control *s = &p->status;
+    const rtc_control_Control *s = &p->status;
     *o = (rtc_nodectl_node){.self = i == c->self, .leader = i == 0, .heard = p->heard,
                             .age_ns = p->heard ? now - p->status_at_ns : -1,
                             .tick = s->tick, .sim_time_ns = s->sim_time_ns,
@@ -548,7 +557,7 @@ static void node_view(const rtc_nodectl *c, size_t i, int64_t now, rtc_nodectl_n
         o->state = "lost";
     o->n_links = s->n_links < RTC_NODECTL_LINKS_CAP ? s->n_links : RTC_NODECTL_LINKS_CAP;
     for (size_t k = 0; k < o->n_links; k++) {
-        const rtcosim_control_LinkStatus *l = &s->links[k];
+        const rtc_control_LinkStatus *l = &s->links[k];
         o->links[k] = (rtc_nodectl_link){.state = l->state, .latency_p50_ns = l->latency_p50_ns,
                                          .latency_p99_ns = l->latency_p99_ns,
                                          .latency_max_ns = l->latency_max_ns,

@@ -44,7 +44,7 @@ enum wait_end { GO, HALT, CANCEL, TIMEOUT };
 
 /* ---- the clock ---- */
 
-void rtc__ctl_on_ping(rtc_nodectl *c, const rtcosim_control_Ping *p, int64_t t_recv)
+void rtc__ctl_on_ping(rtc_nodectl *c, const rtc_control_Ping *p, int64_t t_recv)
 {
     const rtc__ctl_peer *me = &c->peers[c->self];
     if (p->run_id != c->dn->p.run_id || p->to_key != me->key)
@@ -52,7 +52,7 @@ void rtc__ctl_on_ping(rtc_nodectl *c, const rtcosim_control_Ping *p, int64_t t_r
     if (!p->pong) {
         if (c->self != 0)
             return; /* only the leader answers */
-        rtcosim_control_Ping r = *p;
+        rtc_control_Ping r = *p;
         r.pong = 1;
         r.from_key = me->key;
         r.to_key = p->from_key;
@@ -82,7 +82,7 @@ static bool ping_once(rtc_nodectl *c, int64_t until, int64_t *offset, int64_t *r
     c->pong_got = false;
     uint32_t gen = atomic_load_explicit(&c->gen, memory_order_acquire);
     pthread_mutex_unlock(&c->lock);
-    rtcosim_control_Ping p = {.from_key = c->peers[c->self].key, .to_key = c->peers[0].key,
+    rtc_control_Ping p = {.from_key = c->peers[c->self].key, .to_key = c->peers[0].key,
                               .run_id = c->dn->p.run_id, .nonce = c->dn->nonce, .seq = seq,
                               .t1_ns = rtc__dds_realtime_ns()};
     if (dds_write(c->clk_wr, &p) != DDS_RETCODE_OK)
@@ -198,7 +198,7 @@ static bool not_ready(const rtc_nodectl *c, size_t i)
 
 static bool no_hello(const rtc_nodectl *c, size_t i)
 {
-    rtcosim_node_Hello h;
+    rtc_node_Hello h;
     return rtc__dds_find_hello(c->dn, c->peers[i].name, &h) <= 0;
 }
 
@@ -299,8 +299,8 @@ static int64_t lead(rtc_nodectl *c, int64_t until, cancel_fn cancelled, void *us
     int64_t epoch = rtc__dds_realtime_ns() + (margin > MARGIN_MIN_NS ? margin : MARGIN_MIN_NS);
     c->epoch_ns = epoch;
     pthread_mutex_unlock(&c->lock);
-    rtcosim_control_Control s = {.epoch_ns = epoch};
-    rtc__ctl_publish(c, rtcosim_control_KIND_START, &s);
+    rtc_control_Control s = {.epoch_ns = epoch};
+    rtc__ctl_publish(c, rtc_control_KIND_START, &s);
     return 1;
 }
 
@@ -317,15 +317,15 @@ static int64_t follow(rtc_nodectl *c, int64_t until, cancel_fn cancelled, void *
 /* READY, with the offset (its round trip helps the leader size the margin). */
 static void say_ready(rtc_nodectl *c)
 {
-    rtcosim_control_Control s = {0};
+    rtc_control_Control s = {0};
     pthread_mutex_lock(&c->lock);
     s.offset_ns = c->clock.offset_ns;
     s.offset_rtt_ns = c->clock.rtt_ns;
-    s.state = rtcosim_control_STATE_READY;
-    c->state = rtcosim_control_STATE_READY;
+    s.state = rtc_control_STATE_READY;
+    c->state = rtc_control_STATE_READY;
     c->peers[c->self].status.offset_rtt_ns = c->clock.rtt_ns;
     pthread_mutex_unlock(&c->lock);
-    rtc__ctl_publish(c, rtcosim_control_KIND_READY, &s);
+    rtc__ctl_publish(c, rtc_control_KIND_READY, &s);
 }
 
 int64_t rtc_nodectl_start(rtc_nodectl *c, bool (*cancelled)(void *user), void *user)
@@ -356,7 +356,7 @@ int64_t rtc_nodectl_start(rtc_nodectl *c, bool (*cancelled)(void *user), void *u
     pthread_mutex_lock(&c->lock);
     c->clock.epoch_ns = epoch;
     c->clock.t0_mono_ns = t0;
-    c->state = rtcosim_control_STATE_RUNNING;
+    c->state = rtc_control_STATE_RUNNING;
     pthread_mutex_unlock(&c->lock);
     rtc__ctl_set_t0(t0);
     return t0;

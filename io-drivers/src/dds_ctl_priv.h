@@ -32,7 +32,7 @@ typedef struct rtc__ctl_peer {
     uint64_t key;              /**< rtc__dds_name_key(name) */
     uint64_t nonce;            /**< of its first control sample (0: none yet) */
     bool ready, stopped, heard;
-    rtcosim_control_Control status; /**< its last STATUS (heard) */
+    rtc_control_Control status; /**< its last STATUS (heard) */
     int64_t status_at_ns;      /**< when it came (CLOCK_MONOTONIC) */
     int64_t offset_ns;         /**< its clock minus the leader's (as it said) */
 } rtc__ctl_peer;
@@ -54,7 +54,7 @@ struct rtc_nodectl {
     rtc_nodectl_clock clock;
     bool stop_set;
     rtc_nodectl_stop stop;     /**< the run's first stop */
-    int state;                 /**< rtcosim_control_STATE_* of this node */
+    int state;                 /**< rtc_control_STATE_* of this node */
     void (*on_stop)(void *user);
     void *on_stop_user;
     void (*on_status)(void *user, rtc_nodectl_local *out);
@@ -66,14 +66,14 @@ struct rtc_nodectl {
 /** Publish this node's control sample of @p kind (READY, START, STOP, STATUS) with the
  *  fields of @p s the caller set (the plane sets node, key, run and nonce). Returns the
  *  DDS result. RT-safe: no. */
-int rtc__ctl_publish(rtc_nodectl *c, int kind, rtcosim_control_Control *s);
+int rtc__ctl_publish(rtc_nodectl *c, int kind, rtc_control_Control *s);
 
 /** Wait until something arrives (or @p until_ns, CLOCK_MONOTONIC); @p seen is the
  *  generation the caller last saw, the new one is returned. RT-safe: no. */
 uint32_t rtc__ctl_wait(rtc_nodectl *c, uint32_t seen, int64_t until_ns);
 
 /** A ping answered: the leader's listener (dds_control_start.c). RT-safe: no. */
-void rtc__ctl_on_ping(rtc_nodectl *c, const rtcosim_control_Ping *p, int64_t t_recv);
+void rtc__ctl_on_ping(rtc_nodectl *c, const rtc_control_Ping *p, int64_t t_recv);
 
 /** This node's offset measured again while it runs (the plane's thread). RT-safe: no. */
 void rtc__ctl_remeasure(rtc_nodectl *c);
@@ -100,6 +100,10 @@ int rtc__ctl_register(const char *peer, void *bridge,
 
 /** The bridge @p bridge goes (close). RT-safe: no. */
 void rtc__ctl_unregister(void *bridge);
+
+/** True while the process has a control plane (a real-time run agrees on its start).
+ *  RT-safe: yes. Thread: any. */
+RTC_RT_SAFE bool rtc__ctl_active(void);
 
 /** The CLOCK_MONOTONIC instant of logical time 0 once the start is agreed, 0 before.
  *  RT-safe: yes (one atomic load). Thread: any. */

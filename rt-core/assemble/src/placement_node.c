@@ -59,11 +59,54 @@ static int add_connector(rtc_ssp_component *c, const cross_sig *s, bool input)
                ? RTC_OK : RTC_ENOMEM;
 }
 
+/* The --bridge keys of the bridge to node @p peer ("NODE:KEY=VALUE"). */
+static int bridge_sets(const rtc_partition *p, size_t peer, rtc_ssp_component *c)
+{
+    int rc = RTC_OK;
+    for (size_t i = 0; rc == RTC_OK && i < p->po.n_bridge_sets; i++) {
+        const char *e = p->po.bridge_sets[i], *colon = strchr(e, ':');
+        const char *eq = colon ? strchr(colon, '=') : NULL;
+        size_t len = colon ? (size_t)(colon - e) : 0;
+        if (!eq || strncmp(e, p->nodes[peer], len) || p->nodes[peer][len])
+            continue;
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)(eq - colon - 1), colon + 1);
+        rc = add_setting(c, 0, "", key, eq + 1);
+    }
+    return rc;
+}
+
+/* Every --bridge names a peer node and a key: one line for the first that does not. */
+static int check_bridge_sets(const rtc_partition *p)
+{
+    for (size_t i = 0; i < p->po.n_bridge_sets; i++) {
+        const char *e = p->po.bridge_sets[i], *colon = strchr(e, ':');
+        const char *eq = colon ? strchr(colon, '=') : NULL;
+        size_t len = colon ? (size_t)(colon - e) : 0, k = 0;
+        while (k < p->n_nodes && (strncmp(e, p->nodes[k], len) || p->nodes[k][len]))
+            k++;
+        const char *why = !eq || eq == colon + 1 || eq - colon > 64 ? "expected NODE:KEY=VALUE"
+                          : k == p->n_nodes                         ? "no such node"
+                          : k == (size_t)p->self ? "this node (a bridge goes to another)" : NULL;
+        if (why) {
+            char nodes[256];
+            size_t n = 0;
+            nodes[0] = '\0';
+            for (size_t j = 0; j < p->n_nodes && n < sizeof nodes; j++)
+                n += (size_t)snprintf(nodes + n, sizeof nodes - n, "%s%s", j ? ", " : "",
+                                      p->nodes[j]);
+            rtc_log(p->lg, RTC_LOG_ERROR, "--bridge %s: %s (nodes: %s)", e, why, nodes);
+            return RTC_EINVAL;
+        }
+    }
+    return RTC_OK;
+}
+
 /* The bridge to node @p peer: its keys, one input per value to the peer and one output
  * per value from it (ahead as the partition says). */
 static int make_bridge(const rtc_partition *p, size_t peer, rtc_ssp_component *c)
 {
-    char name[128], run[24], domain[16], join[32];
+    char name[128], run[24], domain[16], join[32], period[32];
     rtc__placement_bridge_name(p->nodes[peer], name, sizeof name);
     snprintf(run, sizeof run, "%016" PRIx64, p->run_id);
     snprintf(domain, sizeof domain, "%d", p->po.domain);
@@ -80,6 +123,12 @@ static int make_bridge(const rtc_partition *p, size_t peer, rtc_ssp_component *c
     int rc = c->name && c->type ? RTC_OK : RTC_ENOMEM;
     for (size_t i = 0; rc == RTC_OK && i < sizeof keys / sizeof keys[0]; i++)
         rc = add_setting(c, 0, "", keys[i][0], keys[i][1]);
+    /* real time: one sample per tick, judged late against the tick */
+    snprintf(period, sizeof period, "%.17g", (double)p->tick_ns / 1e6);
+    if (rc == RTC_OK && !p->po.lockstep)
+        rc = add_setting(c, 0, "", "period_ms", period);
+    if (rc == RTC_OK)
+        rc = bridge_sets(p, peer, c);
     unsigned group = 0;
     for (size_t i = 0; rc == RTC_OK && i < p->n_cross; i++) {
         const cross_sig *s = &p->sig[i];
@@ -118,15 +167,32 @@ static int to_bridge(rtc_ssp_endpoint *e, const rtc_ssp *ssp, size_t bi, const c
 }
 
 /* A connection from the peer's bridge: the value arrives converted; nothing of the
- * original (transformation, delay, estimator) applies twice. */
-static void plain(rtc_ssp_connection *c)
+ * original (transformation, delay) applies twice. Its estimator comes along when @p est
+ * (real time: the value is late here, on this side). */
+static void plain(rtc_ssp_connection *c, bool est)
 {
     rtc_ssp_connection keep = {.start = c->start, .end = c->end, .file = c->file,
                                .line = c->line, .suppress_unit_conversion = true};
+    if (est) {
+        keep.settings = (rtc_ssp_link_settings){.present = c->settings.estimator != NULL,
+                                                .estimator = c->settings.estimator,
+                                                .params = c->settings.params,
+                                                .line = c->settings.line};
+        c->settings.estimator = c->settings.params = NULL;
+    }
     c->start = c->end = (rtc_ssp_endpoint){0};
     c->file = NULL;
     rtc_ssp_connection_clear(c);
     *c = keep;
+}
+
+/* Real time: the source's side of a crossing connection estimates nothing (the peer
+ * does, where the value arrives late). */
+static void no_estimator(rtc_ssp_connection *c)
+{
+    free(c->settings.estimator);
+    free(c->settings.params);
+    c->settings.estimator = c->settings.params = NULL;
 }
 
 /* Rewire every connection: kept (both ends here, or the system's own connector and a
@@ -148,10 +214,12 @@ static int rewire(const rtc_partition *p, rtc_ssp *ssp, const long *map, const s
             if (ms >= 0) {
                 c.start.component = ms;
                 rc = to_bridge(&c.end, ssp, bridge[x->to], x->name);
+                if (!p->po.lockstep)
+                    no_estimator(&c);
             } else {
                 c.end.component = me;
                 rc = to_bridge(&c.start, ssp, bridge[x->from], x->name);
-                plain(&c);
+                plain(&c, !p->po.lockstep);
             }
             ssp->connections[n++] = c;
         } else if (rc == RTC_OK && ms != -1 && me != -1) {
@@ -233,7 +301,7 @@ int rtc__placement_ssp_hook(void *user, rtc_ssp *ssp)
         else
             rtc_ssp_component_clear(&ssp->components[i]);
     }
-    int rc = RTC_OK;
+    int rc = check_bridge_sets(p);
     for (size_t k = 0; k < p->n_nodes; k++) {
         if (k == (size_t)p->self)
             continue;

@@ -47,6 +47,7 @@
 #include "rtcosim/estimate.h"
 #include "rtcosim/io_unit.h"
 #include "rtcosim/lockstep.h"
+#include "rtcosim/rt.h"
 #include "rtcosim/status.h"
 #include "rtcosim/system.h"
 #include "rtcosim/time.h"
@@ -96,6 +97,7 @@ typedef struct io_unit {
     /* lock-step (the driver enabled the channel, rtcosim/lockstep.h): rounds instead of
      * mailboxes; the stepping thread waits for the peer's round of each tick */
     rtc_lockstep *ls;
+    rtc_driver_tx tx;   /* what went to the bench last: the driver may sleep on it */
     uint32_t ls_k;      /* the next tick round */
     bool ls_ended;      /* the last round went out (terminate) */
 } io_unit;
@@ -301,6 +303,7 @@ static int u_set(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, con
     for (size_t i = 0; i < n_vr; i++)
         if (vr[i] >= u->n)
             return RTC_EINVAL;
+    bool sent = false;
     for (size_t i = 0; i < n_vr; i++) {
         io_signal *s = &u->sig[vr[i]];
         if (s->from_bench) { /* an operator's override of what the bench sends */
@@ -317,6 +320,12 @@ static int u_set(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, con
         rtc_sample smp = {.value = s->value, .sample_ns = now, .arrival_ns = now,
                           .quality = RTC_QUALITY_FRESH};
         rtc_mailbox_write(s->mb, &smp);
+        sent = true;
+    }
+    if (sent) { /* release: a driver that sees seq change sees the mailboxes and t_ns */
+        atomic_store_explicit(&u->tx.t_ns, u->now_ns, memory_order_relaxed);
+        atomic_fetch_add_explicit(&u->tx.seq, 1, memory_order_release);
+        rtc_rt_wake(&u->tx.seq, &u->tx.waiters); /* a futex call only when one sleeps */
     }
     return RTC_OK;
 }
@@ -553,7 +562,7 @@ static int create_unit(const rtc_driver_ops *ops, const rtc_io_sample_source *fe
     u->md.guid = (char *)keep(u, sp->type);
     rtc_driver_config dc = {.component = u->name, .signals = cfg, .n_signals = u->n,
                             .settings = keep_kv(u, sp->settings, sp->n_settings),
-                            .n_settings = sp->n_settings};
+                            .n_settings = sp->n_settings, .tx = &u->tx};
     if (rc == RTC_OK && ops)
         rc = offer_lockstep(u, &dc.lockstep);
     if (rc == RTC_OK && ops)

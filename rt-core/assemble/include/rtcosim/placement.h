@@ -18,6 +18,11 @@
  *     carrying every connection between the two; a connection to a component on another
  *     node is rewired to a bridge signal. The masters never know about nodes.
  *
+ * Real time: a connection that crosses from node A to node B keeps its conversion,
+ * transformation and delay on A's side, and its estimator (the one it names, else auto)
+ * moves to B's bridge signal, where the late value arrives (io_unit.h: the one estimator of
+ * a value from outside); the bridges' period is the base tick.
+ *
  * Exactness of fast runs (lock-step): a connection that crosses from node A to node B keeps
  * its conversion, transformation, delay and estimator on A's side (A's link into the
  * bridge is the original connection, read when the consumer would read it); B's bridge
@@ -54,6 +59,10 @@ typedef struct rtc_placement_opts {
     const char *const *records;  /**< --record names (the recording selection; none: the
                                       file's, else every output) */
     size_t n_records;
+    const char *const *bridge_sets; /**< --bridge "NODE:KEY=VALUE": a key of this node's
+                                      bridge to NODE (on_loss, emulate_delay_ms, ...:
+                                      iodrivers.h); must outlive the partition */
+    size_t n_bridge_sets;
 } rtc_placement_opts;
 
 /** One connection between components on different nodes. Strings point into the
