@@ -16,6 +16,10 @@
  *                        file-size limit, a closed
  *                        output pipe; summary.json
  *                        itself)
+ *   stopped              node (another node of a        8
+ *                        distributed real-time run
+ *                        stopped it: "distributed".
+ *                        "stopped_by" names it and why)
  * A unit left hung in its step adds "hung_unit" (the exit stays that of the cause).
  */
 #ifndef RTC_APP_SUMMARY_H
@@ -34,7 +38,7 @@
 
 typedef struct rtc_cli_end {
     const char *cause;     /**< "end", "signal", "request", "error", "overruns", "watchdog",
-                                "nonfinite", "write" */
+                                "nonfinite", "write", "node" */
     int signo;             /**< cause "signal" */
     char reason[512];      /**< one line */
     int64_t last_tick;     /**< ticks (steps) completed */
