@@ -16,9 +16,21 @@
  * socket holds (non-blocking recv) and frames requests itself from the MBAP header (its
  * length field says how many bytes follow), so a peer that sends half a frame and stops
  * costs only its own connection. A frame not complete within frame_timeout_ms, or a
- * connection without a byte for idle_timeout_ms, is closed; at max_clients the
- * connection idle the longest yields to a new one. (RTU is one line with one master:
- * libmodbus frames it, bounded by the byte timeout.)
+ * connection without a byte for idle_timeout_ms, is closed. (RTU is one line with one
+ * master: libmodbus frames it, bounded by the byte timeout.)
+ *
+ * Admission: a new client is never locked out by clients that are merely connected or
+ * polling. Every connect is accepted (the backlog drained each turn, so a connect storm
+ * cannot fill it and make a PLC's SYN wait for a retransmission); when slots are short
+ * one connection yields, chosen in this order: a connection that has not completed a
+ * request yet or holds a partial frame (oldest first: a PLC sends its request at once,
+ * slowloris and never-speaking sockets wait), then the one served least recently. An
+ * address holding max_clients_per_peer connections makes room among its own, so a crowd
+ * from one host cannot push out a PLC elsewhere; at max_clients the least recently served
+ * connection of the most crowded address yields. A connection accepted in the current turn
+ * of the loop never yields (it has not had a chance to speak), and while one is open no
+ * served client yields: such a connect is refused (a storm of connects within one turn
+ * replaces its own, never a PLC).
  *
  * Least privilege: libmodbus sees only requests checked by rtc__mb_pdu_check (served function
  * codes, exact lengths: it trusts byte counts) whose every written address is exposed as
@@ -44,14 +56,20 @@
 #include <unistd.h>
 
 #define MBS_MAX_CLIENTS RTC_MODBUS_MAX_CLIENTS
+#define MBS_DEFAULT_CLIENTS (MBS_MAX_CLIENTS < 32 ? MBS_MAX_CLIENTS : 32)
+#define MBS_ACCEPT_BATCH 64 /* connects taken per turn of the loop (the rest: next turn) */
 #define MBAP_LEN 7 /* transaction id, protocol id, length, unit id */
 
 /* One TCP client: the request being received and when its bytes came. */
 typedef struct mbs_conn {
     int fd;
-    int n;            /* bytes of the frame under way */
-    int64_t first_ns; /* arrival of its first byte (n > 0) */
-    int64_t last_ns;  /* accept or the last byte received */
+    int n;             /* bytes of the frame under way */
+    uint32_t addr;     /* the peer's IPv4 address, host order */
+    bool spoke;        /* a request of it was answered */
+    uint64_t turn;     /* the loop's turn that accepted it */
+    int64_t first_ns;  /* arrival of its first byte (n > 0) */
+    int64_t last_ns;   /* accept or the last byte received */
+    int64_t active_ns; /* accept or the last request answered */
     uint8_t rx[MODBUS_TCP_MAX_ADU_LENGTH];
 } mbs_conn;
 
@@ -64,18 +82,22 @@ typedef struct mbs_conn {
  *                    03), or a broken MBAP header (connection closed)
  *   frame_timeouts   connections closed: a request not complete in frame_timeout_ms
  *   idle_closed      connections closed after idle_timeout_ms without a byte
- *   evicted          idle connections closed to admit a new one at max_clients
- *   clients_refused  connections refused at max_clients with none idle
+ *   evicted          connections closed to admit a new one (see Admission above)
+ *   evicted_peer     of these, closed because the new one's address held
+ *                    max_clients_per_peer connections while slots were free
+ *   clients_refused  connects refused: the connections that could yield were accepted in
+ *                    the same turn (a connect storm)
  *   clients          TCP connections open now
  *   clients_max      most TCP connections open at once */
 enum {
     MBS_EXCEPTIONS, MBS_WRITE_REFUSED, MBS_FC_UNSUPPORTED, MBS_BAD_REQUESTS, MBS_FRAME_TIMEOUTS,
-    MBS_IDLE_CLOSED, MBS_EVICTED, MBS_CLIENTS_REFUSED, MBS_CLIENTS, MBS_CLIENTS_MAX,
-    MBS_N_COUNTERS
+    MBS_IDLE_CLOSED, MBS_EVICTED, MBS_EVICTED_PEER, MBS_CLIENTS_REFUSED, MBS_CLIENTS,
+    MBS_CLIENTS_MAX, MBS_N_COUNTERS
 };
 static const char *const mbs_counters[MBS_N_COUNTERS] = {
-    "exceptions",   "write_refused", "fc_unsupported",  "bad_requests", "frame_timeouts",
-    "idle_closed",  "evicted",       "clients_refused", "clients",      "clients_max"};
+    "exceptions",  "write_refused", "fc_unsupported", "bad_requests",    "frame_timeouts",
+    "idle_closed", "evicted",       "evicted_peer",   "clients_refused", "clients",
+    "clients_max"};
 #define MC(name) (&d->b.st.named[MBS_##name])
 
 typedef struct mbs {
@@ -83,7 +105,7 @@ typedef struct mbs {
     mb_map map;
     bool rtu;
     char *bind, *device;
-    long port, baud, data_bits, stop_bits, unit_id, max_clients;
+    long port, baud, data_bits, stop_bits, unit_id, max_clients, max_per_peer;
     char parity;
     int64_t frame_ns, idle_ns;
     /* I/O thread state */
@@ -93,6 +115,7 @@ typedef struct mbs {
     int listen_fd;
     mbs_conn conns[MBS_MAX_CLIENTS];
     int n_conns;
+    uint64_t turn; /* turns of the TCP loop (serve_tcp) */
     uint8_t query[MODBUS_RTU_MAX_ADU_LENGTH];
 } mbs;
 static_assert(offsetof(mbs, b) == 0, "the base must come first");
@@ -121,8 +144,13 @@ static int parse_settings(mbs *d, const rtc_driver_config *cfg)
     if (rc == RTC_OK)
         rc = rtc_drv_get_int(&d->b, NULL, kv, n, "unit_id", 1, 1, 247, &d->unit_id);
     if (rc == RTC_OK)
-        rc = rtc_drv_get_int(&d->b, NULL, kv, n, "max_clients", 8, 1, MBS_MAX_CLIENTS,
-                             &d->max_clients);
+        rc = rtc_drv_get_int(&d->b, NULL, kv, n, "max_clients", MBS_DEFAULT_CLIENTS, 1,
+                             MBS_MAX_CLIENTS, &d->max_clients);
+    /* 16 of the default 32: one host's crowd leaves half the slots to the others */
+    if (rc == RTC_OK)
+        rc = rtc_drv_get_int(&d->b, NULL, kv, n, "max_clients_per_peer",
+                             d->max_clients < 16 ? d->max_clients : 16, 1, d->max_clients,
+                             &d->max_per_peer);
     if (rc == RTC_OK)
         rc = rtc_drv_get_double(&d->b, NULL, kv, n, "frame_timeout_ms", 500, 1, 60000, &frame);
     if (rc == RTC_OK)
@@ -387,6 +415,8 @@ static bool conn_read(mbs *d, mbs_conn *c, int64_t now)
         modbus_set_socket(d->ctx, c->fd);
         if (!answer(d, c->rx, len, now))
             return false;
+        c->spoke = true;
+        c->active_ns = now;
         c->n -= len;
         memmove(c->rx, c->rx + len, (size_t)c->n);
         c->first_ns = now; /* the rest came with this read */
@@ -411,35 +441,110 @@ static int64_t expire_conns(mbs *d, int64_t now, int64_t until)
     return until;
 }
 
-/* At max_clients: the connection without a partial frame that has been quiet longest,
- * if quiet for at least frame_timeout_ms (a polling PLC is never idle that long). */
-static mbs_conn *idle_victim(mbs *d, int64_t now)
+/* Not proven yet: it has not completed a request, or it holds a partial frame. */
+static bool unproven(const mbs_conn *c)
+{
+    return !c->spoke || c->n > 0;
+}
+
+/* Whether c yields before v (NULL: none chosen yet) when a slot is needed: unproven
+ * before served; among unproven the one waiting longest (its partial frame's first byte,
+ * else its accept), among served the one served least recently. */
+static bool yields_before(const mbs_conn *c, const mbs_conn *v)
+{
+    if (!v || unproven(c) != unproven(v))
+        return !v || unproven(c);
+    return (c->n > 0 ? c->first_ns : c->active_ns) < (v->n > 0 ? v->first_ns : v->active_ns);
+}
+
+/* The connection to close for a new one, among those of address addr (any address when
+ * !only); NULL when there is none. One accepted in this turn has not been read yet: it
+ * never yields, and while there is one a served client does not yield either (a connect
+ * storm is refused, it does not push out the PLCs). */
+static mbs_conn *victim(mbs *d, bool only, uint32_t addr)
 {
     mbs_conn *v = NULL;
+    bool fresh = false;
     for (int k = 0; k < d->n_conns; k++) {
         mbs_conn *c = &d->conns[k];
-        if (c->n == 0 && now - c->last_ns >= d->frame_ns && (!v || c->last_ns < v->last_ns))
+        if (only && c->addr != addr)
+            continue;
+        if (c->turn == d->turn)
+            fresh = true;
+        else if (yields_before(c, v))
             v = c;
     }
+    return v && fresh && !unproven(v) ? NULL : v;
+}
+
+static int peer_count(const mbs *d, uint32_t addr)
+{
+    int n = 0;
+    for (int k = 0; k < d->n_conns; k++)
+        n += d->conns[k].addr == addr;
+    return n;
+}
+
+/* The address holding the most connections (the first found of a tie). */
+static uint32_t most_crowded(const mbs *d)
+{
+    uint32_t best = 0;
+    int most = 0;
+    for (int k = 0; k < d->n_conns; k++) {
+        int n = peer_count(d, d->conns[k].addr);
+        if (n > most) {
+            most = n;
+            best = d->conns[k].addr;
+        }
+    }
+    return best;
+}
+
+/* Where the new connection from addr goes: a free slot, or the slot of the connection
+ * that yields (closed here), or NULL (refused). */
+static mbs_conn *make_room(mbs *d, uint32_t addr)
+{
+    bool full = d->n_conns >= d->max_clients;
+    if (peer_count(d, addr) >= d->max_per_peer) {
+        mbs_conn *v = victim(d, true, addr);
+        if (v && !full)
+            rtc_drv_count(MC(EVICTED_PEER));
+        if (v)
+            conn_close(v, MC(EVICTED));
+        return v;
+    }
+    if (!full)
+        return &d->conns[d->n_conns];
+    mbs_conn *v = victim(d, false, 0);
+    if (v && !unproven(v)) /* only served clients: the most crowded address gives one up */
+        v = victim(d, true, most_crowded(d));
+    if (v)
+        conn_close(v, MC(EVICTED));
     return v;
 }
 
-static void accept_client(mbs *d, int64_t now)
+/* Take every pending connect (up to a batch per turn), each into a slot. */
+static void accept_clients(mbs *d, int64_t now)
 {
-    int fd = accept4(d->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-    if (fd < 0)
-        return;
-    mbs_conn *c = d->n_conns < d->max_clients ? &d->conns[d->n_conns] : idle_victim(d, now);
-    if (!c) {
-        close(fd); /* every slot busy: refuse rather than starve the others */
-        rtc_drv_count(MC(CLIENTS_REFUSED));
-        return;
+    for (int i = 0; i < MBS_ACCEPT_BATCH; i++) {
+        struct sockaddr_in sa = {0};
+        socklen_t sl = sizeof sa;
+        int fd = accept4(d->listen_fd, (struct sockaddr *)&sa, &sl, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0)
+            return;
+        uint32_t addr = sa.sin_family == AF_INET ? ntohl(sa.sin_addr.s_addr) : 0;
+        mbs_conn *c = make_room(d, addr);
+        if (!c) {
+            close(fd);
+            rtc_drv_count(MC(CLIENTS_REFUSED));
+            continue;
+        }
+        bool added = c == &d->conns[d->n_conns];
+        *c = (mbs_conn){.fd = fd, .addr = addr, .turn = d->turn, .last_ns = now,
+                        .active_ns = now};
+        rtc_drv_count(&d->b.st.connects);
+        set_clients(d, d->n_conns + added);
     }
-    if (c != &d->conns[d->n_conns])
-        conn_close(c, MC(EVICTED)); /* the slot is reused at once */
-    *c = (mbs_conn){.fd = fd, .last_ns = now};
-    rtc_drv_count(&d->b.st.connects);
-    set_clients(d, d->n_conns + (c == &d->conns[d->n_conns]));
 }
 
 /* ---- endpoint ---- */
@@ -461,7 +566,8 @@ static int open_endpoint(mbs *d)
         rtc_drv_link_set(&d->b, RTC_LINK_UP);
         return RTC_OK;
     }
-    d->listen_fd = modbus_tcp_listen(d->ctx, (int)d->max_clients);
+    /* a deep backlog, drained every turn: a connect storm does not drop a PLC's SYN */
+    d->listen_fd = modbus_tcp_listen(d->ctx, SOMAXCONN);
     if (d->listen_fd < 0)
         return rtc_status_from_errno(errno);
     /* a client gone between poll and accept must not block the loop in accept */
@@ -528,6 +634,7 @@ static void serve_rtu(mbs *d, int64_t until)
 static void serve_tcp(mbs *d, int64_t until)
 {
     struct pollfd pfd[MBS_MAX_CLIENTS + 1];
+    d->turn++;
     until = expire_conns(d, rtc_time_now_ns(), until);
     int n = 0;
     pfd[n++] = (struct pollfd){.fd = d->listen_fd, .events = POLLIN};
@@ -542,7 +649,7 @@ static void serve_tcp(mbs *d, int64_t until)
             conn_close(&d->conns[k], NULL);
     compact(d);
     if (pfd[0].revents & POLLIN)
-        accept_client(d, now);
+        accept_clients(d, now);
 }
 
 /* The begin hook: bind (TCP) or open the line (RTU); start() returns the result. */

@@ -35,6 +35,8 @@ int rtc_cmd_merge(int argc, char **argv);
  *  else (.fmu, a directory with modelDescription.xml) is read as an FMU. (main.c) */
 bool rtc_cli_is_system_path(const char *path);
 
+int rtc_cmd_tune(int argc, char **argv);
+
 /** `rtcosim run --help`: every option of the FMU, system, real-time and operator session
  *  runs, grouped, on stdout. */
 void rtc_cli_run_help(void);

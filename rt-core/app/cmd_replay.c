@@ -38,10 +38,11 @@ static const char replay_help[] =
     "inputs.bin (fed to the same estimators at the same steps), the recorded operator\n"
     "commands are applied at the same steps, and DIR/results.csv (default\n"
     "SESSION_DIR/replay) is compared with the session's results.csv. Prints \"identical\"\n"
-    "(exit 0) or the first differing row and column (exit 1). A session that did not end\n"
-    "(killed: no summary.json, no end record in inputs.bin) is replayed as far as it\n"
-    "recorded complete rows: \"identical over the N rows recorded; the session ended\n"
-    "abnormally at t=T s\" (exit 5) when they match. A session run with\n"
+    "(exit 0) or the first differing row and column (exit 1); DIR/summary.json holds the\n"
+    "replay's connections and I/O signals with each estimator's coupling monitor. A session\n"
+    "that did not end (killed: no summary.json, no end record in inputs.bin) is replayed as\n"
+    "far as it recorded complete rows: \"identical over the N rows recorded; the session\n"
+    "ended abnormally at t=T s\" (exit 5) when they match. A session run with\n"
     "--overrun substitute in which a unit was actually late is not reproducible (its\n"
     "consumers extrapolated its outputs while it ran on): the replay shows where it differs.\n"
     "\n"
@@ -50,17 +51,9 @@ static const char replay_help[] =
     "  -v, --verbose        progress information\n"
     "  -h, --help           this text\n";
 
-/* session.conf: the command line's settings of the live run. */
-typedef struct conf {
-    rtc_system_options so;
-    char *system, *source_dir;
-    char **records;
-    size_t n_records;
-    char **sets; /* the live run's --set values, in so.sets */
-    long decimation;
-} conf;
+typedef rtc_cli_session_conf conf;
 
-static void conf_clear(conf *c)
+void rtc_cli_session_conf_clear(conf *c)
 {
     free(c->system);
     free(c->source_dir);
@@ -177,7 +170,7 @@ static int conf_line(conf *c, const char *key, const char *v)
     return RTC_OK;
 }
 
-static int read_conf(const char *dir, conf *c)
+int rtc_cli_session_conf_read(const char *dir, conf *c)
 {
     char path[4096], line[4096];
     snprintf(path, sizeof path, "%s/session.conf", dir);
@@ -200,7 +193,7 @@ static int read_conf(const char *dir, conf *c)
     }
     fclose(f);
     if (rc != RTC_OK)
-        conf_clear(c); /* nothing of a refused file stays allocated */
+        rtc_cli_session_conf_clear(c); /* nothing of a refused file stays allocated */
     return rc;
 }
 
@@ -373,8 +366,8 @@ static bool same_clock(const rtc_system *sys, const rtc_inputs *in)
 /* The session's copy of the system, never the original (which may have been edited
  * since); FMU units are made as live, I/O components become replay units that open no
  * driver, so a replay needs no bench and no network. */
-static int load_replay(const char *dir, const conf *c, const rtc_io_sample_source *feed,
-                       rtc_system **sys)
+int rtc_cli_session_load(const char *dir, const conf *c, const rtc_io_sample_source *feed,
+                         rtc_system **sys)
 {
     static const char *const copies[] = {"system.ssd", "system.ssp", "system.fmu"};
     char path[4096] = "";
@@ -454,6 +447,21 @@ static int64_t end_step(const rtc_inputs *in, const rtc_system *sys, const recor
     return end;
 }
 
+/* DIR/summary.json of the replay (summary_system.c): how it ended, the connections and
+ * I/O signals with each estimator's coupling monitor — what the estimators did on the
+ * recorded samples, e.g. after the session's system.ssd was given another estimator. */
+static void replay_summary(const char *out_dir, const rtc_system *sys, const char *dir, int rc,
+                           double wall_s, const rtc_recorder_stats *st)
+{
+    rtc_cli_end e = {.cause = rc == RTC_OK ? "end" : "error",
+                     .last_tick = rtc_system_tick_index(sys),
+                     .last_time_ns = rtc_system_start_ns(sys) + rtc_system_time_ns(sys)};
+    snprintf(e.reason, sizeof e.reason, "%s", rc == RTC_OK ? "replayed the session"
+                                                           : rtc_cli_last_error());
+    static const rtc_cli_rt no_session;
+    rtc_cli_write_summary(out_dir, sys, dir, &e, wall_s, st, &no_session, true);
+}
+
 static int replay_run(const char *dir, const char *out_dir, const conf *c, rtc_inputs *in,
                       rtc_replay *rp, const hash_ent *h, size_t nh, const recorded *rs)
 {
@@ -463,7 +471,7 @@ static int replay_run(const char *dir, const char *out_dir, const conf *c, rtc_i
     rtc_recorder *r = NULL;
     char err[1024] = "", file[4096];
     snprintf(file, sizeof file, "%.4000s/results.csv", out_dir);
-    int rc = load_replay(dir, c, rtc_replay_feed(rp), &sys);
+    int rc = rtc_cli_session_load(dir, c, rtc_replay_feed(rp), &sys);
     if (rc == RTC_OK && (!same_clock(sys, in) || !units_match(sys, h, nh)))
         rc = RTC_EINVAL;
     if (rc == RTC_OK && (rc = rtc_record_new(&rec)) == RTC_OK)
@@ -475,10 +483,14 @@ static int replay_run(const char *dir, const char *out_dir, const conf *c, rtc_i
     rtc_recorder_opts ro = {.ring_rows = RTC_RECORDER_ROWS, .lossless = true};
     if (rc == RTC_OK)
         rc = rtc_cli_recording_open(file, rec, &ro, &csv, &r);
+    double t0 = rtc_cli_now_s();
     if (rc == RTC_OK)
         rc = run_steps(sys, rp, r, c->decimation, end_step(in, sys, rs, c->decimation));
-    int wst = rtc_cli_recording_close(r, csv, NULL, NULL, 0);
+    rtc_recorder_stats st = {0};
+    int wst = rtc_cli_recording_close(r, csv, &st, NULL, 0);
     rc = rc == RTC_OK ? wst : rc;
+    if (sys && csv) /* the replay's own summary: its estimators' coupling monitor */
+        replay_summary(out_dir, sys, dir, rc, rtc_cli_now_s() - t0, &st);
     if (rc == RTC_OK && rtc_replay_unconsumed(rp))
         fprintf(stderr, "rtcosim replay: warning: %zu recorded sample(s) were not consumed\n",
                 rtc_replay_unconsumed(rp));
@@ -670,7 +682,7 @@ int rtc_cmd_replay(int argc, char **argv)
     size_t nh = 0;
     rtc_inputs in = {0};
     rtc_replay *rp = NULL;
-    int rc = read_conf(dir, &c);
+    int rc = rtc_cli_session_conf_read(dir, &c);
     if (rc != RTC_OK)
         return RTC_EXIT_ERROR;
     rc = read_hashes(dir, &h, &nh);
@@ -707,6 +719,6 @@ int rtc_cmd_replay(int argc, char **argv)
     rtc_replay_free(rp);
     rtc_inputs_clear(&in);
     free(h);
-    conf_clear(&c);
+    rtc_cli_session_conf_clear(&c);
     return exit_code;
 }

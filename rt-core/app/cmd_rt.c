@@ -91,11 +91,13 @@ const char rtc_cli_session_help[] =
     "                       unsubscribe, status, mark (see the README)\n"
     "  --control-allow LIST what the control surface may do beyond reading, comma-\n"
     "                       separated: set, pause (and resume), step, stop, mark, remote\n"
-    "                       (other hosts: binds 0.0.0.0), all (the first five), none;\n"
+    "                       (other hosts: binds 0.0.0.0; needs --control-token), all (the\n"
+    "                       first five), none;\n"
     "                       default: set,stop,mark with I/O components (a bench is not\n"
     "                       paused or stepped unless allowed), else all\n"
     "  --control-token FILE every control message must start with the secret in FILE (a\n"
-    "                       string argument); FILE must not be readable by other users\n"
+    "                       string argument; 16..255 bytes); FILE must not be readable\n"
+    "                       by other users\n"
     "  --deadman-ms N       when the control surface is silent N ms, exposed variables\n"
     "                       with a safe value fall back to it (logged)\n"
     "  --http PORT          browser operator panel on http://127.0.0.1:PORT/ (0: ephemeral,\n"
@@ -103,7 +105,8 @@ const char rtc_cli_session_help[] =
     "                       its commands obey --control-allow like OSC's\n"
     "  --http-address ADDR  bind the panel to IPv4 ADDR instead (needs --http-token)\n"
     "  --http-token FILE    every panel request must carry the secret in FILE (open\n"
-    "                       http://HOST:PORT/?token=SECRET); FILE not readable by others\n";
+    "                       http://HOST:PORT/?token=SECRET; 16..255 bytes); FILE not\n"
+    "                       readable by others\n";
 
 void rtc_cli_rt_init(rtc_cli_rt *rt)
 {

@@ -25,7 +25,8 @@ static rtc_panel *panel;
 
 /* The secret of --control-token FILE: the file's bytes without one trailing newline. A
  * file other users can read is refused — the token would guard nothing — and so is an
- * empty, oversized or binary one. The buffer is wiped by the caller after use. */
+ * empty, short (guessable), oversized or binary one. The buffer is wiped by the caller
+ * after use. */
 static int read_token(const char *option, const char *path, char *tok, size_t cap,
                       size_t *len)
 {
@@ -48,12 +49,37 @@ static int read_token(const char *option, const char *path, char *tok, size_t ca
         k--;
     if (!why && ((size_t)n == cap || k == 0 || memchr(tok, '\0', k)))
         why = (size_t)n == cap ? "longer than 255 bytes" : k == 0 ? "empty" : "holds a NUL byte";
+    char short_why[160];
+    if (!why && k < RTC_PANEL_MIN_TOKEN) {
+        snprintf(short_why, sizeof short_why, "%zu byte(s): a token needs at least %d (e.g. "
+                 "head -c 24 /dev/urandom | base64 > FILE)", k, RTC_PANEL_MIN_TOKEN);
+        why = short_why;
+    }
     if (why) {
         rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s %s: %s", option, path, why);
         return RTC_EINVAL;
     }
     *len = k;
     return RTC_OK;
+}
+
+int rtc_cli_session_check(const rtc_cli_rt *rt, const char *cmd)
+{
+    if (rt->control_allow && rt->control_port >= 0 && !rt->control_token)
+        return rtc_cli_usage_error(cmd, "--control-allow remote needs --control-token FILE "
+                                   "(without a token any host could control the run)");
+    const char *const opt[] = {"--control-token", "--http-token"};
+    const char *const path[] = {rt->control_port >= 0 ? rt->control_token : NULL,
+                                rt->http_port >= 0 ? rt->http_token : NULL};
+    for (int i = 0; i < 2; i++) {
+        char tok[RTC_PANEL_MAX_TOKEN];
+        size_t len;
+        int rc = path[i] ? read_token(opt[i], path[i], tok, sizeof tok, &len) : RTC_OK;
+        explicit_bzero(tok, sizeof tok);
+        if (rc != RTC_OK)
+            return RTC_EXIT_USAGE;
+    }
+    return RTC_EXIT_OK;
 }
 
 void rtc_cli_rt_clear(rtc_cli_rt *rt)
@@ -163,12 +189,19 @@ int rtc_cli_session_attach(rtc_session *s, rtc_exec *ex, rtc_cli_rt *rt)
 
 void rtc_cli_session_end(rtc_session *s, rtc_system *sys, rtc_cli_rt *rt)
 {
+    if (control) { /* for summary.json ("surfaces") */
+        rt->has_osc = true;
+        rtc_osc_control_stats_get(control, &rt->osc);
+    }
     rtc_osc_control_stop(control);
     control = NULL;
-    if (panel) /* what the panel served, for the record (a flood shows here too) */
+    if (panel) { /* what the panel served, for the record (a flood shows here too) */
+        rt->has_panel = true;
+        rtc_panel_stats_get(panel, &rt->panel);
         rtc_events_add(rt->events, "session", "operator panel: %llu request(s) answered, "
-                       "%llu refused", (unsigned long long)rtc_panel_requests(panel),
-                       (unsigned long long)rtc_panel_refused(panel));
+                       "%llu refused", (unsigned long long)rt->panel.requests,
+                       (unsigned long long)rt->panel.refused);
+    }
     rtc_panel_stop(panel);
     panel = NULL;
     if (!s)

@@ -285,6 +285,8 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
     if (st == RTC_EXIT_OK && o->rt.http_port >= 0 && !o->rt.enabled)
         st = rtc_cli_usage_error(cmd, "--http needs --realtime (the panel belongs to a live "
                                  "session)");
+    if (st == RTC_EXIT_OK && o->rt.enabled)
+        st = rtc_cli_session_check(&o->rt, cmd);
     o->path = optind < argc ? argv[optind] : NULL;
     return st;
 }

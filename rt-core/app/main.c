@@ -37,6 +37,8 @@ static const char usage[] =
     "                   run's results.csv)\n"
     "  plot DIR         draw the plots of a run, a session or a benchmark (gnuplot): its\n"
     "                   signals, the bench values against their estimates, the latency\n"
+    "  tune SESSION     evaluate every estimator on a recorded session's late values and\n"
+    "                   recommend one per I/O signal or delayed connection\n"
     "\n"
     "Run 'rtcosim <command> --help' for the options of a command.\n"
     "options: --version, --help\n"
@@ -114,6 +116,8 @@ int main(int argc, char **argv)
                                                : rtc_cmd_run_system(argc - 1, argv + 1);
     if (!strcmp(cmd, "replay"))
         return rtc_cmd_replay(argc - 1, argv + 1);
+    if (!strcmp(cmd, "tune"))
+        return rtc_cmd_tune(argc - 1, argv + 1);
     if (!strcmp(cmd, "check"))
         return rtc_cmd_check(argc - 1, argv + 1);
     if (!strcmp(cmd, "merge"))

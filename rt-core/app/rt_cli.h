@@ -7,7 +7,10 @@
 
 #include "rtcosim/csv.h"
 #include "rtcosim/exec.h"
+#include "rtcosim/io_unit.h"
 #include "rtcosim/nonfinite.h"
+#include "rtcosim/osc_control.h"
+#include "rtcosim/panel.h"
 #include "rtcosim/recorder.h"
 #include "rtcosim/rtc_config.h"
 #include "rtcosim/session.h"
@@ -61,6 +64,9 @@ typedef struct rtc_cli_rt {
     rtc_cli_end end;       /**< how the run ended (summary.h); cause NULL while unknown */
     bool has_session;
     rtc_session_stats session; /**< the session's counters, for summary.json */
+    bool has_osc, has_panel;   /**< the operator surfaces' counters ("surfaces") */
+    rtc_osc_control_stats osc;
+    rtc_panel_stats panel;
 } rtc_cli_rt;
 
 /* getopt_long codes of the real-time options (above those of cmd_system.c). */
@@ -144,6 +150,11 @@ void rtc_cli_print_units(const rtc_system *sys);
 /** Free what the options allocated (the --expose list). */
 void rtc_cli_rt_clear(rtc_cli_rt *rt);
 
+/** Before anything is loaded: --control-allow remote with a control surface needs
+ *  --control-token, and each token file a surface will read must be usable (readable by
+ *  its owner only, 16..255 bytes). Returns RTC_EXIT_OK or RTC_EXIT_USAGE (one line said
+ *  why). */
+int rtc_cli_session_check(const rtc_cli_rt *rt, const char *cmd);
 /** Arm the session (and the control surface when asked) for a run about to start with
  *  @p eo (its hook is set); NULL session when the run has no events log. Returns RTC_OK
  *  or the failure (logged). */
@@ -157,5 +168,27 @@ void rtc_cli_session_end(rtc_session *s, rtc_system *sys, rtc_cli_rt *rt);
 
 /** `rtcosim replay SESSION_DIR [--output-dir DIR]` (cmd_replay.c). */
 int rtc_cmd_replay(int argc, char **argv);
+
+/* ---- a recorded session (cmd_replay.c; also `rtcosim tune`, cmd_tune.c) ---- */
+
+/** session.conf: the command line's settings of the live run. */
+typedef struct rtc_cli_session_conf {
+    rtc_system_options so;
+    char *system, *source_dir;
+    char **records;
+    size_t n_records;
+    char **sets; /**< the live run's --set values, in so.sets */
+    long decimation;
+} rtc_cli_session_conf;
+
+/** Read SESSION_DIR/session.conf into @p c (a damaged number is named on stderr).
+ *  Returns RTC_OK or an rtc status; free with rtc_cli_session_conf_clear(). */
+int rtc_cli_session_conf_read(const char *dir, rtc_cli_session_conf *c);
+void rtc_cli_session_conf_clear(rtc_cli_session_conf *c);
+
+/** Load the session's copy of the system (system.ssd/.ssp/.fmu in @p dir), its I/O
+ *  components as replay units fed by @p feed. Errors are logged. */
+int rtc_cli_session_load(const char *dir, const rtc_cli_session_conf *c,
+                         const rtc_io_sample_source *feed, rtc_system **sys);
 
 #endif

@@ -1,8 +1,9 @@
 /*
  * summary.json of a system run (`rtcosim run SYSTEM`, fast and real time): the fillers of
  * its objects — the system's settings and times, connections (with the estimator that
- * gives each value and where it runs), I/O components, the operator session — and the
- * whole-file write (summary.h: how to add a field).
+ * gives each value, where it runs, and its coupling monitor), I/O components (each late
+ * signal's estimator and monitor), the operator session — and the whole-file write
+ * (summary.h: how to add a field).
  */
 #include "cli.h"
 #include "rt_cli.h"
@@ -14,6 +15,7 @@
 #include "rtcosim/status.h"
 #include "rtcosim/system.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -54,6 +56,64 @@ static int estimator_json(json_t *o, const rtc_est_config *cfg, const char *at)
     return bad | json_object_set_new(o, "estimated_at", rtc__json_str(at));
 }
 
+/* One candidate of an estimator's monitor: its method, its share of the ticks, its
+ * recent RMS prediction error and, for a Kalman filter, the noise it uses now. */
+static json_t *candidate_json(const rtc_est_candidate *c, uint64_t supplied)
+{
+    json_t *o = json_object();
+    int bad = !o;
+    bad |= json_object_set_new(o, "estimator", json_string(rtc_est_method_name(c->method)));
+    bad |= json_object_set_new(o, "share",
+                               rtc__json_real(supplied ? (double)c->ticks / (double)supplied
+                                                       : 0.0));
+    bad |= json_object_set_new(o, "rms", rtc__json_real(c->score_rms));
+    if (c->method == RTC_EST_KALMAN_CV || c->method == RTC_EST_KALMAN_CA) {
+        bad |= json_object_set_new(o, "q", rtc__json_real(c->q));
+        bad |= json_object_set_new(o, "r", rtc__json_real(c->r));
+    }
+    return bad ? (json_decref(o), NULL) : o;
+}
+
+/* The coupling monitor of an estimator into @p o: "coupling_error" (what it supplied for
+ * each sample's time against the sample: samples, rms, max), "sample_delay_ns" (arrival
+ * minus sample time: samples, min, mean, p50, p99, max) and, for auto and kalman, the
+ * candidate "in_use" at the end, "switches" and "candidates"; for a single Kalman filter
+ * "noise_in_use" (q, r). */
+static int monitor_json(json_t *o, const rtc_est *est)
+{
+    rtc_est_monitor m;
+    if (!est || rtc_est_get_monitor(est, &m) != RTC_OK)
+        return 0;
+    json_t *ce = json_object(), *d = json_object();
+    int bad = json_object_set_new(o, "coupling_error", ce);
+    bad |= json_object_set_new(ce, "samples", rtc__json_uint(m.samples));
+    bad |= json_object_set_new(ce, "rms", rtc__json_real(m.error_rms));
+    bad |= json_object_set_new(ce, "max", rtc__json_real(m.error_max));
+    bad |= json_object_set_new(o, "sample_delay_ns", d);
+    bad |= json_object_set_new(d, "samples", rtc__json_uint(m.delays));
+    bad |= json_object_set_new(d, "min", json_integer(m.delay_min_ns));
+    bad |= json_object_set_new(d, "mean", rtc__json_real(m.delay_mean_ns));
+    bad |= json_object_set_new(d, "p50", json_integer(m.delay_p50_ns));
+    bad |= json_object_set_new(d, "p99", json_integer(m.delay_p99_ns));
+    bad |= json_object_set_new(d, "max", json_integer(m.delay_max_ns));
+    const rtc_est_candidate *c = m.cand;
+    if (m.n_candidates == 1 && !isnan(c->q)) {
+        json_t *n = json_object();
+        bad |= json_object_set_new(o, "noise_in_use", n);
+        bad |= json_object_set_new(n, "q", rtc__json_real(c->q));
+        bad |= json_object_set_new(n, "r", rtc__json_real(c->r));
+    }
+    if (m.n_candidates < 2)
+        return bad;
+    json_t *cands = json_array();
+    bad |= json_object_set_new(o, "in_use", json_string(rtc_est_method_name(c[m.in_use].method)));
+    bad |= json_object_set_new(o, "switches", rtc__json_uint(m.switches));
+    bad |= json_object_set_new(o, "candidates", cands);
+    for (uint32_t i = 0; i < m.n_candidates; i++)
+        bad |= json_array_append_new(cands, candidate_json(&c[i], m.supplied));
+    return bad;
+}
+
 /* What only this kind of driver counts, as the object "<kind>" of @p o: each unit shows
  * its own driver's counters and no other's. */
 static int io_counters_json(json_t *o, const rtc_driver_stats *st)
@@ -87,15 +147,39 @@ static int io_json(json_t *o, const rtc_unit *u, const rtc_driver_stats *st)
     for (size_t k = 0; k < st->n_signals && k < st->n_signals_cap; k++) {
         json_t *sj = io_signal_json(u->md->vars[k].name, &st->signals[k]);
         const rtc_est_config *cfg = rtc_io_unit_estimator(u, k); /* from the bench only */
-        if (sj && cfg)
+        if (sj && cfg) {
             bad |= estimator_json(sj, cfg, "I/O signal");
+            bad |= monitor_json(sj, rtc_io_unit_est(u, k));
+        }
         bad |= json_array_append_new(sigs, sj);
     }
     bad |= json_object_set_new(o, "signals", sigs);
     return bad | io_counters_json(o, st);
 }
 
-/* "io": the I/O components' driver counters, request latency and per-signal health. */
+/* One I/O component of a replay (no driver, no counters): its signals from the bench with
+ * their estimators and coupling monitors. */
+static int replay_io_json(json_t *o, const rtc_unit *u)
+{
+    json_t *sigs = json_array();
+    int bad = json_object_set_new(o, "unit", rtc__json_str(u->name));
+    bad |= json_object_set_new(o, "driver", json_string("replay"));
+    bad |= json_object_set_new(o, "signals", sigs);
+    for (size_t k = 0; k < u->md->n_vars; k++) {
+        const rtc_est_config *cfg = rtc_io_unit_estimator(u, k);
+        if (!cfg)
+            continue;
+        json_t *sj = json_object();
+        bad |= json_object_set_new(sj, "name", rtc__json_str(u->md->vars[k].name));
+        bad |= estimator_json(sj, cfg, "I/O signal");
+        bad |= monitor_json(sj, rtc_io_unit_est(u, k));
+        bad |= json_array_append_new(sigs, sj);
+    }
+    return bad;
+}
+
+/* "io": the I/O components' driver counters, request latency and per-signal health (a
+ * replay's: their signals' estimators). */
 static int write_io_stats(json_t *obj, const rtc_system *sys)
 {
     json_t *io = json_array();
@@ -104,10 +188,11 @@ static int write_io_stats(json_t *obj, const rtc_system *sys)
         const rtc_unit *u = rtc_system_unit(sys, i);
         rtc_signal_health h[64];
         rtc_driver_stats st = {.signals = h, .n_signals_cap = 64};
-        if (rtc_io_unit_stats(u, &st) != RTC_OK)
+        bool live = rtc_io_unit_stats(u, &st) == RTC_OK;
+        if (!live && !rtc_io_unit_is(u))
             continue;
         json_t *o = json_object();
-        bad |= o ? io_json(o, u, &st) : -1;
+        bad |= !o ? -1 : live ? io_json(o, u, &st) : replay_io_json(o, u);
         bad |= json_array_append_new(io, o);
     }
     return bad | json_object_set_new(obj, "io", io);
@@ -122,14 +207,42 @@ static int session_json(json_t *obj, const rtc_cli_rt *rt, const rtc_recorder_st
     const rtc_session_stats *s = &rt->session;
     static const char *const keys[] = {
         "inputs_written", "inputs_dropped", "inputs_ring_high_water", "commands_applied",
-        "commands_dropped", "events", "exposed", "recorder_ring_high_water",
-        "recorder_ring_capacity"};
+        "commands_dropped", "events", "events_suppressed", "exposed",
+        "recorder_ring_high_water", "recorder_ring_capacity"};
     const uint64_t v[] = {s->inputs_written, s->inputs_dropped, s->inputs_high_water,
-                          s->commands_applied, s->commands_dropped, s->events, s->n_exposed,
-                          rs->ring_high_water, rs->ring_capacity};
+                          s->commands_applied, s->commands_dropped, s->events,
+                          s->events_suppressed, s->n_exposed, rs->ring_high_water,
+                          rs->ring_capacity};
     json_t *o = json_object();
-    int bad = o ? set_counts(o, keys, v, 9) : -1;
+    int bad = o ? set_counts(o, keys, v, 10) : -1;
     return bad | json_object_set_new(obj, "session", o);
+}
+
+/* "surfaces": what the operator surfaces (OSC control, panel) took and refused, and why
+ * (real-time runs that had one). */
+static int surfaces_json(json_t *obj, const rtc_cli_rt *rt)
+{
+    if (!rt->has_osc && !rt->has_panel)
+        return 0;
+    static const char *const osc_keys[] = {"messages", "refused", "wrong_tokens"};
+    const uint64_t osc_v[] = {rt->osc.messages, rt->osc.refused, rt->osc.wrong_tokens};
+    static const char *const panel_keys[] = {"requests",  "refused",      "wrong_tokens",
+                                             "throttled", "cross_origin", "header_timeouts",
+                                             "evicted"};
+    const rtc_panel_stats *ps = &rt->panel;
+    const uint64_t panel_v[] = {ps->requests,  ps->refused,      ps->wrong_tokens,
+                                ps->throttled, ps->cross_origin, ps->header_timeouts,
+                                ps->evicted};
+    json_t *o = json_object(), *osc = rt->has_osc ? json_object() : NULL,
+           *panel = rt->has_panel ? json_object() : NULL;
+    int bad = o ? 0 : -1;
+    if (rt->has_osc)
+        bad |= (osc ? set_counts(osc, osc_keys, osc_v, 3) : -1) |
+               json_object_set_new(o, "osc_control", osc);
+    if (rt->has_panel)
+        bad |= (panel ? set_counts(panel, panel_keys, panel_v, 7) : -1) |
+               json_object_set_new(o, "panel", panel);
+    return bad | json_object_set_new(obj, "surfaces", o);
 }
 
 static void nf_name(const void *user, size_t id, char *buf, size_t cap)
@@ -139,8 +252,9 @@ static void nf_name(const void *user, size_t id, char *buf, size_t cap)
 
 /* One entry of "connections": the link, the estimator that gives its value and where it
  * runs (the connection's own, or the I/O signal it comes from: a bench value is
- * estimated there), its delay, and — where the connection's monitor ran — its coupling
- * error (rms and max are reals; null when non-finite). */
+ * estimated there), its delay, and that estimator's coupling monitor (monitor_json: rms
+ * and max are reals, null when non-finite). A connection without an estimator (not late,
+ * read directly) has no monitor. */
 static int link_json(json_t *o, const rtc_system *sys, const rtc_link_stats *ls)
 {
     int bad = json_object_set_new(o, "link", rtc__json_str(ls->desc));
@@ -148,18 +262,15 @@ static int link_json(json_t *o, const rtc_system *sys, const rtc_link_stats *ls)
     snprintf(src, sizeof src, "%.*s", (int)strcspn(ls->desc, " "), ls->desc);
     size_t u, v;
     const rtc_est_config *cfg = ls->config;
+    const rtc_est *est = ls->est;
     if (!cfg && rtc_system_find_var(sys, src, &u, &v) == RTC_OK &&
-        (cfg = rtc_io_unit_estimator(rtc_system_unit(sys, u), v)) != NULL)
+        (cfg = rtc_io_unit_estimator(rtc_system_unit(sys, u), v)) != NULL) {
         snprintf(at, sizeof at, "I/O signal %s", src);
+        est = rtc_io_unit_est(rtc_system_unit(sys, u), v);
+    }
     bad |= json_object_set_new(o, "delay_ns", json_integer(ls->delay_ns));
     bad |= estimator_json(o, cfg, at);
-    if (!ls->config) /* no estimator on the connection: no monitor, no coupling error */
-        return bad;
-    json_t *ce = json_object();
-    bad |= json_object_set_new(ce, "samples", rtc__json_uint(ls->samples));
-    bad |= json_object_set_new(ce, "rms", rtc__json_real(ls->error_rms));
-    bad |= json_object_set_new(ce, "max", rtc__json_real(ls->error_max));
-    return bad | json_object_set_new(o, "coupling_error", ce);
+    return bad | monitor_json(o, est);
 }
 
 /* What only the stepping thread writes: read once it has stopped (full summaries). */
@@ -182,7 +293,7 @@ static int write_step_stats(json_t *obj, const rtc_system *sys, const rtc_cli_rt
     }
     bad |= json_object_set_new(obj, "connections", links);
     bad |= write_io_stats(obj, sys);
-    return bad | session_json(obj, rt, rs);
+    return bad | session_json(obj, rt, rs) | surfaces_json(obj, rt);
 }
 
 /* One entry of "units": its step and the events handled inside its steps (FMI 3 event

@@ -42,17 +42,8 @@ static int teardown(void)
     return 0;
 }
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-    char args[4096], cmd[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd, "cd '%s' && %s", work, args);
-    return rtc_test_run(cmd, out, sizeof out);
-}
+/* A shell command line in the work directory; its exit status. */
+#define sh(...) rtc_test_sh(work, out, sizeof out, __VA_ARGS__)
 
 /* A whole file of the work directory (NULL if absent; caller frees). */
 static char *slurp(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

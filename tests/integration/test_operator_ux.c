@@ -95,8 +95,8 @@ static void osc_setpoints_in_events_log_rate_limited(void)
 }
 
 /* summary.json names the estimator that really gives each value: a connection fed by an
- * I/O signal is estimated at that signal (kalman-cv here, with its parameters), not "zoh";
- * a coupling error only where a connection's own monitor ran. */
+ * I/O signal is estimated at that signal (kalman-cv here, with its parameters), not "zoh",
+ * and shows that estimator's coupling monitor, as the signal does. */
 static void summary_names_the_estimators_used(void)
 {
     char ssd[700], cmd[2400], path[800];
@@ -119,10 +119,13 @@ static void summary_names_the_estimators_used(void)
                                         "gate_reset=3\""));
     CU_ASSERT_PTR_NOT_NULL(strstr(link, "\"estimated_at\": \"I/O signal op.sp\""));
     const char *ce = strstr(link, "coupling_error");
-    CU_ASSERT(!ce || ce > end); /* no monitor on this connection: no coupling error */
+    CU_ASSERT(ce && ce < end); /* the signal's monitor: its value is estimated there */
+    CU_ASSERT_PTR_NOT_NULL(strstr(link, "\"sample_delay_ns\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(link, "\"noise_in_use\"")); /* a Kalman filter's q, r */
     const char *sig = strstr(sum, "\"name\": \"sp\"");
     CU_ASSERT_PTR_NOT_NULL(sig);
     CU_ASSERT_PTR_NOT_NULL(sig ? strstr(sig, "\"estimator\": \"kalman-cv\"") : NULL);
+    CU_ASSERT_PTR_NOT_NULL(sig ? strstr(sig, "\"coupling_error\"") : NULL);
     if (!link || !strstr(link, "\"estimated_at\": \"I/O signal op.sp\""))
         printf("\n%s", sum);
     free(sum);

@@ -399,14 +399,6 @@ static void deadman_falls_back_to_safe_values(void)
 
 /* ---- a Modbus bench behind the fault proxy ---- */
 
-static int tool_port(io_child *ch, char *const argv[])
-{
-    char line[256] = "";
-    CU_ASSERT_EQUAL_FATAL(io_child_spawn(ch, argv, true), 0);
-    CU_ASSERT_TRUE_FATAL(io_child_line(ch, argv[0][0] ? strrchr(argv[0], '/') + 1 : "", line,
-                                       sizeof line, 5000));
-    return atoi(strrchr(line, ':') + 1);
-}
 
 static void write_bench_system(const char *path, int port)
 {
@@ -443,12 +435,12 @@ static void bench_session_behind_fault_proxy_replays_identically(void)
     char *sim_argv[] = {RTC_BENCH_SIM_EXE, "--port", "0", "--noise", "0.002", "--delay-ms", "2",
                         "--duration", "60", NULL};
     io_child sim, proxy, run;
-    int bench = tool_port(&sim, sim_argv);
+    int bench = io_tool_port(&sim, sim_argv);
     char target[64];
     snprintf(target, sizeof target, "127.0.0.1:%d", bench);
     char *proxy_argv[] = {RTC_FAULT_PROXY_EXE, "--listen", "127.0.0.1:0", "--target", target,
                           "--delay-ms", "1", "--jitter-ms", "1", "--duration", "60", NULL};
-    int pport = tool_port(&proxy, proxy_argv);
+    int pport = io_tool_port(&proxy, proxy_argv);
     CU_ASSERT_FATAL(bench > 0 && pport > 0);
     char ssd[700];
     snprintf(ssd, sizeof ssd, "%s/bench.ssd", work);

@@ -5,10 +5,12 @@
  *     them (the reply names the missing capability); with them, single steps are paced at
  *     the period and their count is bounded; non-finite counts are refused unconverted;
  *   - --control-token FILE: every message must start with the secret; a world-readable
- *     file is refused; scripts/operator --token-file sends it;
+ *     or short (< 16 bytes) file is refused; scripts/operator --token-file sends it;
+ *     wrong tokens are counted and never lock the sender out; --control-allow remote
+ *     without a token is refused before anything runs (exit 2);
  *   - scripts/operator refuses text that is not a number before sending anything;
- *   - a flood of refused datagrams and of single steps costs a bounded number of
- *     events.log lines.
+ *   - a flood of refused datagrams, and of steps, marks and sets, costs a bounded number
+ *     of events.log lines; summary.json counts what was left out.
  * Timing assertions are lower bounds only (a loaded machine makes them truer).
  */
 #include "cu_main.h"
@@ -29,6 +31,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#define TOKEN "s3cret-token-for-tests-0" /* 24 bytes */
 
 /* The I/O system (an OSC component feeding lag.u1) with lag.u2 exposed; @p step: s.
  * Returns the OSC component's port. */
@@ -180,28 +184,28 @@ static void control_token_guards_every_command(void)
 {
     char out[4096], args[1200];
     io_system("tok.ssd", "0.001");
-    write_file("tok644", "s3cret-token\n", 0644);
+    write_file("tok644", TOKEN "\n", 0644);
     snprintf(args, sizeof args, "cd '%s' && '%s' run tok.ssd --realtime --priority 0 "
              "--control-port 0 --control-token tok644 --stop 0.2 --output-dir t644", work,
              RTCOSIM_EXE);
     CU_ASSERT_NOT_EQUAL(rtc_test_run(args, out, sizeof out), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "--control-token tok644: readable or writable by "
                                        "every user"));
-    write_file("tok", "s3cret-token\n", 0600);
+    write_file("tok", TOKEN "\n", 0600);
     io_child run;
     int port = start_run(&run, "tok.ssd", "tokrun", "--control-token tok --deadman-ms 2000");
     client c;
     client_open(&c, port);
-    static const char *const wrong[] = {"s3cret-tokex", "s3cret", "s3cret-token!", ""};
+    static const char *const wrong[] = {"s3cret-token-for-tests-X", "s3cret", TOKEN "!", ""};
     CU_ASSERT_TRUE(call(&c, "/rtcosim/status", lo_message_new()));
     CU_ASSERT_TRUE(error_has(&c, "missing or wrong token"));
     for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; i++) {
         CU_ASSERT_TRUE(call(&c, "/rtcosim/set", msg("ssd", wrong[i], "lag.u2", 2.0)));
         CU_ASSERT_TRUE(error_has(&c, "missing or wrong token"));
     }
-    CU_ASSERT_TRUE(call(&c, "/rtcosim/status", msg("s", "s3cret-token")));
+    CU_ASSERT_TRUE(call(&c, "/rtcosim/status", msg("s", TOKEN)));
     CU_ASSERT_STRING_EQUAL(c.last.s[0], "status");
-    CU_ASSERT_TRUE(call(&c, "/rtcosim/set", msg("ssd", "s3cret-token", "lag.u2", 1.5)));
+    CU_ASSERT_TRUE(call(&c, "/rtcosim/set", msg("ssd", TOKEN, "lag.u2", 1.5)));
     CU_ASSERT_STRING_EQUAL(c.last.s[0], "set");
     CU_ASSERT_DOUBLE_EQUAL(c.last.d[2], 1.5, 0.0);
     snprintf(args, sizeof args, "%d set lag.u2 2.5", port);
@@ -212,7 +216,7 @@ static void control_token_guards_every_command(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "set lag.u2 2.25"));
     snprintf(args, sizeof args, "%d stop", port);
     CU_ASSERT_EQUAL(operator_run(args, out, sizeof out), 1); /* no token: not stopped */
-    CU_ASSERT_TRUE(call(&c, "/rtcosim/status", msg("s", "s3cret-token")));
+    CU_ASSERT_TRUE(call(&c, "/rtcosim/status", msg("s", TOKEN)));
     CU_ASSERT_STRING_EQUAL(c.last.s[0], "status");
     /* messages without the token do not keep the dead-man (2 s) from firing */
     for (int i = 0; i < 1000 && !events_have("tokrun", "dead-man: the control surface was "
@@ -235,6 +239,72 @@ static void control_token_guards_every_command(void)
     CU_ASSERT_TRUE(events_have("tokrun", ": set lag.u2 = 2.25 (applied"));
     CU_ASSERT_FALSE(events_have("tokrun", "set lag.u2 = 2 (applied"));
     CU_ASSERT_FALSE(events_have("tokrun", "set lag.u2 = 2.5 (applied"));
+}
+
+/* A number in work/@p dir/summary.json after "@p key": " (the first one), or -1. */
+static long summary_count(const char *dir, const char *key)
+{
+    char path[800], needle[128];
+    snprintf(path, sizeof path, "%s/%s/summary.json", work, dir);
+    snprintf(needle, sizeof needle, "\"%s\": ", key);
+    char *sum = rtc_test_slurp(path, NULL);
+    const char *q = sum ? strstr(sum, needle) : NULL;
+    long v = q ? strtol(q + strlen(needle), NULL, 10) : -1;
+    free(sum);
+    return v;
+}
+
+/* Remote senders without a token, and a token shorter than 16 bytes: one line naming the
+ * option, exit 2, before anything runs (no summary.json). */
+static void control_remote_needs_a_token(void)
+{
+    char out[4096], args[1200];
+    io_system("remote.ssd", "0.001");
+    write_file("short", "fifteen-bytes!!\n", 0600);
+    static const struct {
+        const char *opts, *dir, *needle;
+    } cases[] = {
+        {"--control-allow set,remote", "remote0",
+         "--control-allow remote needs --control-token FILE"},
+        {"--control-allow set,remote --control-token short", "remote1",
+         "--control-token short: 15 byte(s): a token needs at least 16"},
+        {"--control-token short", "remote2", "a token needs at least 16"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(args, sizeof args, "cd '%s' && '%s' run remote.ssd --realtime --priority 0 "
+                 "--control-port 0 %s --stop 0.2 --output-dir %s", work, RTCOSIM_EXE,
+                 cases[i].opts, cases[i].dir);
+        CU_ASSERT_EQUAL(rtc_test_run(args, out, sizeof out), 2);
+        if (!strstr(out, cases[i].needle))
+            printf("\n    expected '%s' in: %.300s", cases[i].needle, out);
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, cases[i].needle));
+        CU_ASSERT_PTR_NULL(strchr(strchr(out, '\n') ? strchr(out, '\n') + 1 : "", '\n'));
+        CU_ASSERT_EQUAL(summary_count(cases[i].dir, "status"), -1); /* nothing ran */
+    }
+}
+
+/* Wrong tokens are answered and counted, and do not shut the sender's address out: its
+ * next message with the right token is served (a UDP address can be forged, so a block
+ * would let anybody lock the operator out). */
+static void control_wrong_tokens_counted_never_locking_out(void)
+{
+    io_system("thr.ssd", "0.001");
+    write_file("thr-tok", TOKEN "\n", 0600);
+    io_child run;
+    int port = start_run(&run, "thr.ssd", "thr", "--control-token thr-tok");
+    client c;
+    client_open(&c, port);
+    for (int i = 0; i < 10; i++) {
+        CU_ASSERT_TRUE(call(&c, "/rtcosim/status", msg("s", "s3cret-token-for-tests-X")));
+        CU_ASSERT_TRUE(error_has(&c, "missing or wrong token"));
+    }
+    CU_ASSERT_TRUE(call(&c, "/rtcosim/status", msg("s", TOKEN)));
+    CU_ASSERT_STRING_EQUAL(c.last.s[0], "status");
+    CU_ASSERT_TRUE(call(&c, "/rtcosim/stop", msg("s", TOKEN)) && reply_ok(&c, "stop"));
+    client_close(&c);
+    CU_ASSERT_EQUAL(wait_run(&run), 0);
+    CU_ASSERT_EQUAL(summary_count("thr", "wrong_tokens"), 10);
+    CU_ASSERT_EQUAL(summary_count("thr", "messages"), 12);
 }
 
 /* ---- scripts/operator ---- */
@@ -333,23 +403,35 @@ static void write_lag_system(const char *path)
     fclose(f);
 }
 
-static void single_step_flood_logs_bounded_lines(void)
+/* A run of the Lag system in work/@p dir with @p extra options, @p c connected to it. */
+static void start_lag(io_child *run, const char *dir, const char *extra, client *c)
 {
     char ssd[700];
     snprintf(ssd, sizeof ssd, "%s/lag.ssd", work);
     write_lag_system(ssd);
+    client_open(c, start_run(run, "lag.ssd", dir, extra));
+}
+
+/* 300 single steps, 300 marks and 300 sets as fast as the surface answers: every one
+ * is accepted, but events.log takes 20 of these lines a second and counts the rest into
+ * one line a second (summary.json: events_suppressed). */
+static void operator_flood_logs_bounded_lines(void)
+{
     io_child run;
-    int port = start_run(&run, "lag.ssd", "steps", "");
     client c;
-    client_open(&c, port);
+    start_lag(&run, "steps", "--expose lag.u2", &c);
     CU_ASSERT_TRUE_FATAL(status_until(&c, 0, 1));
     CU_ASSERT_TRUE(call(&c, "/rtcosim/pause", lo_message_new()) && reply_ok(&c, "pause"));
     CU_ASSERT_TRUE_FATAL(status_until(&c, 1, 0));
     double k0 = current_k(&c), t0 = now_s();
     int ok = 0;
-    for (int i = 0; i < 300; i++)
+    for (int i = 0; i < 300; i++) {
         ok += call(&c, "/rtcosim/step", msg("i", 1)) && reply_ok(&c, "step");
-    CU_ASSERT_EQUAL(ok, 300);
+        ok += call(&c, "/rtcosim/mark", msg("s", "flood")) && reply_ok(&c, "mark");
+        ok += call(&c, "/rtcosim/set", msg("sd", "lag.u2", 0.001 * i)) &&
+              !strcmp(c.last.path, "/rtcosim/reply");
+    }
+    CU_ASSERT_EQUAL(ok, 900);
     double k = k0;
     for (int i = 0; i < 3000 && k < k0 + 300; i++, io_sleep_ms(10))
         k = current_k(&c);
@@ -358,12 +440,45 @@ static void single_step_flood_logs_bounded_lines(void)
     double secs = now_s() - t0;
     client_close(&c);
     CU_ASSERT_EQUAL(wait_run(&run), 0);
-    size_t lines = events_count("steps", ": step 1 (from step");
-    size_t bound = (size_t)(11 * (ceil(secs) + 2));
-    printf("\n    300 step commands in %.2f s: %zu line(s) (bound %zu)", secs, lines, bound);
+    size_t lines = events_count("steps", ": step 1 (from step") +
+                   events_count("steps", ": mark flood") +
+                   events_count("steps", ": set lag.u2 = ");
+    size_t bound = (size_t)(20 * (ceil(secs) + 2));
+    long suppressed = summary_count("steps", "events_suppressed");
+    printf("\n    900 commands in %.2f s: %zu line(s) (bound %zu), %ld counted", secs, lines,
+           bound, suppressed);
     CU_ASSERT(lines <= bound);
-    CU_ASSERT_TRUE(events_have("steps", "more step command(s) ("));
+    /* each one logged or counted (and the pause and stop lines may be counted too) */
+    CU_ASSERT_TRUE(lines + (size_t)suppressed >= 900 && lines + (size_t)suppressed <= 902);
+    CU_ASSERT_TRUE(events_have("steps", "more line(s) caused by peers"));
     CU_ASSERT_TRUE(events_have("steps", "the operator may: set,pause,step,stop,mark"));
+}
+
+/* A sender that falls silent past the dead-man (1 ms) and speaks again, 100 times: each
+ * time the dead-man fires (a line, a safe-value command) and re-arms (a line) — lines a
+ * peer's rhythm causes, limited like its commands. */
+static void deadman_toggles_log_bounded_lines(void)
+{
+    io_child run;
+    client c;
+    start_lag(&run, "dm-flood", "--expose lag.u2:safe=0 --deadman-ms 1", &c);
+    double t0 = now_s();
+    int ok = 0;
+    for (int i = 0; i < 100; i++) { /* the surface naps 10 ms without a datagram: it fires */
+        ok += call(&c, "/rtcosim/status", lo_message_new()) && !strcmp(c.last.s[0], "status");
+        io_sleep_ms(15);
+    }
+    CU_ASSERT_EQUAL(ok, 100);
+    CU_ASSERT_TRUE(call(&c, "/rtcosim/stop", lo_message_new()) && reply_ok(&c, "stop"));
+    double secs = now_s() - t0;
+    client_close(&c);
+    CU_ASSERT_EQUAL(wait_run(&run), 0);
+    size_t lines = events_count("dm-flood", "dead-man: ") +
+                   events_count("dm-flood", "safe lag.u2 = 0");
+    size_t bound = (size_t)(20 * (ceil(secs) + 2));
+    printf("\n    100 silences in %.2f s: %zu line(s) (bound %zu)", secs, lines, bound);
+    CU_ASSERT_TRUE(events_have("dm-flood", "dead-man: the control surface was silent"));
+    CU_ASSERT(lines <= bound);
 }
 
 void rtc_test_register(void)
@@ -376,7 +491,11 @@ void rtc_test_register(void)
         {"operator_refuses_text_that_is_not_a_number",
          operator_refuses_text_that_is_not_a_number},
         {"refused_datagram_flood_logs_bounded_lines", refused_datagram_flood_logs_bounded_lines},
-        {"single_step_flood_logs_bounded_lines", single_step_flood_logs_bounded_lines},
+        {"operator_flood_logs_bounded_lines", operator_flood_logs_bounded_lines},
+        {"deadman_toggles_log_bounded_lines", deadman_toggles_log_bounded_lines},
+        {"control_remote_needs_a_token", control_remote_needs_a_token},
+        {"control_wrong_tokens_counted_never_locking_out",
+         control_wrong_tokens_counted_never_locking_out},
         {NULL, NULL}};
     rtc_test_add_suite("session_control", session_setup, session_teardown, cases);
 }

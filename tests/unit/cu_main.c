@@ -62,6 +62,17 @@ int rtc_test_run(const char *cmd, char *out, size_t cap)
     return -1;
 }
 
+int rtc_test_sh(const char *dir, char *out, size_t cap, const char *fmt, ...)
+{
+    char args[6144], cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "cd '%s' && %s", dir, args);
+    return rtc_test_run(cmd, out, cap);
+}
+
 int rtc_test_vrtcosim(const char *work, const char *tmpdir, char *out, size_t cap,
                       const char *fmt, va_list ap)
 {

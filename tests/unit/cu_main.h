@@ -39,6 +39,13 @@ int rtc_test_vrtcosim(const char *work, const char *tmpdir, char *out, size_t ca
                       const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
 /**
+ * Run the shell command line @p fmt... in directory @p dir through rtc_test_run(), its
+ * stdout+stderr into @p out. Returns its exit status.
+ */
+int rtc_test_sh(const char *dir, char *out, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/**
  * The fixture of a test file whose cases run rtcosim, written once here: `work` (a fresh
  * private directory per suite), `out` (stdout+stderr of the last command), setup() and
  * teardown() for rtc_test_add_suite(), and rtcosim(fmt, ...) running "RTCOSIM_EXE ARGS" in

@@ -328,6 +328,32 @@ out:
     return st;
 }
 
+int io_child_wait(io_child *c, int timeout_ms)
+{
+    int st = 0;
+    for (int i = 0; i < timeout_ms / 10; i++) {
+        if (waitpid(c->pid, &st, WNOHANG) == c->pid) {
+            close(c->out_fd);
+            c->pid = 0;
+            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        }
+        io_sleep_ms(10);
+    }
+    return io_child_kill(c, SIGKILL);
+}
+
+int io_tool_port(io_child *c, char *const argv[])
+{
+    char line[256] = "";
+    if (io_child_spawn(c, argv, true) != 0)
+        return 0;
+    const char *name = strrchr(argv[0], '/');
+    if (!io_child_line(c, name ? name + 1 : argv[0], line, sizeof line, 5000))
+        return 0;
+    const char *colon = strrchr(line, ':');
+    return colon ? atoi(colon + 1) : 0;
+}
+
 bool io_pty_pair(io_child *socat, char *a, char *b, size_t cap, char *why, size_t why_cap)
 {
     const char *path = access("/usr/bin/socat", X_OK) == 0 ? "/usr/bin/socat" : NULL;
@@ -367,10 +393,18 @@ bool io_pty_pair(io_child *socat, char *a, char *b, size_t cap, char *why, size_
 
 int io_tcp_connect(int port)
 {
+    return io_tcp_connect_from(port, "127.0.0.1");
+}
+
+int io_tcp_connect_from(int port, const char *src)
+{
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0)
+    struct sockaddr_in from = {.sin_family = AF_INET},
+                       to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    if (fd >= 0 && inet_pton(AF_INET, src, &from.sin_addr) == 1 &&
+        bind(fd, (struct sockaddr *)&from, sizeof from) == 0 &&
+        connect(fd, (struct sockaddr *)&to, sizeof to) == 0)
         return fd;
     if (fd >= 0)
         close(fd);

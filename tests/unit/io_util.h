@@ -92,6 +92,12 @@ int io_child_spawn(io_child *c, char *const argv[], bool merge_stderr);
 bool io_child_line(io_child *c, const char *prefix, char *line, size_t cap, int timeout_ms);
 /* Send sig and reap (waits up to 5 s, then SIGKILL); returns the wait status. */
 int io_child_kill(io_child *c, int sig);
+/* Wait up to @p timeout_ms for the child to exit (then SIGKILL it); its exit status, or
+ * 128 + the signal that ended it. */
+int io_child_wait(io_child *c, int timeout_ms);
+/* Start a tool that prints "... listening on ADDR:PORT" first (rtcosim-bench-sim,
+ * rtcosim-fault-proxy); returns the port (0 when it did not say). */
+int io_tool_port(io_child *c, char *const argv[]);
 
 /* socat pty pair: fills a and b with /dev/pts paths. false (reason in why) if unavailable. */
 bool io_pty_pair(io_child *socat, char *a, char *b, size_t cap, char *why, size_t why_cap);
@@ -99,6 +105,9 @@ bool io_pty_pair(io_child *socat, char *a, char *b, size_t cap, char *why, size_
 /* ---- raw TCP peers (hostile Modbus clients) ---- */
 /* A blocking TCP socket connected to 127.0.0.1:port, or -1. */
 int io_tcp_connect(int port);
+/* The same from source address @p src (the loopback answers every 127.x.y.z, so a test
+ * can play several hosts). */
+int io_tcp_connect_from(int port, const char *src);
 /* Send all n bytes; false on error. */
 bool io_tcp_send(int fd, const void *buf, size_t n);
 /* Read one Modbus TCP frame (MBAP header + what its length field says) into buf, waiting

@@ -148,18 +148,27 @@ void lag_component(FILE *f, const char *name, const char *fmu)
                "</ssd:Connectors></ssd:Component>\n", name, fmu);
 }
 
+void osc_op_component(FILE *f, int osc_port, const char *unit)
+{
+    char unit_attr[64] = "";
+    if (unit)
+        snprintf(unit_attr, sizeof unit_attr, " unit=\"%s\"", unit);
+    fprintf(f, "<ssd:Component name=\"op\" type=\"application/x-rtcosim-osc\">"
+               "<ssd:Connectors><ssd:Connector name=\"sp\" kind=\"output\"><ssc:Real%s/>"
+               "</ssd:Connector></ssd:Connectors><ssd:Annotations><ssc:Annotation "
+               "type=\"org.rtcosim.realtime\"><rtc:Component port=\"%d\" priority=\"0\">"
+               "<rtc:Signal name=\"sp\" path=\"/sp\"/></rtc:Component></ssc:Annotation>"
+               "</ssd:Annotations></ssd:Component>\n", unit_attr, osc_port);
+}
+
 void write_osc_system(const char *path, int osc_port, const char *base_step, const char *rt)
 {
     FILE *f = fopen(path, "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     char fmu[700];
     snprintf(fmu, sizeof fmu, "%s/Lag.fmu", work);
-    fprintf(f, "%s<ssd:Component name=\"op\" type=\"application/x-rtcosim-osc\">"
-               "<ssd:Connectors><ssd:Connector name=\"sp\" kind=\"output\"><ssc:Real/>"
-               "</ssd:Connector></ssd:Connectors><ssd:Annotations><ssc:Annotation "
-               "type=\"org.rtcosim.realtime\"><rtc:Component port=\"%d\" priority=\"0\">"
-               "<rtc:Signal name=\"sp\" path=\"/sp\"/></rtc:Component></ssc:Annotation>"
-               "</ssd:Annotations></ssd:Component>\n", ssd_head, osc_port);
+    fputs(ssd_head, f);
+    osc_op_component(f, osc_port, NULL);
     lag_component(f, "lag", fmu);
     lag_component(f, "lag2", fmu);
     fprintf(f, "</ssd:Elements>\n<ssd:Connections><ssd:Connection startElement=\"op\" "
@@ -187,18 +196,31 @@ int start_run(io_child *run, const char *system_file, const char *dir, const cha
     return atoi(strrchr(line, ':') + 1);
 }
 
+int start_panel_run(io_child *run, const char *system_file, const char *dir,
+                    const char *extra, int *osc_port)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cd '%s' && exec '%s' run '%s' --realtime --priority 0 --stop 600 "
+             "--http 0 --output-dir '%s' %s %s", work, RTCOSIM_EXE, system_file, dir,
+             osc_port ? "--control-port 0" : "", extra);
+    char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+    CU_ASSERT_EQUAL_FATAL(io_child_spawn(run, argv, true), 0);
+    char line[256] = "";
+    CU_ASSERT_TRUE_FATAL(io_child_line(run, "rtcosim: operator panel on http://127.0.0.1:",
+                                       line, sizeof line, 30000));
+    int port = atoi(strrchr(line, ':') + 1);
+    if (osc_port) {
+        CU_ASSERT_TRUE_FATAL(io_child_line(run, "rtcosim: control surface listening on", line,
+                                           sizeof line, 30000));
+        *osc_port = atoi(strrchr(line, ':') + 1);
+    }
+    return port;
+}
+
 /* Wait (up to 15 s) for the run to exit; returns its exit status. */
 int wait_run(io_child *run)
 {
-    int st = 0;
-    for (int i = 0; i < 1500; i++) {
-        if (waitpid(run->pid, &st, WNOHANG) == run->pid) {
-            close(run->out_fd);
-            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-        }
-        io_sleep_ms(10);
-    }
-    return io_child_kill(run, SIGKILL);
+    return io_child_wait(run, 15000);
 }
 
 static char *events_text(const char *dir)

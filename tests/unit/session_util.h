@@ -53,10 +53,18 @@ bool status_until(client *c, int paused, double min_k);
 
 extern const char ssd_head[];
 void lag_component(FILE *f, const char *name, const char *fmu);
+/* "op": an OSC input (its one connector "sp", path /sp, with @p unit or none) on
+ * @p osc_port. */
+void osc_op_component(FILE *f, int osc_port, const char *unit);
 /* op (OSC set-point on @p osc_port) -> lag.u1; lag2 alone; @p rt: rtc:RealTime attributes */
 void write_osc_system(const char *path, int osc_port, const char *base_step, const char *rt);
 /* Start `rtcosim run SYSTEM --realtime ... --output-dir DIR EXTRA`; returns the control port. */
 int start_run(io_child *run, const char *system_file, const char *dir, const char *extra);
+/* Start `rtcosim run SYSTEM --realtime ... --stop 600 --http 0 --output-dir DIR EXTRA`;
+ * returns the panel's port. With @p osc_port, also the OSC control surface (--control-port
+ * 0), its port there. */
+int start_panel_run(io_child *run, const char *system_file, const char *dir,
+                    const char *extra, int *osc_port);
 /* Wait (up to 15 s) for the run to exit; returns its exit status. */
 int wait_run(io_child *run);
 /* The step index K of the events.log line containing @p needle: "K T WALL ...", or -1. */

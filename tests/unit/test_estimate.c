@@ -561,4 +561,5 @@ void rtc_test_register(void)
     rtc_test_add_suite("estimate_ei", NULL, NULL, ei);
     rtc_test_add_suite("estimate_stale_monitor", NULL, NULL, stale);
     rtc_test_register_estimate_filters();
+    rtc_test_register_estimate_auto();
 }

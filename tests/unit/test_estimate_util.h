@@ -1,7 +1,8 @@
 /*
- * Helpers shared by the two sources of the estimate test executable (test_estimate.c:
+ * Helpers shared by the three sources of the estimate test executable (test_estimate.c:
  * configuration, polynomial methods, extrapolated-interpolation, staleness, coupling-error
- * monitor; test_estimate_filters.c: dead reckoning, Kalman filters, noise estimation).
+ * monitor; test_estimate_filters.c: dead reckoning, Kalman filters, noise estimation;
+ * test_estimate_auto.c: the estimator's own monitor, adaptive Kalman filters, auto).
  *
  * Tolerances: exact-reproduction cases use EXACT = 1e-12 on values of order 1-10: the
  * arithmetic is a handful of operations on time differences of at most 1 s in double
@@ -30,6 +31,8 @@
 
 /** Registers the suites of test_estimate_filters.c (called by rtc_test_register()). */
 void rtc_test_register_estimate_filters(void);
+/** Registers the suites of test_estimate_auto.c (monitor, adaptive Kalman, auto). */
+void rtc_test_register_estimate_auto(void);
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
@@ -114,7 +117,8 @@ static inline bool cfg_same(const rtc_est_config *a, const rtc_est_config *b)
     return a->method == b->method && a->fresh_ns == b->fresh_ns && a->stale_ns == b->stale_ns &&
            a->stale_policy == b->stale_policy && a->fallback == b->fallback && a->q == b->q &&
            a->r == b->r && a->gate == b->gate && a->gate_reset == b->gate_reset &&
-           a->order == b->order && a->interval_ns == b->interval_ns;
+           a->order == b->order && a->interval_ns == b->interval_ns && a->adapt == b->adapt &&
+           a->window == b->window && a->margin == b->margin;
 }
 
 /* A parabola with known derivative: 1 + 4 t - 6 t^2. */

@@ -1,7 +1,8 @@
 /*
  * The Modbus server driver against hostile peers on 127.0.0.1 (ephemeral ports): writes
  * to engine outputs through every write function code, slowloris and idle sockets beside
- * a polling PLC, frame and idle timeouts, max_clients, malformed MBAP headers and PDUs.
+ * a polling PLC, frame and idle timeouts, admission (a new client beside pollers, half
+ * frames, one host's crowd and a connect storm), malformed MBAP headers and PDUs.
  * The PLC is a real libmodbus client; the attackers are raw TCP sockets. Nothing here
  * asserts a latency: a PLC that is starved times out (generous response timeouts), and
  * the figures come from scripts/bench/bench_modbus_fair.
@@ -260,45 +261,256 @@ static void server_closes_stalled_frames_and_idle_connections(void)
     srv_stop(&d);
 }
 
-/* A new PLC at max_clients: retried until served (a connection quiet for less than
- * frame_timeout_ms is not idle yet and the new one is refused meanwhile). */
-static modbus_t *plc_until_served(int port)
+/* ---- admission: a new client beside clients that hold the slots ---- */
+
+/* One read of holding 0 on a raw socket: true when it is answered with 7. */
+static bool raw_read(int fd, uint16_t tid)
 {
-    int64_t until = rtc_time_now_ns() + (int64_t)WAIT_MS * 1000000;
-    while (rtc_time_now_ns() < until) {
-        modbus_t *cl = io_mb_client(port, 5000);
-        uint16_t v;
-        if (cl && modbus_read_registers(cl, 0, 1, &v) == 1)
-            return cl;
+    uint8_t pdu[5] = {3, 0, 0, 0, 1}, f[16], r[32];
+    return fd >= 0 && io_tcp_send(fd, f, mbap(f, tid, pdu, sizeof pdu)) &&
+           io_tcp_recv_frame(fd, r, sizeof r, WAIT_MS) == 11 && (r[9] << 8 | r[10]) == 7;
+}
+
+/* One read of holding 0 by a libmodbus client: true when it is answered with 7. */
+static bool mb_read(modbus_t *cl)
+{
+    uint16_t v = 0;
+    return cl && modbus_read_registers(cl, 0, 1, &v) == 1 && v == 7;
+}
+
+/* A socket holding the first 3 bytes of an MBAP header, then nothing. */
+static int half_frame(int port)
+{
+    static const uint8_t part[3] = {0x00, 0x01, 0x00};
+    int fd = io_tcp_connect(port);
+    CU_ASSERT_TRUE(fd >= 0 && io_tcp_send(fd, part, sizeof part));
+    return fd;
+}
+
+/* Eight PLCs, each reading once every 0.3 s; one whose read fails reconnects. */
+typedef struct pollers {
+    int port;
+    atomic_bool stop;
+    atomic_int ok, failed, ready;
+    pthread_t tid[8];
+} pollers;
+
+static void *poller_main(void *arg)
+{
+    pollers *p = arg;
+    modbus_t *cl = io_mb_client(p->port, 5000);
+    bool first = true;
+    for (int64_t due = rtc_time_now_ns(); !atomic_load(&p->stop); due += 300000000) {
+        rtc_time_sleep_until_ns(due);
+        if (mb_read(cl)) {
+            atomic_fetch_add(&p->ok, 1);
+            if (first)
+                atomic_fetch_add(&p->ready, 1);
+            first = false;
+            continue;
+        }
+        atomic_fetch_add(&p->failed, 1);
         io_mb_client_free(cl);
-        io_sleep_ms(20);
+        cl = io_mb_client(p->port, 5000);
     }
+    io_mb_client_free(cl);
     return NULL;
 }
 
-static void server_at_max_clients_oldest_idle_yields(void)
+static bool pollers_ready(void *arg)
 {
-    static const char *const kv[] = {"max_clients", "2", "frame_timeout_ms", "100",
+    return atomic_load(&((pollers *)arg)->ready) == 8;
+}
+
+/* Issue 19: eight polling PLCs and three half frames used to hold every slot (8) and the
+ * 9th client was refused for as long as they polled. */
+static void server_admits_a_ninth_client_beside_eight_pollers_and_half_frames(void)
+{
+    io_drv d;
+    int port = srv_start(&d, NULL); /* the default settings */
+    CU_ASSERT_TRUE_FATAL(port > 0);
+    pollers p = {.port = port};
+    for (int i = 0; i < 8; i++)
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&p.tid[i], NULL, poller_main, &p), 0);
+    CU_ASSERT_TRUE(io_wait(pollers_ready, &p, WAIT_MS));
+    int half[3];
+    for (int k = 0; k < 3; k++)
+        half[k] = half_frame(port);
+    count_wait cw = {&d, 11};
+    CU_ASSERT_TRUE(io_wait(connects_reached, &cw, WAIT_MS));
+    modbus_t *cl = io_mb_client(port, 5000);
+    int ok = 0;
+    int64_t t0 = rtc_time_now_ns();
+    for (int k = 0; k < 20; k++) { /* a PLC scan: one read per 100 ms */
+        rtc_time_sleep_until_ns(t0 + k * 100000000LL);
+        ok += mb_read(cl);
+    }
+    CU_ASSERT_EQUAL(ok, 20);
+    atomic_store(&p.stop, true);
+    for (int i = 0; i < 8; i++)
+        pthread_join(p.tid[i], NULL);
+    CU_ASSERT_EQUAL(atomic_load(&p.failed), 0); /* and nobody was pushed out for it */
+    rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
+    CU_ASSERT_EQUAL(io_counter(&st, "clients_refused"), 0);
+    CU_ASSERT_EQUAL(io_counter(&st, "evicted"), 0);
+    io_mb_client_free(cl);
+    for (int k = 0; k < 3; k++)
+        close(half[k]);
+    srv_stop(&d);
+}
+
+/* At max_clients the connection that yields is, in order: one that never completed a
+ * request or holds a partial frame (oldest first, long before frame_timeout_ms), then the
+ * client served least recently. */
+static void server_when_full_unproven_connections_yield_first_then_least_recently_served(void)
+{
+    static const char *const kv[] = {"max_clients", "6", "frame_timeout_ms", "60000",
                                      "idle_timeout_ms", "0", NULL};
     io_drv d;
     int port = srv_start(&d, kv);
     CU_ASSERT_TRUE_FATAL(port > 0);
-    uint16_t v;
-    modbus_t *a = io_mb_client(port, 5000), *b = NULL, *c = NULL;
-    CU_ASSERT_EQUAL_FATAL(a ? modbus_read_registers(a, 0, 1, &v) : -1, 1);
-    b = io_mb_client(port, 5000);
-    CU_ASSERT_EQUAL(b ? modbus_read_registers(b, 0, 1, &v) : -1, 1); /* b active after a */
-    c = plc_until_served(port);
-    CU_ASSERT_PTR_NOT_NULL(c);
-    CU_ASSERT_TRUE(io_tcp_wait_closed(modbus_get_socket(a), WAIT_MS)); /* the oldest went */
-    CU_ASSERT_EQUAL(b ? modbus_read_registers(b, 0, 1, &v) : -1, 1);
+    modbus_t *plc[4];
+    for (int i = 0; i < 4; i++) { /* served in this order: plc[0] least recently */
+        plc[i] = io_mb_client(port, 5000);
+        CU_ASSERT_TRUE(mb_read(plc[i]));
+    }
+    int silent = io_tcp_connect(port);
+    count_wait cw = {&d, 5};
+    CU_ASSERT_TRUE(io_wait(connects_reached, &cw, WAIT_MS));
+    int half = half_frame(port);
+    cw.connects = 6;
+    CU_ASSERT_TRUE(io_wait(connects_reached, &cw, WAIT_MS));
+    modbus_t *n9 = io_mb_client(port, 5000); /* full: the silent socket yields */
+    int ok = 0;
+    for (int k = 0; k < 20; k++)
+        ok += mb_read(n9);
+    CU_ASSERT_EQUAL(ok, 20);
+    CU_ASSERT_EQUAL(io_drv_counter(&d, "evicted"), 1);
+    CU_ASSERT_TRUE(io_tcp_wait_closed(silent, WAIT_MS));
+    modbus_t *n10 = io_mb_client(port, 5000); /* then the half frame */
+    CU_ASSERT_TRUE(mb_read(n10));
+    CU_ASSERT_TRUE(io_tcp_wait_closed(half, WAIT_MS));
+    modbus_t *n11 = io_mb_client(port, 5000); /* then the client served least recently */
+    CU_ASSERT_TRUE(mb_read(n11));
+    CU_ASSERT_TRUE(io_tcp_wait_closed(modbus_get_socket(plc[0]), WAIT_MS));
+    for (int i = 1; i < 4; i++)
+        CU_ASSERT_TRUE(mb_read(plc[i]));
+    CU_ASSERT_TRUE(mb_read(n9) && mb_read(n10));
     rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
-    CU_ASSERT_EQUAL(io_counter(&st, "evicted"), 1);
-    CU_ASSERT_EQUAL(io_counter(&st, "clients"), 2);
-    CU_ASSERT_EQUAL(io_counter(&st, "clients_max"), 2);
-    io_mb_client_free(a);
-    io_mb_client_free(b);
-    io_mb_client_free(c);
+    CU_ASSERT_EQUAL(io_counter(&st, "evicted"), 3);
+    CU_ASSERT_EQUAL(io_counter(&st, "evicted_peer"), 0);
+    CU_ASSERT_EQUAL(io_counter(&st, "clients_refused"), 0);
+    CU_ASSERT_EQUAL(io_counter(&st, "frame_timeouts"), 0);
+    CU_ASSERT_EQUAL(io_counter(&st, "clients"), 6);
+    for (int i = 0; i < 4; i++)
+        io_mb_client_free(plc[i]);
+    io_mb_client_free(n9);
+    io_mb_client_free(n10);
+    io_mb_client_free(n11);
+    close(silent);
+    close(half);
+    srv_stop(&d);
+}
+
+/* A crowd from one host makes room among its own connections (max_clients_per_peer),
+ * and at max_clients the most crowded host gives one up, not a PLC elsewhere, even when
+ * that PLC was served least recently of all. */
+static void server_keeps_one_hosts_crowd_to_its_share(void)
+{
+    static const char *const kv[] = {"max_clients", "6", "max_clients_per_peer", "3",
+                                     "frame_timeout_ms", "60000", "idle_timeout_ms", "0",
+                                     NULL};
+    io_drv d;
+    int port = srv_start(&d, kv);
+    CU_ASSERT_TRUE_FATAL(port > 0);
+    modbus_t *plc = io_mb_client(port, 5000); /* 127.0.0.1 */
+    CU_ASSERT_TRUE(mb_read(plc));
+    int crowd[5], other[2], late;
+    for (int k = 0; k < 5; k++) /* 127.0.0.2: each served once, in order */
+        CU_ASSERT_TRUE(raw_read(crowd[k] = io_tcp_connect_from(port, "127.0.0.2"), 1));
+    rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
+    CU_ASSERT_EQUAL(io_counter(&st, "evicted_peer"), 2);
+    CU_ASSERT_EQUAL(io_counter(&st, "clients"), 4);
+    CU_ASSERT_TRUE(io_tcp_wait_closed(crowd[0], WAIT_MS));
+    CU_ASSERT_TRUE(io_tcp_wait_closed(crowd[1], WAIT_MS));
+    for (int k = 0; k < 2; k++) /* 127.0.0.3: now every slot is taken */
+        CU_ASSERT_TRUE(raw_read(other[k] = io_tcp_connect_from(port, "127.0.0.3"), 1));
+    CU_ASSERT_TRUE(raw_read(late = io_tcp_connect_from(port, "127.0.0.4"), 1));
+    CU_ASSERT_TRUE(io_tcp_wait_closed(crowd[2], WAIT_MS)); /* the crowd's oldest */
+    CU_ASSERT_TRUE(mb_read(plc));
+    CU_ASSERT_TRUE(raw_read(crowd[3], 2) && raw_read(crowd[4], 2));
+    CU_ASSERT_TRUE(raw_read(other[0], 2) && raw_read(other[1], 2));
+    st = io_drv_stats(&d, NULL, 0);
+    CU_ASSERT_EQUAL(io_counter(&st, "evicted"), 3);
+    CU_ASSERT_EQUAL(io_counter(&st, "evicted_peer"), 2);
+    CU_ASSERT_EQUAL(io_counter(&st, "clients"), 6);
+    io_mb_client_free(plc);
+    for (int k = 0; k < 5; k++)
+        close(crowd[k]);
+    close(other[0]);
+    close(other[1]);
+    close(late);
+    srv_stop(&d);
+}
+
+/* One host connects as fast as it can, holding 16 sockets that never speak. */
+typedef struct storm {
+    int port;
+    atomic_bool stop;
+    atomic_int connects;
+    pthread_t tid;
+} storm;
+
+static void *storm_main(void *arg)
+{
+    storm *s = arg;
+    int fd[16];
+    for (int k = 0; k < 16; k++)
+        fd[k] = -1;
+    for (int k = 0; !atomic_load(&s->stop); k = (k + 1) % 16) {
+        if (fd[k] >= 0)
+            close(fd[k]);
+        fd[k] = io_tcp_connect_from(s->port, "127.0.0.2");
+        atomic_fetch_add(&s->connects, 1);
+    }
+    for (int k = 0; k < 16; k++)
+        if (fd[k] >= 0)
+            close(fd[k]);
+    return NULL;
+}
+
+static bool storm_going(void *arg)
+{
+    return atomic_load(&((storm *)arg)->connects) >= 2000;
+}
+
+/* Through a connect storm a client of the storming host that was served keeps its slot,
+ * and a new PLC on another host is served on its first connection. */
+static void server_serves_plcs_through_a_connect_storm(void)
+{
+    static const char *const kv[] = {"max_clients", "8", "max_clients_per_peer", "4", NULL};
+    io_drv d;
+    int port = srv_start(&d, kv);
+    CU_ASSERT_TRUE_FATAL(port > 0);
+    int neighbour = io_tcp_connect_from(port, "127.0.0.2");
+    CU_ASSERT_TRUE(raw_read(neighbour, 1));
+    storm s = {.port = port};
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&s.tid, NULL, storm_main, &s), 0);
+    CU_ASSERT_TRUE(io_wait(storm_going, &s, WAIT_MS));
+    modbus_t *plc = io_mb_client(port, 5000);
+    int ok = 0;
+    for (int k = 0; k < 50; k++)
+        ok += mb_read(plc);
+    CU_ASSERT_EQUAL(ok, 50);
+    CU_ASSERT_TRUE(raw_read(neighbour, 2));
+    atomic_store(&s.stop, true);
+    pthread_join(s.tid, NULL);
+    CU_ASSERT_TRUE(raw_read(neighbour, 3));
+    rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
+    CU_ASSERT_TRUE(io_counter(&st, "evicted_peer") > 0);
+    CU_ASSERT_TRUE(io_counter(&st, "clients_max") <= 8);
+    io_mb_client_free(plc);
+    close(neighbour);
     srv_stop(&d);
 }
 
@@ -391,7 +603,12 @@ void rtc_test_register(void)
          server_serves_plc_beside_slowloris_and_idle_sockets},
         {"server_closes_stalled_frames_and_idle_connections",
          server_closes_stalled_frames_and_idle_connections},
-        {"server_at_max_clients_oldest_idle_yields", server_at_max_clients_oldest_idle_yields},
+        {"server_admits_a_ninth_client_beside_eight_pollers_and_half_frames",
+         server_admits_a_ninth_client_beside_eight_pollers_and_half_frames},
+        {"server_when_full_unproven_connections_yield_first_then_least_recently_served",
+         server_when_full_unproven_connections_yield_first_then_least_recently_served},
+        {"server_keeps_one_hosts_crowd_to_its_share", server_keeps_one_hosts_crowd_to_its_share},
+        {"server_serves_plcs_through_a_connect_storm", server_serves_plcs_through_a_connect_storm},
         {"server_answers_malformed_requests_per_spec",
          server_answers_malformed_requests_per_spec},
         {NULL, NULL},

@@ -456,7 +456,10 @@ static void arm_session(ses_run *r, int port)
     CU_ASSERT_EQUAL_FATAL(rc, RTC_OK);
     CU_ASSERT_EQUAL_FATAL(rtc_system_set_threads(r->sys, 80, -1), RTC_OK);
     CU_ASSERT_EQUAL_FATAL(rtc_system_init(r->sys), RTC_OK);
-    rtc_session_options sopt = {.dir = r->dir, .system_path = path};
+    /* an exposed variable: the hook publishes its value and target after every step */
+    static const char *const expose[] = {"op.sp:min=-10:max=10"};
+    rtc_session_options sopt = {.dir = r->dir, .system_path = path, .expose = expose,
+                                .n_expose = 1};
     rc = rtc_session_new(r->sys, &sopt, r->ev, &r->ses);
     if (rc != RTC_OK)
         printf("\n    session failed: %s\n%s", rtc_strerror(rc), r->log.text);

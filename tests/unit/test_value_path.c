@@ -173,7 +173,7 @@ static void connection_estimator_runs_at_the_signal(void)
 static void integer_signal_reaches_a_real_input_as_recorded(void)
 {
     rtc_system *sys;
-    CU_ASSERT_EQUAL_FATAL(load("Integer", "", "", NULL, "", &sys), RTC_OK);
+    CU_ASSERT_EQUAL_FATAL(load("Integer", "estimator=\"zoh\"", "", NULL, "", &sys), RTC_OK);
     double in[10];
     CU_ASSERT_EQUAL(run(sys, in, 10), RTC_OK);
     size_t u, v;
@@ -197,10 +197,12 @@ static void estimator_on_signal_and_connection_refused(void)
     CU_ASSERT_TRUE(tlog_has(&lg, "vp.ssd:"));
     CU_ASSERT_TRUE(tlog_has(&lg, "Connection bench.x -> pt1.Real_input: estimator \"kalman-cv"));
     CU_ASSERT_TRUE(tlog_has(&lg, "I/O signal bench.x already has \"linear\" from its rtc:Signal"));
-    /* also an explicit zoh: the user expects held samples and would get the signal's */
+    /* also an explicit zoh: the user expects held samples and would get the signal's (the
+     * default, auto, with the signal's parameters) */
     CU_ASSERT_EQUAL(load("Real", "params=\"stale=1s\"", "estimator=\"zoh\"", NULL, "", &sys),
                     RTC_EPARSE);
-    CU_ASSERT_TRUE(tlog_has(&lg, "already has \"zoh stale=1s"));
+    CU_ASSERT_TRUE(tlog_has(&lg, "already has \"auto "));
+    CU_ASSERT_TRUE(tlog_has(&lg, " stale=1s"));
 }
 
 /* Two connections from one signal: the same estimator is one; different ones are refused. */
@@ -237,7 +239,7 @@ static void system_default_runs_once_at_the_signal(void)
     rtc_system_free(sys);
     CU_ASSERT_EQUAL_FATAL(load("Real", "", "estimator=\"none\"", NULL, "estimator=\"linear\"",
                                &sys), RTC_OK);
-    CU_ASSERT_EQUAL(bench_estimator(sys, &by)->method, RTC_EST_ZOH);
+    CU_ASSERT_EQUAL(bench_estimator(sys, &by)->method, RTC_EST_AUTO); /* a bench's default */
     rtc_system_free(sys);
 }
 

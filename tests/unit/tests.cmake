@@ -1,7 +1,7 @@
 # One line per CUnit executable (see rtc_add_test in tests/CMakeLists.txt).
 rtc_add_test(core LIBS rtc_rtcore)
 rtc_add_test(numparse LIBS rtc_rtcore)
-rtc_add_test(estimate SOURCES unit/test_estimate_filters.c LIBS rtc_rtcore)
+rtc_add_test(estimate SOURCES unit/test_estimate_filters.c unit/test_estimate_auto.c LIBS rtc_rtcore)
 rtc_add_test(fmu_host SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus)
 rtc_add_test(cli SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtcosim LABELS integration)
 rtc_add_test(archive LIBS rtc_rtcore PkgConfig::MINIZIP)
@@ -83,12 +83,18 @@ rtc_test_properties(check_sources_selftest unit)
 rtc_add_test(fmi3_events SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtcosim LABELS integration rt)
 # the browser operator panel (issue 14 item 3): its HTTP server attacked over real sockets,
 # and driven in headless Chromium (skipped with the reason when chromium is absent)
-rtc_add_test(panel SOURCES unit/io_util.c unit/session_util.c unit/fmu_util.c LIBS rtc_fmuhost rtc_iodrivers PkgConfig::LIBMODBUS PkgConfig::LIBLO DEPENDS rtc_test_fmus rtc_configs rtcosim LABELS integration rt io)
-add_test(NAME panel_browser COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/integration/panel_browser.py $<TARGET_FILE:rtcosim> ${PROJECT_BINARY_DIR}/configs/controller-plant.ssp ${CMAKE_CURRENT_BINARY_DIR}/panel_browser)
+rtc_add_test(panel SOURCES unit/io_util.c unit/session_util.c unit/fmu_util.c unit/panel_util.c LIBS rtc_fmuhost rtc_iodrivers PkgConfig::LIBMODBUS PkgConfig::LIBLO DEPENDS rtc_test_fmus rtc_configs rtcosim LABELS integration rt io)
+add_test(NAME panel_browser COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/integration/panel_browser.py $<TARGET_FILE:rtcosim> ${PROJECT_BINARY_DIR}/configs/controller-plant.ssp ${CMAKE_CURRENT_BINARY_DIR}/panel_browser ${RTC_TEST_FMU_DIR}/fmi2)
 rtc_test_properties(panel_browser integration rt io)
 set_tests_properties(panel_browser PROPERTIES SKIP_RETURN_CODE 77)
 # the panel's answers and frames are parsed as JSON (jansson), not matched as text
 target_link_libraries(test_panel PRIVATE PkgConfig::JANSSON)
+# the panel's admission, deadlines, token throttle and Origin rule (issue 19 item 3)
+rtc_add_test(panel_trust SOURCES unit/io_util.c unit/session_util.c unit/fmu_util.c unit/panel_util.c LIBS rtc_fmuhost rtc_iodrivers PkgConfig::LIBMODBUS PkgConfig::LIBLO PkgConfig::JANSSON DEPENDS rtc_test_fmus rtc_configs rtcosim LABELS integration rt io)
+# what a page opened mid-run shows (issue 19): the present, the engine's history, units,
+# link directions, exposed values
+rtc_add_test(panel_view SOURCES unit/io_util.c unit/session_util.c unit/fmu_util.c unit/panel_util.c LIBS rtc_fmuhost rtc_iodrivers PkgConfig::LIBMODBUS PkgConfig::LIBLO DEPENDS rtc_test_fmus rtc_configs rtcosim LABELS integration rt io)
+target_link_libraries(test_panel_view PRIVATE PkgConfig::JANSSON)
 rtc_add_test(cli_ux SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtc_configs rtcosim LABELS integration rt)
 rtc_add_test(operator_ux SOURCES unit/fmu_util.c unit/io_util.c unit/session_util.c LIBS rtc_fmuhost rtc_iodrivers PkgConfig::LIBMODBUS PkgConfig::LIBLO DEPENDS rtc_test_fmus rtcosim rtcosim-operator LABELS integration io rt)
 target_compile_definitions(test_operator_ux PRIVATE RTC_OPERATOR_DIR="$<TARGET_FILE_DIR:rtcosim-operator>" RTC_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
@@ -105,3 +111,8 @@ add_executable(node_subscriber integration/node_subscriber.c)
 target_link_libraries(node_subscriber PRIVATE rtc_test_node_idl CycloneDDS::ddsc)
 rtc_add_test(distributed SOURCES unit/proc_util.c DEPENDS rtc_configs rtcosim node_subscriber LABELS integration)
 target_compile_definitions(test_distributed PRIVATE RTC_NODE_SUBSCRIBER_EXE="$<TARGET_FILE:node_subscriber>")
+# issue 21: the coupling monitor in summary.json, the default estimator of a late link, and
+# `rtcosim tune` on a recorded session of the main job (bench simulator behind the fault
+# proxy) and of a pure co-simulation
+rtc_add_test(tune SOURCES unit/fmu_util.c unit/io_util.c LIBS rtc_fmuhost rtc_iodrivers PkgConfig::LIBMODBUS PkgConfig::LIBLO PkgConfig::JANSSON DEPENDS rtc_test_fmus rtc_configs rtcosim rtcosim-bench-sim rtcosim-fault-proxy LABELS integration rt io)
+target_compile_definitions(test_tune PRIVATE RTC_BENCH_SIM_EXE="$<TARGET_FILE:rtcosim-bench-sim>" RTC_FAULT_PROXY_EXE="$<TARGET_FILE:rtcosim-fault-proxy>")

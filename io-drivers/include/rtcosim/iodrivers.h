@@ -44,8 +44,12 @@
  * Modbus server (application/x-rtcosim-modbus-server), component keys:
  *   transport, device, baud, parity, data_bits, stop_bits, unit_id   as above
  *   bind, port    TCP listen address; port 0 = ephemeral (see stats.port)   [127.0.0.1, 502]
- *   max_clients   simultaneous TCP clients; at the limit the connection idle the
- *                 longest (idle at least frame_timeout_ms) yields to a new one   [8]
+ *   max_clients   simultaneous TCP clients; a new one is always let in: when slots are
+ *                 short, a connection that has not completed a request or holds a
+ *                 partial frame yields (oldest first), else the one served least
+ *                 recently (of the most crowded address)                   [32]
+ *   max_clients_per_peer  connections one IPv4 address may hold; a new one beyond
+ *                 makes room among that address's own             [16, at most max_clients]
  *   frame_timeout_ms  a request must arrive whole within this from its first byte,
  *                 else its connection is closed                             [500]
  *   idle_timeout_ms   a connection without a byte for this long is closed; 0 = never
@@ -119,9 +123,11 @@
  *                 01), bad_requests (length, byte count or quantity wrong: exception 03;
  *                 or a broken MBAP header: connection closed), frame_timeouts (closed: a
  *                 request not whole within frame_timeout_ms), idle_closed (closed after
- *                 idle_timeout_ms), evicted (idle connections closed for a new one at
- *                 max_clients), clients_refused (refused at max_clients, none idle),
- *                 clients (open now), clients_max (most open at once)
+ *                 idle_timeout_ms), evicted (closed to let a new one in), evicted_peer
+ *                 (of these, for max_clients_per_peer while slots were free),
+ *                 clients_refused (refused: only connections accepted in the same turn
+ *                 of the I/O loop could yield, a connect storm), clients (open now),
+ *                 clients_max (most open at once)
  *   "udp_frame":  malformed (frames of the wrong size or without the "RTCF" mark)
  *   "osc":        malformed (undecodable packets, wrong argument types or counts),
  *                 unknown (messages for unmapped paths), sent (bundles sent, per target),

@@ -27,7 +27,8 @@ typedef struct group {
 typedef struct column {
     char *name;
     size_t group;
-    size_t element; /* index in the group's value array */
+    size_t element;   /* index in the group's value array */
+    const char *unit; /* the variable's unit (its unit's description owns it), or NULL */
 } column;
 
 struct rtc_record {
@@ -155,7 +156,7 @@ int rtc_record_add_as(rtc_record *rec, const rtc_unit *unit, size_t var_index,
         char *col = element_name(prefix, name, v, e);
         if (!col)
             return RTC_ENOMEM;
-        rec->columns[rec->n_columns++] = (column){col, gi, g->n_values + e};
+        rec->columns[rec->n_columns++] = (column){col, gi, g->n_values + e, v->unit};
     }
     g->n_values += count;
     return layout(rec);
@@ -214,6 +215,11 @@ int rtc_record_sample(rtc_record *rec, void *row)
 const char *rtc_record_column_name(const rtc_record *rec, size_t i)
 {
     return i < rec->n_columns ? rec->columns[i].name : NULL;
+}
+
+const char *rtc_record_column_unit(const rtc_record *rec, size_t i)
+{
+    return i < rec->n_columns ? rec->columns[i].unit : NULL;
 }
 
 bool rtc_record_column_double(const rtc_record *rec, const void *row, size_t i, double *out)

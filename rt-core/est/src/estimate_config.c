@@ -17,7 +17,8 @@
 /* ---- names ----------------------------------------------------------------------------- */
 
 static const char *const method_names[RTC_EST_METHOD_COUNT] = {
-    "zoh", "linear", "quadratic", "ei", "dead-reckoning", "kalman-cv", "kalman-ca",
+    "zoh", "linear", "quadratic", "ei", "dead-reckoning", "kalman-cv", "kalman-ca", "kalman",
+    "auto",
 };
 
 static const struct {
@@ -29,6 +30,7 @@ static const struct {
     {"poly2", RTC_EST_QUADRATIC},
     {"dr", RTC_EST_DEAD_RECKONING},
     {"extrapolated-interpolation", RTC_EST_EI},
+    {"kalman-adaptive", RTC_EST_KALMAN},
 };
 
 static const char *const policy_names[] = {"hold", "fallback", "fault"};
@@ -58,9 +60,17 @@ void rtc_est_config_text(const rtc_est_config *c, char *buf, size_t cap)
             pos += k_ > 0 ? (size_t)k_ : 0; \
         } \
     } while (0)
-    if (c->method == RTC_EST_KALMAN_CV || c->method == RTC_EST_KALMAN_CA)
+    bool kalman = c->method == RTC_EST_KALMAN_CV || c->method == RTC_EST_KALMAN_CA ||
+                  c->method == RTC_EST_KALMAN || c->method == RTC_EST_AUTO;
+    bool select = c->method == RTC_EST_KALMAN || c->method == RTC_EST_AUTO;
+    if (kalman)
         ADD(" q=%g r=%g gate=%g gate_reset=%u", c->q, c->r, c->gate, c->gate_reset);
-    if (c->method == RTC_EST_DEAD_RECKONING)
+    /* adapt only where it differs from the method's default */
+    if (kalman && c->adapt != select)
+        ADD(" adapt=%d", c->adapt ? 1 : 0);
+    if (select)
+        ADD(" window=%u margin=%g", c->window, c->margin);
+    if (c->method == RTC_EST_DEAD_RECKONING || c->method == RTC_EST_AUTO)
         ADD(" order=%u", c->order);
     if (c->method == RTC_EST_EI && c->interval_ns)
         ADD(" interval=%.9gs", (double)c->interval_ns / 1e9);
@@ -128,9 +138,14 @@ int rtc_est_config_init(rtc_est_config *cfg, rtc_est_method method)
         .q = 1.0,
         .r = 1e-6,
         .gate = 5.0,
-        .gate_reset = 3,
+        /* an adaptive filter (kalman, auto's candidates) restarts on the second rejection:
+         * it follows a step one sample later than hold, not two (scripts/bench-estimation) */
+        .gate_reset = method == RTC_EST_KALMAN || method == RTC_EST_AUTO ? 2 : 3,
         .order = 2,
         .interval_ns = 0,
+        .adapt = method == RTC_EST_KALMAN || method == RTC_EST_AUTO,
+        .window = 32,
+        .margin = 0.1,
     };
     return RTC_OK;
 }
@@ -166,6 +181,10 @@ int rtc_est_config_validate(const rtc_est_config *c, char *err, size_t cap)
         bad = "order must be 0, 1 or 2";
     else if (c->interval_ns < 0)
         bad = "interval must be >= 0";
+    else if (c->window < 4 || c->window > 4096)
+        bad = "window must be 4 to 4096 samples";
+    else if (!isfinite(c->margin) || c->margin < 0 || c->margin > 0.9)
+        bad = "margin must be 0 to 0.9";
     if (bad) {
         seterr(err, cap, "estimator %s: %s", rtc_est_method_name(c->method), bad);
         return RTC_EINVAL;
@@ -197,6 +216,19 @@ static bool parse_u32(const char *s, uint32_t *out)
     return true;
 }
 
+static bool parse_bool(const char *s, bool *out)
+{
+    static const char *const no[] = {"0", "off", "false", "no"}, *const yes[] = {"1", "on",
+                                                                                "true", "yes"};
+    for (size_t i = 0; i < 4; i++) {
+        if (strcasecmp(s, no[i]) == 0 || strcasecmp(s, yes[i]) == 0) {
+            *out = strcasecmp(s, yes[i]) == 0;
+            return true;
+        }
+    }
+    return false;
+}
+
 static bool parse_policy(const char *s, rtc_est_stale_policy *out)
 {
     for (int i = 0; i <= RTC_EST_STALE_FAULT; i++) {
@@ -209,7 +241,7 @@ static bool parse_policy(const char *s, rtc_est_stale_policy *out)
 }
 
 /* Apply one key to c; RTC_ENOTFOUND for an unknown key, RTC_EPARSE for a bad value. A flat
- * chain rather than a table: ten keys of four value types, read once at load. */
+ * chain rather than a table: thirteen keys of five value types, read once at load. */
 static int apply_key(rtc_est_config *c, const char *key, const char *val)
 {
     bool ok;
@@ -233,6 +265,12 @@ static int apply_key(rtc_est_config *c, const char *key, const char *val)
         ok = parse_u32(val, &c->gate_reset);
     else if (strcmp(key, "order") == 0)
         ok = parse_u32(val, &c->order);
+    else if (strcmp(key, "adapt") == 0)
+        ok = parse_bool(val, &c->adapt);
+    else if (strcmp(key, "window") == 0)
+        ok = parse_u32(val, &c->window);
+    else if (strcmp(key, "margin") == 0)
+        ok = parse_double(val, &c->margin);
     else
         return RTC_ENOTFOUND;
     return ok ? RTC_OK : RTC_EPARSE;

@@ -62,7 +62,7 @@ static void dr_state(const rtc_est_sample *h, uint32_t n, uint32_t order, rtc_es
 
 /* Through the same rtc_est_dr_predict() as the sender, so a sender's threshold promise
  * holds here to the last bit. */
-static void dr_eval(const est_state *m, const rtc_est_config *cfg, const est_hist *h,
+static void dr_eval(const est_leaf *m, const rtc_est_config *cfg, const est_hist *h,
                     int64_t t_ns, double *value, double *rate)
 {
     (void)m;

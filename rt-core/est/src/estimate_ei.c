@@ -10,7 +10,7 @@
  */
 #include "estimate_method.h"
 
-static void ei_eval(const est_state *m, const rtc_est_config *cfg, const est_hist *h,
+static void ei_eval(const est_leaf *m, const rtc_est_config *cfg, const est_hist *h,
                     int64_t t_ns, double *value, double *rate)
 {
     (void)cfg, (void)h;
@@ -35,7 +35,7 @@ static void ei_eval(const est_state *m, const rtc_est_config *cfg, const est_his
 
 /* A new segment for sample s: it begins where the current segment is at the sample's
  * arrival, so the output never jumps. */
-static void ei_take(est_state *m, const rtc_est_config *cfg, const est_hist *h,
+static void ei_take(est_leaf *m, const rtc_est_config *cfg, const est_hist *h,
                     const rtc_est_sample *s, est_take *out)
 {
     est_ei *e = &m->ei;

@@ -24,10 +24,29 @@
  * noisy samples a millisecond apart, whose error a 20 ms prediction multiplies by
  * thousands; if the derivatives did change, the following updates learn them.
  *
+ * Adaptation (rtc_est_config.adapt) estimates q and r from the filter's own innovations
+ * nu with variance S = P00 + r, normalised n = nu / sqrt(S). Two conditions hold for the
+ * filter that fits the signal: n has unit variance, and consecutive n are uncorrelated
+ * (the innovations of the optimal filter are white). So after each update
+ *   - the scale: r, q and P are multiplied by 1 + a (n^2 - 1) (within [0.5, 2]): too large
+ *     innovations raise the noise the filter assumes, too small ones lower it;
+ *   - the ratio: q is multiplied by exp(a n_k n_k-1) (the product within [-4, 4]; the
+ *     exponential to second order): a filter too sluggish for the signal leaves
+ *     positively correlated innovations (it lags, and the lag persists), one too nervous
+ *     negatively correlated ones (it chases the noise, which the next sample undoes);
+ *   - a sample the gate rejects still widens the scale, as an innovation at the gate;
+ * with a = 1 / min(updates, 32) (a running mean at first, then an exponential average
+ * over 32 updates). The tracking index q dt^4 / r (cv; dt^6 for ca) stays within
+ * RTC_EST_ADAPT_RATIO_MIN..MAX and r above RTC_EST_ADAPT_R_FLOOR times the squared level:
+ * no noise at all (a deterministic coupling signal) drives the filter to the MAX end,
+ * where it extrapolates like a polynomial through the newest samples. Covariance
+ * matching on the innovation variance alone cannot separate q from r; whiteness can.
+ *
  * All matrices are at most 3x3 on the stack: the update costs a few dozen flops.
  */
 #include "estimate_method.h"
 
+#include <float.h>
 #include <math.h>
 
 /* Invert the symmetric positive definite n x n matrix a (n <= 3) by Gauss-Jordan with
@@ -152,19 +171,94 @@ static void predict(const est_kalman *kf, double q, double dt, double x[3], doub
         }
 }
 
+/* Updates the adaptation averages over: short enough to follow a signal whose character
+ * changes within a second at 1 kHz, long enough that q and r move smoothly (16 and 64 did
+ * worse on the sines of scripts/bench-estimation). */
+#define EST_ADAPT_WINDOW 32
+
+/* Keep the adapted noise sane: r above the floor relative to the level, q within the
+ * tracking-index bounds for the mean sample interval. */
+static void adapt_bounds(est_kalman *kf)
+{
+    double floor = RTC_EST_ADAPT_R_FLOOR * kf->x[0] * kf->x[0];
+    kf->r = fmax(kf->r, fmax(floor, DBL_MIN));
+    double dt = kf->dt_mean, dt2 = dt * dt, idx = kf->n == 3 ? dt2 * dt2 * dt2 : dt2 * dt2;
+    if (!(idx > 0.0))
+        return;
+    kf->q = fmin(fmax(kf->q, RTC_EST_ADAPT_RATIO_MIN * kf->r / idx),
+                 RTC_EST_ADAPT_RATIO_MAX * kf->r / idx);
+}
+
+/* The weight of the newest update in the adaptation's averages. */
+static double adapt_weight(const est_kalman *kf)
+{
+    uint32_t n = kf->n_adapt;
+    return 1.0 / (double)(n < EST_ADAPT_WINDOW ? (n < 4 ? 4 : n) : EST_ADAPT_WINDOW);
+}
+
+/* The scale step: r, q and P times 1 + a (nn^2 - 1), within [0.5, 2]. */
+static void adapt_scale(est_kalman *kf, double nn, double a)
+{
+    kf->nis += a * (nn * nn - kf->nis);
+    double f = fmin(fmax(1.0 + a * (nn * nn - 1.0), 0.5), 2.0);
+    kf->r *= f;
+    kf->q *= f;
+    for (int i = 0; i < kf->n; i++)
+        for (int j = 0; j < kf->n; j++)
+            kf->P[i][j] *= f;
+}
+
+/* A sample the gate rejected still says the noise may be larger than assumed: the scale
+ * learns from it as from an innovation at the gate (a robust, Huber-like step). Without
+ * this, a filter whose r adapted to a noiseless signal would reject every sample after a
+ * change of its acceleration and never learn that its S was too small. The estimate does
+ * not move (x is kept; only P, q and r grow). */
+static void adapt_gated(est_kalman *kf, double gate)
+{
+    adapt_scale(kf, gate, adapt_weight(kf));
+    adapt_bounds(kf);
+}
+
+/* One adaptation step after an update whose normalised innovation was nn over dt seconds
+ * (the file's DESIGN). */
+static void adapt(est_kalman *kf, double nn, double dt)
+{
+    uint32_t n = kf->n_adapt < UINT32_MAX ? ++kf->n_adapt : kf->n_adapt;
+    double a = adapt_weight(kf);
+    kf->dt_mean = n == 1 ? dt : kf->dt_mean + a * (dt - kf->dt_mean);
+    adapt_scale(kf, nn, a);
+    if (n > 1) {
+        /* exp(a rho) to second order: |a rho| <= 1 (a <= 1/4, |rho| <= 4), where it stays
+         * positive and within 2 % of exp — a few flops instead of a libm call per update */
+        double rho = fmin(fmax(nn * kf->nu_prev, -4.0), 4.0), x = a * rho;
+        kf->corr += a * (rho - kf->corr);
+        kf->q *= 1.0 + x * (1.0 + 0.5 * x);
+    }
+    kf->nu_prev = nn;
+    adapt_bounds(kf);
+}
+
 /* Predict kf to t_ns and update with measurement z. When gate > 0 and the normalised
- * innovation exceeds gate^2 nothing is changed and false is returned. */
-static bool kf_update(
-    est_kalman *kf, const rtc_est_config *cfg, int64_t t_ns, double z, double gate)
+ * innovation exceeds gate^2 nothing is changed and false is returned. With @p learn (and
+ * the configuration's adapt) the noise parameters adapt to the innovation. */
+static bool kf_update(est_kalman *kf,
+                      const rtc_est_config *cfg,
+                      int64_t t_ns,
+                      double z,
+                      double gate,
+                      bool learn)
 {
     int n = kf->n;
-    double x[3] = {0}, P[3][3] = {{0}};
-    predict(kf, cfg->q, EST_NS_TO_S(t_ns - kf->t_ns), x, P);
-    double S = P[0][0] + cfg->r;
+    double x[3] = {0}, P[3][3] = {{0}}, dt = EST_NS_TO_S(t_ns - kf->t_ns);
+    predict(kf, kf->q, dt, x, P);
+    double S = P[0][0] + kf->r;
     double nu = z - x[0];
     /* Mahalanobis gate on the 1-D innovation: nu^2 / S against a chi-square threshold. */
-    if (gate > 0.0 && nu * nu > gate * gate * S)
+    if (gate > 0.0 && nu * nu > gate * gate * S) {
+        if (learn && cfg->adapt && kf->n_adapt > 0)
+            adapt_gated(kf, gate);
         return false;
+    }
     double K[3];
     for (int i = 0; i < n; i++)
         K[i] = P[i][0] / S;
@@ -179,6 +273,8 @@ static bool kf_update(
         for (int j = i + 1; j < n; j++)
             kf->P[i][j] = kf->P[j][i] = 0.5 * (kf->P[i][j] + kf->P[j][i]);
     kf->t_ns = t_ns;
+    if (learn && cfg->adapt && S > 0.0)
+        adapt(kf, nu / sqrt(S), dt);
     return true;
 }
 
@@ -205,12 +301,12 @@ static void kf_restart(est_kalman *kf,
     /* An outlier can sit inside the run that proves the step; samples farther than the
      * gate from the run's median (sqrt(2 r): the difference of two noisy samples) are left
      * out, so the restart follows the majority of the run. */
-    double med = run_median(run, n), lim = cfg->gate * sqrt(2.0 * cfg->r);
+    double med = run_median(run, n), lim = cfg->gate * sqrt(2.0 * kf->r);
     uint32_t first = 0;
     while (first + 1 < n && fabs(run[first].value - med) > lim)
         first++;
     double x[3] = {0}, P[3][3] = {{0}};
-    predict(kf, cfg->q, EST_NS_TO_S(run[first].t_ns - kf->t_ns), x, P);
+    predict(kf, kf->q, EST_NS_TO_S(run[first].t_ns - kf->t_ns), x, P);
     double nu = run[first].value - x[0];
     for (int i = 0; i < kf->n; i++) {
         kf->x[i] = x[i];
@@ -221,7 +317,7 @@ static void kf_restart(est_kalman *kf,
     kf->t_ns = run[first].t_ns;
     for (uint32_t i = first; i < n; i++)
         if (i == first || fabs(run[i].value - med) <= lim)
-            kf_update(kf, cfg, run[i].t_ns, run[i].value, 0.0);
+            kf_update(kf, cfg, run[i].t_ns, run[i].value, 0.0, false);
 }
 
 /* Value and rate of the filter state predicted to t_ns (kf unchanged). */
@@ -242,7 +338,7 @@ static int kf_states(const rtc_est_config *cfg)
 /* Until the filter has one sample per state it is not initialised (queries use the
  * polynomial through the samples so far); then every sample is predicted, gated and
  * filtered in at its own time. */
-static void kf_take(est_state *m, const rtc_est_config *cfg, const est_hist *h,
+static void kf_take(est_leaf *m, const rtc_est_config *cfg, const est_hist *h,
                     const rtc_est_sample *s, est_take *out)
 {
     est_kalman *kf = &m->kf;
@@ -252,12 +348,14 @@ static void kf_take(est_state *m, const rtc_est_config *cfg, const est_hist *h,
         rtc_est_sample fit[EST_HIST] = {*s};
         for (uint32_t i = 0; i < h->n && i + 1 < EST_HIST; i++)
             fit[i + 1] = h->s[i];
+        kf->q = cfg->q;
+        kf->r = cfg->r;
         if (h->n + 1 >= (uint32_t)states)
             kf_fit(kf, states, fit, (uint32_t)states, cfg->r);
         out->verdict = RTC_EST_ACCEPTED;
         return;
     }
-    if (kf_update(kf, cfg, s->t_ns, s->value, cfg->gate)) {
+    if (kf_update(kf, cfg, s->t_ns, s->value, cfg->gate, true)) {
         kf->n_gated = 0;
         out->verdict = RTC_EST_ACCEPTED;
         return;
@@ -281,7 +379,7 @@ static void kf_take(est_state *m, const rtc_est_config *cfg, const est_hist *h,
 }
 
 /* Before initialisation, the polynomial through what there is. */
-static void kf_eval_hook(const est_state *m, const rtc_est_config *cfg, const est_hist *h,
+static void kf_eval_hook(const est_leaf *m, const rtc_est_config *cfg, const est_hist *h,
                          int64_t t_ns, double *value, double *rate)
 {
     (void)cfg;
@@ -292,3 +390,10 @@ static void kf_eval_hook(const est_state *m, const rtc_est_config *cfg, const es
 }
 
 const est_method rtc__est_kalman = {.take = kf_take, .eval = kf_eval_hook};
+
+void rtc__est_kalman_noise(const est_leaf *m, const rtc_est_config *cfg, double *q, double *r)
+{
+    bool on = m->kf.n > 0;
+    *q = on ? m->kf.q : cfg->q;
+    *r = on ? m->kf.r : cfg->r;
+}

@@ -1,12 +1,14 @@
 /*
  * estimate_method.h — what one estimation method (a leaf) sees: the sample history, the
- * primitives every leaf shares, its own state, and the two hooks the dispatcher calls.
+ * primitives every leaf shares, its own state, and the two hooks the dispatcher calls;
+ * and the selector (auto, kalman), which runs leaves as its candidates.
  *
  * DESIGN. The estimator is a closed tagged union: rtc_est_config.method is the tag, and
  * est_state holds the state of exactly one method, inside the one fixed-size object
  * rtc_est_new() allocates. estimate.c (the dispatcher) owns everything methods have in
  * common — argument checks, the finite check, the sample-order check, the history,
- * counters, freshness and staleness — and calls the method's row of its table:
+ * counters, freshness and staleness, the notes of supplied values and the monitor — and
+ * calls the method's row of its table:
  *   take  before an in-order, finite sample enters the history: update the method's state
  *         and give the verdict (accept, reject as an outlier, or accept with a restart of
  *         the history from a run of samples);
@@ -16,8 +18,14 @@
  * the dispatcher or each other. Both hooks run on the RT thread: bounded work, no
  * allocation, no state outside the arguments.
  *
+ * The selector (estimate_select.c) is the one composite: auto and kalman hold up to
+ * RTC_EST_MAX_CANDIDATES leaves, each with its own configuration and leaf state, over the
+ * dispatcher's one history. It calls the leaves' rows (never the dispatcher), scores each
+ * candidate with the prediction errors the dispatcher measures for it, and answers with
+ * the one in use.
+ *
  * Adding a method: one enum value and name (rtcosim/estimate.h, estimate_config.c), one
- * leaf file with its state in est_state, one row in the dispatcher's table.
+ * leaf file with its state in est_leaf, one row in the dispatcher's table.
  */
 #ifndef RTCOSIM_ESTIMATE_METHOD_H
 #define RTCOSIM_ESTIMATE_METHOD_H
@@ -85,11 +93,36 @@ typedef struct est_kalman {
     double P[3][3];
     rtc_est_sample gated[RTC_EST_GATE_MAX];
     uint32_t n_gated;
+    /* Noise in use: the configuration's, or (adapt) estimated from the innovations. */
+    double q, r;
+    /* Adaptation (estimate_kalman.c): exponential averages of the normalised innovation
+     * squared and of the product of consecutive normalised innovations, the previous
+     * normalised innovation, the mean sample interval, and the updates averaged so far. */
+    double nis, corr, nu_prev, dt_mean;
+    uint32_t n_adapt;
 } est_kalman;
 
-typedef union est_state {
+typedef union est_leaf {
     est_ei ei;      /* ei */
     est_kalman kf;  /* kalman-cv, kalman-ca */
+} est_leaf;
+
+/* The selector's state (estimate_select.c): its candidates, their leaf states and their
+ * scores (exponential averages of the squared prediction error). */
+typedef struct est_select {
+    uint32_t n;                              /* candidates */
+    uint32_t cur;                            /* the one in use */
+    uint32_t scored;                         /* samples scored (saturates at 16 windows) */
+    uint64_t switches;
+    rtc_est_config cfg[RTC_EST_MAX_CANDIDATES];
+    est_leaf leaf[RTC_EST_MAX_CANDIDATES];
+    double score[RTC_EST_MAX_CANDIDATES];    /* over the window: whom to use */
+    double slow[RTC_EST_MAX_CANDIDATES];     /* over 16 windows: who may be used (auto) */
+} est_select;
+
+typedef union est_state {
+    est_leaf leaf;    /* a single method */
+    est_select sel;   /* auto, kalman */
 } est_state;
 
 /* ---- the hooks ------------------------------------------------------------------------- */
@@ -104,14 +137,36 @@ typedef struct est_take {
 
 typedef struct est_method {
     /* NULL: every sample is accepted and the method keeps no state of its own */
-    void (*take)(est_state *m, const rtc_est_config *cfg, const est_hist *h,
+    void (*take)(est_leaf *m, const rtc_est_config *cfg, const est_hist *h,
                  const rtc_est_sample *s, est_take *out);
-    void (*eval)(const est_state *m, const rtc_est_config *cfg, const est_hist *h,
+    void (*eval)(const est_leaf *m, const rtc_est_config *cfg, const est_hist *h,
                  int64_t t_ns, double *value, double *rate);
 } est_method;
 
 /* The leaves' rows (estimate_poly.c, estimate_ei.c, estimate_dr.c, estimate_kalman.c). */
 extern const est_method rtc__est_zoh, rtc__est_linear, rtc__est_quadratic, rtc__est_ei,
     rtc__est_dead_reckoning, rtc__est_kalman;
+
+/* The noise a Kalman leaf state uses now (q, r; NaN when it is not initialised yet: the
+ * configuration's then). */
+void rtc__est_kalman_noise(const est_leaf *m, const rtc_est_config *cfg, double *q, double *r);
+
+/* ---- the selector (estimate_select.c) -------------------------------------------------- */
+
+/* Set up the candidates of @p cfg (auto or kalman) in @p s. */
+void rtc__est_select_init(est_select *s, const rtc_est_config *cfg);
+/* Score every candidate with its prediction error for the sample @p z (pred[i]: what
+ * candidate i supplied for the sample's time), then switch with hysteresis; @p sparse: the
+ * signal arrives less often than once per RTC_EST_SPARSE_TICKS ticks (auto holds it). */
+void rtc__est_select_judge(est_select *s, const rtc_est_config *cfg, const double *pred,
+                           double z, bool sparse);
+/* The sample enters every candidate's state (the history takes it after: the verdict is
+ * always ACCEPTED, a Kalman candidate's gate acts inside that candidate only). */
+void rtc__est_select_take(est_select *s, const est_hist *h, const rtc_est_sample *smp);
+/* Value and rate of the candidate in use. */
+void rtc__est_select_eval(const est_select *s, const est_hist *h, int64_t t_ns,
+                          double *value, double *rate);
+/* Every candidate's value at t_ns into vals[0 .. s->n - 1]. */
+void rtc__est_select_note(const est_select *s, const est_hist *h, int64_t t_ns, double *vals);
 
 #endif

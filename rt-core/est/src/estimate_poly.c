@@ -5,7 +5,7 @@
  */
 #include "estimate_method.h"
 
-static void zoh_eval(const est_state *m, const rtc_est_config *cfg, const est_hist *h,
+static void zoh_eval(const est_leaf *m, const rtc_est_config *cfg, const est_hist *h,
                      int64_t t_ns, double *value, double *rate)
 {
     (void)m, (void)cfg, (void)t_ns;
@@ -13,14 +13,14 @@ static void zoh_eval(const est_state *m, const rtc_est_config *cfg, const est_hi
     *rate = 0.0;
 }
 
-static void linear_eval(const est_state *m, const rtc_est_config *cfg, const est_hist *h,
+static void linear_eval(const est_leaf *m, const rtc_est_config *cfg, const est_hist *h,
                         int64_t t_ns, double *value, double *rate)
 {
     (void)m, (void)cfg;
     est_newton(h->s, h->n, 1, t_ns, value, rate);
 }
 
-static void quadratic_eval(const est_state *m, const rtc_est_config *cfg, const est_hist *h,
+static void quadratic_eval(const est_leaf *m, const rtc_est_config *cfg, const est_hist *h,
                            int64_t t_ns, double *value, double *rate)
 {
     (void)m, (void)cfg;

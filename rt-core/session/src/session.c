@@ -32,6 +32,7 @@
 #include "rtcosim/time.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -124,10 +125,32 @@ static void apply_cmd(rtc_session *s, const rtc__cmd *c, int64_t k)
     atomic_fetch_add_explicit(&s->applied, 1, memory_order_relaxed);
 }
 
-/* Publish the recorded columns (seqlock: odd while writing; readers retry). */
+static void snap_put(rtc_session *s, size_t i, double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    atomic_store_explicit(&s->snap[i], bits, memory_order_release);
+}
+
+/* Every exposed variable's value as its unit holds it, and where a ramp takes it, into
+ * the snapshot's slots after the columns (RT thread, or the arming thread before it). */
+static void put_vars(rtc_session *s)
+{
+    for (size_t i = 0; i < s->n_var; i++) {
+        const rtc__xvar *x = &s->var[i];
+        double v = NAN;
+        if (rtc_system_get_value(s->sys, x->unit, x->var, &v) != RTC_OK)
+            v = NAN;
+        snap_put(s, s->n_col + 2 * i, v);
+        snap_put(s, s->n_col + 2 * i + 1, x->ramping ? x->target : v);
+    }
+}
+
+/* Publish the recorded columns and the exposed variables (seqlock: odd while writing;
+ * readers retry). */
 static void publish(rtc_session *s, int64_t k)
 {
-    if (!s->n_col || rtc_record_sample(s->rec, s->row) != RTC_OK)
+    if ((!s->n_col && !s->n_var) || (s->n_col && rtc_record_sample(s->rec, s->row) != RTC_OK))
         return;
     uint32_t q = atomic_load_explicit(&s->snap_seq, memory_order_relaxed);
     /* Release stores of the values keep the odd count from being seen late (the same
@@ -135,11 +158,10 @@ static void publish(rtc_session *s, int64_t k)
     atomic_store_explicit(&s->snap_seq, q + 1, memory_order_relaxed);
     for (size_t i = 0; i < s->n_col; i++) {
         double v = 0;
-        uint64_t bits;
         rtc_record_column_double(s->rec, s->row, i, &v);
-        memcpy(&bits, &v, sizeof bits);
-        atomic_store_explicit(&s->snap[i], bits, memory_order_release);
+        snap_put(s, i, v);
     }
+    put_vars(s);
     atomic_store_explicit(&s->snap_k, k, memory_order_release);
     atomic_store_explicit(&s->snap_seq, q + 2, memory_order_release);
 }
@@ -175,36 +197,22 @@ void rtc_session_hook(void *session, int at, int64_t k)
 /* ---- writer thread ---- */
 
 /* events.log line of an applied command: formatted here, off the RT thread, from the
- * record the RT thread wrote — so the line carries the exact step it took effect at. */
+ * record the RT thread wrote — so the line carries the exact step it took effect at.
+ * Every command comes from a peer, or from a peer's silence (the dead-man's safe values):
+ * its line passes the peer-line limit (session_events.c). */
 static void command_event(rtc_session *s, const rtc_inputs_rec *r)
 {
-    char who[64];
+    char who[64], what[160];
     rtc_session_origin_text(r->b_ns, who, sizeof who);
     if (r->op == RTC__OP_SET || r->op == RTC__OP_SAFE)
-        rtc__events_add_at(s->ev, r->k, "operator", "%s: %s %s = %.17g (applied before step "
-                           "%lld)", who, rtc_inputs_op_name(r->op), s->var[r->index].name,
-                           r->value, (long long)r->k);
-    else if (r->op == RTC_SESSION_STEP && !rtc_ratelimit_take(&s->step_lines, rtc_time_now_ns()))
-        s->steps_unlogged += r->index; /* one line per window: step_lines_due() */
+        snprintf(what, sizeof what, "%s %s = %.17g (applied before step %lld)",
+                 rtc_inputs_op_name(r->op), s->var[r->index].name, r->value, (long long)r->k);
     else if (r->op == RTC_SESSION_STEP)
-        rtc__events_add_at(s->ev, r->k, "operator", "%s: step %u (from step %lld)", who,
-                           r->index, (long long)r->k);
+        snprintf(what, sizeof what, "step %u (from step %lld)", r->index, (long long)r->k);
     else
-        rtc__events_add_at(s->ev, r->k, "operator", "%s: %s (before step %lld)", who,
-                           rtc_inputs_op_name(r->op), (long long)r->k);
-}
-
-/* The step commands only counted in the last window: one line for all of them. */
-static void step_lines_due(rtc_session *s, bool force)
-{
-    uint64_t n = rtc_ratelimit_due(&s->step_lines, rtc_time_now_ns(), force);
-    if (n)
-        rtc_events_add(s->ev, "operator", "%llu more step command(s) (%llu step(s)) in the "
-                       "last %.0f s, not logged one by one", (unsigned long long)n,
-                       (unsigned long long)s->steps_unlogged,
-                       (double)s->step_lines.window_ns / 1e9);
-    if (n)
-        s->steps_unlogged = 0;
+        snprintf(what, sizeof what, "%s (before step %lld)", rtc_inputs_op_name(r->op),
+                 (long long)r->k);
+    rtc__events_peer_at(s->ev, r->k, "operator", "%s: %s", who, what);
 }
 
 /* A progress record: every record of the steps before @p done is in the file. Written
@@ -324,8 +332,7 @@ static void *writer_main(void *arg)
          * ring now */
         int64_t done = atomic_load_explicit(&s->steps_done, memory_order_acquire);
         drain(s, flush ? done : -1);
-        step_lines_due(s, last);
-        rtc__setpoint_lines_due(s, last);
+        rtc__events_peer_due(s->ev, last);
         if (last || turn % WATCH_EVERY == 0)
             for (size_t i = 0; i < s->n_watch; i++)
                 watch_unit(s, &s->watch[i]);
@@ -555,17 +562,22 @@ static int build_vars(rtc_session *s, const rtc_session_options *o)
     return rc;
 }
 
-/* The published snapshot has one double per recorded column: what get and subscribe
- * serve is exactly what results.csv holds, sampled after every step. */
+/* The published snapshot has one double per recorded column — what get and subscribe
+ * serve is exactly what results.csv holds, sampled after every step — then a value and a
+ * target per exposed variable, filled here already so a surface shows them before the
+ * first step (the system is initialized; the RT thread does not run yet). */
 static int build_snapshot(rtc_session *s, rtc_record *rec)
 {
     s->rec = rec;
     s->n_col = rec ? rtc_record_columns(rec) : 0;
-    if (!s->n_col)
+    if (!s->n_col && !s->n_var)
         return RTC_OK;
-    s->row = calloc(1, rtc_record_row_size(rec));
-    s->snap = calloc(s->n_col, sizeof *s->snap);
-    return s->row && s->snap ? RTC_OK : RTC_ENOMEM;
+    s->row = s->n_col ? calloc(1, rtc_record_row_size(rec)) : NULL;
+    s->snap = calloc(s->n_col + 2 * s->n_var, sizeof *s->snap);
+    if ((s->n_col && !s->row) || !s->snap)
+        return RTC_ENOMEM;
+    put_vars(s);
+    return RTC_OK;
 }
 
 /* A record stream: the writer thread issues one write() per flush tick even at thousands
@@ -611,7 +623,6 @@ int rtc_session_new(rtc_system *sys, const rtc_session_options *o, rtc_events *e
         rc = rtc__setpoints_init(s);
     s->has_io = s->n_watch > 0;
     s->caps = o->caps_given ? o->caps : rtc_session_caps_default(s->has_io);
-    s->step_lines = (rtc_ratelimit){.window_ns = 1000000000, .burst = 10};
     if (rc == RTC_OK)
         rc = build_vars(s, o);
     if (rc == RTC_OK)
@@ -717,6 +728,7 @@ void rtc_session_stats_get(const rtc_session *s, rtc_session_stats *out)
         .commands_applied = atomic_load_explicit(&s->applied, memory_order_relaxed),
         .commands_dropped = atomic_load_explicit(&s->cmd_dropped, memory_order_relaxed),
         .events = rtc_events_count(s->ev),
+        .events_suppressed = rtc_events_suppressed(s->ev),
         .inputs_high_water = rtc_ring_high_water(s->inputs),
         .n_exposed = s->n_var};
     snprintf(out->write_error, sizeof out->write_error, "%s", s->write_error);

@@ -14,6 +14,14 @@
  * Each line is one record of a record stream (rtcosim/ofile.h) handed to the kernel at
  * once in one write(2): a kill never leaves half a line, and the first failed write is
  * kept (errno) for the session writer, which reports it and stops the run.
+ *
+ * Lines a network peer causes (operator commands, marks and clamps from the control
+ * surfaces, the dead-man a surface's silence fires, set-points from I/O peers) pass one
+ * limiter (rtcosim/ratelimit.h, under the
+ * lock: every producer thread takes from it): the first PEER_BURST of each second are
+ * written, the rest are counted, and the session writer writes one line a second with
+ * the count. A flood of commands costs a few lines a second whatever its rate; inputs.bin
+ * still holds every command and sample, and summary.json the count (events_suppressed).
  */
 #include "session_priv.h"
 
@@ -29,6 +37,7 @@
 
 #define MAX_SOURCES 8
 #define TAIL_LINE 320 /* bytes kept of each line for the panel's feed */
+#define PEER_BURST 20 /* lines caused by peers written one by one in each second */
 
 typedef struct source {
     rtc_logger lg;
@@ -43,6 +52,8 @@ struct rtc_events {
     _Atomic int64_t k;       /* step index, -1 before the run */
     _Atomic int64_t start_ns, tick_ns;
     _Atomic uint64_t lines;
+    rtc_ratelimit peer;           /* lines caused by peers (under mu) */
+    _Atomic uint64_t suppressed;  /* of them, only counted */
     source src[MAX_SOURCES];
     size_t n_src;
     /* the newest lines, for rtc_events_tail() (under mu): line seq sits at seq % TAIL */
@@ -126,6 +137,7 @@ int rtc_events_open(const char *path, const rtc_logger *tee, rtc_events **out)
     ev->tee = tee;
     atomic_init(&ev->k, -1);
     atomic_init(&ev->tick_ns, 1);
+    ev->peer = (rtc_ratelimit){.window_ns = 1000000000, .burst = PEER_BURST};
     static const char header[] = "# k t_s wall_utc source text\n";
     rtc_ofile_append(ev->f, header, sizeof header - 1);
     rtc_ofile_end_record(ev->f);
@@ -160,15 +172,40 @@ const rtc_logger *rtc_events_logger(rtc_events *ev, const char *source_name)
     return &s->lg;
 }
 
-void rtc__events_add_at(rtc_events *ev, int64_t k, const char *source_name, const char *fmt,
-                        ...)
+void rtc__events_peer_at(rtc_events *ev, int64_t k, const char *source_name, const char *fmt,
+                         ...)
 {
+    pthread_mutex_lock(&ev->mu);
+    bool take = rtc_ratelimit_take(&ev->peer, rtc_time_now_ns());
+    pthread_mutex_unlock(&ev->mu);
+    if (!take) {
+        atomic_fetch_add_explicit(&ev->suppressed, 1, memory_order_relaxed);
+        return;
+    }
     char text[2048];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    write_line(ev, k, source_name, text);
+    write_line(ev, k == RTC__EVENTS_NOW ? atomic_load_explicit(&ev->k, memory_order_relaxed) : k,
+               source_name, text);
+}
+
+void rtc__events_peer_due(rtc_events *ev, bool force)
+{
+    pthread_mutex_lock(&ev->mu);
+    uint64_t n = rtc_ratelimit_due(&ev->peer, rtc_time_now_ns(), force);
+    pthread_mutex_unlock(&ev->mu);
+    if (n)
+        rtc_events_add(ev, "session", "%llu more line(s) caused by peers (operator commands "
+                       "and marks, set-points from I/O peers) in the last %.0f s, not logged "
+                       "one by one (inputs.bin holds every command and sample)",
+                       (unsigned long long)n, (double)ev->peer.window_ns / 1e9);
+}
+
+uint64_t rtc_events_suppressed(const rtc_events *ev)
+{
+    return ev ? atomic_load_explicit(&ev->suppressed, memory_order_relaxed) : 0;
 }
 
 void rtc_events_add(rtc_events *ev, const char *source_name, const char *fmt, ...)

@@ -13,6 +13,8 @@
  */
 #include "session_priv.h"
 
+#include "rtcosim/estimate.h"
+
 #include "rtcosim/driver.h"
 #include "rtcosim/io_unit.h"
 #include "rtcosim/status.h"
@@ -208,9 +210,10 @@ static int set_locked(rtc_session *s, const char *name, double value, int64_t or
     if (rtc__xvar_clamp(&s->var[i], &v)) {
         char who[64];
         rtc_session_origin_text(origin, who, sizeof who);
-        rtc_events_add(s->ev, "operator", "%s: set %s = %.17g clamped to %.17g (range %g..%g)",
-                       who, name, value, v, s->var[i].has_min ? s->var[i].min : -INFINITY,
-                       s->var[i].has_max ? s->var[i].max : INFINITY);
+        rtc__events_peer_at(s->ev, RTC__EVENTS_NOW, "operator",
+                            "%s: set %s = %.17g clamped to %.17g (range %g..%g)", who, name,
+                            value, v, s->var[i].has_min ? s->var[i].min : -INFINITY,
+                            s->var[i].has_max ? s->var[i].max : INFINITY);
     }
     rtc__cmd c = {.op = RTC__OP_SET, .index = (uint32_t)i, .value = v, .origin = origin};
     rc = queue(s, &c, err, cap);
@@ -251,7 +254,9 @@ bool rtc_session_var_info(const rtc_session *s, size_t i, rtc_session_var *out)
     if (i >= s->n_var)
         return false;
     const rtc__xvar *x = &s->var[i];
-    *out = (rtc_session_var){.name = x->name, .has_min = x->has_min, .min = x->min,
+    const rtc_unit *u = rtc_system_unit(s->sys, x->unit);
+    *out = (rtc_session_var){.name = x->name, .unit = u->md->vars[x->var].unit,
+                             .has_min = x->has_min, .min = x->min,
                              .has_max = x->has_max, .max = x->max, .has_rate = x->has_rate,
                              .rate = x->rate, .has_safe = x->has_safe, .safe = x->safe};
     return true;
@@ -311,7 +316,7 @@ double rtc_session_time_s(const rtc_session *s, int64_t k)
 
 void rtc_session_mark(rtc_session *s, const char *text, const char *who)
 {
-    rtc_events_add(s->ev, "operator", "%s: mark %s", who, text);
+    rtc__events_peer_at(s->ev, RTC__EVENTS_NOW, "operator", "%s: mark %s", who, text);
 }
 
 void rtc_session_note(rtc_session *s, const char *who, const char *fmt, ...)
@@ -345,6 +350,60 @@ bool rtc_session_io_info(const rtc_session *s, size_t i, rtc_session_io *out)
                             .link = rtc_io_unit_link(u, &st),
                             .stale = stale, .reconnects = st.reconnects,
                             .errors = st.errors + st.timeouts + exceptions};
+    return true;
+}
+
+/* The estimator of late value @p i — the I/O signals from the bench in unit order, then
+ * the connections with their own estimator — and its name into @p name (NULL: out of
+ * range). */
+static const rtc_est *late_value(const rtc_session *s, size_t i, char *name, size_t cap)
+{
+    for (size_t u = 0; u < rtc_system_unit_count(s->sys); u++) {
+        const rtc_unit *unit = rtc_system_unit(s->sys, u);
+        for (size_t v = 0; rtc_io_unit_is(unit) && v < unit->md->n_vars; v++) {
+            const rtc_est *e = rtc_io_unit_est(unit, v);
+            if (e && i-- == 0) {
+                snprintf(name, cap, "%s.%s", unit->name, unit->md->vars[v].name);
+                return e;
+            }
+        }
+    }
+    for (size_t l = 0; l < rtc_system_link_count(s->sys); l++) {
+        rtc_link_stats ls;
+        rtc_system_link_stats(s->sys, l, &ls);
+        if (ls.est && i-- == 0) {
+            snprintf(name, cap, "%s", ls.desc);
+            return ls.est;
+        }
+    }
+    return NULL;
+}
+
+size_t rtc_session_estimate_count(const rtc_session *s)
+{
+    size_t n = 0;
+    char name[8];
+    while (late_value(s, n, name, sizeof name))
+        n++;
+    return n;
+}
+
+bool rtc_session_estimate_info(const rtc_session *s, size_t i, rtc_session_estimate *out)
+{
+    rtc_session_estimate o;
+    memset(&o, 0, sizeof o);
+    const rtc_est *e = late_value(s, i, o.name, sizeof o.name);
+    rtc_est_monitor m;
+    if (!e || rtc_est_get_monitor(e, &m) != RTC_OK)
+        return false;
+    o.estimator = rtc_est_method_name(rtc_est_get_config(e)->method);
+    o.in_use = rtc_est_method_name(m.cand[m.in_use].method);
+    o.samples = m.samples;
+    o.error_rms = m.error_rms;
+    o.error_max = m.error_max;
+    o.delay_p50_ms = (double)m.delay_p50_ns / 1e6;
+    o.delay_p99_ms = (double)m.delay_p99_ns / 1e6;
+    *out = o;
     return true;
 }
 
@@ -423,9 +482,10 @@ static bool poll_locked(rtc_session *s, bool heard)
 {
     int64_t now = rtc_time_now_ns();
     if (heard) {
-        if (s->deadman_fired)
-            rtc_events_add(s->ev, "operator", "dead-man: the control surface is back; the "
-                           "safe values stay until the operator sets new ones");
+        if (s->deadman_fired) /* a peer's silence and return: limited like its commands */
+            rtc__events_peer_at(s->ev, RTC__EVENTS_NOW, "operator", "dead-man: the control "
+                                "surface is back; the safe values stay until the operator "
+                                "sets new ones");
         s->last_heard_ns = now;
         s->deadman_fired = false;
         return false;
@@ -441,9 +501,10 @@ static bool poll_locked(rtc_session *s, bool heard)
         rtc__cmd c = {.op = RTC__OP_SAFE, .index = (uint32_t)i, .value = s->var[i].safe};
         n += queue(s, &c, err, sizeof err) == RTC_OK;
     }
-    rtc_events_add(s->ev, "operator", "dead-man: the control surface was silent for %.0f ms "
-                   "(limit %.0f ms): %u input(s) fall back to their safe values",
-                   (double)(now - s->last_heard_ns) / 1e6, (double)s->deadman_ns / 1e6, n);
+    rtc__events_peer_at(s->ev, RTC__EVENTS_NOW, "operator", "dead-man: the control surface "
+                        "was silent for %.0f ms (limit %.0f ms): %u input(s) fall back to "
+                        "their safe values", (double)(now - s->last_heard_ns) / 1e6,
+                        (double)s->deadman_ns / 1e6, n);
     return true;
 }
 
@@ -460,7 +521,7 @@ bool rtc_session_poll(rtc_session *s, bool heard)
 /* A PLC writing a Modbus-server register or an operator panel sending OSC sets a value the
  * run then follows: events.log says when and what, like an operator's set through the
  * control surface. A Modbus client's polls are measurements, not set-points: not logged.
- * A peer controls the rate, so the lines are rate-limited (rtcosim/ratelimit.h). */
+ * A peer controls the rate, so the lines pass the peer-line limit (session_events.c). */
 int rtc__setpoints_init(rtc_session *s)
 {
     s->sig_setpoint = calloc(s->n_sig + 1, sizeof *s->sig_setpoint);
@@ -479,7 +540,6 @@ int rtc__setpoints_init(rtc_session *s)
             s->sig_setpoint[sig] = peer_sets &&
                                    unit->md->vars[v].causality == RTC_CAUSALITY_OUTPUT;
     }
-    s->setpoint_lines = (rtc_ratelimit){.window_ns = 1000000000, .burst = 10};
     return RTC_OK;
 }
 
@@ -498,17 +558,7 @@ void rtc__setpoint_event(rtc_session *s, const rtc_inputs_rec *r)
         return;
     s->sig_logged[i] = true;
     s->sig_last[i] = r->value;
-    if (!rtc_ratelimit_take(&s->setpoint_lines, rtc_time_now_ns()))
-        return; /* counted: rtc__setpoint_lines_due() */
-    rtc__events_add_at(s->ev, r->k, "io", "%s.%s = %.9g set by the I/O peer (applied at step "
-                       "%lld)", s->sig_unit[i], s->sig_name[i], r->value, (long long)r->k);
-}
-
-void rtc__setpoint_lines_due(rtc_session *s, bool force)
-{
-    uint64_t n = rtc_ratelimit_due(&s->setpoint_lines, rtc_time_now_ns(), force);
-    if (n)
-        rtc_events_add(s->ev, "io", "%llu more set-point change(s) from I/O peers in the "
-                       "last %.0f s, not logged one by one", (unsigned long long)n,
-                       (double)s->setpoint_lines.window_ns / 1e9);
+    rtc__events_peer_at(s->ev, r->k, "io", "%s.%s = %.9g set by the I/O peer (applied at "
+                        "step %lld)", s->sig_unit[i], s->sig_name[i], r->value,
+                        (long long)r->k);
 }

@@ -53,16 +53,21 @@ int rtc__xvar_apply(rtc_system *sys, rtc__xvar *x, unsigned op, double value);
 int rtc__xvar_ramp(rtc_system *sys, rtc__xvar *xs, size_t n, int64_t tick_ns);
 
 /* session_ops.c: set-points from I/O peers in events.log. _init after the signal table
- * (false for other drivers' signals); _event per sample record; _due once per writer turn
- * (the count of changes the limit kept out of the log). */
+ * (false for other drivers' signals); _event per sample record. */
 int rtc__setpoints_init(rtc_session *s);
 void rtc__setpoint_event(rtc_session *s, const rtc_inputs_rec *r);
-void rtc__setpoint_lines_due(rtc_session *s, bool force);
 void rtc__setpoints_clear(rtc_session *s);
 
 /* session_events.c */
-void rtc__events_add_at(rtc_events *ev, int64_t k, const char *source, const char *fmt, ...)
+/* A line a network peer caused (a command, a mark, a set-point): written when the peer
+ * limit admits it (PEER_BURST a second, all peers together), else only counted. @p k: the
+ * step it belongs to, or RTC__EVENTS_NOW (the current one). Thread: any non-RT thread. */
+#define RTC__EVENTS_NOW INT64_MIN
+void rtc__events_peer_at(rtc_events *ev, int64_t k, const char *source, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* When a window of the peer limit has passed with lines only counted: one line with the
+ * count (the session writer calls it every turn, with @p force at the end). */
+void rtc__events_peer_due(rtc_events *ev, bool force);
 /* The logger every event is also shown on (the command line's). */
 const rtc_logger *rtc__events_tee(const rtc_events *ev);
 
@@ -98,7 +103,6 @@ struct rtc_session {
      * logged to events.log when they change, rate-limited (session_ops.c) */
     bool *sig_setpoint, *sig_logged;
     double *sig_last;
-    rtc_ratelimit setpoint_lines;
     size_t n_var;
     rtc__xvar *var;
     /* rings: commands (control → RT), inputs records (RT → writer) */
@@ -117,8 +121,9 @@ struct rtc_session {
     int64_t progress_k;          /* writer: the last progress record's k */
     int64_t progress_ns;         /* writer: when it was written */
     bool unflushed;              /* writer: records appended since the last progress */
-    /* snapshot of the recorded columns: seqlock over relaxed atomics (the RT thread
-     * writes every step, readers retry while a write is in progress) */
+    /* snapshot of the recorded columns, then a value and a target per exposed variable:
+     * seqlock over relaxed atomics (the RT thread writes every step, readers retry while
+     * a write is in progress; session_view.c reads it whole) */
     size_t n_col;
     void *row;
     _Atomic uint64_t *snap;  /* doubles as bits */
@@ -137,9 +142,6 @@ struct rtc_session {
     /* single steps: asked − done are outstanding (bounded by RTC_SESSION_MAX_STEPS);
      * the RT thread adds every step it released or dropped to single_steps_done */
     _Atomic uint64_t single_steps_done;
-    /* writer thread: events.log lines for single steps are rate-limited */
-    rtc_ratelimit step_lines;
-    uint64_t steps_unlogged;  /* steps of the commands counted by step_lines */
     /* RT thread */
     int64_t ramp_k;
     int64_t period_ns;        /* the executive's wall period (set at attach) */

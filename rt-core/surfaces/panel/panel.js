@@ -1,13 +1,17 @@
-// rtcosim operator panel (rtcosim/panel.h). Live data arrives as Server-Sent Events from
-// /api/stream (25 frames a second: status, I/O health, the newest recorded values; plus
-// events.log lines); every control is a POST to /api/cmd, which the engine hands to the
-// same session functions as the OSC control surface. window.rtcPanel exposes counters
-// for the automated browser test.
+// rtcosim operator panel (rtcosim/panel.h). /api/info describes the session once (columns
+// and their units, exposed variables with their current values, I/O components); live
+// data arrives as Server-Sent Events from /api/stream: "frame" (25 a second: status, link
+// states per direction, exposed values), "points" (the engine's history of the recorded
+// columns: a new page first gets everything the engine kept, then each new point once;
+// a null row marks a gap, drawn as a gap) and "log" (events.log lines). Every control is a
+// POST to /api/cmd, which the engine hands to the same session functions as the OSC
+// control surface. window.rtcPanel exposes what the automated browser test checks.
 'use strict';
+const scriptStart = performance.now();
 const params = new URLSearchParams(location.search);
 const token = params.get('token');
 const panel = window.rtcPanel = { frames: 0, points: 0, events: 0, info: null, last: null,
-                                  replies: [] };
+                                  replies: [], data: [], resets: 0, firstFrame: null };
 const $ = (id) => document.getElementById(id);
 
 function withToken(path) {
@@ -18,6 +22,16 @@ function withToken(path) {
 function fmt(v, digits) {
   if (v === null || v === undefined || Number.isNaN(v)) return '–';
   return Number(v).toPrecision(digits || 6).replace(/\.?0+(e|$)/, '$1');
+}
+
+// "12.5 m": a value with its unit (none, or "1" — dimensionless: the bare number).
+function withUnit(v, unit, digits) {
+  const text = fmt(v, digits);
+  return unit && unit !== '1' && text !== '–' ? text + ' ' + unit : text;
+}
+
+function label(name, unit) {
+  return unit ? name + ' [' + unit + ']' : name;
 }
 
 function say(text, ok) {
@@ -54,32 +68,53 @@ function rangeText(v) {
   return (v.min === null ? '−∞' : fmt(v.min)) + ' … ' + (v.max === null ? '∞' : fmt(v.max));
 }
 
+// Each exposed variable's field and slider show its set-point (the value it is moving to)
+// from the first moment; the operator's own edit stays until it is sent (or Escape).
+const edits = [];
+
+function showVar(i, value, target) {
+  const v = panel.info.vars[i], row = $('vars').children[i];
+  row.querySelector('.live').textContent = withUnit(value, v.unit);
+  if (edits[i] || target === null || target === undefined) return;
+  $('var-' + i).value = target;
+  const slider = $('slider-' + i);
+  if (slider) slider.value = target;
+}
+
 function varRow(v, i) {
   const row = document.createElement('div');
   row.className = 'var';
   row.innerHTML = '<div class="head"><span class="name"></span><span class="live">–</span></div>' +
-    '<div class="edit"><input class="val" type="number" step="any"><button>Set</button></div>' +
-    '<div class="limits"></div>';
+    '<div class="edit"><input class="val" type="number" step="any"><span class="unit"></span>' +
+    '<button>Set</button></div><div class="limits"></div>';
   row.querySelector('.name').textContent = v.name;
+  row.querySelector('.unit').textContent = v.unit || '';
   const input = row.querySelector('input');
   input.id = 'var-' + i;
   const button = row.querySelector('button');
   button.id = 'set-' + i;
   row.querySelector('.limits').textContent = 'clamp ' + rangeText(v) + ' · rate ' +
-    (v.rate === null ? 'none' : fmt(v.rate) + '/s') + ' · safe ' +
-    (v.safe === null ? 'none' : fmt(v.safe));
+    (v.rate === null ? 'none' : fmt(v.rate) + (v.unit && v.unit !== '1' ? ' ' + v.unit : '') +
+                                '/s') +
+    ' · safe ' + (v.safe === null ? 'none' : withUnit(v.safe, v.unit));
+  const edited = (on) => { edits[i] = on; row.classList.toggle('edited', on); };
   if (v.min !== null && v.max !== null) {
     const slider = document.createElement('input');
     Object.assign(slider, { type: 'range', min: v.min, max: v.max, step: 'any',
                             id: 'slider-' + i });
-    slider.addEventListener('input', () => { input.value = slider.value; });
-    slider.addEventListener('change', () => command({ op: 'set', name: v.name, value: slider.value }));
-    row.querySelector('.edit').insertBefore(slider, button);
+    slider.addEventListener('input', () => { input.value = slider.value; edited(true); });
+    slider.addEventListener('change', () => send(slider.value));
+    row.querySelector('.edit').insertBefore(slider, input);
     input.addEventListener('input', () => { slider.value = input.value; });
   }
-  const send = () => command({ op: 'set', name: v.name, value: input.value.trim() });
-  button.addEventListener('click', send);
-  input.addEventListener('keydown', (e) => { if (e.key === 'Enter') send(); });
+  const send = (value) => command({ op: 'set', name: v.name, value: String(value).trim() })
+    .then(() => edited(false));
+  input.addEventListener('input', () => edited(true));
+  button.addEventListener('click', () => send(input.value));
+  input.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') send(input.value);
+    if (e.key === 'Escape') edited(false);
+  });
   return row;
 }
 
@@ -104,32 +139,110 @@ function setupControls(info) {
   });
   const body = $('vars');
   info.vars.forEach((v, i) => body.appendChild(varRow(v, i)));
+  info.vars.forEach((v, i) => showVar(i, v.value, v.target));
   $('novars').hidden = info.vars.length > 0;
   for (const el of body.querySelectorAll('input, button')) el.disabled = !caps.includes('set');
+  setupIo(info);
+  panel.ioAtSetup = [...document.querySelectorAll('#io-list li')].map((li) => li.textContent);
 }
 
-// ---- live data ----
+// ---- I/O components: listed from /api/info, their links' states from every frame ----
 
-let graph = null, data = [], lastK = -1;
+const stateText = { up: 'up', late: 'late', lost: 'LOST', connecting: 'connecting',
+                    idle: 'idle', degraded: 'degraded' };
 
-function plot(f) {
-  if (f.k < 0 || f.k === lastK) return;  // nothing new (e.g. paused)
-  lastK = f.k;
-  data.push([f.t].concat(f.v));
-  panel.points++;
-  const span = Number($('window').value);
-  while (data.length > 2 && data[0][0] < f.t - span) data.shift();
+function setupIo(info) {
+  const list = $('io-list');
+  list.textContent = '';
+  if (!info.io.length) {
+    list.innerHTML = '<li class="hint">none in this system</li>';
+    return;
+  }
+  info.io.forEach((u, i) => {
+    const li = document.createElement('li');
+    li.id = 'io-' + i;
+    li.innerHTML = '<b></b> <span class="counters"></span><div class="dirs"></div>';
+    li.querySelector('b').textContent = u.name;
+    for (const dir of ['in', 'out']) {
+      if (!u[dir]) continue;
+      const d = document.createElement('div');
+      d.className = 'dir';
+      d.dataset.dir = dir;
+      d.innerHTML = '<span class="dot"></span><span class="what"></span> ' +
+                    '<span class="state">–</span> <span class="detail"></span>';
+      d.querySelector('.what').textContent = (dir === 'in' ? 'in ← ' : 'out → ') + u[dir] +
+                                            ' signal' + (u[dir] === 1 ? '' : 's');
+      li.querySelector('.dirs').appendChild(d);
+    }
+    list.appendChild(li);
+  });
+}
+
+function showLinks(f) {
+  panel.info.io.forEach((u, i) => {
+    const li = $('io-' + i), h = f.io.find((x) => x.name === u.name);
+    if (!li) return;
+    if (h) li.querySelector('.counters').textContent = 'reconnects ' + h.reconnects +
+                                                       ' · errors ' + h.errors;
+    for (const d of li.querySelectorAll('.dir')) {
+      const l = f.links.find((x) => x.name === u.name && x.dir === d.dataset.dir);
+      if (!l) continue;
+      d.className = 'dir ' + l.state;
+      d.querySelector('.dot').className = 'dot ' + l.state;
+      d.querySelector('.state').textContent = stateText[l.state] || l.state;
+      d.querySelector('.detail').textContent = (l.stale ? l.stale + ' stale · ' : '') +
+        (l.age_s === null ? 'nothing yet' : 'last ' + fmt(l.age_s, 2) + ' s ago');
+    }
+  });
+}
+
+// ---- the plot: the engine's history, then each new point ----
+
+let graph = null;
+
+function span() {
+  return Number($('window').value);
+}
+
+function draw() {
+  const data = panel.data;
+  if (!data.length) return;
+  const tmax = data[data.length - 1][0];
+  const opts = { file: data, dateWindow: [Math.max(data[0][0], tmax - span()), tmax] };
   if (!graph) {
-    graph = new Dygraph($('graph'), data, {
-      labels: ['t'].concat(panel.info.columns), legend: 'always', xlabel: 't (s)',
-      labelsDiv: $('legend'),
+    const info = panel.info;
+    graph = new Dygraph($('graph'), data, Object.assign(opts, {
+      labels: ['t'].concat(info.columns.map((c, i) => label(c, info.units[i]))),
+      legend: 'always', xlabel: 't (s)', labelsDiv: $('legend'),
       labelsSeparateLines: false, axisLineColor: '#5b6778', gridLineColor: '#2c3542',
       colors: ['#4ea1ff', '#ffb547', '#5ad58a', '#ff6b81', '#c79bff', '#43d9d9', '#f5e663'],
-      strokeWidth: 1.6, animatedZooms: false });
+      connectSeparatedPoints: false, strokeWidth: 1.6, animatedZooms: false }));
   } else {
-    graph.updateOptions({ file: data });
+    graph.updateOptions(opts);
   }
 }
+
+function points(p) {
+  if (p.reset) {  // a new connection: what the engine kept replaces what this page drew
+    panel.data = [];
+    panel.resets++;
+  }
+  const data = panel.data;
+  for (const row of p.rows) {
+    data.push(row);
+    if (row[1] !== null) panel.points++;
+  }
+  const keep = panel.info.history_s;
+  if (data.length) {
+    const tmax = data[data.length - 1][0];
+    let drop = 0;
+    while (drop < data.length - 2 && data[drop][0] < tmax - keep) drop++;
+    if (drop) data.splice(0, drop);
+  }
+  draw();
+}
+
+// ---- status ----
 
 function status(f) {
   const st = $('state');
@@ -141,23 +254,21 @@ function status(f) {
   $('st-ov').textContent = f.overruns;
   $('st-lat').textContent = f.p99_us >= 1000 ? (f.p99_us / 1000).toFixed(2) + ' ms'
                                              : Math.round(f.p99_us) + ' µs';
-  const list = $('io-list');
-  if (f.io.length) {
-    list.textContent = '';
-    for (const u of f.io) {
-      const li = document.createElement('li');
-      const state = !u.up ? 'down' : u.stale ? 'stale' : 'up';
-      li.innerHTML = '<span class="dot ' + state + '"></span><b></b> ';
-      li.querySelector('b').textContent = u.name;
-      li.append((u.up ? 'link up' : 'link down') + ' · ' + u.signals + ' signal(s), ' +
-                u.stale + ' stale · reconnects ' + u.reconnects + ' · errors ' + u.errors);
-      list.appendChild(li);
-    }
-  }
-  panel.info.vars.forEach((v, i) => {
-    const cell = $('vars').children[i].querySelector('.live');
-    cell.textContent = v.column >= 0 ? 'live ' + fmt(f.v[v.column]) : 'not recorded';
-  });
+  showLinks(f);
+  panel.info.vars.forEach((v, i) => showVar(i, f.x[i], f.xt[i]));
+}
+
+// What the first frame showed, and when (ms since the page's script started): the
+// browser test checks the page is right from its first frame.
+function noteFirstFrame(f) {
+  panel.firstFrame = {
+    ms: performance.now() - scriptStart, navMs: performance.now(), frame: f,
+    rtf: $('st-rtf').textContent,
+    io: [...document.querySelectorAll('#io-list li')].map((li) => li.textContent),
+    dirs: [...document.querySelectorAll('#io-list .dir')].map((d) => d.className),
+    vars: panel.info.vars.map((v, i) => ({
+      field: $('var-' + i).value, slider: $('slider-' + i) ? $('slider-' + i).value : null,
+      live: $('vars').children[i].querySelector('.live').textContent })) };
 }
 
 function eventLine(line) {
@@ -178,6 +289,8 @@ let framesThisSecond = 0;
 setInterval(() => { $('st-fps').textContent = framesThisSecond; framesThisSecond = 0; }, 1000);
 
 function connect() {
+  // EventSource reconnects by itself and sends the last event id back: the engine then
+  // continues this page's plot and feed exactly where they were
   const es = new EventSource(withToken('/api/stream'));
   es.addEventListener('frame', (e) => {
     const f = JSON.parse(e.data);
@@ -185,8 +298,9 @@ function connect() {
     framesThisSecond++;
     panel.last = f;
     status(f);
-    plot(f);
+    if (!panel.firstFrame) noteFirstFrame(f);
   });
+  es.addEventListener('points', (e) => points(JSON.parse(e.data)));
   es.addEventListener('log', (e) => eventLine(JSON.parse(e.data)));
   es.onerror = () => {
     const st = $('state');
@@ -194,6 +308,8 @@ function connect() {
     st.className = 'badge off';
   };
 }
+
+$('window').addEventListener('change', draw);
 
 fetch(withToken('/api/info')).then((r) => r.json()).then((info) => {
   panel.info = info;

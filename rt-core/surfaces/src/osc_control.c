@@ -10,10 +10,15 @@
  * session's lock-free snapshot.
  *
  * Trust: with a token, every message must carry it as its first argument (a string,
- * compared in constant time) before anything else is looked at; what a sender may do
- * beyond reading is the session's capability list. Every refusal is answered, but only
- * the first few per second are written to events.log one by one: a flood costs one line
- * per second ("refused N more datagram(s) ..."), not one per datagram.
+ * compared in constant time) before anything else is looked at; wrong ones are counted.
+ * They are not throttled per sender as the panel's are: a UDP sender address can be
+ * forged, so blocking an address would let anyone shut the operator out with a few
+ * datagrams, and a token of at least RTC_OSC_CONTROL_MIN_TOKEN bytes is not guessed at
+ * any datagram rate. Remote senders (0.0.0.0) need a token: refused at start without one.
+ * What a sender may do beyond reading is the session's capability list. Every refusal is
+ * answered, but only the first few per second are written to events.log one by one: a
+ * flood costs one line per second ("refused N more datagram(s) ..."), not one per
+ * datagram.
  */
 #include "surface_priv.h"
 
@@ -55,7 +60,7 @@ struct rtc_osc_control {
     bool allow_remote;
     rtc_rt_thread *thread;
     _Atomic bool stop;
-    _Atomic uint64_t messages, refused;
+    _Atomic uint64_t messages, refused, wrong_tokens;
     char token[RTC_OSC_CONTROL_MAX_TOKEN];
     size_t token_len;       /* 0: no token required */
     rtc__surface_lines lines; /* events.log lines for refusals and subscriptions */
@@ -314,6 +319,18 @@ static bool token_ok(const rtc_osc_control *c, const char *types, lo_arg **argv,
                                  RTC_OSC_CONTROL_MAX_TOKEN + 1);
 }
 
+/* The token of a message; a refusal is answered and counted. */
+static bool check_token(rtc_osc_control *c, const char *path, const char *types,
+                        lo_arg **argv, int argc)
+{
+    if (token_ok(c, types, argv, argc))
+        return true;
+    atomic_fetch_add_explicit(&c->wrong_tokens, 1, memory_order_relaxed);
+    reply_error(c, "%s: missing or wrong token (the first argument of every message must be "
+                "the --control-token string)", path);
+    return false;
+}
+
 /* Table-driven dispatch on the address; argument checks are in each handler. */
 static void dispatch(rtc_osc_control *c, const char *path, lo_message msg)
 {
@@ -322,11 +339,8 @@ static void dispatch(rtc_osc_control *c, const char *path, lo_message msg)
     lo_arg **argv = lo_message_get_argv(msg);
     types = types ? types : "";
     if (c->token_len) { /* the token goes first; the command sees the rest */
-        if (!token_ok(c, types, argv, argc)) {
-            reply_error(c, "%s: missing or wrong token (the first argument of every "
-                        "message must be the --control-token string)", path);
+        if (!check_token(c, path, types, argv, argc))
             return;
-        }
         types++, argv++, argc--;
     }
     /* the surface is alive: re-arm the dead-man — only for a message that passed the
@@ -479,6 +493,17 @@ int rtc_osc_control_start(rtc_session *s, const rtc_osc_control_options *o,
         free(c);
         return RTC_EINVAL;
     }
+    bool short_token = o->token_len && o->token_len < RTC_OSC_CONTROL_MIN_TOKEN;
+    if (short_token)
+        rtc_log(o->lg, RTC_LOG_ERROR, "control surface: the token is %zu byte(s); at least "
+                "%d are needed", o->token_len, RTC_OSC_CONTROL_MIN_TOKEN);
+    else if (o->allow_remote && !o->token_len)
+        rtc_log(o->lg, RTC_LOG_ERROR, "control surface: remote senders (--control-allow "
+                "remote) need a token (--control-token FILE)");
+    if (short_token || (o->allow_remote && !o->token_len)) {
+        free(c);
+        return RTC_EINVAL;
+    }
     *c = (rtc_osc_control){.s = s, .lg = o->lg, .fd = -1, .allow_remote = o->allow_remote,
                            .token_len = o->token_len};
     rtc__surface_lines_init(&c->lines, "refused (or subscription changes)", "datagram(s)",
@@ -514,6 +539,14 @@ uint64_t rtc_osc_control_messages(const rtc_osc_control *c)
 uint64_t rtc_osc_control_refused(const rtc_osc_control *c)
 {
     return atomic_load_explicit(&c->refused, memory_order_relaxed);
+}
+
+void rtc_osc_control_stats_get(const rtc_osc_control *c, rtc_osc_control_stats *out)
+{
+    *out = (rtc_osc_control_stats){
+        .messages = atomic_load_explicit(&c->messages, memory_order_relaxed),
+        .refused = atomic_load_explicit(&c->refused, memory_order_relaxed),
+        .wrong_tokens = atomic_load_explicit(&c->wrong_tokens, memory_order_relaxed)};
 }
 
 void rtc_osc_control_stop(rtc_osc_control *c)

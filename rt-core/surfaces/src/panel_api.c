@@ -13,6 +13,7 @@
  */
 #include "panel_priv.h"
 
+#include "rtcosim/numparse.h"
 #include "rtcosim/status.h"
 
 #include <math.h>
@@ -90,31 +91,65 @@ json_t *rtc__panel_reply(bool ok, const char *op, const char *error)
 
 /* ---- /api/info ---- */
 
-static json_t *info_var(rtc_panel *p, const rtc_session_var *v)
+/* A unit as the page shows it: the string, or null when the variable has none. */
+static json_t *unit_json(const char *unit)
+{
+    return unit && *unit ? rtc__json_str(unit) : json_null();
+}
+
+static json_t *info_var(rtc_panel *p, size_t i, const rtc_session_var *v)
 {
     json_t *o = json_object();
     int bad = json_object_set_new(o, "name", rtc__json_str(v->name));
+    bad |= json_object_set_new(o, "unit", unit_json(v->unit));
     bad |= json_object_set_new(o, "min", rtc__json_real(v->has_min ? v->min : NAN));
     bad |= json_object_set_new(o, "max", rtc__json_real(v->has_max ? v->max : NAN));
     bad |= json_object_set_new(o, "rate", rtc__json_real(v->has_rate ? v->rate : NAN));
     bad |= json_object_set_new(o, "safe", rtc__json_real(v->has_safe ? v->safe : NAN));
     bad |= json_object_set_new(o, "column", json_integer(rtc_session_column(p->s, v->name)));
+    /* what the page shows before its first frame: the newest snapshot's */
+    bad |= json_object_set_new(o, "value", rtc__json_real(p->hist.xval[i]));
+    bad |= json_object_set_new(o, "target", rtc__json_real(p->hist.xtgt[i]));
     return whole(o, bad);
 }
 
-/* The recorded columns' names and the exposed variables into @p doc, as two arrays;
- * nonzero when out of memory. */
+/* Every I/O component with its signals per direction: the page lists them at once, and
+ * the frames then say how each direction is doing. */
+static json_t *info_io(rtc_panel *p)
+{
+    json_t *io = json_array();
+    rtc_session_io h;
+    rtc_session_link_dir in, out;
+    for (size_t i = 0; io && i < rtc_session_io_count(p->s); i++) {
+        if (!rtc_session_io_info(p->s, i, &h) || !rtc_session_io_dirs(p->s, i, &in, &out))
+            continue;
+        json_t *o = json_object();
+        int bad = json_object_set_new(o, "name", rtc__json_str(h.name));
+        bad |= json_object_set_new(o, "in", rtc__json_uint(in.signals));
+        bad |= json_object_set_new(o, "out", rtc__json_uint(out.signals));
+        if (json_array_append_new(io, whole(o, bad))) /* releases o when it fails */
+            return whole(io, 1);
+    }
+    return io;
+}
+
+/* The recorded columns' names and units, the exposed variables and the I/O components
+ * into @p doc; nonzero when out of memory. */
 static int info_lists(rtc_panel *p, json_t *doc)
 {
     rtc_session *s = p->s;
-    json_t *cols = json_array(), *vars = json_array();
+    json_t *cols = json_array(), *units = json_array(), *vars = json_array();
     int bad = json_object_set_new(doc, "columns", cols);
+    bad |= json_object_set_new(doc, "units", units);
     bad |= json_object_set_new(doc, "vars", vars);
-    for (size_t i = 0; i < rtc_session_columns(s) && !bad; i++)
+    bad |= json_object_set_new(doc, "io", info_io(p));
+    for (size_t i = 0; i < rtc_session_columns(s) && !bad; i++) {
         bad = json_array_append_new(cols, rtc__json_str(rtc_session_column_name(s, i)));
+        bad |= json_array_append_new(units, unit_json(rtc_session_column_unit(s, i)));
+    }
     rtc_session_var v;
     for (size_t i = 0; i < rtc_session_vars(s) && !bad; i++)
-        bad = !rtc_session_var_info(s, i, &v) || json_array_append_new(vars, info_var(p, &v));
+        bad = !rtc_session_var_info(s, i, &v) || json_array_append_new(vars, info_var(p, i, &v));
     return bad;
 }
 
@@ -129,6 +164,8 @@ void rtc__panel_info(rtc_panel *p, rtc__panel_buf *b)
     bad |= json_object_set_new(doc, "tick_s",
                                rtc__json_real((double)rtc_session_tick_ns(s) / 1e9));
     bad |= json_object_set_new(doc, "frame_hz", json_integer(1000000000 / RTC__PANEL_FRAME_NS));
+    bad |= json_object_set_new(doc, "history_s",
+                               rtc__json_real((double)p->hist.cap * RTC__PANEL_FRAME_NS / 1e9));
     bad |= json_object_set_new(doc, "deadman_ms",
                                json_integer(llround((double)rtc_session_deadman_ns(s) / 1e6)));
     bad |= info_lists(p, doc);
@@ -148,6 +185,7 @@ static json_t *frame_io(rtc_panel *p)
         json_t *o = json_object();
         int bad = json_object_set_new(o, "name", rtc__json_str(h.name));
         bad |= json_object_set_new(o, "up", json_boolean(h.up));
+        bad |= json_object_set_new(o, "link", rtc__json_str(h.link));
         bad |= json_object_set_new(o, "signals", rtc__json_uint(h.signals));
         bad |= json_object_set_new(o, "stale", json_integer(h.stale));
         bad |= json_object_set_new(o, "reconnects", rtc__json_uint(h.reconnects));
@@ -158,49 +196,89 @@ static json_t *frame_io(rtc_panel *p)
     return io;
 }
 
-/* The RTF over about a second of wall time: simulated over wall time, as the operator
- * sees the run keep up (or not). */
-static void measure_rtf(rtc_panel *p, int64_t now, int64_t sim_ns)
+/* Every late value's estimator and its prediction error (the coupling monitor), one
+ * object each: which estimator each late signal uses and how well it predicts. */
+static json_t *frame_estimates(rtc_panel *p)
 {
-    if (!p->rtf_wall_ns || sim_ns < p->rtf_sim_ns) {
-        p->rtf_wall_ns = now;
-        p->rtf_sim_ns = sim_ns;
-        return;
+    json_t *a = json_array();
+    rtc_session_estimate e;
+    for (size_t i = 0; a && rtc_session_estimate_info(p->s, i, &e); i++) {
+        json_t *o = json_object();
+        int bad = json_object_set_new(o, "name", rtc__json_str(e.name));
+        bad |= json_object_set_new(o, "estimator", rtc__json_str(e.estimator));
+        bad |= json_object_set_new(o, "in_use", rtc__json_str(e.in_use));
+        bad |= json_object_set_new(o, "samples", rtc__json_uint(e.samples));
+        bad |= json_object_set_new(o, "rms", rtc__json_real(e.error_rms));
+        bad |= json_object_set_new(o, "max", rtc__json_real(e.error_max));
+        bad |= json_object_set_new(o, "delay_p50_ms", rtc__json_real(e.delay_p50_ms));
+        if (json_array_append_new(a, whole(o, bad)))
+            return whole(a, 1);
     }
-    if (now - p->rtf_wall_ns < 1000000000)
-        return;
-    p->rtf = (double)(sim_ns - p->rtf_sim_ns) / (double)(now - p->rtf_wall_ns);
-    p->rtf_wall_ns = now;
-    p->rtf_sim_ns = sim_ns;
+    return a;
 }
 
-/* The newest value of every recorded column (null: not published yet) and the tick they
- * belong to (the first column's; -1: none yet). */
-static int frame_values(rtc_session *s, json_t *doc)
+static json_t *link_json(const char *name, const char *dir, const rtc_session_link_dir *d)
 {
-    int64_t k = -1;
-    double v = 0;
-    if (rtc_session_columns(s))
-        rtc_session_get_column(s, 0, &v, &k);
-    json_t *vals = json_array();
-    int bad = json_object_set_new(doc, "k", json_integer(k));
-    bad |= json_object_set_new(doc, "t", rtc__json_real(k >= 0 ? rtc_session_time_s(s, k)
-                                                               : NAN));
-    bad |= json_object_set_new(doc, "v", vals);
-    for (size_t i = 0; i < rtc_session_columns(s) && !bad; i++) {
-        int64_t kk;
-        if (!rtc_session_get_column(s, i, &v, &kk))
-            v = NAN;
-        bad = json_array_append_new(vals, rtc__json_real(v));
+    json_t *o = json_object();
+    int bad = json_object_set_new(o, "name", rtc__json_str(name));
+    bad |= json_object_set_new(o, "dir", json_string(dir));
+    bad |= json_object_set_new(o, "state", rtc__json_str(d->state));
+    bad |= json_object_set_new(o, "signals", rtc__json_uint(d->signals));
+    bad |= json_object_set_new(o, "stale", json_integer(d->stale));
+    bad |= json_object_set_new(o, "age_s", rtc__json_real(d->age_ns >= 0 ? (double)d->age_ns
+                                                                             / 1e9 : NAN));
+    return whole(o, bad);
+}
+
+/* Every I/O component's link per direction that has signals: {name, dir, state, ...}. A
+ * receive-only link has one entry, "in", up while it receives. */
+static json_t *frame_links(rtc_panel *p)
+{
+    json_t *links = json_array();
+    rtc_session_io h;
+    rtc_session_link_dir d[2];
+    for (size_t i = 0; links && i < rtc_session_io_count(p->s); i++) {
+        if (!rtc_session_io_info(p->s, i, &h) || !rtc_session_io_dirs(p->s, i, &d[0], &d[1]))
+            continue;
+        for (int j = 0; j < 2; j++)
+            if (d[j].signals && json_array_append_new(links, link_json(h.name, j ? "out" : "in",
+                                                                       &d[j])))
+                return whole(links, 1);
     }
+    return links;
+}
+
+/* @p n reals (NULL @p v: n nulls). */
+static json_t *reals(const double *v, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++)
+        if (json_array_append_new(a, rtc__json_real(v ? v[i] : NAN)))
+            return whole(a, 1);
+    return a;
+}
+
+/* The newest snapshot, all of one step: every recorded column's value (v), the step (k,
+ * -1: none yet) and its time, every exposed variable's value (x) and target (xt). */
+static int frame_values(rtc_panel *p, json_t *doc)
+{
+    const rtc__panel_hist *h = &p->hist;
+    int64_t k = h->row_k;
+    int bad = json_object_set_new(doc, "k", json_integer(k));
+    bad |= json_object_set_new(doc, "t", rtc__json_real(k >= 0 ? rtc_session_time_s(p->s, k)
+                                                               : NAN));
+    bad |= json_object_set_new(doc, "v", reals(k >= 0 ? h->row : NULL, h->n_col));
+    bad |= json_object_set_new(doc, "x", reals(h->xval, h->n_var));
+    bad |= json_object_set_new(doc, "xt", reals(h->xtgt, h->n_var));
     return bad;
 }
 
+/* Read the session (history, RTF, snapshot) and rebuild the frame every page gets next. */
 void rtc__panel_frame(rtc_panel *p, int64_t now_ns)
 {
+    rtc__panel_hist_turn(&p->hist, p->s, now_ns);
     rtc_session_progress st;
     rtc_session_progress_get(p->s, &st);
-    measure_rtf(p, now_ns, st.sim_time_ns);
     json_t *doc = json_object();
     int bad = json_object_set_new(doc, "state", json_string(st.paused ? "paused"
                                                                       : "running"));
@@ -208,9 +286,11 @@ void rtc__panel_frame(rtc_panel *p, int64_t now_ns)
     bad |= json_object_set_new(doc, "tick", json_integer(st.k));
     bad |= json_object_set_new(doc, "overruns", rtc__json_uint(st.overruns));
     bad |= json_object_set_new(doc, "p99_us", rtc__json_real(st.p99_wakeup_us));
-    bad |= json_object_set_new(doc, "rtf", rtc__json_real(p->rtf));
-    bad |= frame_values(p->s, doc);
+    bad |= json_object_set_new(doc, "rtf", rtc__json_real(rtc__panel_hist_rtf(&p->hist)));
+    bad |= frame_values(p, doc);
     bad |= json_object_set_new(doc, "io", frame_io(p));
+    bad |= json_object_set_new(doc, "estimates", frame_estimates(p));
+    bad |= json_object_set_new(doc, "links", frame_links(p));
     rtc__panel_buf *b = &p->frame;
     b->len = 0;
     b->oom = false;
@@ -221,18 +301,59 @@ void rtc__panel_frame(rtc_panel *p, int64_t now_ns)
 
 /* ---- streams ---- */
 
-static void add_event(void *user, uint64_t seq, const char *line)
+/* Every event with an id names both cursors and the panel's epoch ("EV.POINT.EPOCH"): a
+ * browser that reconnects (EventSource does so by itself) sends the last one back as
+ * Last-Event-ID and continues where it was, without a line or a point twice. */
+static void add_id(rtc__panel_buf *b, const rtc_panel *p, uint64_t ev, uint64_t pt)
 {
-    rtc__panel_buf *b = user;
-    char head[64];
-    int n = snprintf(head, sizeof head, "event: log\nid: %llu\ndata: ", (unsigned long long)seq);
-    rtc__panel_buf_add(b, head, (size_t)n);
-    rtc__panel_buf_json(b, rtc__json_str(line));
-    add_text(b, "\n\n");
+    char id[96];
+    int n = snprintf(id, sizeof id, "id: %llu.%llu.%llu\n", (unsigned long long)ev,
+                     (unsigned long long)pt, (unsigned long long)p->epoch);
+    rtc__panel_buf_add(b, id, (size_t)n);
 }
 
-/* The stream's next bytes: the newest frame once, then the event lines it has not had. A
- * new stream starts with the event log's tail (the last RTC_EVENTS_TAIL lines). */
+static void add_event(void *user, uint64_t seq, const char *line)
+{
+    rtc__panel_stream *st = user;
+    add_text(&st->out, "event: log\n");
+    add_id(&st->out, st->p, seq, st->pt_next);
+    add_text(&st->out, "data: ");
+    rtc__panel_buf_json(&st->out, rtc__json_str(line));
+    add_text(&st->out, "\n\n");
+}
+
+/* Rows of history per points event: a few hundred, fewer for a wide recording (an event
+ * stays well inside the stream's buffer). */
+static size_t chunk_rows(const rtc_panel *p)
+{
+    size_t n = (256u << 10) / ((p->hist.n_col + 1) * 26);
+    return n < 1 ? 1 : n > 500 ? 500 : n;
+}
+
+/* The stream's next history points as one event. A new page's first one says reset: it
+ * replaces whatever the page drew before (a page from a previous connection, or run). */
+static void add_points(rtc_panel *p, rtc__panel_stream *st)
+{
+    bool reset = !st->pt_sent && !st->pt_resumed;
+    if (!reset && st->pt_next >= p->hist.next)
+        return;
+    json_t *doc = json_object(), *rows = json_array();
+    int bad = json_object_set_new(doc, "reset", json_boolean(reset));
+    bad |= json_object_set_new(doc, "rows", rows);
+    if (!bad)
+        bad = rtc__panel_hist_rows(&p->hist, p->s, &st->pt_next, false, chunk_rows(p), rows);
+    add_text(&st->out, "event: points\n");
+    add_id(&st->out, p, st->ev_seq, st->pt_next);
+    add_text(&st->out, "data: ");
+    rtc__panel_buf_json(&st->out, whole(doc, bad));
+    add_text(&st->out, "\n\n");
+    st->pt_sent = true;
+}
+
+/* The stream's next bytes: the newest frame once, history points it has not had, then
+ * the event lines it has not had. A new stream starts with the current frame, the whole
+ * history the ring holds (in chunks) and the event log's tail (the last RTC_EVENTS_TAIL
+ * lines). */
 void rtc__panel_stream_fill(rtc_panel *p, rtc__panel_stream *st)
 {
     st->out.oom = false;
@@ -240,7 +361,31 @@ void rtc__panel_stream_fill(rtc_panel *p, rtc__panel_stream *st)
         rtc__panel_buf_add(&st->out, p->frame.p, p->frame.len);
         st->frame_seq = p->frame_seq;
     }
-    st->ev_seq = rtc_events_tail(rtc_session_events(p->s), st->ev_seq, add_event, &st->out);
+    add_points(p, st);
+    st->ev_seq = rtc_events_tail(rtc_session_events(p->s), st->ev_seq, add_event, st);
+}
+
+void rtc__panel_stream_resume(rtc_panel *p, rtc__panel_stream *st, const char *last_id)
+{
+    char id[80];
+    if (!last_id || strlen(last_id) >= sizeof id)
+        return; /* a new page (or an id that is not ours): the whole history */
+    memcpy(id, last_id, strlen(last_id) + 1);
+    char *ev_text = id, *pt_text = strchr(id, '.');
+    char *epoch_text = pt_text ? strchr(pt_text + 1, '.') : NULL;
+    if (!epoch_text)
+        return;
+    *pt_text++ = '\0';
+    *epoch_text++ = '\0';
+    uint64_t ev, pt, epoch;
+    if (rtc_parse_u64(ev_text, 0, UINT64_MAX, 0, &ev) != RTC_OK ||
+        rtc_parse_u64(pt_text, 0, UINT64_MAX, 0, &pt) != RTC_OK ||
+        rtc_parse_u64(epoch_text, 0, UINT64_MAX, 0, &epoch) != RTC_OK || epoch != p->epoch ||
+        pt > p->hist.next)
+        return; /* another run's page: it starts over */
+    st->ev_seq = ev;
+    st->pt_next = pt;
+    st->pt_resumed = true;
 }
 
 /* ---- commands ---- */

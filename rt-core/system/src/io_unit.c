@@ -8,7 +8,10 @@
  * (TO_BENCH). The master refreshes an I/O unit at the start of every tick (ops->refresh):
  * new samples are pushed, with their own sample and arrival times mapped to logical time,
  * into the signal's estimator, which answers "the value at t" — late, irregular or noisy
- * bench data is estimated at the engine's current instant instead of being held stale.
+ * bench data is estimated at the engine's current instant instead of being held stale
+ * (by default "auto", which measures its candidates on the signal: the estimator notes
+ * what it supplied at each tick, and its monitor compares that with the samples that
+ * arrive later).
  * The RT side touches only mailboxes and estimators: no allocation, lock or system call.
  *
  * DESIGN: the value path of one bench sample, from a Modbus register to fmi2SetReal.
@@ -25,7 +28,8 @@
  *   4 mailbox -> rtc_sample (only when seq is new)  take_new                    1
  *   5 -> rtc_est_sample (times mapped to logical)   take_new                    1
  *   6 -> the estimator's history                    rtc_est_push                1
- *   7 estimate at t_k -> the signal's value         u_refresh (within_type)     1
+ *   7 estimate at t_k -> the signal's value         u_refresh (rtc_est_supply,  1
+ *                                                   within_type)
  *   8 value -> k·x + d or map -> the input's type,  rtc__sys_link_apply         1 (the one
  *     into the unit's input buffer                  (system_link.c)               conversion)
  *   9 input buffer -> fmi2SetReal(vr[], values[])   rtc__sys_set_inputs         0 (handed
@@ -55,7 +59,7 @@ typedef struct io_signal {
     rtc_mailbox *mb;
     rtc_est *est;       /* FROM_BENCH: the one estimator of the bench value */
     const char *est_by; /* who named it: "its rtc:Signal", "connection a.y -> b.u"; NULL:
-                         * a default (zoh, or the system's rtc:RealTime estimator) */
+                         * a default (auto, or the system's rtc:RealTime estimator) */
     uint32_t seen_seq;  /* newest mailbox sequence pushed into est */
     rtc_type type;      /* the connector's type */
     double value;       /* output: the estimate, within the connector type's values (what
@@ -270,7 +274,7 @@ static int u_refresh(void *self, int64_t t_ns)
         else if (s->forced && fresh)
             s->forced = false;    /* the bench spoke again after the operator's value */
         rtc_est_out o;
-        int q = rtc_est_query(s->est, t_ns, &o);
+        int q = rtc_est_supply(s->est, t_ns, &o); /* the tick's value, noted for the monitor */
         if (q == RTC_EST_FAULT && !s->forced)
             return RTC_ESTALE; /* stale beyond the signal's limit, fault policy: stop */
         if (s->forced)
@@ -491,12 +495,13 @@ static int make_signal(io_unit *u, const rtc_unit_spec *sp, size_t i, rtc_io_sig
     if (!s->from_bench)
         return RTC_OK;
     /* "estimator" and "params" of the rtc:Signal: how late, noisy bench data is estimated
-     * (until a connection from the signal names one, zoh stands in: set_estimator) */
+     * (until a connection from the signal names one, auto stands in: set_estimator). A
+     * bench value is always late: the default measures its candidates on it. */
     const char *method = rtc_kv_get(p->settings, p->n_settings, "estimator");
     const char *params = rtc_kv_get(p->settings, p->n_settings, "params");
     rtc_est_config ec;
     char err[256] = "";
-    rc = rtc_est_config_parse(&ec, method ? method : "zoh", params, err, sizeof err);
+    rc = rtc_est_config_parse(&ec, method ? method : "auto", params, err, sizeof err);
     if (rc == RTC_OK)
         rc = rtc_est_new(&ec, &s->est, err, sizeof err);
     if (rc == RTC_OK && (method || params))
@@ -641,6 +646,14 @@ const rtc_est_config *rtc_io_unit_estimator(const rtc_unit *unit, size_t i)
         return NULL;
     const io_unit *u = unit->self;
     return i < u->n && u->sig[i].est ? rtc_est_get_config(u->sig[i].est) : NULL;
+}
+
+const rtc_est *rtc_io_unit_est(const rtc_unit *unit, size_t i)
+{
+    if (!rtc_io_unit_is(unit))
+        return NULL;
+    const io_unit *u = unit->self;
+    return i < u->n ? u->sig[i].est : NULL;
 }
 
 const char *rtc_io_unit_estimator_by(const rtc_unit *unit, size_t i)

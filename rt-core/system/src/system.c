@@ -508,14 +508,21 @@ void rtc_system_link_ends(const rtc_system *sys, size_t i, size_t *src_unit, siz
 void rtc_system_link_stats(const rtc_system *sys, size_t i, rtc_link_stats *out)
 {
     const sys_link *l = &sys->links[i];
+    rtc_est_monitor m = {0};
+    if (l->est)
+        rtc_est_get_monitor(l->est, &m);
     *out = (rtc_link_stats){
         .desc = l->desc,
         .estimator = l->est ? rtc_est_method_name(rtc_est_get_config(l->est)->method) : "zoh",
         .config = l->est ? rtc_est_get_config(l->est) : NULL,
+        .est = l->est,
         .delay_ns = l->delay_ns,
-        .samples = l->errmon.count,
-        .error_rms = rtc_est_errmon_rms(&l->errmon),
-        .error_max = l->errmon.max_abs,
+        .samples = m.samples,
+        .error_rms = m.error_rms,
+        .error_max = m.error_max,
+        .src_var = l->src_var,
+        .dst_var = l->dst_var,
+        .scalar = l->count == 1 && rtc__sys_is_numeric(l->src_type),
     };
 }
 

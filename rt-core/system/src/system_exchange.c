@@ -67,12 +67,13 @@ static const void *visible(const sys_unit *s, rtc_type t, int64_t q_ns, int64_t 
     return s->obs[t].cur;
 }
 
-/* The estimator's value at q; a FAULT quality (stale beyond the limit under the fault
- * policy) marks the link so that the master stops the run at this step. */
+/* The estimator's value at q, the consumer's tick (noted for the link's monitor); a FAULT
+ * quality (stale beyond the limit under the fault policy) marks the link so that the
+ * master stops the run at this step. */
 static double estimate(sys_link *l, int64_t q_ns, double fallback)
 {
     rtc_est_out o;
-    int q = rtc_est_query(l->est, q_ns, &o);
+    int q = rtc_est_supply(l->est, q_ns, &o);
     if (q == RTC_EST_FAULT)
         l->fault = true;
     return q >= 0 && q != RTC_EST_NODATA ? o.value : fallback;
@@ -91,6 +92,10 @@ static void apply_delayed(sys_link *l, double x, int64_t t_src, int64_t q_ns, vo
             l->hist_arrived -= l->hist_arrived > 0;
         }
         l->hist[(l->hist_first + l->hist_n++) % l->hist_cap] = (struct delayed){t_src, x};
+    } else if (l->hist[last].t_ns == t_src && l->hist_arrived < l->hist_n) {
+        /* the same instant again, refined before it left (the initialization passes that
+         * settle the coupling at t = 0): the newest value is the source's */
+        l->hist[last].v = x;
     }
     double held = l->hist[l->hist_first].v;
     while (l->hist_arrived < l->hist_n) {
@@ -98,8 +103,9 @@ static void apply_delayed(sys_link *l, double x, int64_t t_src, int64_t q_ns, vo
         if (d->t_ns > q_ns - l->delay_ns)
             break;
         if (l->est) {
-            rtc_est_sample smp = {.t_ns = d->t_ns, .value = d->v, .arrival_ns = d->t_ns + l->delay_ns};
-            rtc_est_push_monitored(l->est, &smp, &l->errmon);
+            rtc_est_sample smp = {.t_ns = d->t_ns, .value = d->v,
+                                  .arrival_ns = d->t_ns + l->delay_ns};
+            rtc_est_push(l->est, &smp);
         }
         l->hist_arrived++;
     }
@@ -143,7 +149,7 @@ void rtc__sys_link_apply(rtc_system *sys, sys_link *l, int64_t q_ns, const void 
         if (t_src > l->fed_ns) {
             rtc_est_sample smp = {.t_ns = t_src, .value = rtc_value_to_double(l->src_type, v),
                                   .arrival_ns = q_ns};
-            rtc_est_push_monitored(l->est, &smp, &l->errmon);
+            rtc_est_push(l->est, &smp);
             l->fed_ns = t_src;
         }
         double x = estimate(l, q_ns, rtc_value_to_double(l->src_type, v));

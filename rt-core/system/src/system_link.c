@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool is_numeric(rtc_type t)
+bool rtc__sys_is_numeric(rtc_type t)
 {
     return t <= RTC_TYPE_UINT64 || t == RTC_TYPE_BOOL || t == RTC_TYPE_ENUM;
 }
@@ -96,7 +96,7 @@ static int unit_conversion(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_co
 static int check_types(rtc_system *sys, const rtc_ssp_connection *c, const rtc_var *a,
                        const rtc_var *b, bool part)
 {
-    bool ok = a->type == b->type || (is_numeric(a->type) && is_numeric(b->type));
+    bool ok = a->type == b->type || (rtc__sys_is_numeric(a->type) && rtc__sys_is_numeric(b->type));
     /* a clock connects only to a clock: an output clock's tick (visible for one step, like
      * any output) triggers the input clock it feeds (FMI 3 Scheduled Execution, fmi3_se.c) */
     if ((a->type == RTC_TYPE_CLOCK) != (b->type == RTC_TYPE_CLOCK))
@@ -278,7 +278,7 @@ static int transformation(rtc_system *sys, const rtc_ssp_connection *c, sys_link
     }
     bool identity = l->k == 1.0 && l->d == 0.0;
     l->mode = identity && l->src_type == l->dst_type ? LINK_COPY : LINK_AFFINE;
-    if (!identity && !(is_numeric(l->src_type) && is_numeric(l->dst_type))) {
+    if (!identity && !(rtc__sys_is_numeric(l->src_type) && rtc__sys_is_numeric(l->dst_type))) {
         rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Connection: a linear transformation or unit "
                 "conversion needs numeric connectors (%s)", c->file, c->line, l->desc);
         return RTC_EPARSE;
@@ -318,17 +318,24 @@ static int bench_estimator(rtc_system *sys, const rtc_ssp_connection *c, sys_lin
     return rc == RTC_OK ? RTC_OK : RTC_EPARSE;
 }
 
+/* The estimator of a connection: the one it names, else the system's default, else
+ * (a late link: a transport delay) auto. A connection that is not late and names zoh, or
+ * nothing, reads the visible value directly and needs no estimator; a late one keeps even
+ * zoh as an estimator, so its monitor measures what holding costs. */
 static int estimator(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_connection *c,
                      sys_link *l)
 {
     const char *named = c->settings.estimator;
+    bool late = c->settings.has_delay && c->settings.delay_ns > 0;
     const char *method = named ? named : ssp->realtime.estimator;
-    if (!method || !strcmp(method, "none") || (!l->bench && !strcmp(method, "zoh")))
+    if (!method && late && !l->bench)
+        method = "auto";
+    if (!method || !strcmp(method, "none") || (!l->bench && !late && !strcmp(method, "zoh")))
         return RTC_OK; /* zero-order hold: read the visible value directly */
     rtc_est_config cfg;
     char err[256] = "";
     int rc = rtc_est_config_parse(&cfg, method, c->settings.params, err, sizeof err);
-    if (rc == RTC_OK && (l->count != 1 || !is_numeric(l->src_type))) {
+    if (rc == RTC_OK && (l->count != 1 || !rtc__sys_is_numeric(l->src_type))) {
         snprintf(err, sizeof err, "estimators apply to numeric scalar connections only");
         rc = RTC_EINVAL;
     }
@@ -341,7 +348,6 @@ static int estimator(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_connecti
                 c->settings.line ? c->settings.line : c->line, l->desc, method, err);
         return RTC_EPARSE;
     }
-    rtc_est_errmon_init(&l->errmon);
     l->fed_ns = INT64_MIN;
     return RTC_OK;
 }
@@ -387,7 +393,7 @@ static int add_one(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_connection
         rc = estimator(sys, ssp, c, &l);
     if (rc == RTC_OK && c->settings.has_delay && c->settings.delay_ns > 0) {
         l.delay_ns = c->settings.delay_ns;
-        if (l.count != 1 || !is_numeric(l.src_type)) {
+        if (l.count != 1 || !rtc__sys_is_numeric(l.src_type)) {
             rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: Connection %s: a delay applies to numeric "
                     "scalar connections only", c->file, c->settings.line, l.desc);
             rc = RTC_EPARSE;
@@ -430,4 +436,36 @@ int rtc__sys_add_link(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_connect
     elems_clear(&a);
     elems_clear(&b);
     return rc;
+}
+
+int rtc_system_set_link_estimator(rtc_system *sys, size_t i, const rtc_est_config *cfg,
+                                  int64_t delay_ns, char *err, size_t cap)
+{
+    char why[256] = "";
+    int rc = RTC_OK;
+    sys_link *l = sys && i < sys->n_links ? &sys->links[i] : NULL;
+    if (!l || delay_ns < 0)
+        rc = RTC_EINVAL;
+    else if (sys->initialized)
+        rc = RTC_ESTATE;
+    else if (l->bench)
+        snprintf(why, sizeof why, "its value comes from an I/O signal, whose estimator it is");
+    else if (l->count != 1 || !rtc__sys_is_numeric(l->src_type))
+        snprintf(why, sizeof why, "estimators apply to numeric scalar connections only");
+    rtc_est *e = NULL;
+    if (rc == RTC_OK && !why[0] && cfg)
+        rc = rtc_est_new(cfg, &e, why, sizeof why);
+    if (rc == RTC_OK && why[0])
+        rc = RTC_EINVAL;
+    if (rc != RTC_OK) {
+        if (err && cap)
+            snprintf(err, cap, "connection %s: %s", l ? l->desc : "?",
+                     why[0] ? why : rtc_strerror(rc));
+        return rc;
+    }
+    rtc_est_free(l->est);
+    l->est = e;
+    l->fed_ns = INT64_MIN;
+    l->delay_ns = delay_ns;
+    return RTC_OK;
 }

@@ -104,9 +104,9 @@ typedef struct sys_link {
     size_t hist_cap, hist_first, hist_n, hist_arrived; /* ring; arrived = already delivered */
     const double *bench;        /* from an I/O signal: its estimated value (the one
                                    estimator of a bench value runs there), else NULL */
-    rtc_est *est;               /* NULL: zero-order hold without an estimator */
+    rtc_est *est;               /* NULL: zero-order hold without an estimator; its
+                                   monitor is the link's coupling error */
     int64_t fed_ns;             /* newest source time fed to est */
-    rtc_est_errmon errmon;      /* coupling error: estimate vs the source's value */
     bool fault;                 /* the estimator reported FAULT (stale input, fault policy) */
     char *desc;                 /* "a.y -> b.u" */
     char *file;
@@ -199,6 +199,8 @@ void rtc__sys_promote(rtc_system *sys);
 /* system_link.c: build and check the link of one SSP connection between two units */
 struct rtc_ssp;
 struct rtc_ssp_connection;
+/* A type whose values convert to double and back (numbers, Boolean, enumeration). */
+bool rtc__sys_is_numeric(rtc_type t);
 int rtc__sys_add_link(rtc_system *sys, const struct rtc_ssp *ssp,
                       const struct rtc_ssp_connection *c, size_t src, size_t dst);
 /* A unit's SI definition, from the SSP file first, then from the FMU; false if unknown. */

@@ -68,6 +68,11 @@ RTC_RT_SAFE int rtc_record_sample(rtc_record *rec, void *row);
 /** Name of column @p i (time excluded), or NULL past the end. RT-safe: yes. */
 RTC_RT_SAFE const char *rtc_record_column_name(const rtc_record *rec, size_t i);
 
+/** Unit of column @p i: its variable's (own or from its declared type; for an I/O
+ *  component, the SSP connector's), or NULL when it has none or @p i is past the end. Valid
+ *  while the recorded unit lives. RT-safe: yes. */
+RTC_RT_SAFE const char *rtc_record_column_unit(const rtc_record *rec, size_t i);
+
 /**
  * The value of column @p i in a row filled by rtc_record_sample(), as a double (booleans
  * 0/1, integers converted). Returns false for strings, binaries and out-of-range @p i.

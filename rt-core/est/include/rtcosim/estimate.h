@@ -21,6 +21,22 @@
  *              derivatives, a drive's speed) and finite differences where it sends none.
  *   kalman-cv  Kalman filter, constant-velocity model, state [value, rate].
  *   kalman-ca  Kalman filter, constant-acceleration model, state [value, rate, accel].
+ *              With adapt=1 the noise parameters q and r are estimated online from the
+ *              filter's own innovations (q and r are then only the starting values).
+ *   kalman     adaptive Kalman filtering whose model follows the signal: an adaptive
+ *              kalman-cv and an adaptive kalman-ca run side by side and the one whose
+ *              recent prediction error at the consumer's horizon is lower is used.
+ *   auto       the default for a late signal: hold (zoh), linear, dead reckoning and the
+ *              two adaptive Kalman filters run side by side; each is scored by its own
+ *              prediction error (every arriving sample against what the candidate
+ *              supplied for the sample's time, rtc_est_supply()) and the one with the
+ *              lowest recent error (window) is used, with hysteresis (margin). It starts on
+ *              hold, uses a model only while the model's error over 16 windows is not above
+ *              hold's, and holds a sparse signal (RTC_EST_SPARSE_TICKS) whatever the
+ *              scores say, so its error is close to hold's where nothing predicts better
+ *              and, where a model fits, close to the best candidate's. It can be worse
+ *              than hold at a signal's first step after a noisy plateau (a Kalman filter
+ *              won the plateau), and right after a model was chosen.
  *
  * Time is int64_t nanoseconds on the engine's logical clock everywhere (sample time,
  * arrival time, query time); values are double. Differences of times are taken in int64
@@ -40,6 +56,9 @@
  *     recorded trace, so users need not guess Kalman parameters;
  *   - rtc_est_errmon: the coupling-error monitor (Milne's device), RMS and maximum of
  *     (extrapolated - actual) per connection.
+ * Every estimator also monitors itself (rtc_est_get_monitor()): what it supplied to its
+ * consumer at each tick (rtc_est_supply()) against the sample for that time once it
+ * arrived, the sample delays, and for auto and kalman which candidate was in use.
  */
 #ifndef RTCOSIM_ESTIMATE_H
 #define RTCOSIM_ESTIMATE_H
@@ -64,6 +83,8 @@ typedef enum {
     RTC_EST_DEAD_RECKONING, /**< dead reckoning ("dead-reckoning") */
     RTC_EST_KALMAN_CV,      /**< Kalman, constant velocity ("kalman-cv") */
     RTC_EST_KALMAN_CA,      /**< Kalman, constant acceleration ("kalman-ca") */
+    RTC_EST_KALMAN,         /**< adaptive Kalman, cv or ca as the signal needs ("kalman") */
+    RTC_EST_AUTO,           /**< the best of several candidates, measured online ("auto") */
     RTC_EST_METHOD_COUNT
 } rtc_est_method;
 
@@ -147,7 +168,8 @@ typedef struct rtc_est_config {
     /** [gate_reset] After this many consecutive rejections the filter assumes a genuine step
      *  and restarts its level on the rejected samples (value variance widened by the squared
      *  innovation, rate and acceleration kept), and counts a reset. 1 to RTC_EST_GATE_MAX;
-     *  default 3 (1 turns the gate into a step detector that never rejects). */
+     *  default 3, 2 for kalman and auto (1 turns the gate into a step detector that never
+     *  rejects). */
     uint32_t gate_reset;
     /** [order] Dead-reckoning model order: 0 position, 1 + velocity, 2 + acceleration
      *  (default 2). */
@@ -155,7 +177,32 @@ typedef struct rtc_est_config {
     /** [interval] Extrapolated-interpolation interval H, ns; 0 (default) uses the spacing of
      *  the last two samples. */
     int64_t interval_ns;
+    /** [adapt] Kalman filters: 1 estimates q and r online from the innovation sequence
+     *  (whiteness of the innovations sets the ratio q/r, their variance the scale; both
+     *  kept within the bounds RTC_EST_ADAPT_RATIO_MIN..MAX and r >= RTC_EST_ADAPT_R_FLOOR
+     *  relative to the signal), starting from q and r; 0 keeps q and r fixed. Default 1
+     *  for kalman and auto, 0 for kalman-cv and kalman-ca. The values in use are in
+     *  rtc_est_get_monitor(). */
+    bool adapt;
+    /** [window] auto and kalman: the number of recent samples whose prediction errors
+     *  score each candidate (an exponential average of that length; auto also keeps one
+     *  over 16 windows, see RTC_EST_AUTO). 4 to 4096, default 32. (An adaptive filter
+     *  averages its innovations over 32 updates, whatever the window.) */
+    uint32_t window;
+    /** [margin] auto and kalman: hysteresis. The candidate in use is replaced only by one
+     *  whose recent RMS prediction error is below (1 - margin) times its own. 0 to 0.9,
+     *  default 0.1. */
+    double margin;
 } rtc_est_config;
+
+/** Bounds of an adaptive Kalman filter (rtc_est_config.adapt): the tracking index
+ *  q dt^4 / r (cv) or q dt^6 / r (ca), dt the mean sample interval, stays within
+ *  [MIN, MAX] (MAX: the filter follows the samples like linear or quadratic extrapolation;
+ *  MIN: it averages over about a thousand samples), and r stays at least FLOOR times the
+ *  squared signal level (1e-12: below double round-off of the values it filters). */
+#define RTC_EST_ADAPT_RATIO_MIN 1e-9
+#define RTC_EST_ADAPT_RATIO_MAX 1e3
+#define RTC_EST_ADAPT_R_FLOOR 1e-24
 
 /**
  * Fill @p cfg with the defaults listed in rtc_est_config and the given method.
@@ -182,8 +229,8 @@ int rtc_est_config_validate(const rtc_est_config *cfg, char *err, size_t err_cap
 /**
  * Set one parameter of @p cfg from text, as read from an SSP annotation attribute.
  * Keys are the bracketed names in rtc_est_config: fresh, stale, policy, fallback, q, r, gate,
- * gate_reset, order, interval. The result is validated as a whole; on any error @p cfg is
- * left unchanged.
+ * gate_reset, order, interval, adapt (0/1, off/on, false/true), window, margin. The result
+ * is validated as a whole; on any error @p cfg is left unchanged.
  *
  * @param key, value  NUL-terminated text; surrounding white space is ignored.
  * Returns: RTC_OK.
@@ -201,7 +248,8 @@ int rtc_est_config_set(
  * ';', ',' or white space, e.g. method "kalman-ca", params "q=3e4; r=2.5e-5; stale=50ms".
  *
  * @param method  one of the names of rtc_est_method_name(), plus the aliases "hold" and
- *                "constant" (zoh), "poly2" (quadratic), "dr" (dead-reckoning); case-insensitive.
+ *                "constant" (zoh), "poly2" (quadratic), "dr" (dead-reckoning),
+ *                "kalman-adaptive" (kalman); case-insensitive.
  * @param params  may be NULL or empty (defaults only).
  * @param cfg     written only on success.
  * Returns: RTC_OK.
@@ -214,7 +262,7 @@ int rtc_est_config_parse(
 
 /**
  * Canonical name of a method ("zoh", "linear", "quadratic", "ei", "dead-reckoning",
- * "kalman-cv", "kalman-ca").
+ * "kalman-cv", "kalman-ca", "kalman", "auto").
  *
  * Returns: a static string; "?" for values out of range.
  * RT-safe: yes. Thread: any.
@@ -329,7 +377,10 @@ RTC_RT_SAFE int rtc_est_reset(rtc_est *est);
  * unchanged, until gate_reset consecutive rejections prove a genuine step: then the filter
  * restarts its level on the rejected run (see rtc_est_config.gate_reset) and the verdict is
  * RTC_EST_ACCEPTED_RESET. Kalman filters ignore supplied derivatives; dead reckoning uses
- * them.
+ * them. An in-order sample is first compared with what was supplied for its time
+ * (rtc_est_supply()): the monitor's error, and for auto and kalman their candidates'
+ * scores. An adaptive filter's gate rejection widens its noise scale (the estimate itself
+ * does not move).
  *
  * @param est     the estimator.
  * @param sample  read only; not kept.
@@ -360,6 +411,79 @@ RTC_RT_SAFE int rtc_est_push(rtc_est *est, const rtc_est_sample *sample);
  * RT-safe: yes. Thread: the owner.
  */
 RTC_RT_SAFE int rtc_est_query(const rtc_est *est, int64_t t_ns, rtc_est_out *out);
+
+/**
+ * The consumer's query at its tick: rtc_est_query(), and a note of what was supplied at
+ * @p t_ns (for auto and kalman: what every candidate would have supplied). When a sample
+ * for a time between two noted ticks arrives later, the value supplied for its time (the
+ * two notes interpolated linearly) is compared with it: that is the prediction error of
+ * rtc_est_get_monitor(), and what auto and kalman choose their candidate by. The real-time
+ * loop calls this once per tick and consumer; rtc_est_query() stays a pure question.
+ *
+ * Notes are kept for the latest RTC_EST_NOTES ticks, spaced by at least 1/16 of the mean
+ * sample delay (so they reach back twice the mean delay, or more); a sample older than the
+ * oldest note, or newer than the newest (no delay), is compared with the estimate for its
+ * time from the samples before it. Queries not after the newest note, and queries without
+ * data (NODATA), are answered but not noted.
+ *
+ * Returns / Errors: as rtc_est_query().
+ * RT-safe: yes (bounded time, no allocation). Thread: the owner.
+ */
+RTC_RT_SAFE int rtc_est_supply(rtc_est *est, int64_t t_ns, rtc_est_out *out);
+
+/** auto holds a signal that arrives, on average, less often than once per this many
+ *  consumer ticks (rtc_est_supply() calls): a sparse signal — mostly a set-point sent on
+ *  change — is not extrapolated across its gaps. */
+#define RTC_EST_SPARSE_TICKS 50
+
+/** Ticks of supplied values an estimator remembers for its monitor (rtc_est_supply()). */
+#define RTC_EST_NOTES 48
+
+/** Candidates auto runs (and the most any estimator has). */
+#define RTC_EST_MAX_CANDIDATES 5
+
+/** One candidate of an estimator: for auto and kalman each of theirs, for any other
+ *  method the method itself. */
+typedef struct rtc_est_candidate {
+    rtc_est_method method; /**< the candidate's method */
+    uint64_t ticks;        /**< supplied values (ticks) while it was the one in use; its
+                                share of the time is ticks / rtc_est_monitor.supplied */
+    double score_rms;      /**< its recent RMS prediction error (the exponential average
+                                over the window auto and kalman choose by); 0 until scored */
+    double q, r;           /**< Kalman candidates: the process and measurement noise in use
+                                now (adapted, or as configured); NaN for other methods */
+} rtc_est_candidate;
+
+/** What an estimator did for its consumer (rtc_est_get_monitor()). */
+typedef struct rtc_est_monitor {
+    uint64_t samples;      /**< accepted samples compared with what was supplied for their
+                                time (the first sample has nothing to be compared with) */
+    double error_rms;      /**< RMS of (supplied for the sample's time - sample), units */
+    double error_max;      /**< largest |supplied - sample|, units */
+    double error_last;     /**< the last signed error, units */
+    uint64_t supplied;     /**< ticks a value was supplied at (rtc_est_supply(), quality
+                                not NODATA) */
+    uint64_t delays;       /**< delays measured: accepted samples */
+    int64_t delay_min_ns, delay_p50_ns, delay_p99_ns, delay_max_ns; /**< arrival - sample
+                                time of the accepted samples (percentiles within 1 %;
+                                negative delays count as 0); 0 when none */
+    double delay_mean_ns;
+    uint32_t n_candidates; /**< entries of cand[]: 1 for a single method */
+    uint32_t in_use;       /**< index into cand[] of the candidate in use now */
+    uint64_t switches;     /**< changes of the candidate in use */
+    rtc_est_candidate cand[RTC_EST_MAX_CANDIDATES];
+} rtc_est_monitor;
+
+/**
+ * The monitor of @p est: prediction error, delays, candidates and their noise parameters.
+ * Each figure is read whole; read while the owner runs, the set is only approximately
+ * consistent (a live view), exact once the owner has stopped.
+ *
+ * Returns: RTC_OK.
+ * Errors: RTC_EINVAL for NULL arguments.
+ * RT-safe: yes. Thread: any (the owner's writes are single-writer atomics).
+ */
+RTC_RT_SAFE int rtc_est_get_monitor(const rtc_est *est, rtc_est_monitor *out);
 
 /**
  * Copy the counters and delay statistics of @p est into @p out.

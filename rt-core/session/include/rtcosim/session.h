@@ -23,7 +23,8 @@
  * HTTP panel (rt-core/surfaces), or an embedder's own — each on its own non-RT thread,
  * see the session through this header only: they call the operator functions
  * (rtc_session_set, _control, _check, _mark, _poll) and read the live state (_get,
- * _status_get, _progress_get, _io_info, _var_info); one lock inside the session serialises
+ * _snapshot, _status_get, _progress_get, _io_info, _io_dirs, _var_info); one lock inside
+ * the session serialises
  * the operator functions, so the command ring has a single producer at a time and every
  * surface takes the same path (same checks, same records, same replay). A writer thread
  * drains the inputs ring into inputs.bin, turns command records into events.log lines, and
@@ -149,6 +150,12 @@ void rtc_events_set_clock(rtc_events *ev, int64_t start_ns, int64_t tick_ns);
 /** Lines written so far. RT-safe: yes. */
 RTC_RT_SAFE uint64_t rtc_events_count(const rtc_events *ev);
 
+/** Lines a network peer caused (operator commands, marks and clamps, the dead-man's,
+ *  set-points from I/O peers) that the log's rate limit kept out: 20 a second are
+ *  written one by one, the rest counted into one line a second. RT-safe: yes.
+ *  Thread: any. */
+RTC_RT_SAFE uint64_t rtc_events_suppressed(const rtc_events *ev);
+
 /* ---- the live session ---- */
 
 typedef struct rtc_session rtc_session;
@@ -221,6 +228,7 @@ typedef struct rtc_session_stats {
     uint64_t inputs_written, inputs_dropped; /**< inputs.bin records (end record excluded) */
     uint64_t commands_applied, commands_dropped; /**< operator commands (queue full: dropped) */
     uint64_t events;                         /**< events.log lines */
+    uint64_t events_suppressed;              /**< peer-caused lines only counted */
     size_t inputs_high_water;                /**< inputs ring high-water mark (records) */
     size_t n_exposed;
     /** "write error: FILE: reason" of the first failed write of inputs.bin or events.log
@@ -308,6 +316,8 @@ int rtc_session_set(rtc_session *s, const char *name, double value, int64_t orig
  *  the expose entry), rate limit (units per simulated second) and dead-man safe value. */
 typedef struct rtc_session_var {
     const char *name; /**< "unit.var", valid while the session lives */
+    const char *unit; /**< the variable's unit (model description; an I/O component's
+                           SSP connector), or NULL; valid while the session lives */
     bool has_min, has_max, has_rate, has_safe;
     double min, max, rate, safe;
 } rtc_session_var;
@@ -331,6 +341,25 @@ RTC_RT_SAFE long rtc_session_column(const rtc_session *s, const char *name);
 size_t rtc_session_columns(const rtc_session *s);
 const char *rtc_session_column_name(const rtc_session *s, size_t i);
 bool rtc_session_get_column(rtc_session *s, size_t i, double *value, int64_t *k);
+
+/** Unit of recorded column @p i (as rtc_record_column_unit(): the variable's, or an I/O
+ *  component's SSP connector unit), or NULL when it has none. RT-safe: yes. Thread: any. */
+RTC_RT_SAFE const char *rtc_session_column_unit(const rtc_session *s, size_t i);
+
+/**
+ * The newest published step as one consistent row: every recorded column's value into
+ * @p cols (rtc_session_columns() doubles), every exposed variable's value as its unit holds
+ * it into @p values and the set-point it is moving to (the value itself unless a rate
+ * limit is ramping it) into @p targets (rtc_session_vars() doubles each); any of the three
+ * may be NULL. *k receives the step they belong to (-1: no step published yet; the
+ * exposed variables then hold their values at arming). The RT hook publishes after every
+ * step (a seqlock); a reader that keeps meeting a write in progress gives up.
+ * Returns true, or false (nothing written) when the read did not succeed in 1000 tries —
+ * the caller tries again at its next turn.
+ * RT-safe: yes (lock-free, no allocation). Thread: any.
+ */
+RTC_RT_SAFE bool rtc_session_snapshot(rtc_session *s, double *cols, double *values,
+                                      double *targets, int64_t *k);
 
 /** Logical time of step @p k in seconds (absolute: start time + k·tick). RT-safe: yes. */
 RTC_RT_SAFE double rtc_session_time_s(const rtc_session *s, int64_t k);
@@ -396,6 +425,34 @@ typedef struct rtc_session_io {
     uint64_t errors;         /**< failed requests, timeouts and Modbus exceptions */
 } rtc_session_io;
 
+/**
+ * One direction of an I/O component's link: "in" carries the peer's values to the engine
+ * (FROM_BENCH signals), "out" the engine's to the peer (TO_BENCH). A receive-only link
+ * (an OSC operator input) has no "out", and is up while it receives.
+ */
+typedef struct rtc_session_link_dir {
+    size_t signals;     /**< the component's connectors in this direction (0: none) */
+    /** "idle" (the driver is not running), "connecting" (running, nothing exchanged in
+     *  this direction and no peer yet), "up", "late" (a signal of this direction is stale
+     *  or in error), "lost" (the driver reports its link down). These are the words of
+     *  the link contract (DESIGN.md T2); until the drivers judge every direction
+     *  themselves they are derived here from the driver's link state and its signals'
+     *  health. */
+    const char *state;
+    unsigned stale;     /**< signals of this direction now stale or in error */
+    uint64_t updates;   /**< samples received (in) or values handed to the peer (out) */
+    int64_t age_ns;     /**< since the last of them (CLOCK_MONOTONIC); -1: none yet */
+} rtc_session_link_dir;
+
+/**
+ * Both directions of I/O component @p i into @p in and @p out (either may be NULL), from
+ * its driver's counters at the time of the call.
+ * Returns false when @p i is out of range (or the driver gives no counters).
+ * RT-safe: no (asks the driver). Thread: any non-RT.
+ */
+bool rtc_session_io_dirs(const rtc_session *s, size_t i, rtc_session_link_dir *in,
+                         rtc_session_link_dir *out);
+
 /** Number of I/O components of the session's system. RT-safe: yes. Thread: any. */
 RTC_RT_SAFE size_t rtc_session_io_count(const rtc_session *s);
 
@@ -406,6 +463,33 @@ RTC_RT_SAFE size_t rtc_session_io_count(const rtc_session *s);
  * RT-safe: no (asks the driver). Thread: any non-RT.
  */
 bool rtc_session_io_info(const rtc_session *s, size_t i, rtc_session_io *out);
+
+/**
+ * One late value of the session's system and how its estimator is doing: an I/O signal
+ * from the bench, or a connection with its own estimator (a transport delay). Figures come
+ * from the estimator's coupling monitor (rtcosim/estimate.h rtc_est_get_monitor()): what it
+ * supplied for each sample's time against that sample once it arrived.
+ */
+typedef struct rtc_session_estimate {
+    char name[256];        /**< "bench.speed" (an I/O signal) or "a.y -> b.u" (a connection) */
+    const char *estimator; /**< its method ("auto", "kalman-cv", ...) */
+    const char *in_use;    /**< auto and kalman: the candidate in use now; else the method */
+    uint64_t samples;      /**< samples compared so far */
+    double error_rms, error_max; /**< prediction error, the value's units */
+    double delay_p50_ms, delay_p99_ms; /**< sample delays (arrival - sample time) */
+} rtc_session_estimate;
+
+/** Late values of the session's system (I/O signals from the bench, then connections with
+ *  their own estimator). RT-safe: no. Thread: any non-RT. */
+size_t rtc_session_estimate_count(const rtc_session *s);
+
+/**
+ * Late value @p i (0 .. rtc_session_estimate_count() - 1) into @p out, its monitor read
+ * now (each figure whole; the set approximately consistent while the run goes).
+ * Returns false when @p i is out of range.
+ * RT-safe: no. Thread: any non-RT.
+ */
+bool rtc_session_estimate_info(const rtc_session *s, size_t i, rtc_session_estimate *out);
 
 /**
  * The control surface heard from an operator (@p heard true) — or just time passing.

@@ -11,7 +11,10 @@
  * Token: when options.token is set, every message must carry it as its FIRST argument, a
  * string (s:TOKEN), before the arguments listed below, e.g. /rtcosim/set s:TOKEN s:NAME
  * d:VALUE; a message without it, or with another string, is refused with an error reply
- * and nothing else is looked at. Capabilities: set, pause/resume, step, stop and mark
+ * and nothing else is looked at. A token is at least RTC_OSC_CONTROL_MIN_TOKEN bytes, and
+ * allow_remote needs one (both refused at start). Wrong tokens are counted, not throttled
+ * per sender (a UDP sender address can be forged: blocking one would let anyone shut the
+ * operator out). Capabilities: set, pause/resume, step, stop and mark
  * need the session's capability (rtcosim/session.h, --control-allow); a refusal names
  * the missing one. Numbers are checked before any conversion (step: a whole number in
  * 1..RTC_SESSION_MAX_STEPS; set: finite; subscribe: (0, 1000] Hz). Refusals are always
@@ -61,14 +64,17 @@ typedef struct rtc_osc_control rtc_osc_control;
 
 /** Longest token (bytes). */
 #define RTC_OSC_CONTROL_MAX_TOKEN 256
+/** Shortest token (bytes): a shorter one is refused at start. */
+#define RTC_OSC_CONTROL_MIN_TOKEN 16
 
 typedef struct rtc_osc_control_options {
     int port;           /**< UDP port; 0: ephemeral (see rtc_osc_control_port) */
-    bool allow_remote;  /**< bind 0.0.0.0 and accept senders other than loopback */
+    bool allow_remote;  /**< bind 0.0.0.0 and accept senders other than loopback (needs
+                             a token) */
     const rtc_logger *lg;
     const char *token;  /**< shared secret every message must start with (copied); may
                              be NULL when token_len is 0 */
-    size_t token_len;   /**< 0: no token; at most RTC_OSC_CONTROL_MAX_TOKEN */
+    size_t token_len;   /**< 0: no token; else RTC_OSC_CONTROL_MIN_TOKEN..MAX_TOKEN */
 } rtc_osc_control_options;
 
 /** Most simultaneous subscriptions (all senders together). */
@@ -76,7 +82,8 @@ typedef struct rtc_osc_control_options {
 
 /**
  * Bind the socket and start the control thread for @p s (which must outlive it).
- * Returns RTC_OK; RTC_EINVAL (bad port or token length); RTC_EIO (cannot bind: logged);
+ * Returns RTC_OK; RTC_EINVAL (bad port; token too long; token too short, or remote
+ * senders without a token: logged); RTC_EIO (cannot bind: logged);
  * RTC_ESYS (thread); RTC_ENOMEM.
  * RT-safe: no.
  */
@@ -89,6 +96,17 @@ RTC_RT_SAFE int rtc_osc_control_port(const rtc_osc_control *c);
 /** Messages handled, and refused (disallowed sender, malformed, errors). RT-safe: yes. */
 RTC_RT_SAFE uint64_t rtc_osc_control_messages(const rtc_osc_control *c);
 uint64_t rtc_osc_control_refused(const rtc_osc_control *c);
+
+/** The surface's counters, for summary.json. */
+typedef struct rtc_osc_control_stats {
+    uint64_t messages;     /**< datagrams from allowed senders */
+    uint64_t refused;      /**< datagrams refused (disallowed sender, malformed, any error) */
+    uint64_t wrong_tokens; /**< messages with a missing or wrong token */
+} rtc_osc_control_stats;
+
+/** The counters now. RT-safe: yes. Thread: any. */
+RTC_RT_SAFE void rtc_osc_control_stats_get(const rtc_osc_control *c,
+                                           rtc_osc_control_stats *out);
 
 /** Stop and join the thread, close the socket, free. NULL is a no-op. RT-safe: no. */
 void rtc_osc_control_stop(rtc_osc_control *c);

@@ -63,13 +63,20 @@ struct rtc_est_config;
  *  I/O unit or the signal has no estimator (a signal to the bench). RT-safe: yes. */
 RTC_RT_SAFE const struct rtc_est_config *rtc_io_unit_estimator(const rtc_unit *unit, size_t i);
 
+struct rtc_est;
+/** The estimator of FROM_BENCH signal @p i of I/O unit @p unit, for its monitor
+ *  (rtc_est_get_monitor(): what it supplied against the samples that came later, delays,
+ *  the candidate auto chose), readable from any thread while the run goes. NULL when
+ *  @p unit is not an I/O unit or @p i is not a signal from the bench. RT-safe: yes. */
+RTC_RT_SAFE const struct rtc_est *rtc_io_unit_est(const rtc_unit *unit, size_t i);
+
 /** rtc_io_unit_estimator_by() of a signal whose rtc:Signal names its estimator. */
 #define RTC_IO_EST_BY_SIGNAL "its rtc:Signal"
 
 /**
  * Who named the estimator of FROM_BENCH signal @p i of I/O unit @p unit:
  * RTC_IO_EST_BY_SIGNAL (the signal's "estimator" or "params" key), "connection a.y -> b.u"
- * (a connection from the signal, rtc_io_unit_set_estimator()), or NULL for a default (zoh,
+ * (a connection from the signal, rtc_io_unit_set_estimator()), or NULL for a default (auto,
  * or the system's rtc:RealTime estimator). NULL also when @p unit is not an I/O unit.
  * RT-safe: yes.
  */

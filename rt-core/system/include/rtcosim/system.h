@@ -283,13 +283,35 @@ typedef struct rtc_link_stats {
     const char *estimator; /**< method name, "zoh" without an estimator */
     int64_t delay_ns;      /**< configured transport delay */
     uint64_t samples;      /**< coupling-error pairs accumulated (estimated links) */
-    double error_rms, error_max; /**< coupling error: estimate minus the source's value for
-                                      the same instant once it arrived (Milne's device) */
+    double error_rms, error_max; /**< coupling error: the value supplied to the consumer
+                                      for an instant minus the source's value for that
+                                      instant once it arrived (Milne's device at the
+                                      consumer's horizon; rtc_est_get_monitor()) */
     const struct rtc_est_config *config; /**< the estimator's parameters
                                               (rtc_est_config_text()), NULL without one */
+    const struct rtc_est *est; /**< the connection's estimator, for its whole monitor
+                                    (rtc_est_get_monitor(): delays, candidates); NULL
+                                    without one */
+    size_t src_var, dst_var;   /**< the variables at its ends (rtc_system_link_ends() gives
+                                    the units) */
+    bool scalar;               /**< it moves one numeric value (an estimator may run on it) */
 } rtc_link_stats;
 
-/** Statistics of connection @p i. RT-safe: yes (reads; call when not stepping). */
+/**
+ * Give connection @p i the estimator @p cfg (NULL: none — the consumer reads the source
+ * directly, or what has arrived when delayed) and the transport delay @p delay_ns (0:
+ * none), before rtc_system_init(). `rtcosim tune` re-runs a system with each candidate on
+ * one connection, and its lock-step reference without delays and estimators.
+ * Returns RTC_OK. Errors: RTC_EINVAL (@p i out of range, negative delay, a connection from
+ * an I/O signal — its estimator is the signal's, rtc_io_unit_set_estimator() —, an array
+ * or non-numeric connection, or @p cfg invalid; the reason in @p err, naming the
+ * connection); RTC_ESTATE after rtc_system_init(); RTC_ENOMEM. RT-safe: no.
+ */
+int rtc_system_set_link_estimator(rtc_system *sys, size_t i, const struct rtc_est_config *cfg,
+                                  int64_t delay_ns, char *err, size_t cap);
+
+/** Statistics of connection @p i. RT-safe: yes (reads; call when not stepping; the
+ *  estimator's monitor may also be read while stepping). */
 RTC_RT_SAFE void rtc_system_link_stats(const rtc_system *sys, size_t i, rtc_link_stats *out);
 
 /**

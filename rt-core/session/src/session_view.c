@@ -1,0 +1,138 @@
+/*
+ * What a surface shows of a live session (rtcosim/session.h): the published step as one
+ * consistent row (recorded columns and exposed variables), the columns' units, and each
+ * I/O component's link per direction.
+ *
+ * DESIGN: the RT hook writes the snapshot after every step under a seqlock (session.c,
+ * publish()); a reader copies the whole row between two reads of the sequence count and
+ * retries when a write overlapped, so the values it hands out all belong to one step, the
+ * same step results.csv holds in that row. Nothing here blocks the RT thread, which never
+ * waits for a reader.
+ *
+ * Link directions: until every driver judges each direction of its link itself (the link
+ * contract, DESIGN.md T2), the state of a direction is derived from what every driver
+ * reports already — its link state and the health of its signals — so a receive-only link
+ * (an OSC input that has delivered set-points) reads "up", not "down".
+ */
+#include "session_priv.h"
+
+#include "rtcosim/driver.h"
+#include "rtcosim/io_unit.h"
+#include "rtcosim/status.h"
+#include "rtcosim/time.h"
+
+#include <string.h>
+
+const char *rtc_session_column_unit(const rtc_session *s, size_t i)
+{
+    return i < s->n_col ? rtc_record_column_unit(s->rec, i) : NULL;
+}
+
+static double snap_get(const rtc_session *s, size_t i)
+{
+    uint64_t bits = atomic_load_explicit(&s->snap[i], memory_order_acquire);
+    double v;
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+/* Seqlock read of the whole row (C11, Boehm; acquire loads keep the re-check of the count
+ * below them, see rt-core/base/src/mailbox.c). The caller's arrays are written on every
+ * try and are valid only when the count did not move. */
+bool rtc_session_snapshot(rtc_session *s, double *cols, double *values, double *targets,
+                          int64_t *k)
+{
+    if (!s->snap) { /* nothing recorded, nothing exposed: no row to give */
+        *k = -1;
+        return true;
+    }
+    for (int tries = 0; tries < 1000; tries++) {
+        uint32_t q1 = atomic_load_explicit(&s->snap_seq, memory_order_acquire);
+        if (q1 & 1)
+            continue;
+        for (size_t i = 0; cols && i < s->n_col; i++)
+            cols[i] = snap_get(s, i);
+        for (size_t i = 0; i < s->n_var; i++) {
+            if (values)
+                values[i] = snap_get(s, s->n_col + 2 * i);
+            if (targets)
+                targets[i] = snap_get(s, s->n_col + 2 * i + 1);
+        }
+        int64_t kk = atomic_load_explicit(&s->snap_k, memory_order_acquire);
+        if (atomic_load_explicit(&s->snap_seq, memory_order_relaxed) != q1)
+            continue;
+        *k = q1 ? kk : -1; /* -1: no step published yet */
+        return true;
+    }
+    return false;
+}
+
+/* ---- link directions ---- */
+
+/* What one direction's signals say: how many, how many stale, updates, the newest. */
+static void sum_dir(const rtc_unit *u, const rtc_driver_stats *st, bool in,
+                    rtc_session_link_dir *d)
+{
+    int64_t last = 0;
+    *d = (rtc_session_link_dir){.age_ns = -1};
+    for (size_t i = 0; i < st->n_signals && i < st->n_signals_cap && i < u->md->n_vars; i++) {
+        /* an I/O unit's outputs are what its peer sends in (FROM_BENCH) */
+        if ((u->md->vars[i].causality == RTC_CAUSALITY_OUTPUT) != in)
+            continue;
+        const rtc_signal_health *h = &st->signals[i];
+        d->signals++;
+        d->stale += h->quality == RTC_QUALITY_STALE || h->quality == RTC_QUALITY_ERROR;
+        d->updates += h->updates;
+        last = h->last_ns > last ? h->last_ns : last;
+    }
+    if (last)
+        d->age_ns = rtc_time_now_ns() - last;
+}
+
+/* A driver that sends datagrams without hearing back (OSC targets) cannot tell whether
+ * anyone listens: once it has sent, its out direction is as up as it can know. A server
+ * without a peer, or a client not connected, is connecting. */
+static bool sends_blind(const rtc_unit *u)
+{
+    const char *drv = rtc_io_unit_driver(u);
+    return drv && !strcmp(drv, "osc");
+}
+
+static const char *dir_state(const rtc_unit *u, const rtc_driver_stats *st, bool in,
+                             const rtc_session_link_dir *d)
+{
+    if (st->link == RTC_LINK_IDLE)
+        return "idle";
+    if (st->link == RTC_LINK_DOWN)
+        return "lost";
+    if (d->stale)
+        return "late";
+    if (st->link == RTC_LINK_UP)
+        return "up";
+    /* connecting as the driver sees it: a receiving direction is up while what it
+     * received is fresh (a stale signal was caught above), a sending one only when
+     * nothing could tell otherwise */
+    if (in)
+        return d->updates ? "up" : "connecting";
+    return d->updates && sends_blind(u) ? "up" : "connecting";
+}
+
+bool rtc_session_io_dirs(const rtc_session *s, size_t i, rtc_session_link_dir *in,
+                         rtc_session_link_dir *out)
+{
+    const rtc_unit *u = i < s->n_watch ? rtc_system_unit(s->sys, s->watch[i].unit) : NULL;
+    rtc_signal_health h[64];
+    rtc_driver_stats st = {.signals = h, .n_signals_cap = 64};
+    if (!u || rtc_io_unit_stats(u, &st) != RTC_OK)
+        return false;
+    rtc_session_link_dir d[2];
+    for (int dir = 0; dir < 2; dir++) {
+        sum_dir(u, &st, dir == 0, &d[dir]);
+        d[dir].state = dir_state(u, &st, dir == 0, &d[dir]);
+    }
+    if (in)
+        *in = d[0];
+    if (out)
+        *out = d[1];
+    return true;
+}
