@@ -103,6 +103,14 @@ rtc_add_test(me SOURCES unit/fmu_util.c LIBS rtc_fmuhost rtc_base_json DEPENDS r
 rtc_add_test(product SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtc_configs rtcosim rtcosim-bench-sim LABELS integration rt io)
 target_compile_definitions(test_product PRIVATE RTC_SOURCE_DIR="${PROJECT_SOURCE_DIR}" RTC_CONFIG_FMUS=$<BOOL:${RTC_CONFIG_FMUS}> RTC_BENCH_SIM_EXE="$<TARGET_FILE:rtcosim-bench-sim>")
 target_link_libraries(test_product PRIVATE PkgConfig::JANSSON)
+# issue 22: distributed runs over Cyclone DDS, nodes as separate processes on loopback;
+# node_subscriber is a DDS program built from the IDL alone (it does not link rtcosim)
+idlc_generate(TARGET rtc_test_node_idl FILES ${PROJECT_SOURCE_DIR}/io-drivers/idl/rtcosim_node.idl
+              DEFAULT_EXTENSIBILITY final)
+add_executable(node_subscriber integration/node_subscriber.c)
+target_link_libraries(node_subscriber PRIVATE rtc_test_node_idl CycloneDDS::ddsc)
+rtc_add_test(distributed SOURCES unit/proc_util.c DEPENDS rtc_configs rtcosim node_subscriber LABELS integration)
+target_compile_definitions(test_distributed PRIVATE RTC_NODE_SUBSCRIBER_EXE="$<TARGET_FILE:node_subscriber>")
 # issue 21: the coupling monitor in summary.json, the default estimator of a late link, and
 # `rtcosim tune` on a recorded session of the main job (bench simulator behind the fault
 # proxy) and of a pure co-simulation

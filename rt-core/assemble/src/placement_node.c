@@ -136,11 +136,15 @@ static int make_bridge(const rtc_partition *p, size_t peer, rtc_ssp_component *c
         bool in = s->to == (size_t)p->self && s->from == peer;
         if (out || in)
             rc = add_connector(c, s, out);
-        if (rc == RTC_OK && in && p->cross[i].ahead) {
-            rc = add_setting(c, ++group, "Signal", "name", s->name);
-            if (rc == RTC_OK)
-                rc = add_setting(c, group, "Signal", "ahead", "1");
-        }
+        if (rc != RTC_OK || !in || !p->po.lockstep)
+            continue;
+        /* lock-step: the value arrives estimated and converted on the sender's side; a
+         * zero-order hold hands it over unchanged (the default estimator would not) */
+        rc = add_setting(c, ++group, "Signal", "name", s->name);
+        if (rc == RTC_OK)
+            rc = add_setting(c, group, "Signal", "estimator", "zoh");
+        if (rc == RTC_OK && p->cross[i].ahead)
+            rc = add_setting(c, group, "Signal", "ahead", "1");
     }
     return rc;
 }

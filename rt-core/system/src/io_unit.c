@@ -99,6 +99,7 @@ typedef struct io_unit {
     rtc_lockstep *ls;
     rtc_driver_tx tx;   /* what went to the bench last: the driver may sleep on it */
     uint32_t ls_k;      /* the next tick round */
+    int64_t ls_dt_ns;   /* the base tick, as the refreshes are apart */
     bool ls_ended;      /* the last round went out (terminate) */
 } io_unit;
 
@@ -252,13 +253,15 @@ static void ls_finish(io_unit *u)
     if (!u->ls || u->ls_ended)
         return;
     u->ls_ended = true;
-    if (rtc_lockstep_commit(u->ls, RTC_LOCKSTEP_TICK, u->ls_k, u->now_ns) == RTC_OK)
-        rtc_lockstep_commit(u->ls, RTC_LOCKSTEP_END, u->ls_k + 1, u->now_ns);
+    int64_t t = u->now_ns + u->ls_dt_ns; /* one tick after the last refresh */
+    if (rtc_lockstep_commit(u->ls, RTC_LOCKSTEP_TICK, u->ls_k, t) == RTC_OK)
+        rtc_lockstep_commit(u->ls, RTC_LOCKSTEP_END, u->ls_k + 1, t);
 }
 
 static int u_refresh(void *self, int64_t t_ns)
 {
     io_unit *u = self;
+    u->ls_dt_ns = t_ns - u->now_ns;
     u->now_ns = t_ns;
     int rc = u->ls ? ls_tick(u, t_ns) : RTC_OK;
     if (rc != RTC_OK)
