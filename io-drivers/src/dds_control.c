@@ -134,7 +134,7 @@ int64_t rtc__ctl_mono_of_real(int64_t real_ns)
 
 /* ---- publishing and waiting ---- */
 
-int rtc__ctl_publish(rtc_nodectl *c, int kind, rtc_control_Control *s)
+int rtc__ctl_publish(rtc_nodectl *c, int kind, rtc_control_Sample *s)
 {
     const rtc__ctl_peer *me = &c->peers[c->self];
     s->node_key = me->key;
@@ -171,7 +171,7 @@ void rtc__ctl_set_stop(rtc_nodectl *c, const char *node, int cause, int64_t tick
 
 /* One control sample of another node of this run. Returns true when it stops the run
  * here (the on-stop callback is due). Lock held. */
-static bool on_control_sample(rtc_nodectl *c, const rtc_control_Control *s)
+static bool on_control_sample(rtc_nodectl *c, const rtc_control_Sample *s)
 {
     long i = find_node(c, s->node);
     if (i < 0 || (size_t)i == c->self || s->run_id != c->dn->p.run_id)
@@ -268,10 +268,10 @@ static uint16_t fill_links(rtc_control_LinkStatus *out)
             continue;
         rtc_control_LinkStatus *l = &out[n++];
         *l = (rtc_control_LinkStatus){.state = (uint8_t)st.link,
-                                          .latency_p50_ns = st.latency.p50,
-                                          .latency_p99_ns = st.latency.p99,
-                                          .latency_max_ns = st.latency.max};
-        snprintf(l->peer, sizeof l->peer, "%s", reg[i].peer);
+                                      .latency_p50_ns = st.latency.p50,
+                                      .latency_p99_ns = st.latency.p99,
+                                      .latency_max_ns = st.latency.max};
+        snprintf(l->peer, sizeof l->peer, "%.*s", (int)sizeof l->peer - 1, reg[i].peer);
         rtc_driver_stats_counter(&st, "received", &l->received);
         rtc_driver_stats_counter(&st, "late", &l->late);
         rtc_driver_stats_counter(&st, "lost", &l->lost);
@@ -284,7 +284,7 @@ static uint16_t fill_links(rtc_control_LinkStatus *out)
 
 static void publish_status(rtc_nodectl *c)
 {
-    rtc_control_Control s = {0};
+    rtc_control_Sample s = {0};
     rtc_nodectl_local me = {0};
     pthread_mutex_lock(&c->lock);
     void (*fn)(void *, rtc_nodectl_local *) = c->on_status;
@@ -429,7 +429,7 @@ int rtc_nodectl_open(const rtc_nodectl_config *cfg, const rtc_logger *lg, rtc_no
     c->clk_ls = dds_create_listener(c);
     dds_lset_data_available(c->ctl_ls, on_control);
     dds_lset_data_available(c->clk_ls, on_clock);
-    int drc = make_topic(c, &rtc_control_Control_desc, RTC_CTL_TOPIC, true, &c->ctl_topic,
+    int drc = make_topic(c, &rtc_control_Sample_desc, RTC_CTL_TOPIC, true, &c->ctl_topic,
                          &c->ctl_wr, &c->ctl_rd, c->ctl_ls);
     if (drc == 0)
         drc = make_topic(c, &rtc_control_Ping_desc, RTC_CTL_CLOCK_TOPIC, false,
@@ -502,14 +502,18 @@ void rtc_nodectl_stopped(rtc_nodectl *c, rtc_nodectl_cause cause, int64_t tick,
 {
     if (!c)
         return;
-    rtc_control_Control s = {.cause = (uint8_t)cause, .tick = tick};
+    rtc_control_Sample s = {.cause = (uint8_t)cause, .tick = tick};
     snprintf(s.text, sizeof s.text, "%s", reason ? reason : "");
     pthread_mutex_lock(&c->lock);
     if (cause != RTC_NODECTL_NODE)
         rtc__ctl_set_stop(c, c->peers[c->self].name, cause, tick, reason, false);
     c->state = rtc_control_STATE_STOPPED;
     s.offset_ns = c->clock.offset_ns;
+    bool told = c->told; /* a refused start told it already: its cause stands */
+    c->told = true;
     pthread_mutex_unlock(&c->lock);
+    if (told)
+        return;
     rtc__ctl_publish(c, rtc_control_KIND_STOP, &s);
     publish_status(c);
     dds_wait_for_acks(c->ctl_wr, DDS_SECS(1));
@@ -544,7 +548,7 @@ static const char *state_name(int st, bool stopped)
 static void node_view(const rtc_nodectl *c, size_t i, int64_t now, rtc_nodectl_node *o)
 {
     const rtc__ctl_peer *p = &c->peers[i];
-    const rtc_control_Control *s = &p->status;
+    const rtc_control_Sample *s = &p->status;
     *o = (rtc_nodectl_node){.self = i == c->self, .leader = i == 0, .heard = p->heard,
                             .age_ns = p->heard ? now - p->status_at_ns : -1,
                             .tick = s->tick, .sim_time_ns = s->sim_time_ns,

@@ -299,7 +299,7 @@ static int64_t lead(rtc_nodectl *c, int64_t until, cancel_fn cancelled, void *us
     int64_t epoch = rtc__dds_realtime_ns() + (margin > MARGIN_MIN_NS ? margin : MARGIN_MIN_NS);
     c->epoch_ns = epoch;
     pthread_mutex_unlock(&c->lock);
-    rtc_control_Control s = {.epoch_ns = epoch};
+    rtc_control_Sample s = {.epoch_ns = epoch};
     rtc__ctl_publish(c, rtc_control_KIND_START, &s);
     return 1;
 }
@@ -317,7 +317,7 @@ static int64_t follow(rtc_nodectl *c, int64_t until, cancel_fn cancelled, void *
 /* READY, with the offset (its round trip helps the leader size the margin). */
 static void say_ready(rtc_nodectl *c)
 {
-    rtc_control_Control s = {0};
+    rtc_control_Sample s = {0};
     pthread_mutex_lock(&c->lock);
     s.offset_ns = c->clock.offset_ns;
     s.offset_rtt_ns = c->clock.rtt_ns;

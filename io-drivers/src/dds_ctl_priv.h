@@ -32,7 +32,7 @@ typedef struct rtc__ctl_peer {
     uint64_t key;              /**< rtc__dds_name_key(name) */
     uint64_t nonce;            /**< of its first control sample (0: none yet) */
     bool ready, stopped, heard;
-    rtc_control_Control status; /**< its last STATUS (heard) */
+    rtc_control_Sample status; /**< its last STATUS (heard) */
     int64_t status_at_ns;      /**< when it came (CLOCK_MONOTONIC) */
     int64_t offset_ns;         /**< its clock minus the leader's (as it said) */
 } rtc__ctl_peer;
@@ -54,6 +54,7 @@ struct rtc_nodectl {
     rtc_nodectl_clock clock;
     bool stop_set;
     rtc_nodectl_stop stop;     /**< the run's first stop */
+    bool told;                 /**< this node published its stop (once) */
     int state;                 /**< rtc_control_STATE_* of this node */
     void (*on_stop)(void *user);
     void *on_stop_user;
@@ -66,7 +67,7 @@ struct rtc_nodectl {
 /** Publish this node's control sample of @p kind (READY, START, STOP, STATUS) with the
  *  fields of @p s the caller set (the plane sets node, key, run and nonce). Returns the
  *  DDS result. RT-safe: no. */
-int rtc__ctl_publish(rtc_nodectl *c, int kind, rtc_control_Control *s);
+int rtc__ctl_publish(rtc_nodectl *c, int kind, rtc_control_Sample *s);
 
 /** Wait until something arrives (or @p until_ns, CLOCK_MONOTONIC); @p seen is the
  *  generation the caller last saw, the new one is returned. RT-safe: no. */

@@ -5,6 +5,7 @@
  *   rtcosim plan SYSTEM   Parallel Fast planning: Ê(H), D̂(H) and the recommended H*
  */
 #include "cli.h"
+#include "cli_nodes.h"
 #include "rt_cli.h"
 #include "summary.h"
 
@@ -75,7 +76,12 @@ static const char run_help_options[] =
     "  --session TAG        session tag: nodes of different sessions never meet (default\n"
     "                       rtcosim)\n"
     "  --dds-domain N       DDS domain id 0..230 (default 0)\n"
-    "  --join-timeout S     how long a node waits for the others to start (default 30)\n";
+    "  --join-timeout S     how long a node waits for the others to start (default 30)\n"
+    "  --bridge NODE:KEY=V  a key of this node's bridge to NODE (repeatable): on_loss,\n"
+    "                       loss_ms, emulate_delay_ms, emulate_jitter_ms, emulate_loss,\n"
+    "                       emulate_seed (README \"Distributed runs\")\n"
+    "  --clock-offset-max MS  with --realtime: refuse to start when this node's clock is\n"
+    "                       further than MS from the leader's (default 10; a tenth warns)\n";
 
 static const char run_common_help[] =
     "Common options:\n"
@@ -145,11 +151,14 @@ typedef struct sys_opts {
     rtc_placement_opts place; /* --node, --place, --session, --dds-domain, --join-timeout */
     const char **places;
     rtc_partition *part; /* a node's run: the partition it belongs to */
+    const char **bridge_sets; /* --bridge */
+    double clock_max_ms;      /* --clock-offset-max */
+    rtc_cli_nodes nodes;      /* a node of a real-time distributed run */
 } sys_opts;
 
 enum { O_ALGO = 300, O_STEP, O_SYNC, O_START, O_STOP, O_ITER, O_TOL, O_MAXIT, O_RECORD, O_DEC,
        O_DIR, O_FAST, O_WORKERS, O_NONFINITE, O_ON_WRITE_ERROR, O_SET, O_NODE, O_PLACE,
-       O_SESSION, O_DOMAIN, O_JOIN };
+       O_SESSION, O_DOMAIN, O_JOIN, O_BRIDGE, O_CLOCK_MAX };
 
 static int time_opt(const char *name, const char *text, int64_t *ns)
 {
@@ -199,6 +208,8 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
         {"session", required_argument, NULL, O_SESSION},
         {"dds-domain", required_argument, NULL, O_DOMAIN},
         {"join-timeout", required_argument, NULL, O_JOIN},
+        {"bridge", required_argument, NULL, O_BRIDGE},
+        {"clock-offset-max", required_argument, NULL, O_CLOCK_MAX},
         {"verbose", no_argument, NULL, 'v'},            {"help", no_argument, NULL, 'h'},
         {"quiet", no_argument, NULL, 'q'},              {0}};
     static struct option opts[64]; /* base + the real-time options of cmd_rt.c */
@@ -263,6 +274,15 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
         case O_DOMAIN:
             st = rtc_cli_parse_long(cmd, "dds-domain", optarg, 0, 230, &v);
             o->place.domain = (int)v;
+            break;
+        case O_BRIDGE:
+            if (push_arg(&o->bridge_sets, &o->place.n_bridge_sets, optarg) != RTC_OK)
+                return RTC_EXIT_ERROR;
+            o->place.bridge_sets = o->bridge_sets;
+            break;
+        case O_CLOCK_MAX:
+            st = rtc_cli_parse_double(cmd, "clock-offset-max", optarg, 0.001, 3600000,
+                                      &o->clock_max_ms);
             break;
         case O_JOIN:
             st = rtc_cli_parse_double(cmd, "join-timeout", optarg, 0.001, 86400,
@@ -475,6 +495,14 @@ static int prepare(sys_opts *o, const rtc_logger *lg, const char *file, rtc_syst
         rc = rtc_record_new(rec);
     if (rc == RTC_OK)
         rc = validate_run(*sys, o, *rec, lg); /* a session's events.log gets the reasons */
+    /* a real-time node: the control plane, and every node there before the initialization */
+    if (rc == RTC_OK && o->rt.enabled && o->part) {
+        rc = rtc_cli_nodes_open(&o->nodes, o->part, &o->place, rtc_system_tick_ns(*sys),
+                                o->clock_max_ms);
+        o->rt.nodes = &o->nodes;
+    }
+    if (rc == RTC_OK)
+        rc = rtc_cli_nodes_join(&o->nodes);
     if (rc == RTC_OK)
         rc = rtc_system_init(*sys);
     /* real time: never wait, count drops */
@@ -496,6 +524,8 @@ int rtc_cmd_run_system(int argc, char **argv)
         free(o.records);
         free(o.sets);
         free(o.places);
+        free(o.bridge_sets);
+    free(o.bridge_sets);
         rtc_partition_free(o.part);
         rtc_cli_rt_clear(&o.rt);
         return st < 0 ? RTC_EXIT_OK : st;
@@ -526,11 +556,15 @@ int rtc_cmd_run_system(int argc, char **argv)
     o.rt.sys_options = &o.so;
     o.rt.record_names = o.records;
     o.rt.n_record_names = o.n_records;
+    o.rt.node = o.part ? o.place.node : NULL;
+    o.rt.places = o.place.places;
+    o.rt.n_places = o.place.n_places;
     o.rt.t0_wall_s = rtc_cli_now_s();
     if (rc == RTC_OK)
         rc = run_ticks(sys, r, o.decimation, &o, csv);
     conclude(&o, sys, r, csv, file, rc);
     rtc_system_free(sys); /* the units terminate: what they say precedes the final line */
+    rtc_cli_nodes_close(&o.nodes);
     if (o.started) { /* a failure before it is its one error line */
         char summary[4200];
         snprintf(summary, sizeof summary, "%s/summary.json", o.dir);
@@ -541,6 +575,7 @@ int rtc_cmd_run_system(int argc, char **argv)
     free(o.records);
     free(o.sets);
     free(o.places);
+    free(o.bridge_sets);
     rtc_partition_free(o.part);
     rtc_cli_rt_clear(&o.rt);
     rtc_cli_stop_signals(false);
@@ -571,6 +606,8 @@ int rtc_cmd_check(int argc, char **argv)
         rtc_cli_rt_clear(&o.rt);
         free(o.sets);
         free(o.places);
+        free(o.bridge_sets);
+    free(o.bridge_sets);
         rtc_partition_free(o.part);
         if (st < 0)
             fputs(check_help, stdout);
@@ -591,6 +628,7 @@ int rtc_cmd_check(int argc, char **argv)
     rtc_system_free(sys);
     free(o.sets);
     free(o.places);
+    free(o.bridge_sets);
     rtc_partition_free(o.part);
     if (lrc != RTC_OK)
         fprintf(stderr, "%s: not valid\n", o.path);
@@ -727,6 +765,7 @@ int rtc_cmd_plan(int argc, char **argv)
     free(rest);
     free(o.sets); /* plan does not initialize: values set before it change nothing */
     free(o.places);
+    free(o.bridge_sets);
     rtc_partition_free(o.part);
     o.so.sets = NULL;
     o.so.n_sets = 0;

@@ -60,6 +60,11 @@ typedef struct rtc_cli_rt {
                                 line: the system file's settings fill in the others */
     bool stop_on_nonfinite; /**< --on-nonfinite stop (cmd_system.c) */
     double t0_wall_s;      /**< set by cmd_system.c: when the run began (wall_time_s) */
+    struct rtc_cli_nodes *nodes; /**< set by cmd_system.c: a node of a distributed run
+                                      (cli_nodes.h; NULL otherwise) */
+    const char *node;       /**< set by cmd_system.c: --node (session.conf), else NULL */
+    const char *const *places; /**< its --place arguments */
+    size_t n_places;
     /* outcome */
     rtc_cli_end end;       /**< how the run ended (summary.h); cause NULL while unknown */
     bool has_session;
@@ -179,6 +184,9 @@ typedef struct rtc_cli_session_conf {
     size_t n_records;
     char **sets; /**< the live run's --set values, in so.sets */
     long decimation;
+    char *node;   /**< a distributed run's node (node=), else NULL */
+    char **places; /**< its --place arguments (place=) */
+    size_t n_places;
 } rtc_cli_session_conf;
 
 /** Read SESSION_DIR/session.conf into @p c (a damaged number is named on stderr).

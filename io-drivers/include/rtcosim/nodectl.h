@@ -165,7 +165,8 @@ void rtc_nodectl_on_status(rtc_nodectl *c, void (*fn)(void *user, rtc_nodectl_lo
 
 /**
  * This node's run stopped: tell the others (@p cause, the tick, @p reason in words) and
- * wait (bounded, 1 s) until they acknowledged. The first stop of the run (this or an
+ * wait (bounded, 1 s) until they acknowledged. Once per run: a later call (after a
+ * refused start told its own) changes nothing. The first stop of the run (this or an
  * earlier remote one) is what rtc_nodectl_stop_origin() reports. RT-safe: no.
  */
 void rtc_nodectl_stopped(rtc_nodectl *c, rtc_nodectl_cause cause, int64_t tick,

@@ -338,9 +338,10 @@ static const char **local_sets(const rtc_partition *p, const rtc_system_options 
     return sets;
 }
 
-int rtc_load_system_node(const char *path, const rtc_system_options *opt,
-                         const rtc_placement_opts *po, const rtc_logger *lg, rtc_system **out,
-                         rtc_partition **part)
+/* The node's part, live (@p feed NULL) or replayed. */
+static int load_node(const char *path, const rtc_system_options *opt,
+                     const rtc_placement_opts *po, const rtc_io_sample_source *feed,
+                     const rtc_logger *lg, rtc_system **out, rtc_partition **part)
 {
     rtc_partition *p = NULL;
     if (!path || !po || !out)
@@ -353,7 +354,8 @@ int rtc_load_system_node(const char *path, const rtc_system_options *opt,
     }
     if (rc != RTC_OK || !p->n_nodes) {
         rtc_partition_free(p);
-        return rc != RTC_OK ? rc : rtc_load_system(path, opt, lg, out);
+        return rc != RTC_OK ? rc : feed ? rtc_load_system_replay(path, opt, feed, lg, out)
+                                        : rtc_load_system(path, opt, lg, out);
     }
     rtc_system_options o = opt ? *opt : (rtc_system_options){0};
     const char **sets = local_sets(p, &o, &o.n_sets);
@@ -361,13 +363,28 @@ int rtc_load_system_node(const char *path, const rtc_system_options *opt,
     o.init_passes = 2 * p->n_units + 2; /* every node the same, enough for the lag (T3) */
     o.ssp_hook = rtc__placement_ssp_hook;
     o.ssp_hook_user = p;
-    rc = sets ? rtc_load_system(path, &o, lg, out) : RTC_ENOMEM;
+    rc = !sets ? RTC_ENOMEM : feed ? rtc_load_system_replay(path, &o, feed, lg, out)
+                                   : rtc_load_system(path, &o, lg, out);
     free(sets);
     if (rc == RTC_OK && part)
         *part = p;
     else
         rtc_partition_free(p);
     return rc;
+}
+
+int rtc_load_system_node(const char *path, const rtc_system_options *opt,
+                         const rtc_placement_opts *po, const rtc_logger *lg, rtc_system **out,
+                         rtc_partition **part)
+{
+    return load_node(path, opt, po, NULL, lg, out, part);
+}
+
+int rtc_load_system_node_replay(const char *path, const rtc_system_options *opt,
+                                const rtc_placement_opts *po, const rtc_io_sample_source *feed,
+                                const rtc_logger *lg, rtc_system **out)
+{
+    return feed ? load_node(path, opt, po, feed, lg, out, NULL) : RTC_EINVAL;
 }
 
 long rtc_partition_self(const rtc_partition *p)

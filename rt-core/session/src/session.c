@@ -469,6 +469,10 @@ static int write_conf(rtc_session *s, const rtc_session_options *o)
         fprintf(f, "record=%s\n", o->record_names[i]);
     for (size_t i = 0; i < so->n_sets; i++) /* --set values are part of the run */
         fprintf(f, "set=%s\n", so->sets[i]);
+    if (o->node) /* a node's part of a distributed run: replay loads the same part */
+        fprintf(f, "node=%s\n", o->node);
+    for (size_t i = 0; o->node && i < o->n_places; i++)
+        fprintf(f, "place=%s\n", o->places[i]);
     return rtc_ofile_replace_commit(f, tmp, path);
 }
 

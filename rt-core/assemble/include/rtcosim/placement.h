@@ -129,6 +129,19 @@ int rtc_load_system_node(const char *path, const rtc_system_options *opt,
                          const rtc_placement_opts *po, const rtc_logger *lg, rtc_system **out,
                          rtc_partition **part);
 
+/**
+ * rtc_load_system_node() for `rtcosim replay` of a node's session: the same part of the
+ * system, but every I/O component (the bridges included) a replay unit fed by @p feed
+ * (rtc_load_system_replay()), so no DDS and no peer is needed. @p po as the live run's
+ * (node and --place; lockstep false: a recorded session is a real-time run's).
+ * Returns and errors as rtc_load_system_node(). RT-safe: no. Thread: the main thread.
+ */
+struct rtc_io_sample_source;
+int rtc_load_system_node_replay(const char *path, const rtc_system_options *opt,
+                                const rtc_placement_opts *po,
+                                const struct rtc_io_sample_source *feed,
+                                const rtc_logger *lg, rtc_system **out);
+
 /** How many names the one-process run records (rtc_partition_column). RT-safe: yes. */
 RTC_RT_SAFE size_t rtc_partition_column_count(const rtc_partition *p);
 /**

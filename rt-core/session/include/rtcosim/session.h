@@ -174,6 +174,9 @@ typedef struct rtc_session_options {
     const char *const *record_names; /**< --record names (none: the default selection) */
     size_t n_record_names;
     long decimation;
+    const char *node;            /**< a distributed run: this node (--node), else NULL */
+    const char *const *places;   /**< its --place COMPONENT=NODE arguments */
+    size_t n_places;
     unsigned caps;               /**< RTC_SESSION_CAN_* the operator has (see caps_given) */
     bool caps_given;             /**< false: rtc_session_caps_default() for the system */
     /** a failed write of inputs.bin or events.log: false (default) reports it and stops
