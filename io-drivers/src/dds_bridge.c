@@ -54,7 +54,10 @@ typedef struct nb {
     uint64_t run_id;
     int64_t join_ns;
     rtc_lockstep *ls;           /* lock-step channel, or NULL: mailboxes */
-    rtc__rtlink rt;             /* real time (no lock-step): dds_rtlink.c */
+    bool rt;                    /* real time: ticks through dds_rtlink.c (ls, when set,
+                                   carries the initialization only) */
+    rtc__rtlink rt_link;        /* real time: dds_rtlink.c */
+    int64_t init_sent_ns;       /* real time: when the last INIT round went (resent) */
     bool registered;            /* with the control plane (real time) */
     size_t *out_sig, *in_sig;   /* signal index of each value of a sample, per direction */
     dds_entity_t topic_out, topic_in, wr, rd;
@@ -150,7 +153,7 @@ static int open_rt(nb *d, const rtc_driver_config *cfg)
         [RTC_RTL_LOST] = &n[NB_LOST], [RTC_RTL_DUPLICATES] = &n[NB_DUPLICATES],
         [RTC_RTL_OUT_OF_ORDER] = &n[NB_OUT_OF_ORDER],
         [RTC_RTL_EMU_DROPPED] = &n[NB_EMU_DROPPED]};
-    int rc = rtc__rtlink_open(&d->rt, &d->b, cfg, d->in_sig, d->out_sig, d->self, d->peer, ctr);
+    int rc = rtc__rtlink_open(&d->rt_link, &d->b, cfg, d->in_sig, d->out_sig, d->self, d->peer, ctr);
     if (rc == RTC_OK)
         d->registered = rtc__ctl_register(d->peer, d, rtc_drv_stats) == RTC_OK;
     return rc;
@@ -158,7 +161,9 @@ static int open_rt(nb *d, const rtc_driver_config *cfg)
 static void on_liveliness(dds_entity_t rd, const dds_liveliness_changed_status_t st, void *arg);
 
 /* Topics, writer and reader of this pair; the reader's listener. Lock-step: reliable and
- * every round kept until sent; real time: best effort, the newest sample only. */
+ * every round kept until sent; real time: best effort, the writer keeps its newest sample
+ * only, the reader a few (so that no pass of the initialization is overwritten before the
+ * I/O thread took it; of ticks, dds_rtlink.c uses the newest). */
 static int make_entities(nb *d, bool lockstep)
 {
     char name[160];
@@ -180,6 +185,8 @@ static int make_entities(nb *d, bool lockstep)
      * the participant's */
     dds_qset_liveliness(q, DDS_LIVELINESS_AUTOMATIC, lockstep ? DDS_SECS(1) : DDS_MSECS(250));
     d->wr = dds_create_writer(d->node->pub, d->topic_out, q, NULL);
+    if (!lockstep)
+        dds_qset_history(q, DDS_HISTORY_KEEP_LAST, RTC_LOCKSTEP_DEPTH);
     d->listener = dds_create_listener(d);
     dds_lset_data_available(d->listener, on_data);
     dds_lset_liveliness_changed(d->listener, on_liveliness);
@@ -211,8 +218,14 @@ static int nb_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **se
     if (rc == RTC_OK && lockstep && (rc = rtc_lockstep_enable(cfg->lockstep, ahead, loss_ns)) ==
                                         RTC_OK)
         d->ls = cfg->lockstep;
+    /* real time: the same coupled initial state as a one-process run (INIT rounds), then
+     * mailboxes: the ticks never wait */
+    d->rt = !lockstep;
+    if (rc == RTC_OK && d->rt && cfg->lockstep &&
+        (rc = rtc_lockstep_enable_init(cfg->lockstep, d->join_ns)) == RTC_OK)
+        d->ls = cfg->lockstep;
     free(ahead);
-    if (rc == RTC_OK && !d->ls)
+    if (rc == RTC_OK && d->rt)
         rc = open_rt(d, cfg);
     if (rc == RTC_OK)
         rc = rtc__dds_node_get(&p, lg, b->component, &d->node);
@@ -241,8 +254,8 @@ static bool accept(nb *d, const rtc_node_Sample *s)
         rtc_drv_count(&d->b.st.named[NB_UNEXPECTED]);
         return false;
     }
-    if (!d->ls)
-        return true; /* real time: the newest is what counts */
+    if (d->rt && s->kind != rtc_node_KIND_INIT)
+        return true; /* real time: the newest tick is what counts (dds_rtlink.c) */
     if (s->kind < d->next_kind || (s->kind == d->next_kind && s->round < d->next_round)) {
         rtc_drv_count(&d->b.st.named[NB_DUPLICATES]);
         return false;
@@ -282,8 +295,8 @@ static void deliver(nb *d, const rtc_node_Sample *s, int64_t now_real)
 static void on_data(dds_entity_t rd, void *arg)
 {
     nb *d = arg;
-    if (!d->ls) { /* real time: the I/O thread takes (it alone writes the mailboxes) */
-        rtc__rtlink_kick(&d->rt);
+    if (d->rt) { /* real time: the I/O thread takes (it alone writes the mailboxes) */
+        rtc__rtlink_kick(&d->rt_link);
         return;
     }
     enum { BATCH = 8 };
@@ -420,14 +433,16 @@ static void take_rt(nb *d)
             const rtc_node_Sample *s = buf[i];
             if (!si[i].valid_data || !accept(d, s) || s->kind == rtc_node_KIND_END)
                 continue;
-            if (s->kind == rtc_node_KIND_TICK && s->count == b->n_from_bench)
-                used |= rtc__rtlink_arrive(&d->rt, s, now);
+            if (s->kind == rtc_node_KIND_INIT && d->ls)
+                deliver(d, s, now); /* a pass of the initialization */
+            else if (s->kind == rtc_node_KIND_TICK && s->count == b->n_from_bench)
+                used |= rtc__rtlink_arrive(&d->rt_link, s, now);
             else
                 rtc_drv_count(&b->st.named[NB_UNEXPECTED]);
         }
         dds_return_loan(d->rd, buf, n);
     }
-    used |= rtc__rtlink_release(&d->rt);
+    used |= rtc__rtlink_release(&d->rt_link);
     if (used)
         atomic_store_explicit(&d->heard, true, memory_order_relaxed);
 }
@@ -436,12 +451,28 @@ static void take_rt(nb *d)
  * the engine wrote them (it wakes this thread), until @p until or a held sample is due. */
 static void wait_rt(nb *d, int64_t until)
 {
+    /* initializing (no tick yet): its rounds go out, and the last one again every 20 ms
+     * (best effort may lose one; the peer drops what it has); the wait short, as a
+     * committed round does not wake this thread */
+    bool init = d->ls && rtc__rtlink_idle(&d->rt_link);
+    if (init) {
+        int64_t now = rtc_time_now_ns();
+        const rtc_lockstep_round *r = rtc_lockstep_next_out(d->ls);
+        if (r) {
+            send_rounds(d);
+            d->init_sent_ns = now;
+        } else if (d->init_sent_ns && now - d->init_sent_ns > 20000000) {
+            dds_write(d->wr, &d->out);
+            d->init_sent_ns = now;
+        }
+        until = now + 1000000 < until ? now + 1000000 : until;
+    }
     do {
         take_rt(d);
-        if (rtc__rtlink_collect(&d->rt, &d->out))
+        if (rtc__rtlink_collect(&d->rt_link, &d->out))
             send_sample(d, rtc_node_KIND_TICK, d->out.round, d->out.sim_time_ns, NULL,
                         d->out.count);
-    } while (!rtc_drv_should_stop(&d->b) && rtc__rtlink_wait(&d->rt, until));
+    } while (!rtc_drv_should_stop(&d->b) && rtc__rtlink_wait(&d->rt_link, until));
     take_rt(d);
 }
 
@@ -453,15 +484,17 @@ static bool nb_cycle(rtc_drv_base *b, int64_t now)
     else if (atomic_exchange_explicit(&d->heard, false, memory_order_relaxed) &&
              rtc_drv_link_state(b) != RTC_LINK_UP)
         rtc_drv_link_up(b);
-    if (!d->ls)
-        rtc_drv_check_input(b, now);
+    /* no stale marks in real time: a mark would hide a sample not taken yet (the peer's
+     * values of t = 0, sent before the start), and the estimator at the signal judges a
+     * value's age from its own time */
+    (void)now;
     return true;
 }
 
 static void nb_wait(rtc_drv_base *b, int64_t until)
 {
     nb *d = (nb *)b;
-    if (!d->ls) {
+    if (d->rt) {
         wait_rt(d, until);
         return;
     }
@@ -499,7 +532,7 @@ static void nb_clear(rtc_drv_base *b)
     rtc__dds_node_put(d->node);
     if (d->registered)
         rtc__ctl_unregister(d);
-    rtc__rtlink_clear(&d->rt);
+    rtc__rtlink_clear(&d->rt_link);
     free(d->out_sig);
     free(d->in_sig);
     free(d->self);

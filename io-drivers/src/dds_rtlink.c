@@ -74,6 +74,11 @@ int rtc__rtlink_open(rtc__rtlink *l, rtc_drv_base *b, const rtc_driver_config *c
     return l->held ? RTC_OK : RTC_ENOMEM;
 }
 
+bool rtc__rtlink_idle(const rtc__rtlink *l)
+{
+    return l->sent_t == INT64_MIN;
+}
+
 void rtc__rtlink_clear(rtc__rtlink *l)
 {
     free(l->held);
@@ -167,6 +172,7 @@ static void refresh_offsets(rtc__rtlink *l, int64_t now)
 static bool use(rtc__rtlink *l, const rtc_node_Sample *s, int64_t real_now)
 {
     rtc_drv_base *b = l->b;
+
     int64_t k = (int64_t)s->round;
     bool newest = in_order(l, k);
     if (newest) {
@@ -254,8 +260,9 @@ bool rtc__rtlink_collect(rtc__rtlink *l, rtc_node_Sample *s)
         return false;
     (void)atomic_load_explicit(&l->tx->seq, memory_order_acquire); /* then t_ns and values */
     int64_t t = atomic_load_explicit(&l->tx->t_ns, memory_order_relaxed);
-    if (t == l->sent_t)
-        return false;
+    if (t == l->sent_t || !rtc_mailbox_seq(b->sig[l->out_sig[0]].mb))
+        return false; /* nothing new, or nothing written yet (the initialization's values
+                       * went by the lock-step channel) */
     int64_t until = rtc_time_now_ns() + COLLECT_WAIT_NS;
     for (;;) {
         bool same = true;

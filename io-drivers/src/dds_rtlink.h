@@ -70,6 +70,9 @@ int rtc__rtlink_open(rtc__rtlink *l, rtc_drv_base *b, const rtc_driver_config *c
                      const size_t *in_sig, const size_t *out_sig, const char *self,
                      const char *peer, _Atomic uint64_t *const ctr[RTC_RTL_N]);
 
+/** True until the first tick's values went out (the run has not started). RT-safe: yes. */
+RTC_RT_SAFE bool rtc__rtlink_idle(const rtc__rtlink *l);
+
 /** Free what open allocated; a zeroed link is fine. RT-safe: no. */
 void rtc__rtlink_clear(rtc__rtlink *l);
 

@@ -30,6 +30,7 @@
 struct rtc_lockstep {
     size_t n_out, n_in;
     bool enabled;
+    bool init_only;          /* rtc_lockstep_enable_init: INIT passes only */
     int64_t wait_ns;
     uint8_t *ahead;          /* per incoming value: 0 or 1 */
     int tick_ahead;          /* max of ahead, -1 without incoming values */
@@ -100,6 +101,15 @@ int rtc_lockstep_enable(rtc_lockstep *ls, const uint8_t *in_ahead, int64_t wait_
     return RTC_OK;
 }
 
+int rtc_lockstep_enable_init(rtc_lockstep *ls, int64_t wait_ns)
+{
+    int rc = rtc_lockstep_enable(ls, NULL, wait_ns);
+    if (rc == RTC_OK)
+        ls->init_only = true;
+    return rc;
+}
+
+bool rtc_lockstep_init_only(const rtc_lockstep *ls) { return ls && ls->init_only; }
 bool rtc_lockstep_enabled(const rtc_lockstep *ls) { return ls && ls->enabled; }
 size_t rtc_lockstep_n_out(const rtc_lockstep *ls) { return ls->n_out; }
 size_t rtc_lockstep_n_in(const rtc_lockstep *ls) { return ls->n_in; }

@@ -99,6 +99,8 @@ typedef struct io_unit {
     rtc_lockstep *ls;
     rtc_driver_tx tx;   /* what went to the bench last: the driver may sleep on it */
     uint32_t ls_k;      /* the next tick round */
+    bool ls_done;       /* an initialization-only channel after the initialization: the
+                         * unit runs on mailboxes (rtc_lockstep_enable_init) */
     int64_t ls_dt_ns;   /* the base tick, as the refreshes are apart */
     bool ls_ended;      /* the last round went out (terminate) */
 } io_unit;
@@ -220,7 +222,8 @@ static int ls_tick(io_unit *u, int64_t t_ns)
 
 bool rtc_io_unit_lockstep(const rtc_unit *unit)
 {
-    return rtc_io_unit_is(unit) && ((const io_unit *)unit->self)->ls;
+    const io_unit *u = rtc_io_unit_is(unit) ? unit->self : NULL;
+    return u && u->ls && !u->ls_done;
 }
 
 int rtc_io_unit_lockstep_pass(rtc_unit *unit, uint32_t pass)
@@ -250,7 +253,7 @@ int rtc_io_unit_lockstep_pass(rtc_unit *unit, uint32_t pass)
  * stepping after this node (Gauss-Seidel) reads them in its last tick. */
 static void ls_finish(io_unit *u)
 {
-    if (!u->ls || u->ls_ended)
+    if (!u->ls || u->ls_ended || u->ls_done)
         return;
     u->ls_ended = true;
     int64_t t = u->now_ns + u->ls_dt_ns; /* one tick after the last refresh */
@@ -263,7 +266,7 @@ static int u_refresh(void *self, int64_t t_ns)
     io_unit *u = self;
     u->ls_dt_ns = t_ns - u->now_ns;
     u->now_ns = t_ns;
-    int rc = u->ls ? ls_tick(u, t_ns) : RTC_OK;
+    int rc = u->ls && !u->ls_done ? ls_tick(u, t_ns) : RTC_OK;
     if (rc != RTC_OK)
         return rc;
     for (size_t i = 0; i < u->n; i++) {
@@ -316,7 +319,7 @@ static int u_set(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, con
             continue;
         }
         s->value = rtc_value_to_double(type, rtc_value_load(type, values, i));
-        if (u->ls) { /* the next round's value: it goes out with the tick's commit */
+        if (u->ls && !u->ls_done) { /* the next round's value: out with the commit */
             rtc_lockstep_stage(u->ls)[s->ls_pos] = s->value;
             continue;
         }
@@ -370,9 +373,11 @@ static int u_enter_init(void *self)
     return RTC_OK;
 }
 
-static int u_nothing(void *self)
+/* An initialization-only lock-step channel has done its work: mailboxes from here on. */
+static int u_exit_init(void *self)
 {
-    (void)self;
+    io_unit *u = self;
+    u->ls_done = rtc_lockstep_init_only(u->ls);
     return RTC_OK;
 }
 
@@ -431,7 +436,7 @@ static const rtc_unit_ops io_ops = {
     .kind = "io",
     .instantiate = u_instantiate,
     .enter_init = u_enter_init,
-    .exit_init = u_nothing,
+    .exit_init = u_exit_init,
     .set = u_set,
     .get = u_get,
     .do_step = u_do_step,

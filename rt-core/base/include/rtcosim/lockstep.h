@@ -80,6 +80,19 @@ void rtc_lockstep_free(rtc_lockstep *ls);
  */
 int rtc_lockstep_enable(rtc_lockstep *ls, const uint8_t *in_ahead, int64_t wait_ns);
 
+/**
+ * The driver, in open(): exchange rounds during initialization only (its INIT passes), the
+ * values through the mailboxes from the first tick on: a link that must never wait while
+ * running (a node bridge in a real-time run) still starts from the coupled initial state
+ * a one-process run has. @p wait_ns bounds each wait of the initialization (> 0).
+ * Returns RTC_OK, RTC_EINVAL. RT-safe: no. Thread: the driver's open().
+ */
+int rtc_lockstep_enable_init(rtc_lockstep *ls, int64_t wait_ns);
+
+/** True when the channel carries the initialization only (rtc_lockstep_enable_init).
+ *  RT-safe: yes. */
+RTC_RT_SAFE bool rtc_lockstep_init_only(const rtc_lockstep *ls);
+
 /** True when a driver enabled the channel. RT-safe: yes. Thread: any, after open(). */
 RTC_RT_SAFE bool rtc_lockstep_enabled(const rtc_lockstep *ls);
 
