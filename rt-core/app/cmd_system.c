@@ -75,7 +75,10 @@ static const char run_help_options[] =
     "  --session TAG        session tag: nodes of different sessions never meet (default\n"
     "                       rtcosim)\n"
     "  --dds-domain N       DDS domain id 0..230 (default 0)\n"
-    "  --join-timeout S     how long a node waits for the others to start (default 30)\n";
+    "  --join-timeout S     how long a node waits for the others to start (default 30)\n"
+    "  --dds-address A      across machines: this node's network interface address\n"
+    "                       (default: loopback only, or CYCLONEDDS_URI when it is set)\n"
+    "  --dds-peers A,B,...  the other nodes' addresses (unicast discovery, no multicast)\n";
 
 static const char run_common_help[] =
     "Common options:\n"
@@ -149,7 +152,7 @@ typedef struct sys_opts {
 
 enum { O_ALGO = 300, O_STEP, O_SYNC, O_START, O_STOP, O_ITER, O_TOL, O_MAXIT, O_RECORD, O_DEC,
        O_DIR, O_FAST, O_WORKERS, O_NONFINITE, O_ON_WRITE_ERROR, O_SET, O_NODE, O_PLACE,
-       O_SESSION, O_DOMAIN, O_JOIN };
+       O_SESSION, O_DOMAIN, O_JOIN, O_DDS_ADDR, O_DDS_PEERS };
 
 static int time_opt(const char *name, const char *text, int64_t *ns)
 {
@@ -199,6 +202,8 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
         {"session", required_argument, NULL, O_SESSION},
         {"dds-domain", required_argument, NULL, O_DOMAIN},
         {"join-timeout", required_argument, NULL, O_JOIN},
+        {"dds-address", required_argument, NULL, O_DDS_ADDR},
+        {"dds-peers", required_argument, NULL, O_DDS_PEERS},
         {"verbose", no_argument, NULL, 'v'},            {"help", no_argument, NULL, 'h'},
         {"quiet", no_argument, NULL, 'q'},              {0}};
     static struct option opts[64]; /* base + the real-time options of cmd_rt.c */
@@ -260,6 +265,8 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
             o->place.places = o->places;
             break;
         case O_SESSION: o->place.session = optarg; break;
+        case O_DDS_ADDR: o->place.address = optarg; break;
+        case O_DDS_PEERS: o->place.peers = optarg; break;
         case O_DOMAIN:
             st = rtc_cli_parse_long(cmd, "dds-domain", optarg, 0, 230, &v);
             o->place.domain = (int)v;

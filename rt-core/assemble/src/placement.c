@@ -348,6 +348,8 @@ int rtc_partition_new(const char *path, const rtc_system_options *opt,
     p->self = -1;
     p->session = strdup(po->session && po->session[0] ? po->session : "rtcosim");
     p->po.session = p->session;
+    p->po.address = po->address && po->address[0] ? po->address : NULL;
+    p->po.peers = p->po.address ? po->peers : NULL;
     int rc = p->session ? rtc_ssp_load_from(path, opt ? opt->source_dir : NULL, lg, &p->ssp)
                         : RTC_ENOMEM;
     if (rc == RTC_OK)
