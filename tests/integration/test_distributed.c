@@ -270,6 +270,20 @@ static void placement_errors_are_one_line_each(void)
     CU_ASSERT(log_has("err", "only letters, digits"));
 }
 
+/* A system that places nothing (here a single FMU, a system of one unit) is checked and
+ * run as before: the placement is looked for, not required. */
+static void a_single_fmu_places_nothing(void)
+{
+    char dir[640];
+    begin("fmu");
+    rtc_test_child c = in_dir("fmu", dir, sizeof dir);
+    CU_ASSERT_EQUAL(rtc_test_wait_exit(rtc_test_spawn(&c, "check %s/fmi2/Decay.fmu",
+                                                      RTC_TEST_FMU_DIR)), 0);
+    CU_ASSERT(log_has("fmu", "1 unit(s)"));
+    CU_ASSERT_EQUAL(rtc_test_wait_exit(rtc_test_spawn(&c, "check %s/msd-jacobi.ssp",
+                                                      RTC_TEST_CONFIG_DIR)), 0);
+}
+
 /* node_subscriber (beside this test) with the documented loopback configuration:
  * listening to A -> B, or (@p inject) writing a stranger's samples on B -> A. */
 static pid_t spawn_subscriber(const char *sess, const char *run_id, const char *out_path,
@@ -436,6 +450,7 @@ void rtc_test_register(void)
         {"another_placement_is_refused_naming_both_nodes",
          another_placement_is_refused_naming_both_nodes},
         {"placement_errors_are_one_line_each", placement_errors_are_one_line_each},
+        {"a_single_fmu_places_nothing", a_single_fmu_places_nothing},
         {"documented_subscriber_receives_the_samples", documented_subscriber_receives_the_samples},
         {"stranger_samples_are_counted_and_ignored", stranger_samples_are_counted_and_ignored},
         {"lockstep_node_ends_when_its_peer_is_killed", lockstep_node_ends_when_its_peer_is_killed},
