@@ -346,11 +346,15 @@ static int check_hello(nb *d, bool *seen)
     int f = rtc__dds_find_hello(d->node, d->peer, &h);
     if (f <= 0)
         return RTC_OK;
-    if (h.run_id != d->run_id)
+    if (h.run_id != d->run_id) {
+        /* the peer refuses too, once it has read this node's hello, which dies with this
+         * process: stay a moment (bounded) so both say why */
+        rtc_drv_sleep(&d->b, 1500000000);
         return rtc_drv_error(&d->b, RTC_EINVAL, "node %s runs another system or placement "
                              "than node %s (run id %016" PRIx64 " there, %016" PRIx64 " here): "
                              "start every node with the same system file and placements",
                              d->peer, d->self, (uint64_t)h.run_id, d->run_id);
+    }
     uint64_t want = 0;
     if (!atomic_compare_exchange_strong(&d->peer_nonce, &want, h.nonce) && want != h.nonce)
         return rtc_drv_error(&d->b, RTC_EINVAL, "two processes run node %s (pid %lld and "

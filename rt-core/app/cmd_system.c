@@ -77,6 +77,9 @@ static const char run_help_options[] =
     "                       rtcosim)\n"
     "  --dds-domain N       DDS domain id 0..230 (default 0)\n"
     "  --join-timeout S     how long a node waits for the others to start (default 30)\n"
+    "  --dds-address A      across machines: this node's network interface address\n"
+    "                       (default: loopback only, or CYCLONEDDS_URI when it is set)\n"
+    "  --dds-peers A,B,...  the other nodes' addresses (unicast discovery, no multicast)\n"
     "  --bridge NODE:KEY=V  a key of this node's bridge to NODE (repeatable): on_loss,\n"
     "                       loss_ms, emulate_delay_ms, emulate_jitter_ms, emulate_loss,\n"
     "                       emulate_seed (README \"Distributed runs\")\n"
@@ -158,7 +161,7 @@ typedef struct sys_opts {
 
 enum { O_ALGO = 300, O_STEP, O_SYNC, O_START, O_STOP, O_ITER, O_TOL, O_MAXIT, O_RECORD, O_DEC,
        O_DIR, O_FAST, O_WORKERS, O_NONFINITE, O_ON_WRITE_ERROR, O_SET, O_NODE, O_PLACE,
-       O_SESSION, O_DOMAIN, O_JOIN, O_BRIDGE, O_CLOCK_MAX };
+       O_SESSION, O_DOMAIN, O_JOIN, O_DDS_ADDR, O_DDS_PEERS, O_BRIDGE, O_CLOCK_MAX };
 
 static int time_opt(const char *name, const char *text, int64_t *ns)
 {
@@ -208,6 +211,8 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
         {"session", required_argument, NULL, O_SESSION},
         {"dds-domain", required_argument, NULL, O_DOMAIN},
         {"join-timeout", required_argument, NULL, O_JOIN},
+        {"dds-address", required_argument, NULL, O_DDS_ADDR},
+        {"dds-peers", required_argument, NULL, O_DDS_PEERS},
         {"bridge", required_argument, NULL, O_BRIDGE},
         {"clock-offset-max", required_argument, NULL, O_CLOCK_MAX},
         {"verbose", no_argument, NULL, 'v'},            {"help", no_argument, NULL, 'h'},
@@ -271,6 +276,8 @@ static int parse_sys_args(int argc, char **argv, sys_opts *o, const char *cmd)
             o->place.places = o->places;
             break;
         case O_SESSION: o->place.session = optarg; break;
+        case O_DDS_ADDR: o->place.address = optarg; break;
+        case O_DDS_PEERS: o->place.peers = optarg; break;
         case O_DOMAIN:
             st = rtc_cli_parse_long(cmd, "dds-domain", optarg, 0, 230, &v);
             o->place.domain = (int)v;

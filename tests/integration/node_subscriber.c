@@ -12,13 +12,19 @@
  * 2 on a usage or DDS error. The Cyclone configuration comes from CYCLONEDDS_URI (the
  * README gives the one the engine uses on loopback, with the session's Discovery Tag).
  *
- * usage: node_subscriber DOMAIN SESSION FROM TO COUNT TIMEOUT_S
+ * With --inject it is the stranger instead: it writes COUNT samples of another run (run id
+ * 1, one a millisecond, from its own process) on the same topic, which the node must count
+ * as unexpected and ignore; SESSION is then SESSION/RUN_ID, the run's partition.
+ *
+ * usage: node_subscriber [--inject] DOMAIN SESSION FROM TO COUNT TIMEOUT_S
  */
 #include "rtcosim_node.h"
 
 #include <dds/dds.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int fail(const char *what, dds_return_t rc)
 {
@@ -26,10 +32,49 @@ static int fail(const char *what, dds_return_t rc)
     return 2;
 }
 
+/* Write @p count samples of run id 1 on topic @p tp, one a millisecond, once a reader
+ * matched (within @p until). */
+static int inject(dds_entity_t pp, dds_entity_t tp, const char *part, long count,
+                  dds_time_t until)
+{
+    dds_qos_t *q = dds_create_qos();
+    dds_qset_partition1(q, part);
+    dds_entity_t pub = dds_create_publisher(pp, q, NULL);
+    dds_delete_qos(q);
+    q = dds_create_qos();
+    dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_SECS(1));
+    dds_qset_liveliness(q, DDS_LIVELINESS_AUTOMATIC, DDS_SECS(1)); /* the readers ask 1 s */
+    dds_entity_t wr = pub > 0 ? dds_create_writer(pub, tp, q, NULL) : -1;
+    dds_delete_qos(q);
+    if (wr < 0)
+        return fail("writer", wr);
+    dds_publication_matched_status_t m = {0};
+    while (dds_time() < until && (dds_get_publication_matched_status(wr, &m) != 0 ||
+                                  m.current_count == 0))
+        dds_sleepfor(DDS_MSECS(1));
+    printf("ready\n");
+    fflush(stdout);
+    rtc_node_Sample s;
+    memset(&s, 0, sizeof s);
+    s.run_id = 1;
+    s.kind = rtc_node_KIND_TICK;
+    s.count = 1;
+    for (long i = 0; i < count && dds_time() < until; i++) {
+        s.round = (uint32_t)i;
+        dds_write(wr, &s);
+        dds_sleepfor(DDS_MSECS(1));
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    bool injector = argc > 1 && !strcmp(argv[1], "--inject");
+    argv += injector;
+    argc -= injector;
     if (argc != 7) {
-        fprintf(stderr, "usage: node_subscriber DOMAIN SESSION FROM TO COUNT TIMEOUT_S\n");
+        fprintf(stderr, "usage: node_subscriber [--inject] DOMAIN SESSION FROM TO COUNT "
+                "TIMEOUT_S\n");
         return 2;
     }
     dds_domainid_t domain = (dds_domainid_t)atoi(argv[1]);
@@ -37,11 +82,20 @@ int main(int argc, char **argv)
     double timeout_s = atof(argv[6]);
     char topic[256], part[256];
     snprintf(topic, sizeof topic, "rtcosim/values/%s/%s", argv[3], argv[4]);
-    snprintf(part, sizeof part, "rtc/%s/*", argv[2]); /* any run id of the session */
+    /* SESSION: any run id of the session (a reader's partition may be a pattern); a
+     * writer's must be the run's own, SESSION/RUN_ID */
+    snprintf(part, sizeof part, strchr(argv[2], '/') ? "rtc/%s" : "rtc/%s/*", argv[2]);
 
     dds_entity_t pp = dds_create_participant(domain, NULL, NULL);
     if (pp < 0)
         return fail("participant", pp);
+    if (injector) {
+        dds_entity_t tp = dds_create_topic(pp, &rtc_node_Sample_desc, topic, NULL, NULL);
+        int rc = tp < 0 ? fail("topic", tp)
+                        : inject(pp, tp, part, want, dds_time() + (dds_duration_t)(timeout_s * 1e9));
+        dds_delete(pp);
+        return rc;
+    }
     dds_qos_t *q = dds_create_qos();
     dds_qset_partition1(q, part);
     dds_entity_t sub = dds_create_subscriber(pp, q, NULL);

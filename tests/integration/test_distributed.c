@@ -270,10 +270,28 @@ static void placement_errors_are_one_line_each(void)
     CU_ASSERT(log_has("err", "only letters, digits"));
 }
 
-/* node_subscriber (beside this test) with the documented loopback configuration. */
-static pid_t spawn_subscriber(const char *sess, const char *out_path)
+/* A system that places nothing (here a single FMU, a system of one unit) is checked and
+ * run as before: the placement is looked for, not required. */
+static void a_single_fmu_places_nothing(void)
+{
+    char dir[640];
+    begin("fmu");
+    rtc_test_child c = in_dir("fmu", dir, sizeof dir);
+    CU_ASSERT_EQUAL(rtc_test_wait_exit(rtc_test_spawn(&c, "check %s/fmi2/Decay.fmu",
+                                                      RTC_TEST_FMU_DIR)), 0);
+    CU_ASSERT(log_has("fmu", "1 unit(s)"));
+    CU_ASSERT_EQUAL(rtc_test_wait_exit(rtc_test_spawn(&c, "check %s/msd-jacobi.ssp",
+                                                      RTC_TEST_CONFIG_DIR)), 0);
+}
+
+/* node_subscriber (beside this test) with the documented loopback configuration:
+ * listening to A -> B, or (@p inject) writing a stranger's samples on B -> A. */
+static pid_t spawn_subscriber(const char *sess, const char *run_id, const char *out_path,
+                              bool inject)
 {
     int dom_id = domain();
+    char part[128];
+    snprintf(part, sizeof part, "%s/%s", sess, run_id ? run_id : "");
     pid_t pid = fork();
     if (pid == 0) {
         char cfg[1024], dom[16];
@@ -288,8 +306,12 @@ static pid_t spawn_subscriber(const char *sess, const char *out_path)
         setenv("CYCLONEDDS_URI", cfg, 1);
         if (!freopen(out_path, "w", stdout))
             _exit(126);
-        execl(RTC_NODE_SUBSCRIBER_EXE, RTC_NODE_SUBSCRIBER_EXE, dom, sess, "A", "B", "200000",
-              "60", (char *)NULL);
+        if (inject)
+            execl(RTC_NODE_SUBSCRIBER_EXE, RTC_NODE_SUBSCRIBER_EXE, "--inject", dom, part, "B",
+                  "A", "100000", "50", (char *)NULL);
+        else
+            execl(RTC_NODE_SUBSCRIBER_EXE, RTC_NODE_SUBSCRIBER_EXE, dom, sess, "A", "B",
+                  "200000", "60", (char *)NULL);
         _exit(127);
     }
     return pid;
@@ -300,7 +322,7 @@ static void documented_subscriber_receives_the_samples(void)
     const char *sess = begin("sub");
     char out_path[700];
     snprintf(out_path, sizeof out_path, "%s/subscriber.txt", base);
-    pid_t sub = spawn_subscriber(sess, out_path);
+    pid_t sub = spawn_subscriber(sess, NULL, out_path, false);
     CU_ASSERT_FATAL(sub > 0);
     CU_ASSERT_FATAL(rtc_test_wait_lines(out_path, 1)); /* "ready" */
     int st[MAX_NODES] = {0};
@@ -351,6 +373,48 @@ static void documented_subscriber_receives_the_samples(void)
     CU_ASSERT_EQUAL(bad, 0);
 }
 
+/* A stranger writing on the topic of node B to node A (another run id): A counts its
+ * samples as unexpected, drops them, and the run stays the one-process run. */
+static void stranger_samples_are_counted_and_ignored(void)
+{
+    const char *sys = RTC_TEST_CONFIG_DIR "/msd-jacobi.ssp", *sess = begin("stranger");
+    char out_path[700], path[700];
+    snprintf(out_path, sizeof out_path, "%s/injector.txt", base);
+    CU_ASSERT_EQUAL_FATAL(run_single(sys, "--stop 300"), 0);
+    /* the run id, as check shows it: the stranger writes in the run's partition */
+    char dir[640], run_id[32] = "";
+    rtc_test_child c = in_dir("check", dir, sizeof dir);
+    CU_ASSERT_EQUAL_FATAL(rtc_test_wait_exit(rtc_test_spawn(&c, "check %s --place mass1=A "
+                                                            "--place mass2=B --stop 300", sys)),
+                          0);
+    snprintf(path, sizeof path, "%s/child.log", dir);
+    char *log = rtc_test_slurp(path, NULL), *id = log ? strstr(log, "run id ") : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(id);
+    sscanf(id + strlen("run id "), "%16[0-9a-f]", run_id);
+    free(log);
+    pid_t inj = spawn_subscriber(sess, run_id, out_path, true);
+    CU_ASSERT_FATAL(inj > 0);
+    /* (it writes once node A's reader matched: while A starts and runs) */
+    int st[MAX_NODES] = {0};
+    run_nodes(sys, "A B", "--place mass1=A --place mass2=B --stop 300", sess, st);
+    kill(inj, SIGTERM);
+    rtc_test_wait_exit(inj);
+    CU_ASSERT_EQUAL(st[0], 0);
+    CU_ASSERT_EQUAL(st[1], 0);
+    child = in_base();
+    CU_ASSERT_EQUAL(rtc_test_wait_exit(rtc_test_spawn(&child, "merge A B -o m.csv")), 0);
+    CU_ASSERT(same_file("m.csv", "single/results.csv"));
+    snprintf(path, sizeof path, "%s/A/summary.json", base);
+    char *sum = rtc_test_slurp(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sum);
+    const char *u = strstr(sum, "\"unexpected\": ");
+    CU_ASSERT_PTR_NOT_NULL(u);
+    long n = u ? atol(u + strlen("\"unexpected\": ")) : 0;
+    printf("\n    node A counted %ld unexpected samples", n);
+    CU_ASSERT(n > 0);
+    free(sum);
+}
+
 static void lockstep_node_ends_when_its_peer_is_killed(void)
 {
     const char *sys = RTC_TEST_CONFIG_DIR "/msd-jacobi.ssp";
@@ -386,7 +450,9 @@ void rtc_test_register(void)
         {"another_placement_is_refused_naming_both_nodes",
          another_placement_is_refused_naming_both_nodes},
         {"placement_errors_are_one_line_each", placement_errors_are_one_line_each},
+        {"a_single_fmu_places_nothing", a_single_fmu_places_nothing},
         {"documented_subscriber_receives_the_samples", documented_subscriber_receives_the_samples},
+        {"stranger_samples_are_counted_and_ignored", stranger_samples_are_counted_and_ignored},
         {"lockstep_node_ends_when_its_peer_is_killed", lockstep_node_ends_when_its_peer_is_killed},
         {NULL, NULL}};
     rtc_test_add_suite("distributed", setup, teardown, cases);

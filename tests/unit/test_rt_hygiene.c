@@ -33,6 +33,7 @@
 #include "rtcosim/io_unit.h"
 #include "rtcosim/exec.h"
 #include "rtcosim/iodrivers.h"
+#include "rtcosim/placement.h"
 #include "rtcosim/recorder.h"
 #include "rtcosim/rtlog.h"
 #include "rtcosim/session.h"
@@ -50,6 +51,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -236,8 +238,45 @@ typedef struct traced_run {
     const char *ssd;          /* NULL: the logging system */
     unsigned workers;
     bool substitute, violation;
+    bool bridge;              /* node A of ssd (mass1=A, mass2=B) against node B, an
+                                 rtcosim child: the lock-step bridge on the RT thread */
     int64_t steps;
 } traced_run;
+
+static pid_t peer_node; /* the bridge case's node B */
+
+/* Node B of msd-jacobi, fast (lock-step), as rtcosim runs it: paced by node A here. */
+static void start_peer(const char *path, const char *session, int domain)
+{
+    char dir[600], dom[16], log[700];
+    snprintf(dir, sizeof dir, "%s/B", work);
+    snprintf(dom, sizeof dom, "%d", domain);
+    snprintf(log, sizeof log, "%s/B.log", work);
+    peer_node = fork();
+    if (peer_node == 0) {
+        if (!freopen(log, "w", stdout) || !freopen(log, "a", stderr))
+            _exit(126);
+        execl(RTCOSIM_EXE, RTCOSIM_EXE, "run", path, "--node", "B", "--place", "mass1=A",
+              "--place", "mass2=B", "--stop", "1", "--session", session, "--dds-domain", dom,
+              "--output-dir", dir, "-q", "--join-timeout", "30", (char *)NULL);
+        _exit(127);
+    }
+    CU_ASSERT_FATAL(peer_node > 0);
+}
+
+/* Node A's part of the system at @p path, its bridge to node B lock-step. */
+static void load_node_a(const char *path, const rtc_system_options *so, rlog *log,
+                        rtc_system **sys)
+{
+    static const char *const places[] = {"mass1=A", "mass2=B"};
+    char session[64];
+    int domain = 100 + (int)(getpid() % 100);
+    snprintf(session, sizeof session, "hyg%ld", (long)getpid());
+    start_peer(path, session, domain);
+    rtc_placement_opts po = {.node = "A", .places = places, .n_places = 2,
+                             .session = session, .domain = domain, .lockstep = true};
+    CU_ASSERT_EQUAL_FATAL(rtc_load_system_node(path, so, &po, &log->lg, sys, NULL), RTC_OK);
+}
 
 static void arm_traced(const traced_run *t, rlog *log, rtc_system **sys, rtc_exec **ex)
 {
@@ -252,7 +291,10 @@ static void arm_traced(const traced_run *t, rlog *log, rtc_system **sys, rtc_exe
     }
     rtc_system_options so = {.workers = t->workers, .has_stop = true,
                              .stop_ns = INT64_C(1000000000)};
-    CU_ASSERT_EQUAL_FATAL(rtc_system_load(path, &f, 1, &so, &log->lg, sys), RTC_OK);
+    if (t->bridge)
+        load_node_a(path, &so, log, sys);
+    else
+        CU_ASSERT_EQUAL_FATAL(rtc_system_load(path, &f, 1, &so, &log->lg, sys), RTC_OK);
     CU_ASSERT_EQUAL_FATAL(rtc_system_set_threads(*sys, 80, -1), RTC_OK);
     if (t->substitute)
         CU_ASSERT_EQUAL_FATAL(rtc_system_use_substitute(*sys), RTC_OK);
@@ -298,6 +340,11 @@ static void run_traced(const traced_run *t, rlog *log)
         assert_trace_clean();
     rtc_exec_free(ex);
     rtc_system_free(sys);
+    if (t->bridge) { /* the peer ran the same ticks and ended well */
+        int ws = 0;
+        CU_ASSERT_EQUAL(waitpid(peer_node, &ws, 0), peer_node);
+        CU_ASSERT(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    }
 }
 
 static void run_phase_syscalls_are_sleeps_and_futex_only(void)
@@ -309,6 +356,17 @@ static void run_phase_syscalls_are_sleeps_and_futex_only(void)
     rlog log;
     run_traced(&(traced_run){.ssd = "msd-jacobi.ssp", .steps = 100}, &log);
     run_traced(&(traced_run){.ssd = "msd-jacobi.ssp", .workers = 1, .steps = 100}, &log);
+}
+
+/* A node of a distributed run: its lock-step bridge hands each tick's values over and
+ * waits for the peer's on the RT thread with atomics and futexes only; DDS runs on the
+ * bridge's I/O thread and Cyclone's own (issue 22). */
+static void lockstep_bridge_on_the_rt_thread_is_clean(void)
+{
+    if (!trace_supported())
+        rtc_test_skip("rt_hygiene syscall trace", "not x86-64 (the handler sets rax)");
+    rlog log;
+    run_traced(&(traced_run){.ssd = "msd-jacobi.ssp", .bridge = true, .steps = 100}, &log);
 }
 
 /* The tracer is live: one write() on the RT thread during the run is caught. */
@@ -584,6 +642,7 @@ void rtc_test_register(void)
         {"fmus_logging_every_step_do_not_format_on_the_rt_side",
          fmus_logging_every_step_do_not_format_on_the_rt_side},
         {"session_with_io_unit_is_clean", session_with_io_unit_is_clean},
+        {"lockstep_bridge_on_the_rt_thread_is_clean", lockstep_bridge_on_the_rt_thread_is_clean},
         {NULL, NULL}};
     rtc_test_add_suite("rt_hygiene", setup, teardown, cases);
 }

@@ -116,3 +116,9 @@ target_compile_definitions(test_distributed PRIVATE RTC_NODE_SUBSCRIBER_EXE="$<T
 # proxy) and of a pure co-simulation
 rtc_add_test(tune SOURCES unit/fmu_util.c unit/io_util.c LIBS rtc_fmuhost rtc_iodrivers PkgConfig::LIBMODBUS PkgConfig::LIBLO PkgConfig::JANSSON DEPENDS rtc_test_fmus rtc_configs rtcosim rtcosim-bench-sim rtcosim-fault-proxy LABELS integration rt io)
 target_compile_definitions(test_tune PRIVATE RTC_BENCH_SIM_EXE="$<TARGET_FILE:rtcosim-bench-sim>" RTC_FAULT_PROXY_EXE="$<TARGET_FILE:rtcosim-fault-proxy>")
+# ... and across two network namespaces joined by a veth pair the test makes and removes
+# (exit 77, counted as skipped, without CAP_NET_ADMIN)
+add_test(NAME distributed_netns COMMAND bash ${PROJECT_SOURCE_DIR}/tests/integration/distributed_netns.sh
+         $<TARGET_FILE:rtcosim> ${PROJECT_BINARY_DIR}/configs)
+rtc_test_properties(distributed_netns integration)
+set_tests_properties(distributed_netns PROPERTIES SKIP_RETURN_CODE 77)

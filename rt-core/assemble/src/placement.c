@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* One error line, counted. */
 __attribute__((format(printf, 2, 3))) static void bad(rtc_partition *p, const char *fmt, ...)
@@ -320,7 +321,11 @@ static int inspect_whole(rtc_partition *p, const char *path, const rtc_system_op
     rtc_system_options o = opt ? *opt : (rtc_system_options){0};
     o.ssp_hook = NULL;
     rtc_system *whole = NULL;
-    int rc = rtc_load_system(path, &o, p->lg, &whole);
+    /* errors only: the node's own load says the warnings once */
+    rtc_logger quiet = p->lg ? *p->lg : (rtc_logger){0};
+    if (quiet.max_level > RTC_LOG_ERROR)
+        quiet.max_level = RTC_LOG_ERROR;
+    int rc = rtc_load_system(path, &o, p->lg ? &quiet : NULL, &whole);
     if (rc != RTC_OK)
         return rc;
     p->tick_ns = rtc_system_tick_ns(whole);
@@ -333,6 +338,18 @@ static int inspect_whole(rtc_partition *p, const char *path, const rtc_system_op
     make_run_id(p, whole);
     rtc_system_free(whole);
     return rc;
+}
+
+/* A single FMU is a system of one unit that places nothing. */
+static int empty_ssp(const char *path, rtc_ssp **out)
+{
+    rtc_ssp *s = calloc(1, sizeof *s);
+    if (s && !(s->display_path = strdup(path))) {
+        free(s);
+        s = NULL;
+    }
+    *out = s;
+    return s ? RTC_OK : RTC_ENOMEM;
 }
 
 int rtc_partition_new(const char *path, const rtc_system_options *opt,
@@ -348,8 +365,13 @@ int rtc_partition_new(const char *path, const rtc_system_options *opt,
     p->self = -1;
     p->session = strdup(po->session && po->session[0] ? po->session : "rtcosim");
     p->po.session = p->session;
-    int rc = p->session ? rtc_ssp_load_from(path, opt ? opt->source_dir : NULL, lg, &p->ssp)
-                        : RTC_ENOMEM;
+    p->po.address = po->address && po->address[0] ? po->address : NULL;
+    p->po.peers = p->po.address ? po->peers : NULL;
+    size_t len = strlen(path);
+    bool fmu = len > 4 && !strcasecmp(path + len - 4, ".fmu"); /* a system of one unit */
+    int rc = !p->session ? RTC_ENOMEM
+             : fmu       ? empty_ssp(path, &p->ssp)
+                         : rtc_ssp_load_from(path, opt ? opt->source_dir : NULL, lg, &p->ssp);
     if (rc == RTC_OK)
         rc = resolve(p);
     const char *why = po->node ? rtc_ssp_node_name_check(po->node) : NULL;

@@ -119,10 +119,12 @@ static int make_bridge(const rtc_partition *p, size_t peer, rtc_ssp_component *c
                              {"system", p->ssp->name ? p->ssp->name : ""},
                              {"session", p->session}, {"domain", domain},
                              {"lockstep", p->po.lockstep ? "true" : "false"},
-                             {"join_ms", join}};
+                             {"join_ms", join}, {"address", p->po.address},
+                             {"peers", p->po.peers}};
     int rc = c->name && c->type ? RTC_OK : RTC_ENOMEM;
     for (size_t i = 0; rc == RTC_OK && i < sizeof keys / sizeof keys[0]; i++)
-        rc = add_setting(c, 0, "", keys[i][0], keys[i][1]);
+        if (keys[i][1])
+            rc = add_setting(c, 0, "", keys[i][0], keys[i][1]);
     /* real time: one sample per tick, judged late against the tick */
     snprintf(period, sizeof period, "%.17g", (double)p->tick_ns / 1e6);
     if (rc == RTC_OK && !p->po.lockstep)

@@ -56,6 +56,9 @@ typedef struct rtc_placement_opts {
     int domain;                  /**< DDS domain id, 0..230 */
     bool lockstep;               /**< a fast run: the bridges exchange lock-step rounds */
     double join_ms;              /**< how long a node waits for its peers (0: 30 s) */
+    const char *address;         /**< this node's network interface address for DDS
+                                      (NULL: loopback, or CYCLONEDDS_URI when set) */
+    const char *peers;           /**< the other nodes' addresses, comma-separated */
     const char *const *records;  /**< --record names (the recording selection; none: the
                                       file's, else every output) */
     size_t n_records;
