@@ -67,6 +67,7 @@ typedef struct nb {
     atomic_bool joined;         /* begin() saw the peer; its leaving is then a failure */
     atomic_bool heard, lost;    /* listeners: a sample came / the peer's writer died; the
                                    I/O thread turns them into the link's state */
+    atomic_bool gone;           /* real time: the peer's writer is not alive now */
     /* listener thread: the order of the peer's rounds */
     int next_kind;
     uint32_t next_round;
@@ -145,7 +146,7 @@ static void on_data(dds_entity_t rd, void *arg);
 
 /* Real time: the link of dds_rtlink.c on this bridge's counters, and its place in the
  * node's status (the control plane). */
-static int open_rt(nb *d, const rtc_driver_config *cfg)
+static int open_rt(nb *d, const rtc_driver_config *cfg, int64_t loss_ns)
 {
     _Atomic uint64_t *n = d->b.st.named;
     _Atomic uint64_t *const ctr[RTC_RTL_N] = {
@@ -154,6 +155,8 @@ static int open_rt(nb *d, const rtc_driver_config *cfg)
         [RTC_RTL_OUT_OF_ORDER] = &n[NB_OUT_OF_ORDER],
         [RTC_RTL_EMU_DROPPED] = &n[NB_EMU_DROPPED]};
     int rc = rtc__rtlink_open(&d->rt_link, &d->b, cfg, d->in_sig, d->out_sig, d->self, d->peer, ctr);
+    if (rc == RTC_OK)
+        rc = rtc__rtlink_loss_open(&d->rt_link, cfg, loss_ns);
     if (rc == RTC_OK)
         d->registered = rtc__ctl_register(d->peer, d, rtc_drv_stats) == RTC_OK;
     return rc;
@@ -226,7 +229,7 @@ static int nb_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **se
         d->ls = cfg->lockstep;
     free(ahead);
     if (rc == RTC_OK && d->rt)
-        rc = open_rt(d, cfg);
+        rc = open_rt(d, cfg, loss_ns);
     if (rc == RTC_OK)
         rc = rtc__dds_node_get(&p, lg, b->component, &d->node);
     int drc = rc == RTC_OK ? make_entities(d, lockstep) : 0;
@@ -325,6 +328,8 @@ static void on_liveliness(dds_entity_t rd, const dds_liveliness_changed_status_t
             rtc_lockstep_fail(d->ls, "the peer node left (its DDS liveliness was lost)");
         atomic_store_explicit(&d->lost, true, memory_order_relaxed);
     }
+    if (atomic_load_explicit(&d->joined, memory_order_acquire))
+        atomic_store_explicit(&d->gone, st.alive_count == 0, memory_order_relaxed);
 }
 
 /* ---- the I/O thread ---- */
@@ -483,7 +488,12 @@ static void wait_rt(nb *d, int64_t until)
 static bool nb_cycle(rtc_drv_base *b, int64_t now)
 {
     nb *d = (nb *)b;
-    if (atomic_exchange_explicit(&d->lost, false, memory_order_relaxed))
+    bool lost = atomic_exchange_explicit(&d->lost, false, memory_order_relaxed);
+    /* real time: the link's on_loss policy (dds_rtloss.c) */
+    if (d->rt)
+        lost = rtc__rtlink_check_loss(&d->rt_link,
+                                      atomic_load_explicit(&d->gone, memory_order_relaxed), now);
+    if (lost)
         rtc_drv_link_down(b);
     else if (atomic_exchange_explicit(&d->heard, false, memory_order_relaxed) &&
              rtc_drv_link_state(b) != RTC_LINK_UP)
@@ -491,7 +501,6 @@ static bool nb_cycle(rtc_drv_base *b, int64_t now)
     /* no stale marks in real time: a mark would hide a sample not taken yet (the peer's
      * values of t = 0, sent before the start), and the estimator at the signal judges a
      * value's age from its own time */
-    (void)now;
     return true;
 }
 

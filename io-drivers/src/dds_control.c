@@ -103,6 +103,43 @@ static long find_node(const rtc_nodectl *c, const char *name)
     return -1;
 }
 
+bool rtc__ctl_peer_stopped(const char *node)
+{
+    bool stopped = false;
+    pthread_mutex_lock(&reg_lock);
+    rtc_nodectl *c = the_ctl;
+    if (c) {
+        pthread_mutex_lock(&c->lock);
+        long i = find_node(c, node);
+        stopped = i >= 0 && c->peers[i].stopped;
+        pthread_mutex_unlock(&c->lock);
+    }
+    pthread_mutex_unlock(&reg_lock);
+    return stopped;
+}
+
+bool rtc__ctl_link_lost(int64_t tick, const char *reason)
+{
+    void (*fn)(void *) = NULL;
+    void *user = NULL;
+    pthread_mutex_lock(&reg_lock);
+    rtc_nodectl *c = the_ctl;
+    if (c) {
+        pthread_mutex_lock(&c->lock);
+        if (!c->stop_set) {
+            rtc__ctl_set_stop(c, c->peers[c->self].name, RTC_NODECTL_LINK, tick, reason,
+                              false);
+            fn = c->on_stop;
+            user = c->on_stop_user;
+        }
+        pthread_mutex_unlock(&c->lock);
+    }
+    pthread_mutex_unlock(&reg_lock);
+    if (fn)
+        fn(user); /* it only asks the executive to stop */
+    return fn != NULL;
+}
+
 int64_t rtc__ctl_offset(const char *node)
 {
     int64_t off = 0;

@@ -188,6 +188,7 @@ static bool use(rtc__rtlink *l, const rtc_node_Sample *s, int64_t real_now)
         for (size_t i = 0; i < s->count; i++)
             rtc_drv_publish(b, l->in_sig[i], s->values[i], at, now);
         l->n[RTC_RTL_RECEIVED]++;
+        l->last_arrival = now;
     }
     publish_counts(l);
     return newest;

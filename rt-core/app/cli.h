@@ -17,6 +17,7 @@ enum { RTC_EXIT_OK = 0, RTC_EXIT_ERROR = 1, RTC_EXIT_USAGE = 2,
        RTC_EXIT_WRITE = 4,   /**< a recording or result file could not be written */
        RTC_EXIT_PARTIAL = 5, /**< replay: the session ended abnormally; its recorded prefix
                                   is identical */
+       RTC_EXIT_LINK = 6,    /**< a link lost past its on_loss policy */
        RTC_EXIT_NODE = 8     /**< another node of a distributed run stopped this one */ };
 
 /** The process-wide logger: errors and warnings to stderr, info with -v. */

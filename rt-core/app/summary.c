@@ -45,6 +45,8 @@ int rtc_cli_end_exit(const rtc_cli_end *e)
         return RTC_EXIT_WRITE;
     if (!strcmp(e->cause, "node"))
         return RTC_EXIT_NODE;
+    if (!strcmp(e->cause, "link"))
+        return RTC_EXIT_LINK;
     return !strcmp(e->cause, "watchdog") ? RTC_EXEC_WATCHDOG_EXIT : RTC_EXIT_ERROR;
 }
 

@@ -103,6 +103,9 @@ typedef struct io_unit {
                          * unit runs on mailboxes (rtc_lockstep_enable_init) */
     int64_t ls_dt_ns;   /* the base tick, as the refreshes are apart */
     bool ls_ended;      /* the last round went out (terminate) */
+    double *init_vals;  /* the peer's values of each initialization pass, per incoming
+                         * signal (RTC_IO_INIT_PASSES_CAP passes), for the recording */
+    size_t n_init, n_in;
 } io_unit;
 
 /* Logical time of a CLOCK_MONOTONIC instant under the current time base. */
@@ -245,8 +248,47 @@ int rtc_io_unit_lockstep_pass(rtc_unit *unit, uint32_t pass)
     for (size_t i = 0; r && i < u->n; i++)
         if (u->sig[i].from_bench)
             u->sig[i].value = within_type(u->sig[i].type, r->v[u->sig[i].ls_pos]);
+    if (r && u->init_vals && pass == u->n_init && pass < RTC_IO_INIT_PASSES_CAP)
+        memcpy(u->init_vals + (size_t)pass * u->n_in, r->v, u->n_in * sizeof *r->v),
+            u->n_init++;
     rtc_lockstep_release(u->ls);
     return RTC_OK;
+}
+
+bool rtc_io_unit_init_exchange(const rtc_unit *unit)
+{
+    const io_unit *u = rtc_io_unit_is(unit) ? unit->self : NULL;
+    return u && (u->feed || (u->ls && !u->ls_done));
+}
+
+int rtc_io_unit_init_pass(rtc_unit *unit, uint32_t pass)
+{
+    if (!rtc_io_unit_init_exchange(unit))
+        return RTC_EINVAL;
+    io_unit *u = unit->self;
+    if (!u->feed)
+        return rtc_io_unit_lockstep_pass(unit, pass);
+    for (size_t i = 0; i < u->n; i++) {
+        io_signal *s = &u->sig[i];
+        double v;
+        int64_t a, b;
+        while (s->from_bench && s->feed_idx >= 0 &&
+               u->feed->next(u->feed->user, s->feed_idx, -1 - (int64_t)pass, &v, &a, &b))
+            s->value = within_type(s->type, v);
+    }
+    return RTC_OK;
+}
+
+/* The passes kept so far to a tap set after initialization (the session's). */
+static void tap_init_passes(io_unit *u)
+{
+    for (size_t p = 0; u->tap && p < u->n_init; p++)
+        for (size_t i = 0; i < u->n; i++)
+            if (u->sig[i].from_bench)
+                u->tap(u->tap_user, u->tap_base + (uint32_t)i, 0,
+                       &(rtc_sample){.value = u->init_vals[p * u->n_in + u->sig[i].ls_pos],
+                                     .sample_ns = (int64_t)p, .arrival_ns = (int64_t)p,
+                                     .quality = RTC_IO_INIT_PASS_QUALITY});
 }
 
 /* The values staged after the last tick (the run's end), then the end mark: a peer
@@ -418,6 +460,7 @@ static void u_free(void *self)
     if (u->drv && u->ops)
         u->ops->close(u->drv);
     rtc_lockstep_free(u->ls);
+    free(u->init_vals);
     for (size_t i = 0; i < u->n; i++) {
         rtc_mailbox_free(u->sig[i].mb);
         rtc_est_free(u->sig[i].est);
@@ -535,6 +578,10 @@ static int offer_lockstep(io_unit *u, rtc_lockstep **out)
         u->sig[i].ls_pos = u->sig[i].from_bench ? n_in++ : n_out++;
     int rc = rtc_lockstep_new(n_out, n_in, &u->ls);
     *out = u->ls;
+    u->n_in = n_in;
+    if (rc == RTC_OK && n_in && !(u->init_vals = calloc(RTC_IO_INIT_PASSES_CAP * n_in,
+                                                        sizeof *u->init_vals)))
+        rc = RTC_ENOMEM;
     return rc;
 }
 
@@ -712,5 +759,6 @@ int rtc_io_unit_set_tap(rtc_unit *unit, rtc_io_sample_fn fn, void *user, uint32_
     u->tap = fn;
     u->tap_user = user;
     u->tap_base = first_signal;
+    tap_init_passes(u);
     return RTC_OK;
 }

@@ -365,13 +365,14 @@ static int job_set_inputs(rtc_system *sys, sys_unit *u, void *arg)
 }
 
 /* Before coupling pass @p pass: the lock-step I/O units exchange the values of the pass
- * before with their peers (rtc_io_unit_lockstep_pass). */
+ * before with their peers, replay units take what was recorded of it
+ * (rtc_io_unit_init_pass). */
 static int exchange_lockstep(rtc_system *sys, size_t pass)
 {
     int rc = RTC_OK;
     for (size_t i = 0; pass > 0 && rc == RTC_OK && i < sys->n_units; i++)
-        if (sys->units[i].io && rtc_io_unit_lockstep(sys->units[i].unit))
-            rc = rtc_io_unit_lockstep_pass(sys->units[i].unit, (uint32_t)(pass - 1));
+        if (sys->units[i].io && rtc_io_unit_init_exchange(sys->units[i].unit))
+            rc = rtc_io_unit_init_pass(sys->units[i].unit, (uint32_t)(pass - 1));
     return rc;
 }
 
