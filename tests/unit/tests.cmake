@@ -111,6 +111,8 @@ add_executable(node_subscriber integration/node_subscriber.c)
 target_link_libraries(node_subscriber PRIVATE rtc_test_node_idl CycloneDDS::ddsc)
 rtc_add_test(distributed SOURCES unit/proc_util.c DEPENDS rtc_configs rtcosim node_subscriber LABELS integration)
 target_compile_definitions(test_distributed PRIVATE RTC_NODE_SUBSCRIBER_EXE="$<TARGET_FILE:node_subscriber>")
+# real time: replay, a killed node, Ctrl-C on one node, a delayed lossy link's estimators
+rtc_add_test(distributed_rt SOURCES unit/proc_util.c DEPENDS rtc_configs rtcosim LABELS integration)
 # issue 21: the coupling monitor in summary.json, the default estimator of a late link, and
 # `rtcosim tune` on a recorded session of the main job (bench simulator behind the fault
 # proxy) and of a pure co-simulation
