@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# distributed_netns.sh RTCOSIM CONFIG_DIR — a distributed run across two network
+# distributed_netns.sh RTCOSIM CONFIG_DIR [realtime] — a distributed run across two network
 # namespaces joined by a veth pair (issue 22): node A in one, node B in the other, each
 # seeing the other only through its own interface and address (--dds-address,
 # --dds-peers: unicast discovery, no multicast), as two machines would. Without
-# --realtime the merged results must equal the one-process run byte for byte.
+# --realtime the merged results must equal the one-process run byte for byte; with
+# "realtime" the nodes run --realtime, B measures its clock against A's over the veth, and
+# each node's session replays identical.
 #
 # The namespaces and the veth pair are made here and removed on every way out. Without
 # CAP_NET_ADMIN (ip netns add refused) the test says why and exits 77, which ctest counts
@@ -46,6 +48,26 @@ ip -n "$nsa" link set "$va" up && ip -n "$nsb" link set "$vb" up || fail "links 
 
 sys=$cfg/msd-gauss-seidel.ssp
 common=(--place mass1=A --place mass2=B --stop 3 -q --session netns$id --join-timeout 30)
+if [ "${3:-}" = realtime ]; then
+    sys=$cfg/msd-jacobi.ssp
+    for n in A B; do
+        [ $n = A ] && ns=$nsa me=$a peer=$b || ns=$nsb me=$b peer=$a
+        timeout 120 ip netns exec "$ns" "$rtc" run "$sys" "${common[@]}" --realtime --node $n \
+            --dds-address "$me" --dds-peers "$peer" --output-dir "$work/$n" >"$work/$n.log" 2>&1 &
+        eval "p$n=\$!"
+    done
+    wait "$pA" || fail "real-time node A (in $nsa, $a) failed"
+    wait "$pB" || fail "real-time node B (in $nsb, $b) failed"
+    grep -q '"measured": true' "$work/B/summary.json" || fail "B did not measure its clock"
+    for n in A B; do
+        "$rtc" replay "$work/$n" >"$work/replay$n.log" 2>&1 || fail "replay of node $n"
+        grep -q identical "$work/replay$n.log" || fail "replay of node $n: not identical"
+    done
+    echo "distributed_netns realtime: nodes A ($a) and B ($b) over veth, each session" \
+        "replays identical; B's clock offset $(grep -o '"offset_ms": [-0-9.e]*' \
+        "$work/B/summary.json" | head -1)"
+    exit 0
+fi
 timeout 120 "$rtc" run "$sys" --stop 3 -q --output-dir "$work/single" >"$work/single.log" 2>&1 ||
     fail "the one-process run"
 timeout 120 ip netns exec "$nsa" "$rtc" run "$sys" "${common[@]}" --node A --dds-address "$a" \

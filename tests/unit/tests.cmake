@@ -124,3 +124,7 @@ add_test(NAME distributed_netns COMMAND bash ${PROJECT_SOURCE_DIR}/tests/integra
          $<TARGET_FILE:rtcosim> ${PROJECT_BINARY_DIR}/configs)
 rtc_test_properties(distributed_netns integration)
 set_tests_properties(distributed_netns PROPERTIES SKIP_RETURN_CODE 77)
+add_test(NAME distributed_netns_rt COMMAND bash ${PROJECT_SOURCE_DIR}/tests/integration/distributed_netns.sh
+         $<TARGET_FILE:rtcosim> ${PROJECT_BINARY_DIR}/configs realtime)
+rtc_test_properties(distributed_netns_rt integration)
+set_tests_properties(distributed_netns_rt PROPERTIES SKIP_RETURN_CODE 77)
