@@ -120,8 +120,7 @@ bool rtc__ctl_peer_stopped(const char *node)
 
 bool rtc__ctl_link_lost(int64_t tick, const char *reason)
 {
-    void (*fn)(void *) = NULL;
-    void *user = NULL;
+    bool stopping = false;
     pthread_mutex_lock(&reg_lock);
     rtc_nodectl *c = the_ctl;
     if (c) {
@@ -129,15 +128,14 @@ bool rtc__ctl_link_lost(int64_t tick, const char *reason)
         if (!c->stop_set) {
             rtc__ctl_set_stop(c, c->peers[c->self].name, RTC_NODECTL_LINK, tick, reason,
                               false);
-            fn = c->on_stop;
-            user = c->on_stop_user;
+            stopping = c->on_stop != NULL;
+            if (stopping)
+                c->on_stop(c->on_stop_user); /* it only asks the executive to stop */
         }
         pthread_mutex_unlock(&c->lock);
     }
     pthread_mutex_unlock(&reg_lock);
-    if (fn)
-        fn(user); /* it only asks the executive to stop */
-    return fn != NULL;
+    return stopping;
 }
 
 int64_t rtc__ctl_offset(const char *node)
@@ -268,11 +266,9 @@ static void on_control(dds_entity_t rd, void *arg)
     }
     bump(c);
     pthread_mutex_lock(&c->lock);
-    void (*fn)(void *) = fire ? c->on_stop : NULL;
-    void *user = c->on_stop_user;
+    if (fire && c->on_stop) /* under the lock, as every callback */
+        c->on_stop(c->on_stop_user);
     pthread_mutex_unlock(&c->lock);
-    if (fn)
-        fn(user);
 }
 
 static void on_clock(dds_entity_t rd, void *arg)
@@ -324,14 +320,12 @@ static void publish_status(rtc_nodectl *c)
     rtc_control_Sample s = {0};
     rtc_nodectl_local me = {0};
     pthread_mutex_lock(&c->lock);
-    void (*fn)(void *, rtc_nodectl_local *) = c->on_status;
-    void *user = c->on_status_user;
     s.state = (uint8_t)c->state;
     s.offset_ns = c->clock.offset_ns;
     s.offset_rtt_ns = c->clock.rtt_ns;
+    if (c->on_status) /* under the lock: once unset, no call is in progress */
+        c->on_status(c->on_status_user, &me);
     pthread_mutex_unlock(&c->lock);
-    if (fn)
-        fn(user, &me);
     s.tick = me.tick;
     s.sim_time_ns = me.sim_time_ns;
     s.overruns = me.overruns;

@@ -124,6 +124,16 @@ void rtc_cli_nodes_attach(rtc_cli_nodes *n, rtc_exec *ex, rtc_session *s)
         rtc_exec_request_stop(ex); /* it came before there was an executive to stop */
 }
 
+void rtc_cli_nodes_detach(rtc_cli_nodes *n)
+{
+    if (!n || !n->ctl)
+        return;
+    atomic_store_explicit(&n->ex, NULL, memory_order_release);
+    /* no status or stop callback runs once these return (the plane's lock) */
+    rtc_nodectl_on_status(n->ctl, NULL, NULL);
+    rtc_nodectl_on_stop(n->ctl, on_stop, n);
+}
+
 /* The control plane's word for the run's cause (summary.h). */
 static rtc_nodectl_cause cause_of(const char *cause)
 {

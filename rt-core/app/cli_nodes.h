@@ -50,6 +50,10 @@ void rtc_cli_nodes_exec_options(rtc_cli_nodes *n, rtc_exec_options *eo);
  *  @p ex; the session shows every node's status. */
 void rtc_cli_nodes_attach(rtc_cli_nodes *n, rtc_exec *ex, rtc_session *s);
 
+/** Before the executive is freed: the plane's callbacks no longer touch it (a status
+ *  being made, or a late stop, was a use after free). */
+void rtc_cli_nodes_detach(rtc_cli_nodes *n);
+
 /**
  * The run stopped at tick @p tick as @p end says: tell the other nodes (from the
  * watchdog too); when another node stopped it, @p end becomes cause "node" with that

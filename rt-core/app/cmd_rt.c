@@ -510,6 +510,7 @@ int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decima
         rtc_cli_nodes_stopped(rt->nodes, &rt->end, tick); /* the others stop too, now */
     }
     rtc_cli_session_end(ses, sys, rt);
+    rtc_cli_nodes_detach(rt->nodes); /* the plane's threads leave the executive alone */
     rtc_exec_free(ex);
     return rc;
 }

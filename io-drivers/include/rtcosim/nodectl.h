@@ -154,12 +154,16 @@ int rtc_nodectl_join(rtc_nodectl *c, bool (*cancelled)(void *user), void *user);
  */
 int64_t rtc_nodectl_start(rtc_nodectl *c, bool (*cancelled)(void *user), void *user);
 
-/** Set the callback that stops this node's run when another node stopped (called once,
- *  on a DDS thread; it must only ask the executive to stop). RT-safe: no. */
+/** Set the callback that stops this node's run when another node stopped or a link was
+ *  lost past its policy (called once, on a DDS or bridge thread, under the plane's lock:
+ *  it must only ask the executive to stop). Once this returns, a callback replaced or
+ *  unset is not running. RT-safe: no. */
 void rtc_nodectl_on_stop(rtc_nodectl *c, void (*fn)(void *user), void *user);
 
 /** Set the callback that fills this node's status (called by the plane's thread about
- *  twice a second; it must not block). RT-safe: no. */
+ *  twice a second, under the plane's lock; it must not block). Once this returns, a
+ *  callback replaced or unset (NULL) is not running: unset it before what it reads goes.
+ *  RT-safe: no. */
 void rtc_nodectl_on_status(rtc_nodectl *c, void (*fn)(void *user, rtc_nodectl_local *out),
                            void *user);
 
