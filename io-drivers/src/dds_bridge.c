@@ -230,6 +230,10 @@ static int nb_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **se
     free(ahead);
     if (rc == RTC_OK && d->rt)
         rc = open_rt(d, cfg, loss_ns);
+    /* real time, when this process may use SCHED_FIFO: Cyclone's receive thread just
+     * under the I/O thread it wakes */
+    if (d->rt && b->priority > 1)
+        p.recv_priority = b->priority - 1;
     if (rc == RTC_OK)
         rc = rtc__dds_node_get(&p, lg, b->component, &d->node);
     int drc = rc == RTC_OK ? make_entities(d, lockstep) : 0;

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -75,8 +76,16 @@ int rtc__dds_config(const rtc__dds_params *p, char *buf, size_t cap)
         return -1;
     len += snprintf(buf + len, cap - (size_t)len,
         "</Peers><SPDPInterval>1s</SPDPInterval><Tag>rtc/%s</Tag></Discovery>"
-        "<Internal><MultipleReceiveThreads>false</MultipleReceiveThreads></Internal>"
-        "</Domain></CycloneDDS>", p->session);
+        "<Internal><MultipleReceiveThreads>false</MultipleReceiveThreads></Internal>",
+        p->session);
+    /* real time: the receive thread runs the readers' listeners, which only wake the I/O
+     * thread; under a busy machine's timesharing it waited for milliseconds */
+    if (p->recv_priority > 0 && len > 0 && (size_t)len < cap)
+        len += snprintf(buf + len, cap - (size_t)len, "<Threads><Thread name=\"recv\">"
+                        "<Scheduling><Class>realtime</Class><Priority>%d</Priority>"
+                        "</Scheduling></Thread></Threads>", p->recv_priority);
+    if (len > 0 && (size_t)len < cap)
+        len += snprintf(buf + len, cap - (size_t)len, "</Domain></CycloneDDS>");
     return (size_t)len < cap ? len : -1;
 }
 
@@ -145,10 +154,20 @@ static int make_hello(rtc__dds_node *n)
     return dds_write(n->hello_wr, &h);
 }
 
+/* May this process make a SCHED_FIFO thread of @p prio (root, or RLIMIT_RTPRIO)? */
+static bool may_fifo(int prio)
+{
+    struct rlimit rl;
+    return geteuid() == 0 || (getrlimit(RLIMIT_RTPRIO, &rl) == 0 &&
+                              (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= (rlim_t)prio));
+}
+
 /* Domain and participant: the generated configuration, or the user's CYCLONEDDS_URI. */
 static int make_participant(rtc__dds_node *n, const rtc_logger *lg, const char *who)
 {
     const char *uri = getenv("CYCLONEDDS_URI");
+    if (n->p.recv_priority > 0 && !may_fifo(n->p.recv_priority))
+        n->p.recv_priority = 0; /* as the engine's own threads: timesharing, warned */
     if (!(uri && uri[0] && (!n->p.address || !n->p.address[0]))) {
         char cfg[2048];
         if (rtc__dds_config(&n->p, cfg, sizeof cfg) < 0) {
@@ -189,7 +208,8 @@ static int make_node(const rtc__dds_params *p, const rtc_logger *lg, const char 
     n->p = (rtc__dds_params){.node = dup_or_null(p->node), .system = dup_or_null(p->system),
                              .session = dup_or_null(p->session), .run_id = p->run_id,
                              .domain = p->domain, .address = dup_or_null(p->address),
-                             .peers = dup_or_null(p->peers)};
+                             .peers = dup_or_null(p->peers),
+                             .recv_priority = p->recv_priority};
     if (getrandom(&n->nonce, sizeof n->nonce, 0) != sizeof n->nonce)
         n->nonce = (uint64_t)rtc__dds_realtime_ns() ^ ((uint64_t)getpid() << 32);
     snprintf(n->data_partition, sizeof n->data_partition, "rtc/%s/%016llx", p->session,

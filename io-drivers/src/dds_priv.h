@@ -43,6 +43,8 @@ typedef struct rtc__dds_params {
     int domain;           /**< DDS domain id */
     const char *address;  /**< this node's interface address; NULL/"": loopback */
     const char *peers;    /**< other nodes' addresses, comma-separated (with address) */
+    int recv_priority;    /**< real time: Cyclone's receive thread at SCHED_FIFO this
+                               (under the bridges' I/O threads); 0: its default */
 } rtc__dds_params;
 
 /** The process's DDS presence (one, shared, reference-counted). Entities are read-only
