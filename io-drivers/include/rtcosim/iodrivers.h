@@ -106,8 +106,16 @@
  *   lockstep      true: exchange numbered rounds and wait for the peer's every tick
  *                 (fast runs: results equal the one-process run's)           [false]
  *   join_ms       how long initialization waits for the peer to join         [30000]
- *   loss_ms       lock-step: how long a tick waits for the peer's values     [10000]
- *   period_ms     real time: send period; lock-step: the I/O loop's housekeeping [10]
+ *   loss_ms       lock-step: how long a tick waits for the peer's values; real time: no
+ *                 sample for this long is a loss (as the peer's liveliness lost) [10000]
+ *   period_ms     real time: the base tick (lateness); lock-step: housekeeping [10]
+ *   on_loss       real time, the peer lost: estimate[:MS] (the estimators cover it for MS,
+ *                 then the run stops, cause "link"), stop (at once) or continue (the
+ *                 run goes on degraded)                                      [estimate:500]
+ *   emulate_delay_ms, emulate_jitter_ms, emulate_loss, emulate_seed  real time: hold back
+ *                 every received sample delay +- jitter ms (uniform; jitter <= delay) and
+ *                 drop it with probability loss, from a generator seeded with seed and the
+ *                 sample's tick (a slow, jittery, lossy link where no netem is)  [0 0 0 1]
  * Per-signal keys (from-bench signals): ahead  1 for a value the peer makes in the same
  *   tick before this node steps (Gauss-Seidel across nodes), else 0          [0]
  *
