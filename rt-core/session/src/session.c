@@ -469,6 +469,10 @@ static int write_conf(rtc_session *s, const rtc_session_options *o)
         fprintf(f, "record=%s\n", o->record_names[i]);
     for (size_t i = 0; i < so->n_sets; i++) /* --set values are part of the run */
         fprintf(f, "set=%s\n", so->sets[i]);
+    for (size_t i = 0; i < so->n_unit_settings; i++) /* a single FMU's --interface, ... */
+        fprintf(f, "unit.%s=%s\n", so->unit_settings[i].key, so->unit_settings[i].value);
+    if (so->fmu_logging)
+        fprintf(f, "fmu_logging=1\n");
     return rtc_ofile_replace_commit(f, tmp, path);
 }
 
