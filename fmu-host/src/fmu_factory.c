@@ -25,7 +25,8 @@ typedef struct factory_ctx {
 } factory_ctx;
 
 /* interface, solver, substeps from the component's settings; the others are not ours. */
-static int unit_opts(const rtc_unit_spec *spec, const rtc_logger *lg, rtc_fmu_unit_opts *opt)
+static int unit_opts(const rtc_unit_spec *spec, const char *name, const rtc_logger *lg,
+                     rtc_fmu_unit_opts *opt)
 {
     char err[160];
     *opt = (rtc_fmu_unit_opts){0};
@@ -33,7 +34,7 @@ static int unit_opts(const rtc_unit_spec *spec, const rtc_logger *lg, rtc_fmu_un
         if (rtc_fmu_unit_opt_set(opt, spec->settings[i].key, spec->settings[i].value, err,
                                  sizeof err) == RTC_EINVAL) {
             rtc_log(lg, RTC_LOG_ERROR, "%s:%u: Component %s: %s", spec->file, spec->line,
-                    spec->name, err);
+                    name, err);
             return RTC_EINVAL;
         }
     return RTC_OK;
@@ -71,6 +72,7 @@ static int create(void *vctx, const rtc_unit_spec *spec, const rtc_logger *lg, r
         ctx->n_open++;
     }
     const rtc_model_desc *md = rtc_fmu_model(o->fmu);
+    name = name ? name : md->model_name; /* a single FMU is named after its model */
     if (o->instances && (md->cs.can_be_instantiated_only_once_per_process ||
                          md->me.can_be_instantiated_only_once_per_process)) {
         rtc_log(lg, RTC_LOG_ERROR, "%s: component %s: the FMU can be instantiated only once per "
@@ -78,7 +80,7 @@ static int create(void *vctx, const rtc_unit_spec *spec, const rtc_logger *lg, r
         return RTC_EUNSUPPORTED;
     }
     rtc_fmu_unit_opts opt;
-    int rc = unit_opts(spec, lg, &opt);
+    int rc = unit_opts(spec, name, lg, &opt);
     if (rc == RTC_OK)
         rc = rtc_fmu_unit_new_opts(o->fmu, name, &opt, lg, out);
     o->instances += rc == RTC_OK;

@@ -17,22 +17,6 @@
 #include <string.h>
 #include <unistd.h>
 
-const char rtc_cli_on_write_error_help[] =
-    "  --on-write-error P   stop | continue: what a failed write of the recording (disk\n"
-    "                       full, file too large, I/O error) does; stop (default) ends the\n"
-    "                       run through the stop path, continue keeps running and loses\n"
-    "                       rows; either way the error is reported at once and the exit\n"
-    "                       status is 4\n";
-
-int rtc_cli_on_write_error(const char *cmd, const char *arg, bool *cont)
-{
-    if (!strcmp(arg, "stop") || !strcmp(arg, "continue")) {
-        *cont = !strcmp(arg, "continue");
-        return RTC_EXIT_OK;
-    }
-    return rtc_cli_usage_error(cmd, "--on-write-error %s: expected stop or continue", arg);
-}
-
 int rtc_cli_recording_open(const char *path, rtc_record *rec, const rtc_recorder_opts *o,
                            rtc_csv **csv, rtc_recorder **r)
 {

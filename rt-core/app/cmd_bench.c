@@ -20,7 +20,6 @@
 #include "rtcosim/time.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -37,24 +36,7 @@ static const char bench_help[] =
     "Measure the wake-up latency of the real-time executive (and, with a system, its step\n"
     "time) and optionally compare it with cyclictest on the same CPU and priority.\n"
     "\n"
-    "options:\n"
-    "  --period US          loop period in microseconds (default 1000; with --system it\n"
-    "                       becomes the step of every unit without its own)\n"
-    "  --duration S         seconds per side (default 10)\n"
-    "  --system FILE        step this system (.ssd/.ssp) instead of the bare loop\n"
-    "  --priority N         SCHED_FIFO priority (default 80)\n"
-    "  --cpu N              CPU of the measuring thread (default: the last CPU)\n"
-    "  --spin-us N          busy-wait the last N us before each deadline (default 0)\n"
-    "  --load               spin a CPU hog on every other CPU during the benchmark\n"
-    "  --compare-cyclictest alternate runs with 'cyclictest -m -q -p PRIO -i US -D S -a CPU\n"
-    "                       -h 10000' and print both sides and the ratios\n"
-    "  --rounds N           alternations when comparing (default 2; each run: S/N s)\n"
-    "  --output-dir DIR     histogram.txt and latency.csv of rtcosim over every round\n"
-    "                       (what the table covers), timing.json of its last round;\n"
-    "                       cyclictest-histogram.txt (every round) and compare.txt when\n"
-    "                       comparing; rtcosim plot DIR draws them\n"
-    "  -v, --verbose        progress information\n"
-    "  -h, --help           this text\n";
+    "options:\n";
 
 typedef struct bench_opts {
     long period_us, duration_s, rounds, spin_us;
@@ -71,60 +53,35 @@ typedef struct us_hist {
     long min_us, max_us;
 } us_hist;
 
-enum { B_PERIOD = 500, B_DUR, B_SYS, B_PRIO, B_CPU, B_SPIN, B_LOAD, B_CMP, B_ROUNDS, B_DIR };
-
+/* The options (cli_opts.c has the table: names, ranges, help). */
 static int parse(int argc, char **argv, bench_opts *o)
 {
-    static const struct option opts[] = {
-        {"period", required_argument, NULL, B_PERIOD},
-        {"duration", required_argument, NULL, B_DUR},
-        {"system", required_argument, NULL, B_SYS},
-        {"priority", required_argument, NULL, B_PRIO},
-        {"cpu", required_argument, NULL, B_CPU},
-        {"spin-us", required_argument, NULL, B_SPIN},
-        {"load", no_argument, NULL, B_LOAD},
-        {"compare-cyclictest", no_argument, NULL, B_CMP},
-        {"rounds", required_argument, NULL, B_ROUNDS},
-        {"output-dir", required_argument, NULL, B_DIR},
-        {"verbose", no_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},
-        {0}};
-    int c, st = RTC_EXIT_OK;
-    long v = 0;
-    optind = 1;
-    while (st == RTC_EXIT_OK && (c = getopt_long(argc, argv, ":vh", opts, NULL)) != -1) {
-        switch (c) {
-        case B_PERIOD:
-            st = rtc_cli_parse_long("bench", "period", optarg, 10, 10000000, &o->period_us);
-            break;
-        case B_DUR:
-            st = rtc_cli_parse_long("bench", "duration", optarg, 1, 86400, &o->duration_s);
-            break;
-        case B_SYS: o->system = optarg; break;
-        case B_PRIO:
-            st = rtc_cli_parse_long("bench", "priority", optarg, 0, 99, &v);
-            o->priority = (int)v;
-            break;
-        case B_CPU:
-            st = rtc_cli_parse_long("bench", "cpu", optarg, 0, rtc_rt_cpu_count() - 1, &v);
-            o->cpu = (int)v;
-            break;
-        case B_SPIN:
-            st = rtc_cli_parse_long("bench", "spin-us", optarg, 0, 1000000, &o->spin_us);
-            break;
-        case B_LOAD: o->load = true; break;
-        case B_CMP: o->compare = true; break;
-        case B_ROUNDS:
-            st = rtc_cli_parse_long("bench", "rounds", optarg, 1, 1000, &o->rounds);
-            break;
-        case B_DIR: o->dir = optarg; break;
-        case 'v': rtc_cli_log.max_level = RTC_LOG_INFO; break;
-        case 'h': return -1;
-        default: return rtc_cli_getopt_error("bench", c, argc, argv);
+    const rtc_cli_command *cmd = rtc_cli_command_find("bench");
+    rtc_cli_args a;
+    int st = rtc_cli_parse(cmd, argc, argv, &a);
+    for (size_t i = 0; st == RTC_EXIT_OK && i < a.n; i++) {
+        const rtc_cli_val *v = &a.args[i].v;
+        switch (a.args[i].opt->id) {
+        case RTC_CLI_PERIOD: o->period_us = v->i; break;
+        case RTC_CLI_DURATION: o->duration_s = v->i; break;
+        case RTC_CLI_SYSTEM: o->system = v->text; break;
+        case RTC_CLI_PRIORITY: o->priority = (int)v->i; break;
+        case RTC_CLI_CPU: o->cpu = (int)v->i; break;
+        case RTC_CLI_SPIN_US: o->spin_us = v->i; break;
+        case RTC_CLI_LOAD: o->load = true; break;
+        case RTC_CLI_COMPARE: o->compare = true; break;
+        case RTC_CLI_ROUNDS: o->rounds = v->i; break;
+        case RTC_CLI_OUTPUT_DIR: o->dir = v->text; break;
+        case RTC_CLI_VERBOSE: rtc_cli_log.max_level = RTC_LOG_INFO; break;
+        default: break;
         }
     }
-    if (st == RTC_EXIT_OK && optind != argc)
-        st = rtc_cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
+    if (st == RTC_EXIT_OK && a.help) {
+        fputs(bench_help, stdout);
+        rtc_cli_print_options(cmd, RTC_CLI_G_OPTIONS, stdout);
+        st = -1;
+    }
+    rtc_cli_args_clear(&a);
     return st;
 }
 
@@ -447,13 +404,10 @@ int rtc_cmd_bench(int argc, char **argv)
     bench_opts o = {.period_us = 1000, .duration_s = 10, .rounds = 2, .priority = 80,
                     .cpu = rtc_rt_cpu_count() - 1};
     int st = parse(argc, argv, &o);
-    if (st != RTC_EXIT_OK) {
-        if (st < 0)
-            fputs(bench_help, stdout);
+    if (st != RTC_EXIT_OK)
         return st < 0 ? RTC_EXIT_OK : st;
-    }
-    if (o.dir)
-        mkdir(o.dir, 0755);
+    if (o.dir && rtc_cli_make_dir(o.dir, NULL) != RTC_OK)
+        return RTC_EXIT_ERROR;
     us_hist side[2];
     us_hist *r = &side[0], *c = &side[1];
     if (hist_init(r) != RTC_OK || hist_init(c) != RTC_OK) {

@@ -6,7 +6,6 @@
 #include "rtcosim/numfmt.h"
 #include "rtcosim/status.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -22,15 +21,7 @@ static const char help[] =
     "its I/O components with each signal's direction, unit and estimator, its connections\n"
     "with unit, estimator and delay, and the variables exposed to the operator.\n"
     "\n"
-    "options:\n"
-    "  --units         only \"name<TAB>unit\" per variable, as results.csv names them\n"
-    "                  (rtcosim plot reads it)\n"
-    "  --samples       the argument is a real-time session (its folder or inputs.bin):\n"
-    "                  print every bench sample it consumed, one line each, tab-separated:\n"
-    "                  I/O signal, step k that consumed it, the time the value was true\n"
-    "                  and its arrival (s, on the run's time axis), the value\n"
-    "  -v, --verbose   also print warnings about the modelDescription as info\n"
-    "  -h, --help      this text\n";
+    "options:\n";
 
 /* @p what: "CoSimulation" or "ModelExchange" (the same flags struct holds either). */
 static void print_caps(const char *what, const rtc_cs_caps *cs)
@@ -249,41 +240,36 @@ static void print_model(const char *path, const rtc_model_desc *md)
 
 int rtc_cmd_info(int argc, char **argv)
 {
-    static const struct option opts[] = {{"verbose", no_argument, NULL, 'v'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {"units", no_argument, NULL, 'u'},
-                                         {"samples", no_argument, NULL, 's'}, {0}};
-    int c;
+    const rtc_cli_command *cmd = rtc_cli_command_find("info");
+    rtc_cli_args a;
+    int st = rtc_cli_parse(cmd, argc, argv, &a);
     bool units = false, samples = false;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":vh", opts, NULL)) != -1) {
-        if (c == 'h') {
-            fputs(help, stdout);
-            return RTC_EXIT_OK;
-        }
-        if (c == 'u')
-            units = true;
-        else if (c == 's')
-            samples = true;
-        else if (c == 'v')
+    for (size_t i = 0; st == RTC_EXIT_OK && i < a.n; i++) {
+        units |= a.args[i].opt->id == RTC_CLI_UNITS;
+        samples |= a.args[i].opt->id == RTC_CLI_SAMPLES;
+        if (a.args[i].opt->id == RTC_CLI_VERBOSE)
             rtc_cli_log.max_level = RTC_LOG_INFO;
-        else
-            return rtc_cli_getopt_error("info", c, argc, argv);
     }
-    if (optind != argc - 1)
-        return rtc_cli_usage_error("info", "expected exactly one FMU or SYSTEM");
+    if (st == RTC_EXIT_OK && a.help) {
+        fputs(help, stdout);
+        rtc_cli_print_options(cmd, RTC_CLI_G_OPTIONS, stdout);
+    }
+    char *file = st == RTC_EXIT_OK && !a.help ? a.words[0] : NULL;
+    rtc_cli_args_clear(&a);
+    if (!file)
+        return st;
     if (samples)
-        return rtc_cli_info_samples(argv[optind]);
-    if (rtc_cli_is_system_path(argv[optind]))
-        return rtc_cli_info_system(argv[optind], units);
+        return rtc_cli_info_samples(file);
+    if (rtc_cli_is_system_path(file))
+        return rtc_cli_info_system(file, units);
     rtc_fmu *fmu = NULL;
-    if (rtc_fmu_open(argv[optind], NULL, &rtc_cli_log, &fmu) != RTC_OK)
+    if (rtc_fmu_open(file, NULL, &rtc_cli_log, &fmu) != RTC_OK)
         return RTC_EXIT_ERROR;
     const rtc_model_desc *md = rtc_fmu_model(fmu);
     for (size_t i = 0; units && i < md->n_vars; i++) /* results.csv of `run FMU`: bare names */
         printf("%s\t%s\n", md->vars[i].name, md->vars[i].unit ? md->vars[i].unit : "");
     if (!units)
-        print_model(argv[optind], md);
+        print_model(file, md);
     rtc_fmu_close(fmu);
     return RTC_EXIT_OK;
 }

@@ -15,7 +15,6 @@
 
 #include "rtcosim/status.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +27,8 @@ static const char merge_help[] =
     "columns of the one-process run of the same system, in its order, row by row. The\n"
     "directories must be the nodes of one run (the same run id), all of them, with the\n"
     "same rows (times).\n"
-    "  -o, --output FILE    the merged file ('-' for standard output)\n"
-    "  -h, --help           this text\n";
+    "\n"
+    "options:\n";
 
 /* One node's output: its header fields and, as the rows are read, its current row's. */
 typedef struct node_file {
@@ -286,27 +285,29 @@ static int merge(node_file *nf, size_t n, const char *output)
 
 int rtc_cmd_merge(int argc, char **argv)
 {
-    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
-                                         {"help", no_argument, NULL, 'h'}, {0}};
-    const char *output = "results.csv";
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-        if (c == 'o')
-            output = optarg;
-        else if (c == 'h')
-            return fputs(merge_help, stdout), RTC_EXIT_OK;
-        else
-            return rtc_cli_getopt_error("merge", c, argc, argv);
+    const rtc_cli_command *cmd = rtc_cli_command_find("merge");
+    rtc_cli_args a;
+    int st = rtc_cli_parse(cmd, argc, argv, &a);
+    if (st != RTC_EXIT_OK || a.help) {
+        if (st == RTC_EXIT_OK) {
+            fputs(merge_help, stdout);
+            rtc_cli_print_options(cmd, RTC_CLI_G_OPTIONS, stdout);
+        }
+        rtc_cli_args_clear(&a);
+        return st;
     }
-    size_t n = (size_t)(argc - optind);
-    if (n < 1)
-        return rtc_cli_usage_error("merge", "expected the output directories of the nodes");
+    const char *output = "results.csv";
+    for (size_t i = 0; i < a.n; i++)
+        if (a.args[i].opt->id == RTC_CLI_MERGE_OUTPUT)
+            output = a.args[i].v.text;
+    size_t n = a.n_words;
     node_file *nf = calloc(n, sizeof *nf);
-    if (!nf)
+    if (!nf) {
+        rtc_cli_args_clear(&a);
         return RTC_EXIT_ERROR;
+    }
     for (size_t i = 0; i < n; i++)
-        nf[i].dir = argv[optind + (int)i];
+        nf[i].dir = a.words[i];
     int rc = merge(nf, n, output);
     for (size_t i = 0; i < n; i++) {
         if (nf[i].f)
@@ -320,5 +321,6 @@ int rtc_cmd_merge(int argc, char **argv)
     free(nf);
     if (rc == RTC_OK && strcmp(output, "-"))
         fprintf(stderr, "rtcosim merge: %zu node(s) merged into %s\n", n, output);
+    rtc_cli_args_clear(&a);
     return rc == RTC_OK ? RTC_EXIT_OK : RTC_EXIT_ERROR;
 }

@@ -6,6 +6,8 @@
  * This command finds it next to its own executable, so an installed rtcosim uses the
  * installed script and a build tree its own, hands it this executable (RTCOSIM) for the
  * `info --units` and `info --samples` it reads, and lets its messages say "rtcosim plot".
+ * Its options are rows of the option table (cli_opts.c), checked before the script runs;
+ * its --help is the script's (what each picture shows).
  */
 #include "cli.h"
 
@@ -18,7 +20,13 @@
 
 int rtc_cmd_plot(int argc, char **argv)
 {
-    (void)argc;
+    /* the options are checked by the one option checker (cli_opts.c) before anything
+     * runs; the script reads the same words (its --help is the long text) */
+    rtc_cli_args a;
+    int st = rtc_cli_parse(rtc_cli_command_find("plot"), argc, argv, &a);
+    rtc_cli_args_clear(&a);
+    if (st != RTC_EXIT_OK)
+        return st;
     char self[PATH_MAX], script[PATH_MAX + 16];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0) {

@@ -47,10 +47,7 @@ static const char replay_help[] =
     "--overrun substitute in which a unit was actually late is not reproducible (its\n"
     "consumers extrapolated its outputs while it ran on): the replay shows where it differs.\n"
     "\n"
-    "options:\n"
-    "  --output-dir DIR     where the replay's results.csv goes\n"
-    "  -v, --verbose        progress information\n"
-    "  -h, --help           this text\n";
+    "options:\n";
 
 typedef rtc_cli_session_conf conf;
 
@@ -68,6 +65,27 @@ void rtc_cli_session_conf_clear(conf *c)
     for (size_t i = 0; i < c->n_places; i++)
         free(c->places[i]);
     free(c->places);
+    for (size_t i = 0; i < c->so.n_unit_settings; i++)
+        free(c->unit_text[i][0]), free(c->unit_text[i][1]);
+}
+
+/* "unit.KEY=VALUE": a single FMU's unit setting (--interface, --solver, --substeps). */
+static int conf_unit(conf *c, const char *key, const char *v)
+{
+    size_t n = c->so.n_unit_settings;
+    if (n == sizeof c->unit / sizeof c->unit[0])
+        return RTC_OK; /* more than this replay knows of: the load names what it lacks */
+    c->unit_text[n][0] = strdup(key);
+    c->unit_text[n][1] = strdup(v);
+    if (!c->unit_text[n][0] || !c->unit_text[n][1]) {
+        free(c->unit_text[n][0]);
+        free(c->unit_text[n][1]);
+        return RTC_ENOMEM;
+    }
+    c->unit[n] = (rtc_kv){c->unit_text[n][0], c->unit_text[n][1]};
+    c->so.unit_settings = c->unit;
+    c->so.n_unit_settings = n + 1;
+    return RTC_OK;
 }
 
 /* The numbers of session.conf and their ranges: those `rtcosim run` accepts for the
@@ -167,6 +185,10 @@ static int conf_line(conf *c, const char *key, const char *v)
         c->decimation = n;
     else if (!strcmp(key, "record"))
         return conf_push(&c->records, &c->n_records, v);
+    else if (!strncmp(key, "unit.", 5))
+        return conf_unit(c, key + 5, v);
+    else if (!strcmp(key, "fmu_logging"))
+        c->so.fmu_logging = !strcmp(v, "1");
     else if (!strcmp(key, "set")) {
         int rc = conf_push(&c->sets, &c->so.n_sets, v);
         c->so.sets = (const char *const *)c->sets;
@@ -471,8 +493,12 @@ static void replay_summary(const char *out_dir, const rtc_system *sys, const cha
                      .last_time_ns = rtc_system_start_ns(sys) + rtc_system_time_ns(sys)};
     snprintf(e.reason, sizeof e.reason, "%s", rc == RTC_OK ? "replayed the session"
                                                            : rtc_cli_last_error());
-    static const rtc_cli_rt no_session;
-    rtc_cli_write_summary(out_dir, sys, dir, &e, wall_s, st, &no_session, true);
+    char path[4200];
+    snprintf(path, sizeof path, "%.4000s/summary.json", out_dir);
+    rtc_cli_rt no_session; /* a replay has no live session: only where its summary goes */
+    rtc_cli_rt_init(&no_session);
+    no_session.summary_path = path;
+    rtc_cli_write_summary(sys, dir, &e, wall_s, st, &no_session, true);
 }
 
 static int replay_run(const char *dir, const char *out_dir, const conf *c, rtc_inputs *in,
@@ -659,32 +685,31 @@ static int compare(const char *live_path, const char *new_path, const recorded *
 
 static int parse_args(int argc, char **argv, const char **dir, const char **out)
 {
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-            return -1;
-        if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose"))
+    const rtc_cli_command *cmd = rtc_cli_command_find("replay");
+    rtc_cli_args a;
+    int st = rtc_cli_parse(cmd, argc, argv, &a);
+    for (size_t i = 0; st == RTC_EXIT_OK && i < a.n; i++) {
+        if (a.args[i].opt->id == RTC_CLI_VERBOSE)
             rtc_cli_log.max_level = RTC_LOG_INFO;
-        else if (!strcmp(argv[i], "--output-dir") && i + 1 < argc)
-            *out = argv[++i];
-        else if (!strcmp(argv[i], "--output-dir"))
-            return rtc_cli_usage_error("replay", "--output-dir: missing value");
-        else if (argv[i][0] == '-' || *dir)
-            return rtc_cli_usage_error("replay", "unexpected argument '%s'", argv[i]);
-        else
-            *dir = argv[i];
+        if (a.args[i].opt->id == RTC_CLI_OUTPUT_DIR)
+            *out = a.args[i].v.text;
     }
-    return *dir ? RTC_EXIT_OK : rtc_cli_usage_error("replay", "expected a SESSION_DIR");
+    if (st == RTC_EXIT_OK && a.help) {
+        fputs(replay_help, stdout);
+        rtc_cli_print_options(cmd, RTC_CLI_G_OPTIONS, stdout);
+        st = -1;
+    }
+    *dir = st == RTC_EXIT_OK ? a.words[0] : NULL;
+    rtc_cli_args_clear(&a);
+    return st;
 }
 
 int rtc_cmd_replay(int argc, char **argv)
 {
     const char *dir = NULL, *out = NULL;
     int st = parse_args(argc, argv, &dir, &out);
-    if (st != RTC_EXIT_OK) {
-        if (st < 0)
-            fputs(replay_help, stdout);
+    if (st != RTC_EXIT_OK)
         return st < 0 ? RTC_EXIT_OK : st;
-    }
     char out_buf[3000], path[4096], err[1024] = "";
     if (!out) {
         snprintf(out_buf, sizeof out_buf, "%.2900s/replay", dir);
@@ -719,9 +744,10 @@ int rtc_cmd_replay(int argc, char **argv)
         rs.inputs_k = in.progress_k > 0 ? in.progress_k : 0; /* none: nothing vouched for */
     if (rc == RTC_OK) {
         warn_losses(&ss);
-        mkdir(out, 0755);
-        rc = replay_run(dir, out, &c, &in, rp, h, nh, &rs);
+        rc = rtc_cli_make_dir(out, NULL);
     }
+    if (rc == RTC_OK)
+        rc = replay_run(dir, out, &c, &in, rp, h, nh, &rs);
     int exit_code = RTC_EXIT_ERROR;
     if (rc == RTC_OK) {
         char again[4096];

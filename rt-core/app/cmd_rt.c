@@ -31,7 +31,6 @@
 #include "rtcosim/status.h"
 
 #include <fcntl.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -41,156 +40,57 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { O_RT = RTC_CLI_RT_OPT_FIRST, O_PRIO, O_CPU, O_SPIN, O_OVERRUN, O_MAXOV, O_WD, O_SAFE,
-       O_EXPOSE, O_CTLPORT, O_CTLALLOW, O_DEADMAN, O_CTLTOKEN, O_HTTP, O_HTTPADDR,
-       O_HTTPTOKEN };
-
-const struct option rtc_cli_rt_longopts[] = {
-    {"realtime", optional_argument, NULL, O_RT},   {"priority", required_argument, NULL, O_PRIO},
-    {"cpu", required_argument, NULL, O_CPU},       {"spin-us", required_argument, NULL, O_SPIN},
-    {"overrun", required_argument, NULL, O_OVERRUN},
-    {"max-overruns", required_argument, NULL, O_MAXOV},
-    {"watchdog-ms", required_argument, NULL, O_WD},
-    {"test-safe-file", required_argument, NULL, O_SAFE},
-    {"expose", required_argument, NULL, O_EXPOSE},
-    {"control-port", required_argument, NULL, O_CTLPORT},
-    {"control-allow", required_argument, NULL, O_CTLALLOW},
-    {"control-token", required_argument, NULL, O_CTLTOKEN},
-    {"deadman-ms", required_argument, NULL, O_DEADMAN},
-    {"http", required_argument, NULL, O_HTTP},
-    {"http-address", required_argument, NULL, O_HTTPADDR},
-    {"http-token", required_argument, NULL, O_HTTPTOKEN},
-    {NULL, 0, NULL, 0}};
-
-const char rtc_cli_rt_help[] =
-    "  --realtime [RTF]     pace the run against the wall clock (SCHED_FIFO thread), RTF\n"
-    "                       simulated seconds per wall second (default 1); DIR also gets\n"
-    "                       timing.json, histogram.txt (cyclictest -h layout), latency.csv\n"
-    "  --priority N         SCHED_FIFO priority 1..99 of the RT thread (default 80; 0:\n"
-    "                       SCHED_OTHER); refused without privileges: one warning, SCHED_OTHER\n"
-    "  --cpu N              pin the RT thread to CPU N\n"
-    "  --spin-us N          busy-wait the last N us before each deadline (default 0)\n"
-    "  --overrun P          catch-up | skip | stop | substitute (late units keep running on\n"
-    "                       their own thread, their outputs extrapolated meanwhile):\n"
-    "                       what a step finishing after the next deadline does (default\n"
-    "                       catch-up)\n"
-    "  --max-overruns N     stop policy: consecutive overruns that stop the run (default 3)\n"
-    "  --watchdog-ms N      exit (status 3) with the safe state applied when one tick takes\n"
-    "                       longer than N ms (e.g. an FMU call that hangs); default\n"
-    "                       max(1000, 100 periods) ms, 0: off\n"
-    "  --test-safe-file F   testing: the safe-state callback writes F on every stop\n"
-    "  SIGINT/SIGTERM/SIGHUP stop a real-time run at the next step; exit status\n"
-    "  130/143/129. A unit still inside its step 2 s later is left there: safe state, rows\n"
-    "  and summary.json (\"hung_unit\") saved, temporary files removed, same exit status.\n";
-
-const char rtc_cli_session_help[] =
-    "  --expose NAME[:OPT]  let the operator set unit.variable (repeatable; also\n"
-    "                       rtc:RealTime expose=); OPT: min=X, max=X (clamp), rate=R\n"
-    "                       (units per second), safe=X (dead-man value), ':'-separated\n"
-    "  --control-port N     OSC control surface on UDP 127.0.0.1:N (0: ephemeral, printed):\n"
-    "                       /rtcosim/pause, resume, step, stop, set, get, subscribe,\n"
-    "                       unsubscribe, status, mark (see the README)\n"
-    "  --control-allow LIST what the control surface may do beyond reading, comma-\n"
-    "                       separated: set, pause (and resume), step, stop, mark, remote\n"
-    "                       (other hosts: binds 0.0.0.0; needs --control-token), all (the\n"
-    "                       first five), none;\n"
-    "                       default: set,stop,mark with I/O components (a bench is not\n"
-    "                       paused or stepped unless allowed), else all\n"
-    "  --control-token FILE every control message must start with the secret in FILE (a\n"
-    "                       string argument; 16..255 bytes); FILE must not be readable\n"
-    "                       by other users\n"
-    "  --deadman-ms N       when the control surface is silent N ms, exposed variables\n"
-    "                       with a safe value fall back to it (logged)\n"
-    "  --http PORT          browser operator panel on http://127.0.0.1:PORT/ (0: ephemeral,\n"
-    "                       printed): live plots, status, I/O health, events, controls;\n"
-    "                       its commands obey --control-allow like OSC's\n"
-    "  --http-address ADDR  bind the panel to IPv4 ADDR instead (needs --http-token)\n"
-    "  --http-token FILE    every panel request must carry the secret in FILE (open\n"
-    "                       http://HOST:PORT/?token=SECRET; 16..255 bytes); FILE not\n"
-    "                       readable by others\n";
-
 void rtc_cli_rt_init(rtc_cli_rt *rt)
 {
     *rt = (rtc_cli_rt){.rtf = 1.0, .priority = 80, .cpu = -1, .max_overruns = 3,
                        .control_port = -1, .http_port = -1};
 }
 
-/* A whole-string number, or false. */
-static bool number(const char *s, double *out)
-{
-    return rtc_cli_num_double(s, -HUGE_VAL, HUGE_VAL, out) == NULL;
-}
+/* Whether option @p id (RTC_CLI_REALTIME..RTC_CLI_HTTP_TOKEN) was on the command line: the
+ * system file's settings fill in the others. */
+#define GIVEN(rt, id) ((rt)->given & (1u << ((id) - RTC_CLI_REALTIME)))
 
-static int caps_opt(rtc_cli_rt *rt, const char *cmd, const char *arg)
+bool rtc_cli_rt_option(rtc_cli_rt *rt, int id, const rtc_cli_val *v)
 {
-    char err[256];
-    if (rtc_session_caps_parse(arg, &rt->control_caps, err, sizeof err) != RTC_OK)
-        return rtc_cli_usage_error(cmd, "--control-allow %s: %s", arg, err);
-    rt->control_caps_given = true;
-    rt->control_allow = rt->control_caps & RTC_SESSION_CAN_REMOTE;
-    return RTC_EXIT_OK;
-}
-
-int rtc_cli_rt_option(rtc_cli_rt *rt, int c, const char *arg, int argc, char **argv,
-                      const char *cmd)
-{
-    long v = 0;
-    int st = RTC_EXIT_OK;
-    double d;
-    rt->given |= 1u << (c - RTC_CLI_RT_OPT_FIRST);
-    switch (c) {
-    case O_RT:
+    if (id < RTC_CLI_REALTIME || id > RTC_CLI_HTTP_TOKEN)
+        return false;
+    /* --realtime alone leaves the RTF to the system file */
+    if (id != RTC_CLI_REALTIME || v->text)
+        rt->given |= 1u << (id - RTC_CLI_REALTIME);
+    switch (id) {
+    case RTC_CLI_REALTIME:
         rt->enabled = true;
-        /* "--realtime 2": getopt leaves an optional argument in the next word */
-        if (!arg && optind < argc && number(argv[optind], &d))
-            arg = argv[optind++];
-        if (arg && (!number(arg, &rt->rtf) || !(rt->rtf > 0)))
-            st = rtc_cli_usage_error(cmd, "--realtime %s: the real-time factor must be a "
-                                     "number > 0", arg);
+        rt->rtf = v->text ? v->d : rt->rtf;
         break;
-    case O_PRIO:
-        st = rtc_cli_parse_long(cmd, "priority", arg, 0, 99, &v);
-        rt->priority = (int)v;
+    case RTC_CLI_PRIORITY: rt->priority = (int)v->i; break;
+    case RTC_CLI_CPU: rt->cpu = (int)v->i; break;
+    case RTC_CLI_SPIN_US: rt->spin_us = v->i; break;
+    case RTC_CLI_OVERRUN: rt->overrun = (rtc_exec_overrun)v->i; break;
+    case RTC_CLI_MAX_OVERRUNS: rt->max_overruns = v->i; break;
+    case RTC_CLI_WATCHDOG_MS: rt->watchdog_ms = v->i; break;
+    case RTC_CLI_SAFE_FILE: rt->safe_file = v->text; break;
+    case RTC_CLI_CONTROL_PORT: rt->control_port = v->i; break;
+    case RTC_CLI_CONTROL_ALLOW:
+        rt->control_caps = (unsigned)v->i;
+        rt->control_caps_given = true;
+        rt->control_allow = rt->control_caps & RTC_SESSION_CAN_REMOTE;
         break;
-    case O_CPU:
-        st = rtc_cli_parse_long(cmd, "cpu", arg, 0, 4095, &v);
-        rt->cpu = (int)v;
-        break;
-    case O_SPIN: st = rtc_cli_parse_long(cmd, "spin-us", arg, 0, 1000000, &rt->spin_us); break;
-    case O_MAXOV:
-        st = rtc_cli_parse_long(cmd, "max-overruns", arg, 1, 1000000, &rt->max_overruns);
-        break;
-    case O_WD:
-        st = rtc_cli_parse_long(cmd, "watchdog-ms", arg, 0, 3600000, &rt->watchdog_ms);
-        break;
-    case O_SAFE: rt->safe_file = arg; break;
-    case O_CTLPORT:
-        st = rtc_cli_parse_long(cmd, "control-port", arg, 0, 65535, &rt->control_port);
-        break;
-    case O_CTLALLOW: st = caps_opt(rt, cmd, arg); break;
-    case O_CTLTOKEN: rt->control_token = arg; break;
-    case O_HTTP: st = rtc_cli_parse_long(cmd, "http", arg, 0, 65535, &rt->http_port); break;
-    case O_HTTPADDR: rt->http_address = arg; break;
-    case O_HTTPTOKEN: rt->http_token = arg; break;
-    case O_DEADMAN:
-        st = rtc_cli_parse_long(cmd, "deadman-ms", arg, 1, 3600000, &rt->deadman_ms);
-        break;
-    case O_EXPOSE: {
+    case RTC_CLI_CONTROL_TOKEN: rt->control_token = v->text; break;
+    case RTC_CLI_DEADMAN_MS: rt->deadman_ms = v->i; break;
+    case RTC_CLI_HTTP: rt->http_port = v->i; break;
+    case RTC_CLI_HTTP_ADDRESS: rt->http_address = v->text; break;
+    case RTC_CLI_HTTP_TOKEN: rt->http_token = v->text; break;
+    case RTC_CLI_EXPOSE: {
         const char **e = realloc(rt->expose, (rt->n_expose + 1) * sizeof *e);
         if (!e)
-            return RTC_EXIT_ERROR;
+            return false;
         rt->expose = e;
-        e[rt->n_expose++] = arg;
+        e[rt->n_expose++] = v->text;
         break;
     }
-    case O_OVERRUN:
-        if (rtc_exec_overrun_parse(arg, &rt->overrun) != RTC_OK)
-            st = rtc_cli_usage_error(cmd, "--overrun %s: expected catch-up, skip, stop or "
-                                     "substitute", arg);
-        break;
-    default: st = rtc_cli_getopt_error(cmd, c, argc, argv);
+    default: break;
     }
-    return st;
+    return true;
 }
 
 /* ---- signals: one atomic pointer, read by the handler ---- */
@@ -260,8 +160,8 @@ static void rescue(rtc_exec *ex, const wd_ctx *w, const char *status, long u)
     e->last_time_ns = rtc_system_start_ns(w->sys) + sim;
     e->nonfinite = rtc_nonfinite_count(rtc_system_nonfinite(w->sys));
     rtc_cli_nodes_stopped(w->rt->nodes, e, tick); /* the other nodes stop with this one */
-    rtc_cli_write_summary(w->dir, w->sys, w->rt->system_path, e,
-                          rtc_cli_now_s() - w->rt->t0_wall_s, &rs, w->rt, false);
+    rtc_cli_write_summary(w->sys, w->rt->system_path, e, rtc_cli_now_s() - w->rt->t0_wall_s,
+                          &rs, w->rt, false);
     rtc_tmpdir_remove_all(); /* safe with the unit's library still mapped (archive.h) */
 }
 
@@ -390,18 +290,16 @@ static int finish(rtc_exec *ex, const char *dir, rtc_cli_rt *rt)
 static void apply_hints(const rtc_system *sys, rtc_cli_rt *rt)
 {
     const rtc_system_rt_hints *h = rtc_system_rt(sys);
-#define GIVEN(opt) (rt->given & (1u << ((opt)-RTC_CLI_RT_OPT_FIRST)))
-    if (h->has_rtf && h->rtf > 0 && rt->rtf == 1.0)
+    if (h->has_rtf && h->rtf > 0 && !GIVEN(rt, RTC_CLI_REALTIME))
         rt->rtf = h->rtf;
-    if (h->has_priority && !GIVEN(O_PRIO))
+    if (h->has_priority && !GIVEN(rt, RTC_CLI_PRIORITY))
         rt->priority = h->priority;
-    if (h->has_cpu && !GIVEN(O_CPU))
+    if (h->has_cpu && !GIVEN(rt, RTC_CLI_CPU))
         rt->cpu = h->cpu;
-    if (h->has_overrun && !GIVEN(O_OVERRUN))
+    if (h->has_overrun && !GIVEN(rt, RTC_CLI_OVERRUN))
         rtc_exec_overrun_parse(h->overrun, &rt->overrun);
-    if (h->has_max_overruns && !GIVEN(O_MAXOV))
+    if (h->has_max_overruns && !GIVEN(rt, RTC_CLI_MAX_OVERRUNS))
         rt->max_overruns = (long)h->max_overruns;
-#undef GIVEN
 }
 
 /* Every stop path: the I/O components write their safe values (exec's safe callbacks). */
@@ -423,7 +321,7 @@ int rtc_cli_rt_prepare(rtc_system *sys, rtc_cli_rt *rt)
  * below "forever". */
 static void default_watchdog(const rtc_system *sys, rtc_cli_rt *rt)
 {
-    if (rt->given & (1u << (O_WD - RTC_CLI_RT_OPT_FIRST)))
+    if (GIVEN(rt, RTC_CLI_WATCHDOG_MS))
         return;
     double period_ms = (double)rtc_system_tick_ns(sys) / 1e6 / rt->rtf;
     rt->watchdog_ms = period_ms * 100 > 1000 ? (long)(period_ms * 100) : 1000;
@@ -498,6 +396,7 @@ int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decima
         rc = rtc_exec_add_safe(ex, write_safe_marker, (void *)rt->safe_file);
     if (rc == RTC_OK) {
         rtc_cli_rt_signals(ex);
+        rt->started = true; /* from here on the run ends with its summary */
         rc = rtc_exec_run(ex);
         rtc_cli_rt_signals(NULL);
         long u;

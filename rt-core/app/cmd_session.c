@@ -24,9 +24,10 @@ static rtc_osc_control *control; /* one run per process */
 static rtc_panel *panel;
 
 /* The secret of --control-token FILE: the file's bytes without one trailing newline. A
- * file other users can read is refused — the token would guard nothing — and so is an
- * empty, short (guessable), oversized or binary one. The buffer is wiped by the caller
- * after use. */
+ * file other users can read is refused — the token would guard nothing — (RTC_EINVAL, as a
+ * file that cannot be read), and so is an empty, short (guessable), oversized or binary
+ * token (RTC_EPARSE: the option's value breaks the rule of tokens). The buffer is wiped by
+ * the caller after use. */
 static int read_token(const char *option, const char *path, char *tok, size_t cap,
                       size_t *len)
 {
@@ -47,39 +48,37 @@ static int read_token(const char *option, const char *path, char *tok, size_t ca
     size_t k = n > 0 ? (size_t)n : 0;
     while (!why && k && (tok[k - 1] == '\n' || tok[k - 1] == '\r'))
         k--;
+    bool rule = false; /* the file is usable; the token in it is not */
     if (!why && ((size_t)n == cap || k == 0 || memchr(tok, '\0', k)))
-        why = (size_t)n == cap ? "longer than 255 bytes" : k == 0 ? "empty" : "holds a NUL byte";
+        why = (size_t)n == cap ? "longer than 255 bytes" : k == 0 ? "empty" : "holds a NUL byte",
+        rule = true;
     char short_why[160];
     if (!why && k < RTC_PANEL_MIN_TOKEN) {
         snprintf(short_why, sizeof short_why, "%zu byte(s): a token needs at least %d (e.g. "
                  "head -c 24 /dev/urandom | base64 > FILE)", k, RTC_PANEL_MIN_TOKEN);
         why = short_why;
+        rule = true;
     }
     if (why) {
         rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s %s: %s", option, path, why);
-        return RTC_EINVAL;
+        return rule ? RTC_EPARSE : RTC_EINVAL;
     }
     *len = k;
     return RTC_OK;
 }
 
-int rtc_cli_session_check(const rtc_cli_rt *rt, const char *cmd)
+int rtc_cli_session_check(const rtc_cli_rt *rt)
 {
-    if (rt->control_allow && rt->control_port >= 0 && !rt->control_token)
-        return rtc_cli_usage_error(cmd, "--control-allow remote needs --control-token FILE "
-                                   "(without a token any host could control the run)");
-    const char *const opt[] = {"--control-token", "--http-token"};
-    const char *const path[] = {rt->control_port >= 0 ? rt->control_token : NULL,
-                                rt->http_port >= 0 ? rt->http_token : NULL};
-    for (int i = 0; i < 2; i++) {
-        char tok[RTC_PANEL_MAX_TOKEN];
-        size_t len;
-        int rc = path[i] ? read_token(opt[i], path[i], tok, sizeof tok, &len) : RTC_OK;
-        explicit_bzero(tok, sizeof tok);
-        if (rc != RTC_OK)
-            return RTC_EXIT_USAGE;
-    }
-    return RTC_EXIT_OK;
+    char tok[RTC_PANEL_MAX_TOKEN > RTC_OSC_CONTROL_MAX_TOKEN ? RTC_PANEL_MAX_TOKEN
+                                                             : RTC_OSC_CONTROL_MAX_TOKEN];
+    size_t len;
+    int rc = rt->control_token ? read_token("--control-token", rt->control_token, tok,
+                                            RTC_OSC_CONTROL_MAX_TOKEN, &len)
+                               : RTC_OK;
+    if (rc == RTC_OK && rt->http_token)
+        rc = read_token("--http-token", rt->http_token, tok, RTC_PANEL_MAX_TOKEN, &len);
+    explicit_bzero(tok, sizeof tok);
+    return rc == RTC_OK ? RTC_EXIT_OK : rc == RTC_EPARSE ? RTC_EXIT_USAGE : RTC_EXIT_ERROR;
 }
 
 void rtc_cli_rt_clear(rtc_cli_rt *rt)
@@ -95,21 +94,6 @@ int rtc_cli_session_start(rtc_system *sys, const char *dir, long decimation, rtc
     *out = NULL;
     if (!rt->events)
         return RTC_OK;
-    if (rt->control_token && rt->control_port < 0) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "--control-token needs a control surface "
-                "(--control-port)");
-        return RTC_EINVAL;
-    }
-    if ((rt->http_token || rt->http_address) && rt->http_port < 0) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "%s needs the panel (--http PORT)",
-                rt->http_token ? "--http-token" : "--http-address");
-        return RTC_EINVAL;
-    }
-    if (rt->deadman_ms > 0 && rt->control_port < 0 && rt->http_port < 0) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "--deadman-ms needs a control surface "
-                "(--control-port or --http)");
-        return RTC_EINVAL;
-    }
     rtc_session_options so = {.dir = dir, .system_path = rt->system_path,
                               .expose = rt->expose, .n_expose = rt->n_expose,
                               .deadman_ns = (int64_t)rt->deadman_ms * 1000000,

@@ -55,10 +55,7 @@ static const char tune_help[] =
     "Exit status: 0 done (also when nothing is late), 1 the session cannot be read or run,\n"
     "2 usage.\n"
     "\n"
-    "options:\n"
-    "  --all                every candidate in the tables\n"
-    "  -v, --verbose        progress information\n"
-    "  -h, --help           this text\n";
+    "options:\n";
 
 /* One candidate and its scores. */
 typedef struct cand {
@@ -462,21 +459,25 @@ static long tune_links(const cosim *cs, const rtc_system *sys, bool all)
 
 /* ---- the command ---- */
 
+/* The options (cli_opts.c); -1 after the help. */
 static int parse_args(int argc, char **argv, const char **dir, bool *all)
 {
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-            return -1;
-        if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose"))
+    const rtc_cli_command *cmd = rtc_cli_command_find("tune");
+    rtc_cli_args a;
+    int st = rtc_cli_parse(cmd, argc, argv, &a);
+    for (size_t i = 0; st == RTC_EXIT_OK && i < a.n; i++) {
+        if (a.args[i].opt->id == RTC_CLI_VERBOSE)
             rtc_cli_log.max_level = RTC_LOG_INFO;
-        else if (!strcmp(argv[i], "--all"))
-            *all = true;
-        else if (argv[i][0] == '-' || *dir)
-            return rtc_cli_usage_error("tune", "unexpected argument '%s'", argv[i]);
-        else
-            *dir = argv[i];
+        *all |= a.args[i].opt->id == RTC_CLI_ALL;
     }
-    return *dir ? RTC_EXIT_OK : rtc_cli_usage_error("tune", "expected a SESSION_DIR");
+    if (st == RTC_EXIT_OK && a.help) {
+        fputs(tune_help, stdout);
+        rtc_cli_print_options(cmd, RTC_CLI_G_OPTIONS, stdout);
+        st = -1;
+    }
+    *dir = st == RTC_EXIT_OK ? a.words[0] : NULL;
+    rtc_cli_args_clear(&a);
+    return st;
 }
 
 int rtc_cmd_tune(int argc, char **argv)
@@ -484,11 +485,8 @@ int rtc_cmd_tune(int argc, char **argv)
     const char *dir = NULL;
     bool all = false;
     int st = parse_args(argc, argv, &dir, &all);
-    if (st != RTC_EXIT_OK) {
-        if (st < 0)
-            fputs(tune_help, stdout);
+    if (st != RTC_EXIT_OK)
         return st < 0 ? RTC_EXIT_OK : st;
-    }
     rtc_cli_session_conf c;
     rtc_inputs in = {0};
     rtc_replay *rp = NULL;

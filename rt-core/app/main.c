@@ -10,7 +10,6 @@
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdbool.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -27,8 +26,9 @@ static const char usage[] =
     "                   variables) or a system (.ssd/.ssp or a folder holding a\n"
     "                   SystemStructure.ssd: components, connectors and units, I/O signals\n"
     "                   and their estimators, connections)\n"
-    "  run FILE         simulate an FMU, or run an SSP system (.ssd/.ssp or its folder) with\n"
-    "                   a master algorithm, as fast as possible or in real time (--realtime)\n"
+    "  run FILE         run an FMU (a system of one unit) or an SSP system (.ssd/.ssp or\n"
+    "                   its folder) with a master algorithm, as fast as possible or in real\n"
+    "                   time (--realtime: an operator session that 'replay' re-runs)\n"
     "  check SYSTEM     validate a system: every problem with file:line\n"
     "  plan SYSTEM      Parallel Fast planning: E(H), D(H) and the recommended sync step\n"
     "  bench            timing-jitter benchmark of the real-time loop (vs cyclictest)\n"
@@ -78,19 +78,6 @@ bool rtc_cli_is_system_path(const char *path)
     return stat(ssd, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* 'run' on a single .fmu has its own options; every other file is a system. */
-static bool is_fmu_run(int argc, char **argv)
-{
-    bool any_file = false;
-    for (int i = 1; i < argc; i++) {
-        size_t n = strlen(argv[i]);
-        if (n > 4 && argv[i][0] != '-' && !strcasecmp(argv[i] + n - 4, ".fmu"))
-            return true;
-        any_file |= argv[i][0] != '-' && rtc_cli_is_system_path(argv[i]);
-    }
-    return !any_file; /* e.g. --help alone: the FMU help, which points to the system one */
-}
-
 int main(int argc, char **argv)
 {
     rtc_logger err = rtc_logger_stderr(RTC_LOG_WARNING);
@@ -112,8 +99,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "info"))
         return rtc_cmd_info(argc - 1, argv + 1);
     if (!strcmp(cmd, "run"))
-        return is_fmu_run(argc - 1, argv + 1) ? rtc_cmd_run(argc - 1, argv + 1)
-                                               : rtc_cmd_run_system(argc - 1, argv + 1);
+        return rtc_cmd_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "replay"))
         return rtc_cmd_replay(argc - 1, argv + 1);
     if (!strcmp(cmd, "tune"))

@@ -1,6 +1,7 @@
 /*
- * The real-time path of `rtcosim run SYSTEM --realtime` (cmd_rt.c), plugged into the
- * option parser and run_ticks() of cmd_system.c, and `rtcosim bench` (cmd_bench.c).
+ * The runs of `rtcosim run FMU|SYSTEM`: their options (cmd_run.c), the run itself, fast or
+ * real time (cmd_system.c; a single FMU runs as a system of one unit), the real-time path
+ * (cmd_rt.c), the operator session (cmd_session.c), and `rtcosim bench` (cmd_bench.c).
  */
 #ifndef RTC_APP_RT_CLI_H
 #define RTC_APP_RT_CLI_H
@@ -11,14 +12,16 @@
 #include "rtcosim/nonfinite.h"
 #include "rtcosim/osc_control.h"
 #include "rtcosim/panel.h"
+#include "rtcosim/placement.h"
 #include "rtcosim/recorder.h"
 #include "rtcosim/rtc_config.h"
 #include "rtcosim/session.h"
 #include "rtcosim/system.h"
 
+#include "cli.h"
+#include "cli_nodes.h"
 #include "summary.h"
 
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -56,7 +59,7 @@ typedef struct rtc_cli_rt {
     const rtc_system_options *sys_options;
     const char *const *record_names;
     size_t n_record_names;
-    unsigned given;        /**< bit (c − RTC_CLI_RT_OPT_FIRST) per option on the command
+    unsigned given;        /**< bit (id − RTC_CLI_REALTIME) per option on the command
                                 line: the system file's settings fill in the others */
     bool stop_on_nonfinite; /**< --on-nonfinite stop (cmd_system.c) */
     double t0_wall_s;      /**< set by cmd_system.c: when the run began (wall_time_s) */
@@ -65,6 +68,10 @@ typedef struct rtc_cli_rt {
     const char *node;       /**< set by cmd_system.c: --node (session.conf), else NULL */
     const char *const *places; /**< its --place arguments */
     size_t n_places;
+    const char *summary_path; /**< where summary.json goes (NULL: none) */
+    bool fmu_run;          /**< run FMU: summary.json names the "fmu" and has its unit's
+                                fields at the top level */
+    bool started;          /**< the first step began (a failure before it leaves nothing) */
     /* outcome */
     rtc_cli_end end;       /**< how the run ended (summary.h); cause NULL while unknown */
     bool has_session;
@@ -74,31 +81,20 @@ typedef struct rtc_cli_rt {
     rtc_panel_stats panel;
 } rtc_cli_rt;
 
-/* getopt_long codes of the real-time options (above those of cmd_system.c). */
-enum { RTC_CLI_RT_OPT_FIRST = 400, RTC_CLI_RT_OPT_LAST = 415 };
-
-/** The getopt_long entries (NULL-name terminated, RTC_CLI_RT_OPT_* codes). */
-extern const struct option rtc_cli_rt_longopts[];
-/** The lines of `rtcosim run --help` describing them: the real-time group and the
- *  operator session group. */
-extern const char rtc_cli_rt_help[];
-extern const char rtc_cli_session_help[];
-
 void rtc_cli_rt_init(rtc_cli_rt *rt);
 
 /**
- * Handle one real-time option @p c (RTC_CLI_RT_OPT_FIRST..LAST) with its argument; may
- * consume argv[optind] as the optional RTF of --realtime. Returns RTC_EXIT_OK or the
- * usage error's exit status.
+ * Apply a real-time or operator-session option (ids RTC_CLI_REALTIME..RTC_CLI_HTTP_TOKEN)
+ * whose value the option checker took (cli.h). Returns false for another id (or when the
+ * --expose list cannot grow).
  */
-int rtc_cli_rt_option(rtc_cli_rt *rt, int c, const char *arg, int argc, char **argv,
-                      const char *cmd);
+bool rtc_cli_rt_option(rtc_cli_rt *rt, int id, const rtc_cli_val *v);
 
 /**
  * Run @p sys (initialized) in real time with the executive; rows go to @p rec (started in
  * non-lossless mode); DIR gets timing.json, histogram.txt and latency.csv. Handles
- * SIGINT/SIGTERM/SIGHUP (stop at the next step boundary; rt->end says how it ended). A unit left
- * inside its step after the grace, or the watchdog, ends the process here after the
+ * SIGINT/SIGTERM/SIGHUP (stop at the next step boundary; rt->end says how it ended). A
+ * unit left inside its step after the grace, or the watchdog, ends the process here after the
  * rows, timing.json and summary.json are saved and the temporary directories removed.
  * Returns the run's rtc status (RTC_ETERMINATED: a unit ended the simulation).
  */
@@ -106,14 +102,14 @@ int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decima
                    const char *dir, rtc_cli_rt *rt);
 
 /**
- * summary.json of a system run into DIR (summary_system.c). @p full: also the statistics the
- * stepping thread keeps (connections, I/O, coupling) — false when that thread may still
- * be running (watchdog, a hung unit). @p rs may be NULL. Returns whether it was written
- * (a failure is logged: "DIR/summary.json: write failed: ...").
+ * summary.json of a run into rt->summary_path (nothing when NULL; summary_system.c).
+ * @p full: also the statistics the stepping thread keeps (connections, I/O, coupling) —
+ * false when that thread may still be running (watchdog, a hung unit). @p rs may be NULL.
+ * Returns whether it was written (a failure is logged: "FILE: write failed: ...").
  */
-bool rtc_cli_write_summary(const char *dir, const rtc_system *sys, const char *path,
-                           const rtc_cli_end *end, double wall_s,
-                           const rtc_recorder_stats *rs, const rtc_cli_rt *rt, bool full);
+bool rtc_cli_write_summary(const rtc_system *sys, const char *path, const rtc_cli_end *end,
+                           double wall_s, const rtc_recorder_stats *rs, const rtc_cli_rt *rt,
+                           bool full);
 double rtc_cli_now_s(void);
 
 /** Install SIGINT/SIGTERM/SIGHUP handlers that stop @p ex (NULL: back to the flag of
@@ -129,17 +125,15 @@ int rtc_cli_rt_prepare(rtc_system *sys, rtc_cli_rt *rt);
 
 int rtc_cmd_bench(int argc, char **argv);
 
-/** Load the system at @p path with every unit factory (FMUs, the built-in I/O drivers);
- *  failures are logged to @p lg. Returns an rtc status (cmd_system.c). */
-struct rtc_partition;
-struct rtc_placement_opts;
 /* cli_partition.c: the nodes and the connections between them (info, check) */
-void rtc_cli_print_partition(const struct rtc_partition *p);
+void rtc_cli_print_partition(const rtc_partition *p);
 /* Resolve the placement of @p path (the file's and @p po's) and print it when it places
  * anything; the problems are logged. Returns rtc_partition_new()'s status. */
 int rtc_cli_show_partition(const char *path, const rtc_system_options *so,
-                           const struct rtc_placement_opts *po);
+                           const rtc_placement_opts *po);
 
+/** Load the system at @p path with every unit factory (FMUs, the built-in I/O drivers);
+ *  failures are logged to @p lg. Returns an rtc status (cmd_system.c). */
 int rtc_cli_load_system(const char *path, const rtc_system_options *so, const rtc_logger *lg,
                         rtc_system **sys);
 /** `rtcosim info SYSTEM` (cmd_info_system.c); @p units: `info --units`, one
@@ -150,16 +144,65 @@ int rtc_cli_info_system(const char *path, bool units);
 int rtc_cli_info_samples(const char *path);
 void rtc_cli_print_units(const rtc_system *sys);
 
+/* ---- run, check and plan: their options (cmd_run.c) and the run (cmd_system.c) ---- */
+
+/** What run, check and plan were told. */
+typedef struct rtc_cli_sys {
+    rtc_system_options so;
+    const char *path;      /**< the FMU or SYSTEM */
+    unsigned kind;         /**< RTC_CLI_FOR_FMU or RTC_CLI_FOR_SYSTEM */
+    const char *dir;       /**< --output-dir (NULL: not given) */
+    const char **records;  /**< --record (repeatable; malloc'd array) */
+    size_t n_records;
+    const char **sets;     /**< --set, handed to the system as so.sets (malloc'd array) */
+    long decimation;
+    bool write_continue;   /**< --on-write-error continue */
+    /* FMU runs */
+    const char *output;    /**< -o FILE (NULL: not given) */
+    bool no_output;        /**< --no-output */
+    const char *summary;   /**< --summary FILE (NULL: not given) */
+    rtc_kv unit_settings[4]; /**< --interface, --solver, --substeps, --event-mode, as
+                                  so.unit_settings */
+    char substeps[24];
+    rtc_cli_rt rt;         /**< --realtime and its options (cmd_rt.c) */
+    /* distributed runs (rtcosim/placement.h) */
+    rtc_placement_opts place; /**< --node, --place, --session, --dds-*, --join-timeout */
+    const char **places;   /**< --place (repeatable; malloc'd array), as place.places */
+    rtc_partition *part;   /**< a node's run: the partition it belongs to (owned) */
+    const char **bridge_sets; /**< --bridge (repeatable; malloc'd), as place.bridge_sets */
+    double clock_max_ms;   /**< --clock-offset-max (0: the default) */
+    rtc_cli_nodes nodes;   /**< a node of a real-time distributed run (cli_nodes.h) */
+    bool summary_failed;   /**< outcome: summary.json could not be written (exit 4) */
+    unsigned long long rows, lost; /**< outcome: rows written, and dropped or lost, for
+                                        the final line (after the units' last words) */
+} rtc_cli_sys;
+
+/**
+ * Read the command line of run, check or plan (@p cmd) into @p o, and @p a (the options as
+ * given; plan reads its own rows there; clear it with rtc_cli_args_clear()). Prints the
+ * help and returns -1 for -h; RTC_EXIT_OK; the usage error's exit status (message printed).
+ */
+int rtc_cli_sys_parse(const rtc_cli_command *cmd, int argc, char **argv, rtc_cli_sys *o,
+                      rtc_cli_args *a);
+/** Free what rtc_cli_sys_parse allocated. */
+void rtc_cli_sys_clear(rtc_cli_sys *o);
+
+/** `rtcosim run FMU|SYSTEM` with the options read (cmd_system.c). Returns the exit status. */
+int rtc_cli_run(rtc_cli_sys *o);
+
 /* ---- operator sessions (cmd_session.c) ---- */
+
 
 /** Free what the options allocated (the --expose list). */
 void rtc_cli_rt_clear(rtc_cli_rt *rt);
 
-/** Before anything is loaded: --control-allow remote with a control surface needs
- *  --control-token, and each token file a surface will read must be usable (readable by
- *  its owner only, 16..255 bytes). Returns RTC_EXIT_OK or RTC_EXIT_USAGE (one line said
- *  why). */
-int rtc_cli_session_check(const rtc_cli_rt *rt, const char *cmd);
+/** Before anything of the run exists (nothing is left behind): each token file a surface
+ *  will read (--control-token, --http-token) must be usable — a regular file that can be
+ *  read and that other users cannot read (else RTC_EXIT_ERROR), holding a token of 16..255
+ *  bytes without a NUL (else RTC_EXIT_USAGE). Returns RTC_EXIT_OK or the exit status after
+ *  one line naming the option, the file and the reason. (--control-allow remote needs a
+ *  token: a usage error of the option checker, cmd_run.c.) */
+int rtc_cli_session_check(const rtc_cli_rt *rt);
 /** Arm the session (and the control surface when asked) for a run about to start with
  *  @p eo (its hook is set); NULL session when the run has no events log. Returns RTC_OK
  *  or the failure (logged). */
@@ -187,6 +230,9 @@ typedef struct rtc_cli_session_conf {
     char *node;   /**< a distributed run's node (node=), else NULL */
     char **places; /**< its --place arguments (place=) */
     size_t n_places;
+    rtc_kv unit[8]; /**< a single FMU's unit settings (--interface, ...), in
+                         so.unit_settings */
+    char *unit_text[8][2];
 } rtc_cli_session_conf;
 
 /** Read SESSION_DIR/session.conf into @p c (a damaged number is named on stderr).

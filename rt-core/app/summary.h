@@ -68,11 +68,11 @@ typedef void (*rtc_cli_name_fn)(const void *user, size_t id, char *buf, size_t c
  * Adding a field: set it in the filler of the object it belongs to, in the order it
  * should appear (objects keep insertion order), e.g.
  *     bad |= json_object_set_new(obj, "me_events", rtc__json_uint(n));
- * The fillers: rtc_cli_summary_end() below (how the run ended: every mode), cmd_run.c
- * write_run_summary() (run FMU), and in summary_system.c (system runs, fast and real time,
- * with or without a session) summary_top() (top level), unit_json() (one entry of
- * "units"), link_json() (one of "connections"), io_json() (one of "io"),
- * session_json() ("session") and write_step_stats().
+ * The fillers: rtc_cli_summary_end() below (how the run ended: every mode), and in
+ * summary_system.c (every run: a system or one FMU, fast and real time, with or without a
+ * session) summary_top() (top level), unit_json() (one entry of "units"), link_json() (one
+ * of "connections"), io_json() (one of "io"), session_json() ("session"),
+ * write_step_stats() and summary_fmu() (a single FMU's unit fields at the top level).
  */
 
 /** Write @p doc (its reference is taken and released) over @p path whole (tmp + fsync +

@@ -324,17 +324,31 @@ static int summary_top(json_t *doc, const rtc_system *sys, const rtc_cli_end *en
                                      rtc__json_real((double)end->last_time_ns / 1e9));
 }
 
-bool rtc_cli_write_summary(const char *dir, const rtc_system *sys, const char *path,
-                           const rtc_cli_end *end, double wall_s,
-                           const rtc_recorder_stats *rs, const rtc_cli_rt *rt, bool full)
+/* A single FMU's run (`run FMU`): its file as "fmu" and its unit's fields at the top level,
+ * as they always were; a system's file as "system" and its units in "units". */
+static int summary_fmu(json_t *doc, const rtc_system *sys)
 {
-    char file[4096];
-    snprintf(file, sizeof file, "%s/summary.json", dir);
+    int bad = json_object_set_new(doc, "step_ns", json_integer(rtc_system_unit_step_ns(sys, 0)));
+    rtc_unit_event_stats ev;
+    rtc_system_unit_event_stats(sys, 0, &ev);
+    bad |= rtc_cli_me_events_json(doc, rtc_system_unit(sys, 0));
+    bad |= json_object_set_new(doc, "events", rtc__json_uint(ev.events));
+    bad |= json_object_set_new(doc, "early_returns", rtc__json_uint(ev.early_returns));
+    return bad | json_object_set_new(doc, "max_microsteps", rtc__json_uint(ev.max_microsteps));
+}
+
+bool rtc_cli_write_summary(const rtc_system *sys, const char *path, const rtc_cli_end *end,
+                           double wall_s, const rtc_recorder_stats *rs, const rtc_cli_rt *rt,
+                           bool full)
+{
+    if (!rt->summary_path)
+        return true;
     static const rtc_recorder_stats none;
     rs = rs ? rs : &none;
+    bool fmu = rt->fmu_run && sys && rtc_system_unit_count(sys) == 1;
     json_t *doc = json_object(), *units = json_array();
     int bad = !doc;
-    bad |= json_object_set_new(doc, "system", rtc__json_str(path));
+    bad |= json_object_set_new(doc, rt->fmu_run ? "fmu" : "system", rtc__json_str(path));
     bad |= rtc_cli_summary_end(doc, end, rtc_system_nonfinite(sys), nf_name, sys);
     if (sys)
         bad |= summary_top(doc, sys, end);
@@ -352,5 +366,7 @@ bool rtc_cli_write_summary(const char *dir, const rtc_system *sys, const char *p
         bad |= json_array_append_new(units, o);
     }
     bad |= json_object_set_new(doc, "units", units);
-    return rtc_cli_summary_write(doc, bad, file);
+    if (fmu) /* last, where `run FMU` always had them */
+        bad |= summary_fmu(doc, sys);
+    return rtc_cli_summary_write(doc, bad, rt->summary_path);
 }

@@ -67,56 +67,29 @@ static int inject(dds_entity_t pp, dds_entity_t tp, const char *part, long count
     return 0;
 }
 
-int main(int argc, char **argv)
+/* Print every sample of topic @p tp in partition @p part until @p want tick samples, the
+ * sender's end mark or @p until; 0 when a tick sample came, 1 when none, 2 on DDS errors. */
+static int listen_to(dds_entity_t pp, dds_entity_t tp, const char *part, long want,
+                     dds_time_t until)
 {
-    bool injector = argc > 1 && !strcmp(argv[1], "--inject");
-    argv += injector;
-    argc -= injector;
-    if (argc != 7) {
-        fprintf(stderr, "usage: node_subscriber [--inject] DOMAIN SESSION FROM TO COUNT "
-                "TIMEOUT_S\n");
-        return 2;
-    }
-    dds_domainid_t domain = (dds_domainid_t)atoi(argv[1]);
-    long want = atol(argv[5]);
-    double timeout_s = atof(argv[6]);
-    char topic[256], part[256];
-    snprintf(topic, sizeof topic, "rtcosim/values/%s/%s", argv[3], argv[4]);
-    /* SESSION: any run id of the session (a reader's partition may be a pattern); a
-     * writer's must be the run's own, SESSION/RUN_ID */
-    snprintf(part, sizeof part, strchr(argv[2], '/') ? "rtc/%s" : "rtc/%s/*", argv[2]);
-
-    dds_entity_t pp = dds_create_participant(domain, NULL, NULL);
-    if (pp < 0)
-        return fail("participant", pp);
-    if (injector) {
-        dds_entity_t tp = dds_create_topic(pp, &rtc_node_Sample_desc, topic, NULL, NULL);
-        int rc = tp < 0 ? fail("topic", tp)
-                        : inject(pp, tp, part, want, dds_time() + (dds_duration_t)(timeout_s * 1e9));
-        dds_delete(pp);
-        return rc;
-    }
     dds_qos_t *q = dds_create_qos();
     dds_qset_partition1(q, part);
     dds_entity_t sub = dds_create_subscriber(pp, q, NULL);
     dds_delete_qos(q);
-    dds_entity_t tp = dds_create_topic(pp, &rtc_node_Sample_desc, topic, NULL, NULL);
     q = dds_create_qos();
     dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_SECS(1));
     dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
-    dds_entity_t rd = sub > 0 && tp > 0 ? dds_create_reader(sub, tp, q, NULL) : -1;
+    dds_entity_t rd = sub > 0 ? dds_create_reader(sub, tp, q, NULL) : -1;
     dds_delete_qos(q);
     if (rd < 0)
-        return fail("reader", sub < 0 ? sub : tp < 0 ? tp : rd);
+        return fail("reader", sub < 0 ? sub : rd);
     dds_entity_t ws = dds_create_waitset(pp);
-    dds_entity_t rc = dds_create_readcondition(rd, DDS_ANY_STATE);
-    dds_waitset_attach(ws, rc, 0);
+    dds_entity_t cond = dds_create_readcondition(rd, DDS_ANY_STATE);
+    dds_waitset_attach(ws, cond, 0);
     printf("ready\n");
     fflush(stdout);
-
     long ticks = 0;
     int ended = 0;
-    dds_time_t until = dds_time() + (dds_duration_t)(timeout_s * 1e9);
     while (ticks < want && !ended && dds_time() < until) {
         dds_waitset_wait_until(ws, NULL, 0, until);
         void *buf[16] = {NULL};
@@ -138,6 +111,35 @@ int main(int argc, char **argv)
             dds_return_loan(rd, buf, n);
     }
     fflush(stdout);
-    dds_delete(pp);
     return ticks > 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    bool injector = argc > 1 && !strcmp(argv[1], "--inject");
+    argv += injector;
+    argc -= injector;
+    if (argc != 7) {
+        fprintf(stderr, "usage: node_subscriber [--inject] DOMAIN SESSION FROM TO COUNT "
+                "TIMEOUT_S\n");
+        return 2;
+    }
+    dds_domainid_t domain = (dds_domainid_t)atoi(argv[1]);
+    long want = atol(argv[5]);
+    dds_time_t until = dds_time() + (dds_duration_t)(atof(argv[6]) * 1e9);
+    char topic[256], part[256];
+    snprintf(topic, sizeof topic, "rtcosim/values/%s/%s", argv[3], argv[4]);
+    /* SESSION: any run id of the session (a reader's partition may be a pattern); a
+     * writer's must be the run's own, SESSION/RUN_ID */
+    snprintf(part, sizeof part, strchr(argv[2], '/') ? "rtc/%s" : "rtc/%s/*", argv[2]);
+
+    dds_entity_t pp = dds_create_participant(domain, NULL, NULL);
+    if (pp < 0)
+        return fail("participant", pp);
+    dds_entity_t tp = dds_create_topic(pp, &rtc_node_Sample_desc, topic, NULL, NULL);
+    int rc = tp < 0     ? fail("topic", tp)
+             : injector ? inject(pp, tp, part, want, until)
+                        : listen_to(pp, tp, part, want, until);
+    dds_delete(pp);
+    return rc;
 }

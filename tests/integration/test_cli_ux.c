@@ -90,9 +90,8 @@ static void option_values_checked_and_named(void)
     USAGE("--duration: missing value", "bench --duration");
     USAGE("--rtf: missing value", "plan '%s' --rtf", MSD);
     USAGE("--output-dir: missing value", "replay somewhere --output-dir");
-    /* a time an FMU run takes from the command line names the option as typed */
-    CU_ASSERT_NOT_EQUAL(rtcosim("run '%s' --stop 1x", decay), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "--stop \"1x\": not a number"));
+    /* an FMU run's times are checked by the same table as a system's */
+    USAGE("--stop 1x: not a number", "run '%s' --stop 1x", decay);
 }
 
 /* run --help is one text with every option, grouped, whatever the file argument. */

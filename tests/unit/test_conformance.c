@@ -475,7 +475,7 @@ static void info_and_run_on_aliases_and_clocks(void)
 static void structural_parameter_set_refused(void)
 {
     CU_ASSERT_EQUAL(rtcosim("run '%s' --set dae=true --stop 1 -o -", tfmu_path(3, "Roberts")), 1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "--set dae: a structural parameter changes only in "
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "--set dae=true: a structural parameter changes only in "
                                        "Configuration Mode, which is not supported"));
     write_ssd("dae.ssd", "r", tfmu_path(3, "Roberts"), "y1", "dae",
               "<ssv:Boolean value=\"true\"/>");

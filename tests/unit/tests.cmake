@@ -81,6 +81,10 @@ add_test(NAME check_sources_selftest
 rtc_test_properties(check_sources unit)
 rtc_test_properties(check_sources_selftest unit)
 rtc_add_test(fmi3_events SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtcosim LABELS integration rt)
+# issue 20: every option of every command through the one checker (the CLI's own tables,
+# rt-core/app/cli_opts.c, walked), a single FMU as a system of one unit
+rtc_add_test(cli_options SOURCES unit/fmu_util.c ${PROJECT_SOURCE_DIR}/rt-core/app/cli_opts.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtc_configs rtcosim LABELS integration rt)
+target_include_directories(test_cli_options PRIVATE ${PROJECT_SOURCE_DIR}/rt-core/app)
 # the browser operator panel (issue 14 item 3): its HTTP server attacked over real sockets,
 # and driven in headless Chromium (skipped with the reason when chromium is absent)
 rtc_add_test(panel SOURCES unit/io_util.c unit/session_util.c unit/fmu_util.c unit/panel_util.c LIBS rtc_fmuhost rtc_iodrivers PkgConfig::LIBMODBUS PkgConfig::LIBLO DEPENDS rtc_test_fmus rtc_configs rtcosim LABELS integration rt io)

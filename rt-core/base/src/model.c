@@ -4,6 +4,7 @@
 #include "rtcosim/status.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -232,4 +233,67 @@ void rtc_value_copy_indirect(rtc_type type, const void *src, void *dst, size_t n
             ((rtc_binary *)dst)[e] = (rtc_binary){(const uint8_t *)copy, len};
         }
     }
+}
+
+/* An enumeration value given by the name of an item of the variable's type. */
+static bool enum_item(const rtc_model_desc *md, const rtc_var *v, const char *text, int64_t *out)
+{
+    for (size_t i = 0; v->declared_type && i < md->n_type_defs; i++) {
+        const rtc_type_def *t = &md->type_defs[i];
+        if (strcmp(t->name, v->declared_type) != 0)
+            continue;
+        for (size_t k = 0; k < t->n_items; k++) {
+            if (!strcmp(t->items[k].name, text)) {
+                *out = t->items[k].value;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* One element: a binary's bytes go to bin + *used. */
+static int parse_element(const rtc_model_desc *md, const rtc_var *v, const char *tok,
+                         rtc_value *val, uint8_t *bin, size_t bin_cap, size_t *used)
+{
+    if (v->type == RTC_TYPE_BINARY) {
+        size_t len = 0;
+        int rc = bin ? rtc_hex_decode(tok, bin + *used, bin_cap - *used, &len) : RTC_ELIMIT;
+        val->bin = (rtc_binary){bin ? bin + *used : NULL, len};
+        *used += rc == RTC_OK ? len : 0;
+        return rc;
+    }
+    int rc = rtc_value_parse(v->type, tok, val);
+    if (rc == RTC_EPARSE && v->type == RTC_TYPE_ENUM && enum_item(md, v, tok, &val->i64))
+        rc = RTC_OK;
+    return rc == RTC_ELIMIT ? RTC_ELIMIT : rc == RTC_OK ? RTC_OK : RTC_EPARSE;
+}
+
+int rtc_var_parse_text(const rtc_model_desc *md, const rtc_var *v, char *text, void *vals,
+                       uint8_t *bin, size_t bin_cap, char *why, size_t why_cap)
+{
+    size_t count = rtc_var_count(v), n = 0, used = 0;
+    bool whole = v->type == RTC_TYPE_STRING || count == 1; /* a string may hold spaces */
+    char *save = NULL;
+    char *tok = whole ? text : strtok_r(text, " \t", &save);
+    for (; tok && n < count; n++) {
+        rtc_value val;
+        int rc = parse_element(md, v, tok, &val, bin, bin_cap, &used);
+        if (rc != RTC_OK) {
+            snprintf(why, why_cap, "\"%s\" is %s for a%s %s variable", tok,
+                     rc == RTC_ELIMIT ? "out of range" : "not a valid value",
+                     v->type == RTC_TYPE_INT8 || v->type == RTC_TYPE_INT16 ||
+                             v->type == RTC_TYPE_INT32 || v->type == RTC_TYPE_INT64 ||
+                             v->type == RTC_TYPE_ENUM ? "n" : "",
+                     rtc_type_name(v->type));
+            return rc;
+        }
+        rtc_value_store(v->type, &val, vals, n);
+        tok = whole ? NULL : strtok_r(NULL, " \t", &save);
+    }
+    if (n != count || tok) {
+        snprintf(why, why_cap, "expected %zu value(s)", count);
+        return RTC_EPARSE;
+    }
+    return RTC_OK;
 }

@@ -283,8 +283,7 @@ static bool at_end(rtc_exec *ex, loop *s)
     }
     bool done = ex->o.max_steps > 0 && s->j >= ex->o.max_steps;
     if (ex->sys)
-        done |= rtc_system_time_ns(ex->sys) + rtc_system_tick_ns(ex->sys) >
-                rtc_system_stop_ns(ex->sys);
+        done |= rtc_system_finished(ex->sys);
     if (done)
         end_with(s, ex, RTC_EXEC_END, RTC_OK, 0);
     return done;

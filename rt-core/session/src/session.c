@@ -473,6 +473,10 @@ static int write_conf(rtc_session *s, const rtc_session_options *o)
         fprintf(f, "node=%s\n", o->node);
     for (size_t i = 0; o->node && i < o->n_places; i++)
         fprintf(f, "place=%s\n", o->places[i]);
+    for (size_t i = 0; i < so->n_unit_settings; i++) /* a single FMU's --interface, ... */
+        fprintf(f, "unit.%s=%s\n", so->unit_settings[i].key, so->unit_settings[i].value);
+    if (so->fmu_logging)
+        fprintf(f, "fmu_logging=1\n");
     return rtc_ofile_replace_commit(f, tmp, path);
 }
 

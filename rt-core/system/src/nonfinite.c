@@ -116,7 +116,7 @@ int rtc__sys_nonfinite_init(rtc_system *sys)
 RTC_RT_SAFE void rtc__sys_nonfinite_scan(rtc_system *sys)
 {
     rtc_nonfinite *nf = sys->nonfinite;
-    if (!nf)
+    if (!nf || !nf->n) /* nothing watched (a run that records nothing) */
         return;
     for (size_t u = 0; u < sys->n_units; u++) {
         const sys_unit *su = &sys->units[u];

@@ -177,6 +177,18 @@ static int build_delays(rtc_system *sys)
     return RTC_OK;
 }
 
+/* The types of unit @p su's groups that hold variables, for the per-step loops. */
+static void list_types(sys_unit *su)
+{
+    su->n_obs_types = su->n_in_types = 0;
+    for (int t = 0; t < RTC_TYPE_COUNT; t++) {
+        if (su->obs[t].n_vr)
+            su->obs_types[su->n_obs_types++] = (uint8_t)t;
+        if (su->in[t].n_vr)
+            su->in_types[su->n_in_types++] = (uint8_t)t;
+    }
+}
+
 static int build_buffers(rtc_system *sys)
 {
     int brc = build_delays(sys);
@@ -188,6 +200,7 @@ static int build_buffers(rtc_system *sys)
             rc = build_inputs(sys, u);
         if (rc != RTC_OK)
             return rc;
+        list_types(&sys->units[u]);
     }
     for (size_t i = 0; i < sys->n_links; i++) {
         sys_link *l = &sys->links[i];
@@ -222,6 +235,16 @@ static int view_get(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, 
 
 static const rtc_unit_ops view_ops = {.kind = "system-view", .get = view_get};
 
+/* The column prefix of unit @p u's variables: "unit.", none for a single FMU (its columns
+ * are named as `rtcosim run FMU` always named them). */
+static void unit_prefix(const rtc_system *sys, size_t u, char *buf, size_t cap)
+{
+    if (sys->single)
+        buf[0] = '\0';
+    else
+        snprintf(buf, cap, "%s.", sys->units[u].name);
+}
+
 int rtc_system_record(rtc_system *sys, rtc_record *rec, const char *const *names, size_t n)
 {
     if (sys->initialized)
@@ -240,7 +263,7 @@ int rtc_system_record(rtc_system *sys, rtc_record *rec, const char *const *names
             if (md->vars[v].causality != RTC_CAUSALITY_OUTPUT || md->vars[v].type == RTC_TYPE_CLOCK)
                 continue;
             char prefix[512];
-            snprintf(prefix, sizeof prefix, "%s.", sys->units[u].name);
+            unit_prefix(sys, u, prefix, sizeof prefix);
             int rc = rtc__sys_observe(sys, u, v);
             if (rc == RTC_OK)
                 rc = rtc_record_add(rec, &sys->units[u].view, v, prefix);
@@ -259,15 +282,17 @@ int rtc_system_record(rtc_system *sys, rtc_record *rec, const char *const *names
     for (size_t i = 0; i < n; i++) {
         size_t u = 0, v = 0;
         if (rtc_system_find_var(sys, names[i], &u, &v) != RTC_OK) {
-            rtc_log(sys->lg, RTC_LOG_ERROR, "record %s: no such unit.variable in %s", names[i],
-                    sys->path);
+            /* a single FMU's names come from --record only (an SSP file has record=) */
+            rtc_log(sys->lg, RTC_LOG_ERROR, sys->single ? "--record %s: no variable of that "
+                    "name in %s" : "record %s: no such unit.variable in %s", names[i], sys->path);
             return RTC_ENOTFOUND;
         }
         char prefix[512];
         size_t ul = (size_t)snprintf(prefix, sizeof prefix, "%s.", sys->units[u].name);
         int rc = rtc__sys_observe(sys, u, v);
         /* a system connector keeps its own name as the column's */
-        bool port = strncmp(names[i], prefix, ul) != 0;
+        bool port = !sys->single && strncmp(names[i], prefix, ul) != 0;
+        unit_prefix(sys, u, prefix, sizeof prefix);
         if (rc == RTC_OK)
             rc = port ? rtc_record_add_as(rec, &sys->units[u].view, v, "", names[i])
                       : rtc_record_add(rec, &sys->units[u].view, v, prefix);
@@ -278,6 +303,42 @@ int rtc_system_record(rtc_system *sys, rtc_record *rec, const char *const *names
 }
 
 /* ---- initialization ---- */
+
+int rtc__sys_value_parse(const rtc_model_desc *md, const rtc_var *var, const char *text,
+                         sys_value *out, char *why, size_t cap)
+{
+    size_t bin_cap = strlen(text) / 2 + 1;
+    out->text = strdup(text);
+    out->vals = calloc(rtc_var_count(var) + 1, rtc_type_size(var->type));
+    out->bin = var->type == RTC_TYPE_BINARY ? malloc(bin_cap) : NULL;
+    if (!out->text || !out->vals || (!out->bin && var->type == RTC_TYPE_BINARY))
+        return RTC_ENOMEM;
+    return rtc_var_parse_text(md, var, out->text, out->vals, out->bin, bin_cap, why, cap);
+}
+
+void rtc__sys_value_free(sys_value *v)
+{
+    free(v->bin);
+    free(v->vals);
+    free(v->text);
+    *v = (sys_value){0};
+}
+
+/* One parameter value (every element of an array, an enumeration by item name, a binary
+ * in hex: rtc_var_parse_text) through the unit's set. */
+static int set_param(rtc_system *sys, sys_unit *u, const rtc_var *v, const struct sys_param *p)
+{
+    sys_value val;
+    char why[300];
+    int rc = rtc__sys_value_parse(u->unit->md, v, p->text, &val, why, sizeof why);
+    if (rc != RTC_OK && rc != RTC_ENOMEM)
+        rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: parameter %s.%s: %s", p->file, p->line,
+                u->name, v->name, why);
+    if (rc == RTC_OK)
+        rc = u->unit->ops->set(u->unit->self, v->type, &v->vr, 1, val.vals, rtc_var_count(v));
+    rtc__sys_value_free(&val);
+    return rc;
+}
 
 /* Parameter values of one unit (called on the unit's owner thread): before
  * initialization and again in Initialization Mode (see rtc_var_settable_at_init()). */
@@ -298,24 +359,7 @@ static int job_params(rtc_system *sys, sys_unit *u, void *arg)
                        : "the variable cannot be set at initialization");
             return RTC_EUNSUPPORTED;
         }
-        rtc_value val;
-        uint8_t bin[RTC_SYS_BINARY_MAX];
-        int rc;
-        if (v->type == RTC_TYPE_BINARY) {
-            size_t n = 0;
-            rc = rtc_hex_decode(p->text, bin, sizeof bin, &n);
-            val.bin = (rtc_binary){bin, n};
-        } else {
-            rc = rtc_value_parse(v->type, p->text, &val);
-        }
-        if (rc != RTC_OK) {
-            rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: parameter %s.%s: \"%s\" is not a %s value",
-                    p->file, p->line, u->name, v->name, p->text, rtc_type_name(v->type));
-            return rc;
-        }
-        char buf[16];
-        rtc_value_store(v->type, &val, buf, 0);
-        rc = u->unit->ops->set(u->unit->self, v->type, &v->vr, 1, buf, 1);
+        int rc = set_param(sys, u, v, p);
         if (rc != RTC_OK)
             return rc;
     }
@@ -326,10 +370,15 @@ static int job_instantiate(rtc_system *sys, sys_unit *u, void *arg)
 {
     (void)arg;
     bool has_stop = sys->stop_ns != INT64_MAX;
+    const rtc_default_experiment *x = &u->unit->md->experiment;
     rtc_unit_setup s = {.instance_name = u->name,
+                        .logging_on = sys->fmu_logging,
                         .start_time_s = (double)sys->start_ns / 1e9,
                         .stop_time_defined = has_stop,
                         .stop_time_s = has_stop ? (double)(sys->start_ns + sys->stop_ns) / 1e9 : 0,
+                        /* a single FMU runs as `rtcosim run FMU` always ran it */
+                        .tolerance_defined = sys->single && x->has_tolerance,
+                        .tolerance = x->tolerance,
                         .may_rollback = u->in_loop};
     int rc = u->unit->ops->instantiate(u->unit->self, &s);
     return rc == RTC_OK ? job_params(sys, u, NULL) : rc;
@@ -417,6 +466,8 @@ int rtc_system_init(rtc_system *sys)
     sys->initialized = rc == RTC_OK;
     sys->failed = rc == RTC_EFMU || rc == RTC_EFATAL;
     sys->k = 0;
+    if (rc == RTC_OK)
+        rtc__sys_nonfinite_scan(sys); /* the start values too: a NaN at t0 is one */
     return rc;
 }
 
@@ -424,8 +475,10 @@ int rtc_system_step(rtc_system *sys)
 {
     if (!sys->initialized || sys->terminated)
         return RTC_ESTATE;
-    if (sys->ended_at_init)
-        return RTC_ETERMINATED; /* logged by the unit at rtc_system_init() */
+    /* a unit ended the simulation at its initial event (logged by it at rtc_system_init()),
+     * or inside the last step (its last row was that step's) */
+    if (sys->ended_at_init || sys->unit_ended)
+        return RTC_ETERMINATED;
     int rc = rtc__master_tick(sys);
     rtc__sys_nonfinite_scan(sys); /* also after a failed step: what it left visible */
     return rc;
@@ -434,11 +487,17 @@ int rtc_system_step(rtc_system *sys)
 /* ---- accessors and teardown ---- */
 
 unsigned rtc_system_warnings(const rtc_system *sys) { return sys->warnings; }
-int64_t rtc_system_time_ns(const rtc_system *sys) { return sys->k * sys->tick_ns; }
+int64_t rtc_system_time_ns(const rtc_system *sys) { return rtc__sys_now(sys); }
 int64_t rtc_system_tick_index(const rtc_system *sys) { return sys->k; }
 rtc_sdtime rtc_system_superdense_time(const rtc_system *sys)
 {
-    return (rtc_sdtime){sys->k * sys->tick_ns, sys->microstep};
+    return (rtc_sdtime){rtc__sys_now(sys), sys->microstep};
+}
+
+bool rtc_system_finished(const rtc_system *sys)
+{
+    int64_t t = rtc__sys_now(sys);
+    return t >= sys->stop_ns || (t + sys->tick_ns > sys->stop_ns && !sys->short_last);
 }
 int64_t rtc_system_tick_ns(const rtc_system *sys) { return sys->tick_ns; }
 int64_t rtc_system_start_ns(const rtc_system *sys) { return sys->start_ns; }

@@ -54,6 +54,13 @@ int rtc_system_find_var(const rtc_system *sys, const char *name, size_t *unit, s
             return RTC_OK;
         }
     }
+    /* a single FMU's variables by their own names, as `rtcosim run FMU` names them */
+    long v = sys->single && sys->n_units ? rtc_model_find_var(sys->units[0].unit->md, name) : -1;
+    if (v >= 0) {
+        *unit = 0;
+        *var = (size_t)v;
+        return RTC_OK;
+    }
     return RTC_ENOTFOUND;
 }
 

@@ -22,10 +22,9 @@
 int rtc__sys_fetch(rtc_system *sys, sys_unit *u, bool into_nxt)
 {
     (void)sys;
-    for (int t = 0; t < RTC_TYPE_COUNT; t++) {
+    for (size_t i = 0; i < u->n_obs_types; i++) {
+        int t = u->obs_types[i];
         obs_group *g = &u->obs[t];
-        if (!g->n_vr)
-            continue;
         void *arr = into_nxt ? g->nxt : g->cur;
         int rc = u->unit->ops->get(u->unit->self, (rtc_type)t, g->vr, g->n_vr, arr, g->n_values);
         if (rc != RTC_OK)
@@ -173,10 +172,9 @@ void rtc__sys_inputs_at(rtc_system *sys, sys_unit *u, int64_t q_ns)
 int rtc__sys_set_inputs(rtc_system *sys, sys_unit *u)
 {
     (void)sys;
-    for (int t = 0; t < RTC_TYPE_COUNT; t++) {
+    for (size_t i = 0; i < u->n_in_types; i++) {
+        int t = u->in_types[i];
         in_group *g = &u->in[t];
-        if (!g->n_vr)
-            continue;
         int rc = u->unit->ops->set(u->unit->self, (rtc_type)t, g->vr, g->n_vr, g->values,
                                    g->n_values);
         if (rc != RTC_OK)
@@ -188,13 +186,13 @@ int rtc__sys_set_inputs(rtc_system *sys, sys_unit *u)
 /* Swap the buffers of every unit whose next outputs have become current at tick k. */
 void rtc__sys_promote(rtc_system *sys)
 {
-    int64_t t = sys->k * sys->tick_ns;
+    int64_t t = rtc__sys_now(sys);
     for (size_t i = 0; i < sys->n_units; i++) {
         sys_unit *u = &sys->units[i];
         if (!u->has_nxt || u->t_nxt_ns > t)
             continue;
-        for (int ty = 0; ty < RTC_TYPE_COUNT; ty++) {
-            obs_group *g = &u->obs[ty];
+        for (size_t k = 0; k < u->n_obs_types; k++) {
+            obs_group *g = &u->obs[u->obs_types[k]];
             void *p = g->cur;
             g->cur = g->nxt;
             g->nxt = p;

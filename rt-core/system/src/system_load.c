@@ -7,7 +7,6 @@
 
 #include "masters/master_priv.h"
 
-#include "rtcosim/numparse.h"
 #include "rtcosim/sha256.h"
 #include "rtcosim/ssp.h"
 #include "rtcosim/status.h"
@@ -18,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const rtc_unit_factory *find_factory(const rtc_system *sys, const char *type)
 {
@@ -45,7 +46,7 @@ static int add_unit(rtc_system *sys, const rtc_unit_spec *spec)
     u->line = spec->line;
     u->io = unit->ops->refresh != NULL;
     sys->has_io |= u->io;
-    u->name = strdup(spec->name);
+    u->name = strdup(spec->name ? spec->name : unit->name); /* NULL: the factory named it */
     /* kept as the user knows it: a package's extraction folder is gone after the load */
     const char *shown = spec->source_display ? spec->source_display : spec->source;
     u->source = shown ? strdup(shown) : NULL;
@@ -155,215 +156,6 @@ static unsigned check_connectors(rtc_system *sys, const rtc_ssp *ssp, const rtc_
         }
     }
     return errors;
-}
-
-static long unit_index(const rtc_system *sys, const char *name)
-{
-    for (size_t i = 0; name && i < sys->n_units; i++)
-        if (!strcmp(sys->units[i].name, name))
-            return (long)i;
-    return -1;
-}
-
-/* Before initialization FMI lets a host set variables with a start value that is exact
- * or approx, and inputs. */
-static bool settable(const rtc_var *var)
-{
-    return var && var->variability != RTC_VARIABILITY_CONSTANT &&
-           (var->initial == RTC_INITIAL_EXACT || var->initial == RTC_INITIAL_APPROX ||
-            var->causality == RTC_CAUSALITY_INPUT);
-}
-
-static int push_param(rtc_system *sys, size_t unit, size_t var, const char *text,
-                      const char *file, unsigned line)
-{
-    struct sys_param *p = realloc(sys->params, (sys->n_params + 1) * sizeof *p);
-    if (!p)
-        return RTC_ENOMEM;
-    sys->params = p;
-    p += sys->n_params++;
-    *p = (struct sys_param){.unit = unit, .var = var, .line = line, .text = strdup(text),
-                            .file = strdup(file)};
-    return p->text && p->file ? RTC_OK : RTC_ENOMEM;
-}
-
-/* A real value given with a unit other than its target's is converted (SSP: values are
- * in their own unit unless the mapping suppresses the conversion); *text is replaced. A
- * unit that neither the file nor the FMU defines cannot be converted from: the value is
- * used as written, with a warning (as OMSimulator does; libcosim ignores parameter units).
- * Two defined units of different dimensions are an error. */
-static int param_unit(rtc_system *sys, const rtc_ssp *ssp, const rtc_ssp_param *p,
-                      size_t u, const rtc_var *var, char **text)
-{
-    const rtc_ssp_component *c = rtc_ssp_find_component(ssp, p->component);
-    long k = c ? rtc_ssp_find_connector(c, p->name) : -1;
-    const char *to = k >= 0 && c->connectors[k].unit ? c->connectors[k].unit : var->unit;
-    rtc_value x;
-    if (!p->unit || !p->unit[0] || !to || !to[0] || !strcmp(p->unit, to) ||
-        p->suppress_unit_conversion || rtc_value_parse(RTC_TYPE_FLOAT64, p->value, &x))
-        return RTC_OK;
-    rtc_base_unit a, b;
-    const rtc_model_desc *md = sys->units[u].unit->md;
-    bool has_a = rtc__sys_unit_base(ssp, md, p->unit, &a);
-    bool has_b = rtc__sys_unit_base(ssp, md, to, &b);
-    if (!has_a || !has_b) {
-        rtc_log(sys->lg, RTC_LOG_WARNING, "%s:%u: parameter %s.%s: unit \"%s\" is not "
-                "defined (no ssc:Unit, no FMU unit with base units): the value %s is used as "
-                "written, in \"%s\"", p->file, p->line, p->component, p->name,
-                has_a ? to : p->unit, p->value, to);
-        sys->warnings++;
-        return RTC_OK;
-    }
-    if (!rtc__sys_same_dimension(&a, &b)) {
-        rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: parameter %s.%s: unit mismatch: [%s] to [%s] "
-                "has no conversion", p->file, p->line, p->component, p->name, p->unit, to);
-        return RTC_EPARSE;
-    }
-    return asprintf(text, "%.17g", ((a.factor * x.f64 + a.offset) - b.offset) / b.factor) < 0
-               ? RTC_ENOMEM : RTC_OK;
-}
-
-/*
- * Why @p text cannot be given to @p var before initialization, or NULL; @p buf holds the
- * reason when it names the type. Checked at the load, so that `check` refuses what the
- * initialization would (an odd number of hex digits, a structural parameter). A value in a
- * file must also be finite; --set may give NaN or Inf on purpose (to try the run's
- * non-finite handling).
- */
-static const char *value_problem(const rtc_var *var, const char *text, bool finite, char *buf,
-                                 size_t cap)
-{
-    if (!rtc_var_settable_at_init(var))
-        return var->causality == RTC_CAUSALITY_STRUCTURAL_PARAMETER
-                   ? "a structural parameter changes only in Configuration Mode, which is not "
-                     "supported"
-                   : "the variable cannot be set before initialization";
-    rtc_value val;
-    int rc;
-    if (var->type == RTC_TYPE_BINARY) {
-        uint8_t bin[RTC_SYS_BINARY_MAX];
-        size_t n = 0;
-        rc = rtc_hex_decode(text, bin, sizeof bin, &n);
-        if (rc == RTC_ELIMIT)
-            snprintf(buf, cap, "longer than %d bytes (the largest Binary value set before "
-                     "initialization)", RTC_SYS_BINARY_MAX);
-        else if (rc != RTC_OK)
-            snprintf(buf, cap, "not a Binary value (pairs of hexadecimal digits)");
-        return rc == RTC_OK ? NULL : buf;
-    }
-    rc = rtc_value_parse(var->type, text, &val);
-    if (rc != RTC_OK) {
-        snprintf(buf, cap, "not a valid value of the variable's type (%s)",
-                 rtc_type_name(var->type));
-        return buf;
-    }
-    if (finite && ((var->type == RTC_TYPE_FLOAT64 && !isfinite(val.f64)) ||
-                   (var->type == RTC_TYPE_FLOAT32 && !isfinite(val.f32))))
-        return "not a finite number";
-    return NULL;
-}
-
-/* Parameter values that name no settable variable are ignored, with a warning (SSP).
- * Values bound to system connectors reached their components in the loader. */
-static int add_params(rtc_system *sys, const rtc_ssp *ssp)
-{
-    int rc = RTC_OK;
-    unsigned errors = 0;
-    for (size_t i = 0; rc == RTC_OK && i < ssp->n_params; i++) {
-        const rtc_ssp_param *p = &ssp->params[i];
-        if (p->is_system && p->n_targets)
-            continue;
-        long u = p->is_system ? -1 : unit_index(sys, p->component);
-        long v = u < 0 ? -1 : rtc_model_find_var(sys->units[u].unit->md, p->name);
-        const rtc_var *var = v < 0 ? NULL : &sys->units[u].unit->md->vars[v];
-        if (!settable(var)) {
-            rtc_log(sys->lg, RTC_LOG_WARNING, "%s:%u: parameter %s%s%s: %s; ignored", p->file,
-                    p->line, p->component, p->component[0] ? "." : "", p->name,
-                    p->is_system ? "a connector of the system that feeds no component"
-                    : !var       ? "no such variable"
-                                 : "the variable cannot be set before initialization");
-            sys->warnings++;
-            continue;
-        }
-        char *conv = NULL, why[160];
-        rc = param_unit(sys, ssp, p, (size_t)u, var, &conv);
-        const char *text = conv ? conv : p->value;
-        const char *bad = rc == RTC_OK ? value_problem(var, text, true, why, sizeof why) : NULL;
-        if (bad) { /* the value is quoted when it is what is wrong */
-            bool quote = rtc_var_settable_at_init(var);
-            rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: parameter %s.%s: %s%s%s%s", p->file, p->line,
-                    p->component, p->name, quote ? "\"" : "", quote ? text : "",
-                    quote ? "\": " : "", bad);
-            errors++;
-        } else if (rc == RTC_OK) {
-            rc = push_param(sys, (size_t)u, (size_t)v, text, p->file, p->line);
-        }
-        free(conv);
-        if (rc == RTC_EPARSE) { /* reported; the other values are still checked */
-            errors++;
-            rc = RTC_OK;
-        }
-    }
-    return rc != RTC_OK ? rc : errors ? RTC_EPARSE : RTC_OK;
-}
-
-/* Why "--set" cannot give @p text to variable @p v of unit @p u, or NULL. */
-static const char *set_problem(const rtc_system *sys, size_t u, size_t v, const char *text,
-                               char *buf, size_t cap)
-{
-    const rtc_var *var = &sys->units[u].unit->md->vars[v];
-    if (!settable(var))
-        return "the variable cannot be set before initialization";
-    return value_problem(var, text, false, buf, cap);
-}
-
-/* A value given for a system input, as the component input it feeds sees it (the
- * connection's unit conversion and linear transformation); *out stays NULL when the
- * value passes unchanged. */
-static int port_value(const struct sys_port *p, const char *text, char **out)
-{
-    rtc_value x;
-    *out = NULL;
-    if ((p->k == 1.0 && p->d == 0.0) || rtc_value_parse(RTC_TYPE_FLOAT64, text, &x) != RTC_OK)
-        return RTC_OK;
-    return asprintf(out, "%.17g", p->k * x.f64 + p->d) < 0 ? RTC_ENOMEM : RTC_OK;
-}
-
-/* One --set NAME=VALUE: every component input a system input feeds, or unit.variable.
- * The value is checked now so that a typo fails the load, not the initialization. */
-static int add_set(rtc_system *sys, const char *assign)
-{
-    const char *eq = strchr(assign, '=');
-    char name[512], buf[160];
-    snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - assign) : 0, assign);
-    const char *why = !eq || !name[0] ? "expected NAME=VALUE" : NULL;
-    size_t hits = 0, u = 0, v = 0;
-    for (size_t i = 0; !why && i < sys->n_ports; i++) {
-        const struct sys_port *p = &sys->ports[i];
-        if (!p->input || strcmp(p->name, name) != 0)
-            continue;
-        char *conv = NULL;
-        if (!(why = set_problem(sys, p->unit, p->var, eq + 1, buf, sizeof buf)) &&
-            (port_value(p, eq + 1, &conv) != RTC_OK ||
-             push_param(sys, p->unit, p->var, conv ? conv : eq + 1, "--set", 0) != RTC_OK)) {
-            free(conv);
-            return RTC_ENOMEM;
-        }
-        free(conv);
-        hits++;
-    }
-    if (!why && !hits) {
-        if (rtc_system_find_var(sys, name, &u, &v) != RTC_OK)
-            why = "no unit.variable or input of the system of that name";
-        else if (!(why = set_problem(sys, u, v, eq + 1, buf, sizeof buf)) &&
-                 push_param(sys, u, v, eq + 1, "--set", 0) != RTC_OK)
-            return RTC_ENOMEM;
-    }
-    if (why) {
-        rtc_log(sys->lg, RTC_LOG_ERROR, "--set %s: %s", assign, why);
-        return RTC_EINVAL;
-    }
-    return RTC_OK;
 }
 
 /* What a system input's connection does to a value on the way in: the unit conversion
@@ -644,9 +436,9 @@ static int build_from_ssp(rtc_system *sys, const rtc_ssp *ssp, const rtc_system_
     errors += add_links(sys, ssp);
     int rc = add_ports(sys, ssp);
     if (rc == RTC_OK)
-        rc = add_params(sys, ssp);
+        rc = rtc__sys_add_params(sys, ssp);
     for (size_t i = 0; rc == RTC_OK && i < o->n_sets; i++)
-        errors += add_set(sys, o->sets[i]) != RTC_OK;
+        errors += rtc__sys_add_set(sys, o->sets[i]) != RTC_OK;
     if (rc == RTC_OK)
         rc = copy_list(ssp->realtime.record, ssp->realtime.n_record, &sys->record,
                        &sys->n_record);
@@ -659,28 +451,53 @@ static int build_from_ssp(rtc_system *sys, const rtc_ssp *ssp, const rtc_system_
     return rc != RTC_OK ? rc : errors ? RTC_EPARSE : RTC_OK;
 }
 
-/* A single FMU: one unit named after its model; times from its DefaultExperiment. */
+/* A time of the FMU's DefaultExperiment into *ns when it has one; a text that is no
+ * number of whole nanoseconds is an error (logged), never a silent default. */
+static int experiment_time(const rtc_system *sys, const char *what, bool has, const char *text,
+                           int64_t *ns)
+{
+    int rc = has ? rtc_time_parse_s(text, ns) : RTC_OK;
+    if (rc != RTC_OK)
+        rtc_log(sys->lg, RTC_LOG_ERROR, "%s: DefaultExperiment %s \"%s\": %s", sys->path, what,
+                text, rc == RTC_ETIME ? "not a whole number of nanoseconds" : "not a number");
+    return rc;
+}
+
+/* A single FMU: one unit named after its model (the factory names it), its variables also
+ * by their own names, its DefaultExperiment's times: start, stop (else start + 1 s), step
+ * (else a 500th of the span); a stop before the start is refused. */
 static int build_from_fmu(rtc_system *sys, const rtc_system_options *o)
 {
+    sys->single = true;
     sys->units = calloc(2, sizeof *sys->units);
     if (!sys->units)
         return RTC_ENOMEM;
-    rtc_unit_spec spec = {.name = "fmu", .type = "application/x-fmu-sharedlibrary",
-                          .source = sys->path, .file = sys->path};
+    rtc_unit_spec spec = {.type = "application/x-fmu-sharedlibrary", .source = sys->path,
+                          .file = sys->path, .settings = o->unit_settings,
+                          .n_settings = o->n_unit_settings};
     int rc = add_unit(sys, &spec);
     if (rc != RTC_OK)
         return rc;
     const rtc_default_experiment *x = &sys->units[0].unit->md->experiment;
-    file_times ft = {0};
-    ft.has_start = x->has_start && rtc_time_parse_s(x->start_text, &ft.start_ns) == RTC_OK;
-    ft.has_stop = x->has_stop && rtc_time_parse_s(x->stop_text, &ft.stop_ns) == RTC_OK;
-    unsigned errors = resolve_settings(sys, NULL, &ft, o);
+    file_times ft = {.has_start = x->has_start, .has_stop = x->has_stop};
+    int64_t step = 0;
+    if (experiment_time(sys, "startTime", x->has_start && !o->has_start, x->start_text,
+                        &ft.start_ns) ||
+        experiment_time(sys, "stopTime", x->has_stop && !o->has_stop, x->stop_text,
+                        &ft.stop_ns) ||
+        experiment_time(sys, "stepSize", x->has_step, x->step_text, &step))
+        return RTC_EPARSE;
+    unsigned errors = resolve_settings(sys, NULL, &ft, o); /* a stop before the start too */
     if (sys->stop_ns < 0)
         sys->stop_ns = RTC_NS_PER_S;
-    int64_t step = 0;
-    if (!(x->has_step && rtc_time_parse_s(x->step_text, &step) == RTC_OK))
+    if (!x->has_step)
         step = sys->stop_ns / 500 > 0 ? sys->stop_ns / 500 : 1;
+    for (size_t i = 0; i < o->n_sets; i++)
+        errors += rtc__sys_add_set(sys, o->sets[i]) != RTC_OK;
     errors += resolve_timing(sys, NULL, o, step);
+    /* the last step ends at the stop time when the FMU can take a shorter one */
+    sys->short_last = !errors && sys->stop_ns % sys->tick_ns &&
+                      (sys->units[0].unit->caps & RTC_UNIT_CAN_VARY_STEP);
     return errors ? RTC_EPARSE : RTC_OK;
 }
 
@@ -696,7 +513,7 @@ static int validate(rtc_system *sys)
     int mrc = rtc__master_check(sys);
     if (mrc != RTC_OK)
         return mrc;
-    if (sys->stop_ns % sys->tick_ns) {
+    if (sys->stop_ns % sys->tick_ns && !sys->short_last) {
         rtc_log(sys->lg, RTC_LOG_WARNING, "%s: the stop time is not a multiple of the base tick "
                 "(%lld ns): the run ends at the last whole tick", sys->path,
                 (long long)sys->tick_ns);
@@ -707,6 +524,23 @@ static int validate(rtc_system *sys)
     if (rc == RTC_OK)
         sys->warnings += rtc__sys_find_loops(sys, RTC_LOG_WARNING);
     return rc;
+}
+
+bool rtc_system_is_fmu_path(const char *path)
+{
+    char file[4096];
+    struct stat st;
+    if (!path)
+        return false;
+    if (ends_with(path, ".fmu"))
+        return true;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return false;
+    snprintf(file, sizeof file, "%s/SystemStructure.ssd", path);
+    if (access(file, F_OK) == 0)
+        return false;
+    snprintf(file, sizeof file, "%s/modelDescription.xml", path);
+    return access(file, F_OK) == 0;
 }
 
 int rtc_system_load(const char *path, const rtc_unit_factory *factories, size_t n_factories,
@@ -727,8 +561,9 @@ int rtc_system_load(const char *path, const rtc_unit_factory *factories, size_t 
     memcpy(sys->factories, factories, n_factories * sizeof *factories);
     sys->n_factories = n_factories;
     int rc;
-    if (ends_with(path, ".fmu")) {
+    if (rtc_system_is_fmu_path(path)) {
         rc = build_from_fmu(sys, opt ? opt : &none);
+        sys->fmu_logging = opt && opt->fmu_logging;
     } else {
         rtc_ssp *ssp = NULL;
         rc = rtc_ssp_load_from(path, opt ? opt->source_dir : NULL, lg, &ssp);
@@ -736,6 +571,7 @@ int rtc_system_load(const char *path, const rtc_unit_factory *factories, size_t 
             rc = opt->ssp_hook(opt->ssp_hook_user, ssp);
         if (rc == RTC_OK)
             rc = build_from_ssp(sys, ssp, opt ? opt : &none);
+        sys->fmu_logging = opt && opt->fmu_logging;
         rtc_ssp_free(ssp);
     }
     if (rc == RTC_OK)

@@ -21,7 +21,6 @@
 #include "rtcosim/system.h"
 
 #define RTC_SYS_STR_CAP RTC_MAX_STRING_BYTES /* bytes kept per observed string value */
-#define RTC_SYS_BINARY_MAX 256 /* bytes of a Binary parameter value (set before init) */
 
 typedef struct rtc_async_unit rtc_async_unit;
 struct rtc__master_ops;
@@ -52,6 +51,10 @@ typedef struct sys_unit {
     int64_t step_ns;
     obs_group obs[RTC_TYPE_COUNT];
     in_group in[RTC_TYPE_COUNT];
+    /* the types of obs and in that hold variables (set with the buffers at init): the
+     * per-step get, set and swap visit only these */
+    uint8_t obs_types[RTC_TYPE_COUNT], in_types[RTC_TYPE_COUNT];
+    uint8_t n_obs_types, n_in_types;
     int64_t t_cur_ns, t_nxt_ns; /* times of obs.cur and obs.nxt (ns from start) */
     bool has_nxt;
     size_t *links_in;     /* links whose destination is this unit */
@@ -71,6 +74,11 @@ typedef struct sys_unit {
     uint64_t events, early_returns;
     uint32_t microsteps_max;  /* over the run */
     uint32_t microsteps_tick; /* in the current tick (folded into sys->microstep) */
+    /* The unit ended the simulation inside its step, at ended_ns (ns from the start; its
+     * outputs there are in nxt): written by the thread that steps it, read after the
+     * tick joined */
+    bool ended;
+    int64_t ended_ns;
 } sys_unit;
 
 typedef enum {
@@ -144,6 +152,15 @@ struct rtc_system {
     bool failed;            /* a unit call failed: no further calls but free */
     bool has_io;            /* some unit exchanges with the outside (needs real time) */
     size_t init_passes;     /* coupling passes at initialization, at least (options) */
+    bool single;            /* loaded from one .fmu: its variables also by their own names,
+                               its DefaultExperiment tolerance (rtc_system_load) */
+    bool short_last;        /* single FMU that can vary its step, the stop time off its
+                               grid: a shorter last step ends at the stop time */
+    bool fmu_logging;       /* every FMU unit's debug logging (rtc_system_options) */
+    bool unit_ended;        /* a unit ended the simulation inside the last step */
+    bool has_t_end;         /* the system stands at t_end_ns, not k·tick: after a shorter
+                               last step, or where a unit ended the simulation */
+    int64_t t_end_ns;
     unsigned n_workers;     /* requested worker threads (Jacobi) */
     bool substitute;        /* each unit on its own thread, late units left running */
     int64_t step_deadline_ns; /* substitute: CLOCK_MONOTONIC budget of the current step */
@@ -185,8 +202,30 @@ struct rtc_system {
     size_t n_ports;
 };
 
+/* The logical time the system stands at (ns from the start): k·tick, or where a
+ * shorter last step or a unit's end left it. RT-safe. */
+static inline int64_t rtc__sys_now(const rtc_system *sys)
+{
+    return sys->has_t_end ? sys->t_end_ns : sys->k * sys->tick_ns;
+}
+
 /* system.c */
 int rtc__sys_observe(rtc_system *sys, size_t unit, size_t var);
+
+/* A parameter value parsed as the initialization sets it (rtc_var_parse_text on a copy of
+ * the text): vals holds rtc_var_count() elements, string and binary elements point into
+ * text and bin. */
+typedef struct sys_value {
+    char *text;
+    void *vals;
+    uint8_t *bin;
+} sys_value;
+/* Parse @p text for @p var of @p md into @p out (free it with rtc__sys_value_free, also
+ * after a failure). Returns RTC_OK, RTC_ENOMEM, or the parse's status with the reason in
+ * @p why. */
+int rtc__sys_value_parse(const rtc_model_desc *md, const rtc_var *var, const char *text,
+                         sys_value *out, char *why, size_t cap);
+void rtc__sys_value_free(sys_value *v);
 
 /* system_exchange.c: the value path (RT-safe) */
 void rtc__sys_link_apply(rtc_system *sys, sys_link *l, int64_t q_ns, const void *src_override);
@@ -195,6 +234,13 @@ int rtc__sys_set_inputs(rtc_system *sys, sys_unit *u);
 /* every link into unit u at query time q */
 void rtc__sys_inputs_at(rtc_system *sys, sys_unit *u, int64_t q_ns);
 void rtc__sys_promote(rtc_system *sys);
+
+/* system_params.c: the file's parameter bindings and the command line's --set values,
+ * checked and queued for initialization (each problem logged; errors counted by the
+ * caller) */
+struct rtc_ssp;
+int rtc__sys_add_params(rtc_system *sys, const struct rtc_ssp *ssp);
+int rtc__sys_add_set(rtc_system *sys, const char *assign);
 
 /* system_link.c: build and check the link of one SSP connection between two units */
 struct rtc_ssp;

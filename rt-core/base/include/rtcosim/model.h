@@ -350,4 +350,22 @@ RTC_RT_SAFE bool rtc_var_settable_at_init(const rtc_var *v);
  *  belongs to), or -1. Linear scan. RT-safe: yes (no allocation). */
 RTC_RT_SAFE long rtc_model_find_var(const rtc_model_desc *md, const char *name);
 
+/**
+ * The value(s) a user gives for variable @p v of @p md as text (a --set value, a parameter
+ * of a system file): one value of its type (rtc_value_parse()), for an array its
+ * rtc_var_count() elements separated by spaces or tabs; an enumeration also by the name of
+ * an item of its type; a binary as hexadecimal digits; a string as the whole text.
+ * @param text   cut into the elements in place; string values point into it.
+ * @param vals   rtc_var_count() elements of rtc_type_size() bytes each.
+ * @param bin    the bytes of binary values (each rtc_binary of @p vals points into it),
+ *               @p bin_cap in all (strlen(text) / 2 + 1 always suffices); NULL for other
+ *               types.
+ * @param why    the reason of a refusal ("\"abc\" is not a valid value for a Float64
+ *               variable", "expected 3 value(s)").
+ * Returns: RTC_OK; RTC_EPARSE (not a value of the type, or the wrong count); RTC_ELIMIT
+ * (out of the type's range). RT-safe: no (formats its reason).
+ */
+int rtc_var_parse_text(const rtc_model_desc *md, const rtc_var *v, char *text, void *vals,
+                       uint8_t *bin, size_t bin_cap, char *why, size_t why_cap);
+
 #endif

@@ -45,7 +45,8 @@ typedef struct rtc_unit_port {
 
 /** What a unit factory is asked to create: one component of the system file. */
 typedef struct rtc_unit_spec {
-    const char *name;        /**< instance (component) name */
+    const char *name;        /**< instance (component) name; NULL: the factory names the
+                                  unit (an FMU after its model: a single .fmu run) */
     const char *type;        /**< component type (MIME) */
     const char *source;      /**< file (FMU) or NULL */
     const char *file;        /**< system file, for diagnostics */

@@ -95,11 +95,23 @@ typedef struct rtc_system_options {
      *  load with that status (the hook logs why). */
     int (*ssp_hook)(void *user, struct rtc_ssp *ssp);
     void *ssp_hook_user;
+    /** A single FMU only (a .fmu path): the settings of its unit as an SSP component's
+     *  rtc:Component attributes give them — "interface" (auto|cs|me), "solver" and
+     *  "substeps" (Model Exchange), "event_mode" (auto|on|off; configs/README.md). The
+     *  components of an SSP file carry their own; NULL: none. */
+    const rtc_kv *unit_settings;
+    size_t n_unit_settings;
+    /** Turn on the debug logging of every FMU unit (FMI loggingOn). */
+    bool fmu_logging;
 } rtc_system_options;
 
 /**
  * Load a system: an SSP file (.ssd, .ssp) or a single FMU (.fmu, run as a system of one
- * unit named after its model). Creates every unit (not yet instantiated) through the
+ * unit named after its model, as `rtcosim run FMU` runs it: its variables are found and
+ * recorded by their own names — "x" as well as "Decay.x" — its DefaultExperiment gives
+ * start, stop, step and tolerance, and when the stop time is off its step grid and the FMU
+ * can vary its step, its last step is shorter and ends at the stop time). Creates every
+ * unit (not yet instantiated) through the
  * factory registered for its component type, builds the links and validates the whole:
  * every problem is logged as one line "FILE:LINE: reason" (errors and warnings), and the
  * load fails when any error was found.
@@ -111,6 +123,11 @@ typedef struct rtc_system_options {
  */
 int rtc_system_load(const char *path, const rtc_unit_factory *factories, size_t n_factories,
                     const rtc_system_options *opt, const rtc_logger *lg, rtc_system **out);
+
+/** Whether rtc_system_load() reads @p path as a single FMU: a .fmu file, or a folder that
+ *  holds an unpacked FMU (modelDescription.xml) and no SystemStructure.ssd (an unpacked
+ *  SSP). RT-safe: no. */
+bool rtc_system_is_fmu_path(const char *path);
 
 /** Terminate (if initialized), free every unit and the system. NULL is a no-op.
  *  RT-safe: no. */
@@ -192,9 +209,20 @@ int rtc_system_init(rtc_system *sys);
  * Advance by one base tick: the due units step, outputs that become visible are
  * published. Returns RTC_OK; RTC_ETERMINATED when a unit ended the simulation (its
  * reason was logged; the system stands at rtc_system_time_ns()); a unit's error status.
+ * A unit that ends the simulation at a time inside its step (FMI terminateSimulation,
+ * an early return or a discard after the step's start) first makes its outputs at that
+ * time visible: that step returns RTC_OK with rtc_system_time_ns() there, so a caller
+ * records the row, and the next call returns RTC_ETERMINATED.
  * RT-safe: yes (the units' own code aside).
  */
 RTC_RT_SAFE int rtc_system_step(rtc_system *sys);
+
+/**
+ * Whether the run is over: the stop time is reached, or is less than a base tick away and
+ * no shorter last step is due. Step while it is false (and rtc_system_step() returns
+ * RTC_OK). RT-safe: yes.
+ */
+RTC_RT_SAFE bool rtc_system_finished(const rtc_system *sys);
 
 /** Logical time of the current tick, ns from the start time. RT-safe: yes. */
 RTC_RT_SAFE int64_t rtc_system_time_ns(const rtc_system *sys);

@@ -112,7 +112,8 @@ static inline int sequential(rtc_system *sys, int64_t t, bool gauss_seidel)
             iterated = true;
             rc = iterate_loop(sys, t);
         } else {
-            rtc__sys_inputs_at(sys, u, gauss_seidel ? t + u->step_ns : t);
+            if (u->n_links_in)
+                rtc__sys_inputs_at(sys, u, gauss_seidel ? t + u->step_ns : t);
             rc = rtc__master_step_unit(sys, u, t);
         }
         if (rc != RTC_OK)

@@ -235,9 +235,22 @@ static void fold_microsteps(rtc_system *sys)
     }
 }
 
+/* After a tick that returned RTC_ETERMINATED: the earliest time inside the tick at which a
+ * unit ended the simulation (its outputs there are in its nxt), or -1. */
+static int64_t ended_at(const rtc_system *sys, int64_t t)
+{
+    int64_t end = -1;
+    for (size_t i = 0; i < sys->n_units; i++) {
+        const sys_unit *u = &sys->units[i];
+        if (u->ended && u->ended_ns > t && (end < 0 || u->ended_ns < end))
+            end = u->ended_ns;
+    }
+    return end;
+}
+
 int rtc__master_tick(rtc_system *sys)
 {
-    int64_t t = sys->k * sys->tick_ns;
+    int64_t t = rtc__sys_now(sys);
     if (t >= sys->stop_ns)
         return RTC_ESTATE;
     int rc;
@@ -247,10 +260,18 @@ int rtc__master_tick(rtc_system *sys)
     rc = sys->master->tick(sys, t);
     if (rc != RTC_OK && rc != RTC_ETERMINATED)
         sys->failed = true;
-    if (rc != RTC_OK)
+    int64_t end = rc == RTC_ETERMINATED ? ended_at(sys, t) : -1;
+    if (rc != RTC_OK && end < 0)
         return rc;
     fold_microsteps(sys);
     sys->k++;
+    /* a unit's end inside the tick, or a shorter last step (short_last): the system stands
+     * there, not at k·tick; the next step returns RTC_ETERMINATED / finds it finished */
+    if (end >= 0 || sys->k * sys->tick_ns > sys->stop_ns) {
+        sys->has_t_end = true;
+        sys->t_end_ns = end >= 0 ? end : sys->stop_ns;
+        sys->unit_ended = end >= 0;
+    }
     rtc__sys_promote(sys);
     return sys->has_io ? stage_lockstep(sys, sys->k * sys->tick_ns) : RTC_OK;
 }

@@ -72,10 +72,19 @@ void rtc__master_free(rtc_system *sys);
 
 /* ---- what the strategies share (step_unit.c) ---- */
 
-/* Does unit u start a step at t? I/O units never step; the last step must end by the stop. */
+/* Does unit u start a step at t? I/O units never step; the last step must end by the stop
+ * (a single FMU that can vary its step takes a shorter one to reach it: short_last). */
 static inline bool rtc__master_due(const rtc_system *sys, const sys_unit *u, int64_t t)
 {
-    return !u->io && t % u->step_ns == 0 && t + u->step_ns <= sys->stop_ns;
+    /* a unit stepping at the base tick is due at every tick: no 64-bit division */
+    return !u->io && (u->step_ns == sys->tick_ns || t % u->step_ns == 0) &&
+           (t + u->step_ns <= sys->stop_ns || (sys->short_last && t < sys->stop_ns));
+}
+
+/* The length of u's step from t: its step, or what is left to the stop (short_last). */
+static inline int64_t rtc__master_step_len(const rtc_system *sys, const sys_unit *u, int64_t t)
+{
+    return t + u->step_ns <= sys->stop_ns ? u->step_ns : sys->stop_ns - t;
 }
 
 /* Set u's inputs, step it over [t, t + h], fetch its outputs for t + h into nxt. RT-safe. */

@@ -34,10 +34,40 @@ void rtc__master_count_events(sys_unit *u, const rtc_step_result *res)
         u->microsteps_max = res->microsteps;
 }
 
+/* The unit ended the simulation in its step from t (length h): say where and why, and when
+ * that is after t, keep its outputs there (valid, as rtcosim/unit.h promises) so the frame
+ * makes them visible at that time. */
+static int step_ended(rtc_system *sys, sys_unit *u, int64_t t, int64_t h,
+                      const rtc_step_result *res)
+{
+    int64_t last = t;
+    if (rtc_time_from_s(res->last_time_s, &last) != RTC_OK || last - sys->start_ns < t)
+        last = sys->start_ns + t; /* not after the step's start: nothing new to show */
+    if (last - sys->start_ns > t + h)
+        last = sys->start_ns + t + h;
+    if (res->outcome == RTC_STEP_TERMINATE)
+        rtc_log(sys->lg, RTC_LOG_WARNING, "%s: the FMU requested to terminate the simulation "
+                "at t=%.9g s; stopping there", u->name, rtc_time_to_s(last));
+    else
+        rtc_log(sys->lg, RTC_LOG_WARNING, "%s: the FMU %s the step at t=%.9g s; a fixed-step "
+                "run cannot retry: stopping", u->name,
+                res->outcome == RTC_STEP_EARLY ? "returned early from" : "discarded",
+                rtc_time_to_s(last));
+    if (last - sys->start_ns > t) {
+        int rc = rtc__sys_fetch(sys, u, true);
+        if (rc != RTC_OK)
+            return rc;
+        u->t_nxt_ns = u->ended_ns = last - sys->start_ns;
+        u->has_nxt = true;
+        u->ended = true;
+    }
+    return RTC_ETERMINATED;
+}
+
 int rtc__master_step_unit(rtc_system *sys, sys_unit *u, int64_t t)
 {
     int rc = check_faults(sys, u);
-    if (rc == RTC_OK)
+    if (rc == RTC_OK && u->n_in_types) /* a unit without connected inputs sets nothing */
         rc = rtc__sys_set_inputs(sys, u);
     if (rc != RTC_OK)
         return rc;
@@ -48,25 +78,19 @@ int rtc__master_step_unit(rtc_system *sys, sys_unit *u, int64_t t)
     bool timed = sys->unit_timer && u->owner == 0;
     if (timed)
         sys->unit_timer(sys->unit_timer_user, idx, false);
+    int64_t h = rtc__master_step_len(sys, u, t);
     rc = u->unit->ops->do_step(u->unit->self, rtc_time_to_s(sys->start_ns + t),
-                               rtc_time_to_s(u->step_ns), &res);
+                               rtc_time_to_s(h), &res);
     if (timed)
         sys->unit_timer(sys->unit_timer_user, idx, true);
     if (rc != RTC_OK)
         return rc;
-    rtc__master_count_events(u, &res);
-    if (res.outcome != RTC_STEP_DONE) {
-        rtc_log(sys->lg, RTC_LOG_WARNING, "%s: %s the step from t=%.9g s; stopping the system "
-                "there",
-                u->name,
-                res.outcome == RTC_STEP_TERMINATE ? "requested termination during"
-                : res.outcome == RTC_STEP_EARLY   ? "returned early from"
-                                                  : "discarded",
-                rtc_time_to_s(sys->start_ns + t));
-        return RTC_ETERMINATED;
-    }
-    rc = rtc__sys_fetch(sys, u, true);
-    u->t_nxt_ns = t + u->step_ns;
+    if (res.events | res.early_returns | res.microsteps)
+        rtc__master_count_events(u, &res);
+    if (res.outcome != RTC_STEP_DONE)
+        return step_ended(sys, u, t, h, &res);
+    rc = u->n_obs_types ? rtc__sys_fetch(sys, u, true) : RTC_OK; /* nothing read: none */
+    u->t_nxt_ns = t + h;
     u->has_nxt = true;
     return rc;
 }
