@@ -146,7 +146,7 @@ static void on_data(dds_entity_t rd, void *arg);
 
 /* Real time: the link of dds_rtlink.c on this bridge's counters, and its place in the
  * node's status (the control plane). */
-static int open_rt(nb *d, const rtc_driver_config *cfg, int64_t loss_ns)
+static int open_rt(nb *d, const rtc_driver_config *cfg)
 {
     _Atomic uint64_t *n = d->b.st.named;
     _Atomic uint64_t *const ctr[RTC_RTL_N] = {
@@ -155,8 +155,6 @@ static int open_rt(nb *d, const rtc_driver_config *cfg, int64_t loss_ns)
         [RTC_RTL_OUT_OF_ORDER] = &n[NB_OUT_OF_ORDER],
         [RTC_RTL_EMU_DROPPED] = &n[NB_EMU_DROPPED]};
     int rc = rtc__rtlink_open(&d->rt_link, &d->b, cfg, d->in_sig, d->out_sig, d->self, d->peer, ctr);
-    if (rc == RTC_OK)
-        rc = rtc__rtlink_loss_open(&d->rt_link, cfg, loss_ns);
     if (rc == RTC_OK)
         d->registered = rtc__ctl_register(d->peer, d, rtc_drv_stats) == RTC_OK;
     return rc;
@@ -229,7 +227,7 @@ static int nb_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **se
         d->ls = cfg->lockstep;
     free(ahead);
     if (rc == RTC_OK && d->rt)
-        rc = open_rt(d, cfg, loss_ns);
+        rc = open_rt(d, cfg);
     /* real time, when this process may use SCHED_FIFO: Cyclone's receive thread just
      * under the I/O thread it wakes */
     if (d->rt && b->priority > 1)
@@ -493,14 +491,14 @@ static bool nb_cycle(rtc_drv_base *b, int64_t now)
 {
     nb *d = (nb *)b;
     bool lost = atomic_exchange_explicit(&d->lost, false, memory_order_relaxed);
-    /* real time: the link's on_loss policy (dds_rtloss.c) */
+    /* real time: the peer's loss, named, to the link contract (dds_rtloss.c) */
     if (d->rt)
         lost = rtc__rtlink_check_loss(&d->rt_link,
                                       atomic_load_explicit(&d->gone, memory_order_relaxed), now);
-    if (lost)
-        rtc_drv_link_down(b);
-    else if (atomic_exchange_explicit(&d->heard, false, memory_order_relaxed) &&
-             rtc_drv_link_state(b) != RTC_LINK_UP)
+    else if (lost)
+        rtc_drv_link_down(b, "the peer node left (its DDS liveliness was lost)");
+    if (!lost && atomic_exchange_explicit(&d->heard, false, memory_order_relaxed) &&
+        rtc_drv_link_state(b) != RTC_LINK_UP)
         rtc_drv_link_up(b);
     /* no stale marks in real time: a mark would hide a sample not taken yet (the peer's
      * values of t = 0, sent before the start), and the estimator at the signal judges a
@@ -565,4 +563,4 @@ static const rtc_drv_desc nb_desc = {
 const rtc_driver_ops rtc_node_bridge_ops = {
     .name = "node-bridge", .open = nb_open, .start = rtc_drv_start, .stop = rtc_drv_stop,
     .write_safe_values = rtc_drv_write_safe_values, .close = rtc_drv_close,
-    .stats = rtc_drv_stats};
+    .stats = rtc_drv_stats, .link = rtc_drv_link};

@@ -118,26 +118,6 @@ bool rtc__ctl_peer_stopped(const char *node)
     return stopped;
 }
 
-bool rtc__ctl_link_lost(int64_t tick, const char *reason)
-{
-    bool stopping = false;
-    pthread_mutex_lock(&reg_lock);
-    rtc_nodectl *c = the_ctl;
-    if (c) {
-        pthread_mutex_lock(&c->lock);
-        if (!c->stop_set) {
-            rtc__ctl_set_stop(c, c->peers[c->self].name, RTC_NODECTL_LINK, tick, reason,
-                              false);
-            stopping = c->on_stop != NULL;
-            if (stopping)
-                c->on_stop(c->on_stop_user); /* it only asks the executive to stop */
-        }
-        pthread_mutex_unlock(&c->lock);
-    }
-    pthread_mutex_unlock(&reg_lock);
-    return stopping;
-}
-
 int64_t rtc__ctl_offset(const char *node)
 {
     int64_t off = 0;

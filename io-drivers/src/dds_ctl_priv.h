@@ -118,12 +118,4 @@ int64_t rtc__ctl_offset(const char *node);
  *  not a loss. RT-safe: no (a lock). Thread: non-RT. */
 bool rtc__ctl_peer_stopped(const char *node);
 
-/**
- * A link of this node was lost past its on_loss policy: the run's stop (cause "link",
- * this node, at @p tick, @p reason) unless one is recorded, and the on-stop callback
- * asks the executive to stop; the CLI then tells the other nodes. Returns false when
- * there is no plane or the run was stopping already. RT-safe: no. Thread: a bridge's I/O.
- */
-bool rtc__ctl_link_lost(int64_t tick, const char *reason);
-
 #endif

@@ -26,12 +26,6 @@ enum {
     RTC_RTL_N
 };
 
-/** on_loss of a real-time link (key on_loss): estimate for a bounded time then stop, stop
- *  at once, or go on estimating (the run degraded). */
-enum { RTC_RTL_ON_LOSS_ESTIMATE, RTC_RTL_ON_LOSS_STOP, RTC_RTL_ON_LOSS_CONTINUE };
-/** Default of estimate:T, in ms. */
-#define RTC_RTL_HOLD_MS 500
-
 /** A sample held back by the emulated delay. */
 typedef struct rtc__rtlink_held {
     int64_t due_ns;       /**< CLOCK_MONOTONIC when it is delivered */
@@ -61,14 +55,9 @@ typedef struct rtc__rtlink {
     int64_t self_off, peer_off;     /**< clocks minus the leader's (latencies) */
     int64_t offsets_at;             /**< when they were last read */
     int64_t last_arrival;           /**< CLOCK_MONOTONIC of the newest sample used (0: none) */
-    /* the link's on_loss policy (dds_rtloss.c) */
-    int on_loss;                    /**< RTC_RTL_ON_LOSS_* */
-    int64_t hold_ns;                /**< estimate:T: how long the estimator covers a loss */
-    int64_t silence_ns;             /**< loss_ms: no sample for this long is a loss */
+    /* the peer's loss (dds_rtloss.c) */
     int64_t lost_at;                /**< CLOCK_MONOTONIC the loss was found (0: none) */
-    const char *lost_why;           /**< in words */
-    int64_t lost_tick;              /**< this node's tick then */
-    bool loss_acted;                /**< the policy's stop was asked (once) */
+    char lost_why[160];             /**< in words: the node, the ticks */
     /* sending */
     uint32_t tx_seen;
     int64_t sent_t;                 /**< logical time of the values sent last */
@@ -120,20 +109,11 @@ RTC_RT_SAFE bool rtc__rtlink_release(rtc__rtlink *l);
 RTC_RT_SAFE bool rtc__rtlink_collect(rtc__rtlink *l, rtc_node_Sample *s);
 
 /**
- * Read on_loss (estimate[:MS] | stop | continue; default estimate:RTC_RTL_HOLD_MS) and
- * the silence that is a loss (@p silence_ns, the bridge's loss_ms). Errors are logged
- * through the base. Returns RTC_OK, RTC_EINVAL. RT-safe: no. Thread: open.
- */
-int rtc__rtlink_loss_open(rtc__rtlink *l, const rtc_driver_config *cfg, int64_t silence_ns);
-
-/**
  * Judge the link at @p now (CLOCK_MONOTONIC): the peer lost when @p gone (its DDS
- * liveliness lost) or silent for the silence time, while the run goes on and the peer did
- * not say it stopped. A loss is logged once, naming the node and the tick; then the
- * policy: the estimator covers it for T and the run stops (the control plane asks the
- * executive, cause "link", and tells the other nodes), or it stops at once, or the run
- * goes on degraded. A sample after the loss ends it (logged). Returns true while the
- * peer is lost. RT-safe: no (logs). Thread: I/O.
+ * liveliness lost) while the run goes on and the peer did not say it stopped. A loss is
+ * logged once, naming the node and the ticks, and the link goes down with that reason:
+ * the link contract applies the bridge's on_loss. Its liveliness back brings the link up
+ * (logged). Returns true while the peer is lost. RT-safe: no (logs). Thread: I/O.
  */
 bool rtc__rtlink_check_loss(rtc__rtlink *l, bool gone, int64_t now);
 

@@ -155,13 +155,7 @@ void rtc_cli_nodes_stopped(rtc_cli_nodes *n, rtc_cli_end *end, int64_t tick)
     if (!n || !n->ctl)
         return;
     rtc_nodectl_stop o;
-    bool set = rtc_nodectl_stop_origin(n->ctl, &o), remote = set && o.remote;
-    /* a link of this node lost past its on_loss policy asked for the stop */
-    if (set && !remote && o.cause == RTC_NODECTL_LINK && end->cause &&
-        !strcmp(end->cause, "request")) {
-        end->cause = "link";
-        snprintf(end->reason, sizeof end->reason, "%s", o.reason);
-    }
+    bool remote = rtc_nodectl_stop_origin(n->ctl, &o) && o.remote;
     /* stopped on the other node's word (its request), or on its own for the same reason
      * (it saw the same peer vanish): the summary names where the stop began */
     if (remote && end->cause && (!strcmp(end->cause, "request") || !strcmp(end->cause, "link"))) {

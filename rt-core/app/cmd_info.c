@@ -5,6 +5,7 @@
 #include "rtcosim/fmu.h"
 #include "rtcosim/numfmt.h"
 #include "rtcosim/status.h"
+#include "rtcosim/system.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -260,7 +261,7 @@ int rtc_cmd_info(int argc, char **argv)
         return st;
     if (samples)
         return rtc_cli_info_samples(file);
-    if (rtc_cli_is_system_path(file))
+    if (!rtc_system_is_fmu_path(file)) /* the one rule run and check follow */
         return rtc_cli_info_system(file, units);
     rtc_fmu *fmu = NULL;
     if (rtc_fmu_open(file, NULL, &rtc_cli_log, &fmu) != RTC_OK)

@@ -81,8 +81,8 @@ SHARED_PRIVATE = {
 }
 GENERATED = {"rtcosim/rtc_config.h": "rt-core/base"}  # configured into the build tree
 # private headers generated into the build tree, for their folder only: the node bridge's
-# sample types, compiled by idlc from io-drivers/idl/rtcosim_node.idl
-GENERATED_PRIVATE = {"rtcosim_node.h": "io-drivers"}
+# sample types and the real-time control plane's, compiled by idlc from io-drivers/idl/
+GENERATED_PRIVATE = {"rtcosim_node.h": "io-drivers", "rtcosim_control.h": "io-drivers"}
 
 # headers a public header may include: ISO C and POSIX
 SYSTEM_HEADERS = set("""

@@ -118,7 +118,7 @@ static void realtime_nodes_replay_identical_and_report_their_links(void)
 static void a_killed_node_is_estimated_then_the_run_stops_with_rows_kept(void)
 {
     const char *s = begin("kill");
-    pid_t a = spawn_node(MSD, "A", s, PLACE " --stop 600 --bridge B:on_loss=estimate:300");
+    pid_t a = spawn_node(MSD, "A", s, PLACE " --stop 600 --bridge B:on_loss=estimate:300ms");
     pid_t b = spawn_node(MSD, "B", s, PLACE " --stop 600");
     char res[700];
     snprintf(res, sizeof res, "%s/B/results.csv", base);
@@ -128,7 +128,8 @@ static void a_killed_node_is_estimated_then_the_run_stops_with_rows_kept(void)
     CU_ASSERT_EQUAL(rtc_test_wait_exit(a), 6);
     CU_ASSERT(has("A/summary.json", "\"cause\": \"link\""));
     CU_ASSERT(has("A/summary.json", "node B lost at tick"));
-    CU_ASSERT(has("A/summary.json", "estimated for 300 ms, then stopped"));
+    CU_ASSERT(has("A/summary.json", "on_loss estimate:0.3s stopped the run"));
+    CU_ASSERT(has("A/summary.json", "\"lost_because\": \"node B lost at tick"));
     CU_ASSERT(has("A/child.log", "node B lost at tick"));
     /* every recorded row is in the file */
     char *rows = slurp_in("A/results.csv");
