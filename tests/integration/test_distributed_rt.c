@@ -5,7 +5,8 @@
  * its link's on_loss (estimate, then stop with cause "link", rows kept); a Ctrl-C on one
  * node stops the other, whose summary names the node and why; with the engine's own 5 +- 2
  * ms delay and 1 % loss on the link, the Kalman-covered coupling error against the
- * lock-step reference is at most half of the zero-order hold's.
+ * lock-step reference is at most half of the zero-order hold's; node A's panel shows node
+ * B running and its link latencies (the control topic's status, through the session).
  *
  * Every case has its own session tag (pid and case) on a DDS domain of this process; every
  * child is bounded (--join-timeout, the stop time, and rtc_test_wait_exit's 60 s).
@@ -13,12 +14,17 @@
 #include "cu_main.h"
 #include "proc_util.h"
 
+#include <arpa/inet.h>
 #include <math.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 RTC_TEST_CHILD_FIXTURE
@@ -162,6 +168,77 @@ static void ctrl_c_on_one_node_stops_every_node(void)
     CU_ASSERT(tb - ta < 50); /* a few periods and the link's latency, with margin */
 }
 
+/* The port of node @p node's panel, from the line it prints (within 30 s; 0: none). */
+static int panel_port(const char *node)
+{
+    char rel[64];
+    snprintf(rel, sizeof rel, "%s/child.log", node);
+    for (int i = 0; i < 300; i++) {
+        char *log = slurp_in(rel), *at = log ? strstr(log, "operator panel on http://") : NULL;
+        char *colon = at ? strchr(at + strlen("operator panel on http://"), ':') : NULL;
+        int port = colon ? atoi(colon + 1) : 0;
+        free(log);
+        if (port > 0)
+            return port;
+        nanosleep(&(struct timespec){.tv_nsec = 100000000}, NULL);
+    }
+    return 0;
+}
+
+/* Read the panel's event stream (within 30 s) until a frame shows node @p peer running
+ * with its links' latencies: true when one did. */
+static bool stream_shows_node(int port, const char *peer)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0)
+        return false;
+    char req[160], want[64];
+    int n = snprintf(req, sizeof req, "GET /api/stream HTTP/1.0\r\nHost: 127.0.0.1:%d\r\n\r\n",
+                     port);
+    if (send(fd, req, (size_t)n, 0) != n) {
+        close(fd);
+        return false;
+    }
+    bool seen = false;
+    snprintf(want, sizeof want, "{\"name\":\"%s\",\"self\":false", peer);
+    size_t cap = 4 << 20, len = 0;
+    char *buf = calloc(1, cap);
+    for (int i = 0; buf && !seen && i < 300 && len + 1 < cap; i++) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        ssize_t got = poll(&p, 1, 100) > 0 ? recv(fd, buf + len, cap - 1 - len, 0) : 0;
+        if (got < 0)
+            break;
+        len += (size_t)(got > 0 ? got : 0);
+        buf[len] = '\0';
+        /* the last frame that names the peer: running, its link's latency reported */
+        char *at = NULL;
+        for (char *q = strstr(buf, want); q; q = strstr(q + 1, want))
+            at = q;
+        seen = at && strstr(at, "\"state\":\"running\"") && strstr(at, "\"p99_ms\":");
+    }
+    free(buf);
+    close(fd);
+    return seen;
+}
+
+static void a_node_panel_shows_every_node(void)
+{
+    const char *s = begin("panel");
+    pid_t a = spawn_node(MSD, "A", s, PLACE " --stop 60 --http 0");
+    pid_t b = spawn_node(MSD, "B", s, PLACE " --stop 60");
+    int port = panel_port("A");
+    CU_ASSERT(port > 0);
+    bool shown = port > 0 && stream_shows_node(port, "B");
+    if (!shown)
+        printf("\n    node A's panel never showed node B running with its link latencies");
+    CU_ASSERT(shown);
+    kill(a, SIGINT);
+    CU_ASSERT_EQUAL(rtc_test_wait_exit(a), 130);
+    CU_ASSERT_EQUAL(rtc_test_wait_exit(b), 8);
+}
+
 /* An open-loop mass1 -> mass2 at 1 kHz in BASE/@p name (mass2 reads mass1's position and
  * velocity through estimator @p est): a smooth oscillation to estimate. */
 static void write_open_loop(const char *name, const char *est)
@@ -268,6 +345,7 @@ void rtc_test_register(void)
         {"a_killed_node_is_estimated_then_the_run_stops_with_rows_kept",
          a_killed_node_is_estimated_then_the_run_stops_with_rows_kept},
         {"ctrl_c_on_one_node_stops_every_node", ctrl_c_on_one_node_stops_every_node},
+        {"a_node_panel_shows_every_node", a_node_panel_shows_every_node},
         {"kalman_covers_a_delayed_lossy_link_better_than_zoh",
          kalman_covers_a_delayed_lossy_link_better_than_zoh},
         {NULL, NULL}};
