@@ -54,6 +54,8 @@ static const char usage[] =
     "            run did not start), or a link was lost past its on_loss policy\n"
     "  7         degraded: the stop time was reached, but a required I/O link was lost\n"
     "            and its on_loss=continue kept the run going\n"
+    "  8         stopped: another node of a distributed real-time run stopped it\n"
+    "            (summary.json \"distributed\".\"stopped_by\" names the node and why)\n"
     "  129, 130, 143  stopped by SIGHUP, SIGINT, SIGTERM\n";
 
 int rtc_cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -121,14 +121,24 @@ static void realtime_nodes_replay_identical_and_report_their_links(void)
     }
 }
 
+/* Case @p tag: nodes A (with @p a_args too) and B of msd-jacobi for 600 s, until node
+ * @p watch recorded 50 rows. */
+static void start_pair(const char *tag, const char *a_args, const char *watch, pid_t *a,
+                       pid_t *b)
+{
+    const char *s = begin(tag);
+    char args[256], res[700];
+    snprintf(args, sizeof args, PLACE " --stop 600 %s", a_args);
+    *a = spawn_node(MSD, "A", s, args);
+    *b = spawn_node(MSD, "B", s, PLACE " --stop 600");
+    snprintf(res, sizeof res, "%s/%s/results.csv", base, watch);
+    CU_ASSERT_FATAL(rtc_test_wait_lines(res, 50));
+}
+
 static void a_killed_node_is_estimated_then_the_run_stops_with_rows_kept(void)
 {
-    const char *s = begin("kill");
-    pid_t a = spawn_node(MSD, "A", s, PLACE " --stop 600 --bridge B:on_loss=estimate:300ms");
-    pid_t b = spawn_node(MSD, "B", s, PLACE " --stop 600");
-    char res[700];
-    snprintf(res, sizeof res, "%s/B/results.csv", base);
-    CU_ASSERT_FATAL(rtc_test_wait_lines(res, 50));
+    pid_t a, b;
+    start_pair("kill", "--bridge B:on_loss=estimate:300ms", "B", &a, &b);
     kill(b, SIGKILL);
     CU_ASSERT_EQUAL(rtc_test_wait_exit(b), 1000 + SIGKILL);
     CU_ASSERT_EQUAL(rtc_test_wait_exit(a), 6);
@@ -149,12 +159,8 @@ static void a_killed_node_is_estimated_then_the_run_stops_with_rows_kept(void)
 
 static void ctrl_c_on_one_node_stops_every_node(void)
 {
-    const char *s = begin("sigint");
-    pid_t a = spawn_node(MSD, "A", s, PLACE " --stop 600");
-    pid_t b = spawn_node(MSD, "B", s, PLACE " --stop 600");
-    char res[700];
-    snprintf(res, sizeof res, "%s/A/results.csv", base);
-    CU_ASSERT_FATAL(rtc_test_wait_lines(res, 50));
+    pid_t a, b;
+    start_pair("sigint", "", "A", &a, &b);
     kill(a, SIGINT);
     CU_ASSERT_EQUAL(rtc_test_wait_exit(a), 130);
     CU_ASSERT_EQUAL(rtc_test_wait_exit(b), 8);

@@ -173,8 +173,11 @@
  *                 timetags_clamped (bundle timetags farther than timetag_bound_s from
  *                 arrival, replaced by the arrival time)
  *   "node_bridge": sent, received (samples), unexpected (of another run or process:
- *                 dropped), duplicates, out_of_order (a lock-step round missing: the run
- *                 stops), overflow (the peer ran further ahead than the lock-step window)
+ *                 dropped), duplicates, out_of_order (lock-step: a round missing, the run
+ *                 stops; real time: older than one used, dropped), overflow (the peer ran
+ *                 further ahead than the lock-step window); real time also late (used more
+ *                 than a tick after its time), lost (a tick never seen), emulated_dropped
+ *                 (by emulate_loss)
  */
 #ifndef RTCOSIM_IODRIVERS_H
 #define RTCOSIM_IODRIVERS_H
