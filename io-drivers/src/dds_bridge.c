@@ -183,6 +183,12 @@ static int nb_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **se
                                           : RTC_ENOMEM;
     if (rc == RTC_OK)
         rc = map_signals(d, cfg, ahead);
+    /* the link contract (rtcosim/driver_base.h): the run waits for the peer as long as
+     * begin() does (join_ms), unless connect_ms says otherwise */
+    if (rc == RTC_OK && !rtc_kv_get(cfg->settings, cfg->n_settings, "connect_ms"))
+        b->link.connect_ns = d->join_ns;
+    if (rc == RTC_OK)
+        rtc_drv_link_address(b, "node %s, DDS domain %d", d->peer, p.domain);
     if (rc == RTC_OK && lockstep && !cfg->lockstep)
         rc = rtc_drv_bad(b, NULL, "setting lockstep=true: the engine offers no lock-step "
                          "channel here");
@@ -352,6 +358,7 @@ static int nb_begin(rtc_drv_base *b)
                                  d->node->p.session, d->node->p.domain, d->peer);
     }
     atomic_store_explicit(&d->joined, true, memory_order_release);
+    rtc_drv_alive(b, rtc_time_now_ns());
     rtc_drv_link_up(b);
     return RTC_OK;
 }
@@ -408,15 +415,16 @@ static void send_mailboxes(nb *d)
 static bool nb_cycle(rtc_drv_base *b, int64_t now)
 {
     nb *d = (nb *)b;
-    if (!d->ls)
+    if (!d->ls && !rtc_drv_held(b)) /* (held: nothing goes to the peer before the run) */
         send_mailboxes(d);
-    if (atomic_exchange_explicit(&d->lost, false, memory_order_relaxed))
-        rtc_drv_link_down(b);
-    else if (atomic_exchange_explicit(&d->heard, false, memory_order_relaxed) &&
-             rtc_drv_link_state(b) != RTC_LINK_UP)
-        rtc_drv_link_up(b);
+    if (atomic_exchange_explicit(&d->lost, false, memory_order_relaxed)) {
+        rtc_drv_link_down(b, "the peer node left (its DDS liveliness was lost)");
+    } else if (atomic_exchange_explicit(&d->heard, false, memory_order_relaxed)) {
+        rtc_drv_alive(b, now);
+        rtc_drv_link_up(b); /* (no-op while it is made) */
+    }
     if (!d->ls)
-        rtc_drv_check_input(b, now);
+        rtc_drv_check_stale(b, now);
     return true;
 }
 
@@ -469,9 +477,12 @@ static const rtc_drv_desc nb_desc = {
     .name = "node-bridge", .kind = "node_bridge", .counters = nb_counters,
     .n_counters = sizeof nb_counters / sizeof nb_counters[0], .period_key = "period_ms",
     .period_default = 10, .period_min = 0.05, .period_max = 60000, .stale_periods = 3,
+    /* required; silence alone is no loss (a lock-step peer may compute for long): the
+     * peer's liveliness says when it is gone (rtc_drv_link_down) */
+    .connect_ms = 30000, .judge_silence = false,
     .begin = nb_begin, .cycle = nb_cycle, .wait = nb_wait, .end = nb_end, .clear = nb_clear};
 
 const rtc_driver_ops rtc_node_bridge_ops = {
     .name = "node-bridge", .open = nb_open, .start = rtc_drv_start, .stop = rtc_drv_stop,
     .write_safe_values = rtc_drv_write_safe_values, .close = rtc_drv_close,
-    .stats = rtc_drv_stats};
+    .stats = rtc_drv_stats, .link = rtc_drv_link};

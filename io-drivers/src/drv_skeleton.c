@@ -5,10 +5,15 @@
  * values. Two engines, or an engine and a script, make the simplest bridge.
  *
  * The template of a new driver: copy it and keep its shape. The base (rtcosim/
- * driver_base.h) comes first; open() calls rtc_drv_open() (common keys, signals,
- * counters), reads its own keys and sizes every buffer; the hooks run in the base's I/O
- * thread (begin opens the endpoint, cycle does a period's work, wait takes input until the
- * next, safe, end) and touch only what open() prepared; the ops table points at the base.
+ * driver_base.h) comes first; open() calls rtc_drv_open() (common keys, the link
+ * contract, signals, counters), reads its own keys and sizes every buffer; the hooks run
+ * in the base's I/O thread (begin opens the endpoint, cycle does a period's work, wait
+ * takes input until the next, safe, end) and touch only what open() prepared; the ops
+ * table points at the base (link included). The link contract: the desc says its
+ * defaults (here: required, connect_ms 2000, judged by silence), the hooks say when the
+ * link is made (rtc_drv_link_up: the first frame) or gone (rtc_drv_link_down) and mark
+ * every fresh exchange (rtc_drv_alive), and nothing goes out while rtc_drv_held() (here
+ * an empty "RTCH" frame instead, so the peer sees this end before its run starts).
  * Then add the type and ops to iodrivers.h/.c, the keys to iodrivers.h, the file to
  * CMakeLists.txt, and tests/unit/test_io_<name>.c with a real peer.
  */
@@ -60,6 +65,7 @@ static int sk_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **se
                              &peer);
     if (rc == RTC_OK && inet_pton(AF_INET, host ? host : "127.0.0.1", &d->peer.sin_addr) != 1)
         rc = rtc_drv_bad(b, NULL, "setting peer_host=%s: not an IPv4 address", host);
+    rtc_drv_link_address(b, "%s:%ld", host ? host : "127.0.0.1", peer);
     d->local.sin_port = htons((uint16_t)port);
     d->peer.sin_port = htons((uint16_t)peer);
     d->buf_cap = 4 + 8 * b->n_sig + 1; /* a frame either way, +1 to see a longer one */
@@ -77,13 +83,14 @@ static int sk_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **se
     return RTC_OK;
 }
 
-/* Send one frame of the to-bench values (the safe ones while latched). */
-static void send_frame(sk *d)
+/* Send one frame of the to-bench values (the safe ones while latched), or an empty one
+ * ("RTCH": here, no values) when @p empty. */
+static void send_frame(sk *d, bool empty)
 {
     uint64_t u;
     size_t len = 4;
-    memcpy(d->buf, "RTCF", 4);
-    for (size_t i = 0; i < d->b.n_sig; i++) {
+    memcpy(d->buf, empty ? "RTCH" : "RTCF", 4);
+    for (size_t i = 0; !empty && i < d->b.n_sig; i++) {
         rtc_sample s;
         if (d->b.sig[i].dir != RTC_IO_TO_BENCH)
             continue;
@@ -100,14 +107,16 @@ static void send_frame(sk *d)
         rtc_drv_count(&d->b.st.errors);
 }
 
-/* Check one received frame of len bytes, publish its values; the link is up. */
+/* Check one received frame of len bytes, publish its values; the link is up. An empty
+ * frame (a peer before its run) makes the link but carries nothing. */
 static void take_frame(sk *d, size_t len, int64_t arrival)
 {
-    if (len != 4 + 8 * d->b.n_from_bench || memcmp(d->buf, "RTCF", 4) != 0) {
+    bool empty = len == 4 && memcmp(d->buf, "RTCH", 4) == 0;
+    if (!empty && (len != 4 + 8 * d->b.n_from_bench || memcmp(d->buf, "RTCF", 4) != 0)) {
         rtc_drv_count(&d->b.st.named[SK_MALFORMED]);
         return;
     }
-    for (size_t i = 0, off = 4; i < d->b.n_sig; i++) {
+    for (size_t i = 0, off = 4; !empty && i < d->b.n_sig; i++) {
         uint64_t u = 0;
         double v;
         if (d->b.sig[i].dir != RTC_IO_FROM_BENCH)
@@ -117,9 +126,12 @@ static void take_frame(sk *d, size_t len, int64_t arrival)
         memcpy(&v, &u, 8);
         rtc_drv_publish(&d->b, i, v, arrival, arrival);
     }
+    rtc_drv_alive(&d->b, arrival);
     rtc_drv_count(&d->b.st.requests); /* after the values: a reader sees them with it */
-    if (rtc_drv_link_state(&d->b) != RTC_LINK_UP)
+    if (!d->b.link.conn) { /* frames come: the link is made (the base judges silence) */
+        rtc_drv_count(&d->b.st.connects);
         rtc_drv_link_up(&d->b);
+    }
 }
 
 static int sk_begin(rtc_drv_base *b)
@@ -135,14 +147,19 @@ static int sk_begin(rtc_drv_base *b)
                              ntohs(d->local.sin_port), strerror(err));
     }
     atomic_store_explicit(&b->st.port, ntohs(a.sin_port), memory_order_relaxed);
+    if (!d->peer.sin_port) /* receive only: the link is where frames come to */
+        rtc_drv_link_address(b, "127.0.0.1:%u", ntohs(a.sin_port));
+    rtc_drv_link_error(b, "no frame received"); /* (the reason while it waits) */
     return RTC_OK;
 }
 
 static bool sk_cycle(rtc_drv_base *b, int64_t now)
 {
+    /* held (before the run's first tick): an empty frame says "here" to a peer that waits
+     * for frames to call its link up, and carries no value */
     if (((sk *)b)->peer.sin_port)
-        send_frame((sk *)b);
-    rtc_drv_check_input(b, now); /* stale values; the link is down when frames stop */
+        send_frame((sk *)b, rtc_drv_held(b) && !b->latched);
+    rtc_drv_check_stale(b, now); /* stale values; the base judges the link by silence */
     return true;
 }
 
@@ -160,7 +177,7 @@ static void sk_wait(rtc_drv_base *b, int64_t until)
 static int sk_safe(rtc_drv_base *b)
 {
     if (((sk *)b)->peer.sin_port) /* (receive only: nothing to send, latched all the same) */
-        send_frame((sk *)b);
+        send_frame((sk *)b, false);
     return RTC_OK;
 }
 
@@ -183,10 +200,10 @@ static void sk_clear(rtc_drv_base *b)
 static const rtc_drv_desc sk_desc = {
     .name = "udp-frame", .kind = "udp_frame", .counters = sk_counters, .n_counters = 1,
     .period_key = "period_ms", .period_default = 10, .period_min = 0.1, .period_max = 60000,
-    .stale_periods = 3, .begin = sk_begin, .cycle = sk_cycle, .wait = sk_wait,
-    .safe = sk_safe, .end = sk_end, .clear = sk_clear};
+    .stale_periods = 3, .connect_ms = 2000, .judge_silence = true, .begin = sk_begin,
+    .cycle = sk_cycle, .wait = sk_wait, .safe = sk_safe, .end = sk_end, .clear = sk_clear};
 
 const rtc_driver_ops rtc_udp_frame_ops = {
     .name = "udp-frame", .open = sk_open, .start = rtc_drv_start, .stop = rtc_drv_stop,
     .write_safe_values = rtc_drv_write_safe_values, .close = rtc_drv_close,
-    .stats = rtc_drv_stats};
+    .stats = rtc_drv_stats, .link = rtc_drv_link};

@@ -241,10 +241,11 @@ static void put_value(mbs *d, size_t i, double v)
         rtc_drv_count(&d->b.sig[i].clamped);
 }
 
-/* Copy every to-bench mailbox (or latched safe value) into the map; heartbeat. */
+/* Copy every to-bench mailbox (or latched safe value) into the map; heartbeat. Nothing
+ * while the engine holds the outputs (before the run's first tick). */
 static void update_outputs(mbs *d)
 {
-    for (size_t i = 0; i < d->map.n; i++) {
+    for (size_t i = 0; !rtc_drv_held(&d->b) && i < d->map.n; i++) {
         mb_sig *s = &d->map.sigs[i];
         if (s->dir != RTC_IO_TO_BENCH)
             continue;
@@ -257,7 +258,7 @@ static void update_outputs(mbs *d)
             rtc_drv_sent(&d->b, i);
         }
     }
-    if (d->map.hb && !d->b.latched) {
+    if (d->map.hb && !d->b.latched && !rtc_drv_held(&d->b)) {
         uint16_t v = rtc__mb_heartbeat_next(&d->map);
         unsigned off = d->map.hb_addr - (unsigned)d->map.lo[d->map.hb_table];
         if (d->map.hb_table == MB_COIL)
@@ -348,6 +349,7 @@ static bool answer(mbs *d, const uint8_t *adu, int len, int64_t arrival)
         return false;
     }
     rtc_drv_latency(&d->b, rtc_time_now_ns() - arrival);
+    rtc_drv_alive(&d->b, arrival); /* a request served: the peer is there (loss_ms) */
     return true;
 }
 
@@ -358,10 +360,10 @@ static void set_clients(mbs *d, int n)
     d->n_conns = n;
     atomic_store_explicit(MC(CLIENTS), (uint64_t)n, memory_order_relaxed);
     rtc_drv_raise(MC(CLIENTS_MAX), (uint64_t)n);
-    if (n > 0)
-        rtc_drv_link_set(&d->b, RTC_LINK_UP);
+    if (n > 0) /* up while a peer is connected (the link contract: rtcosim/driver_base.h) */
+        rtc_drv_link_up(&d->b);
     else
-        rtc_drv_link_down(&d->b);
+        rtc_drv_link_down(&d->b, "no client connected");
 }
 
 /* Close connection c, counting why (NULL: the peer left); compact() removes it. */
@@ -563,7 +565,8 @@ static int open_endpoint(mbs *d)
         if (modbus_connect(d->ctx) == -1)
             return rtc_status_from_errno(errno);
         d->listen_fd = modbus_get_socket(d->ctx);
-        rtc_drv_link_set(&d->b, RTC_LINK_UP);
+        rtc_drv_link_address(&d->b, "%s", d->device);
+        rtc_drv_link_up(&d->b); /* one line, one master: up while it is open */
         return RTC_OK;
     }
     /* a deep backlog, drained every turn: a connect storm does not drop a PLC's SYN */
@@ -577,6 +580,10 @@ static int open_endpoint(mbs *d)
     socklen_t sl = sizeof sa;
     if (getsockname(d->listen_fd, (struct sockaddr *)&sa, &sl) == 0)
         atomic_store_explicit(&d->b.st.port, ntohs(sa.sin_port), memory_order_relaxed);
+    rtc_drv_link_address(&d->b, "%s:%d", d->bind, ntohs(sa.sin_port));
+    rtc_log(d->b.lg, RTC_LOG_INFO, "modbus-server '%s': listening on %s", d->b.component,
+            d->b.link.address);
+    rtc_drv_link_error(&d->b, "no client connected"); /* (the reason while it waits) */
     return RTC_OK;
 }
 
@@ -597,7 +604,7 @@ static void close_endpoint(mbs *d)
         d->ctx = NULL;
     }
     d->listen_fd = -1;
-    rtc_drv_link_down(&d->b);
+    rtc_drv_link_down(&d->b, NULL);
 }
 
 /* ---- safe values ---- */
@@ -710,6 +717,7 @@ static const rtc_drv_desc mbs_desc = {
     .period_min = 0.05,
     .period_max = 60000,
     .stale_periods = 0,
+    .connect_ms = 10000, /* a PLC may take a while to come up and connect */
     .begin = mbs_begin,
     .cycle = mbs_cycle,
     .wait = mbs_wait,
@@ -726,4 +734,5 @@ const rtc_driver_ops rtc_modbus_server_ops = {
     .write_safe_values = rtc_drv_write_safe_values,
     .close = rtc_drv_close,
     .stats = rtc_drv_stats,
+    .link = rtc_drv_link,
 };

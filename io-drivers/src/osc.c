@@ -394,6 +394,10 @@ static void take_message(osc *d, const char *path, const char *types, lo_arg **a
         rtc_drv_count(&d->b.sig[i].clamped);
     }
     rtc_drv_publish(&d->b, i, v, sample_time(d, msg), d->arrival_ns);
+    if (!d->b.link.conn) { /* a receiving link is up once a peer has spoken */
+        rtc_drv_count(&d->b.st.connects);
+        rtc_drv_link_up(&d->b);
+    }
 }
 
 static int on_message(const char *path, const char *types, lo_arg **argv, int argc,
@@ -555,9 +559,15 @@ static int osc_begin(rtc_drv_base *b)
         return RTC_OK;
     int port = ntohs(sa.sin_port);
     atomic_store_explicit(&b->st.port, port, memory_order_relaxed);
-    if (sa.sin_addr.s_addr == htonl(INADDR_ANY) && d->loopback_only)
-        rtc_log(b->lg, RTC_LOG_INFO, "osc '%s': liblo bound every interface on port %d; "
-                "only loopback senders are accepted", b->component, port);
+    rtc_drv_link_address(b, "%s:%d", d->loopback_only ? "127.0.0.1" : "0.0.0.0", port);
+    rtc_log(b->lg, RTC_LOG_INFO, "osc '%s': listening on UDP %s%s", b->component,
+            b->link.address, sa.sin_addr.s_addr == htonl(INADDR_ANY) && d->loopback_only
+                                 ? " (liblo bound every interface: only loopback senders "
+                                   "are accepted)" : "");
+    if (b->n_from_bench == 0) /* it only sends: up while it can */
+        rtc_drv_link_up(b);
+    else
+        rtc_drv_link_error(b, "nothing received"); /* (the reason while it waits) */
     return RTC_OK;
 }
 
@@ -566,7 +576,7 @@ static bool osc_cycle(rtc_drv_base *b, int64_t now)
 {
     (void)now;
     osc *d = (osc *)b;
-    if (d->n_targets > 0)
+    if (d->n_targets > 0 && (!rtc_drv_held(b) || b->latched)) /* (held: before the run) */
         send_outputs(d, d->smp);
     return true;
 }
@@ -617,6 +627,8 @@ static const rtc_drv_desc osc_desc = {
     .period_min = 0.01,
     .period_max = 10000,
     .stale_periods = -1,
+    .optional = true,  /* an operator may never send: the run does not wait for one */
+    .connect_ms = -1,  /* nor does its link turn degraded while nobody has spoken */
     .begin = osc_begin,
     .cycle = osc_cycle,
     .wait = osc_wait,
@@ -633,4 +645,5 @@ const rtc_driver_ops rtc_osc_ops = {
     .write_safe_values = rtc_drv_write_safe_values,
     .close = rtc_drv_close,
     .stats = rtc_drv_stats,
+    .link = rtc_drv_link,
 };

@@ -2,7 +2,8 @@
  * Shared declarations of the rtcosim command-line front end. Each sub-command lives in its
  * own cmd_<name>.c and returns the process exit status: 0 on success, 1 on any error (after
  * a one-line message on stderr), 2 on a usage error; the runs add 3 (watchdog), 4 (write
- * error) and 130/143/129 (SIGINT/SIGTERM/SIGHUP): the table is in summary.h and the README.
+ * error), 6 (a bench link failed its contract), 7 (degraded) and 130/143/129
+ * (SIGINT/SIGTERM/SIGHUP): the table is in summary.h and the README.
  */
 #ifndef RTC_APP_CLI_H
 #define RTC_APP_CLI_H
@@ -17,8 +18,12 @@
 
 enum { RTC_EXIT_OK = 0, RTC_EXIT_ERROR = 1, RTC_EXIT_USAGE = 2,
        RTC_EXIT_WRITE = 4,   /**< a recording or result file could not be written */
-       RTC_EXIT_PARTIAL = 5  /**< replay: the session ended abnormally; its recorded prefix
-                                  is identical */ };
+       RTC_EXIT_PARTIAL = 5, /**< replay: the session ended abnormally; its recorded prefix
+                                  is identical */
+       RTC_EXIT_LINK = 6,    /**< a required I/O link not up by its connect deadline, or a
+                                  link lost past its on_loss policy */
+       RTC_EXIT_DEGRADED = 7 /**< the run ended, but a required link was lost and its
+                                  on_loss=continue kept the run going */ };
 
 /** The process-wide logger: errors and warnings to stderr, info with -v. */
 extern rtc_logger rtc_cli_log;
@@ -30,11 +35,6 @@ int rtc_cmd_plan(int argc, char **argv);
 /** `rtcosim plot`: runs the rtcosim-plot script beside the executable (cmd_plot.c). */
 int rtc_cmd_plot(int argc, char **argv);
 int rtc_cmd_merge(int argc, char **argv);
-
-/** A file the commands read as a system: an .ssd or .ssp by its name (any case), or a
- *  directory holding SystemStructure.ssd (an unpacked SSP, such as configs/<name>). Anything
- *  else (.fmu, a directory with modelDescription.xml) is read as an FMU. (main.c) */
-bool rtc_cli_is_system_path(const char *path);
 
 int rtc_cmd_tune(int argc, char **argv);
 

@@ -157,6 +157,53 @@ static int refuse(const char *cmd, const rtc_cli_opt *o, const char *label, cons
     return rtc_cli_usage_error(cmd, "%s %s: %s (expected %s)", label, text, why, want);
 }
 
+/* Optimal string alignment distance between @p a (@p n bytes) and @p b: insertions,
+ * deletions, substitutions and swaps of two neighbours each count 1. Names past 63 bytes
+ * are never close (RTC_CLI_FAR). */
+enum { RTC_CLI_FAR = 64 };
+static size_t typo_distance(const char *a, size_t n, const char *b)
+{
+    size_t m = strlen(b), d[3][RTC_CLI_FAR + 1];
+    if (n >= RTC_CLI_FAR || m >= RTC_CLI_FAR)
+        return RTC_CLI_FAR;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        size_t *row = d[i % 3], *up = d[(i - 1) % 3], *up2 = d[(i + 1) % 3];
+        row[0] = i;
+        for (size_t j = 1; j <= m; j++) {
+            size_t c = up[j - 1] + (a[i - 1] != b[j - 1]);
+            c = up[j] + 1 < c ? up[j] + 1 : c;
+            c = row[j - 1] + 1 < c ? row[j - 1] + 1 : c;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                up2[j - 2] + 1 < c)
+                c = up2[j - 2] + 1;
+            row[j] = c;
+        }
+    }
+    return d[n % 3][m];
+}
+
+/* "unknown option '--stpo'", with "; did you mean --stop?" when one option of @p cmd is
+ * within two typing slips of it (the nearest; the first in the table on a tie). */
+static void unknown_long(const rtc_cli_command *cmd, const char *name, size_t len)
+{
+    const rtc_cli_opt *near = NULL;
+    size_t best = 3;
+    FOR_ROWS(cmd, r) {
+        size_t d = typo_distance(name, len, r->name);
+        if (d < best && d < strlen(r->name)) {
+            best = d;
+            near = r;
+        }
+    }
+    if (near)
+        rtc_cli_usage_error(cmd->name, "unknown option '--%.*s'; did you mean --%s?", (int)len,
+                            name, near->name);
+    else
+        rtc_cli_usage_error(cmd->name, "unknown option '--%.*s'", (int)len, name);
+}
+
 /* The row named --@p name (exactly, else a unique prefix); NULL after the usage error. */
 static const rtc_cli_opt *find_long(const rtc_cli_command *cmd, const char *name, size_t len)
 {
@@ -178,7 +225,7 @@ static const rtc_cli_opt *find_long(const rtc_cli_command *cmd, const char *name
     if (hits > 1)
         rtc_cli_usage_error(cmd->name, "'--%.*s' is ambiguous: %s", (int)len, name, all);
     else
-        rtc_cli_usage_error(cmd->name, "unknown option '--%.*s'", (int)len, name);
+        unknown_long(cmd, name, len);
     return NULL;
 }
 

@@ -5,6 +5,7 @@
 #include "rtcosim/fmu.h"
 #include "rtcosim/numfmt.h"
 #include "rtcosim/status.h"
+#include "rtcosim/system.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,11 +266,11 @@ int rtc_cmd_info(int argc, char **argv)
     }
     char *file = st == RTC_EXIT_OK && !a.help ? a.words[0] : NULL;
     rtc_cli_args_clear(&a);
-    if (file && n_places && (samples || !rtc_cli_is_system_path(file))) {
+    if (file && n_places && (samples || rtc_system_is_fmu_path(file))) {
         st = rtc_cli_usage_error("info", "--place: an option of systems (%s is not one)", file);
         file = NULL;
     }
-    if (!file || samples || rtc_cli_is_system_path(file)) {
+    if (!file || samples || !rtc_system_is_fmu_path(file)) { /* the one rule run and check follow */
         if (file)
             st = samples ? rtc_cli_info_samples(file)
                          : rtc_cli_info_system(file, units, places, n_places);

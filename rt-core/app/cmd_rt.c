@@ -178,8 +178,29 @@ static void on_watchdog(rtc_exec *ex, void *user)
     fprintf(stderr, "rtcosim run: %s\n", w->rt->end.reason);
 }
 
+/* "NAME STATE" of one I/O component on the status line: lost and degraded links with the
+ * time they have been so, and its stale signals. */
+static size_t status_io(const rtc_unit *u, const rtc_driver_stats *st, size_t stale,
+                        bool first, char *buf, size_t cap)
+{
+    int n = snprintf(buf, cap, "%s%.24s %s", first ? "I/O " : ", ", u->name,
+                     rtc_io_unit_link(u, st));
+    size_t pos = n > 0 ? (size_t)n : 0;
+    int64_t lost = st->contract.lost_ns;
+    if (lost && pos < cap)
+        n = snprintf(buf + pos, cap - pos, " %.1f s", (double)(rtc_time_now_ns() - lost) / 1e9);
+    else
+        n = 0;
+    pos += n > 0 ? (size_t)n : 0;
+    if (stale && pos < cap) {
+        n = snprintf(buf + pos, cap - pos, " (%zu stale)", stale);
+        pos += n > 0 ? (size_t)n : 0;
+    }
+    return pos < cap ? pos : cap;
+}
+
 /* The I/O health and the session directory on the status line: per I/O component its
- * link (up, down, or idle: a server no peer has sent to yet) and its stale signals. */
+ * link (connecting, up, late, lost, degraded) and its stale signals. */
 static void status_extra(void *user, char *buf, size_t cap)
 {
     const wd_ctx *w = user;
@@ -193,13 +214,7 @@ static void status_extra(void *user, char *buf, size_t cap)
         size_t stale = 0;
         for (size_t k = 0; k < st.n_signals && k < 64; k++)
             stale += h[k].quality == RTC_QUALITY_STALE || h[k].quality == RTC_QUALITY_ERROR;
-        int n = snprintf(buf + pos, cap - pos, "%s%.24s %s", pos ? ", " : "I/O ", u->name,
-                         rtc_io_unit_link(u, &st));
-        pos += n > 0 ? (size_t)n : 0;
-        if (stale && pos < cap) {
-            n = snprintf(buf + pos, cap - pos, " (%zu stale)", stale);
-            pos += n > 0 ? (size_t)n : 0;
-        }
+        pos += status_io(u, &st, stale, pos == 0, buf + pos, cap - pos);
     }
     if (pos + 8 < cap)
         snprintf(buf + pos, cap - pos, "%s-> %s", pos ? "  " : "", w->dir);
@@ -225,7 +240,7 @@ static void options_of(const rtc_cli_rt *rt, rtc_recorder *rec, long decimation,
 }
 
 /* The executive's stop as the summary's cause and reason (summary.h). */
-static void stop_cause(const rtc_exec_stats *st, rtc_cli_rt *rt)
+static void stop_cause(const rtc_exec_stats *st, const rtc_system *sys, rtc_cli_rt *rt)
 {
     rtc_cli_end *e = &rt->end;
     const char *sig = rtc_cli_signal_name(st->stop_signal);
@@ -254,15 +269,25 @@ static void stop_cause(const rtc_exec_stats *st, rtc_cli_rt *rt)
         snprintf(e->reason, sizeof e->reason, "a unit failed: %s (see events.log)",
                  rtc_strerror(st->stop_status));
         break;
-    default:
-        break; /* the end: settled by cmd_system.c */
+    case RTC_EXEC_LINK:
+        e->cause = "link";
+        e->link = st->stop_unit >= 0 && (size_t)st->stop_unit < rtc_system_unit_count(sys)
+                      ? rtc_system_unit(sys, (size_t)st->stop_unit)->name : "?";
+        rtc_cli_link_reason(sys, st->stop_unit, st->stop_lost_ns, e->reason,
+                            sizeof e->reason);
+        if (!st->stop_lost_ns && rt->events) /* refused before t0: no tick logs it */
+            rtc_events_add(rt->events, "rt", "%s", e->reason);
+        break;
+    default: /* the end: settled by cmd_system.c; a required link lost under continue */
+        e->degraded = rtc_cli_links_degraded(sys, e->reason, sizeof e->reason);
+        break;
     }
 }
 
 /* timing.json, histogram.txt and the outcome for the summary and the exit status.
  * Returns RTC_ETERMINATED when a unit ended the simulation (as a fast run's last step
  * does), else RTC_OK. */
-static int finish(rtc_exec *ex, const char *dir, rtc_cli_rt *rt)
+static int finish(rtc_exec *ex, const rtc_system *sys, const char *dir, rtc_cli_rt *rt)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/timing.json", dir);
@@ -275,10 +300,12 @@ static int finish(rtc_exec *ex, const char *dir, rtc_cli_rt *rt)
             "%.1f us p99 %.1f us max %.1f us, %llu overrun(s)", st.sched_policy, st.priority,
             (unsigned long long)st.steps, st.wakeup.p50 / 1e3, st.wakeup.p99 / 1e3,
             st.wakeup.max / 1e3, (unsigned long long)st.overruns);
-    /* the final line says it too, without -v: a real-time run's first question */
-    snprintf(rt->end.timing, sizeof rt->end.timing, "wake-up p99 %.1f µs, %llu overrun(s)",
-             st.wakeup.p99 / 1e3, (unsigned long long)st.overruns);
-    stop_cause(&st, rt);
+    /* the final line says it too, without -v: a real-time run's first question (a run
+     * that never ticked has no timing to tell) */
+    if (st.steps)
+        snprintf(rt->end.timing, sizeof rt->end.timing, "wake-up p99 %.1f µs, %llu "
+                 "overrun(s)", st.wakeup.p99 / 1e3, (unsigned long long)st.overruns);
+    stop_cause(&st, sys, rt);
     return st.stop == RTC_EXEC_END && st.stop_status == RTC_ETERMINATED ? RTC_ETERMINATED
                                                                         : RTC_OK;
 }
@@ -331,7 +358,7 @@ static void abandon(rtc_exec *ex, wd_ctx *w, long u)
 {
     rtc_exec_stats st;
     rtc_exec_stats_get(ex, &st);
-    stop_cause(&st, w->rt);
+    stop_cause(&st, w->sys, w->rt);
     rtc_cli_end *e = &w->rt->end;
     if (!strcmp(e->cause, "end")) /* the run reached its end; a late step did not */
         snprintf(e->reason, sizeof e->reason, "reached the stop time");
@@ -397,7 +424,7 @@ int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decima
         long u;
         if (rtc_exec_abandoned(ex, &u) || (u = late_unit(sys)) >= 0)
             abandon(ex, &w, u); /* does not return */
-        int end = finish(ex, dir, rt);
+        int end = finish(ex, sys, dir, rt);
         rc = rc == RTC_OK ? end : rc;
     }
     rtc_cli_session_end(ses, sys, rt);

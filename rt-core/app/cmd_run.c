@@ -83,7 +83,10 @@ static const char common_tail[] =
     "initial event, and with non-finite values under --on-nonfinite warn), 1 on error,\n"
     "2 on a usage error, 3 watchdog, 4 when a result file or summary.json could not be\n"
     "written (disk full, a file-size limit such as ulimit -f, a closed output pipe),\n"
-    "129/130/143 when stopped by SIGHUP/SIGINT/SIGTERM (see the README's table).\n";
+    "6 when an I/O link failed its contract (a required link not up within connect_ms, or\n"
+    "lost past on_loss), 7 when the run ended degraded (a required link lost under\n"
+    "on_loss=continue), 129/130/143 when stopped by SIGHUP/SIGINT/SIGTERM (see the\n"
+    "README's table).\n";
 
 void rtc_cli_run_help(void)
 {
@@ -186,35 +189,36 @@ static int apply(rtc_cli_sys *o, const rtc_cli_arg *a)
     return RTC_EXIT_OK;
 }
 
-/* What run refuses in the options together (each valid alone): one usage line. */
-static int combinations(const rtc_cli_args *a, const rtc_cli_sys *o)
+/* What run refuses in the options together (each valid alone): one usage line. `check`
+ * refuses the same, under its own name. */
+static int combinations(const char *cmd, const rtc_cli_args *a, const rtc_cli_sys *o)
 {
     const rtc_cli_rt *rt = &o->rt;
     for (size_t i = 0; i < a->n && !rt->enabled; i++)
         if (a->args[i].opt->flags & RTC_CLI_NEEDS_RT)
-            return rtc_cli_usage_error("run", "--%s needs --realtime (a real-time run and "
+            return rtc_cli_usage_error(cmd, "--%s needs --realtime (a real-time run and "
                                        "its operator session)", a->args[i].opt->name);
     if (o->output && (o->dir || rt->enabled))
-        return rtc_cli_usage_error("run", "-o %s: not with %s: the results are "
+        return rtc_cli_usage_error(cmd, "-o %s: not with %s: the results are "
                                    "DIR/results.csv", o->output,
                                    o->dir ? "--output-dir" : "--realtime (a session)");
     if (o->no_output && rt->enabled)
-        return rtc_cli_usage_error("run", "--no-output: not with --realtime (a session "
+        return rtc_cli_usage_error(cmd, "--no-output: not with --realtime (a session "
                                    "records its results for replay)");
     if (rt->control_allow && rt->control_port >= 0 && !rt->control_token)
-        return rtc_cli_usage_error("run", "--control-allow remote needs --control-token FILE "
+        return rtc_cli_usage_error(cmd, "--control-allow remote needs --control-token FILE "
                                    "(without a token any host could control the run)");
     if (rt->control_token && rt->control_port < 0)
-        return rtc_cli_usage_error("run", "--control-token needs a control surface "
+        return rtc_cli_usage_error(cmd, "--control-token needs a control surface "
                                    "(--control-port)");
     if ((rt->http_token || rt->http_address) && rt->http_port < 0)
-        return rtc_cli_usage_error("run", "%s needs the panel (--http PORT)",
+        return rtc_cli_usage_error(cmd, "%s needs the panel (--http PORT)",
                                    rt->http_token ? "--http-token" : "--http-address");
     if (rt->http_address && !rt->http_token)
-        return rtc_cli_usage_error("run", "--http-address needs a token (--http-token: a "
+        return rtc_cli_usage_error(cmd, "--http-address needs a token (--http-token: a "
                                    "panel beyond this machine must ask for a secret)");
     if (rt->deadman_ms > 0 && rt->control_port < 0 && rt->http_port < 0)
-        return rtc_cli_usage_error("run", "--deadman-ms needs a control surface "
+        return rtc_cli_usage_error(cmd, "--deadman-ms needs a control surface "
                                    "(--control-port or --http)");
     return RTC_EXIT_OK;
 }
@@ -231,8 +235,8 @@ int rtc_cli_sys_parse(const rtc_cli_command *cmd, int argc, char **argv, rtc_cli
     st = rtc_cli_check_kind(cmd, a, o->path, &o->kind);
     for (size_t i = 0; st == RTC_EXIT_OK && i < a->n; i++)
         st = apply(o, &a->args[i]);
-    if (st == RTC_EXIT_OK && !strcmp(cmd->name, "run"))
-        st = combinations(a, o);
+    if (st == RTC_EXIT_OK && (!strcmp(cmd->name, "run") || !strcmp(cmd->name, "check")))
+        st = combinations(cmd->name, a, o);
     return st;
 }
 

@@ -386,9 +386,10 @@ static const char check_help[] =
     "algebraic loops (with their path), parameter values. Exit status 0 when the system can\n"
     "run. It runs exactly the checks 'rtcosim run' makes before initializing the units,\n"
     "with the same options: the --record names (or the file's selection), the exposed\n"
-    "variables (rtc:RealTime expose= and --expose), and that a system with I/O components\n"
-    "is run with --realtime. Accepts the options of 'rtcosim run' (--algorithm, --step,\n"
-    "--sync-step, --start, --stop, --iterate, --set, --record, --expose, --realtime, ...).\n";
+    "variables (rtc:RealTime expose= and --expose), the token files and the option\n"
+    "combinations run refuses, and that a system with I/O components is run with\n"
+    "--realtime. Accepts the options of 'rtcosim run' (--algorithm, --step, --sync-step,\n"
+    "--start, --stop, --iterate, --set, --record, --expose, --realtime, ...).\n";
 
 static int print_check(const rtc_system *sys, rtc_cli_sys *o);
 
@@ -403,6 +404,12 @@ int rtc_cmd_check(int argc, char **argv)
         if (st < 0)
             fputs(check_help, stdout);
         return st < 0 ? RTC_EXIT_OK : st;
+    }
+    /* the token files as run reads them: a check that passes is a run that starts */
+    st = o.rt.enabled ? rtc_cli_session_check(&o.rt) : RTC_EXIT_OK;
+    if (st != RTC_EXIT_OK) {
+        rtc_cli_sys_clear(&o);
+        return st;
     }
     rtc_system *sys = NULL;
     rtc_record *rec = NULL;

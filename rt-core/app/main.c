@@ -11,8 +11,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/stat.h>
 
 rtc_logger rtc_cli_log;
 
@@ -52,6 +50,10 @@ static const char usage[] =
     "  3         the watchdog ended a run whose unit hung in its step\n"
     "  4         a result file could not be written\n"
     "  5         replay: the session ended abnormally; the rows it recorded are identical\n"
+    "  6         failed: a required I/O link was not up by its connect_ms deadline (the\n"
+    "            run did not start), or a link was lost past its on_loss policy\n"
+    "  7         degraded: the stop time was reached, but a required I/O link was lost\n"
+    "            and its on_loss=continue kept the run going\n"
     "  129, 130, 143  stopped by SIGHUP, SIGINT, SIGTERM\n";
 
 int rtc_cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -63,19 +65,6 @@ int rtc_cli_usage_error(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "rtcosim %s: error: %s (see 'rtcosim %s --help')\n", cmd, msg, cmd);
     return RTC_EXIT_USAGE;
-}
-
-bool rtc_cli_is_system_path(const char *path)
-{
-    size_t n = strlen(path);
-    if (n > 4 && (!strcasecmp(path + n - 4, ".ssd") || !strcasecmp(path + n - 4, ".ssp")))
-        return true;
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-        return false;
-    char ssd[4200];
-    snprintf(ssd, sizeof ssd, "%s/SystemStructure.ssd", path);
-    return stat(ssd, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 int main(int argc, char **argv)

@@ -106,6 +106,15 @@ bool rtc_cli_write_summary(const rtc_system *sys, const char *path, const rtc_cl
                            bool full);
 double rtc_cli_now_s(void);
 
+/** The reason of a run stopped by I/O unit @p unit's link (summary_system.c): refused
+ *  before t0 (@p lost_ns 0) or lost past its on_loss; names the component, its driver
+ *  and address, and the error. */
+void rtc_cli_link_reason(const rtc_system *sys, long unit, int64_t lost_ns, char *buf,
+                         size_t cap);
+/** True when a required link was lost under on_loss=continue (the run is "degraded"),
+ *  its account in @p buf. */
+bool rtc_cli_links_degraded(const rtc_system *sys, char *buf, size_t cap);
+
 /** Install SIGINT/SIGTERM/SIGHUP handlers that stop @p ex (NULL: back to the flag of
  *  rtc_cli_stop_signals()). */
 void rtc_cli_rt_signals(rtc_exec *ex);

@@ -28,7 +28,7 @@
 const char *rtc_cli_end_status(const rtc_cli_end *e)
 {
     if (!strcmp(e->cause, "end"))
-        return e->nonfinite ? "completed-nonfinite" : "completed";
+        return e->degraded ? "degraded" : e->nonfinite ? "completed-nonfinite" : "completed";
     if (!strcmp(e->cause, "signal") || !strcmp(e->cause, "request"))
         return "stopped";
     return "failed";
@@ -36,8 +36,12 @@ const char *rtc_cli_end_status(const rtc_cli_end *e)
 
 int rtc_cli_end_exit(const rtc_cli_end *e)
 {
+    if (!strcmp(e->cause, "end") && e->degraded)
+        return RTC_EXIT_DEGRADED;
     if (!strcmp(e->cause, "end") || !strcmp(e->cause, "request"))
         return RTC_EXIT_OK;
+    if (!strcmp(e->cause, "link"))
+        return RTC_EXIT_LINK;
     if (!strcmp(e->cause, "signal"))
         return 128 + e->signo;
     if (!strcmp(e->cause, "write"))
@@ -98,6 +102,8 @@ int rtc_cli_summary_end(json_t *obj, const rtc_cli_end *e, const rtc_nonfinite *
     bad |= json_object_set_new(obj, "last_time_s", rtc__json_real((double)e->last_time_ns / 1e9));
     if (e->hung_unit)
         bad |= json_object_set_new(obj, "hung_unit", rtc__json_str(e->hung_unit));
+    if (e->link)
+        bad |= json_object_set_new(obj, "link", rtc__json_str(e->link));
     size_t n = rtc_nonfinite_count(nf);
     bad |= json_object_set_new(obj, "nonfinite_values", rtc__json_uint(n));
     json_t *list = json_array();

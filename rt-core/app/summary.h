@@ -16,6 +16,12 @@
  *                        file-size limit, a closed
  *                        output pipe; summary.json
  *                        itself)
+ *   failed               link (a required I/O link not  6
+ *                        up by its connect deadline, or
+ *                        lost past its on_loss policy)
+ *   degraded             end, but a required link was   7
+ *                        lost and on_loss=continue kept
+ *                        the run going
  * A unit left hung in its step adds "hung_unit" (the exit stays that of the cause).
  */
 #ifndef RTC_APP_SUMMARY_H
@@ -34,18 +40,21 @@
 
 typedef struct rtc_cli_end {
     const char *cause;     /**< "end", "signal", "request", "error", "overruns", "watchdog",
-                                "nonfinite", "write" */
+                                "nonfinite", "write", "link" */
     int signo;             /**< cause "signal" */
     char reason[512];      /**< one line */
     int64_t last_tick;     /**< ticks (steps) completed */
     int64_t last_time_ns;  /**< absolute logical time reached */
     size_t nonfinite;      /**< values that became non-finite */
     const char *hung_unit; /**< a unit left inside its step, or NULL */
+    const char *link;      /**< cause "link": the I/O component whose link failed */
+    bool degraded;         /**< a required link was lost and on_loss=continue let the run
+                                go on: an "end" is "degraded" */
     char timing[96];       /**< a real-time run's "wake-up p99 X µs, N overrun(s)" for the
                                 final line ("" otherwise) */
 } rtc_cli_end;
 
-/** "completed", "completed-nonfinite", "stopped" or "failed". */
+/** "completed", "completed-nonfinite", "degraded", "stopped" or "failed". */
 const char *rtc_cli_end_status(const rtc_cli_end *e);
 /** The exit status of the table above. */
 int rtc_cli_end_exit(const rtc_cli_end *e);
@@ -67,8 +76,9 @@ typedef void (*rtc_cli_name_fn)(const void *user, size_t id, char *buf, size_t c
  * The fillers: rtc_cli_summary_end() below (how the run ended: every mode), and in
  * summary_system.c (every run: a system or one FMU, fast and real time, with or without a
  * session) summary_top() (top level), unit_json() (one entry of "units"), link_json() (one
- * of "connections"), io_json() (one of "io"), session_json() ("session"),
- * write_step_stats() and summary_fmu() (a single FMU's unit fields at the top level).
+ * of "connections"), io_json() (one of "io"), links_entry() (one of "links": an I/O link's
+ * contract and how it held), session_json() ("session"), write_step_stats() and
+ * summary_fmu() (a single FMU's unit fields at the top level).
  */
 
 /** Write @p doc (its reference is taken and released) over @p path whole (tmp + fsync +
@@ -83,7 +93,8 @@ bool rtc_cli_summary_write(json_t *doc, int built, const char *path);
 void rtc_cli_summary_failed(rtc_cli_end *e, const char *path);
 
 /** The common fields into @p obj: "status", "cause", "reason", "exit_code", "last_tick",
- *  "last_time_s", "hung_unit" (when one hung), "nonfinite_values" and the "nonfinite"
+ *  "last_time_s", "hung_unit" (when one hung), "link" (cause link: the component),
+ *  "nonfinite_values" and the "nonfinite"
  *  list (first 100: "variable", "t_s", "value" as "nan" / "inf" / "-inf").
  *  Returns 0, or -1 when a member could not be set. */
 int rtc_cli_summary_end(json_t *obj, const rtc_cli_end *e, const rtc_nonfinite *nf,

@@ -198,6 +198,130 @@ static int write_io_stats(json_t *obj, const rtc_system *sys)
     return bad | json_object_set_new(obj, "io", io);
 }
 
+/* ---- the link contract (DESIGN.md T2): "links" ---- */
+
+static json_t *secs_or_null(int64_t ns, bool known)
+{
+    return known ? rtc__json_real((double)ns / 1e9) : json_null();
+}
+
+/* "outages" of one link: count, total and longest (the one under way counts so far). */
+static json_t *outages_json(const rtc_link_info *c)
+{
+    json_t *o = json_object();
+    int bad = !o;
+    bad |= json_object_set_new(o, "count", rtc__json_uint(c->outages));
+    bad |= json_object_set_new(o, "total_s", rtc__json_real((double)c->outage_total_ns / 1e9));
+    bad |= json_object_set_new(o, "longest_s", rtc__json_real((double)c->outage_max_ns / 1e9));
+    return bad ? (json_decref(o), NULL) : o;
+}
+
+/* The contract part of one "links" entry: what was promised, the times in force. */
+static int contract_json(json_t *o, const rtc_link_info *c)
+{
+    char pol[48];
+    int bad = json_object_set_new(o, "required", json_boolean(c->required));
+    bad |= json_object_set_new(o, "connect_ms", c->connect_ns < 0 ? json_null()
+                               : rtc__json_real((double)c->connect_ns / 1e6));
+    bad |= json_object_set_new(o, "on_loss", json_string(rtc_link_policy_text(c, pol,
+                                                                                 sizeof pol)));
+    bad |= json_object_set_new(o, "loss_ms", rtc__json_real((double)c->loss_ns / 1e6));
+    bad |= json_object_set_new(o, "timeout_ms", c->timeout_ns ? rtc__json_real(
+                               (double)c->timeout_ns / 1e6) : json_null());
+    bad |= json_object_set_new(o, "derived", json_boolean(c->derived));
+    return bad | json_object_set_new(o, "rtt_connect_ms", c->rtt_ns ? rtc__json_real(
+                                     (double)c->rtt_ns / 1e6) : json_null());
+}
+
+/* One entry of "links": the contract, how it held (state, first connect, time up,
+ * outages), the exchanges and their round trip, the last error. */
+static int links_entry(json_t *o, const rtc_unit *u, const rtc_driver_stats *st)
+{
+    const rtc_link_info *c = &st->contract;
+    static const char *const keys[] = {"requests", "errors", "timeouts", "reconnects"};
+    const uint64_t v[] = {st->requests, st->errors, st->timeouts, st->reconnects};
+    int bad = json_object_set_new(o, "component", rtc__json_str(u->name));
+    bad |= json_object_set_new(o, "driver", rtc__json_str(rtc_io_unit_driver(u)));
+    bad |= json_object_set_new(o, "address", rtc__json_str(c->address));
+    bad |= json_object_set_new(o, "state", json_string(rtc_link_state_name(st->link)));
+    bad |= contract_json(o, c);
+    bad |= json_object_set_new(o, "first_connect_s",
+                               secs_or_null(c->first_up_ns - c->start_ns, c->first_up_ns != 0));
+    double share = rtc_link_up_share(c);
+    bad |= json_object_set_new(o, "connected_share", share >= 0 ? rtc__json_real(share)
+                                                                : json_null());
+    bad |= json_object_set_new(o, "outages", outages_json(c));
+    bad |= set_counts(o, keys, v, 4);
+    json_t *rtt = json_object();
+    bad |= json_object_set_new(rtt, "count", rtc__json_uint(st->latency.count));
+    bad |= json_object_set_new(rtt, "p50", json_integer(st->latency.p50));
+    bad |= json_object_set_new(rtt, "p99", json_integer(st->latency.p99));
+    bad |= json_object_set_new(rtt, "max", json_integer(st->latency.max));
+    bad |= json_object_set_new(o, "rtt_ns", rtt);
+    bad |= json_object_set_new(o, "lost_because", c->lost_why ? json_string(c->lost_why)
+                                                             : json_null());
+    return bad | json_object_set_new(o, "error", c->error ? json_string(c->error) : json_null());
+}
+
+/* "links": every I/O component with a link contract. */
+static int write_links(json_t *obj, const rtc_system *sys)
+{
+    json_t *links = json_array();
+    int bad = !links;
+    for (size_t i = 0; sys && i < rtc_system_unit_count(sys); i++) {
+        const rtc_unit *u = rtc_system_unit(sys, i);
+        rtc_driver_stats st = {0};
+        if (!rtc_io_unit_contract(u) || rtc_io_unit_stats(u, &st) != RTC_OK)
+            continue;
+        json_t *o = json_object();
+        bad |= o ? links_entry(o, u, &st) : -1;
+        bad |= json_array_append_new(links, o);
+    }
+    return bad | json_object_set_new(obj, "links", links);
+}
+
+void rtc_cli_link_reason(const rtc_system *sys, long unit, int64_t lost_ns, char *buf,
+                         size_t cap)
+{
+    const rtc_unit *u = unit >= 0 && (size_t)unit < rtc_system_unit_count(sys)
+                            ? rtc_system_unit(sys, (size_t)unit) : NULL;
+    rtc_driver_stats st = {0};
+    if (!u || rtc_io_unit_stats(u, &st) != RTC_OK) {
+        snprintf(buf, cap, "an I/O link failed its contract");
+        return;
+    }
+    const rtc_link_info *c = &st.contract;
+    char pol[48];
+    if (!lost_ns)
+        snprintf(buf, cap, "I/O component %s (%s %s) not up within connect_ms=%.0f: %s; "
+                 "the run did not start", u->name, rtc_io_unit_driver(u), c->address,
+                 (double)c->connect_ns / 1e6, c->error ? c->error : "no answer");
+    else
+        snprintf(buf, cap, "I/O component %s (%s %s) lost its link (%s) and on_loss %s "
+                 "stopped the run", u->name, rtc_io_unit_driver(u), c->address,
+                 c->lost_why ? c->lost_why : c->error ? c->error : "nothing fresh",
+                 rtc_link_policy_text(c, pol, sizeof pol));
+}
+
+bool rtc_cli_links_degraded(const rtc_system *sys, char *buf, size_t cap)
+{
+    for (size_t i = 0; sys && i < rtc_system_unit_count(sys); i++) {
+        const rtc_unit *u = rtc_system_unit(sys, i);
+        rtc_driver_stats st = {0};
+        if (!rtc_io_unit_contract(u) || rtc_io_unit_stats(u, &st) != RTC_OK)
+            continue;
+        const rtc_link_info *c = &st.contract;
+        if (c->required && c->on_loss == RTC_LINK_CONTINUE && c->outages) {
+            snprintf(buf, cap, "reached the stop time degraded: I/O component %s (%s) was "
+                     "lost %llu time(s), %.3f s in all (on_loss continue)", u->name,
+                     c->address, (unsigned long long)c->outages,
+                     (double)c->outage_total_ns / 1e9);
+            return true;
+        }
+    }
+    return false;
+}
+
 /* "session": the operator session's counters (real-time runs): all zero drops in a
  * sound run. */
 static int session_json(json_t *obj, const rtc_cli_rt *rt, const rtc_recorder_stats *rs)
@@ -293,6 +417,7 @@ static int write_step_stats(json_t *obj, const rtc_system *sys, const rtc_cli_rt
     }
     bad |= json_object_set_new(obj, "connections", links);
     bad |= write_io_stats(obj, sys);
+    bad |= write_links(obj, sys);
     return bad | session_json(obj, rt, rs) | surfaces_json(obj, rt);
 }
 

@@ -418,6 +418,29 @@ def check_against_results(pts, columns, session):
           flush=True)
 
 
+def check_estimates(chrome):
+    """The late input op.sp is listed with the estimator and figures of the last frame."""
+    chrome.wait("document.querySelectorAll('#est-table tbody tr').length === "
+                "rtcPanel.last.estimates.length && rtcPanel.last.estimates.length > 0",
+                "the late inputs' table")
+    rows = chrome.eval("[...document.querySelectorAll('#est-table tbody tr')].map("
+                       "r => [...r.cells].map(c => c.textContent))")
+    est = chrome.eval("rtcPanel.last.estimates")
+    names = [r[0] for r in rows]
+    if names != [e["name"] for e in est] or "op.sp" not in names:
+        fail("the late inputs' table lists %r, the frame %r" % (names, est))
+    for r, e in zip(rows, est):
+        if e["estimator"] not in r[1] or e["in_use"] not in r[1]:
+            fail("%s: the table shows estimator %r, the frame %s/%s" %
+                 (r[0], r[1], e["estimator"], e["in_use"]))
+        if not all(re.fullmatch(r"-?\d[\d.e+-]*", c) for c in r[2:4]) or \
+                not re.fullmatch(r"–|\d[\d.e+-]* ms", r[4]):
+            fail("%s: an estimator figure is not a number: %r" % (r[0], r))
+        if not r[5].isdigit() or int(r[5]) > e["samples"]:
+            fail("%s: the table shows %r samples, the frame %d" % (r[0], r[5], e["samples"]))
+    print("panel_browser: late inputs shown with their estimators: %r" % rows, flush=True)
+
+
 def mid_run_viewer(chrome, rtcosim, out, fmu_dir):
     os.makedirs(out)
     port = free_udp_port()
@@ -443,6 +466,7 @@ def mid_run_viewer(chrome, rtcosim, out, fmu_dir):
         io_at_setup = chrome.eval("rtcPanel.ioAtSetup")
         info = chrome.eval("rtcPanel.info")
         check_first_frame(ff, io_at_setup, now_t)
+        check_estimates(chrome)
         legend = chrome.eval("document.getElementById('legend').textContent")
         if "plant.x1 [m]" not in legend or "op.sp [N]" not in legend:
             fail("the plot's labels carry no units: %r" % legend)

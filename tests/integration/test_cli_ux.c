@@ -84,6 +84,13 @@ static void option_values_checked_and_named(void)
     USAGE("-o: missing value", "run '%s' -o", decay);
     USAGE("unknown option '--bogus'", "run '%s' --bogus", MSD);
     USAGE("unknown option '--bogus'", "run '%s' --bogus=3", decay);
+    /* a slip of the fingers gets the option it was meant to be; a stranger does not */
+    USAGE("unknown option '--stpo'; did you mean --stop?", "run '%s' --stpo 1", MSD);
+    USAGE("unknown option '--realtmie'; did you mean --realtime?", "run '%s' --realtmie", MSD);
+    USAGE("'--outptu-dir'; did you mean --output-dir?", "run '%s' --outptu-dir x", decay);
+    USAGE("'--duartion'; did you mean --duration?", "bench --duartion 1");
+    CU_ASSERT_EQUAL(rtcosim("run '%s' --bogus", MSD), 2);
+    CU_ASSERT_PTR_NULL(strstr(out, "did you mean"));
     USAGE("--fast: takes no value", "run '%s' --fast=3", MSD);
     USAGE("--period 1000us: not an integer", "bench --period 1000us");
     USAGE("--rounds 0: out of range", "bench --rounds 0");
@@ -158,9 +165,14 @@ static void check_runs_the_validations_of_run(void)
     CU_ASSERT_PTR_NULL(strstr(out, ": OK"));
     CU_ASSERT_EQUAL(rtcosim("check '%s' --record mass2.nosuch", MSD), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "record mass2.nosuch"));
-    CU_ASSERT_EQUAL(rtcosim("check '%s' --expose mass1.nosuch", MSD), 1);
+    /* --expose belongs to a real-time run: without --realtime check refuses it as run does */
+    CU_ASSERT_EQUAL(rtcosim("check '%s' --expose mass1.nosuch", MSD), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "--expose needs --realtime"));
+    CU_ASSERT_EQUAL(rtcosim("run '%s' --expose mass1.nosuch --output-dir e", MSD), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "--expose needs --realtime"));
+    CU_ASSERT_EQUAL(rtcosim("check '%s' --realtime --expose mass1.nosuch", MSD), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "expose mass1.nosuch: no such unit.variable"));
-    CU_ASSERT_EQUAL(rtcosim("check '%s' --expose mass1.x1", MSD), 1); /* an output */
+    CU_ASSERT_EQUAL(rtcosim("check '%s' --realtime --expose mass1.x1", MSD), 1); /* output */
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "expose mass1.x1: cannot be set during a run"));
     CU_ASSERT_EQUAL(rtcosim("check '%s' --record mass1.x1", MSD), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, ": OK"));

@@ -2,7 +2,8 @@
  * I/O components inside a system: a Modbus server component (rtcosim as the simulated
  * plant a PLC polls) wired to a Lag FMU with ordinary SSP connections. A real libmodbus
  * client in the test plays the PLC: it writes a set-point register and reads the plant's
- * output register, while the test steps the system against the wall clock.
+ * output register, while the test steps the system against the wall clock. (A bench that
+ * dies mid-run: test_io_contract.c.)
  */
 #include "cu_main.h"
 #include "fmu_util.h"
@@ -154,88 +155,6 @@ static void plc_sets_point_and_reads_plant_output(void)
     rtc_system_free(sys);
 }
 
-/* A real-time run against the bench simulator, which is killed and restarted mid-run:
- * the client reconnects, the signal is flagged stale meanwhile, and the recording keeps
- * every tick (no gap in the time column). */
-static void bench_killed_and_restarted_mid_run(void)
-{
-    char *sim1[] = {RTC_BENCH_SIM_EXE, "--port", "0", "--duration", "30", NULL};
-    io_child sim;
-    char line[256];
-    CU_ASSERT_EQUAL_FATAL(io_child_spawn(&sim, sim1, true), 0);
-    CU_ASSERT_TRUE_FATAL(io_child_line(&sim, "rtcosim-bench-sim: listening on", line, sizeof line,
-                                       5000));
-    int port = atoi(strrchr(line, ':') + 1);
-    CU_ASSERT_FATAL(port > 0);
-    char path[700], cmd[2048];
-    snprintf(path, sizeof path, "%s/kill.ssd", work);
-    FILE *f = fopen(path, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fprintf(f,
-            "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" name=\"k\" "
-            "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
-            "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\" "
-            "xmlns:rtc=\"urn:rtcosim:realtime:1\">\n<ssd:System name=\"s\">\n<ssd:Elements>\n"
-            "<ssd:Component name=\"bench\" type=\"application/x-rtcosim-modbus-client\">\n"
-            "<ssd:Connectors>"
-            "<ssd:Connector name=\"voltage\" kind=\"input\"><ssc:Real/></ssd:Connector>"
-            "<ssd:Connector name=\"speed\" kind=\"output\"><ssc:Real/></ssd:Connector>"
-            "</ssd:Connectors>\n<ssd:Annotations><ssc:Annotation type=\"org.rtcosim.realtime\">"
-            "<rtc:Component host=\"127.0.0.1\" port=\"%d\" poll_ms=\"10\" timeout_ms=\"8\" "
-            "stale_ms=\"50\" reconnect_min_ms=\"50\" reconnect_max_ms=\"200\" priority=\"0\">"
-            "<rtc:Signal name=\"voltage\" table=\"holding\" address=\"0\" type=\"float32\" safe=\"0\"/>"
-            "<rtc:Signal name=\"speed\" table=\"input\" address=\"0\" type=\"float32\"/>"
-            "</rtc:Component></ssc:Annotation></ssd:Annotations>\n</ssd:Component>\n"
-            "<ssd:Component name=\"lag\" source=\"%s/fmi2/Lag.fmu\"><ssd:Connectors>"
-            "<ssd:Connector name=\"u1\" kind=\"input\"><ssc:Real/></ssd:Connector>"
-            "<ssd:Connector name=\"y\" kind=\"output\"><ssc:Real/></ssd:Connector>"
-            "</ssd:Connectors></ssd:Component>\n</ssd:Elements>\n<ssd:Connections>\n"
-            "<ssd:Connection startElement=\"bench\" startConnector=\"speed\" endElement=\"lag\" "
-            "endConnector=\"u1\"/>\n<ssd:Connection startElement=\"lag\" startConnector=\"y\" "
-            "endElement=\"bench\" endConnector=\"voltage\"/>\n</ssd:Connections>\n"
-            "<ssd:Annotations><ssc:Annotation type=\"org.rtcosim.realtime\"><rtc:RealTime "
-            "baseStep=\"0.001\" overrun=\"skip\"/></ssc:Annotation></ssd:Annotations>\n</ssd:System>\n"
-            "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"4\"/>\n"
-            "</ssd:SystemStructureDescription>\n", port, RTC_TEST_FMU_DIR);
-    fclose(f);
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' run kill.ssd --realtime --output-dir kill "
-             "> kill.log 2>&1 &", work, RTCOSIM_EXE);
-    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
-    io_sleep_ms(1500);
-    io_child_kill(&sim, SIGKILL); /* the bench dies... */
-    io_sleep_ms(800);
-    char portarg[16];
-    snprintf(portarg, sizeof portarg, "%d", port);
-    char *sim2[] = {RTC_BENCH_SIM_EXE, "--port", portarg, "--duration", "30", NULL};
-    CU_ASSERT_EQUAL_FATAL(io_child_spawn(&sim, sim2, true), 0); /* ...and comes back */
-    CU_ASSERT_TRUE(io_child_line(&sim, "rtcosim-bench-sim: listening on", line, sizeof line, 5000));
-    /* wait for the 4 s run to end (it started ~2.3 s ago) */
-    char summary[800];
-    snprintf(summary, sizeof summary, "%s/kill/summary.json", work);
-    for (int i = 0; i < 100 && access(summary, R_OK) != 0; i++)
-        io_sleep_ms(100);
-    io_sleep_ms(200);
-    io_child_kill(&sim, SIGTERM);
-    char *sum = rtc_test_slurp(summary, NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(sum);
-    CU_ASSERT_PTR_NOT_NULL(strstr(sum, "\"status\": \"completed\""));
-    CU_ASSERT_PTR_NULL(strstr(sum, "\"reconnects\": 0,")); /* it reconnected */
-    char *speed = strstr(sum, "\"name\": \"speed\",");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(speed);
-    CU_ASSERT_PTR_NULL(strstr(speed, "\"stale_events\": 0,")); /* flagged stale meanwhile */
-    free(sum);
-    /* every tick recorded, in order: the time column has no gap */
-    snprintf(path, sizeof path, "%s/kill/results.csv", work);
-    tcsv c;
-    CU_ASSERT_TRUE_FATAL(tcsv_read(path, &c));
-    CU_ASSERT_EQUAL(c.n_rows, 4001);
-    int gaps = 0;
-    for (size_t r = 0; r < c.n_rows; r++)
-        gaps += fabs(tcsv_at(&c, r, 0) - (double)r / 1000.0) > 1e-9;
-    CU_ASSERT_EQUAL(gaps, 0);
-    tcsv_free(&c);
-}
-
 /* ---- summary.json: each I/O unit shows only its own driver's counters ---- */
 
 /* The "io" entry of unit @p name in a parsed summary.json, or NULL. */
@@ -266,7 +185,8 @@ static void write_kinds_ssd(void)
             "<ssd:Component name=\"plc\" type=\"application/x-rtcosim-modbus-server\">"
             "<ssd:Connectors><ssd:Connector name=\"setpoint\" kind=\"output\"><ssc:Real/>"
             "</ssd:Connector></ssd:Connectors><ssd:Annotations><ssc:Annotation "
-            "type=\"org.rtcosim.realtime\"><rtc:Component port=\"0\" priority=\"0\">"
+            "type=\"org.rtcosim.realtime\"><rtc:Component port=\"0\" priority=\"0\" "
+            "required=\"false\">" /* no PLC comes: the run must not wait for one */
             "<rtc:Signal name=\"setpoint\" table=\"holding\" address=\"0\" type=\"float32\"/>"
             "</rtc:Component></ssc:Annotation></ssd:Annotations></ssd:Component>\n"
             "<ssd:Component name=\"op\" type=\"application/x-rtcosim-osc\"><ssd:Connectors>"
@@ -323,6 +243,15 @@ static void summary_io_counters_only_for_their_driver(void)
     CU_ASSERT_TRUE(json_is_object(osc));
     CU_ASSERT_TRUE(json_is_integer(json_object_get(osc, "timetags_clamped")));
     CU_ASSERT_PTR_NULL(json_object_get(op, "timetags_clamped"));
+    /* "links": both waited for a peer that never came; optional, so the run went on */
+    json_t *links = json_object_get(sum, "links");
+    CU_ASSERT_EQUAL(json_array_size(links), 2);
+    for (size_t i = 0; i < json_array_size(links); i++) {
+        json_t *l = json_array_get(links, i);
+        CU_ASSERT_TRUE(json_is_false(json_object_get(l, "required")));
+        CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(l, "state")), "connecting");
+        CU_ASSERT_TRUE(json_is_null(json_object_get(l, "first_connect_s")));
+    }
     json_decref(sum);
 }
 
@@ -330,7 +259,6 @@ void rtc_test_register(void)
 {
     static const rtc_test_case cases[] = {
         {"plc_sets_point_and_reads_plant_output", plc_sets_point_and_reads_plant_output},
-        {"bench_killed_and_restarted_mid_run", bench_killed_and_restarted_mid_run},
         {"summary_io_counters_only_for_their_driver", summary_io_counters_only_for_their_driver},
         {NULL, NULL}};
     rtc_test_add_suite("io_system", setup, teardown, cases);

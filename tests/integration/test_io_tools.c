@@ -138,6 +138,7 @@ static void bench_sim_restart_stale_then_reconnect(void)
     CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
     cond w = {&d, c, RTC_QUALITY_FRESH, 0, 0.2};
     CU_ASSERT_TRUE(io_wait(speed_quality_is, &w, 5000));
+    CU_ASSERT_TRUE(io_wait_link(&d, RTC_LINK_UP, 5000)); /* connected and measured */
     io_child_kill(&sim, SIGKILL); /* the bench dies mid-run */
     w = (cond){&d, c, RTC_QUALITY_STALE, 0, 0.0};
     CU_ASSERT_TRUE(io_wait(speed_quality_is, &w, 3000));
@@ -181,6 +182,7 @@ static void fault_proxy_delays_and_disconnects(void)
     CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
     cond w = {&d, c, RTC_QUALITY_FRESH, 0, 0.3};
     CU_ASSERT_TRUE(io_wait(speed_quality_is, &w, 5000));
+    CU_ASSERT_TRUE(io_wait_link(&d, RTC_LINK_UP, 5000)); /* connected and measured */
     rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
     /* request and response each wait >= 5 ms in the proxy: round trip >= 10 ms */
     CU_ASSERT_TRUE(st.latency.count >= 5);

@@ -1,7 +1,9 @@
 /*
  * What an operator reads (issue 14): the status reply of scripts/operator is labelled
  * key=value text with the precision each field has, an OSC input nobody has sent to is
- * "idle" (not "down"); set-points a peer sends through an OSC I/O component appear in
+ * "connecting" (waiting, not "down"), and once a peer sent to it "up" (a receive-only
+ * link, issue 19: not "down" right after it delivered); set-points a peer sends through an
+ * OSC I/O component appear in
  * events.log when they change, and a flood of them costs a bounded number of lines;
  * summary.json names the estimator and parameters used on each connection and signal.
  */
@@ -31,11 +33,25 @@ static void field(const char *out, const char *key, char *val, size_t cap)
     snprintf(val, cap, "%.*s", (int)n, p ? p + strlen(key) : "");
 }
 
-static void status_is_labelled_and_idle_input_is_idle(void)
+/* The status reply until it holds @p needle (asked every 20 ms, up to 10 s). */
+static bool status_says(int port, const char *needle, char *out, size_t cap)
 {
-    char ssd[700], out[4096], args[256], v[64];
+    char args[64];
+    snprintf(args, sizeof args, "%d status", port);
+    for (int i = 0; i < 500; i++) {
+        if (operator_run(args, out, cap) == 0 && strstr(out, needle))
+            return true;
+        io_sleep_ms(20);
+    }
+    return false;
+}
+
+static void status_is_labelled_and_receive_only_link_is_up_once_heard(void)
+{
+    char ssd[700], out[4096], args[256], v[64], p[16];
     snprintf(ssd, sizeof ssd, "%s/st.ssd", work);
-    write_osc_system(ssd, io_free_port(SOCK_DGRAM), "0.001", "");
+    int osc_port = io_free_port(SOCK_DGRAM);
+    write_osc_system(ssd, osc_port, "0.001", "");
     io_child run;
     int port = start_run(&run, "st.ssd", "st", "");
     snprintf(args, sizeof args, "%d status", port);
@@ -49,9 +65,16 @@ static void status_is_labelled_and_idle_input_is_idle(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out, " overruns="));
     CU_ASSERT_PTR_NOT_NULL(strstr(out, " p99_wakeup_us="));
     CU_ASSERT_PTR_NOT_NULL(strstr(out, " paused=no"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "io=\"op: idle, stale 0"));
-    if (!strstr(out, "io=\"op: idle"))
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "io=\"op: connecting, stale 0"));
+    if (!strstr(out, "io=\"op: connecting"))
         printf("\n    status: %s", out);
+    /* a set-point arrives: the input's link is up (silence after it is no loss) */
+    snprintf(p, sizeof p, "%d", osc_port);
+    lo_address to = lo_address_new("127.0.0.1", p);
+    CU_ASSERT(lo_send(to, "/sp", "f", 1.5f) > 0);
+    lo_address_free(to);
+    CU_ASSERT_TRUE(status_says(port, "io=\"op: up, stale 0", out, sizeof out));
+    CU_ASSERT_TRUE(events_have("st", "osc 'op': link up after "));
     snprintf(args, sizeof args, "%d stop", port);
     CU_ASSERT_EQUAL(operator_run(args, out, sizeof out), 0);
     CU_ASSERT_EQUAL(wait_run(&run), 0);
@@ -134,8 +157,8 @@ static void summary_names_the_estimators_used(void)
 void rtc_test_register(void)
 {
     static const rtc_test_case cases[] = {
-        {"status_is_labelled_and_idle_input_is_idle",
-         status_is_labelled_and_idle_input_is_idle},
+        {"status_is_labelled_and_receive_only_link_is_up_once_heard",
+         status_is_labelled_and_receive_only_link_is_up_once_heard},
         {"osc_setpoints_in_events_log_rate_limited", osc_setpoints_in_events_log_rate_limited},
         {"summary_names_the_estimators_used", summary_names_the_estimators_used},
         {NULL, NULL}};

@@ -11,7 +11,8 @@
  *   - /api/info lists the columns' units (model description, SSP connector), the exposed
  *     variable's unit and current value, the I/O components with their directions; a
  *     receive-only OSC link is "connecting" until it receives and "up" after it delivered
- *     a set-point; a set through the panel is the value a new page shows.
+ *     a set-point, its outages the link contract's (summary.json "links" agrees); a set
+ *     through the panel is the value a new page shows.
  * Waits are bounded (30 s) and wait for events (frames, steps, events.log lines).
  */
 #include "cu_main.h"
@@ -464,6 +465,21 @@ static void set_shows_on_new_page(int port, double value)
     json_decref(in);
 }
 
+/* summary.json's "links" entry of the operator's OSC input counts the outages the panel
+ * showed (the panel and the summary read the same link contract). */
+static void summary_link_agrees(double outages)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/units/summary.json", work);
+    json_error_t e;
+    json_t *doc = json_load_file(path, 0, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    const json_t *l = json_array_get(json_object_get(doc, "links"), 0);
+    CU_ASSERT_STRING_EQUAL(str(l, "component"), "op");
+    CU_ASSERT_EQUAL(num(json_object_get(l, "outages"), "count"), outages);
+    json_decref(doc);
+}
+
 static void test_panel_view_units_links_and_exposed_values(void)
 {
     char ssd[700];
@@ -508,6 +524,12 @@ static void test_panel_view_units_links_and_exposed_values(void)
     free(text);
     CU_ASSERT_STRING_EQUAL(str(link, "state"), "up");
     CU_ASSERT_TRUE(num(link, "age_s") >= 0);
+    /* the component's link as the contract keeps it: state and outages */
+    const json_t *io0 = json_array_get(json_object_get(f, "io"), 0);
+    CU_ASSERT_STRING_EQUAL(str(io0, "link"), "up");
+    double outages = num(json_object_get(io0, "outages"), "count");
+    CU_ASSERT_EQUAL(outages, 0.0);
+    CU_ASSERT_EQUAL(num(json_object_get(io0, "outages"), "total_s"), 0.0);
     json_decref(f);
 
     set_shows_on_new_page(port, 7.0);
@@ -515,6 +537,7 @@ static void test_panel_view_units_links_and_exposed_values(void)
     client_open(&c, osc);
     CU_ASSERT_EQUAL(stop(&c, &run), 0);
     client_close(&c);
+    summary_link_agrees(outages);
 }
 
 void rtc_test_register(void)

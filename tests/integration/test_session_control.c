@@ -255,7 +255,7 @@ static long summary_count(const char *dir, const char *key)
 }
 
 /* Remote senders without a token, and a token shorter than 16 bytes: one line naming the
- * option, exit 2, before anything runs (no summary.json). */
+ * option, exit 2, before anything runs (no summary.json); `check` refuses them alike. */
 static void control_remote_needs_a_token(void)
 {
     char out[4096], args[1200];
@@ -270,10 +270,11 @@ static void control_remote_needs_a_token(void)
          "--control-token short: 15 byte(s): a token needs at least 16"},
         {"--control-token short", "remote2", "a token needs at least 16"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        snprintf(args, sizeof args, "cd '%s' && '%s' run remote.ssd --realtime --priority 0 "
+    for (size_t k = 0; k < 2 * sizeof cases / sizeof cases[0]; k++) {
+        size_t i = k / 2;
+        snprintf(args, sizeof args, "cd '%s' && '%s' %s remote.ssd --realtime --priority 0 "
                  "--control-port 0 %s --stop 0.2 --output-dir %s", work, RTCOSIM_EXE,
-                 cases[i].opts, cases[i].dir);
+                 k % 2 ? "check" : "run", cases[i].opts, cases[i].dir);
         CU_ASSERT_EQUAL(rtc_test_run(args, out, sizeof out), 2);
         if (!strstr(out, cases[i].needle))
             printf("\n    expected '%s' in: %.300s", cases[i].needle, out);

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 /* Every wait is for an event, bounded generously: the suite runs under TSan on a loaded
  * 2-core machine. Tests that count requests per cycle poll slowly, so that a response
@@ -202,10 +203,12 @@ static void client_batches_contiguous_and_counts_heartbeat(void)
     CU_ASSERT_EQUAL(other, 0);
     CU_ASSERT_TRUE(beats >= 5);
     CU_ASSERT_EQUAL(top, beats); /* none skipped */
-    CU_ASSERT_TRUE(reads <= (int)st.cycles && writes <= (int)st.cycles);
+    /* (each connection first measures its round trip: PROBES reads of the read batch) */
+    int probes = RTC_MODBUS_CLIENT_PROBES * (int)st.connects;
+    CU_ASSERT_TRUE(reads <= (int)st.cycles + probes && writes <= (int)st.cycles);
     CU_ASSERT_TRUE(beats <= (int)st.cycles);
     if (st.timeouts + st.errors == 0) /* a calm run: exactly three per cycle */
-        CU_ASSERT_EQUAL(st.requests, 3 * st.cycles);
+        CU_ASSERT_EQUAL(st.requests, 3 * st.cycles + (uint64_t)probes);
     d.ops->close(d.self);
     io_cfg_free(c);
     plain_srv_stop(&srv);
@@ -236,8 +239,10 @@ static void client_on_change_writes_only_new_samples(void)
     CU_ASSERT_TRUE(more_cycles(&d, 2));
     d.ops->stop(d.self);
     rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
-    /* one read per cycle + two writes; a timed-out write is retried (one more request) */
-    CU_ASSERT_TRUE(st.requests >= st.cycles + 2 && st.requests <= st.cycles + 2 + st.timeouts);
+    /* one read per cycle + two writes (+ the probes of each connection); a timed-out
+     * write is retried (one more request) */
+    uint64_t base = st.cycles + 2 + RTC_MODBUS_CLIENT_PROBES * st.connects;
+    CU_ASSERT_TRUE(st.requests >= base && st.requests <= base + st.timeouts);
     d.ops->close(d.self);
     io_cfg_free(c);
     plain_srv_stop(&srv);
@@ -316,6 +321,7 @@ static void client_reconnects_after_peer_drop(void)
     CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
     health_wait hw = {&d, in, RTC_QUALITY_FRESH, 0};
     CU_ASSERT_TRUE(io_wait(health_is, &hw, WAIT_MS));
+    CU_ASSERT_TRUE(io_wait_link(&d, RTC_LINK_UP, WAIT_MS)); /* (the probes are over) */
     /* (a loaded machine may have reconnected once already, after a timeout) */
     hw.min_reconnects = io_drv_stats(&d, NULL, 0).reconnects + 1;
     plain_srv_kick(&srv);
@@ -366,33 +372,48 @@ static bool requests_reached(void *arg)
     return io_drv_stats(w->d, NULL, 0).requests >= w->min;
 }
 
+/* A client polling register 0 (7 there) of @p srv every 10 ms (response timeout 9 ms),
+ * with component key @p key = @p value (NULL: none), up and reading; then the next answer
+ * goes out @p late_ms late, the register becomes 11, and the client reads 11. */
+static void late_answer_then_11(plain_srv *srv, io_drv *d, const char *key,
+                                const char *value, int late_ms)
+{
+    CU_ASSERT_EQUAL_FATAL(plain_srv_start(srv), 0);
+    io_cfg *c = CFG;
+    client_cfg(c, srv->port, "10");
+    if (key)
+        io_cfg_set(c, key, value);
+    size_t in = io_cfg_sig(c, "in", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, "address", "0",
+                           "type", "int16", NULL);
+    pthread_mutex_lock(&srv->mu);
+    srv->map->tab_registers[0] = 7;
+    pthread_mutex_unlock(&srv->mu);
+    *d = (io_drv){&rtc_modbus_client_ops, NULL};
+    CU_ASSERT_EQUAL_FATAL(d->ops->open(&c->cfg, &LOG.lg, &d->self), RTC_OK);
+    CU_ASSERT_EQUAL_FATAL(d->ops->start(d->self), RTC_OK);
+    value_wait vw = {c, in, 7};
+    CU_ASSERT_TRUE_FATAL(io_wait(reads_value, &vw, WAIT_MS));
+    /* up: the round-trip probes (which read the value too) are over */
+    CU_ASSERT_TRUE_FATAL(io_wait_link(d, RTC_LINK_UP, WAIT_MS));
+    served_wait sw = {srv, atomic_load(&srv->served)};
+    atomic_store(&srv->delay_next_ms, late_ms);
+    CU_ASSERT_TRUE(io_wait(served_more, &sw, WAIT_MS)); /* the late answer went out */
+    pthread_mutex_lock(&srv->mu);
+    srv->map->tab_registers[0] = 11;
+    pthread_mutex_unlock(&srv->mu);
+    vw.want = 11;
+    CU_ASSERT_TRUE(io_wait(reads_value, &vw, WAIT_MS));
+}
+
 /* An answer that comes after the response timeout must not be paired with the next
  * request: libmodbus would then reject every later answer (transaction id one behind) and
  * the signal would freeze. The client resynchronises and reads the new value. */
 static void client_recovers_from_late_answer(void)
 {
     plain_srv srv;
-    CU_ASSERT_EQUAL_FATAL(plain_srv_start(&srv), 0);
+    io_drv d;
+    late_answer_then_11(&srv, &d, NULL, NULL, 20); /* past the 9 ms timeout */
     io_cfg *c = CFG;
-    client_cfg(c, srv.port, "10");
-    size_t in = io_cfg_sig(c, "in", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, "address", "0",
-                           "type", "int16", NULL);
-    pthread_mutex_lock(&srv.mu);
-    srv.map->tab_registers[0] = 7;
-    pthread_mutex_unlock(&srv.mu);
-    io_drv d = {&rtc_modbus_client_ops, NULL};
-    CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
-    CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
-    value_wait vw = {c, in, 7};
-    CU_ASSERT_TRUE_FATAL(io_wait(reads_value, &vw, WAIT_MS));
-    served_wait sw = {&srv, atomic_load(&srv.served)};
-    atomic_store(&srv.delay_next_ms, 20); /* past the 9 ms response timeout, before the next */
-    CU_ASSERT_TRUE(io_wait(served_more, &sw, WAIT_MS)); /* the late answer went out */
-    pthread_mutex_lock(&srv.mu);
-    srv.map->tab_registers[0] = 11;
-    pthread_mutex_unlock(&srv.mu);
-    vw.want = 11;
-    CU_ASSERT_TRUE(io_wait(reads_value, &vw, WAIT_MS));
     rtc_signal_health h[1];
     rtc_driver_stats st = io_drv_stats(&d, h, 1);
     CU_ASSERT_TRUE(st.timeouts >= 1);
@@ -453,6 +474,148 @@ static void client_safe_values_latched_and_on_stop(void)
     io_cfg_free(c);
 }
 
+/* ---- the link contract ---- */
+
+/* A late answer (after the response timeout, within the loss time) costs a timeout, not
+ * the link: the client waits for it and takes it as a (late) sample, and the next request
+ * pairs with its own answer. (Before, every TCP timeout closed and re-made the connection:
+ * a busy machine made the link flap.) */
+static void client_late_answer_keeps_the_link(void)
+{
+    plain_srv srv;
+    io_drv d;
+    late_answer_then_11(&srv, &d, "loss_ms", "2000", 30); /* past 9 ms, within the loss */
+    io_cfg *c = CFG;
+    rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
+    CU_ASSERT_TRUE(st.timeouts >= 1);
+    CU_ASSERT_EQUAL(st.reconnects, 0);
+    CU_ASSERT_EQUAL(st.connects, 1);
+    /* the late answer was taken as a sample: its round trip (>= 30 ms) is measured */
+    CU_ASSERT_TRUE(st.latency.max >= 30000000);
+    CU_ASSERT_EQUAL(st.errors, 0);
+    CU_ASSERT_EQUAL(st.contract.outages, 0);
+    CU_ASSERT_EQUAL(atomic_load(&srv.accepted), 1);
+    d.ops->close(d.self);
+    io_cfg_free(c);
+    plain_srv_stop(&srv);
+}
+
+/* Each connection measures its round trip first (PROBES reads of the read batch), and
+ * the request timeout and loss time follow from it and the period (driver_base.h). */
+static void client_measures_round_trip_and_derives_timeouts(void)
+{
+    plain_srv srv;
+    CU_ASSERT_EQUAL_FATAL(plain_srv_start(&srv), 0);
+    io_cfg *c = CFG;
+    io_cfg_init(c, "measured");
+    io_cfg_set_int(c, "port", srv.port);
+    io_cfg_set(c, "poll_ms", "20"); /* no timeout_ms, loss_ms, stale_ms: all derived */
+    io_cfg_sig(c, "in", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, "address", "4", "type", "int16",
+               NULL);
+    io_drv d = {&rtc_modbus_client_ops, NULL};
+    CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
+    rtc_link_info ci = io_drv_stats(&d, NULL, 0).contract;
+    CU_ASSERT_EQUAL(ci.timeout_ns, 10000000); /* before a measurement: half the period */
+    CU_ASSERT_EQUAL(ci.loss_ns, 60000000);    /* three periods */
+    CU_ASSERT_FALSE(ci.derived);
+    CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
+    CU_ASSERT_TRUE(io_wait_link(&d, RTC_LINK_UP, WAIT_MS));
+    rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
+    ci = st.contract;
+    int64_t per = 20000000, rtt = ci.rtt_ns;
+    int64_t t = 2 * rtt > per / 2 ? 2 * rtt : per / 2;
+    CU_ASSERT_TRUE(rtt > 0 && ci.derived);
+    CU_ASSERT_EQUAL(ci.timeout_ns, t < per ? t : per);
+    CU_ASSERT_EQUAL(ci.loss_ns, 3 * rtt > 3 * per ? 3 * rtt : 3 * per);
+    CU_ASSERT_TRUE(st.latency.count >= RTC_MODBUS_CLIENT_PROBES);
+    CU_ASSERT_EQUAL(st.latency.max >= rtt, true); /* the slowest probe is the measurement */
+    char addr[64];
+    snprintf(addr, sizeof addr, "127.0.0.1:%d", srv.port);
+    CU_ASSERT_STRING_EQUAL(ci.address, addr);
+    /* the device saw the probes first: reads of the batch, nothing else */
+    pthread_mutex_lock(&srv.mu);
+    int probes = 0;
+    for (int k = 0; k < srv.n_log && k < RTC_MODBUS_CLIENT_PROBES; k++)
+        probes += srv.log[k].fc == 3 && srv.log[k].addr == 4 && srv.log[k].arg == 1;
+    pthread_mutex_unlock(&srv.mu);
+    CU_ASSERT_EQUAL(probes, RTC_MODBUS_CLIENT_PROBES);
+    d.ops->close(d.self);
+    io_cfg_free(c);
+    plain_srv_stop(&srv);
+}
+
+/* Opened with hold (the engine before the run's first tick): the client reads but writes
+ * nothing until rtc_link_release(). */
+static void client_holds_writes_until_released(void)
+{
+    plain_srv srv;
+    CU_ASSERT_EQUAL_FATAL(plain_srv_start(&srv), 0);
+    io_cfg *c = CFG;
+    client_cfg(c, srv.port, "20");
+    size_t in = io_cfg_sig(c, "in", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, "address", "0",
+                           "type", "int16", NULL);
+    size_t out = io_cfg_sig(c, "out", RTC_IO_TO_BENCH, RTC_TYPE_FLOAT64, "address", "10",
+                            "type", "int16", NULL);
+    c->cfg.hold = true;
+    io_cfg_put(c, out, 5);
+    pthread_mutex_lock(&srv.mu);
+    srv.map->tab_registers[0] = 3;
+    pthread_mutex_unlock(&srv.mu);
+    io_drv d = {&rtc_modbus_client_ops, NULL};
+    CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
+    CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
+    value_wait vw = {c, in, 3};
+    CU_ASSERT_TRUE(io_wait(reads_value, &vw, WAIT_MS));
+    CU_ASSERT_TRUE(more_cycles(&d, 3));
+    pthread_mutex_lock(&srv.mu);
+    int writes = 0;
+    for (int k = 0; k < srv.n_log; k++)
+        writes += srv.log[k].fc == 6 || srv.log[k].fc == 16;
+    uint16_t held = srv.map->tab_registers[10];
+    pthread_mutex_unlock(&srv.mu);
+    CU_ASSERT_EQUAL(writes, 0);
+    CU_ASSERT_EQUAL(held, 0);
+    rtc_link_release(d.ops->link(d.self));
+    uint16_t want5[1] = {5};
+    regs_wait rw = {&srv, 10, 1, want5};
+    CU_ASSERT_TRUE(io_wait(srv_regs_equal, &rw, WAIT_MS));
+    d.ops->close(d.self);
+    io_cfg_free(c);
+    plain_srv_stop(&srv);
+}
+
+static bool has_error(void *arg)
+{
+    return io_drv_stats(arg, NULL, 0).contract.error != NULL;
+}
+
+/* Nothing listens: the link stays connecting, its error says why, and the connect check
+ * refuses the run once connect_ms has passed. */
+static void client_never_up_says_why(void)
+{
+    int port = io_free_port(SOCK_STREAM);
+    CU_ASSERT_FATAL(port > 0);
+    io_cfg *c = CFG;
+    client_cfg(c, port, "20");
+    io_cfg_set(c, "connect_ms", "100");
+    io_cfg_sig(c, "in", RTC_IO_FROM_BENCH, RTC_TYPE_FLOAT64, "address", "0", NULL);
+    io_drv d = {&rtc_modbus_client_ops, NULL};
+    CU_ASSERT_EQUAL_FATAL(d.ops->open(&c->cfg, &LOG.lg, &d.self), RTC_OK);
+    CU_ASSERT_EQUAL_FATAL(d.ops->start(d.self), RTC_OK);
+    CU_ASSERT_TRUE(io_wait(has_error, &d, WAIT_MS));
+    rtc_driver_stats st = io_drv_stats(&d, NULL, 0);
+    CU_ASSERT_STRING_EQUAL(st.contract.error, "Connection refused");
+    CU_ASSERT_EQUAL(st.link, RTC_LINK_CONNECTING);
+    CU_ASSERT_EQUAL(st.contract.first_up_ns, 0);
+    const rtc_link *l = d.ops->link(d.self);
+    CU_ASSERT_EQUAL(rtc_link_connect_check(l, st.contract.start_ns + 99000000),
+                    RTC_LINK_CONNECT_WAIT);
+    CU_ASSERT_EQUAL(rtc_link_connect_check(l, st.contract.start_ns + 100000000),
+                    RTC_LINK_CONNECT_FAILED);
+    d.ops->close(d.self);
+    io_cfg_free(c);
+}
+
 void rtc_test_register(void)
 {
     static const rtc_test_case cases[] = {
@@ -464,6 +627,11 @@ void rtc_test_register(void)
         {"client_reconnects_after_peer_drop", client_reconnects_after_peer_drop},
         {"client_recovers_from_late_answer", client_recovers_from_late_answer},
         {"client_safe_values_latched_and_on_stop", client_safe_values_latched_and_on_stop},
+        {"client_late_answer_keeps_the_link", client_late_answer_keeps_the_link},
+        {"client_measures_round_trip_and_derives_timeouts",
+         client_measures_round_trip_and_derives_timeouts},
+        {"client_holds_writes_until_released", client_holds_writes_until_released},
+        {"client_never_up_says_why", client_never_up_says_why},
         {NULL, NULL},
     };
     rtc_test_add_suite("io_modbus_client", suite_init, suite_clean, cases);

@@ -29,6 +29,8 @@ rtc_add_test(io_tools SOURCES unit/io_util.c unit/io_cfg.c LIBS rtc_iodrivers Pk
 target_compile_definitions(test_io_tools PRIVATE RTC_BENCH_SIM_EXE="$<TARGET_FILE:rtcosim-bench-sim>" RTC_FAULT_PROXY_EXE="$<TARGET_FILE:rtcosim-fault-proxy>")
 rtc_add_test(io_system SOURCES unit/fmu_util.c unit/io_util.c LIBS rtc_fmuhost rtc_iodrivers PkgConfig::LIBMODBUS DEPENDS rtc_test_fmus rtcosim rtcosim-bench-sim LABELS integration rt io)
 target_compile_definitions(test_io_system PRIVATE RTC_BENCH_SIM_EXE="$<TARGET_FILE:rtcosim-bench-sim>")
+rtc_add_test(io_contract SOURCES unit/fmu_util.c unit/io_util.c LIBS rtc_fmuhost rtc_iodrivers PkgConfig::LIBMODBUS PkgConfig::JANSSON DEPENDS rtc_test_fmus rtc_configs rtcosim rtcosim-bench-sim rtcosim-fault-proxy LABELS integration rt io)
+target_compile_definitions(test_io_contract PRIVATE RTC_BENCH_SIM_EXE="$<TARGET_FILE:rtcosim-bench-sim>" RTC_FAULT_PROXY_EXE="$<TARGET_FILE:rtcosim-fault-proxy>")
 rtc_add_test(session SOURCES unit/fmu_util.c unit/io_util.c LIBS rtc_fmuhost rtc_iodrivers PkgConfig::LIBMODBUS PkgConfig::LIBLO DEPENDS rtc_test_fmus rtcosim rtcosim-bench-sim rtcosim-fault-proxy LABELS integration rt io)
 target_compile_definitions(test_session PRIVATE RTC_BENCH_SIM_EXE="$<TARGET_FILE:rtcosim-bench-sim>" RTC_FAULT_PROXY_EXE="$<TARGET_FILE:rtcosim-fault-proxy>")
 rtc_add_test(io_modbus_server SOURCES unit/io_util.c unit/io_cfg.c LIBS rtc_iodrivers PkgConfig::LIBMODBUS LABELS io)

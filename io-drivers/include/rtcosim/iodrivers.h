@@ -21,12 +21,35 @@
  *   priority      I/O thread SCHED_FIFO priority 1..99; 0 = SCHED_OTHER   [default 20]
  *   cpu           CPU the I/O thread is pinned to; -1 = any                 [-1]
  *   stale_ms      age after which a FROM_BENCH value is flagged stale; 0 = never
- *                 (Modbus client, UDP frames: [3 x period]; Modbus server: [0]; OSC: none)
+ *                 (Modbus client, UDP frames: [the loss time]; Modbus server: [0];
+ *                 OSC: none)
  *   safe_timeout_ms  how long the stop path may wait for write_safe_values() (kept in
  *                 rtc_drv_base.safe_timeout_ms; the I/O unit still waits 200 ms)  [500]
  *   heartbeat     "coil:<addr>" or "holding:<addr>" (Modbus) / OSC path: a watchdog
  *                 value changed every cycle                                 [none]
  *   heartbeat_mode  toggle (0/1) or count (0,1,2,... wraps at 65536)         [toggle]
+ * The link contract (DESIGN.md T2; rtcosim/driver_base.h), component keys of every driver:
+ *   required      the run does not start without this link: refused (exit 6) when it is
+ *                 not up within connect_ms        [true; OSC: false (an operator may never
+ *                                                  send)]
+ *   connect_ms    deadline from the driver's start (before t0); an optional link not up
+ *                 by then is flagged degraded and the run goes on   [2000; Modbus server:
+ *                                                  10000; OSC: none (stays connecting)]
+ *   on_loss       what a lost link does: estimate:T (the estimators extrapolate at most T,
+ *                 a duration "0.5", "500ms"; then the run stops, exit 6, safe values
+ *                 written), stop (at once), continue (the run goes on, the link flagged
+ *                 degraded; a required one makes the run end "degraded", exit 7)
+ *                                                  [estimate:0.5s; optional: continue]
+ *   loss_ms       nothing fresh for this long is a loss (besides the peer going away);
+ *                 0 = only the peer going away        [Modbus client, UDP frames: derived,
+ *                                                  max(3 periods, 3 x round trip, stale_ms
+ *                                                  when set); Modbus server, OSC: 0]
+ *   A link is "connecting" until it is first up (a client connected and measured, a
+ *   server's first client, an OSC input's first message, UDP frames' first frame), then
+ *   "up", "late" (nothing fresh for half the loss time), "lost" (the peer gone or
+ *   nothing fresh for the loss time) or "degraded". A receive-only link (OSC in, a
+ *   Modbus server) is up while it has a peer: silence alone is no loss unless loss_ms
+ *   says so. Nothing is sent to a bench before the run's first tick.
  * Per-signal key common to all drivers:
  *   safe          safe value (TO_BENCH) written by write_safe_values() and on the stop
  *                 path, then latched until the next start             [none: untouched]
@@ -37,7 +60,14 @@
  *   device, baud, parity (N|E|O), data_bits, stop_bits   RTU line  [-, 19200, N, 8, 1]
  *   unit_id       Modbus unit / slave id                                    [1]
  *   poll_ms       poll and write period                                     [10]
- *   timeout_ms    response timeout; must be below poll_ms                   [poll_ms/2]
+ *   timeout_ms    response timeout; must be below poll_ms   [derived: min(poll_ms,
+ *                 max(2 x round trip, poll_ms/2)); before a measurement poll_ms/2]
+ *                 Each connection first measures the round trip with
+ *                 RTC_MODBUS_CLIENT_PROBES reads of its first batch (a write batch's
+ *                 registers are read back), each allowed max(poll_ms, 1 s). On TCP a
+ *                 request that times out (counted in timeouts) waits for its late answer
+ *                 (up to the loss time, plus T under on_loss=estimate:T) and takes it: a
+ *                 read's values are published as a late sample, and the link stays.
  *   write_mode    on_change | cycle (to-bench outputs)                      [on_change]
  *   reconnect_min_ms, reconnect_max_ms  backoff bounds (doubling, +-25% jitter) [100, 5000]
  *   max_gap       registers of unmapped gap a read batch may span           [0]
@@ -90,7 +120,8 @@
  *   A frame is "RTCF" then one IEEE-754 float64 per signal of the sender's to-bench
  *   signals, in their order, all big-endian; a frame received must carry exactly this
  *   side's from-bench signals (else counted malformed). Samples are dated by arrival; the
- *   link is up while frames arrive and down after stale_ms without one.
+ *   link is up while frames arrive and lost after the loss time (3 periods) without one.
+ *   Before its run's first tick a side sends "RTCH" frames (no values): "here".
  * Node bridge (application/x-rtcosim-node-bridge, dds_bridge.c): one per peer node in a
  * distributed run, placed and keyed by rt-core/assemble (users do not write it; README
  * "Distributed runs"). Component keys:
@@ -128,7 +159,7 @@
  *                 clients_refused (refused: only connections accepted in the same turn
  *                 of the I/O loop could yield, a connect storm), clients (open now),
  *                 clients_max (most open at once)
- *   "udp_frame":  malformed (frames of the wrong size or without the "RTCF" mark)
+ *   "udp_frame":  malformed (frames of the wrong size or without the "RTCF"/"RTCH" mark)
  *   "osc":        malformed (undecodable packets, wrong argument types or counts),
  *                 unknown (messages for unmapped paths), sent (bundles sent, per target),
  *                 timetags_clamped (bundle timetags farther than timetag_bound_s from
@@ -144,6 +175,8 @@
 
 /** SSP component types of the built-in drivers. */
 #define RTC_DRIVER_TYPE_MODBUS_CLIENT "application/x-rtcosim-modbus-client"
+/** Round-trip probes of the Modbus client on each new connection (requests counted). */
+#define RTC_MODBUS_CLIENT_PROBES 5
 #define RTC_DRIVER_TYPE_MODBUS_SERVER "application/x-rtcosim-modbus-server"
 #define RTC_DRIVER_TYPE_OSC "application/x-rtcosim-osc"
 #define RTC_DRIVER_TYPE_UDP_FRAME "application/x-rtcosim-udp-frame"

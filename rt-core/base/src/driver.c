@@ -7,6 +7,7 @@
 #include "rtcosim/driver.h"
 #include "rtcosim/status.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static struct {
@@ -92,7 +93,31 @@ const char *rtc_link_state_name(int state)
     case RTC_LINK_IDLE: return "idle";
     case RTC_LINK_CONNECTING: return "connecting";
     case RTC_LINK_UP: return "up";
-    case RTC_LINK_DOWN: return "down";
+    case RTC_LINK_LOST: return "lost";
+    case RTC_LINK_LATE: return "late";
+    case RTC_LINK_DEGRADED: return "degraded";
     default: return "unknown";
     }
+}
+
+double rtc_link_up_share(const rtc_link_info *c)
+{
+    if (!c->first_up_ns)
+        return -1;
+    int64_t span = c->end_ns - c->first_up_ns;
+    double share = span > 0 ? (double)c->up_ns / (double)span : 1.0;
+    return share > 1.0 ? 1.0 : share;
+}
+
+const char *rtc_link_policy_text(const rtc_link_info *c, char *buf, size_t cap)
+{
+    if (!buf || !cap)
+        return "";
+    if (c->on_loss == RTC_LINK_STOP)
+        snprintf(buf, cap, "stop");
+    else if (c->on_loss == RTC_LINK_CONTINUE)
+        snprintf(buf, cap, "continue");
+    else
+        snprintf(buf, cap, "estimate:%.9gs", (double)c->estimate_ns / 1e9);
+    return buf;
 }

@@ -16,7 +16,8 @@
  * The I/O thread comes from the engine's one thread creator (rtc_rt_thread_start), so it
  * gets its policy, priority, CPU and prefaulted stack exactly as the RT thread does.
  */
-#include "rtcosim/driver_base.h"
+#include "driver_priv.h"
+
 #include "rtcosim/numparse.h"
 
 #include "rtcosim/status.h"
@@ -37,14 +38,19 @@
 
 /* ---- messages and settings ---- */
 
+void rtc__drv_vlog(const rtc_drv_base *b, int level, const char *fmt, va_list ap)
+{
+    char msg[320];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    rtc_log(b->lg, level, "%s '%s': %s", b->desc->name, b->component, msg);
+}
+
 int rtc_drv_error(const rtc_drv_base *b, int rc, const char *fmt, ...)
 {
-    char msg[256];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    rtc__drv_vlog(b, RTC_LOG_ERROR, fmt, ap);
     va_end(ap);
-    rtc_log(b->lg, RTC_LOG_ERROR, "%s '%s': %s", b->desc->name, b->component, msg);
     return rc;
 }
 
@@ -169,6 +175,7 @@ static int read_link_keys(rtc_drv_base *b, const rtc_kv *kv, size_t n)
     const rtc_drv_desc *dd = b->desc;
     double stale = 0, bmin = 100, bmax = 5000;
     int rc = RTC_OK;
+    b->stale_set = rtc_kv_get(kv, n, "stale_ms") != NULL;
     if (dd->stale_periods >= 0)
         rc = rtc_drv_get_double(b, NULL, kv, n, "stale_ms",
                                 dd->stale_periods * (double)b->period_ns / 1e6, 0, 1e7, &stale);
@@ -181,6 +188,7 @@ static int read_link_keys(rtc_drv_base *b, const rtc_kv *kv, size_t n)
     if (bmin > bmax)
         return rtc_drv_bad(b, NULL, "reconnect_min_ms %g is above reconnect_max_ms %g", bmin,
                            bmax);
+    b->stale_set &= dd->stale_periods >= 0;
     b->stale_ns = (int64_t)(stale * 1e6);
     b->backoff_min_ns = (int64_t)(bmin * 1e6);
     b->backoff_max_ns = (int64_t)(bmax * 1e6);
@@ -238,6 +246,8 @@ int rtc_drv_open(const rtc_drv_desc *desc, size_t size, const rtc_driver_config 
     if (rc == RTC_OK)
         rc = read_link_keys(b, cfg->settings, cfg->n_settings);
     if (rc == RTC_OK)
+        rc = rtc__drv_contract_open(b, cfg->settings, cfg->n_settings);
+    if (rc == RTC_OK)
         rc = init_signals(b, cfg);
     if (rc == RTC_OK)
         rc = rtc_hist_new(LATENCY_MAX_NS, &b->latency);
@@ -246,6 +256,7 @@ int rtc_drv_open(const rtc_drv_desc *desc, size_t size, const rtc_driver_config 
         return rc;
     }
     b->rng = (uint64_t)rtc_time_now_ns() ^ (uint64_t)(uintptr_t)b;
+    atomic_init(&b->link.held, cfg->hold);
     *out = b;
     return RTC_OK;
 }
@@ -333,7 +344,17 @@ static void io_loop(rtc_drv_base *b)
             b->desc->wait(b, until);
         else
             rtc_time_sleep_until_ns(until);
+        rtc__drv_link_judge(b, rtc_time_now_ns());
     }
+}
+
+/* Whether the stop path writes the safe values: as stop_safe says, but a bench this run
+ * never reached (nothing was sent to it) is tried once, not again on the way out. */
+static bool stop_writes_safe(rtc_drv_base *b)
+{
+    if (b->stop_safe == RTC_DRV_STOP_SAFE_ALWAYS)
+        return !b->latched || atomic_load_explicit(&b->link.first_up_ns, memory_order_relaxed);
+    return b->stop_safe == RTC_DRV_STOP_SAFE_UNLESS_LATCHED && !b->latched;
 }
 
 static void *io_thread(void *arg)
@@ -345,8 +366,7 @@ static void *io_thread(void *arg)
     rtc_rt_wake(&b->ready, &b->ready_waiters);
     if (rc == RTC_OK) {
         io_loop(b);
-        if (b->stop_safe == RTC_DRV_STOP_SAFE_ALWAYS ||
-            (b->stop_safe == RTC_DRV_STOP_SAFE_UNLESS_LATCHED && !b->latched))
+        if (stop_writes_safe(b))
             run_safe(b); /* the stop path: the hook logs when they could not be written */
     }
     if (b->desc->end)
@@ -367,7 +387,7 @@ int rtc_drv_start(void *self)
     atomic_store_explicit(&b->safe_done, b->safe_served, memory_order_relaxed);
     atomic_store_explicit(&b->stop, false, memory_order_relaxed);
     atomic_store_explicit(&b->ready, 0, memory_order_relaxed);
-    rtc_drv_link_set(b, RTC_LINK_CONNECTING);
+    rtc__drv_link_start(b);
     char name[16]; /* what ps/top show: the component, so two drivers are told apart */
     snprintf(name, sizeof name, "io-%s", b->component);
     rtc_rt_thread_opts o = {.priority = b->priority, .cpu = b->cpu, .name = name};
@@ -375,7 +395,7 @@ int rtc_drv_start(void *self)
     if (rc != RTC_OK) {
         rtc_log(b->lg, RTC_LOG_ERROR, "%s '%s': cannot start the I/O thread: %s",
                 b->desc->name, b->component, rtc_strerror(rc));
-        rtc_drv_link_set(b, RTC_LINK_IDLE);
+        rtc__drv_link_stop(b);
         return rc;
     }
     rtc_rt_wait_change(&b->ready, &b->ready_waiters, 0, 0);
@@ -395,7 +415,7 @@ int rtc_drv_stop(void *self)
     atomic_store_explicit(&b->stop, true, memory_order_release);
     rtc_rt_thread_join(b->th);
     b->th = NULL;
-    rtc_drv_link_set(b, RTC_LINK_IDLE);
+    rtc__drv_link_stop(b);
     return RTC_OK;
 }
 
@@ -406,7 +426,7 @@ int rtc_drv_write_safe_values(void *self, int timeout_ms)
         return RTC_EINVAL;
     if (!b->th) {
         int rc = run_safe(b); /* the caller is the only user of the endpoint now */
-        rtc_drv_link_set(b, RTC_LINK_IDLE);
+        rtc__drv_link_idle(b);
         return rc;
     }
     uint32_t req = atomic_fetch_add_explicit(&b->safe_req, 1, memory_order_release) + 1;
@@ -431,7 +451,7 @@ void rtc_drv_close(void *self)
     free_base(b);
 }
 
-/* ---- backoff and link ---- */
+/* ---- backoff ---- */
 
 static uint64_t next_rand(uint64_t *s)
 {
@@ -450,46 +470,6 @@ int64_t rtc_drv_backoff(rtc_drv_base *b)
     b->backoff_ns = base > b->backoff_max_ns / 2 ? b->backoff_max_ns : base * 2;
     double f = 0.75 + 0.5 * (double)(next_rand(&b->rng) >> 11) / 9007199254740992.0;
     return (int64_t)((double)base * f);
-}
-
-void rtc_drv_link_set(rtc_drv_base *b, rtc_link_state s)
-{
-    if (atomic_load_explicit(&b->link.state, memory_order_relaxed) == (int)s)
-        return;
-    atomic_store_explicit(&b->link.since_ns, rtc_time_now_ns(), memory_order_relaxed);
-    atomic_store_explicit(&b->link.state, (int)s, memory_order_relaxed);
-}
-
-void rtc_drv_link_up(rtc_drv_base *b)
-{
-    if (b->link.ever_up)
-        rtc_drv_count(&b->st.reconnects);
-    b->link.ever_up = true;
-    rtc_drv_count(&b->st.connects);
-    b->backoff_ns = 0;
-    rtc_drv_link_set(b, RTC_LINK_UP);
-}
-
-void rtc_drv_link_down(rtc_drv_base *b)
-{
-    if (rtc_drv_link_state(b) == RTC_LINK_UP)
-        rtc_drv_link_set(b, RTC_LINK_DOWN);
-}
-
-rtc_link_state rtc_drv_link_state(rtc_drv_base *b)
-{
-    return (rtc_link_state)atomic_load_explicit(&b->link.state, memory_order_relaxed);
-}
-
-int64_t rtc_drv_last_input_ns(rtc_drv_base *b)
-{
-    int64_t last = 0;
-    for (size_t i = 0; i < b->n_sig; i++) {
-        int64_t t = atomic_load_explicit(&b->sig[i].last_ns, memory_order_relaxed);
-        if (b->sig[i].dir == RTC_IO_FROM_BENCH && t > last)
-            last = t;
-    }
-    return last;
 }
 
 /* ---- counters and signals ---- */
@@ -519,6 +499,7 @@ void rtc_drv_publish(rtc_drv_base *b, size_t i, double v, int64_t sample_ns, int
     atomic_store_explicit(&s->quality, RTC_QUALITY_FRESH, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->updates, 1, memory_order_relaxed);
     atomic_store_explicit(&s->last_ns, arrival_ns, memory_order_relaxed);
+    rtc_drv_alive(b, arrival_ns);
 }
 
 void rtc_drv_sent(rtc_drv_base *b, size_t i)
@@ -557,14 +538,6 @@ void rtc_drv_check_stale(rtc_drv_base *b, int64_t now_ns)
     }
 }
 
-void rtc_drv_check_input(rtc_drv_base *b, int64_t now_ns)
-{
-    rtc_drv_check_stale(b, now_ns);
-    int64_t last = rtc_drv_last_input_ns(b);
-    if (last && b->stale_ns && now_ns - last > b->stale_ns)
-        rtc_drv_link_down(b);
-}
-
 #define LD(x) atomic_load_explicit(&(x), memory_order_relaxed)
 
 static void copy_health(const rtc_drv_base *b, rtc_driver_stats *out)
@@ -597,7 +570,8 @@ int rtc_drv_stats(void *self, rtc_driver_stats *out)
     out->port = LD(st->port);
     out->link = (rtc_link_state)LD(b->link.state);
     out->link_since_ns = LD(b->link.since_ns);
-    out->connected = out->link == RTC_LINK_UP;
+    out->connected = out->link == RTC_LINK_UP || out->link == RTC_LINK_LATE;
+    rtc__drv_link_info(b, &out->contract);
     rtc_hist_summarize(b->latency, &out->latency);
     copy_health(b, out);
     const rtc_drv_desc *dd = b->desc;

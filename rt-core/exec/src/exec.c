@@ -271,7 +271,7 @@ static void tick(rtc_exec *ex, loop *s, int64_t deadline, int64_t woke, bool pac
         end_with(s, ex, RTC_EXEC_NONFINITE, RTC_OK, 0);
 }
 
-/* Boundary checks: a stop request, or the end of the run. */
+/* Boundary checks: a stop request, a link lost past its policy, or the end of the run. */
 static bool at_end(rtc_exec *ex, loop *s)
 {
     if (s->stop != RTC_EXEC_RUNNING)
@@ -279,6 +279,14 @@ static bool at_end(rtc_exec *ex, loop *s)
     int req = atomic_load_explicit(&ex->ctl_stop, memory_order_acquire);
     if (req) {
         end_with(s, ex, (rtc_exec_stop)(req & 0xff), RTC_OK, req >> 8);
+        return true;
+    }
+    long unit;
+    int64_t lost;
+    if (ex->n_links && rtc__exec_links_lost(ex, rtc_time_now_ns(), &unit, &lost)) {
+        ex->stop_unit = unit; /* (read by the main thread after the join) */
+        ex->stop_lost_ns = lost;
+        end_with(s, ex, RTC_EXEC_LINK, RTC_EIO, 0);
         return true;
     }
     bool done = ex->o.max_steps > 0 && s->j >= ex->o.max_steps;

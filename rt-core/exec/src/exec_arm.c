@@ -55,8 +55,9 @@ int rtc_exec_overrun_parse(const char *name, rtc_exec_overrun *out)
 const char *rtc_exec_stop_name(rtc_exec_stop s)
 {
     static const char *const names[] = {"running", "completed", "error",    "overruns",
-                                        "signal",  "stopped",   "watchdog", "nonfinite"};
-    return (unsigned)s < 8 ? names[s] : "?";
+                                        "signal",  "stopped",   "watchdog", "nonfinite",
+                                        "link"};
+    return (unsigned)s < 9 ? names[s] : "?";
 }
 
 const char *rtc_exec_phase_name(rtc_exec_phase p)
@@ -144,6 +145,7 @@ int rtc_exec_new(rtc_system *sys, const rtc_exec_options *o, rtc_exec **out)
     ex->policy = "";
     atomic_init(&ex->cur_unit, -1);
     ex->hung_unit = -1;
+    ex->stop_unit = -1;
     if (sem_init(&ex->wake, 0, 0) != 0) {
         int st = rtc_status_from_errno(errno);
         free(ex);
@@ -151,6 +153,8 @@ int rtc_exec_new(rtc_system *sys, const rtc_exec_options *o, rtc_exec **out)
     }
     atomic_flag_clear(&ex->safe_done);
     rc = alloc_tables(ex);
+    if (rc == RTC_OK)
+        rc = rtc__exec_links_arm(ex);
     if (rc != RTC_OK) {
         rtc_exec_free(ex);
         return rc;
@@ -176,6 +180,7 @@ void rtc_exec_free(rtc_exec *ex)
     rtc_ushist_free(ex->lat_us);
     rtc_rtlog_free(ex->log);
     rtc_ring_free(ex->trace);
+    rtc__exec_links_free(ex);
     free(ex->trace_path_copy);
     sem_destroy(&ex->wake);
     free(ex);
@@ -203,7 +208,8 @@ void rtc_exec_stats_get(const rtc_exec *ex, rtc_exec_stats *out)
         .trace_dropped = LOAD(ex->trace_dropped), .rows_dropped = LOAD(ex->rows_dropped),
         .sched_policy = ex->policy, .priority = ex->priority, .cpu = ex->o.cpu,
         .rt = ex->info, .stop = rtc_exec_stop_reason(ex), .stop_status = ex->stop_status,
-        .stop_signal = ex->stop_signal};
+        .stop_signal = ex->stop_signal, .stop_unit = ex->stop_unit,
+        .stop_lost_ns = ex->stop_lost_ns};
     if (!ex->ran)
         out->minor_faults = out->major_faults = -1;
     if (atomic_load_explicit(&ex->n_bases, memory_order_acquire) > 0)

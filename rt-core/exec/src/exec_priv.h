@@ -15,6 +15,7 @@
 #ifndef RTC_EXEC_PRIV_H
 #define RTC_EXEC_PRIV_H
 
+#include "rtcosim/driver.h"
 #include "rtcosim/exec.h"
 #include "rtcosim/ring.h"
 #include "rtcosim/rtlog.h"
@@ -93,6 +94,13 @@ struct rtc_exec {
     long hung_unit;             /* abandoned: the unit in its do_step, -1 unknown */
     size_t nf_seen;             /* RT thread: non-finite events already pushed */
 
+    /* the link contract (exec_links.c): the I/O units' links, collected at arm */
+    rtc_link **links;
+    size_t *link_unit;          /* the system's unit index of each */
+    size_t n_links;
+    long stop_unit;             /* RTC_EXEC_LINK: the unit (-1: none) */
+    int64_t stop_lost_ns;       /* RTC_EXEC_LINK: when it was lost (0: never up) */
+
     /* outcome */
     _Atomic int stop;           /* rtc_exec_stop */
     int stop_status, stop_signal;
@@ -120,6 +128,17 @@ struct rtc_exec {
 void *rtc__exec_rt_main(void *arg);
 void rtc__exec_apply_safe(rtc_exec *ex);
 void rtc__exec_install_timer(rtc_exec *ex);
+
+/* exec_links.c */
+int rtc__exec_links_arm(rtc_exec *ex);
+void rtc__exec_links_free(rtc_exec *ex);
+/* Before t0 (main thread): wait for the required links up to their connect deadlines.
+ * false: the run must not start (a link not up in time: RTC_EXEC_LINK; or a stop
+ * request or signal meanwhile), the stop reason set. */
+bool rtc__exec_links_ready(rtc_exec *ex);
+/* At a tick boundary (RT thread, atomics only): true when a link's loss policy stops the
+ * run, with its unit and when it was lost. */
+bool rtc__exec_links_lost(rtc_exec *ex, int64_t now, long *unit, int64_t *lost);
 
 /* exec_threads.c */
 void *rtc__exec_monitor_main(void *arg);

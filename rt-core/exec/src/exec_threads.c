@@ -93,6 +93,9 @@ static int format_stop(const rtc_exec *ex, const rtc_rtlog_rec *r, char *buf, si
                  "(--on-nonfinite stop)", (long long)r->a);
     else if (why == RTC_EXEC_ERROR)
         snprintf(buf, cap, "stopping at tick %lld: %s", (long long)r->a, rtc_strerror((int)r->b));
+    else if (why == RTC_EXEC_LINK)
+        snprintf(buf, cap, "stopping at tick %lld: I/O component %s lost its link past its "
+                 "on_loss policy", (long long)r->a, unit_name(ex, ex->stop_unit));
     else
         snprintf(buf, cap, "stopping at tick %lld: %s", (long long)r->a, rtc_exec_stop_name(why));
     return why == RTC_EXEC_END || why == RTC_EXEC_REQUEST ? RTC_LOG_INFO : RTC_LOG_WARNING;
@@ -353,8 +356,9 @@ int rtc_exec_run(rtc_exec *ex)
     int rc = arm_run(ex);
     if (rc != RTC_OK)
         goto out;
+    bool go = rtc__exec_links_ready(ex); /* before t0: the required links are up */
     pthread_barrier_init(&ex->start, NULL, 2);
-    rc = start_threads(ex);
+    rc = go ? start_threads(ex) : RTC_OK;
     bool joined = true;
     if (ex->rt) {
         pthread_barrier_wait(&ex->start); /* every thread exists: the run begins */
@@ -381,7 +385,7 @@ int rtc_exec_run(rtc_exec *ex)
     if (rc == RTC_OK) {
         rtc_exec_stop why = rtc_exec_stop_reason(ex);
         rc = why == RTC_EXEC_ERROR ? ex->stop_status : why == RTC_EXEC_OVERRUNS ? RTC_ELIMIT
-                                                                                 : RTC_OK;
+             : why == RTC_EXEC_LINK ? RTC_EIO : RTC_OK;
     }
 out:
     if (ex->trace_file)

@@ -276,8 +276,6 @@ static void watch_unit(rtc_session *s, rtc__io_watch *w)
     uint64_t stale = 0;
     for (size_t i = 0; i < st.n_signals && i < 64; i++)
         stale += h[i].stale_events;
-    if (w->seen && st.connected != w->connected)
-        rtc_events_add(s->ev, "io", "%s: link %s", u->name, st.connected ? "up" : "down");
     if (w->seen && st.reconnects > w->reconnects)
         rtc_events_add(s->ev, "io", "%s: reconnected (%llu reconnect(s) so far)", u->name,
                        (unsigned long long)st.reconnects);

@@ -329,6 +329,30 @@ void rtc_session_note(rtc_session *s, const char *who, const char *fmt, ...)
     rtc_events_add(s->ev, "operator", "%s: %s", who, text);
 }
 
+/* The link contract's part of an rtc_session_io, from the driver's counters. */
+static void contract_info(const rtc_driver_stats *st, rtc_session_io *out)
+{
+    const rtc_link_info *c = &st->contract;
+    int64_t now = rtc_time_now_ns();
+    rtc_link_policy_text(c, out->on_loss, sizeof out->on_loss);
+    out->address = c->address;
+    out->required = c->required;
+    out->error = c->error;
+    out->state_s = st->link_since_ns ? (double)(now - st->link_since_ns) / 1e9 : 0;
+    out->first_connect_s = c->first_up_ns ? (double)(c->first_up_ns - c->start_ns) / 1e9 : -1;
+    out->connected_share = rtc_link_up_share(c);
+    out->outages = c->outages;
+    out->outage_total_s = (double)c->outage_total_ns / 1e9;
+    out->outage_longest_s = (double)c->outage_max_ns / 1e9;
+    out->requests = st->requests;
+    out->timeouts = st->timeouts;
+    out->rtt_p50_ms = (double)st->latency.p50 / 1e6;
+    out->rtt_p99_ms = (double)st->latency.p99 / 1e6;
+    out->rtt_max_ms = (double)st->latency.max / 1e6;
+    out->timeout_ms = (double)c->timeout_ns / 1e6;
+    out->loss_ms = (double)c->loss_ns / 1e6;
+}
+
 size_t rtc_session_io_count(const rtc_session *s)
 {
     return s->n_watch;
@@ -350,6 +374,8 @@ bool rtc_session_io_info(const rtc_session *s, size_t i, rtc_session_io *out)
                             .link = rtc_io_unit_link(u, &st),
                             .stale = stale, .reconnects = st.reconnects,
                             .errors = st.errors + st.timeouts + exceptions};
+    contract_info(&st, out);
+    out->driver = rtc_io_unit_driver(u);
     return true;
 }
 
@@ -407,7 +433,7 @@ bool rtc_session_estimate_info(const rtc_session *s, size_t i, rtc_session_estim
     return true;
 }
 
-/* "bench: up, stale 0, reconnects 1; operator: idle, ..." for every I/O unit. */
+/* "bench: up, stale 0, reconnects 1; operator: connecting, ..." for every I/O unit. */
 static void health(const rtc_session *s, char *buf, size_t cap)
 {
     size_t len = 0;

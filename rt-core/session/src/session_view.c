@@ -9,10 +9,10 @@
  * same step results.csv holds in that row. Nothing here blocks the RT thread, which never
  * waits for a reader.
  *
- * Link directions: until every driver judges each direction of its link itself (the link
- * contract, DESIGN.md T2), the state of a direction is derived from what every driver
- * reports already — its link state and the health of its signals — so a receive-only link
- * (an OSC input that has delivered set-points) reads "up", not "down".
+ * Link directions: a direction's state is its link's under the link contract (DESIGN.md
+ * T2, rtcosim/driver.h), which every driver keeps — a receive-only link (an OSC input that
+ * has delivered set-points) is up while its peer is there — and an up link whose signals
+ * in this direction are stale or in error reads "late" for that direction.
  */
 #include "session_priv.h"
 
@@ -89,32 +89,13 @@ static void sum_dir(const rtc_unit *u, const rtc_driver_stats *st, bool in,
         d->age_ns = rtc_time_now_ns() - last;
 }
 
-/* A driver that sends datagrams without hearing back (OSC targets) cannot tell whether
- * anyone listens: once it has sent, its out direction is as up as it can know. A server
- * without a peer, or a client not connected, is connecting. */
-static bool sends_blind(const rtc_unit *u)
+/* The contract's state of the link (connecting, up, late, lost, degraded, idle), and for
+ * an up link "late" in a direction whose signals are stale or in error. */
+static const char *dir_state(const rtc_driver_stats *st, const rtc_session_link_dir *d)
 {
-    const char *drv = rtc_io_unit_driver(u);
-    return drv && !strcmp(drv, "osc");
-}
-
-static const char *dir_state(const rtc_unit *u, const rtc_driver_stats *st, bool in,
-                             const rtc_session_link_dir *d)
-{
-    if (st->link == RTC_LINK_IDLE)
-        return "idle";
-    if (st->link == RTC_LINK_DOWN)
-        return "lost";
-    if (d->stale)
-        return "late";
-    if (st->link == RTC_LINK_UP)
-        return "up";
-    /* connecting as the driver sees it: a receiving direction is up while what it
-     * received is fresh (a stale signal was caught above), a sending one only when
-     * nothing could tell otherwise */
-    if (in)
-        return d->updates ? "up" : "connecting";
-    return d->updates && sends_blind(u) ? "up" : "connecting";
+    if (st->link == RTC_LINK_UP && d->stale)
+        return rtc_link_state_name(RTC_LINK_LATE);
+    return rtc_link_state_name(st->link);
 }
 
 bool rtc_session_io_dirs(const rtc_session *s, size_t i, rtc_session_link_dir *in,
@@ -128,7 +109,7 @@ bool rtc_session_io_dirs(const rtc_session *s, size_t i, rtc_session_link_dir *i
     rtc_session_link_dir d[2];
     for (int dir = 0; dir < 2; dir++) {
         sum_dir(u, &st, dir == 0, &d[dir]);
-        d[dir].state = dir_state(u, &st, dir == 0, &d[dir]);
+        d[dir].state = dir_state(&st, &d[dir]);
     }
     if (in)
         *in = d[0];

@@ -1,7 +1,8 @@
 // rtcosim operator panel (rtcosim/panel.h). /api/info describes the session once (columns
 // and their units, exposed variables with their current values, I/O components); live
 // data arrives as Server-Sent Events from /api/stream: "frame" (25 a second: status, link
-// states per direction, exposed values), "points" (the engine's history of the recorded
+// states per direction, exposed values, every late input's estimator and its prediction
+// error), "points" (the engine's history of the recorded
 // columns: a new page first gets everything the engine kept, then each new point once;
 // a null row marks a gap, drawn as a gap) and "log" (events.log lines). Every control is a
 // POST to /api/cmd, which the engine hands to the same session functions as the OSC
@@ -21,7 +22,9 @@ function withToken(path) {
 
 function fmt(v, digits) {
   if (v === null || v === undefined || Number.isNaN(v)) return '–';
-  return Number(v).toPrecision(digits || 6).replace(/\.?0+(e|$)/, '$1');
+  // trailing zeros of the fraction go ("2.500" → "2.5", "1.000e+3" → "1e+3"); 0 stays "0"
+  return Number(v).toPrecision(digits || 6).replace(/(\.\d*?)0+(e|$)/, '$1$2')
+    .replace(/\.(e|$)/, '$1');
 }
 
 // "12.5 m": a value with its unit (none, or "1" — dimensionless: the bare number).
@@ -182,8 +185,10 @@ function showLinks(f) {
   panel.info.io.forEach((u, i) => {
     const li = $('io-' + i), h = f.io.find((x) => x.name === u.name);
     if (!li) return;
+    const o = h && h.outages;
     if (h) li.querySelector('.counters').textContent = 'reconnects ' + h.reconnects +
-                                                       ' · errors ' + h.errors;
+      ' · errors ' + h.errors + (o && o.count ? ' · outages ' + o.count + ' (' +
+      fmt(o.total_s, 1) + ' s, longest ' + fmt(o.longest_s, 1) + ' s)' : '');
     for (const d of li.querySelectorAll('.dir')) {
       const l = f.links.find((x) => x.name === u.name && x.dir === d.dataset.dir);
       if (!l) continue;
@@ -193,6 +198,26 @@ function showLinks(f) {
       d.querySelector('.detail').textContent = (l.stale ? l.stale + ' stale · ' : '') +
         (l.age_s === null ? 'nothing yet' : 'last ' + fmt(l.age_s, 2) + ' s ago');
     }
+  });
+}
+
+// ---- late inputs: which estimator each one uses and how well it predicts ----
+
+function showEstimates(f) {
+  const body = $('est-table').tBodies[0], est = f.estimates || [];
+  $('no-est').hidden = est.length > 0;
+  $('est-table').hidden = est.length === 0;
+  while (body.rows.length > est.length) body.deleteRow(-1);
+  est.forEach((e, i) => {
+    const row = body.rows[i] || body.insertRow();
+    while (row.cells.length < 6) row.insertCell();
+    const used = e.in_use === e.estimator ? e.estimator : e.estimator + ' → ' + e.in_use;
+    const cells = [e.name, used, fmt(e.rms, 3), fmt(e.max, 3),
+                   e.delay_p50_ms === null ? '–' : fmt(e.delay_p50_ms, 1) + ' ms', e.samples];
+    cells.forEach((text, c) => {
+      row.cells[c].textContent = text;
+      row.cells[c].className = c >= 2 ? 'num' : '';
+    });
   });
 }
 
@@ -255,6 +280,7 @@ function status(f) {
   $('st-lat').textContent = f.p99_us >= 1000 ? (f.p99_us / 1000).toFixed(2) + ' ms'
                                              : Math.round(f.p99_us) + ' µs';
   showLinks(f);
+  showEstimates(f);
   panel.info.vars.forEach((v, i) => showVar(i, f.x[i], f.xt[i]));
 }
 

@@ -174,7 +174,19 @@ void rtc__panel_info(rtc_panel *p, rtc__panel_buf *b)
 
 /* ---- frames ---- */
 
-/* Every I/O component's health, as the OSC status's text says it, but one object each. */
+/* A link's outages as summary.json "links" has them: count (the one under way included),
+ * total and longest in seconds. */
+static json_t *outages_json(const rtc_session_io *h)
+{
+    json_t *o = json_object();
+    int bad = json_object_set_new(o, "count", rtc__json_uint(h->outages));
+    bad |= json_object_set_new(o, "total_s", rtc__json_real(h->outage_total_s));
+    bad |= json_object_set_new(o, "longest_s", rtc__json_real(h->outage_longest_s));
+    return whole(o, bad);
+}
+
+/* Every I/O component's health, as the OSC status's text says it, but one object each:
+ * its link's state and outages are the link contract's (summary.json "links"). */
 static json_t *frame_io(rtc_panel *p)
 {
     json_t *io = json_array();
@@ -190,6 +202,7 @@ static json_t *frame_io(rtc_panel *p)
         bad |= json_object_set_new(o, "stale", json_integer(h.stale));
         bad |= json_object_set_new(o, "reconnects", rtc__json_uint(h.reconnects));
         bad |= json_object_set_new(o, "errors", rtc__json_uint(h.errors));
+        bad |= json_object_set_new(o, "outages", outages_json(&h));
         if (json_array_append_new(io, whole(o, bad))) /* releases o when it fails */
             return whole(io, 1);
     }

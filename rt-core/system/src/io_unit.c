@@ -78,6 +78,8 @@ typedef struct io_unit {
     rtc_model_desc md;
     const rtc_driver_ops *ops;
     void *drv;
+    rtc_link *link;     /* the driver's link contract (NULL: none, or replay) */
+    bool released;      /* the driver may send to the bench (from the first refresh) */
     const rtc_logger *lg;
     char *name;
     io_signal *sig;
@@ -261,6 +263,10 @@ static int u_refresh(void *self, int64_t t_ns)
     io_unit *u = self;
     u->ls_dt_ns = t_ns - u->now_ns;
     u->now_ns = t_ns;
+    if (!u->released) { /* the run's first tick: the bench gets values from now on */
+        u->released = true;
+        rtc_link_release(u->link);
+    }
     int rc = u->ls ? ls_tick(u, t_ns) : RTC_OK;
     if (rc != RTC_OK)
         return rc;
@@ -554,13 +560,17 @@ static int create_unit(const rtc_driver_ops *ops, const rtc_io_sample_source *fe
     u->md.model_name = u->name;
     u->md.path = (char *)keep(u, sp->file);
     u->md.guid = (char *)keep(u, sp->type);
+    /* hold: nothing goes to the bench before the run's first tick (u_refresh releases), so
+     * a run refused at its connect deadline has written no bench value */
     rtc_driver_config dc = {.component = u->name, .signals = cfg, .n_signals = u->n,
                             .settings = keep_kv(u, sp->settings, sp->n_settings),
-                            .n_settings = sp->n_settings};
+                            .n_settings = sp->n_settings, .hold = true};
     if (rc == RTC_OK && ops)
         rc = offer_lockstep(u, &dc.lockstep);
     if (rc == RTC_OK && ops)
         rc = ops->open(&dc, lg, &u->drv); /* checks the register map / addresses now */
+    if (rc == RTC_OK && ops && ops->link)
+        u->link = ops->link(u->drv);
     if (rc == RTC_OK && !rtc_lockstep_enabled(u->ls)) {
         rtc_lockstep_free(u->ls); /* the driver runs on mailboxes */
         u->ls = NULL;
@@ -630,14 +640,14 @@ const char *rtc_io_unit_driver(const rtc_unit *unit)
 
 const char *rtc_io_unit_link(const rtc_unit *unit, const rtc_driver_stats *st)
 {
-    const char *drv = rtc_io_unit_driver(unit);
-    if (!drv || !st)
+    if (!rtc_io_unit_driver(unit) || !st)
         return "?";
-    if (st->connected)
-        return "up";
-    /* a server (OSC input, Modbus server) nobody has sent to yet is waiting, not broken */
-    bool server = strcmp(drv, "modbus-client") != 0;
-    return server && !st->requests && !st->errors && !st->timeouts ? "idle" : "down";
+    return rtc_link_state_name(st->link);
+}
+
+rtc_link *rtc_io_unit_contract(const rtc_unit *unit)
+{
+    return rtc_io_unit_is(unit) ? ((const io_unit *)unit->self)->link : NULL;
 }
 
 const rtc_est_config *rtc_io_unit_estimator(const rtc_unit *unit, size_t i)

@@ -83,6 +83,9 @@ typedef struct rtc_driver_config {
      *  open() and then exchanges rounds through it instead of the mailboxes. NULL when
      *  the caller offers none. Owned by the caller; must outlive the driver. */
     rtc_lockstep *lockstep;
+    bool hold;              /**< send nothing to the bench until rtc_link_release() (the
+                                 engine releases at the run's first tick, so a run refused
+                                 before t0 has written no bench value) */
 } rtc_driver_config;
 
 /* ---- statistics ---- */
@@ -98,17 +101,66 @@ typedef struct rtc_signal_health {
 } rtc_signal_health;
 
 /**
- * State of a driver's link to its peer (rtc_driver_stats.link). The link contract of
- * DESIGN.md T2 (required/optional, connect deadline, loss policy) judges on top of it.
+ * State of a driver's link to its peer (rtc_driver_stats.link), as the link contract of
+ * DESIGN.md T2 sees it (rtcosim/driver_base.h keeps it; the keys are in iodrivers.h):
+ * a link is up while fresh exchanges come within its loss time, and lost when the peer
+ * is gone or nothing fresh came for the loss time.
  */
 typedef enum rtc_link_state {
     RTC_LINK_IDLE = 0,   /**< the driver is not running */
-    RTC_LINK_CONNECTING, /**< running, not up yet: a client connecting, a server listening
-                              with no peer, an endpoint that does not judge its link (OSC) */
-    RTC_LINK_UP,         /**< connected (client), at least one peer (server), frames
-                              arriving (datagram links that judge) */
-    RTC_LINK_DOWN,       /**< was up since start() and is not now; a client reconnects */
+    RTC_LINK_CONNECTING, /**< running, never up yet: a client connecting and measuring its
+                              round trip, a server waiting for its first client, a receiver
+                              waiting for its first datagram */
+    RTC_LINK_UP,         /**< up: connected (client), a peer (server), datagrams arriving
+                              (receiver), fresh within the loss time */
+    RTC_LINK_LOST,       /**< was up and is not: the peer is gone, or nothing fresh came
+                              for the loss time; on_loss (estimate:T or stop) judges it */
+    RTC_LINK_LATE,       /**< up, but nothing fresh for more than half the loss time */
+    RTC_LINK_DEGRADED,   /**< running without it, flagged: lost under on_loss=continue, or
+                              optional and not up within connect_ms */
 } rtc_link_state;
+
+/** What a run does when a link is lost (the component key on_loss). */
+typedef enum rtc_link_policy {
+    RTC_LINK_ESTIMATE = 0, /**< estimate:T — the estimators extrapolate at most T, then the
+                                run stops with the safe state */
+    RTC_LINK_STOP,         /**< stop — the run stops with the safe state at once */
+    RTC_LINK_CONTINUE,     /**< continue — the run goes on, the link flagged degraded */
+} rtc_link_policy;
+
+/**
+ * A link's contract and how it has held (rtc_driver_stats.contract). Times are
+ * CLOCK_MONOTONIC ns, durations ns; outages count from the first time up.
+ */
+typedef struct rtc_link_info {
+    bool required;         /**< required: the run does not start without it */
+    rtc_link_policy on_loss;
+    int64_t estimate_ns;   /**< on_loss estimate:T: T */
+    int64_t connect_ns;    /**< connect_ms: the deadline from start(); < 0: none */
+    int64_t loss_ns;       /**< loss time in force: nothing fresh for this long is a loss
+                                (0: only the peer going away is) */
+    int64_t timeout_ns;    /**< request timeout in force (0: the driver sends no requests) */
+    bool derived;          /**< loss_ns / timeout_ns derived from the period and rtt_ns, not
+                                set by loss_ms / timeout_ms */
+    int64_t rtt_ns;        /**< round trip measured while connecting (the slowest of the
+                                probes; 0: not measured) */
+    const char *address;   /**< the peer or endpoint, e.g. "127.0.0.1:1503" ("" unknown);
+                                valid while the driver is open */
+    const char *error;     /**< why the link last failed (a static text), NULL: never */
+    const char *lost_why;  /**< why the last outage began (static), NULL: none yet */
+    int64_t start_ns;      /**< start() (0: never started) */
+    int64_t first_up_ns;   /**< first time up (0: never) */
+    int64_t lost_ns;       /**< when the current outage began (0: none) */
+    uint64_t outages;      /**< outages so far, the current one included */
+    int64_t outage_total_ns, outage_max_ns; /**< the current one counts up to now */
+    int64_t up_ns;         /**< time up or late since start() */
+    int64_t run_ns;        /**< time since start() (up to stop()) */
+    int64_t end_ns;        /**< now, or stop() (the end of run_ns) */
+} rtc_link_info;
+
+/** The share of the time since @p c was first up that it was up (or late), 0..1; -1
+ *  when it never was. RT-safe: yes. */
+RTC_RT_SAFE double rtc_link_up_share(const rtc_link_info *c);
 
 /** Most driver-specific counters a driver reports (rtc_driver_stats.counters). */
 #define RTC_DRIVER_MAX_COUNTERS 16
@@ -140,7 +192,8 @@ typedef struct rtc_driver_stats {
     uint64_t rejected;    /**< writes refused: disallowed sender, read-only target */
     uint64_t safe_writes; /**< completed write_safe_values() */
     int port;             /**< bound TCP/UDP port (servers, OSC), else 0 */
-    bool connected;       /**< link == RTC_LINK_UP (client: link up; server: a peer) */
+    bool connected;       /**< link is RTC_LINK_UP or RTC_LINK_LATE (client: connected;
+                               server: a peer; receiver: datagrams came) */
     rtc_hist_summary latency; /**< per exchange in ns (client: request->response; server:
                                    receive->reply sent; OSC out: one bundle send) */
     rtc_signal_health *signals; /**< in: caller's array; out: filled up to n_signals_cap */
@@ -153,6 +206,7 @@ typedef struct rtc_driver_stats {
     rtc_link_state link;  /**< out: the link's state now */
     int64_t link_since_ns; /**< out: when it entered that state (CLOCK_MONOTONIC; 0: never
                                 started) */
+    rtc_link_info contract; /**< out: the link contract and how it held */
 } rtc_driver_stats;
 
 /**
@@ -165,7 +219,9 @@ RTC_RT_SAFE bool rtc_driver_stats_counter(const rtc_driver_stats *st, const char
 
 /* ---- the driver vtable ---- */
 
-/** Operations of a driver; every function pointer is set. See the file comment. */
+typedef struct rtc_link rtc_link; /* a driver's link: rtcosim/driver_base.h */
+
+/** Operations of a driver; every function pointer but link is set. See the file comment. */
 typedef struct rtc_driver_ops {
     const char *name; /**< short name for messages, e.g. "modbus-client" */
     /**
@@ -194,6 +250,10 @@ typedef struct rtc_driver_ops {
      *  out->signals / n_signals_cap are the caller's. Returns RTC_OK, RTC_EINVAL (NULL).
      *  RT-safe: no (copies ~2 KiB). Thread: any. */
     int (*stats)(void *self, rtc_driver_stats *out);
+    /** The link's live state for the contract checks (the RT thread reads it every tick:
+     *  rtc_link_must_stop()), valid from open() to close(); NULL (or a NULL op): the
+     *  driver has no contract. RT-safe: yes. Thread: any. */
+    rtc_link *(*link)(void *self);
 } rtc_driver_ops;
 
 /* ---- factory registry (by SSP component type) ---- */
@@ -230,7 +290,38 @@ RTC_RT_SAFE bool rtc_driver_is_io_type(const char *type);
 /** Name of a quality value: "none", "fresh", "stale", "error". RT-safe: yes. */
 RTC_RT_SAFE const char *rtc_quality_name(int quality);
 
-/** Name of a link state: "idle", "connecting", "up", "down". RT-safe: yes. */
+/** Name of a link state: "idle", "connecting", "up", "lost", "late", "degraded".
+ *  RT-safe: yes. */
 RTC_RT_SAFE const char *rtc_link_state_name(int state);
+
+/** @p c's on_loss as its key says it: "estimate:0.5s", "stop", "continue" into @p buf.
+ *  Returns buf. RT-safe: no (formats). */
+const char *rtc_link_policy_text(const rtc_link_info *c, char *buf, size_t cap);
+
+/* ---- the link contract, checked by the engine (any thread, the RT thread included) ---- */
+
+/** Where a link stands against its connect deadline (rtc_link_connect_check()). */
+typedef enum rtc_link_connect {
+    RTC_LINK_CONNECT_READY = 0, /**< up (or was), or optional: the run may start */
+    RTC_LINK_CONNECT_WAIT,      /**< required, not up yet, its deadline still ahead */
+    RTC_LINK_CONNECT_FAILED,    /**< required and not up by its deadline: refuse the run */
+} rtc_link_connect;
+
+/** Let a driver opened with rtc_driver_config.hold send to the bench from now on.
+ *  RT-safe: yes (one atomic store). Thread: any. */
+RTC_RT_SAFE void rtc_link_release(rtc_link *l);
+
+/** Link @p l against its connect deadline at @p now_ns (CLOCK_MONOTONIC). RT-safe: yes.
+ *  Thread: any. */
+RTC_RT_SAFE rtc_link_connect rtc_link_connect_check(const rtc_link *l, int64_t now_ns);
+
+/**
+ * The loss policy of link @p l at @p now_ns: 0 while the run may go on (up, late, never
+ * up, or lost under continue, or under estimate:T for less than T); else the
+ * CLOCK_MONOTONIC time the link was lost (its on_loss is stop, or T has run out), and
+ * the run must stop. A link whose driver stopped reporting (its I/O thread stuck) is
+ * judged from its last fresh exchange. Reads atomics only. RT-safe: yes. Thread: any.
+ */
+RTC_RT_SAFE int64_t rtc_link_must_stop(const rtc_link *l, int64_t now_ns);
 
 #endif

@@ -13,6 +13,10 @@
  *     thread while it runs (the caller waits, bounded), else in the caller's thread; the
  *     latch that keeps later cycles from overwriting them until the next start();
  *   - reconnect backoff (doubling, +-25 % jitter) and the link state (rtc_link_state);
+ *   - the link contract (DESIGN.md T2): the keys required, connect_ms, on_loss and
+ *     loss_ms (and timeout_ms for drivers that send requests), the timeouts derived from
+ *     the period and the round trip measured while connecting, and the bookkeeping of
+ *     how the link held (first connect, outages, time up), logged as it changes;
  *   - the generic counters, per-signal health and staleness, the latency histogram and
  *     the stats copy-out, with the driver's own named counters.
  *
@@ -35,7 +39,27 @@
  *                                                            after rtc_drv_backoff()
  *         wait(until)                 input up to the next deadline, at most 10 ms away
  *                                     (NULL: sleep), so stop and safe requests are seen
+ *         the link judged (up, late, lost, degraded; outages counted, changes logged)
  *     safe() as stop_safe says;  end()
+ *
+ * The link contract. The driver says when its link is made and when it is gone
+ * (rtc_drv_link_up / rtc_drv_link_down with the reason) and marks every fresh exchange
+ * (rtc_drv_alive; rtc_drv_publish does it for a received value); the base judges the rest
+ * after every turn of the loop:
+ *     never up          CONNECTING (DEGRADED once past connect_ms when optional)
+ *     gone              LOST since the driver said so
+ *     nothing fresh     LOST since alive + loss time (when the loss time is not 0),
+ *                       LATE after half of it
+ *     else              UP
+ * and LOST becomes DEGRADED under on_loss=continue. Derived times (DESIGN.md T2): a
+ * driver that measures its round trip while connecting reports the slowest probe
+ * (rtc_drv_link_measured); then, unless the keys set them,
+ *     request timeout = min(period, max(2 rtt, period / 2))
+ *     loss time       = max(3 periods, 3 rtt, stale_ms when the key is set)
+ *                                                 (drivers that judge silence)
+ *     stale_ms        = the loss time             (drivers with a stale_ms key)
+ * The engine reads the contract through rtc_link_connect_check() (before t0) and
+ * rtc_link_must_stop() (every tick, on the RT thread: atomics only).
  *
  * Threads: the fields below are the driver's to read, but touched as their comments say:
  * "open" fields are set by rtc_drv_open() and only read afterwards; "I/O" fields belong to
@@ -56,6 +80,7 @@
 #include "rtcosim/hist.h"
 #include "rtcosim/log.h"
 #include "rtcosim/mailbox.h"
+#include "rtcosim/ratelimit.h"
 #include "rtcosim/rt.h"
 #include "rtcosim/rtsafe.h"
 
@@ -66,7 +91,8 @@ struct pollfd; /* <poll.h> */
 typedef enum rtc_drv_stop_safe {
     RTC_DRV_STOP_SAFE_NONE = 0,       /**< nothing (a server's map ends with its endpoint) */
     RTC_DRV_STOP_SAFE_UNLESS_LATCHED, /**< write them unless write_safe_values() did */
-    RTC_DRV_STOP_SAFE_ALWAYS,         /**< write them, latched or not (Modbus client) */
+    RTC_DRV_STOP_SAFE_ALWAYS,         /**< write them, latched or not (Modbus client);
+                                           but once only when the link was never up */
 } rtc_drv_stop_safe;
 
 /**
@@ -86,6 +112,16 @@ typedef struct rtc_drv_desc {
     double stale_periods;        /**< default stale_ms in periods (0: off); < 0: no
                                       stale_ms key (never stale) */
     bool reconnects;             /**< reads reconnect_min_ms and reconnect_max_ms */
+    /* the link contract's defaults (keys required, connect_ms, on_loss, loss_ms) */
+    bool optional;               /**< required=false unless the key says otherwise (an
+                                      operator's input may never speak) */
+    double connect_ms;           /**< default connect_ms; < 0: none (stays connecting) */
+    bool judge_silence;          /**< the loss time defaults to max(3 periods, 3 rtt):
+                                      nothing fresh for that long is a loss (a client
+                                      polling, frames every period); else silence is a
+                                      loss only with loss_ms */
+    bool requests;               /**< sends requests: reads timeout_ms (below the period;
+                                      default derived, see the file comment) */
     /* hooks (NULL where the comment allows) */
     /** I/O thread, first: open the endpoint. Its result is start()'s; on failure it logs
      *  why (component, address, error) and the loop does not run. NULL: RTC_OK. */
@@ -130,16 +166,42 @@ typedef struct rtc_drv_counters {
 } rtc_drv_counters;
 
 /**
- * The link's state: written by the I/O thread (rtc_drv_link_*), read by stats. This is
- * where the link contract of DESIGN.md T2 (issue 19) adds its keys and bookkeeping:
- * required/optional, connect_ms, on_loss, first-connect time, outages (count, total,
- * longest) and the round-trip distribution.
+ * The link and its contract (DESIGN.md T2). The contract is set by rtc_drv_open() and
+ * read-only afterwards; the atomics are written by the I/O thread (rtc_drv_link_*, the
+ * loop's judge, start and stop) and read by any thread: the engine's checks on the RT
+ * thread (rtc_link_must_stop), stats. Relaxed: each value is read whole, and a reader
+ * that sees a state a moment late only acts a tick later.
  */
-typedef struct rtc_drv_link {
-    _Atomic int state;        /**< rtc_link_state */
-    _Atomic int64_t since_ns; /**< when it entered state */
-    bool ever_up;             /**< I/O: up at least once since open (counts reconnects) */
-} rtc_drv_link;
+struct rtc_link {
+    /* the contract (open) */
+    bool required;
+    rtc_link_policy on_loss;
+    int64_t estimate_ns;        /**< on_loss estimate:T */
+    int64_t connect_ns;         /**< connect_ms; < 0: none */
+    int64_t loss_set_ns;        /**< loss_ms (-1: not set, derived) */
+    int64_t timeout_set_ns;     /**< timeout_ms (-1: not set, derived) */
+    char address[96];           /**< peer or endpoint (rtc_drv_link_address) */
+    /* published */
+    _Atomic int state;          /**< rtc_link_state */
+    _Atomic int64_t since_ns;   /**< when it entered state */
+    _Atomic int64_t alive_ns;   /**< the last fresh exchange */
+    _Atomic int64_t loss_ns, timeout_ns, rtt_ns; /**< in force / measured */
+    _Atomic int64_t start_ns, stop_ns, first_up_ns;
+    _Atomic int64_t lost_ns;    /**< start of the current outage, 0: none */
+    _Atomic int64_t down_ns;    /**< when the driver said the link went, 0: it is not */
+    _Atomic uint64_t outages;   /**< completed outages */
+    _Atomic int64_t outage_total_ns, outage_max_ns; /**< of the completed ones */
+    _Atomic int64_t up_total_ns, up_since_ns; /**< completed time up; start of the current
+                                                   stretch up (0: not up) */
+    _Atomic(const char *) error; /**< why it last failed: a static text */
+    _Atomic(const char *) lost_why; /**< why the last outage began: a static text */
+    atomic_bool held;           /**< TO_BENCH values held (rtc_driver_config.hold) until
+                                     rtc_link_release() */
+    /* I/O thread */
+    bool conn;                  /**< the driver says the link is made */
+    bool ever_up;               /**< up at least once since open (counts reconnects) */
+    rtc_ratelimit lines;        /**< the change lines it logs */
+};
 
 /** The embedded base. Read the fields; change them only through the functions below,
  *  except where a comment says a driver sets one. */
@@ -151,7 +213,9 @@ struct rtc_drv_base {
     int priority;              /**< priority: 0..99, 0 = SCHED_OTHER [20] */
     int cpu;                   /**< cpu: -1 = any [-1] */
     int64_t period_ns;         /**< the period key, in ns */
-    int64_t stale_ns;          /**< stale_ms in ns; 0: never stale */
+    int64_t stale_ns;          /**< stale_ms in ns; 0: never stale (I/O: derived from the
+                                    loss time when the key is absent) */
+    bool stale_set;            /**< open: the stale_ms key was given */
     int64_t backoff_min_ns, backoff_max_ns; /**< reconnect_min_ms / _max_ms [100, 5000] */
     int safe_timeout_ms;       /**< safe_timeout_ms [500] */
     rtc_drv_stop_safe stop_safe; /**< open: set by the driver's open() [NONE] */
@@ -162,7 +226,7 @@ struct rtc_drv_base {
     size_t n_safe;             /**< open: TO_BENCH signals with a safe value */
     rtc_drv_counters st;
     rtc_hist *latency;         /**< ns per exchange; I/O thread writes (rtc_drv_latency) */
-    rtc_drv_link link;
+    rtc_link link;
     bool latched;              /**< I/O: safe values latched (reset by start()) */
     /* I/O thread and hand-offs (the base's own) */
     rtc_rt_thread *th;
@@ -270,19 +334,42 @@ int rtc_drv_poll(struct pollfd *pfd, size_t n, int64_t until_ns);
  *  jitter, so several clients do not reconnect in lockstep. RT-safe: yes. Thread: I/O. */
 RTC_RT_SAFE int64_t rtc_drv_backoff(rtc_drv_base *b);
 
-/** A connection was made: state UP, backoff reset, counts connects and, when the link was
- *  up before (since open), reconnects. RT-safe: yes. Thread: I/O. */
+/** The link is made (a client connected and measured, a server's first client, a
+ *  receiver's first datagram; no-op while it is): backoff reset, a reconnect counted when
+ *  it was up before (since open); the judge makes it UP. The driver counts connects (each
+ *  connection it makes or accepts). RT-safe: yes. Thread: I/O. */
 RTC_RT_SAFE void rtc_drv_link_up(rtc_drv_base *b);
-/** The link was lost: state DOWN when it was UP (else unchanged). RT-safe: yes. */
-RTC_RT_SAFE void rtc_drv_link_down(rtc_drv_base *b);
-/** Set the state (a server: UP while a peer is connected), counting nothing.
- *  RT-safe: yes. Thread: I/O. */
-RTC_RT_SAFE void rtc_drv_link_set(rtc_drv_base *b, rtc_link_state s);
+/** The link is gone (no-op when it is not made): @p why (a static text, e.g.
+ *  strerrordesc_np(errno); NULL: keep the last) is what the engine reports; the judge
+ *  makes it LOST (or DEGRADED). RT-safe: yes. Thread: I/O. */
+RTC_RT_SAFE void rtc_drv_link_down(rtc_drv_base *b, const char *why);
+/** The text of errno value @p e for rtc_drv_link_down / rtc_drv_link_error: static
+ *  (strerrordesc_np), "unknown error" for a value it does not know. RT-safe: yes. */
+RTC_RT_SAFE const char *rtc_drv_strerror(int e);
+/** An attempt to make the link failed, for @p why (a static text): reported as the link's
+ *  error (e.g. "Connection refused" while it never came up). RT-safe: yes. Thread: I/O. */
+RTC_RT_SAFE void rtc_drv_link_error(rtc_drv_base *b, const char *why);
+/** Mark a fresh exchange with the peer at @p now_ns (an answer, a datagram, a request
+ *  served): the loss time counts from the last one. RT-safe: yes. Thread: I/O. */
+RTC_RT_SAFE void rtc_drv_alive(rtc_drv_base *b, int64_t now_ns);
+/** The round trip @p rtt_ns measured while connecting (the slowest probe): derives the
+ *  request timeout, the loss time and stale_ms where the keys did not set them (see the
+ *  file comment). RT-safe: yes. Thread: I/O. */
+RTC_RT_SAFE void rtc_drv_link_measured(rtc_drv_base *b, int64_t rtt_ns);
+/** The request timeout in force (timeout_ms, or derived; before a measurement: timeout_ms
+ *  or half the period). RT-safe: yes. Thread: any. */
+RTC_RT_SAFE int64_t rtc_drv_timeout_ns(rtc_drv_base *b);
+/** Set the peer or endpoint the link is reported with ("127.0.0.1:1503"), at open or in
+ *  begin. RT-safe: no. Thread: open or the I/O thread's begin. */
+void rtc_drv_link_address(rtc_drv_base *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/** True while the engine holds what goes to the bench (rtc_driver_config.hold, until
+ *  rtc_link_release()): send no TO_BENCH value. RT-safe: yes. Thread: any. */
+RTC_RT_SAFE bool rtc_drv_held(rtc_drv_base *b);
 /** The link's state now. RT-safe: yes. Thread: any. */
 RTC_RT_SAFE rtc_link_state rtc_drv_link_state(rtc_drv_base *b);
-/** The latest arrival of a FROM_BENCH value over all signals (0: none yet).
- *  RT-safe: yes. Thread: any. */
-RTC_RT_SAFE int64_t rtc_drv_last_input_ns(rtc_drv_base *b);
+/** rtc_driver_ops.link: the base's link. RT-safe: yes. */
+RTC_RT_SAFE rtc_link *rtc_drv_link(void *self);
 
 /** Count one event (relaxed). RT-safe: yes. Thread: the counter's single writer. */
 RTC_RT_SAFE void rtc_drv_count(_Atomic uint64_t *c);
@@ -306,8 +393,5 @@ RTC_RT_SAFE void rtc_drv_stale_all(rtc_drv_base *b);
 /** Every FROM_BENCH signal whose last value arrived more than stale_ns before @p now_ns
  *  becomes STALE (nothing when stale_ns is 0). RT-safe: yes. Thread: I/O. */
 RTC_RT_SAFE void rtc_drv_check_stale(rtc_drv_base *b, int64_t now_ns);
-/** For a link judged by its input (datagrams): rtc_drv_check_stale(), and the link goes
- *  DOWN when no FROM_BENCH value came for stale_ns. RT-safe: yes. Thread: I/O. */
-RTC_RT_SAFE void rtc_drv_check_input(rtc_drv_base *b, int64_t now_ns);
 
 #endif

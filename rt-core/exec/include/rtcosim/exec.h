@@ -50,6 +50,11 @@
  * rtc_exec_abandoned() tells the caller, who must then end the process without freeing.
  * After each step the system's non-finite values (rtcosim/nonfinite.h) go to the rtlog
  * as numbers; stop_on_nonfinite ends the run on the first (RTC_EXEC_NONFINITE).
+ * The link contract of the system's I/O components (rtcosim/driver.h, DESIGN.md T2): the
+ * run waits before t0 for its required links up to their connect deadlines and does not
+ * start (RTC_EXEC_LINK, no tick) when one is not up; at every step boundary the RT
+ * thread asks each link's loss policy and stops the run (RTC_EXEC_LINK, the safe state
+ * applied) when a lost link's estimate:T has run out, or at once under stop.
  *
  * Threads: the RT thread (SCHED_FIFO, pinned), a monitor thread (drains the rtlog and
  * the latency trace, draws the status line) and the watchdog; all but the caller's
@@ -94,6 +99,9 @@ typedef enum {
     RTC_EXEC_REQUEST,  /**< rtc_exec_request_stop() */
     RTC_EXEC_WATCHDOG, /**< the watchdog fired (the process then exits) */
     RTC_EXEC_NONFINITE, /**< a value became NaN/Inf and on_nonfinite is STOP */
+    RTC_EXEC_LINK,     /**< the link contract (rtcosim/driver.h): a required I/O link not
+                            up by its connect deadline (no tick ran), or a link lost past
+                            its on_loss policy (rtc_exec_stats.stop_unit names it) */
 } rtc_exec_stop;
 
 /** Default of rtc_exec_options.stop_grace_ns: how long a stop request (signal, request)
@@ -188,6 +196,9 @@ typedef struct rtc_exec_stats {
     int stop_status;             /**< RTC_ERROR stop: the unit's status; RTC_EXEC_END:
                                       RTC_ETERMINATED when a unit ended the simulation */
     int stop_signal;             /**< RTC_EXEC_SIGNAL stop: the signal number */
+    long stop_unit;              /**< RTC_EXEC_LINK stop: the I/O unit (system index), -1 */
+    int64_t stop_lost_ns;        /**< RTC_EXEC_LINK stop: when its link was lost
+                                      (CLOCK_MONOTONIC); 0: never up (refused before t0) */
 } rtc_exec_stats;
 
 /** Defaults (see each field). RT-safe: yes. */
@@ -197,7 +208,8 @@ RTC_RT_SAFE void rtc_exec_options_init(rtc_exec_options *o);
 RTC_RT_SAFE const char *rtc_exec_overrun_name(rtc_exec_overrun p);
 /** Parse an overrun policy name. Returns RTC_OK or RTC_EPARSE. RT-safe: yes. */
 RTC_RT_SAFE int rtc_exec_overrun_parse(const char *name, rtc_exec_overrun *out);
-/** "running", "completed", "error", "overruns", "signal", "stopped", "watchdog". */
+/** "running", "completed", "error", "overruns", "signal", "stopped", "watchdog",
+ *  "nonfinite", "link". */
 const char *rtc_exec_stop_name(rtc_exec_stop s);
 /** "wakeup", "step", "handoff". RT-safe: yes. */
 RTC_RT_SAFE const char *rtc_exec_phase_name(rtc_exec_phase p);
@@ -222,12 +234,12 @@ void rtc_exec_free(rtc_exec *ex);
 int rtc_exec_add_safe(rtc_exec *ex, rtc_exec_safe_fn fn, void *user);
 
 /**
- * Prepare the process, start the threads, pace the run until it stops, apply the safe
- * state. Blocks; may be called once per executive.
+ * Prepare the process, wait for the required I/O links, start the threads, pace the run
+ * until it stops, apply the safe state. Blocks; may be called once per executive.
  * Returns RTC_OK (END, SIGNAL, REQUEST, NONFINITE, and an abandoned run: see
- * rtc_exec_abandoned); the unit's status (ERROR); RTC_ELIMIT (OVERRUNS); -errno (a
- * thread could not be started, or hard mode and the RT set-up failed). RT-safe: no.
- * Thread: the caller's (should handle SIGINT/SIGTERM/SIGHUP).
+ * rtc_exec_abandoned); the unit's status (ERROR); RTC_ELIMIT (OVERRUNS); RTC_EIO (LINK);
+ * -errno (a thread could not be started, or hard mode and the RT set-up failed).
+ * RT-safe: no. Thread: the caller's (should handle SIGINT/SIGTERM/SIGHUP).
  */
 int rtc_exec_run(rtc_exec *ex);
 

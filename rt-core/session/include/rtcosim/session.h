@@ -380,7 +380,7 @@ typedef struct rtc_session_status {
     uint64_t overruns;
     double p99_wakeup_us;   /**< wake-up latency p99 */
     bool paused;
-    char health[512];       /**< "name: up|down, stale N, reconnects N; ..." per I/O unit */
+    char health[512];       /**< "name: STATE, stale N, reconnects N; ..." per I/O unit */
 } rtc_session_status;
 
 /** The event log the session writes to (rtc_session_new()'s @p ev), e.g. for a surface's
@@ -414,15 +414,36 @@ typedef struct rtc_session_progress {
  */
 void rtc_session_progress_get(const rtc_session *s, rtc_session_progress *out);
 
-/** One I/O component's health, as the status text (health) says it. */
+/** One I/O component's health, as the status text (health) says it, and its link
+ *  contract (DESIGN.md T2; summary.json "links" has the same). */
 typedef struct rtc_session_io {
     const char *name;        /**< the component's name, valid while the session lives */
-    const char *link;        /**< "up", "down", or "idle" (a server nobody sent to yet) */
-    bool up;                 /**< the driver reports its link connected */
+    const char *link;        /**< the link's state: "connecting" (a client connecting, a
+                                  server or an OSC input nobody has reached yet: waiting
+                                  is not a fault), "up", "late", "lost", "degraded",
+                                  "idle" (static text) */
+    bool up;                 /**< the link is up (or late): a receive-only link is up once
+                                  a peer has sent, and stays up while it is there */
     size_t signals;          /**< the component's connectors */
     unsigned stale;          /**< signals now stale or in error */
     uint64_t reconnects;
     uint64_t errors;         /**< failed requests, timeouts and Modbus exceptions */
+    /* the link contract and how it held */
+    const char *driver;      /**< "modbus-client", "modbus-server", "osc", "udp-frame" */
+    const char *address;     /**< peer or endpoint ("127.0.0.1:1503"), valid while the
+                                  session lives */
+    bool required;           /**< the run does not start without it */
+    char on_loss[48];        /**< "estimate:0.5s", "stop" or "continue" */
+    double state_s;          /**< seconds in the current state */
+    double first_connect_s;  /**< from the driver's start to its first time up; < 0: never */
+    double connected_share;  /**< of the time since it was first up, the share it was up
+                                  (or late), 0..1; < 0: never up */
+    uint64_t outages;        /**< the one under way included */
+    double outage_total_s, outage_longest_s;
+    uint64_t requests, timeouts;
+    double rtt_p50_ms, rtt_p99_ms, rtt_max_ms; /**< per exchange (0: none yet) */
+    double timeout_ms, loss_ms; /**< in force (derived from the round trip unless set) */
+    const char *error;       /**< why the link last failed (static text), NULL: never */
 } rtc_session_io;
 
 /**
@@ -432,12 +453,11 @@ typedef struct rtc_session_io {
  */
 typedef struct rtc_session_link_dir {
     size_t signals;     /**< the component's connectors in this direction (0: none) */
-    /** "idle" (the driver is not running), "connecting" (running, nothing exchanged in
-     *  this direction and no peer yet), "up", "late" (a signal of this direction is stale
-     *  or in error), "lost" (the driver reports its link down). These are the words of
-     *  the link contract (DESIGN.md T2); until the drivers judge every direction
-     *  themselves they are derived here from the driver's link state and its signals'
-     *  health. */
+    /** The link's state under its contract (DESIGN.md T2, rtc_link_state_name()):
+     *  "idle" (the driver is not running), "connecting" (never up yet), "up", "late"
+     *  (nothing fresh for half the loss time, or up with a signal of this direction
+     *  stale or in error), "lost", "degraded" (lost under on_loss=continue, or optional
+     *  and not up within connect_ms). */
     const char *state;
     unsigned stale;     /**< signals of this direction now stale or in error */
     uint64_t updates;   /**< samples received (in) or values handed to the peer (out) */

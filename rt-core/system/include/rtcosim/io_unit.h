@@ -52,10 +52,20 @@ RTC_RT_SAFE bool rtc_io_unit_is(const rtc_unit *unit);
  *  a replay unit), or NULL when @p unit is not an I/O unit. RT-safe: yes. */
 RTC_RT_SAFE const char *rtc_io_unit_driver(const rtc_unit *unit);
 
-/** The link of I/O unit @p unit in one word from its @p st (rtc_io_unit_stats()): "up",
- *  "down", or "idle" for a server (OSC input, Modbus server) no peer has sent to yet —
- *  waiting is not a fault. RT-safe: yes. */
+/** The link of I/O unit @p unit in one word from its @p st (rtc_io_unit_stats()): the
+ *  state's name (rtc_link_state_name): "connecting" (a server no peer has reached yet,
+ *  an OSC input nobody has sent to: waiting is not a fault), "up", "late", "lost",
+ *  "degraded", "idle"; "?" when @p unit is not an I/O unit. RT-safe: yes. */
 RTC_RT_SAFE const char *rtc_io_unit_link(const rtc_unit *unit, const rtc_driver_stats *st);
+
+/**
+ * The link contract of I/O unit @p unit (rtcosim/driver.h: rtc_link_connect_check,
+ * rtc_link_must_stop), valid while the unit lives; NULL for a replay unit, a driver
+ * without a contract, or a unit that is not an I/O unit. The unit holds what goes to the
+ * bench until its first refresh (the run's first tick) and then releases it.
+ * RT-safe: yes. Thread: any.
+ */
+RTC_RT_SAFE rtc_link *rtc_io_unit_contract(const rtc_unit *unit);
 
 struct rtc_est_config;
 /** The estimator configuration of signal @p i (the unit's variable i) of I/O unit
