@@ -141,6 +141,9 @@
  *   period_ms     real time: send period; lock-step: the I/O loop's housekeeping [10]
  * Per-signal keys (from-bench signals): ahead  1 for a value the peer makes in the same
  *   tick before this node steps (Gauss-Seidel across nodes), else 0          [0]
+ *   Link contract: required; connect_ms defaults to join_ms; silence alone is no loss
+ *   (a lock-step peer may compute for long): the link is lost when the peer's DDS
+ *   liveliness is (its process died or hangs, about 1 s); on_loss as for every link.
  *
  * ---- Driver-specific counters (rtc_driver_stats.counters, under .kind) ----
  * The generic counters of rtc_driver_stats mean: requests = Modbus requests sent (client)
