@@ -213,6 +213,12 @@ static int nb_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **se
                                           : RTC_ENOMEM;
     if (rc == RTC_OK)
         rc = map_signals(d, cfg, ahead);
+    /* the link contract (rtcosim/driver_base.h): the run waits for the peer as long as
+     * begin() does (join_ms), unless connect_ms says otherwise */
+    if (rc == RTC_OK && !rtc_kv_get(cfg->settings, cfg->n_settings, "connect_ms"))
+        b->link.connect_ns = d->join_ns;
+    if (rc == RTC_OK)
+        rtc_drv_link_address(b, "node %s, DDS domain %d", d->peer, p.domain);
     if (rc == RTC_OK && lockstep && !cfg->lockstep)
         rc = rtc_drv_bad(b, NULL, "setting lockstep=true: the engine offers no lock-step "
                          "channel here");
@@ -389,6 +395,7 @@ static int nb_begin(rtc_drv_base *b)
                                  d->node->p.session, d->node->p.domain, d->peer);
     }
     atomic_store_explicit(&d->joined, true, memory_order_release);
+    rtc_drv_alive(b, rtc_time_now_ns());
     rtc_drv_link_up(b);
     return RTC_OK;
 }
@@ -497,9 +504,10 @@ static bool nb_cycle(rtc_drv_base *b, int64_t now)
                                       atomic_load_explicit(&d->gone, memory_order_relaxed), now);
     else if (lost)
         rtc_drv_link_down(b, "the peer node left (its DDS liveliness was lost)");
-    if (!lost && atomic_exchange_explicit(&d->heard, false, memory_order_relaxed) &&
-        rtc_drv_link_state(b) != RTC_LINK_UP)
-        rtc_drv_link_up(b);
+    if (!lost && atomic_exchange_explicit(&d->heard, false, memory_order_relaxed)) {
+        rtc_drv_alive(b, now);
+        rtc_drv_link_up(b); /* (no-op while it is made) */
+    }
     /* no stale marks in real time: a mark would hide a sample not taken yet (the peer's
      * values of t = 0, sent before the start), and the estimator at the signal judges a
      * value's age from its own time */
@@ -558,6 +566,9 @@ static const rtc_drv_desc nb_desc = {
     .name = "node-bridge", .kind = "node_bridge", .counters = nb_counters,
     .n_counters = sizeof nb_counters / sizeof nb_counters[0], .period_key = "period_ms",
     .period_default = 10, .period_min = 0.05, .period_max = 60000, .stale_periods = 3,
+    /* required; silence alone is no loss (a lock-step peer may compute for long): the
+     * peer's liveliness says when it is gone (rtc_drv_link_down) */
+    .connect_ms = 30000, .judge_silence = false,
     .begin = nb_begin, .cycle = nb_cycle, .wait = nb_wait, .end = nb_end, .clear = nb_clear};
 
 const rtc_driver_ops rtc_node_bridge_ops = {

@@ -405,6 +405,9 @@ static const rtc_cli_opt plan_rows[] = {
     {0}};
 
 static const rtc_cli_opt info_rows[] = {
+    {"place", 0, RTC_CLI_PLACE, RTC_CLI_ASSIGN, .meta = "C=NODE",
+     .help = "place component C on NODE (repeatable; over the file's): list\n"
+             "the nodes and the connections between them"},
     {"units", 0, RTC_CLI_UNITS, RTC_CLI_FLAG,
      .help = "only \"name<TAB>unit\" per variable, as results.csv names them\n"
              "(rtcosim plot reads it)"},

@@ -277,6 +277,8 @@ static void stop_cause(const rtc_exec_stats *st, const rtc_system *sys, rtc_cli_
                       ? rtc_system_unit(sys, (size_t)st->stop_unit)->name : "?";
         rtc_cli_link_reason(sys, st->stop_unit, st->stop_lost_ns, e->reason,
                             sizeof e->reason);
+        if (!st->stop_lost_ns && rt->events) /* refused before t0: no tick logs it */
+            rtc_events_add(rt->events, "rt", "%s", e->reason);
         break;
     default: /* the end: settled by cmd_system.c; a required link lost under continue */
         e->degraded = rtc_cli_links_degraded(sys, e->reason, sizeof e->reason);
@@ -300,9 +302,11 @@ static int finish(rtc_exec *ex, const rtc_system *sys, const char *dir, rtc_cli_
             "%.1f us p99 %.1f us max %.1f us, %llu overrun(s)", st.sched_policy, st.priority,
             (unsigned long long)st.steps, st.wakeup.p50 / 1e3, st.wakeup.p99 / 1e3,
             st.wakeup.max / 1e3, (unsigned long long)st.overruns);
-    /* the final line says it too, without -v: a real-time run's first question */
-    snprintf(rt->end.timing, sizeof rt->end.timing, "wake-up p99 %.1f µs, %llu overrun(s)",
-             st.wakeup.p99 / 1e3, (unsigned long long)st.overruns);
+    /* the final line says it too, without -v: a real-time run's first question (a run
+     * that never ticked has no timing to tell) */
+    if (st.steps)
+        snprintf(rt->end.timing, sizeof rt->end.timing, "wake-up p99 %.1f µs, %llu "
+                 "overrun(s)", st.wakeup.p99 / 1e3, (unsigned long long)st.overruns);
     stop_cause(&st, sys, rt);
     return st.stop == RTC_EXEC_END && st.stop_status == RTC_ETERMINATED ? RTC_ETERMINATED
                                                                         : RTC_OK;

@@ -146,8 +146,10 @@ int rtc_cli_show_partition(const char *path, const rtc_system_options *so,
 int rtc_cli_load_system(const char *path, const rtc_system_options *so, const rtc_logger *lg,
                         rtc_system **sys);
 /** `rtcosim info SYSTEM` (cmd_info_system.c); @p units: `info --units`, one
- *  "unit.variable<TAB>unit" line per variable (for rtcosim plot). Returns the exit status. */
-int rtc_cli_info_system(const char *path, bool units);
+ *  "unit.variable<TAB>unit" line per variable (for rtcosim plot); @p places: --place
+ *  COMPONENT=NODE (over the file's rtc:Component node). Returns the exit status. */
+int rtc_cli_info_system(const char *path, bool units, const char *const *places,
+                        size_t n_places);
 /** `info --samples`: the bench samples of a session (its folder or its inputs.bin) as
  *  "signal k sample_s arrival_s value" lines (cmd_info_samples.c). Returns the exit status. */
 int rtc_cli_info_samples(const char *path);

@@ -219,6 +219,12 @@ static void file_annotation_places_and_the_command_line_wins(void)
     CU_ASSERT_EQUAL(rtc_test_wait_exit(rtc_test_spawn(&c, "check ../placed --place mass2=C")),
                     0);
     CU_ASSERT(log_has("check", "C            mass2"));
+    /* info shows the same partition, the file's and with --place */
+    rtc_test_child i = in_dir("info", dir, sizeof dir);
+    CU_ASSERT_EQUAL(rtc_test_wait_exit(rtc_test_spawn(&i, "info ../placed")), 0);
+    CU_ASSERT(log_has("info", "mass2.Fc -> mass1.Fe  B->A [0]"));
+    CU_ASSERT_EQUAL(rtc_test_wait_exit(rtc_test_spawn(&i, "info ../placed --place mass1=D")), 0);
+    CU_ASSERT(log_has("info", "D            mass1"));
     /* and the nodes of the file's placement give the one-process results */
     int st[MAX_NODES] = {0};
     snprintf(path, sizeof path, "%s/placed", base);

@@ -16,6 +16,8 @@ target_include_directories(test_masters PRIVATE ${PROJECT_SOURCE_DIR}/rt-core/sy
 rtc_add_test(system SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtc_configs rtcosim LABELS unit rt)
 rtc_add_test(ssp LIBS rtc_rtcore PkgConfig::MINIZIP)
 rtc_add_test(io_mailbox LIBS rtc_rtcore)
+# the lock-step channel of a distributed fast run (issue 22), with real threads
+rtc_add_test(lockstep LIBS rtc_base)
 # a bench sample to an FMU input: one estimator, one conversion (issue 18 item 7)
 rtc_add_test(value_path SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtcosim)
 rtc_add_test(io_modbus SOURCES unit/io_util.c unit/io_cfg.c LIBS rtc_iodrivers PkgConfig::LIBMODBUS LABELS io)

@@ -137,18 +137,21 @@
  *   lockstep      true: exchange numbered rounds and wait for the peer's every tick
  *                 (fast runs: results equal the one-process run's)           [false]
  *   join_ms       how long initialization waits for the peer to join         [30000]
- *   loss_ms       lock-step: how long a tick waits for the peer's values; real time: the
- *                 link contract's loss time (nothing fresh for this long)     [10000]
+ *   loss_ms       lock-step: how long a tick waits for the peer's values     [10000]
  *   period_ms     real time: the base tick (lateness); lock-step: housekeeping [10]
- *   on_loss       the link contract's (driver_base.h): real time, the peer lost (its DDS
- *                 liveliness, or loss_ms): estimate:T (the estimators cover it for T, then
- *                 the run stops, cause "link"), stop or continue          [estimate:0.5]
+ *   on_loss       the link contract's (driver_base.h), for a lost peer: estimate:T (real
+ *                 time: the estimators cover it for T, then the run stops, cause "link"),
+ *                 stop or continue                                         [estimate:0.5]
  *   emulate_delay_ms, emulate_jitter_ms, emulate_loss, emulate_seed  real time: hold back
  *                 every received sample delay +- jitter ms (uniform; jitter <= delay) and
  *                 drop it with probability loss, from a generator seeded with seed and the
  *                 sample's tick (a slow, jittery, lossy link where no netem is)  [0 0 0 1]
  * Per-signal keys (from-bench signals): ahead  1 for a value the peer makes in the same
  *   tick before this node steps (Gauss-Seidel across nodes), else 0          [0]
+ *   Link contract: required; connect_ms defaults to join_ms; silence alone is no loss
+ *   (a lock-step peer may compute for long): the link is lost when the peer's DDS
+ *   liveliness is (its process died or hangs: about 1 s, in real time 250 ms); on_loss
+ *   as for every link.
  *
  * ---- Driver-specific counters (rtc_driver_stats.counters, under .kind) ----
  * The generic counters of rtc_driver_stats mean: requests = Modbus requests sent (client)

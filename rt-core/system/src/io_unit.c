@@ -630,12 +630,12 @@ static int create_unit(const rtc_driver_ops *ops, const rtc_io_sample_source *fe
         rc = offer_lockstep(u, &dc.lockstep);
     if (rc == RTC_OK && ops)
         rc = ops->open(&dc, lg, &u->drv); /* checks the register map / addresses now */
+    if (rc == RTC_OK && ops && ops->link)
+        u->link = ops->link(u->drv);
     if (rc == RTC_OK && !rtc_lockstep_enabled(u->ls)) {
         rtc_lockstep_free(u->ls); /* the driver runs on mailboxes */
         u->ls = NULL;
     }
-    if (rc == RTC_OK && ops && ops->link)
-        u->link = ops->link(u->drv);
     for (size_t i = 0; rc == RTC_OK && feed && i < u->n; i++)
         if (u->sig[i].from_bench)
             u->sig[i].feed_idx = feed->lookup(feed->user, u->name, u->md.vars[i].name);
