@@ -447,7 +447,10 @@ static const rtc_cli_opt bench_rows[] = {
      .help = "spin a CPU hog on every other CPU during the benchmark"},
     {"compare-cyclictest", 0, RTC_CLI_COMPARE, RTC_CLI_FLAG,
      .help = "alternate runs with 'cyclictest -m -q -p PRIO -i US -D S -a CPU\n"
-             "-h 10000' and print both sides and the ratios"},
+             "-h 10000' and print both sides and the ratios, and rtcosim's\n"
+             "overruns against cyclictest's wake-ups later than the period\n"
+             "less rtcosim's median step (the rate holds when the first\n"
+             "share is at most the second)"},
     {"rounds", 0, RTC_CLI_ROUNDS, RTC_CLI_INT, 1, 1000, .meta = "N",
      .help = "alternations when comparing (default 2; each run: S/N s)"},
     {"output-dir", 0, RTC_CLI_OUTPUT_DIR, RTC_CLI_TEXT, .meta = "DIR",
