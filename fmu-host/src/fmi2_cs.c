@@ -16,22 +16,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What set, get and do_step read leads (unit, api, c, scratch_n, setup): one or two cache
+ * lines per call, not the log filter's message buffer in between. */
 typedef struct fmi2_unit {
     rtc_unit unit;
-    rtc_fmu *fmu;
     const rtc_fmi2_api *api;
-    const rtc_logger *lg;
-    rtc__fmu_repeat rep;      /* the FMU's own messages: repeats counted (fmu_log.c) */
-    const rtc_logger *fmu_lg; /* where they go: &rep.lg (or lg when it logs nothing) */
     fmi2Component c;
-    fmi2CallbackFunctions cb;
-    char *name;
-    rtc_unit_setup setup;
-    bool fatal; /* after a Fatal status the standard allows no further call */
-    bool me;    /* instantiated for Model Exchange (me_unit.c steps it) */
     size_t scratch_n;
     fmi2Integer *iscratch;
     fmi2Boolean *bscratch;
+    bool fatal; /* after a Fatal status the standard allows no further call */
+    bool me;    /* instantiated for Model Exchange (me_unit.c steps it) */
+    rtc_unit_setup setup;
+    rtc_fmu *fmu;
+    const rtc_logger *lg;
+    char *name;
+    fmi2CallbackFunctions cb;
+    rtc__fmu_repeat rep;      /* the FMU's own messages: repeats counted (fmu_log.c) */
+    const rtc_logger *fmu_lg; /* where they go: &rep.lg (or lg when it logs nothing) */
 } fmi2_unit;
 
 /* The FMU's logger: a printf-style message routed to the engine log. On a real-time thread
@@ -60,8 +62,10 @@ static void fmu_logger(fmi2ComponentEnvironment env, fmi2String instance, fmi2St
     va_end(ap);
 }
 
-static int check(fmi2_unit *u, const char *fn, fmi2Status st)
+static inline int check(fmi2_unit *u, const char *fn, fmi2Status st)
 {
+    if (st <= fmi2Warning) /* the usual return: no call on the step's path */
+        return RTC_OK;
     if (st == fmi2Fatal)
         u->fatal = true;
     return rtc__fmu_check(u->name, fn, (int)st, u->lg);

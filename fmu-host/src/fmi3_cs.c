@@ -51,6 +51,8 @@ void rtc__fmi3_log_message(fmi3InstanceEnvironment env, fmi3Status status,
 
 int rtc__fmi3_check(fmi3_unit *u, const char *fn, fmi3Status st)
 {
+    if (st <= fmi3Warning) /* the usual return */
+        return RTC_OK;
     if (st == fmi3Fatal)
         u->fatal = true;
     return rtc__fmu_check(u->name, fn, (int)st, u->lg);

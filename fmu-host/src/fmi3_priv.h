@@ -15,17 +15,14 @@ typedef struct fmi3_unit {
     rtc_fmu *fmu;
     const rtc_fmi3_api *api;
     const rtc_logger *lg;
-    rtc__fmu_repeat rep;      /* the FMU's own messages: repeats counted (fmu_log.c) */
-    const rtc_logger *fmu_lg; /* where they go: &rep.lg (or lg when it logs nothing) */
     fmi3Instance inst;
     char *name;
     rtc_unit_setup setup;
     bool event_mode;   /* instantiated with eventModeUsed */
     rtc_fmu_event_mode event_request; /* what the options asked for (rtc_fmu_unit_opts) */
     /* while instantiating with eventModeUsed on trial: the FMU's first message is kept
-     * here (quoted in the one warning if it refuses) instead of being logged */
+     * in probe_msg (quoted in the one warning if it refuses) instead of being logged */
     bool probing;
-    char probe_msg[160];
     bool early_return; /* instantiated with earlyReturnAllowed */
     bool fatal; /* after a Fatal status the standard allows no further call */
     bool me;    /* instantiated for Model Exchange (me_unit.c steps it) */
@@ -33,6 +30,10 @@ typedef struct fmi3_unit {
     size_t *sizes;
     fmi3Binary *bins;
     rtc_fmi3_sched *se; /* Scheduled Execution: the clock schedule (fmi3_se.c), else NULL */
+    /* last: large and off the step's path (the calls read the fields above) */
+    char probe_msg[160];
+    rtc__fmu_repeat rep;      /* the FMU's own messages: repeats counted (fmu_log.c) */
+    const rtc_logger *fmu_lg; /* where they go: &rep.lg (or lg when it logs nothing) */
 } fmi3_unit;
 
 /* fmi3_cs.c: the pieces every FMI 3 unit shares (rtc_unit_ops signatures). */

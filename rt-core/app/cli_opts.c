@@ -179,6 +179,18 @@ static const char *session_tag(const char *text)
     return NULL;
 }
 
+static const char *dcp_mode_name(size_t i) { return (const char *[]){"srt", "nrt", "both"}[i]; }
+WORDS(dcp_modes, 3, dcp_mode_name)
+static int dcp_mode(const char *text, long *code)
+{
+    for (size_t i = 0; i < 3; i++)
+        if (!strcmp(text, dcp_mode_name(i))) {
+            *code = (long)i + 1; /* RTC_DCP_SLAVE_SRT, _NRT, both */
+            return 0;
+        }
+    return -1;
+}
+
 static long last_cpu(void)
 {
     return rtc_rt_cpu_count() - 1;
@@ -382,6 +394,25 @@ static const rtc_cli_opt run_rows[] = {
      .help = "every panel request must carry the secret in FILE (open\n"
              "http://HOST:PORT/?token=SECRET; 16..255 bytes); FILE not\n"
              "readable by others"},
+    {"dcp-port", 0, RTC_CLI_DCP_PORT, RTC_CLI_INT, 0, 65535, RT, .group = RTC_CLI_G_SESSION,
+     .meta = "PORT",
+     .help = "the session is a DCP 1.0 slave on UDP PORT (0: ephemeral,\n"
+             "printed): exposed variables are its inputs, recorded columns\n"
+             "its outputs (rtcosim dcp-slave implies it)"},
+    {"dcp-host", 0, RTC_CLI_DCP_HOST, RTC_CLI_TEXT, .flags = RT, .group = RTC_CLI_G_SESSION,
+     .meta = "ADDR", .check = ipv4,
+     .help = "bind the DCP slave to IPv4 ADDR (default 127.0.0.1)"},
+    {"dcp-op-mode", 0, RTC_CLI_DCP_OP_MODE, CHOICE(dcp_mode, dcp_modes), .flags = RT,
+     .group = RTC_CLI_G_SESSION, .meta = "M",
+     .help = "{}: the op modes the slave offers (default: srt, and nrt\n"
+             "without I/O components); nrt: paused, stepped by STC_do_step"},
+    {"dcpx", 0, RTC_CLI_DCPX, RTC_CLI_TEXT, .flags = RT, .group = RTC_CLI_G_SESSION,
+     .meta = "FILE",
+     .help = "write the slave description there (default DIR/slave.dcpx)"},
+    {"dcp-heartbeat-ms", 0, RTC_CLI_DCP_HEARTBEAT_MS, RTC_CLI_INT, 0, 3600000, RT,
+     .group = RTC_CLI_G_SESSION, .meta = "N",
+     .help = "a master silent N ms (no INF_state nor other request) is lost:\n"
+             "safe values, run stopped (default 3000; 0: not watched)"},
     {0}};
 
 static const rtc_cli_opt plan_rows[] = {
@@ -438,7 +469,10 @@ static const rtc_cli_opt bench_rows[] = {
      .help = "spin a CPU hog on every other CPU during the benchmark"},
     {"compare-cyclictest", 0, RTC_CLI_COMPARE, RTC_CLI_FLAG,
      .help = "alternate runs with 'cyclictest -m -q -p PRIO -i US -D S -a CPU\n"
-             "-h 10000' and print both sides and the ratios"},
+             "-h 10000' and print both sides and the ratios, and rtcosim's\n"
+             "overruns against cyclictest's wake-ups later than the period\n"
+             "less rtcosim's median step (the rate holds when the first\n"
+             "share is at most the second)"},
     {"rounds", 0, RTC_CLI_ROUNDS, RTC_CLI_INT, 1, 1000, .meta = "N",
      .help = "alternations when comparing (default 2; each run: S/N s)"},
     {"output-dir", 0, RTC_CLI_OUTPUT_DIR, RTC_CLI_TEXT, .meta = "DIR",
@@ -496,6 +530,7 @@ static const rtc_cli_opt *const merge_tables[] = {merge_rows, NULL};
 const rtc_cli_command rtc_cli_commands[] = {
     {"run", run_tables, RTC_CLI_FOR_ANY, 1, NULL},
     {"check", run_tables, RTC_CLI_FOR_ANY, 1, NULL},
+    {"dcp-slave", run_tables, RTC_CLI_FOR_ANY, 1, NULL},
     {"plan", plan_tables, RTC_CLI_FOR_ANY, 1, NULL},
     {"info", info_tables, RTC_CLI_FOR_ANY, 1, NULL},
     {"replay", replay_tables, 0, 1, "a SESSION_DIR"},

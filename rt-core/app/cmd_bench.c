@@ -8,7 +8,9 @@
  * and CPU, both with memory locked and /dev/cpu_dma_latency held at 0, and compares the
  * wake-up latency histograms. Both sides are read from 1-µs histograms with latencies
  * truncated to whole µs (cyclictest's convention), and the percentiles of both are taken
- * the same way, so the ratios compare like with like.
+ * the same way, so the ratios compare like with like. Whether a rate holds: rtcosim's
+ * overruns (steps ending after the next deadline) against the share of cyclictest's
+ * wake-ups late enough that rtcosim's median step after them would have overrun.
  */
 #include "cli.h"
 #include "rt_cli.h"
@@ -51,6 +53,8 @@ typedef struct us_hist {
     rtc_ushist *h;
     double sum_us;
     long min_us, max_us;
+    uint64_t overruns; /* rtcosim: steps that ended after the next deadline */
+    int64_t busy_ns;   /* rtcosim: the largest median step + hand-off of its rounds */
 } us_hist;
 
 /* The options (cli_opts.c has the table: names, ranges, help). */
@@ -146,6 +150,18 @@ static void add_exec(us_hist *h, const rtc_exec *ex)
     long mn = (long)(st.wakeup.min / 1000), mx = (long)(st.wakeup.max / 1000);
     h->min_us = h->min_us < 0 || mn < h->min_us ? mn : h->min_us;
     h->max_us = mx > h->max_us ? mx : h->max_us;
+    h->overruns += st.overruns;
+    int64_t busy = st.step.p50 + st.handoff.p50;
+    h->busy_ns = busy > h->busy_ns ? busy : h->busy_ns;
+}
+
+/* Wake-ups of @p h at @p us or later (the overflow counts: every one of them is later). */
+static uint64_t count_from(const us_hist *h, int64_t us)
+{
+    uint64_t n = rtc_ushist_overflow(h->h);
+    for (size_t b = us < 0 ? 0 : (size_t)us; b < RTC_USHIST_BUCKETS; b++)
+        n += rtc_ushist_bucket(h->h, b);
+    return n;
 }
 
 /* ---- cyclictest ---- */
@@ -353,6 +369,31 @@ static double ratio(double a, double b)
     return b > 0 ? a / b : a > 0 ? INFINITY : 1.0;
 }
 
+static double share(uint64_t k, uint64_t n)
+{
+    return n ? 100.0 * (double)k / (double)n : 0.0;
+}
+
+/* Does the rate hold? rtcosim's overruns against the share of cyclictest's wake-ups so
+ * late that rtcosim's median step and hand-off after them would end past the next
+ * deadline (latency >= period - that time, in cyclictest's whole µs): what the machine
+ * would have cost rtcosim had its own steps taken no time beyond the median. */
+static void report_late(FILE *f, const bench_opts *o, const us_hist *r, const us_hist *c)
+{
+    uint64_t n = rtc_ushist_count(r->h);
+    fprintf(f, "overruns: rtcosim %llu of %llu steps (%.3f %%)\n",
+            (unsigned long long)r->overruns, (unsigned long long)n, share(r->overruns, n));
+    if (!c)
+        return;
+    int64_t late_us = o->period_us - (r->busy_ns + 999) / 1000;
+    uint64_t k = count_from(c, late_us), m = rtc_ushist_count(c->h);
+    fprintf(f, "late wake-ups: cyclictest %llu of %llu (%.3f %%) at >= %lld us (period - "
+            "rtcosim's median step and hand-off, %.1f us)\n", (unsigned long long)k,
+            (unsigned long long)m, share(k, m), (long long)late_us, (double)r->busy_ns / 1e3);
+    fprintf(f, "ratio overruns/late wake-ups: %.2f (<= 1: the rate holds as well as the "
+            "machine allows)\n", ratio(share(r->overruns, n), share(k, m)));
+}
+
 static void report(FILE *f, const bench_opts *o, const us_hist *r, const us_hist *c)
 {
     fprintf(f, "period %ld us, %ld s per side in %ld round(s), priority %d, CPU %d, %s%s%s\n",
@@ -362,12 +403,14 @@ static void report(FILE *f, const bench_opts *o, const us_hist *r, const us_hist
     fprintf(f, "wake-up latency (us)   samples     min     avg     p50     p99   p99.9     max "
             " >10ms\n");
     print_row(f, "rtcosim", r);
-    if (!c)
-        return;
-    print_row(f, "cyclictest", c);
-    fprintf(f, "ratio rtcosim/cyclictest: p50 %.2f  p99 %.2f  p99.9 %.2f  max %.2f\n",
-            ratio(hist_q(r, .5), hist_q(c, .5)), ratio(hist_q(r, .99), hist_q(c, .99)),
-            ratio(hist_q(r, .999), hist_q(c, .999)), ratio((double)r->max_us, (double)c->max_us));
+    if (c) {
+        print_row(f, "cyclictest", c);
+        fprintf(f, "ratio rtcosim/cyclictest: p50 %.2f  p99 %.2f  p99.9 %.2f  max %.2f\n",
+                ratio(hist_q(r, .5), hist_q(c, .5)), ratio(hist_q(r, .99), hist_q(c, .99)),
+                ratio(hist_q(r, .999), hist_q(c, .999)),
+                ratio((double)r->max_us, (double)c->max_us));
+    }
+    report_late(f, o, r, c);
 }
 
 static int bench_rounds(const bench_opts *o, us_hist *r, us_hist *c)

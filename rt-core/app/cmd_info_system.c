@@ -63,6 +63,18 @@ static void print_fmus(const rtc_system *sys)
     }
 }
 
+void rtc_cli_print_io_description(const rtc_unit *u, const char *indent)
+{
+    char text[8192];
+    if (!rtc_io_unit_describe(u, text, sizeof text))
+        return;
+    for (const char *l = text; *l;) {
+        size_t n = strcspn(l, "\n");
+        printf("%s%.*s\n", indent, (int)n, l);
+        l += n + (l[n] == '\n');
+    }
+}
+
 /* Each I/O signal: direction, unit, and for what comes from the bench its estimator. */
 static void print_io(const rtc_system *sys)
 {
@@ -75,6 +87,7 @@ static void print_io(const rtc_system *sys)
         if (!rtc_io_unit_is(u))
             continue;
         printf("  %-20s %s\n", u->name, u->md->model_name);
+        rtc_cli_print_io_description(u, "      ");
         for (size_t v = 0; v < u->md->n_vars; v++) {
             const rtc_var *var = &u->md->vars[v];
             bool from = var->causality == RTC_CAUSALITY_OUTPUT;

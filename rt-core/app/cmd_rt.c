@@ -42,16 +42,17 @@
 void rtc_cli_rt_init(rtc_cli_rt *rt)
 {
     *rt = (rtc_cli_rt){.rtf = 1.0, .priority = 80, .cpu = -1, .max_overruns = 3,
-                       .control_port = -1, .http_port = -1};
+                       .control_port = -1, .http_port = -1, .dcp_port = -1,
+                       .dcp_heartbeat_ms = 3000};
 }
 
-/* Whether option @p id (RTC_CLI_REALTIME..RTC_CLI_HTTP_TOKEN) was on the command line: the
+/* Whether option @p id (RTC_CLI_REALTIME..RTC_CLI_DCP_HEARTBEAT_MS) was on the command line: the
  * system file's settings fill in the others. */
 #define GIVEN(rt, id) ((rt)->given & (1u << ((id) - RTC_CLI_REALTIME)))
 
 bool rtc_cli_rt_option(rtc_cli_rt *rt, int id, const rtc_cli_val *v)
 {
-    if (id < RTC_CLI_REALTIME || id > RTC_CLI_HTTP_TOKEN)
+    if (id < RTC_CLI_REALTIME || id > RTC_CLI_DCP_HEARTBEAT_MS)
         return false;
     /* --realtime alone leaves the RTF to the system file */
     if (id != RTC_CLI_REALTIME || v->text)
@@ -79,6 +80,11 @@ bool rtc_cli_rt_option(rtc_cli_rt *rt, int id, const rtc_cli_val *v)
     case RTC_CLI_HTTP: rt->http_port = v->i; break;
     case RTC_CLI_HTTP_ADDRESS: rt->http_address = v->text; break;
     case RTC_CLI_HTTP_TOKEN: rt->http_token = v->text; break;
+    case RTC_CLI_DCP_PORT: rt->dcp_port = v->i; break;
+    case RTC_CLI_DCP_HOST: rt->dcp_host = v->text; break;
+    case RTC_CLI_DCP_OP_MODE: rt->dcp_modes = (unsigned)v->i; break;
+    case RTC_CLI_DCPX: rt->dcpx = v->text; break;
+    case RTC_CLI_DCP_HEARTBEAT_MS: rt->dcp_heartbeat_ms = v->i; break;
     case RTC_CLI_EXPOSE: {
         const char **e = realloc(rt->expose, (rt->n_expose + 1) * sizeof *e);
         if (!e)

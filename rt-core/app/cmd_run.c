@@ -235,7 +235,12 @@ int rtc_cli_sys_parse(const rtc_cli_command *cmd, int argc, char **argv, rtc_cli
     st = rtc_cli_check_kind(cmd, a, o->path, &o->kind);
     for (size_t i = 0; st == RTC_EXIT_OK && i < a->n; i++)
         st = apply(o, &a->args[i]);
-    if (st == RTC_EXIT_OK && (!strcmp(cmd->name, "run") || !strcmp(cmd->name, "check")))
+    if (st == RTC_EXIT_OK && !strcmp(cmd->name, "dcp-slave")) {
+        o->rt.enabled = true; /* a DCP slave is a real-time session */
+        o->rt.dcp_port = o->rt.dcp_port < 0 ? 0 : o->rt.dcp_port;
+    }
+    if (st == RTC_EXIT_OK && (!strcmp(cmd->name, "run") || !strcmp(cmd->name, "check") ||
+                              !strcmp(cmd->name, "dcp-slave")))
         st = combinations(cmd->name, a, o);
     return st;
 }
@@ -257,7 +262,8 @@ int rtc_cmd_run(int argc, char **argv)
 {
     rtc_cli_sys o;
     rtc_cli_args a;
-    int st = rtc_cli_sys_parse(rtc_cli_command_find("run"), argc, argv, &o, &a);
+    const char *name = !strcmp(argv[0], "dcp-slave") ? "dcp-slave" : "run";
+    int st = rtc_cli_sys_parse(rtc_cli_command_find(name), argc, argv, &o, &a);
     if (st < 0)
         rtc_cli_run_help();
     if (st == RTC_EXIT_OK)

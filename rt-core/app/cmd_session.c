@@ -22,6 +22,8 @@
 
 static rtc_osc_control *control; /* one run per process */
 static rtc_panel *panel;
+static rtc_dcp_slave *dcp;
+static const char *session_dir;
 
 /* The secret of --control-token FILE: the file's bytes without one trailing newline. A
  * file other users can read is refused — the token would guard nothing — (RTC_EINVAL, as a
@@ -92,6 +94,7 @@ int rtc_cli_session_start(rtc_system *sys, const char *dir, long decimation, rtc
                           rtc_exec_options *eo, rtc_session **out)
 {
     *out = NULL;
+    session_dir = dir;
     if (!rt->events)
         return RTC_OK;
     rtc_session_options so = {.dir = dir, .system_path = rt->system_path,
@@ -116,6 +119,32 @@ int rtc_cli_session_start(rtc_system *sys, const char *dir, long decimation, rtc
     const rtc_logger *lg = rtc_events_logger(rt->events, "rt"); /* rtlog lines, too */
     if (lg)
         eo->lg = lg;
+    return RTC_OK;
+}
+
+/* The session as a DCP slave (--dcp-port, rtcosim dcp-slave): its .dcpx written before
+ * the run, so a master may read it as soon as the port is printed. */
+static int start_dcp(rtc_session *s, rtc_cli_rt *rt)
+{
+    char path[4200];
+    if (rt->dcpx)
+        snprintf(path, sizeof path, "%s", rt->dcpx);
+    else
+        snprintf(path, sizeof path, "%s/slave.dcpx", session_dir);
+    rtc_dcp_slave_options o = {.host = rt->dcp_host, .port = (int)rt->dcp_port,
+                               .modes = rt->dcp_modes,
+                               .heartbeat_ns = (int64_t)rt->dcp_heartbeat_ms * 1000000,
+                               .seed = rt->system_path, .lg = &rtc_cli_log};
+    int rc = rtc_dcp_slave_start(s, &o, &dcp);
+    if (rc == RTC_OK)
+        rc = rtc_dcp_slave_write_dcpx(dcp, path);
+    if (rc != RTC_OK)
+        return rc;
+    const char *host = rt->dcp_host ? rt->dcp_host : "127.0.0.1";
+    rtc_events_add(rt->events, "session", "DCP slave on UDP %s:%d, description %s", host,
+                   rtc_dcp_slave_port(dcp), path);
+    fprintf(stderr, "rtcosim: DCP slave on %s:%d, description %s\n", host,
+            rtc_dcp_slave_port(dcp), path);
     return RTC_OK;
 }
 
@@ -146,6 +175,8 @@ int rtc_cli_session_attach(rtc_session *s, rtc_exec *ex, rtc_cli_rt *rt)
         return RTC_OK;
     rtc_session_attach(s, ex);
     int rc = rt->http_port >= 0 ? start_panel(s, rt) : RTC_OK;
+    if (rc == RTC_OK && rt->dcp_port >= 0)
+        rc = start_dcp(s, rt);
     if (rc != RTC_OK || rt->control_port < 0)
         return rc;
     char tok[RTC_OSC_CONTROL_MAX_TOKEN];
@@ -171,8 +202,27 @@ int rtc_cli_session_attach(rtc_session *s, rtc_exec *ex, rtc_cli_rt *rt)
     return RTC_OK;
 }
 
+/* A run that ended by a failure: the DCP master is told ERROR, not STOPPED. */
+static bool failed(const rtc_cli_end *e)
+{
+    static const char *const ok[] = {"end", "signal", "request"};
+    for (size_t i = 0; e->cause && i < sizeof ok / sizeof ok[0]; i++)
+        if (!strcmp(e->cause, ok[i]))
+            return false;
+    return e->cause != NULL;
+}
+
 void rtc_cli_session_end(rtc_session *s, rtc_system *sys, rtc_cli_rt *rt)
 {
+    if (dcp) { /* STOPPED said, the master's deregistration awaited (bounded) */
+        int64_t linger = rt->dcp_heartbeat_ms > 0 ? rt->dcp_heartbeat_ms * 1000000LL
+                                                  : 5000000000LL;
+        rtc_dcp_slave_stop(dcp, failed(&rt->end),
+                           rt->end.reason[0] ? rt->end.reason : rt->end.cause, linger,
+                           &rt->dcp);
+        rt->has_dcp = true;
+        dcp = NULL;
+    }
     if (control) { /* for summary.json ("surfaces") */
         rt->has_osc = true;
         rtc_osc_control_stats_get(control, &rt->osc);

@@ -448,6 +448,7 @@ static int print_check(const rtc_system *sys, rtc_cli_sys *o)
         rtc_time_format_s(rtc_system_unit_step_ns(sys, i), h, sizeof h);
         const rtc_unit *u = rtc_system_unit(sys, i);
         printf("  %-24s %-8s step %s s  (%s)\n", u->name, u->ops->kind, h, u->md->model_name);
+        rtc_cli_print_io_description(u, "      ");
     }
     if (rtc_partition_node_count(p))
         rtc_cli_print_partition(p);

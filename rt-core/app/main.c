@@ -27,6 +27,9 @@ static const char usage[] =
     "  run FILE         run an FMU (a system of one unit) or an SSP system (.ssd/.ssp or\n"
     "                   its folder) with a master algorithm, as fast as possible or in real\n"
     "                   time (--realtime: an operator session that 'replay' re-runs)\n"
+    "  dcp-slave FILE   run an FMU or a system in real time as a DCP 1.0 slave (UDP):\n"
+    "                   its exposed variables are the inputs, its recorded columns the\n"
+    "                   outputs; writes the .dcpx; 'run --help' lists the options\n"
     "  check SYSTEM     validate a system: every problem with file:line\n"
     "  plan SYSTEM      Parallel Fast planning: E(H), D(H) and the recommended sync step\n"
     "  bench            timing-jitter benchmark of the real-time loop (vs cyclictest)\n"
@@ -87,7 +90,7 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "info"))
         return rtc_cmd_info(argc - 1, argv + 1);
-    if (!strcmp(cmd, "run"))
+    if (!strcmp(cmd, "run") || !strcmp(cmd, "dcp-slave"))
         return rtc_cmd_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "replay"))
         return rtc_cmd_replay(argc - 1, argv + 1);

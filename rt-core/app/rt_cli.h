@@ -7,6 +7,7 @@
 #define RTC_APP_RT_CLI_H
 
 #include "rtcosim/csv.h"
+#include "rtcosim/dcp_slave.h"
 #include "rtcosim/exec.h"
 #include "rtcosim/io_unit.h"
 #include "rtcosim/nonfinite.h"
@@ -51,6 +52,12 @@ typedef struct rtc_cli_rt {
     long http_port;        /**< --http PORT: the browser panel (-1: none; 0: ephemeral) */
     const char *http_address; /**< --http-address ADDR (NULL: 127.0.0.1) */
     const char *http_token;   /**< --http-token FILE */
+    long dcp_port;         /**< --dcp-port PORT: the session as a DCP slave (-1: not;
+                                0: ephemeral) */
+    const char *dcp_host;  /**< --dcp-host ADDR (NULL: 127.0.0.1) */
+    unsigned dcp_modes;    /**< --dcp-op-mode: RTC_DCP_SLAVE_* (0: what the system allows) */
+    const char *dcpx;      /**< --dcpx FILE: where the slave description goes */
+    long dcp_heartbeat_ms; /**< --dcp-heartbeat-ms N (0: the master is not watched) */
     bool write_continue;   /**< --on-write-error continue (set by cmd_system.c) */
     rtc_events *events;    /**< set by cmd_system.c: the session's events.log */
     rtc_record *record;    /**< set by cmd_system.c: the recorded columns */
@@ -70,7 +77,8 @@ typedef struct rtc_cli_rt {
     rtc_cli_end end;       /**< how the run ended (summary.h); cause NULL while unknown */
     bool has_session;
     rtc_session_stats session; /**< the session's counters, for summary.json */
-    bool has_osc, has_panel;   /**< the operator surfaces' counters ("surfaces") */
+    bool has_osc, has_panel, has_dcp; /**< the surfaces' counters ("surfaces") */
+    rtc_dcp_slave_stats dcp;
     rtc_osc_control_stats osc;
     rtc_panel_stats panel;
 } rtc_cli_rt;
@@ -148,6 +156,10 @@ int rtc_cli_info_system(const char *path, bool units, const char *const *places,
  *  "signal k sample_s arrival_s value" lines (cmd_info_samples.c). Returns the exit status. */
 int rtc_cli_info_samples(const char *path);
 void rtc_cli_print_units(const rtc_system *sys);
+
+/** What the driver of I/O unit @p u talks to (rtc_io_unit_describe), each line after
+ *  @p indent; nothing for a driver with nothing to say. */
+void rtc_cli_print_io_description(const rtc_unit *u, const char *indent);
 
 /* ---- run, check and plan: their options (cmd_run.c) and the run (cmd_system.c) ---- */
 

@@ -9,6 +9,7 @@
 #include "rt_cli.h"
 #include "summary.h"
 
+#include "rtcosim/dcp.h"
 #include "rtcosim/driver.h"
 #include "rtcosim/estimate.h"
 #include "rtcosim/io_unit.h"
@@ -344,9 +345,28 @@ static int session_json(json_t *obj, const rtc_cli_rt *rt, const rtc_recorder_st
 
 /* "surfaces": what the operator surfaces (OSC control, panel) took and refused, and why
  * (real-time runs that had one). */
+/* "dcp_slave": every datagram acted on or counted in one refusal counter. */
+static int dcp_json(json_t *o, const rtc_dcp_slave_stats *d)
+{
+    static const char *const keys[] = {
+        "received", "requests", "nacks", "wrong_sender", "malformed", "wrong_seq",
+        "not_allowed", "refused", "dropped", "ignored", "repeats", "dat_in", "dat_out",
+        "dat_missed", "steps", "inputs_lost", "notifications", "heartbeats_missed"};
+    const uint64_t v[] = {d->received, d->requests, d->nacks, d->wrong_sender, d->malformed,
+                          d->wrong_seq, d->not_allowed, d->refused, d->dropped, d->ignored,
+                          d->repeats, d->dat_in, d->dat_out, d->dat_missed, d->steps,
+                          d->inputs_lost, d->notifications, d->heartbeats_missed};
+    json_t *j = json_object();
+    if (!j)
+        return -1;
+    int bad = set_counts(j, keys, v, sizeof v / sizeof v[0]);
+    bad |= json_object_set_new(j, "state", json_string(rtc_dcp_state_name(d->state)));
+    return bad | json_object_set_new(o, "dcp_slave", j);
+}
+
 static int surfaces_json(json_t *obj, const rtc_cli_rt *rt)
 {
-    if (!rt->has_osc && !rt->has_panel)
+    if (!rt->has_osc && !rt->has_panel && !rt->has_dcp)
         return 0;
     static const char *const osc_keys[] = {"messages", "refused", "wrong_tokens"};
     const uint64_t osc_v[] = {rt->osc.messages, rt->osc.refused, rt->osc.wrong_tokens};
@@ -360,6 +380,8 @@ static int surfaces_json(json_t *obj, const rtc_cli_rt *rt)
     json_t *o = json_object(), *osc = rt->has_osc ? json_object() : NULL,
            *panel = rt->has_panel ? json_object() : NULL;
     int bad = o ? 0 : -1;
+    if (rt->has_dcp)
+        bad |= dcp_json(o, &rt->dcp);
     if (rt->has_osc)
         bad |= (osc ? set_counts(osc, osc_keys, osc_v, 3) : -1) |
                json_object_set_new(o, "osc_control", osc);

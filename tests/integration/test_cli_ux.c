@@ -318,6 +318,15 @@ static void bench_files_cover_every_round(void)
     const char *row = strstr(out, "\nrtcosim ");
     CU_ASSERT_FATAL(row && sscanf(row, "\nrtcosim %llu", &n) == 1);
     CU_ASSERT(n > 0); /* two rounds of up to 1000 periods (a late wake-up skips some) */
+    /* whether the rate holds: rtcosim's overruns of all its steps against cyclictest's
+     * wake-ups later than the period less rtcosim's median step */
+    char steps[64];
+    snprintf(steps, sizeof steps, "of %llu steps (", n);
+    const char *ov = strstr(out, "\noverruns: rtcosim ");
+    CU_ASSERT_TRUE(ov && strstr(ov, steps));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nlate wake-ups: cyclictest "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nratio overruns/late wake-ups: "));
+    CU_ASSERT_TRUE(file_has("b/compare.txt", "late wake-ups: cyclictest "));
     char want[64];
     snprintf(want, sizeof want, "# Total: %09llu", n);
     CU_ASSERT_TRUE(file_has("b/histogram.txt", want));

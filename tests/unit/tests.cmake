@@ -130,3 +130,14 @@ add_test(NAME distributed_netns COMMAND bash ${PROJECT_SOURCE_DIR}/tests/integra
          $<TARGET_FILE:rtcosim> ${PROJECT_BINARY_DIR}/configs)
 rtc_test_properties(distributed_netns integration)
 set_tests_properties(distributed_netns PROPERTIES SKIP_RETURN_CODE 77)
+# issue 25: the DCP 1.0 codec (golden byte strings both ways) and its rules
+rtc_add_test(dcp_pdu LIBS rtc_base m)
+rtc_add_test(dcp_rules LIBS rtc_base m)
+rtc_add_test(dcp_dcpx SOURCES unit/io_util.c LIBS rtc_base PkgConfig::LIBMODBUS)
+# the DCP master driver against a DCP slave over real UDP (tests/unit/dcp_peer.c)
+rtc_add_test(dcp_master SOURCES unit/io_util.c unit/io_cfg.c unit/dcp_peer.c LIBS rtc_iodrivers PkgConfig::LIBMODBUS LABELS io)
+# a DCP slave component in a system: info/check, refusals, a session beside Modbus and OSC
+# I/O replayed identically, a hostile slave (rtcosim runs; the slave is tests/unit/dcp_peer.c)
+rtc_add_test(dcp_system SOURCES unit/fmu_util.c unit/io_util.c unit/session_util.c unit/dcp_peer.c LIBS rtc_fmuhost rtc_iodrivers PkgConfig::LIBMODBUS PkgConfig::LIBLO PkgConfig::JANSSON DEPENDS rtc_test_fmus rtcosim LABELS integration rt io)
+# a junk-spraying and a mute DCP slave against a real-time run under the RT-hygiene judge
+rtc_add_test(dcp_rt SOURCES unit/fmu_util.c unit/io_util.c unit/session_util.c unit/dcp_peer.c unit/rt_hygiene_util.c LIBS rtc_fmuhost rtc_iodrivers ${CMAKE_DL_LIBS} PkgConfig::LIBMODBUS PkgConfig::LIBLO DEPENDS rtc_test_fmus LABELS rt io)

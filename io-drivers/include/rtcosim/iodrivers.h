@@ -144,6 +144,26 @@
  *   Link contract: required; connect_ms defaults to join_ms; silence alone is no loss
  *   (a lock-step peer may compute for long): the link is lost when the peer's DDS
  *   liveliness is (its process died or hangs, about 1 s); on_loss as for every link.
+ * DCP slaves, driven by the DCP master (application/x-dcp-slave; the component's source is
+ * the slave's .dcpx; its connectors are named as the slave's variables: kind="input" for
+ * an Input, kind="output" for an Output; numeric scalars only), component keys:
+ *   host, port    the slave's control endpoint (IPv4)       [the .dcpx UDP_IPv4 Control]
+ *   dat_port      where the slave receives its inputs (data id 1)
+ *                                    [the first DAT_input_output port, else the control port]
+ *   bind, local_port  this end's address and port; the slave sends its outputs (data id 2)
+ *                 there              [the address the route to the slave leaves from, 0]
+ *   op_mode       hrt | srt | nrt; one the .dcpx offers          [srt, else hrt, else nrt]
+ *   step_ms       communication step: steps x a time resolution the slave offers
+ *                 [the fixed resolution x the outputs' defaultSteps (NRT: NonRealTime's),
+ *                 else 10]
+ *   slave_id      the id the slave is registered with, 1..255                [1]
+ *   timeout_ms    a request unanswered this long is sent again (same sequence id)   [100]
+ *   retries       times a request is sent again before the link fails       [3]
+ *   setup_timeout_ms  a state the slave must reach (PREPARED, CONFIGURED, ...)  [5000]
+ *   start_delay_s STC_run's start time: 0 = now, else now + N whole seconds   [0]
+ *   initialize    STC_initialize and STC_send_outputs once before STC_run  [false]
+ *   reconnect_min_ms, reconnect_max_ms  backoff before walking the slave again [100, 5000]
+ *   (safe: sent as one DAT_input_output before STC_stop on every stop path)
  *
  * ---- Driver-specific counters (rtc_driver_stats.counters, under .kind) ----
  * The generic counters of rtc_driver_stats mean: requests = Modbus requests sent (client)
@@ -163,6 +183,13 @@
  *                 of the I/O loop could yield, a connect storm), clients (open now),
  *                 clients_max (most open at once)
  *   "udp_frame":  malformed (frames of the wrong size or without the "RTCF"/"RTCH" mark)
+ *   "dcp_master": wrong_sender (datagrams from another IPv4 address than the slave's),
+ *                 malformed (undecodable, truncated, oversized, unknown type, a DAT of the
+ *                 wrong size), unexpected (requests, others' notifications, DAT of another
+ *                 data id or phase), wrong_seq (answers to another request, DAT older than
+ *                 the last), nacks, slave_errors (Error states, RSP_error_ack), retransmits,
+ *                 dat_missed (the slave's DAT lost: sequence gaps), logs (NTF_log),
+ *                 steps and late_steps (NRT), life_cycles (walks from ALIVE to running)
  *   "osc":        malformed (undecodable packets, wrong argument types or counts),
  *                 unknown (messages for unmapped paths), sent (bundles sent, per target),
  *                 timetags_clamped (bundle timetags farther than timetag_bound_s from
@@ -184,6 +211,8 @@
 #define RTC_DRIVER_TYPE_OSC "application/x-rtcosim-osc"
 #define RTC_DRIVER_TYPE_UDP_FRAME "application/x-rtcosim-udp-frame"
 #define RTC_DRIVER_TYPE_NODE_BRIDGE "application/x-rtcosim-node-bridge"
+/** A DCP 1.0 slave (its .dcpx is the component's source), driven by the DCP master. */
+#define RTC_DRIVER_TYPE_DCP_SLAVE "application/x-dcp-slave"
 
 /** Modbus client over TCP or RTU (libmodbus): polls the bench, writes outputs. */
 extern const rtc_driver_ops rtc_modbus_client_ops;
@@ -195,10 +224,12 @@ extern const rtc_driver_ops rtc_osc_ops;
 extern const rtc_driver_ops rtc_udp_frame_ops;
 /** The node bridge of a distributed run over Cyclone DDS (dds_bridge.c). */
 extern const rtc_driver_ops rtc_node_bridge_ops;
+/** The DCP master of one DCP 1.0 slave over UDP_IPv4 (dcp_master.c). */
+extern const rtc_driver_ops rtc_dcp_master_ops;
 
 /**
- * Register the five drivers under RTC_DRIVER_TYPE_MODBUS_CLIENT, _MODBUS_SERVER, _OSC,
- * _UDP_FRAME and _NODE_BRIDGE.
+ * Register the six drivers under RTC_DRIVER_TYPE_MODBUS_CLIENT, _MODBUS_SERVER, _OSC,
+ * _UDP_FRAME, _NODE_BRIDGE and _DCP_SLAVE.
  *
  * Returns: RTC_OK or the first rtc_driver_register() error.
  * RT-safe: no. Thread: main thread, during load.

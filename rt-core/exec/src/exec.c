@@ -57,6 +57,7 @@ typedef struct loop {
     int64_t anchor_wall, anchor_j;
     uint64_t consec;            /* consecutive overruns */
     uint32_t steps_taken;       /* single steps honoured */
+    uint32_t kick_seen;         /* ex->kick before this turn's hook drained commands */
     bool paused;
     rtc_exec_stop stop;
 } loop;
@@ -324,8 +325,9 @@ static bool pause_point(rtc_exec *ex, loop *s)
         rtc_rtlog_push(ex->log, RTC_RTLOG_SINGLE_STEP, s->j, 0);
         int64_t now = rtc_time_now_ns();
         tick(ex, s, now, now, false);
-    } else {
-        rtc_time_sleep_until_ns(rtc_time_now_ns() + 1000000);
+    } else { /* nap 1 ms, or less when a command comes (rtc_exec_kick) */
+        rtc_rt_wait_change_until(&ex->kick, &ex->kick_waiters, s->kick_seen, 0,
+                                 rtc_time_now_ns() + 1000000);
     }
     return true;
 }
@@ -338,6 +340,9 @@ static void run_loop(rtc_exec *ex)
         rtc_recorder_push(ex->o.recorder, rtc_system_start_ns(ex->sys)) == RTC_ELIMIT)
         bump(&ex->rows_dropped, 1);
     while (!at_end(ex, &s)) {
+        /* acquire: read before the hook drains, so a command queued after the drain
+         * changes it and the nap below ends at once */
+        s.kick_seen = atomic_load_explicit(&ex->kick, memory_order_acquire);
         if (ex->o.hook) /* operator commands take effect here, before the pause check */
             ex->o.hook(ex->o.hook_user, RTC_EXEC_AT_BOUNDARY, hook_k(ex, &s));
         if (pause_point(ex, &s))
@@ -380,6 +385,13 @@ void rtc_exec_pause(rtc_exec *ex)
 void rtc_exec_resume(rtc_exec *ex)
 {
     atomic_store_explicit(&ex->ctl_pause, false, memory_order_release);
+}
+
+void rtc_exec_kick(rtc_exec *ex)
+{
+    /* release: what the caller queued before is visible to the woken loop's hook */
+    atomic_fetch_add_explicit(&ex->kick, 1, memory_order_release);
+    rtc_rt_wake(&ex->kick, &ex->kick_waiters);
 }
 
 void rtc_exec_single_step(rtc_exec *ex)

@@ -79,6 +79,7 @@ struct rtc_exec {
     _Atomic uint32_t ctl_step;  /* single steps requested so far */
     _Atomic int ctl_stop;       /* STOP_REQ() or 0 */
     _Atomic bool paused;        /* RT thread is parked */
+    _Atomic uint32_t kick, kick_waiters; /* rtc_exec_kick(): ends the paused loop's nap */
 
     /* watchdog view (RT thread publishes) */
     _Atomic int64_t step_begin_ns; /* wall time the current tick began, 0 between ticks */

@@ -164,6 +164,9 @@ static void publish(rtc_session *s, int64_t k)
     put_vars(s);
     atomic_store_explicit(&s->snap_k, k, memory_order_release);
     atomic_store_explicit(&s->snap_seq, q + 2, memory_order_release);
+    /* a surface waiting for the step (rtc_session_wait_step): FUTEX_WAKE only when one
+     * sleeps, a non-blocking call */
+    rtc_rt_wake(&s->snap_seq, &s->snap_waiters);
 }
 
 /* Called by the executive at every turn of its loop (see rtcosim/exec.h). The boundary

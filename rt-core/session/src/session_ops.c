@@ -43,8 +43,11 @@ void rtc_session_origin_text(int64_t origin, char *buf, size_t cap)
  * drained it for 256 commands — it stopped — so the command is refused, never waited for. */
 static int queue(rtc_session *s, const rtc__cmd *c, char *err, size_t cap)
 {
-    if (rtc_ring_push(s->cmd, c))
+    if (rtc_ring_push(s->cmd, c)) {
+        if (s->ex) /* a paused run looks at once, not after its nap */
+            rtc_exec_kick(s->ex);
         return RTC_OK;
+    }
     atomic_fetch_add_explicit(&s->cmd_dropped, 1, memory_order_relaxed);
     snprintf(err, cap, "command queue full: the run does not take commands (stopped?)");
     return RTC_ELIMIT;

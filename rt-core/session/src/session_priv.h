@@ -129,6 +129,7 @@ struct rtc_session {
     _Atomic uint64_t *snap;  /* doubles as bits */
     _Atomic int64_t snap_k;
     _Atomic uint32_t snap_seq;
+    _Atomic uint32_t snap_waiters; /* threads asleep in rtc_session_wait_step() */
     /* control surfaces (OSC, the HTTP panel): each on its own non-RT thread; op_mu
      * serialises the operator functions, so the command ring keeps one producer at a time
      * and the fields below have one writer at a time */

@@ -18,6 +18,7 @@
 
 #include "rtcosim/driver.h"
 #include "rtcosim/io_unit.h"
+#include "rtcosim/rt.h"
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
@@ -65,6 +66,21 @@ bool rtc_session_snapshot(rtc_session *s, double *cols, double *values, double *
         return true;
     }
     return false;
+}
+
+int64_t rtc_session_wait_step(rtc_session *s, int64_t after_k, int64_t deadline_ns)
+{
+    for (;;) {
+        uint32_t q = atomic_load_explicit(&s->snap_seq, memory_order_acquire);
+        int64_t k = q ? atomic_load_explicit(&s->snap_k, memory_order_acquire) : -1;
+        if (!(q & 1) && k > after_k)
+            return k;
+        if (!s->snap || rtc_time_now_ns() >= deadline_ns)
+            return q & 1 ? after_k : k;
+        /* publish() moves snap_seq on twice per step and wakes the sleepers after the
+         * second: a write in progress (odd) ends within the step */
+        rtc_rt_wait_change_until(&s->snap_seq, &s->snap_waiters, q, 0, deadline_ns);
+    }
 }
 
 /* ---- link directions ---- */

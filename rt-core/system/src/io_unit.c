@@ -564,7 +564,8 @@ static int create_unit(const rtc_driver_ops *ops, const rtc_io_sample_source *fe
      * a run refused at its connect deadline has written no bench value */
     rtc_driver_config dc = {.component = u->name, .signals = cfg, .n_signals = u->n,
                             .settings = keep_kv(u, sp->settings, sp->n_settings),
-                            .n_settings = sp->n_settings, .hold = true};
+                            .n_settings = sp->n_settings, .source = sp->source,
+                            .hold = true};
     if (rc == RTC_OK && ops)
         rc = offer_lockstep(u, &dc.lockstep);
     if (rc == RTC_OK && ops)
@@ -636,6 +637,17 @@ const char *rtc_io_unit_driver(const rtc_unit *unit)
         return NULL;
     const io_unit *u = unit->self;
     return u->ops ? u->ops->name : "replay";
+}
+
+size_t rtc_io_unit_describe(const rtc_unit *unit, char *buf, size_t cap)
+{
+    if (!buf || !cap)
+        return 0;
+    buf[0] = '\0';
+    if (!rtc_io_unit_is(unit))
+        return 0;
+    const io_unit *u = unit->self;
+    return u->ops && u->drv && u->ops->describe ? u->ops->describe(u->drv, buf, cap) : 0;
 }
 
 const char *rtc_io_unit_link(const rtc_unit *unit, const rtc_driver_stats *st)

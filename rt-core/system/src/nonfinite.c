@@ -113,20 +113,27 @@ int rtc__sys_nonfinite_init(rtc_system *sys)
     return RTC_OK;
 }
 
-RTC_RT_SAFE void rtc__sys_nonfinite_scan(rtc_system *sys)
+RTC_RT_SAFE void rtc__sys_nonfinite_record(rtc_system *sys, size_t u)
 {
     rtc_nonfinite *nf = sys->nonfinite;
-    if (!nf || !nf->n) /* nothing watched (a run that records nothing) */
-        return;
-    for (size_t u = 0; u < sys->n_units; u++) {
-        const sys_unit *su = &sys->units[u];
-        for (size_t t = 0; t < 2; t++) {
-            const obs_group *g = &su->obs[watched[t]];
-            if (g->n_values)
-                rtc_nonfinite_check(nf, nf->base[u * 2 + t], g->cur, g->n_values, t == 1,
-                                    sys->start_ns + su->t_cur_ns);
-        }
+    const sys_unit *su = &sys->units[u];
+    for (size_t t = 0; nf && t < 2; t++) {
+        const obs_group *g = &su->obs[watched[t]];
+        if (g->n_values)
+            rtc_nonfinite_check(nf, nf->base[u * 2 + t], rtc__obs_cur(su, g), g->n_values,
+                                t == 1, sys->start_ns + su->t_cur_ns);
     }
+}
+
+/* Only the units whose current outputs changed since they were last checked are looked at
+ * (the others' values were checked then), in the units' order. The end of every tick
+ * checks the units it made current (masters/master.c); this scan is for a tick that
+ * failed before its end, after what its I/O refresh left current. */
+RTC_RT_SAFE void rtc__sys_nonfinite_scan(rtc_system *sys)
+{
+    for (size_t u = 0; u < sys->n_units; u++)
+        if (sys->units[u].nf_dirty)
+            rtc__sys_nonfinite_check(sys, &sys->units[u]);
 }
 
 RTC_RT_SAFE const rtc_nonfinite *rtc_system_nonfinite(const rtc_system *sys)

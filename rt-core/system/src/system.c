@@ -18,8 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- observed variables and input groups (sized before the run) ---- */
-
 int rtc__sys_observe(rtc_system *sys, size_t unit, size_t var)
 {
     var_req *o = realloc(sys->observe, (sys->n_observe + 1) * sizeof *o);
@@ -27,187 +25,6 @@ int rtc__sys_observe(rtc_system *sys, size_t unit, size_t var)
         return RTC_ENOMEM;
     sys->observe = o;
     o[sys->n_observe++] = (var_req){unit, var};
-    return RTC_OK;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Distinct value references of @p type among @p reqs for unit @p u, sorted. */
-static size_t collect_vrs(const rtc_system *sys, const var_req *reqs, size_t n, size_t u,
-                          rtc_type type, uint32_t *out)
-{
-    const rtc_model_desc *md = sys->units[u].unit->md;
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (reqs[i].unit != u || md->vars[reqs[i].var].type != type)
-            continue;
-        out[m++] = md->vars[reqs[i].var].vr;
-    }
-    qsort(out, m, sizeof *out, cmp_u32);
-    size_t w = 0;
-    for (size_t i = 0; i < m; i++)
-        if (w == 0 || out[w - 1] != out[i])
-            out[w++] = out[i];
-    return w;
-}
-
-/* Elements of the variable with value reference @p vr and @p type (1 for scalars). */
-static size_t vr_count(const rtc_model_desc *md, rtc_type type, uint32_t vr)
-{
-    for (size_t i = 0; i < md->n_vars; i++)
-        if (md->vars[i].vr == vr && md->vars[i].type == type)
-            return rtc_var_count(&md->vars[i]);
-    return 1;
-}
-
-static int size_obs_group(obs_group *g, const rtc_model_desc *md, rtc_type type)
-{
-    g->offset = calloc(g->n_vr + 1, sizeof *g->offset);
-    g->count = calloc(g->n_vr + 1, sizeof *g->count);
-    if (!g->offset || !g->count)
-        return RTC_ENOMEM;
-    for (size_t i = 0; i < g->n_vr; i++) {
-        g->offset[i] = g->n_values;
-        g->count[i] = vr_count(md, type, g->vr[i]);
-        g->n_values += g->count[i];
-    }
-    size_t sz = rtc_type_size(type) * (g->n_values ? g->n_values : 1);
-    g->cur = calloc(1, sz);
-    g->nxt = calloc(1, sz);
-    if (type == RTC_TYPE_STRING || type == RTC_TYPE_BINARY) {
-        g->str_cur = calloc(g->n_values + 1, RTC_SYS_STR_CAP);
-        g->str_nxt = calloc(g->n_values + 1, RTC_SYS_STR_CAP);
-        if (!g->str_cur || !g->str_nxt)
-            return RTC_ENOMEM;
-    }
-    return g->cur && g->nxt ? RTC_OK : RTC_ENOMEM;
-}
-
-/* Element offset of (type, vr) in an observation group; the vr list is sorted. */
-static size_t obs_offset(const obs_group *g, uint32_t vr)
-{
-    const uint32_t *p = bsearch(&vr, g->vr, g->n_vr, sizeof vr, cmp_u32);
-    return p ? g->offset[p - g->vr] : 0;
-}
-
-static int build_obs(rtc_system *sys, size_t u)
-{
-    size_t n = sys->n_observe + sys->n_links;
-    var_req *reqs = calloc(n + 1, sizeof *reqs);
-    uint32_t *tmp = calloc(n + 1, sizeof *tmp);
-    int rc = reqs && tmp ? RTC_OK : RTC_ENOMEM;
-    for (size_t i = 0; rc == RTC_OK && i < sys->n_observe; i++)
-        reqs[i] = sys->observe[i];
-    for (size_t i = 0; rc == RTC_OK && i < sys->n_links; i++)
-        reqs[sys->n_observe + i] = (var_req){sys->links[i].src, sys->links[i].src_var};
-    const rtc_model_desc *md = sys->units[u].unit->md;
-    for (int t = 0; rc == RTC_OK && t < RTC_TYPE_COUNT; t++) {
-        obs_group *g = &sys->units[u].obs[t];
-        g->n_vr = collect_vrs(sys, reqs, n, u, (rtc_type)t, tmp);
-        g->vr = malloc((g->n_vr + 1) * sizeof *g->vr);
-        if (!g->vr) {
-            rc = RTC_ENOMEM;
-            break;
-        }
-        memcpy(g->vr, tmp, g->n_vr * sizeof *tmp);
-        rc = size_obs_group(g, md, (rtc_type)t);
-    }
-    free(reqs);
-    free(tmp);
-    return rc;
-}
-
-static int build_inputs(rtc_system *sys, size_t u)
-{
-    sys_unit *su = &sys->units[u];
-    const rtc_model_desc *md = su->unit->md;
-    su->links_in = calloc(sys->n_links + 1, sizeof *su->links_in);
-    if (!su->links_in)
-        return RTC_ENOMEM;
-    for (size_t i = 0; i < sys->n_links; i++) {
-        sys_link *l = &sys->links[i];
-        if (l->dst != u)
-            continue;
-        su->links_in[su->n_links_in++] = i;
-        in_group *g = &su->in[l->dst_type];
-        /* element links into one array input share that input's slot: the first one
-         * registers the whole variable */
-        size_t base = SIZE_MAX;
-        for (size_t j = 0; l->dst_part && j < i && base == SIZE_MAX; j++)
-            if (sys->links[j].dst == u && sys->links[j].dst_part &&
-                sys->links[j].dst_var == l->dst_var)
-                base = sys->links[j].dst_off - sys->links[j].dst_elem;
-        if (base != SIZE_MAX) {
-            l->dst_off = base + l->dst_elem;
-            continue;
-        }
-        uint32_t *vr = realloc(g->vr, (g->n_vr + 1) * sizeof *vr);
-        if (!vr)
-            return RTC_ENOMEM;
-        g->vr = vr;
-        g->vr[g->n_vr++] = md->vars[l->dst_var].vr;
-        l->dst_off = g->n_values + l->dst_elem;
-        g->n_values += l->dst_part ? rtc_var_count(&md->vars[l->dst_var]) : l->count;
-    }
-    for (int t = 0; t < RTC_TYPE_COUNT; t++) {
-        in_group *g = &su->in[t];
-        g->values = calloc(g->n_values ? g->n_values : 1, rtc_type_size((rtc_type)t));
-        if (!g->values)
-            return RTC_ENOMEM;
-    }
-    return RTC_OK;
-}
-
-/* Delayed links keep the source's samples still in flight: delay / source step + 2. */
-static int build_delays(rtc_system *sys)
-{
-    for (size_t i = 0; i < sys->n_links; i++) {
-        sys_link *l = &sys->links[i];
-        if (!l->delay_ns)
-            continue;
-        l->hist_cap = (size_t)(l->delay_ns / sys->units[l->src].step_ns) + 3;
-        l->hist = calloc(l->hist_cap, sizeof *l->hist);
-        if (!l->hist)
-            return RTC_ENOMEM;
-    }
-    return RTC_OK;
-}
-
-/* The types of unit @p su's groups that hold variables, for the per-step loops. */
-static void list_types(sys_unit *su)
-{
-    su->n_obs_types = su->n_in_types = 0;
-    for (int t = 0; t < RTC_TYPE_COUNT; t++) {
-        if (su->obs[t].n_vr)
-            su->obs_types[su->n_obs_types++] = (uint8_t)t;
-        if (su->in[t].n_vr)
-            su->in_types[su->n_in_types++] = (uint8_t)t;
-    }
-}
-
-static int build_buffers(rtc_system *sys)
-{
-    int brc = build_delays(sys);
-    if (brc != RTC_OK)
-        return brc;
-    for (size_t u = 0; u < sys->n_units; u++) {
-        int rc = build_obs(sys, u);
-        if (rc == RTC_OK)
-            rc = build_inputs(sys, u);
-        if (rc != RTC_OK)
-            return rc;
-        list_types(&sys->units[u]);
-    }
-    for (size_t i = 0; i < sys->n_links; i++) {
-        sys_link *l = &sys->links[i];
-        const sys_unit *s = &sys->units[l->src];
-        l->src_off = obs_offset(&s->obs[l->src_type], s->unit->md->vars[l->src_var].vr) +
-                     l->src_elem;
-    }
     return RTC_OK;
 }
 
@@ -220,13 +37,13 @@ static int view_get(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, 
     const obs_group *g = &u->obs[type];
     size_t w = 0, sz = rtc_type_size(type);
     for (size_t i = 0; i < n_vr; i++) {
-        const uint32_t *p = bsearch(&vr[i], g->vr, g->n_vr, sizeof *vr, cmp_u32);
+        const uint32_t *p = bsearch(&vr[i], g->vr, g->n_vr, sizeof *vr, rtc__sys_cmp_u32);
         if (!p)
             return RTC_ENOTFOUND;
         size_t j = (size_t)(p - g->vr);
         if (w + g->count[j] > n_values)
             return RTC_EINVAL;
-        memcpy((char *)values + w * sz, (const char *)g->cur + g->offset[j] * sz,
+        memcpy((char *)values + w * sz, (const char *)rtc__obs_cur(u, g) + g->offset[j] * sz,
                g->count[j] * sz);
         w += g->count[j];
     }
@@ -445,7 +262,7 @@ static int settle_coupling(rtc_system *sys)
 
 int rtc_system_init(rtc_system *sys)
 {
-    int rc = build_buffers(sys);
+    int rc = rtc__sys_build_buffers(sys);
     if (rc == RTC_OK)
         rc = rtc__sys_nonfinite_init(sys);
     if (rc == RTC_OK)
@@ -479,7 +296,9 @@ int rtc_system_step(rtc_system *sys)
     if (sys->ended_at_init || sys->unit_ended)
         return RTC_ETERMINATED;
     int rc = rtc__master_tick(sys);
-    rtc__sys_nonfinite_scan(sys); /* also after a failed step: what it left visible */
+    if (rc != RTC_OK)
+        rtc__sys_nonfinite_scan(sys); /* what a failed tick left visible (a tick that
+                                         completes checks its outputs at its end) */
     return rc;
 }
 
@@ -613,14 +432,10 @@ static void free_unit(sys_unit *u)
         free(g->vr);
         free(g->offset);
         free(g->count);
-        free(g->cur);
-        free(g->nxt);
-        free(g->str_cur);
-        free(g->str_nxt);
+        free(g->str[0]);
+        free(g->str[1]);
         free(u->in[t].vr);
-        free(u->in[t].values);
     }
-    free(u->links_in);
     free(u->name);
     free(u->source);
 }
@@ -660,6 +475,9 @@ void rtc_system_free(rtc_system *sys)
     free(sys->ports);
     free(sys->units);
     free(sys->links);
+    free(sys->tick_links);
+    free(sys->calls);
+    free(sys->values);
     free(sys->observe);
     free(sys->order);
     free(sys->path);

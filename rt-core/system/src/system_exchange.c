@@ -19,23 +19,6 @@
 #include <stdio.h>
 #include <string.h>
 
-int rtc__sys_fetch(rtc_system *sys, sys_unit *u, bool into_nxt)
-{
-    (void)sys;
-    for (size_t i = 0; i < u->n_obs_types; i++) {
-        int t = u->obs_types[i];
-        obs_group *g = &u->obs[t];
-        void *arr = into_nxt ? g->nxt : g->cur;
-        int rc = u->unit->ops->get(u->unit->self, (rtc_type)t, g->vr, g->n_vr, arr, g->n_values);
-        if (rc != RTC_OK)
-            return rc;
-        if (g->str_cur) /* they point into the unit's memory until its next call */
-            rtc_value_copy_indirect((rtc_type)t, arr, arr, g->n_values,
-                                    into_nxt ? g->str_nxt : g->str_cur, RTC_SYS_STR_CAP);
-    }
-    return RTC_OK;
-}
-
 /* The link's one conversion of a value on its way in: y = k·x + d (unit conversion and
  * linear transformation) or the mapping, then the destination's type. */
 static rtc_value to_dst(const sys_link *l, double x)
@@ -55,15 +38,18 @@ static rtc_value convert(const sys_link *l, rtc_value v)
     return l->mode == LINK_COPY ? v : to_dst(l, rtc_value_to_double(l->src_type, v));
 }
 
+/* The half of the source's outputs a consumer querying at @p q_ns sees. */
+static inline int visible_half(const sys_unit *s, int64_t q_ns)
+{
+    return s->has_nxt && s->t_nxt_ns <= q_ns ? s->cur ^ 1 : s->cur;
+}
+
 /* The source buffer a consumer querying at @p q_ns sees, and its time. */
 static const void *visible(const sys_unit *s, rtc_type t, int64_t q_ns, int64_t *t_ns)
 {
-    if (s->has_nxt && s->t_nxt_ns <= q_ns) {
-        *t_ns = s->t_nxt_ns;
-        return s->obs[t].nxt;
-    }
-    *t_ns = s->t_cur_ns;
-    return s->obs[t].cur;
+    int h = visible_half(s, q_ns);
+    *t_ns = h == s->cur ? s->t_cur_ns : s->t_nxt_ns;
+    return s->obs[t].half[h];
 }
 
 /* The estimator's value at q, the consumer's tick (noted for the link's monitor); a FAULT
@@ -163,44 +149,26 @@ void rtc__sys_link_apply(rtc_system *sys, sys_link *l, int64_t q_ns, const void 
     }
 }
 
+/* The tick's walk over a unit's input links (sys->tick_links): a plain link is one copy
+ * (or k·x + d) between addresses resolved at init; the rest take the general path. */
 void rtc__sys_inputs_at(rtc_system *sys, sys_unit *u, int64_t q_ns)
 {
-    for (size_t i = 0; i < u->n_links_in; i++)
-        rtc__sys_link_apply(sys, &sys->links[u->links_in[i]], q_ns, NULL);
-}
-
-int rtc__sys_set_inputs(rtc_system *sys, sys_unit *u)
-{
-    (void)sys;
-    for (size_t i = 0; i < u->n_in_types; i++) {
-        int t = u->in_types[i];
-        in_group *g = &u->in[t];
-        int rc = u->unit->ops->set(u->unit->self, (rtc_type)t, g->vr, g->n_vr, g->values,
-                                   g->n_values);
-        if (rc != RTC_OK)
-            return rc;
-    }
-    return RTC_OK;
-}
-
-/* Swap the buffers of every unit whose next outputs have become current at tick k. */
-void rtc__sys_promote(rtc_system *sys)
-{
-    int64_t t = rtc__sys_now(sys);
-    for (size_t i = 0; i < sys->n_units; i++) {
-        sys_unit *u = &sys->units[i];
-        if (!u->has_nxt || u->t_nxt_ns > t)
+    const tick_link *tl = sys->tick_links + u->link0, *end = tl + u->n_links_in;
+    for (; tl < end; tl++) {
+        if (tl->kind == TICK_GENERAL) {
+            rtc__sys_link_apply(sys, &sys->links[tl->link], q_ns, NULL);
             continue;
-        for (size_t k = 0; k < u->n_obs_types; k++) {
-            obs_group *g = &u->obs[u->obs_types[k]];
-            void *p = g->cur;
-            g->cur = g->nxt;
-            g->nxt = p;
-            char *s = g->str_cur;
-            g->str_cur = g->str_nxt;
-            g->str_nxt = s;
         }
-        u->t_cur_ns = u->t_nxt_ns;
-        u->has_nxt = false;
+        const void *x = tl->src_val[visible_half(&sys->units[tl->src], q_ns)];
+        if (tl->kind == TICK_AFFINE) {
+            double v;
+            memcpy(&v, x, sizeof v);
+            v = tl->k * v + tl->d; /* the same expression as to_dst() */
+            memcpy(tl->dst_val, &v, sizeof v);
+        } else if (tl->bytes == sizeof(double)) {
+            memcpy(tl->dst_val, x, sizeof(double));
+        } else {
+            memcpy(tl->dst_val, x, tl->bytes);
+        }
     }
 }

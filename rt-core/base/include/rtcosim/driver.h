@@ -83,6 +83,8 @@ typedef struct rtc_driver_config {
      *  open() and then exchanges rounds through it instead of the mailboxes. NULL when
      *  the caller offers none. Owned by the caller; must outlive the driver. */
     rtc_lockstep *lockstep;
+    const char *source;     /**< the component's source file (resolved path; a DCP
+                                 slave's .dcpx), NULL when it has none */
     bool hold;              /**< send nothing to the bench until rtc_link_release() (the
                                  engine releases at the run's first tick, so a run refused
                                  before t0 has written no bench value) */
@@ -221,7 +223,8 @@ RTC_RT_SAFE bool rtc_driver_stats_counter(const rtc_driver_stats *st, const char
 
 typedef struct rtc_link rtc_link; /* a driver's link: rtcosim/driver_base.h */
 
-/** Operations of a driver; every function pointer but link is set. See the file comment. */
+/** Operations of a driver; every function pointer is set but describe and link (optional).
+ *  See the file comment. */
 typedef struct rtc_driver_ops {
     const char *name; /**< short name for messages, e.g. "modbus-client" */
     /**
@@ -250,6 +253,11 @@ typedef struct rtc_driver_ops {
      *  out->signals / n_signals_cap are the caller's. Returns RTC_OK, RTC_EINVAL (NULL).
      *  RT-safe: no (copies ~2 KiB). Thread: any. */
     int (*stats)(void *self, rtc_driver_stats *out);
+    /** Optional (NULL: nothing to say): what the driver talks to and how, as it was opened —
+     *  a few lines ('\n'-separated, no trailing newline) for `rtcosim info` and `check`,
+     *  written into @p buf (@p cap bytes, NUL-terminated, truncated to fit). Returns the
+     *  length written. RT-safe: no. Thread: any, after open(). */
+    size_t (*describe)(void *self, char *buf, size_t cap);
     /** The link's live state for the contract checks (the RT thread reads it every tick:
      *  rtc_link_must_stop()), valid from open() to close(); NULL (or a NULL op): the
      *  driver has no contract. RT-safe: yes. Thread: any. */

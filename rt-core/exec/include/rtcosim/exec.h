@@ -251,6 +251,11 @@ RTC_RT_SAFE void rtc_exec_resume(rtc_exec *ex);
 /** While paused: run one step at once (unpaced, not in the latency statistics).
  *  RT-safe: yes. Thread: any. */
 RTC_RT_SAFE void rtc_exec_single_step(rtc_exec *ex);
+/** A command for the loop hook was queued: a paused loop, which naps up to 1 ms between
+ *  its looks at the hook, looks at once (an operator's single step, a DCP master's
+ *  STC_do_step, runs without that nap). RT-safe: yes (one FUTEX_WAKE while the loop
+ *  naps). Thread: any. */
+RTC_RT_SAFE void rtc_exec_kick(rtc_exec *ex);
 /** Stop at the next step boundary (RTC_EXEC_REQUEST). RT-safe: yes. Thread: any. */
 RTC_RT_SAFE void rtc_exec_request_stop(rtc_exec *ex);
 /** Stop at the next step boundary because of signal @p signo (RTC_EXEC_SIGNAL).

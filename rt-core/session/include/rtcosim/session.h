@@ -361,6 +361,17 @@ RTC_RT_SAFE const char *rtc_session_column_unit(const rtc_session *s, size_t i);
 RTC_RT_SAFE bool rtc_session_snapshot(rtc_session *s, double *cols, double *values,
                                       double *targets, int64_t *k);
 
+/**
+ * Wait until a step after tick @p after_k is published (the snapshot's k > @p after_k),
+ * or until CLOCK_MONOTONIC @p deadline_ns. For a surface that follows the run step by step
+ * (the DCP slave sends its outputs every communication step): the RT hook wakes it right
+ * after publishing, with one FUTEX_WAKE while someone sleeps here.
+ * Returns the newest published tick index: > @p after_k, or, at the deadline, what it was
+ * (-1: nothing published yet; also at once when the session publishes no row).
+ * RT-safe: no (sleeps). Thread: any non-RT.
+ */
+int64_t rtc_session_wait_step(rtc_session *s, int64_t after_k, int64_t deadline_ns);
+
 /** Logical time of step @p k in seconds (absolute: start time + k·tick). RT-safe: yes. */
 RTC_RT_SAFE double rtc_session_time_s(const rtc_session *s, int64_t k);
 

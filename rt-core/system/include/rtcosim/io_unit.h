@@ -52,6 +52,11 @@ RTC_RT_SAFE bool rtc_io_unit_is(const rtc_unit *unit);
  *  a replay unit), or NULL when @p unit is not an I/O unit. RT-safe: yes. */
 RTC_RT_SAFE const char *rtc_io_unit_driver(const rtc_unit *unit);
 
+/** What the driver of I/O unit @p unit talks to and how (rtc_driver_ops.describe): lines
+ *  into @p buf; "" when it has nothing to say or @p unit is no live I/O unit. Returns the
+ *  length written. RT-safe: no. Thread: any, after the load. */
+size_t rtc_io_unit_describe(const rtc_unit *unit, char *buf, size_t cap);
+
 /** The link of I/O unit @p unit in one word from its @p st (rtc_io_unit_stats()): the
  *  state's name (rtc_link_state_name): "connecting" (a server no peer has reached yet,
  *  an OSC input nobody has sent to: waiting is not a fault), "up", "late", "lost",

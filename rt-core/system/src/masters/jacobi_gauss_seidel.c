@@ -22,7 +22,7 @@
 static double change(const sys_unit *u, const double *prev)
 {
     const obs_group *g = &u->obs[RTC_TYPE_FLOAT64];
-    const double *now = g->nxt;
+    const double *now = rtc__obs_nxt(u, g);
     double worst = 0;
     for (size_t i = 0; i < g->n_values; i++) {
         double d = fabs(now[i] - prev[i]) / (1.0 + fabs(now[i]));
@@ -47,7 +47,7 @@ static int iterate_loop(rtc_system *sys, int64_t t)
             if (!u->in_loop || !rtc__master_due(sys, u, t))
                 continue;
             double *prev = u->iter_prev;
-            memcpy(prev, u->obs[RTC_TYPE_FLOAT64].nxt,
+            memcpy(prev, rtc__obs_nxt(u, &u->obs[RTC_TYPE_FLOAT64]),
                    u->obs[RTC_TYPE_FLOAT64].n_values * sizeof(double));
             if (it > 0)
                 rc = u->unit->ops->set_state(u->unit->self, u->state);

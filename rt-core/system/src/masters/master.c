@@ -220,18 +220,31 @@ static int stage_lockstep(rtc_system *sys, int64_t t)
     return rc;
 }
 
-/* The tick's superdense index also counts the event iterations of units (FMI 3 event
- * mode) that stepped in it; substitute-policy units step on their own clocks and are
- * left out (counted per unit only). Runs after the tick's steps have joined. */
-static void fold_microsteps(rtc_system *sys)
+/* After the tick's steps joined, at the new k, one pass over the units: the tick's
+ * superdense index takes in the event iterations of the units (FMI 3 event mode) that
+ * stepped in it — substitute-policy units step on their own clocks and are left out
+ * (counted per unit only) — every unit whose next outputs are due now (k·tick, or where
+ * a shorter last step or a unit's end left the system) makes them
+ * current (system_priv.h: one flip of its halves), and the outputs that became current
+ * are checked for non-finite values, in the units' order. */
+static void end_tick(rtc_system *sys)
 {
+    int64_t t = rtc__sys_now(sys);
     for (size_t i = 0; i < sys->n_units; i++) {
         sys_unit *u = &sys->units[i];
-        if (u->as)
-            continue;
-        if (u->microsteps_tick > sys->microstep)
-            sys->microstep = u->microsteps_tick;
-        u->microsteps_tick = 0;
+        if (u->microsteps_tick && !u->as) {
+            if (u->microsteps_tick > sys->microstep)
+                sys->microstep = u->microsteps_tick;
+            u->microsteps_tick = 0;
+        }
+        if (u->has_nxt && u->t_nxt_ns <= t) {
+            u->cur ^= 1;
+            u->t_cur_ns = u->t_nxt_ns;
+            u->has_nxt = false;
+            u->nf_dirty = true;
+        }
+        if (u->nf_dirty) /* made current now, or refreshed (I/O units), or at the start */
+            rtc__sys_nonfinite_check(sys, u);
     }
 }
 
@@ -263,7 +276,6 @@ int rtc__master_tick(rtc_system *sys)
     int64_t end = rc == RTC_ETERMINATED ? ended_at(sys, t) : -1;
     if (rc != RTC_OK && end < 0)
         return rc;
-    fold_microsteps(sys);
     sys->k++;
     /* a unit's end inside the tick, or a shorter last step (short_last): the system stands
      * there, not at k·tick; the next step returns RTC_ETERMINATED / finds it finished */
@@ -272,6 +284,6 @@ int rtc__master_tick(rtc_system *sys)
         sys->t_end_ns = end >= 0 ? end : sys->stop_ns;
         sys->unit_ended = end >= 0;
     }
-    rtc__sys_promote(sys);
+    end_tick(sys);
     return sys->has_io ? stage_lockstep(sys, sys->k * sys->tick_ns) : RTC_OK;
 }

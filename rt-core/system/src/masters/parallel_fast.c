@@ -53,7 +53,8 @@ static void take_snapshot(const sys_unit *u, pf_unit *p, int64_t t_start, int64_
     int slot = p->zeta[0] <= p->zeta[1] ? 0 : 1;
     for (int ty = 0; ty < RTC_TYPE_COUNT; ty++)
         if (p->snap[slot][ty])
-            memcpy(p->snap[slot][ty], u->obs[ty].nxt, u->obs[ty].n_values * rtc_type_size(ty));
+            memcpy(p->snap[slot][ty], rtc__obs_nxt(u, &u->obs[ty]),
+                   u->obs[ty].n_values * rtc_type_size(ty));
     p->zeta[slot] = end / H;
 }
 
@@ -68,8 +69,8 @@ static void report_interval(rtc_system *sys, rtc_sync_event *ev)
 static void take_inputs(rtc_system *sys, const sys_unit *u, int64_t t, int64_t zeta)
 {
     const pf_state *ps = sys->master_state;
-    for (size_t l = 0; l < u->n_links_in; l++) {
-        sys_link *lk = &sys->links[u->links_in[l]];
+    for (uint32_t l = 0; l < u->n_links_in; l++) {
+        sys_link *lk = &sys->links[sys->tick_links[u->link0 + l].link];
         const sys_unit *s = &sys->units[lk->src];
         if (rtc_pf_qualifies(s->step_ns, sys->sync_ns, zeta, NULL) != 1)
             continue;

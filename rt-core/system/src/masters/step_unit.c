@@ -1,9 +1,9 @@
 /*
  * Stepping one unit: what the strategies share (master_priv.h). A unit steps from t with
- * the inputs its strategy took for it; its outputs for t + h go to its "nxt" buffer and
- * become visible when the tick reaches t + h (system_exchange.c). Runs on the thread that
- * owns the unit: no allocation, no lock, no text formatting (rtc_log on an RT thread only
- * queues the format and plain values, rtcosim/rtlog.h).
+ * the inputs its strategy took for it; its outputs for t + h go to the next half of its
+ * buffers and become visible when the tick reaches t + h (system_exchange.c). Runs on the
+ * thread that owns the unit: no allocation, no lock, no text formatting (rtc_log on an RT
+ * thread only queues the format and plain values, rtcosim/rtlog.h).
  */
 #include "master_priv.h"
 
@@ -13,8 +13,8 @@
 /* An input whose estimator reported FAULT stops the run (the safe-state path). */
 static int check_faults(rtc_system *sys, const sys_unit *u)
 {
-    for (size_t i = 0; i < u->n_links_in; i++) {
-        const sys_link *l = &sys->links[u->links_in[i]];
+    for (uint32_t i = 0; u->est_in && i < u->n_links_in; i++) {
+        const sys_link *l = &sys->links[sys->tick_links[u->link0 + i].link];
         if (l->fault) {
             rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: %s: input stale beyond its limit (estimator "
                     "fault policy): stopping", l->file, l->line, l->desc);
@@ -26,6 +26,8 @@ static int check_faults(rtc_system *sys, const sys_unit *u)
 
 void rtc__master_count_events(sys_unit *u, const rtc_step_result *res)
 {
+    if (!res->events && !res->early_returns && !res->microsteps)
+        return; /* the usual step: the counters' cache line stays untouched */
     u->events += res->events;
     u->early_returns += res->early_returns;
     if (res->microsteps > u->microsteps_tick)
@@ -67,8 +69,8 @@ static int step_ended(rtc_system *sys, sys_unit *u, int64_t t, int64_t h,
 int rtc__master_step_unit(rtc_system *sys, sys_unit *u, int64_t t)
 {
     int rc = check_faults(sys, u);
-    if (rc == RTC_OK && u->n_in_types) /* a unit without connected inputs sets nothing */
-        rc = rtc__sys_set_inputs(sys, u);
+    if (rc == RTC_OK)
+        rc = rtc__sys_set_inputs(sys, u); /* its set calls: none without connected inputs */
     if (rc != RTC_OK)
         return rc;
     rtc_step_result res = {0};
@@ -85,11 +87,10 @@ int rtc__master_step_unit(rtc_system *sys, sys_unit *u, int64_t t)
         sys->unit_timer(sys->unit_timer_user, idx, true);
     if (rc != RTC_OK)
         return rc;
-    if (res.events | res.early_returns | res.microsteps)
-        rtc__master_count_events(u, &res);
+    rtc__master_count_events(u, &res);
     if (res.outcome != RTC_STEP_DONE)
         return step_ended(sys, u, t, h, &res);
-    rc = u->n_obs_types ? rtc__sys_fetch(sys, u, true) : RTC_OK; /* nothing read: none */
+    rc = rtc__sys_fetch(sys, u, true); /* its get calls: none when nothing is read */
     u->t_nxt_ns = t + h;
     u->has_nxt = true;
     return rc;
