@@ -21,6 +21,7 @@
  * so a test can check that every kind of stop reaches the safe state.
  */
 #include "cli.h"
+#include "cli_nodes.h"
 #include "rt_cli.h"
 
 #include "rtcosim/archive.h"
@@ -167,6 +168,7 @@ static void rescue(rtc_exec *ex, const wd_ctx *w, const char *status, long u)
     e->last_tick = tick;
     e->last_time_ns = rtc_system_start_ns(w->sys) + sim;
     e->nonfinite = rtc_nonfinite_count(rtc_system_nonfinite(w->sys));
+    rtc_cli_nodes_stopped(w->rt->nodes, e, tick); /* the other nodes stop with this one */
     rtc_cli_write_summary(w->sys, w->rt->system_path, e, rtc_cli_now_s() - w->rt->t0_wall_s,
                           &rs, w->rt, false);
     rtc_tmpdir_remove_all(); /* safe with the unit's library still mapped (archive.h) */
@@ -426,6 +428,7 @@ int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decima
     default_watchdog(sys, rt);
     rtc_exec_options eo;
     options_of(rt, rec, decimation, trace, &eo);
+    rtc_cli_nodes_exec_options(rt->nodes, &eo); /* a node: the agreed start */
     eo.on_watchdog = on_watchdog;
     eo.watchdog_user = &w;
     eo.status_extra = status_extra;
@@ -437,6 +440,8 @@ int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decima
         rc = rtc_exec_new(sys, &eo, &ex);
     if (rc == RTC_OK)
         rc = rtc_cli_session_attach(ses, ex, rt);
+    if (rc == RTC_OK)
+        rtc_cli_nodes_attach(rt->nodes, ex, ses);
     if (rc == RTC_OK)
         rc = rtc_exec_add_safe(ex, system_safe, sys);
     if (rc == RTC_OK && rt->safe_file)
@@ -451,8 +456,12 @@ int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decima
             abandon(ex, &w, u); /* does not return */
         int end = finish(ex, sys, dir, rt);
         rc = rc == RTC_OK ? end : rc;
+        int64_t tick, sim;
+        rtc_exec_position(ex, &tick, &sim);
+        rtc_cli_nodes_stopped(rt->nodes, &rt->end, tick); /* the others stop too, now */
     }
     rtc_cli_session_end(ses, sys, rt);
+    rtc_cli_nodes_detach(rt->nodes); /* the plane's threads leave the executive alone */
     rtc_exec_free(ex);
     return rc;
 }

@@ -110,6 +110,8 @@ int rtc_cli_session_start(rtc_system *sys, const char *dir, long decimation, rtc
                               .record = rt->record, .sys_options = rt->sys_options,
                               .record_names = rt->record_names,
                               .n_record_names = rt->n_record_names, .decimation = decimation,
+                              .node = rt->node, .places = rt->places,
+                              .n_places = rt->n_places,
                               .caps = rt->control_caps, .caps_given = rt->control_caps_given,
                               .continue_on_write_error = rt->write_continue};
     int rc = rtc_session_new(sys, &so, rt->events, out);

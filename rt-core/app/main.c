@@ -37,6 +37,8 @@ static const char usage[] =
     "                   verdict, what to change)\n"
     "  bench            timing-jitter benchmark of the real-time loop (vs cyclictest)\n"
     "  replay SESSION   re-run a recorded real-time session offline and compare results\n"
+    "  merge DIR...     put a distributed run's node results together (the one-process\n"
+    "                   run's results.csv)\n"
     "  plot DIR         draw the plots of a run, a session or a benchmark (gnuplot): its\n"
     "                   signals, the bench values against their estimates, the latency\n"
     "  tune SESSION     evaluate every estimator on a recorded session's late values and\n"
@@ -60,6 +62,8 @@ static const char usage[] =
     "            and its on_loss=continue kept the run going\n"
     "  8         run --realtime refused before arming, plan --realtime: the system does\n"
     "            not fit its period on this machine (--force runs it anyway)\n"
+    "  9         stopped: another node of a distributed real-time run stopped it\n"
+    "            (summary.json \"distributed\".\"stopped_by\" names the node and why)\n"
     "  129, 130, 143  stopped by SIGHUP, SIGINT, SIGTERM\n";
 
 int rtc_cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -101,6 +105,8 @@ int main(int argc, char **argv)
         return rtc_cmd_tune(argc - 1, argv + 1);
     if (!strcmp(cmd, "check"))
         return rtc_cmd_check(argc - 1, argv + 1);
+    if (!strcmp(cmd, "merge"))
+        return rtc_cmd_merge(argc - 1, argv + 1);
     if (!strcmp(cmd, "plan"))
         return rtc_cmd_plan(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench"))

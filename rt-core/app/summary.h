@@ -27,6 +27,10 @@
  *                        found the system does not
  *                        fit its period; nothing ran,
  *                        nothing is left behind)
+ *   stopped              node (another node of a        9
+ *                        distributed real-time run
+ *                        stopped it: "distributed".
+ *                        "stopped_by" names it and why)
  * A unit left hung in its step adds "hung_unit" (the exit stays that of the cause).
  */
 #ifndef RTC_APP_SUMMARY_H
@@ -45,7 +49,7 @@
 
 typedef struct rtc_cli_end {
     const char *cause;     /**< "end", "signal", "request", "error", "overruns", "watchdog",
-                                "nonfinite", "write", "link", "infeasible" */
+                                "nonfinite", "write", "link", "infeasible", "node" */
     int signo;             /**< cause "signal" */
     char reason[512];      /**< one line */
     int64_t last_tick;     /**< ticks (steps) completed */

@@ -352,7 +352,8 @@ static bool pause_point(rtc_exec *ex, loop *s)
 
 static void run_loop(rtc_exec *ex)
 {
-    loop s = {.anchor_wall = rtc_time_now_ns() + ex->period_ns};
+    /* logical 0: the instant the nodes of a distributed run agreed on, else a period on */
+    loop s = {.anchor_wall = ex->t0_agreed ? ex->t0_agreed : rtc_time_now_ns() + ex->period_ns};
     announce_time_base(ex, &s);
     if (ex->sys && ex->o.recorder &&
         rtc_recorder_push(ex->o.recorder, rtc_system_start_ns(ex->sys)) == RTC_ELIMIT)
@@ -452,6 +453,11 @@ void rtc_exec_position(const rtc_exec *ex, int64_t *tick, int64_t *sim_ns)
     /* relaxed: single-writer counters, each read whole */
     *tick = (int64_t)atomic_load_explicit(&ex->steps, memory_order_relaxed);
     *sim_ns = atomic_load_explicit(&ex->sim_ns, memory_order_relaxed);
+}
+
+bool rtc_exec_stop_requested(const rtc_exec *ex)
+{
+    return atomic_load_explicit(&((rtc_exec *)ex)->ctl_stop, memory_order_acquire) != 0;
 }
 
 bool rtc_exec_is_paused(const rtc_exec *ex)

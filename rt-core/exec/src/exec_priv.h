@@ -51,6 +51,7 @@ struct rtc_exec {
     rtc_system *sys;
     rtc_exec_options o;
     int64_t period_ns;
+    int64_t t0_agreed;  /* start_at's instant of logical 0 (0: one period after the start) */
     const rtc_logger *lg;
 
     /* telemetry (RT thread writes) */

@@ -371,6 +371,13 @@ int rtc_exec_run(rtc_exec *ex)
     if (rc != RTC_OK)
         goto out;
     bool go = rtc__exec_links_ready(ex); /* before t0: the required links are up */
+    int64_t t0 = go && ex->o.start_at ? ex->o.start_at(ex->o.start_user, ex) : 0;
+    if (t0 < 0) { /* refused before t0: the drivers still go to their safe values */
+        rc = (int)t0;
+        rtc__exec_apply_safe(ex);
+        goto out;
+    }
+    ex->t0_agreed = t0;
     pthread_barrier_init(&ex->start, NULL, 2);
     rc = go ? start_threads(ex) : RTC_OK;
     bool joined = true;

@@ -6,6 +6,8 @@
  */
 #include "system_priv.h"
 
+#include "rtcosim/io_unit.h"
+
 #include "masters/master_priv.h"
 
 #include "rtcosim/nonfinite.h"
@@ -234,13 +236,29 @@ static int job_set_inputs(rtc_system *sys, sys_unit *u, void *arg)
     return rtc__sys_set_inputs(sys, u);
 }
 
+/* Before coupling pass @p pass: the lock-step I/O units exchange the values of the pass
+ * before with their peers, replay units take what was recorded of it
+ * (rtc_io_unit_init_pass). */
+static int exchange_lockstep(rtc_system *sys, size_t pass)
+{
+    int rc = RTC_OK;
+    for (size_t i = 0; pass > 0 && rc == RTC_OK && i < sys->n_units; i++)
+        if (sys->units[i].io && rtc_io_unit_init_exchange(sys->units[i].unit))
+            rc = rtc_io_unit_init_pass(sys->units[i].unit, (uint32_t)(pass - 1));
+    return rc;
+}
+
 /* In initialization mode, propagate outputs to inputs until the coupling is consistent
- * (one pass per unit suffices for acyclic feedthrough; loops get the same bounded number). */
+ * (one pass per unit suffices for acyclic feedthrough; loops get the same bounded number;
+ * a node of a distributed run makes the number every node makes, init_passes). */
 static int settle_coupling(rtc_system *sys)
 {
     int rc = RTC_OK;
-    for (size_t pass = 0; rc == RTC_OK && pass <= sys->n_units; pass++) {
-        rc = rtc__master_each(sys, job_fetch_cur, NULL);
+    size_t passes = sys->n_units + 1 > sys->init_passes ? sys->n_units + 1 : sys->init_passes;
+    for (size_t pass = 0; rc == RTC_OK && pass < passes; pass++) {
+        rc = exchange_lockstep(sys, pass);
+        if (rc == RTC_OK)
+            rc = rtc__master_each(sys, job_fetch_cur, NULL);
         for (size_t i = 0; rc == RTC_OK && i < sys->n_links; i++)
             rtc__sys_link_apply(sys, &sys->links[i], 0, NULL);
         if (rc == RTC_OK)

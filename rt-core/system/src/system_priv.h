@@ -218,6 +218,7 @@ struct rtc_system {
     bool ended_at_init;     /* a unit ended the simulation at its initial event */
     bool failed;            /* a unit call failed: no further calls but free */
     bool has_io;            /* some unit exchanges with the outside (needs real time) */
+    size_t init_passes;     /* coupling passes at initialization, at least (options) */
     bool single;            /* loaded from one .fmu: its variables also by their own names,
                                its DefaultExperiment tolerance (rtc_system_load) */
     bool short_last;        /* single FMU that can vary its step, the stop time off its

@@ -170,6 +170,15 @@ typedef struct rtc_exec_options {
     /** Called by the watchdog after the safe state, before the process exits. */
     void (*on_watchdog)(rtc_exec *ex, void *user);
     void *watchdog_user;
+    /** Called on the caller's thread in rtc_exec_run(), after the process set-up and
+     *  before the threads start: the CLOCK_MONOTONIC instant of logical time 0 agreed
+     *  with other processes (a distributed run's start epoch, rtcosim/nodectl.h), which
+     *  must lie ahead; 0 for the default (one period after the RT thread starts); or a
+     *  negative rtc_status, which refuses the run (the callee said why). It may block
+     *  while the processes agree; a stop asked meanwhile (rtc_exec_stop_requested) ends
+     *  the run at its first boundary. NULL: the default. */
+    int64_t (*start_at)(void *user, rtc_exec *ex);
+    void *start_user;
     /** Appended to the status line (the monitor thread calls it about once a second):
      *  e.g. the I/O health and the session directory. NULL: nothing. */
     void (*status_extra)(void *user, char *buf, size_t cap);
@@ -244,8 +253,9 @@ int rtc_exec_add_safe(rtc_exec *ex, rtc_exec_safe_fn fn, void *user);
  * until it stops, apply the safe state. Blocks; may be called once per executive.
  * Returns RTC_OK (END, SIGNAL, REQUEST, NONFINITE, and an abandoned run: see
  * rtc_exec_abandoned); the unit's status (ERROR); RTC_ELIMIT (OVERRUNS); RTC_EIO (LINK);
- * -errno (a thread could not be started, or hard mode and the RT set-up failed).
- * RT-safe: no. Thread: the caller's (should handle SIGINT/SIGTERM/SIGHUP).
+ * -errno (a thread could not be started, or hard mode and the RT set-up failed);
+ * start_at's refusal (the run did not start; the safe state was applied). RT-safe: no.
+ * Thread: the caller's (should handle SIGINT/SIGTERM/SIGHUP).
  */
 int rtc_exec_run(rtc_exec *ex);
 
@@ -267,6 +277,9 @@ RTC_RT_SAFE void rtc_exec_request_stop(rtc_exec *ex);
 /** Stop at the next step boundary because of signal @p signo (RTC_EXEC_SIGNAL).
  *  Async-signal-safe (one lock-free atomic store). RT-safe: yes. Thread: any. */
 RTC_RT_SAFE void rtc_exec_signal(rtc_exec *ex, int signo);
+/** True once a stop was asked (rtc_exec_request_stop, rtc_exec_signal), also before the
+ *  run began (a start_at hook that waits asks it). RT-safe: yes. Thread: any. */
+RTC_RT_SAFE bool rtc_exec_stop_requested(const rtc_exec *ex);
 /** True once the RT thread is parked in a pause. RT-safe: yes. Thread: any. */
 RTC_RT_SAFE bool rtc_exec_is_paused(const rtc_exec *ex);
 

@@ -54,6 +54,8 @@ RTC_RT_SAFE const char *rtc_master_name(rtc_master m);
 RTC_RT_SAFE int rtc_master_parse(const char *name, rtc_master *out);
 
 /** Overrides of the system file's settings (zero/NULL: keep the file's). */
+struct rtc_ssp;
+
 typedef struct rtc_system_options {
     bool has_algorithm;
     rtc_master algorithm;
@@ -83,6 +85,16 @@ typedef struct rtc_system_options {
      *  or unsettable NAME fails the load. Arrays: space-separated elements. */
     const char *const *sets;
     size_t n_sets;
+    /** Coupling passes in Initialization Mode, at least (0: the units + 1). Every node of a
+     *  distributed run makes the same number, since its lock-step bridges exchange values
+     *  each pass (rtc_io_unit_lockstep_pass). */
+    size_t init_passes;
+    /** Called with the SSP description right after it is read, before anything is built
+     *  from it (NULL: none): a program may edit it (rt-core/assemble keeps the components
+     *  of one node and adds its bridges, rtcosim/placement.h). A non-zero return fails the
+     *  load with that status (the hook logs why). */
+    int (*ssp_hook)(void *user, struct rtc_ssp *ssp);
+    void *ssp_hook_user;
     /** A single FMU only (a .fmu path): the settings of its unit as an SSP component's
      *  rtc:Component attributes give them — "interface" (auto|cs|me), "solver" and
      *  "substeps" (Model Exchange), "event_mode" (auto|on|off; configs/README.md). The
@@ -239,6 +251,12 @@ rtc_master rtc_system_algorithm(const rtc_system *sys);
 RTC_RT_SAFE size_t rtc_system_unit_count(const rtc_system *sys);
 const rtc_unit *rtc_system_unit(const rtc_system *sys, size_t i);
 int64_t rtc_system_unit_step_ns(const rtc_system *sys, size_t i);
+/** Where unit @p i comes in the system's dependency order (the order Gauss-Seidel steps
+ *  in; 0 first), or SIZE_MAX for no such unit. RT-safe: no (a search). */
+size_t rtc_system_order_position(const rtc_system *sys, size_t i);
+/** True when unit @p i belongs to an algebraic loop that strong coupling (--iterate)
+ *  iterates. RT-safe: yes. */
+RTC_RT_SAFE bool rtc_system_unit_iterated(const rtc_system *sys, size_t i);
 
 /** The file unit @p i was created from, as messages name it (its FMU; for a component of
  *  an .ssp package "PACKAGE.ssp/resources/X.fmu", since the extraction folder is removed
