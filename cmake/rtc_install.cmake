@@ -43,6 +43,7 @@ if(NOT RTC_SANITIZE)
 endif()
 target_link_libraries(rtc_shared PRIVATE rtc_warnings
     PkgConfig::LIBXML2 PkgConfig::MINIZIP PkgConfig::JANSSON PkgConfig::LIBLO PkgConfig::LIBMODBUS
+    CycloneDDS::ddsc
     Threads::Threads m ${CMAKE_DL_LIBS})
 
 # ---- install ----

@@ -619,6 +619,16 @@ int rtc__me_unit_new(rtc_fmu *fmu, rtc_unit *inner, const rtc_fmu_unit_opts *opt
     return RTC_OK;
 }
 
+bool rtc_fmu_unit_solver(const rtc_unit *unit, rtc_me_solver *solver, unsigned *substeps)
+{
+    if (!unit || unit->ops != &me_ops)
+        return false;
+    const me_unit *u = unit->self;
+    *solver = u->solver;
+    *substeps = u->substeps;
+    return true;
+}
+
 bool rtc_fmu_unit_events(const rtc_unit *unit, rtc_me_events *out)
 {
     if (!unit || unit->ops != &me_ops)

@@ -14,6 +14,8 @@ int rtc_iodrivers_register(void)
     if (rc == RTC_OK)
         rc = rtc_driver_register(RTC_DRIVER_TYPE_UDP_FRAME, &rtc_udp_frame_ops);
     if (rc == RTC_OK)
+        rc = rtc_driver_register(RTC_DRIVER_TYPE_NODE_BRIDGE, &rtc_node_bridge_ops);
+    if (rc == RTC_OK)
         rc = rtc_driver_register(RTC_DRIVER_TYPE_DCP_SLAVE, &rtc_dcp_master_ops);
     return rc;
 }

@@ -22,8 +22,11 @@ enum { RTC_EXIT_OK = 0, RTC_EXIT_ERROR = 1, RTC_EXIT_USAGE = 2,
                                   is identical */
        RTC_EXIT_LINK = 6,    /**< a required I/O link not up by its connect deadline, or a
                                   link lost past its on_loss policy */
-       RTC_EXIT_DEGRADED = 7 /**< the run ended, but a required link was lost and its
-                                  on_loss=continue kept the run going */ };
+       RTC_EXIT_DEGRADED = 7, /**< the run ended, but a required link was lost and its
+                                   on_loss=continue kept the run going */
+       RTC_EXIT_INFEASIBLE = 8, /**< run --realtime refused before arming, plan --realtime:
+                                     the system does not fit its period on this machine */
+       RTC_EXIT_NODE = 9     /**< another node of a distributed run stopped this one */ };
 
 /** The process-wide logger: errors and warnings to stderr, info with -v. */
 extern rtc_logger rtc_cli_log;
@@ -34,6 +37,7 @@ int rtc_cmd_check(int argc, char **argv);
 int rtc_cmd_plan(int argc, char **argv);
 /** `rtcosim plot`: runs the rtcosim-plot script beside the executable (cmd_plot.c). */
 int rtc_cmd_plot(int argc, char **argv);
+int rtc_cmd_merge(int argc, char **argv);
 
 int rtc_cmd_tune(int argc, char **argv);
 
@@ -152,9 +156,13 @@ enum rtc_cli_opt_id {
     /* system runs */
     RTC_CLI_ALGORITHM, RTC_CLI_SYNC_STEP, RTC_CLI_WORKERS, RTC_CLI_ITERATE, RTC_CLI_TOLERANCE,
     RTC_CLI_MAX_ITERATIONS,
+    /* distributed runs */
+    RTC_CLI_NODE, RTC_CLI_PLACE, RTC_CLI_SESSION_TAG, RTC_CLI_DDS_DOMAIN, RTC_CLI_JOIN_TIMEOUT,
+    RTC_CLI_DDS_ADDRESS, RTC_CLI_DDS_PEERS, RTC_CLI_BRIDGE, RTC_CLI_CLOCK_MAX,
     /* real time */
     RTC_CLI_REALTIME, RTC_CLI_PRIORITY, RTC_CLI_CPU, RTC_CLI_SPIN_US, RTC_CLI_OVERRUN,
-    RTC_CLI_MAX_OVERRUNS, RTC_CLI_WATCHDOG_MS, RTC_CLI_SAFE_FILE,
+    RTC_CLI_MAX_OVERRUNS, RTC_CLI_WATCHDOG_MS, RTC_CLI_SAFE_FILE, RTC_CLI_FORCE, RTC_CLI_PLAN,
+    RTC_CLI_REPROFILE,
     /* operator session */
     RTC_CLI_EXPOSE, RTC_CLI_CONTROL_PORT, RTC_CLI_CONTROL_ALLOW, RTC_CLI_CONTROL_TOKEN,
     RTC_CLI_DEADMAN_MS, RTC_CLI_HTTP, RTC_CLI_HTTP_ADDRESS, RTC_CLI_HTTP_TOKEN,
@@ -163,13 +171,18 @@ enum rtc_cli_opt_id {
     /* plan, info, bench */
     RTC_CLI_CANDIDATES, RTC_CLI_RTF, RTC_CLI_RECEIVER, RTC_CLI_UNITS, RTC_CLI_PERIOD,
     RTC_CLI_DURATION, RTC_CLI_SYSTEM, RTC_CLI_LOAD, RTC_CLI_COMPARE, RTC_CLI_ROUNDS,
+    /* plan --realtime (cmd_plan.c) */
+    RTC_CLI_TICKS, RTC_CLI_SECONDS, RTC_CLI_PERCENTILE, RTC_CLI_MARGIN, RTC_CLI_INPUTS,
+    RTC_CLI_NODES, RTC_CLI_PIN,
     /* info --samples, tune, plot */
     RTC_CLI_SAMPLES, RTC_CLI_ALL, RTC_CLI_SIGNALS, RTC_CLI_PLOT_OUTPUT, RTC_CLI_FORMAT,
+    /* merge */
+    RTC_CLI_MERGE_OUTPUT,
 };
 
 /** --help groups of `run` (and the other commands' one group, 0). */
-enum { RTC_CLI_G_OPTIONS = 0, RTC_CLI_G_RUN, RTC_CLI_G_FMU, RTC_CLI_G_SYSTEM, RTC_CLI_G_RT,
-       RTC_CLI_G_SESSION, RTC_CLI_G_COMMON };
+enum { RTC_CLI_G_OPTIONS = 0, RTC_CLI_G_RUN, RTC_CLI_G_FMU, RTC_CLI_G_SYSTEM, RTC_CLI_G_NODE,
+       RTC_CLI_G_RT, RTC_CLI_G_SESSION, RTC_CLI_G_COMMON };
 
 /** A sub-command: its name, its option rows (tables of rows ending with a row whose name
  *  is NULL, the list ending with NULL), and what it runs on (RTC_CLI_FOR_*; 0: no file). */
@@ -177,7 +190,8 @@ typedef struct rtc_cli_command {
     const char *name;
     const rtc_cli_opt *const *tables;
     unsigned kinds;
-    int positionals; /**< how many words besides options (bench: 0, others: 1) */
+    int positionals; /**< how many words besides options (bench: 0, others: 1; -N: N or
+                          more, merge's NODE_DIR...) */
     const char *operand; /**< the word's name in "expected ..." (NULL: an FMU or a SYSTEM
                               file for run, check, plan and info; else a SESSION_DIR) */
 } rtc_cli_command;

@@ -325,10 +325,12 @@ int rtc_cli_parse(const rtc_cli_command *cmd, int argc, char **argv, rtc_cli_arg
         else
             out->words[out->n_words++] = argv[i];
     }
-    if (st == RTC_EXIT_OK && !out->help && (int)out->n_words != cmd->positionals) {
-        if ((int)out->n_words > cmd->positionals)
-            st = rtc_cli_usage_error(cmd->name, "unexpected argument '%s'",
-                                     out->words[cmd->positionals]);
+    int want = cmd->positionals < 0 ? -cmd->positionals : cmd->positionals;
+    bool more = cmd->positionals < 0; /* N or more */
+    if (st == RTC_EXIT_OK && !out->help &&
+        ((int)out->n_words < want || (!more && (int)out->n_words > want))) {
+        if ((int)out->n_words > want)
+            st = rtc_cli_usage_error(cmd->name, "unexpected argument '%s'", out->words[want]);
         else
             st = rtc_cli_usage_error(cmd->name, "expected %s", cmd->operand ? cmd->operand
                                      : cmd->kinds == RTC_CLI_FOR_ANY ? "an FMU or a SYSTEM file"

@@ -15,10 +15,12 @@
 #include "rtcosim/nonfinite.h"
 #include "rtcosim/rt.h"
 #include "rtcosim/session.h"
+#include "rtcosim/ssp.h"
 #include "rtcosim/status.h"
 #include "rtcosim/system.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -139,6 +141,42 @@ static const char *ipv4(const char *text)
 {
     struct in_addr a;
     return inet_pton(AF_INET, text, &a) == 1 ? NULL : "not an IPv4 address";
+}
+
+/* An IPv4 or IPv6 address, as DDS names an interface or a peer. */
+static bool ip_address(const char *text)
+{
+    unsigned char a[16];
+    return inet_pton(AF_INET, text, a) == 1 || inet_pton(AF_INET6, text, a) == 1;
+}
+
+static const char *dds_address(const char *text)
+{
+    return ip_address(text) ? NULL : "not an IPv4 or IPv6 address";
+}
+
+static const char *dds_peers(const char *text)
+{
+    char copy[1024], *save = NULL;
+    if (strlen(text) >= sizeof copy || text[0] == ',' || text[strlen(text) - 1] == ',' ||
+        strstr(text, ",,"))
+        return "not a comma-separated list of addresses";
+    snprintf(copy, sizeof copy, "%s", text);
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        if (!ip_address(t))
+            return "not a comma-separated list of IPv4 or IPv6 addresses";
+    return NULL;
+}
+
+/* A session tag names the DDS discovery tag and partition: a plain word. */
+static const char *session_tag(const char *text)
+{
+    if (strlen(text) > 64)
+        return "a session tag has at most 64 characters";
+    for (const char *p = text; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-')
+            return "a session tag has only letters, digits, '_' and '-'";
+    return NULL;
 }
 
 static const char *dcp_mode_name(size_t i) { return (const char *[]){"srt", "nrt", "both"}[i]; }
@@ -262,6 +300,40 @@ static const rtc_cli_opt run_rows[] = {
     {"max-iterations", 0, RTC_CLI_MAX_ITERATIONS, RTC_CLI_INT, 1, 1000000, .kinds = SYS,
      .group = RTC_CLI_G_SYSTEM, .meta = "N",
      .help = "iteration cap per step of --iterate (default 50)"},
+    /* distributed runs */
+    {"node", 0, RTC_CLI_NODE, RTC_CLI_TEXT, .kinds = SYS, .group = RTC_CLI_G_NODE,
+     .meta = "NAME", .check = rtc_ssp_node_name_check,
+     .help = "run node NAME's components (and a bridge to every other node)"},
+    {"place", 0, RTC_CLI_PLACE, RTC_CLI_ASSIGN, .kinds = SYS, .group = RTC_CLI_G_NODE,
+     .meta = "C=NODE",
+     .help = "place component C on NODE (repeatable; wins over the file's\n"
+             "rtc:Component node=\"...\")"},
+    {"session", 0, RTC_CLI_SESSION_TAG, RTC_CLI_TEXT, .kinds = SYS, .group = RTC_CLI_G_NODE,
+     .meta = "TAG", .check = session_tag,
+     .help = "session tag: nodes of different sessions never meet (default\n"
+             "rtcosim)"},
+    {"dds-domain", 0, RTC_CLI_DDS_DOMAIN, RTC_CLI_INT, 0, 230, .kinds = SYS,
+     .group = RTC_CLI_G_NODE, .meta = "N", .help = "DDS domain id (default 0)"},
+    {"join-timeout", 0, RTC_CLI_JOIN_TIMEOUT, RTC_CLI_REAL, 0.001, 86400, .kinds = SYS,
+     .group = RTC_CLI_G_NODE, .meta = "S",
+     .help = "how long a node waits for the others to start, seconds\n"
+             "(default 30)"},
+    {"dds-address", 0, RTC_CLI_DDS_ADDRESS, RTC_CLI_TEXT, .kinds = SYS,
+     .group = RTC_CLI_G_NODE, .meta = "A", .check = dds_address,
+     .help = "across machines: this node's network interface address\n"
+             "(default: loopback only, or CYCLONEDDS_URI when it is set)"},
+    {"dds-peers", 0, RTC_CLI_DDS_PEERS, RTC_CLI_TEXT, .kinds = SYS, .group = RTC_CLI_G_NODE,
+     .meta = "A,B,...", .check = dds_peers,
+     .help = "the other nodes' addresses (unicast discovery, no multicast)"},
+    {"bridge", 0, RTC_CLI_BRIDGE, RTC_CLI_ASSIGN, .kinds = SYS, .group = RTC_CLI_G_NODE,
+     .meta = "NODE:KEY=V",
+     .help = "a key of this node's bridge to NODE (repeatable): on_loss,\n"
+             "loss_ms, emulate_delay_ms, emulate_jitter_ms, emulate_loss,\n"
+             "emulate_seed (README \"Distributed runs\")"},
+    {"clock-offset-max", 0, RTC_CLI_CLOCK_MAX, RTC_CLI_REAL, 0.001, 3600000, RT, .kinds = SYS,
+     .group = RTC_CLI_G_NODE, .meta = "MS",
+     .help = "refuse to start when this node's clock is further than MS\n"
+             "from the leader's (default 10; a tenth of it warns)"},
     /* real time */
     {"realtime", 0, RTC_CLI_REALTIME, RTC_CLI_FACTOR, .group = RTC_CLI_G_RT, .meta = "[RTF]",
      .help = "pace the run against the wall clock (SCHED_FIFO thread), RTF\n"
@@ -291,6 +363,15 @@ static const rtc_cli_opt run_rows[] = {
              "max(1000, 100 periods) ms, 0: off"},
     {"test-safe-file", 0, RTC_CLI_SAFE_FILE, RTC_CLI_TEXT, .flags = RT, .group = RTC_CLI_G_RT,
      .meta = "F", .help = "testing: the safe-state callback writes F on every stop"},
+    {"force", 0, RTC_CLI_FORCE, RTC_CLI_FLAG, .flags = RT, .group = RTC_CLI_G_RT,
+     .help = "arm even a system the feasibility check finds infeasible (its\n"
+             "verdict and options become warnings)"},
+    {"plan", 0, RTC_CLI_PLAN, RTC_CLI_TEXT, .flags = RT, .group = RTC_CLI_G_RT, .meta = "FILE",
+     .help = "judge with this plan.json ('rtcosim plan --realtime'), not the\n"
+             "cached plan or a quick profile"},
+    {"reprofile", 0, RTC_CLI_REPROFILE, RTC_CLI_FLAG, .flags = RT, .group = RTC_CLI_G_RT,
+     .help = "profile again before arming (plan: measure again), whatever the\n"
+             "cache holds"},
     /* operator session */
     {"expose", 0, RTC_CLI_EXPOSE, RTC_CLI_TEXT, .flags = RT, .group = RTC_CLI_G_SESSION,
      .meta = "NAME[:OPT]",
@@ -358,12 +439,32 @@ static const rtc_cli_opt plan_rows[] = {
              "from the units' steps)"},
     {"rtf", 0, RTC_CLI_RTF, RTC_CLI_REALS, 1e-9, 1e9, .meta = "LIST",
      .help = "comma-separated real-time factors d_i of the units, in order\n"
-             "(wall seconds per simulated second; default 1 each)"},
+             "(wall seconds per simulated second; default: measured here)"},
     {"receiver", 0, RTC_CLI_RECEIVER, RTC_CLI_FLAG,
      .help = "evaluate Q from the receiver's perspective"},
+    {"ticks", 0, RTC_CLI_TICKS, RTC_CLI_INT, 10, 10000000, .meta = "N",
+     .help = "ticks to profile (default 3000)"},
+    {"seconds", 0, RTC_CLI_SECONDS, RTC_CLI_REAL, 0.1, 3600, .meta = "S",
+     .help = "wall-time budget of the profile (default 6)"},
+    {"percentile", 0, RTC_CLI_PERCENTILE, RTC_CLI_REAL, 50, 99.9999, .meta = "P",
+     .help = "judge at this percentile, e.g. 99 or 99.9 (default 99.9)"},
+    {"margin", 0, RTC_CLI_MARGIN, RTC_CLI_REAL, 1, 99, .meta = "PCT",
+     .help = "headroom below which a plan is tight (default 20)"},
+    {"inputs", 0, RTC_CLI_INPUTS, RTC_CLI_TEXT, .meta = "SESSION",
+     .help = "feed the I/O units a recorded session's inputs (inputs.bin)"},
+    {"nodes", 0, RTC_CLI_NODES, RTC_CLI_TEXT, .meta = "LIST",
+     .help = "with --realtime: propose a placement of the components on\n"
+             "these nodes (comma-separated names) that fits every node's\n"
+             "period and cuts the fewest connections, as --place options"},
+    {"place", 0, RTC_CLI_PIN, RTC_CLI_ASSIGN, .meta = "C=NODE",
+     .help = "keep component C on NODE in that placement (repeatable; e.g.\n"
+             "an I/O component on the node wired to its bench)"},
     {0}};
 
 static const rtc_cli_opt info_rows[] = {
+    {"place", 0, RTC_CLI_PLACE, RTC_CLI_ASSIGN, .meta = "C=NODE",
+     .help = "place component C on NODE (repeatable; over the file's): list\n"
+             "the nodes and the connections between them"},
     {"units", 0, RTC_CLI_UNITS, RTC_CLI_FLAG,
      .help = "only \"name<TAB>unit\" per variable, as results.csv names them\n"
              "(rtcosim plot reads it)"},
@@ -446,6 +547,12 @@ static const rtc_cli_opt plot_rows[] = {
     {"help", 'h', RTC_CLI_HELP, RTC_CLI_FLAG, .help = "this text"},
     {0}};
 
+static const rtc_cli_opt merge_rows[] = {
+    {"output", 'o', RTC_CLI_MERGE_OUTPUT, RTC_CLI_TEXT, .meta = "FILE",
+     .help = "the merged file (default results.csv; '-' for standard output)"},
+    {"help", 'h', RTC_CLI_HELP, RTC_CLI_FLAG, .help = "this text"},
+    {0}};
+
 static const rtc_cli_opt *const run_tables[] = {run_rows, common_rows, NULL};
 static const rtc_cli_opt *const plan_tables[] = {plan_rows, run_rows, common_rows, NULL};
 static const rtc_cli_opt *const info_tables[] = {info_rows, NULL};
@@ -453,6 +560,7 @@ static const rtc_cli_opt *const replay_tables[] = {replay_rows, NULL};
 static const rtc_cli_opt *const bench_tables[] = {bench_rows, NULL};
 static const rtc_cli_opt *const tune_tables[] = {tune_rows, NULL};
 static const rtc_cli_opt *const plot_tables[] = {plot_rows, NULL};
+static const rtc_cli_opt *const merge_tables[] = {merge_rows, NULL};
 
 const rtc_cli_command rtc_cli_commands[] = {
     {"run", run_tables, RTC_CLI_FOR_ANY, 1, NULL},
@@ -464,6 +572,7 @@ const rtc_cli_command rtc_cli_commands[] = {
     {"tune", tune_tables, 0, 1, "a SESSION_DIR"},
     {"bench", bench_tables, 0, 0, NULL},
     {"plot", plot_tables, 0, 1, "a DIR or a results.csv"},
+    {"merge", merge_tables, 0, -1, "the output directories of the nodes"},
     {NULL, NULL, 0, 0, NULL}};
 
 const rtc_cli_command *rtc_cli_command_find(const char *name)

@@ -8,6 +8,7 @@
 #include "rtcosim/system.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -20,7 +21,9 @@ static const char help[] =
     "capabilities, default experiment and a table of its variables.\n"
     "SYSTEM: print its master and times, its components with their connectors (units),\n"
     "its I/O components with each signal's direction, unit and estimator, its connections\n"
-    "with unit, estimator and delay, and the variables exposed to the operator.\n"
+    "with unit, estimator and delay, and the variables exposed to the operator; when it\n"
+    "places its components on nodes (rtc:Component node, --place), the nodes and every\n"
+    "connection between them.\n"
     "\n"
     "options:\n";
 
@@ -245,9 +248,15 @@ int rtc_cmd_info(int argc, char **argv)
     rtc_cli_args a;
     int st = rtc_cli_parse(cmd, argc, argv, &a);
     bool units = false, samples = false;
+    const char **places = calloc(a.n + 1, sizeof *places);
+    size_t n_places = 0;
+    if (!places)
+        st = RTC_EXIT_ERROR;
     for (size_t i = 0; st == RTC_EXIT_OK && i < a.n; i++) {
         units |= a.args[i].opt->id == RTC_CLI_UNITS;
         samples |= a.args[i].opt->id == RTC_CLI_SAMPLES;
+        if (a.args[i].opt->id == RTC_CLI_PLACE)
+            places[n_places++] = a.args[i].v.text;
         if (a.args[i].opt->id == RTC_CLI_VERBOSE)
             rtc_cli_log.max_level = RTC_LOG_INFO;
     }
@@ -257,12 +266,18 @@ int rtc_cmd_info(int argc, char **argv)
     }
     char *file = st == RTC_EXIT_OK && !a.help ? a.words[0] : NULL;
     rtc_cli_args_clear(&a);
-    if (!file)
+    if (file && n_places && (samples || rtc_system_is_fmu_path(file))) {
+        st = rtc_cli_usage_error("info", "--place: an option of systems (%s is not one)", file);
+        file = NULL;
+    }
+    if (!file || samples || !rtc_system_is_fmu_path(file)) { /* the one rule run and check follow */
+        if (file)
+            st = samples ? rtc_cli_info_samples(file)
+                         : rtc_cli_info_system(file, units, places, n_places);
+        free(places);
         return st;
-    if (samples)
-        return rtc_cli_info_samples(file);
-    if (!rtc_system_is_fmu_path(file)) /* the one rule run and check follow */
-        return rtc_cli_info_system(file, units);
+    }
+    free(places);
     rtc_fmu *fmu = NULL;
     if (rtc_fmu_open(file, NULL, &rtc_cli_log, &fmu) != RTC_OK)
         return RTC_EXIT_ERROR;

@@ -11,6 +11,7 @@
 #include "rtcosim/driver.h"
 #include "rtcosim/io_unit.h"
 #include "rtcosim/estimate.h"
+#include "rtcosim/placement.h"
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
@@ -126,7 +127,8 @@ static void print_links(rtc_system *sys)
     }
 }
 
-int rtc_cli_info_system(const char *path, bool units)
+int rtc_cli_info_system(const char *path, bool units, const char *const *places,
+                        size_t n_places)
 {
     rtc_system_options so = {0};
     rtc_system *sys = NULL;
@@ -150,13 +152,17 @@ int rtc_cli_info_system(const char *path, bool units)
     print_fmus(sys);
     print_io(sys);
     print_links(sys);
+    rtc_placement_opts po = {.places = places, .n_places = n_places, .lockstep = true};
+    int prc = rtc_cli_show_partition(path, &so, &po);
+    if (prc != RTC_OK)
+        fprintf(stderr, "%s: the placement of its components on nodes is not valid\n", path);
     const rtc_system_rt_hints *h = rtc_system_rt(sys);
     printf("Exposed to the operator (%zu):", h->n_expose);
     for (size_t i = 0; i < h->n_expose; i++)
         printf(" %s", h->expose[i]);
     printf("\n");
     rtc_system_free(sys);
-    return RTC_EXIT_OK;
+    return prc == RTC_OK ? RTC_EXIT_OK : RTC_EXIT_ERROR;
 }
 
 void rtc_cli_print_units(const rtc_system *sys)

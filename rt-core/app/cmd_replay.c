@@ -15,6 +15,7 @@
 #include "json_util.h"
 
 #include "rtcosim/assemble.h"
+#include "rtcosim/placement.h"
 #include "rtcosim/recorder.h"
 #include "rtcosim/session.h"
 #include "rtcosim/sha256.h"
@@ -60,6 +61,10 @@ void rtc_cli_session_conf_clear(conf *c)
     for (size_t i = 0; i < c->so.n_sets; i++)
         free(c->sets[i]);
     free(c->sets);
+    free(c->node);
+    for (size_t i = 0; i < c->n_places; i++)
+        free(c->places[i]);
+    free(c->places);
     for (size_t i = 0; i < c->so.n_unit_settings; i++)
         free(c->unit_text[i][0]), free(c->unit_text[i][1]);
 }
@@ -188,7 +193,10 @@ static int conf_line(conf *c, const char *key, const char *v)
         int rc = conf_push(&c->sets, &c->so.n_sets, v);
         c->so.sets = (const char *const *)c->sets;
         return rc;
-    }
+    } else if (!strcmp(key, "node"))
+        return conf_string(&c->node, v);
+    else if (!strcmp(key, "place"))
+        return conf_push(&c->places, &c->n_places, v);
     return RTC_OK;
 }
 
@@ -398,7 +406,12 @@ int rtc_cli_session_load(const char *dir, const conf *c, const rtc_io_sample_sou
         if (access(path, R_OK) == 0)
             break;
     }
-    return rtc_load_system_replay(path, &c->so, feed, &rtc_cli_log, sys);
+    if (!c->node)
+        return rtc_load_system_replay(path, &c->so, feed, &rtc_cli_log, sys);
+    /* a node of a distributed run: the same part of the system, its bridges replayed */
+    rtc_placement_opts po = {.node = c->node, .places = (const char *const *)c->places,
+                             .n_places = c->n_places};
+    return rtc_load_system_node_replay(path, &c->so, &po, feed, &rtc_cli_log, sys);
 }
 
 /* Step as the live run did: commands before each step, a row every decimation ticks. */

@@ -21,6 +21,7 @@
  * so a test can check that every kind of stop reaches the safe state.
  */
 #include "cli.h"
+#include "cli_nodes.h"
 #include "rt_cli.h"
 
 #include "rtcosim/archive.h"
@@ -75,6 +76,9 @@ bool rtc_cli_rt_option(rtc_cli_rt *rt, int id, const rtc_cli_val *v)
         rt->control_caps_given = true;
         rt->control_allow = rt->control_caps & RTC_SESSION_CAN_REMOTE;
         break;
+    case RTC_CLI_FORCE: rt->force = true; break;
+    case RTC_CLI_PLAN: rt->plan_file = v->text; break;
+    case RTC_CLI_REPROFILE: rt->reprofile = true; break;
     case RTC_CLI_CONTROL_TOKEN: rt->control_token = v->text; break;
     case RTC_CLI_DEADMAN_MS: rt->deadman_ms = v->i; break;
     case RTC_CLI_HTTP: rt->http_port = v->i; break;
@@ -164,6 +168,7 @@ static void rescue(rtc_exec *ex, const wd_ctx *w, const char *status, long u)
     e->last_tick = tick;
     e->last_time_ns = rtc_system_start_ns(w->sys) + sim;
     e->nonfinite = rtc_nonfinite_count(rtc_system_nonfinite(w->sys));
+    rtc_cli_nodes_stopped(w->rt->nodes, e, tick); /* the other nodes stop with this one */
     rtc_cli_write_summary(w->sys, w->rt->system_path, e, rtc_cli_now_s() - w->rt->t0_wall_s,
                           &rs, w->rt, false);
     rtc_tmpdir_remove_all(); /* safe with the unit's library still mapped (archive.h) */
@@ -290,6 +295,21 @@ static void stop_cause(const rtc_exec_stats *st, const rtc_system *sys, rtc_cli_
     }
 }
 
+/* What the run measured, for summary.json beside the plan's prediction. */
+static void keep_measured(const rtc_exec *ex, const rtc_exec_stats *st, rtc_cli_rt *rt)
+{
+    size_t n = rtc_exec_unit_count(ex);
+    free(rt->unit_measured);
+    rt->unit_measured = calloc(n + 1, sizeof *rt->unit_measured);
+    rt->n_unit_measured = rt->unit_measured ? n : 0;
+    for (size_t i = 0; i < rt->n_unit_measured; i++)
+        rtc_exec_unit_stats(ex, i, &rt->unit_measured[i]);
+    rt->busy = st->busy;
+    rt->steps = st->steps;
+    rt->overruns = st->overruns;
+    rt->has_measured = true;
+}
+
 /* timing.json, histogram.txt and the outcome for the summary and the exit status.
  * Returns RTC_ETERMINATED when a unit ended the simulation (as a fast run's last step
  * does), else RTC_OK. */
@@ -311,6 +331,7 @@ static int finish(rtc_exec *ex, const rtc_system *sys, const char *dir, rtc_cli_
     if (st.steps)
         snprintf(rt->end.timing, sizeof rt->end.timing, "wake-up p99 %.1f µs, %llu "
                  "overrun(s)", st.wakeup.p99 / 1e3, (unsigned long long)st.overruns);
+    keep_measured(ex, &st, rt);
     stop_cause(&st, sys, rt);
     return st.stop == RTC_EXEC_END && st.stop_status == RTC_ETERMINATED ? RTC_ETERMINATED
                                                                         : RTC_OK;
@@ -318,7 +339,7 @@ static int finish(rtc_exec *ex, const rtc_system *sys, const char *dir, rtc_cli_
 
 /* The system file's org.rtcosim.realtime settings where the command line is silent
  * (an RTF on --realtime itself counts as given only when a number followed it). */
-static void apply_hints(const rtc_system *sys, rtc_cli_rt *rt)
+void rtc_cli_rt_hints(const rtc_system *sys, rtc_cli_rt *rt)
 {
     const rtc_system_rt_hints *h = rtc_system_rt(sys);
     if (h->has_rtf && h->rtf > 0 && !GIVEN(rt, RTC_CLI_REALTIME))
@@ -341,7 +362,7 @@ static void system_safe(void *user)
 
 int rtc_cli_rt_prepare(rtc_system *sys, rtc_cli_rt *rt)
 {
-    apply_hints(sys, rt);
+    rtc_cli_rt_hints(sys, rt);
     /* the RT thread waits for its workers and substitute units: they run at its priority,
      * off its CPU (so they run in parallel with it) */
     rtc_system_set_threads(sys, rt->priority, rt->cpu);
@@ -407,6 +428,7 @@ int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decima
     default_watchdog(sys, rt);
     rtc_exec_options eo;
     options_of(rt, rec, decimation, trace, &eo);
+    rtc_cli_nodes_exec_options(rt->nodes, &eo); /* a node: the agreed start */
     eo.on_watchdog = on_watchdog;
     eo.watchdog_user = &w;
     eo.status_extra = status_extra;
@@ -418,6 +440,8 @@ int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decima
         rc = rtc_exec_new(sys, &eo, &ex);
     if (rc == RTC_OK)
         rc = rtc_cli_session_attach(ses, ex, rt);
+    if (rc == RTC_OK)
+        rtc_cli_nodes_attach(rt->nodes, ex, ses);
     if (rc == RTC_OK)
         rc = rtc_exec_add_safe(ex, system_safe, sys);
     if (rc == RTC_OK && rt->safe_file)
@@ -432,8 +456,12 @@ int rtc_cli_rt_run(rtc_system *sys, rtc_recorder *rec, rtc_csv *csv, long decima
             abandon(ex, &w, u); /* does not return */
         int end = finish(ex, sys, dir, rt);
         rc = rc == RTC_OK ? end : rc;
+        int64_t tick, sim;
+        rtc_exec_position(ex, &tick, &sim);
+        rtc_cli_nodes_stopped(rt->nodes, &rt->end, tick); /* the others stop too, now */
     }
     rtc_cli_session_end(ses, sys, rt);
+    rtc_cli_nodes_detach(rt->nodes); /* the plane's threads leave the executive alone */
     rtc_exec_free(ex);
     return rc;
 }

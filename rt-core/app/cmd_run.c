@@ -46,11 +46,22 @@ static const char system_head[] =
     "\nSystem options (rtcosim run [options] SYSTEM): DIR/results.csv has one row per base\n"
     "tick, \"unit.variable\" columns; DIR/summary.json.\n";
 
+static const char node_head[] =
+    "\nDistributed runs (README \"Distributed runs\"): every process runs the same SYSTEM\n"
+    "file with the same placement, one node each; without --realtime the nodes step in\n"
+    "lock-step and DIR/results.csv holds the node's columns of the one-process run's\n"
+    "('rtcosim merge' puts them together):\n";
+
 static const char rt_head[] =
     "\nReal-time options (rtcosim run [options] FMU|SYSTEM --realtime; a system with I/O\n"
     "components runs only so; these need --realtime):\n";
 
 static const char rt_tail[] =
+    "  Before arming, a run is checked against a plan of this machine: the cached one\n"
+    "  for this system, its unit files and options, else a quick profile (0.5 s of\n"
+    "  ticks, a copy of the system with its I/O components replayed empty: no bench is\n"
+    "  touched). Infeasible: refused, exit status 8, nothing left behind; tight: a\n"
+    "  warning ('rtcosim plan --realtime' explains).\n"
     "  SIGINT/SIGTERM/SIGHUP stop a real-time run at the next step; exit status\n"
     "  130/143/129. A unit still inside its step 2 s later is left there: safe state, rows\n"
     "  and summary.json (\"hung_unit\") saved, temporary files removed, same exit status.\n";
@@ -79,8 +90,9 @@ static const char common_tail[] =
     "written (disk full, a file-size limit such as ulimit -f, a closed output pipe),\n"
     "6 when an I/O link failed its contract (a required link not up within connect_ms, or\n"
     "lost past on_loss), 7 when the run ended degraded (a required link lost under\n"
-    "on_loss=continue), 129/130/143 when stopped by SIGHUP/SIGINT/SIGTERM (see the\n"
-    "README's table).\n";
+    "on_loss=continue), 8 when the feasibility check refuses a real-time run (see above),\n"
+    "9 when another node of a distributed real-time run stopped it, 129/130/143 when\n"
+    "stopped by SIGHUP/SIGINT/SIGTERM (see the README's table).\n";
 
 void rtc_cli_run_help(void)
 {
@@ -92,6 +104,8 @@ void rtc_cli_run_help(void)
     fputs(fmu_tail, stdout);
     fputs(system_head, stdout);
     rtc_cli_print_options(cmd, RTC_CLI_G_SYSTEM, stdout);
+    fputs(node_head, stdout);
+    rtc_cli_print_options(cmd, RTC_CLI_G_NODE, stdout);
     fputs(rt_head, stdout);
     rtc_cli_print_options(cmd, RTC_CLI_G_RT, stdout);
     fputs(rt_tail, stdout);
@@ -160,6 +174,23 @@ static int apply(rtc_cli_sys *o, const rtc_cli_arg *a)
     case RTC_CLI_ITERATE: o->so.iterate = true; break;
     case RTC_CLI_TOLERANCE: o->so.tolerance = v->d; break;
     case RTC_CLI_MAX_ITERATIONS: o->so.max_iterations = (unsigned)v->i; break;
+    case RTC_CLI_NODE: o->place.node = v->text; break;
+    case RTC_CLI_PLACE:
+        if (push_arg(&o->places, &o->place.n_places, v->text) != RTC_EXIT_OK)
+            return RTC_EXIT_ERROR;
+        o->place.places = o->places;
+        break;
+    case RTC_CLI_SESSION_TAG: o->place.session = v->text; break;
+    case RTC_CLI_DDS_DOMAIN: o->place.domain = (int)v->i; break;
+    case RTC_CLI_JOIN_TIMEOUT: o->place.join_ms = v->d * 1000; break;
+    case RTC_CLI_DDS_ADDRESS: o->place.address = v->text; break;
+    case RTC_CLI_DDS_PEERS: o->place.peers = v->text; break;
+    case RTC_CLI_BRIDGE:
+        if (push_arg(&o->bridge_sets, &o->place.n_bridge_sets, v->text) != RTC_EXIT_OK)
+            return RTC_EXIT_ERROR;
+        o->place.bridge_sets = o->bridge_sets;
+        break;
+    case RTC_CLI_CLOCK_MAX: o->clock_max_ms = v->d; break;
     case RTC_CLI_VERBOSE: rtc_cli_log.max_level = RTC_LOG_INFO; break;
     case RTC_CLI_QUIET: rtc_cli_quiet = true; break;
     default:
@@ -230,9 +261,15 @@ void rtc_cli_sys_clear(rtc_cli_sys *o)
 {
     free(o->records);
     free(o->sets);
+    free(o->places);
+    free(o->bridge_sets);
+    rtc_partition_free(o->part);
     rtc_cli_rt_clear(&o->rt);
     o->records = NULL;
     o->sets = NULL;
+    o->places = NULL;
+    o->bridge_sets = NULL;
+    o->part = NULL;
 }
 
 int rtc_cmd_run(int argc, char **argv)

@@ -8,6 +8,8 @@
 #include "cli.h"
 #include "rt_cli.h"
 
+#include "rtcosim/plan.h"
+
 #include "rtcosim/osc_control.h"
 #include "rtcosim/panel.h"
 #include "rtcosim/status.h"
@@ -88,6 +90,11 @@ void rtc_cli_rt_clear(rtc_cli_rt *rt)
     free(rt->expose);
     rt->expose = NULL;
     rt->n_expose = 0;
+    rtc_plan_free(rt->plan);
+    rt->plan = NULL;
+    free(rt->unit_measured);
+    rt->unit_measured = NULL;
+    rt->n_unit_measured = 0;
 }
 
 int rtc_cli_session_start(rtc_system *sys, const char *dir, long decimation, rtc_cli_rt *rt,
@@ -103,6 +110,8 @@ int rtc_cli_session_start(rtc_system *sys, const char *dir, long decimation, rtc
                               .record = rt->record, .sys_options = rt->sys_options,
                               .record_names = rt->record_names,
                               .n_record_names = rt->n_record_names, .decimation = decimation,
+                              .node = rt->node, .places = rt->places,
+                              .n_places = rt->n_places,
                               .caps = rt->control_caps, .caps_given = rt->control_caps_given,
                               .continue_on_write_error = rt->write_continue};
     int rc = rtc_session_new(sys, &so, rt->events, out);

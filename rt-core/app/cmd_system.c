@@ -5,18 +5,21 @@
  *                           (cmd_rt.c), results.csv + summary.json; a run refused before
  *                           its first step takes away the folders and files it made
  *   rtcosim check SYSTEM    load and validate, print every problem with file:line
- *   rtcosim plan SYSTEM     Parallel Fast planning: Ê(H), D̂(H) and the recommended H*
+ *   rtcosim plan SYSTEM     Parallel Fast planning and real-time feasibility (cmd_plan.c)
  */
 #include "cli.h"
+#include "plan_cli.h"
+#include "cli_nodes.h"
 #include "rt_cli.h"
 #include "summary.h"
 
 #include "rtcosim/csv.h"
 #include "rtcosim/archive.h"
 #include "rtcosim/assemble.h"
+#include "rtcosim/io_unit.h"
 #include "rtcosim/numparse.h"
 #include "rtcosim/ofile.h"
-#include "rtcosim/pfast.h"
+#include "rtcosim/placement.h"
 #include "rtcosim/recorder.h"
 #include "rtcosim/status.h"
 #include "rtcosim/system.h"
@@ -40,9 +43,30 @@ int rtc_cli_load_system(const char *path, const rtc_system_options *so, const rt
     return rtc_load_system(path, so, lg, sys);
 }
 
-static int load(const rtc_cli_sys *o, const rtc_logger *lg, rtc_system **sys)
+/* The whole system, or with --node that node's part (rtcosim/placement.h). */
+static int load(rtc_cli_sys *o, const rtc_logger *lg, rtc_system **sys)
 {
-    return rtc_cli_load_system(o->path, &o->so, lg, sys);
+    if (!o->place.node)
+        return rtc_cli_load_system(o->path, &o->so, lg, sys);
+    o->place.lockstep = !o->rt.enabled;
+    o->place.records = o->records;
+    o->place.n_records = o->n_records;
+    int rc = rtc_load_system_node(o->path, &o->so, &o->place, lg, sys, &o->part);
+    if (rc == RTC_OK && o->part)
+        o->n_records = 0; /* the node's columns of the whole run's selection, in the file */
+    return rc;
+}
+
+/* Every I/O component exchanges lock-step rounds (a node's bridges in a fast run): the
+ * run needs no wall clock. */
+static bool io_lockstep(const rtc_system *sys)
+{
+    for (size_t i = 0; i < rtc_system_unit_count(sys); i++) {
+        const rtc_unit *u = rtc_system_unit(sys, i);
+        if (rtc_io_unit_is(u) && !rtc_io_unit_lockstep(u))
+            return false;
+    }
+    return true;
 }
 
 double rtc_cli_now_s(void)
@@ -222,7 +246,7 @@ static void conclude(rtc_cli_sys *o, const rtc_system *sys, rtc_recorder *r, rtc
 static int validate_run(rtc_system *sys, rtc_cli_sys *o, rtc_record *rec, const rtc_logger *lg)
 {
     int rc = RTC_OK, r;
-    if (rtc_system_has_io(sys) && !o->rt.enabled) {
+    if (rtc_system_has_io(sys) && !o->rt.enabled && !io_lockstep(sys)) {
         rtc_log(lg, RTC_LOG_ERROR, "%s: the system has I/O components (bench "
                 "drivers): run it against the wall clock with --realtime", o->path);
         rc = RTC_EINVAL;
@@ -244,12 +268,23 @@ static int prepare(rtc_cli_sys *o, const rtc_logger *lg, const run_files *f, rtc
                    rtc_record **rec, rtc_csv **csv, rtc_recorder **r)
 {
     int rc = load(o, lg, sys);
+    if (rc == RTC_OK && o->part && rtc_partition_write_node(o->part, f->dir) != RTC_OK)
+        rtc_log(lg, RTC_LOG_WARNING, "%s/node.json: cannot write it ('rtcosim merge' needs "
+                "it)", f->dir);
     /* without a result file, a summary still lists the outputs that became non-finite */
     bool record = f->results[0] || f->summary[0];
     if (rc == RTC_OK && record)
         rc = rtc_record_new(rec);
     if (rc == RTC_OK)
         rc = validate_run(*sys, o, *rec, lg); /* a session's events.log gets the reasons */
+    /* a real-time node: the control plane, and every node there before the initialization */
+    if (rc == RTC_OK && o->rt.enabled && o->part) {
+        rc = rtc_cli_nodes_open(&o->nodes, o->part, &o->place, rtc_system_tick_ns(*sys),
+                                o->clock_max_ms);
+        o->rt.nodes = &o->nodes;
+    }
+    if (rc == RTC_OK)
+        rc = rtc_cli_nodes_join(&o->nodes);
     if (rc == RTC_OK)
         rc = rtc_system_init(*sys);
     /* real time: never wait, count drops */
@@ -273,6 +308,11 @@ static void note_outputs(rtc_cli_made *m, const rtc_cli_sys *o, const run_files 
         rtc_cli_made_note(m, f->results);
     if (f->summary[0])
         rtc_cli_made_note(m, f->summary);
+    if (o->place.node) { /* a node's part of a distributed run: what 'rtcosim merge' reads */
+        char path[4200];
+        snprintf(path, sizeof path, "%.4000s/node.json", f->dir);
+        rtc_cli_made_note(m, path);
+    }
     for (size_t i = 0; o->rt.enabled && i < sizeof session / sizeof *session; i++) {
         char path[4200];
         snprintf(path, sizeof path, "%.4000s/%s", f->dir, session[i]);
@@ -320,6 +360,9 @@ int rtc_cli_run(rtc_cli_sys *o)
     snprintf(evpath, sizeof evpath, "%.4000s/events.log", f.dir);
     int rc = o->rt.enabled ? rtc_events_open(evpath, &rtc_cli_log, &ev) : RTC_OK;
     const rtc_logger *lg = ev ? rtc_events_logger(ev, "unit") : &rtc_cli_log;
+    if (rc == RTC_OK && o->rt.enabled) /* before anything is loaded, started or written */
+        rc = rtc_cli_rt_guard(o->path, &o->so, &o->rt, o->records, o->n_records,
+                              ev ? rtc_events_logger(ev, "plan") : &rtc_cli_log);
     if (rc == RTC_OK)
         rc = prepare(o, lg, &f, &sys, &rec, &csv, &r);
     o->rt.events = ev;
@@ -329,11 +372,15 @@ int rtc_cli_run(rtc_cli_sys *o)
     o->rt.sys_options = &o->so;
     o->rt.record_names = o->records;
     o->rt.n_record_names = o->n_records;
+    o->rt.node = o->part ? o->place.node : NULL;
+    o->rt.places = o->place.places;
+    o->rt.n_places = o->place.n_places;
     o->rt.t0_wall_s = rtc_cli_now_s();
     if (rc == RTC_OK)
         rc = run_ticks(sys, r, o->decimation, o, csv, f.dir);
     conclude(o, sys, r, csv, &f, rc);
     rtc_system_free(sys); /* the units terminate: what they say precedes the final line */
+    rtc_cli_nodes_close(&o->nodes);
     if (o->rt.started) /* a failure before it is its one error line */
         rtc_cli_final_line(f.results[0] ? f.results : NULL, o->rows, o->lost,
                            f.summary[0] && !o->summary_failed ? f.summary : NULL, &o->rt.end);
@@ -359,6 +406,8 @@ static const char check_help[] =
     "combinations run refuses, and that a system with I/O components is run with\n"
     "--realtime. Accepts the options of 'rtcosim run' (--algorithm, --step, --sync-step,\n"
     "--start, --stop, --iterate, --set, --record, --expose, --realtime, ...).\n";
+
+static int print_check(const rtc_system *sys, rtc_cli_sys *o);
 
 int rtc_cmd_check(int argc, char **argv)
 {
@@ -386,17 +435,29 @@ int rtc_cmd_check(int argc, char **argv)
     if (lrc == RTC_OK)
         lrc = validate_run(sys, &o, rec, &rtc_cli_log);
     rtc_record_free(rec);
+    if (lrc == RTC_OK)
+        lrc = print_check(sys, &o);
+    rtc_system_free(sys);
     rtc_cli_sys_clear(&o);
-    if (lrc != RTC_OK) {
-        rtc_system_free(sys);
+    if (lrc != RTC_OK)
         fprintf(stderr, "%s: not valid\n", o.path);
-        return RTC_EXIT_ERROR;
-    }
+    return lrc == RTC_OK ? RTC_EXIT_OK : RTC_EXIT_ERROR;
+}
+
+/* check's report of a valid system: its units, and its nodes when it places any. */
+static int print_check(const rtc_system *sys, rtc_cli_sys *o)
+{
+    rtc_placement_opts whole = o->place;
+    whole.lockstep = !o->rt.enabled;
+    rtc_partition *p = o->part;
+    int rc = p ? RTC_OK : rtc_partition_new(o->path, &o->so, &whole, &rtc_cli_log, &p);
+    if (rc != RTC_OK)
+        return rc;
     size_t n = rtc_system_unit_count(sys);
     char tick[32], stop[32];
     rtc_time_format_s(rtc_system_tick_ns(sys), tick, sizeof tick);
     rtc_time_format_s(rtc_system_stop_ns(sys), stop, sizeof stop);
-    printf("%s: %zu unit(s), %s, base tick %s s, stop after %s s, %u warning(s): OK\n", o.path, n,
+    printf("%s: %zu unit(s), %s, base tick %s s, stop after %s s, %u warning(s): OK\n", o->path, n,
            rtc_master_name(rtc_system_algorithm(sys)), tick, stop, rtc_system_warnings(sys));
     for (size_t i = 0; i < n; i++) {
         char h[32];
@@ -405,119 +466,9 @@ int rtc_cmd_check(int argc, char **argv)
         printf("  %-24s %-8s step %s s  (%s)\n", u->name, u->ops->kind, h, u->md->model_name);
         rtc_cli_print_io_description(u, "      ");
     }
-    rtc_system_free(sys);
-    return RTC_EXIT_OK;
-}
-
-static const char plan_help[] =
-    "usage: rtcosim plan [options] SYSTEM\n"
-    "\n"
-    "Parallel Fast planning (Holzinger et al.): for candidate synchronization steps H,\n"
-    "print the extrapolation-error estimate E(H) and the real-time-factor estimate D(H) of\n"
-    "the system's units and connections, and the recommended H* = argmin E(H).\n"
-    "\n"
-    "options:\n";
-/* Split "a,b,c" and parse each item; returns the count or -1. */
-static long parse_list(const char *text, bool times, int64_t *ns, double *d, size_t cap)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", text);
-    long n = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if ((size_t)n >= cap)
-            return -1;
-        if (times ? rtc_parse_seconds(tok, &ns[n]) != RTC_OK
-                  : rtc_cli_num_double(tok, 1e-9, 1e9, &d[n]) != NULL)
-            return -1;
-        n++;
-    }
-    return n;
-}
-
-static int plan_system(rtc_system *sys, const int64_t *cand, long n_cand, const double *rtf,
-                       long n_rtf, bool receiver)
-{
-    size_t m = rtc_system_unit_count(sys);
-    int64_t *h = calloc(m, sizeof *h);
-    double *conn = calloc(m * m, sizeof *conn);
-    int rc = h && conn ? RTC_OK : RTC_ENOMEM;
-    if (rc == RTC_OK && n_rtf > 0 && (size_t)n_rtf != m) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "--rtf: %ld values for %zu units", n_rtf, m);
-        rc = RTC_EINVAL;
-    }
-    for (size_t i = 0; rc == RTC_OK && i < m; i++)
-        h[i] = rtc_system_unit_step_ns(sys, i);
-    for (size_t i = 0; rc == RTC_OK && i < rtc_system_link_count(sys); i++) {
-        size_t a, b;
-        rtc_system_link_ends(sys, i, &a, &b);
-        if (a != b)
-            conn[a * m + b] = 1; /* A_ij = 1: unit i feeds unit j (Eq. 6) */
-    }
-    rtc_pf_system ps = {.m = m, .h_ns = h, .d = n_rtf > 0 ? rtf : NULL, .conn = conn};
-    rtc_pf_plan *plan = NULL;
-    char err[256] = "";
-    if (rc == RTC_OK)
-        rc = rtc_pf_plan_new(&ps, n_cand > 0 ? cand : NULL, n_cand > 0 ? (size_t)n_cand : 0,
-                             receiver ? RTC_PF_RECEIVER : RTC_PF_LITERAL, &plan, err, sizeof err);
-    if (rc == RTC_OK) {
-        for (size_t i = 0; i < m; i++) {
-            char hs[32];
-            rtc_time_format_s(h[i], hs, sizeof hs);
-            printf("unit %-20s h = %s s  d = %g\n", rtc_system_unit(sys, i)->name, hs,
-                   n_rtf > 0 ? rtf[i] : 1.0);
-        }
-        rc = rtc_pf_plan_print(plan, stdout);
-    } else if (err[0]) {
-        rtc_log(&rtc_cli_log, RTC_LOG_ERROR, "plan: %s", err);
-    }
-    rtc_pf_plan_free(plan);
-    free(h);
-    free(conn);
-    return rc;
-}
-
-int rtc_cmd_plan(int argc, char **argv)
-{
-    const rtc_cli_command *cmd = rtc_cli_command_find("plan");
-    rtc_cli_sys o;
-    rtc_cli_args a;
-    int st = rtc_cli_sys_parse(cmd, argc, argv, &o, &a);
-    const char *cands = NULL, *rtf = NULL;
-    bool receiver = false;
-    for (size_t i = 0; st == RTC_EXIT_OK && i < a.n; i++) {
-        int id = a.args[i].opt->id;
-        cands = id == RTC_CLI_CANDIDATES ? a.args[i].v.text : cands;
-        rtf = id == RTC_CLI_RTF ? a.args[i].v.text : rtf;
-        receiver |= id == RTC_CLI_RECEIVER;
-    }
-    /* plan does not initialize: values set before it change nothing */
-    o.so.sets = NULL;
-    o.so.n_sets = 0;
-    if (st != RTC_EXIT_OK) {
-        if (st < 0) {
-            fputs(plan_help, stdout);
-            rtc_cli_print_options(cmd, RTC_CLI_G_OPTIONS, stdout);
-            fputs("  plus the options of 'rtcosim check' (--step, ...)\n", stdout);
-        }
-        rtc_cli_args_clear(&a);
-        rtc_cli_sys_clear(&o);
-        return st < 0 ? RTC_EXIT_OK : st;
-    }
-    int64_t cand[256];
-    double d[256];
-    long n_cand = cands ? parse_list(cands, true, cand, NULL, 256) : 0;
-    long n_rtf = rtf ? parse_list(rtf, false, NULL, d, 256) : 0;
-    rtc_system *sys = NULL;
-    int rc = RTC_EINVAL;
-    if (n_cand < 0 || n_rtf < 0)
-        rtc_cli_usage_error("plan", "%s: at most 256 values", n_cand < 0 ? "--candidates"
-                                                                         : "--rtf");
-    else if (load(&o, &rtc_cli_log, &sys) == RTC_OK)
-        rc = plan_system(sys, cand, n_cand, d, n_rtf, receiver);
-    rtc_system_free(sys);
-    rtc_cli_args_clear(&a);
-    rtc_cli_sys_clear(&o);
-    return rc == RTC_OK ? RTC_EXIT_OK : n_cand < 0 || n_rtf < 0 ? RTC_EXIT_USAGE
-                                                                 : RTC_EXIT_ERROR;
+    if (rtc_partition_node_count(p))
+        rtc_cli_print_partition(p);
+    if (p != o->part)
+        rtc_partition_free(p);
+    return RTC_OK;
 }

@@ -31,9 +31,14 @@ static const char usage[] =
     "                   its exposed variables are the inputs, its recorded columns the\n"
     "                   outputs; writes the .dcpx; 'run --help' lists the options\n"
     "  check SYSTEM     validate a system: every problem with file:line\n"
-    "  plan SYSTEM      Parallel Fast planning: E(H), D(H) and the recommended sync step\n"
+    "  plan SYSTEM      Parallel Fast planning: E(H), D(H) and the recommended sync step,\n"
+    "                   from real-time factors measured on this machine; with --realtime:\n"
+    "                   will the system keep its period here (per unit, per thread, slack,\n"
+    "                   verdict, what to change)\n"
     "  bench            timing-jitter benchmark of the real-time loop (vs cyclictest)\n"
     "  replay SESSION   re-run a recorded real-time session offline and compare results\n"
+    "  merge DIR...     put a distributed run's node results together (the one-process\n"
+    "                   run's results.csv)\n"
     "  plot DIR         draw the plots of a run, a session or a benchmark (gnuplot): its\n"
     "                   signals, the bench values against their estimates, the latency\n"
     "  tune SESSION     evaluate every estimator on a recorded session's late values and\n"
@@ -55,6 +60,10 @@ static const char usage[] =
     "            run did not start), or a link was lost past its on_loss policy\n"
     "  7         degraded: the stop time was reached, but a required I/O link was lost\n"
     "            and its on_loss=continue kept the run going\n"
+    "  8         run --realtime refused before arming, plan --realtime: the system does\n"
+    "            not fit its period on this machine (--force runs it anyway)\n"
+    "  9         stopped: another node of a distributed real-time run stopped it\n"
+    "            (summary.json \"distributed\".\"stopped_by\" names the node and why)\n"
     "  129, 130, 143  stopped by SIGHUP, SIGINT, SIGTERM\n";
 
 int rtc_cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -96,6 +105,8 @@ int main(int argc, char **argv)
         return rtc_cmd_tune(argc - 1, argv + 1);
     if (!strcmp(cmd, "check"))
         return rtc_cmd_check(argc - 1, argv + 1);
+    if (!strcmp(cmd, "merge"))
+        return rtc_cmd_merge(argc - 1, argv + 1);
     if (!strcmp(cmd, "plan"))
         return rtc_cmd_plan(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench"))

@@ -13,12 +13,14 @@
 #include "rtcosim/nonfinite.h"
 #include "rtcosim/osc_control.h"
 #include "rtcosim/panel.h"
+#include "rtcosim/placement.h"
 #include "rtcosim/recorder.h"
 #include "rtcosim/rtc_config.h"
 #include "rtcosim/session.h"
 #include "rtcosim/system.h"
 
 #include "cli.h"
+#include "cli_nodes.h"
 #include "summary.h"
 
 #include <stdbool.h>
@@ -68,6 +70,11 @@ typedef struct rtc_cli_rt {
                                 line: the system file's settings fill in the others */
     bool stop_on_nonfinite; /**< --on-nonfinite stop (cmd_system.c) */
     double t0_wall_s;      /**< set by cmd_system.c: when the run began (wall_time_s) */
+    struct rtc_cli_nodes *nodes; /**< set by cmd_system.c: a node of a distributed run
+                                      (cli_nodes.h; NULL otherwise) */
+    const char *node;       /**< set by cmd_system.c: --node (session.conf), else NULL */
+    const char *const *places; /**< its --place arguments */
+    size_t n_places;
     const char *summary_path; /**< where summary.json goes (NULL: none) */
     bool fmu_run;          /**< run FMU: summary.json names the "fmu" and has its unit's
                                 fields at the top level */
@@ -80,6 +87,18 @@ typedef struct rtc_cli_rt {
     rtc_dcp_slave_stats dcp;
     rtc_osc_control_stats osc;
     rtc_panel_stats panel;
+    /* feasibility (cli_feasible.c): the check before arming, and what the run measured
+     * beside it for summary.json ("feasibility") */
+    bool force;            /**< --force: arm an infeasible system anyway */
+    bool reprofile;        /**< --reprofile: measure again, whatever the cache holds */
+    const char *plan_file; /**< --plan FILE: judge with this plan.json */
+    struct rtc_plan *plan; /**< the check's plan (owned), NULL: none */
+    char plan_dir[4096];   /**< where its plan.json is ("" when not kept) */
+    bool has_measured;     /**< the executive's figures below are filled */
+    rtc_hist_summary *unit_measured; /**< per unit: work per tick in the live run */
+    size_t n_unit_measured;
+    rtc_hist_summary busy; /**< the live run's tick work (step + hand-off) */
+    uint64_t steps, overruns;
 } rtc_cli_rt;
 
 void rtc_cli_rt_init(rtc_cli_rt *rt);
@@ -126,6 +145,10 @@ bool rtc_cli_links_degraded(const rtc_system *sys, char *buf, size_t cap);
  *  rtc_cli_stop_signals()). */
 void rtc_cli_rt_signals(rtc_exec *ex);
 
+/** The system file's real-time settings (rtc:RealTime) where the command line is silent:
+ *  RTF, priority, CPU, overrun policy, max overruns. */
+void rtc_cli_rt_hints(const rtc_system *sys, rtc_cli_rt *rt);
+
 /**
  * Before rtc_system_init(): take the system file's real-time settings where the command
  * line is silent, and load the substitute policy's per-unit threads when it is chosen.
@@ -135,13 +158,22 @@ int rtc_cli_rt_prepare(rtc_system *sys, rtc_cli_rt *rt);
 
 int rtc_cmd_bench(int argc, char **argv);
 
+/* cli_partition.c: the nodes and the connections between them (info, check) */
+void rtc_cli_print_partition(const rtc_partition *p);
+/* Resolve the placement of @p path (the file's and @p po's) and print it when it places
+ * anything; the problems are logged. Returns rtc_partition_new()'s status. */
+int rtc_cli_show_partition(const char *path, const rtc_system_options *so,
+                           const rtc_placement_opts *po);
+
 /** Load the system at @p path with every unit factory (FMUs, the built-in I/O drivers);
  *  failures are logged to @p lg. Returns an rtc status (cmd_system.c). */
 int rtc_cli_load_system(const char *path, const rtc_system_options *so, const rtc_logger *lg,
                         rtc_system **sys);
 /** `rtcosim info SYSTEM` (cmd_info_system.c); @p units: `info --units`, one
- *  "unit.variable<TAB>unit" line per variable (for rtcosim plot). Returns the exit status. */
-int rtc_cli_info_system(const char *path, bool units);
+ *  "unit.variable<TAB>unit" line per variable (for rtcosim plot); @p places: --place
+ *  COMPONENT=NODE (over the file's rtc:Component node). Returns the exit status. */
+int rtc_cli_info_system(const char *path, bool units, const char *const *places,
+                        size_t n_places);
 /** `info --samples`: the bench samples of a session (its folder or its inputs.bin) as
  *  "signal k sample_s arrival_s value" lines (cmd_info_samples.c). Returns the exit status. */
 int rtc_cli_info_samples(const char *path);
@@ -172,6 +204,13 @@ typedef struct rtc_cli_sys {
                                   so.unit_settings */
     char substeps[24];
     rtc_cli_rt rt;         /**< --realtime and its options (cmd_rt.c) */
+    /* distributed runs (rtcosim/placement.h) */
+    rtc_placement_opts place; /**< --node, --place, --session, --dds-*, --join-timeout */
+    const char **places;   /**< --place (repeatable; malloc'd array), as place.places */
+    rtc_partition *part;   /**< a node's run: the partition it belongs to (owned) */
+    const char **bridge_sets; /**< --bridge (repeatable; malloc'd), as place.bridge_sets */
+    double clock_max_ms;   /**< --clock-offset-max (0: the default) */
+    rtc_cli_nodes nodes;   /**< a node of a real-time distributed run (cli_nodes.h) */
     bool summary_failed;   /**< outcome: summary.json could not be written (exit 4) */
     unsigned long long rows, lost; /**< outcome: rows written, and dropped or lost, for
                                         the final line (after the units' last words) */
@@ -227,6 +266,9 @@ typedef struct rtc_cli_session_conf {
     size_t n_records;
     char **sets; /**< the live run's --set values, in so.sets */
     long decimation;
+    char *node;   /**< a distributed run's node (node=), else NULL */
+    char **places; /**< its --place arguments (place=) */
+    size_t n_places;
     rtc_kv unit[8]; /**< a single FMU's unit settings (--interface, ...), in
                          so.unit_settings */
     char *unit_text[8][2];

@@ -29,7 +29,8 @@ const char *rtc_cli_end_status(const rtc_cli_end *e)
 {
     if (!strcmp(e->cause, "end"))
         return e->degraded ? "degraded" : e->nonfinite ? "completed-nonfinite" : "completed";
-    if (!strcmp(e->cause, "signal") || !strcmp(e->cause, "request"))
+    if (!strcmp(e->cause, "signal") || !strcmp(e->cause, "request") ||
+        !strcmp(e->cause, "node"))
         return "stopped";
     return "failed";
 }
@@ -46,6 +47,12 @@ int rtc_cli_end_exit(const rtc_cli_end *e)
         return 128 + e->signo;
     if (!strcmp(e->cause, "write"))
         return RTC_EXIT_WRITE;
+    if (!strcmp(e->cause, "infeasible"))
+        return RTC_EXIT_INFEASIBLE;
+    if (!strcmp(e->cause, "node"))
+        return RTC_EXIT_NODE;
+    if (!strcmp(e->cause, "link"))
+        return RTC_EXIT_LINK;
     return !strcmp(e->cause, "watchdog") ? RTC_EXEC_WATCHDOG_EXIT : RTC_EXIT_ERROR;
 }
 

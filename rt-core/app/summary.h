@@ -22,6 +22,15 @@
  *   degraded             end, but a required link was   7
  *                        lost and on_loss=continue kept
  *                        the run going
+ *   (none: no summary)   infeasible (run --realtime:    8
+ *                        the check before arming
+ *                        found the system does not
+ *                        fit its period; nothing ran,
+ *                        nothing is left behind)
+ *   stopped              node (another node of a        9
+ *                        distributed real-time run
+ *                        stopped it: "distributed".
+ *                        "stopped_by" names it and why)
  * A unit left hung in its step adds "hung_unit" (the exit stays that of the cause).
  */
 #ifndef RTC_APP_SUMMARY_H
@@ -40,7 +49,7 @@
 
 typedef struct rtc_cli_end {
     const char *cause;     /**< "end", "signal", "request", "error", "overruns", "watchdog",
-                                "nonfinite", "write", "link" */
+                                "nonfinite", "write", "link", "infeasible", "node" */
     int signo;             /**< cause "signal" */
     char reason[512];      /**< one line */
     int64_t last_tick;     /**< ticks (steps) completed */
@@ -99,6 +108,13 @@ void rtc_cli_summary_failed(rtc_cli_end *e, const char *path);
  *  Returns 0, or -1 when a member could not be set. */
 int rtc_cli_summary_end(json_t *obj, const rtc_cli_end *e, const rtc_nonfinite *nf,
                         rtc_cli_name_fn name, const void *name_user);
+
+struct rtc_cli_rt;
+/** "feasibility" of a real-time run checked against a plan (summary_plan.c): the plan's
+ *  verdict, and per unit and for the tick the predicted step times beside the measured
+ *  ones, the predicted beside the measured overrun rate. Nothing without a plan.
+ *  Returns 0, or -1 (a member could not be set). */
+int rtc_cli_summary_feasibility(json_t *doc, const struct rtc_cli_rt *rt);
 
 /** The events a Model Exchange unit handled, as the object "me_events" of @p obj:
  *  "time", "state", "step", "input" (events of each kind), "iterations" (event iterations,

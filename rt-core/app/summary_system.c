@@ -6,6 +6,7 @@
  * (summary.h: how to add a field).
  */
 #include "cli.h"
+#include "cli_nodes.h"
 #include "rt_cli.h"
 #include "summary.h"
 
@@ -504,12 +505,15 @@ bool rtc_cli_write_summary(const rtc_system *sys, const char *path, const rtc_cl
     bad |= json_object_set_new(doc, "rows_lost", rtc__json_uint(rs->rows_lost));
     if (sys && full)
         bad |= write_step_stats(doc, sys, rt, rs);
+    if (rt)
+        bad |= rtc_cli_nodes_summary(rt->nodes, doc); /* "distributed" */
     for (size_t i = 0; sys && i < rtc_system_unit_count(sys); i++) {
         json_t *o = json_object();
         bad |= o ? unit_json(o, sys, i) : -1;
         bad |= json_array_append_new(units, o);
     }
     bad |= json_object_set_new(doc, "units", units);
+    bad |= rtc_cli_summary_feasibility(doc, rt);
     if (fmu) /* last, where `run FMU` always had them */
         bad |= summary_fmu(doc, sys);
     return rtc_cli_summary_write(doc, bad, rt->summary_path);

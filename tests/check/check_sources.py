@@ -71,14 +71,18 @@ SCANNED = {
 }
 # private headers that a named set of other folders may use (folder or single header ->
 # users), as the CMake interface targets hand them out: rtc_base_internal (XML: load,
-# fmu-host), rtc_base_json (jansson: exec, the panel in surfaces, the CLI)
+# fmu-host), rtc_base_json (jansson: exec, the panel in surfaces, a distributed run's
+# node.json in assemble, the CLI)
 SHARED_PRIVATE = {
     "rt-core/base/internal/xml_util.h": {"rt-core/base", "rt-core/load", "fmu-host"},
     "rt-core/base/internal/json_util.h": {"rt-core/base", "rt-core/exec", "rt-core/surfaces",
-                                          "rt-core/app"},
+                                          "rt-core/assemble", "rt-core/app"},
     "fmu-host/fmi": {"fmu-host"},
 }
 GENERATED = {"rtcosim/rtc_config.h": "rt-core/base"}  # configured into the build tree
+# private headers generated into the build tree, for their folder only: the node bridge's
+# sample types and the real-time control plane's, compiled by idlc from io-drivers/idl/
+GENERATED_PRIVATE = {"rtcosim_node.h": "io-drivers", "rtcosim_control.h": "io-drivers"}
 
 # headers a public header may include: ISO C and POSIX
 SYSTEM_HEADERS = set("""
@@ -187,6 +191,8 @@ def include_errors(root, folder, path, is_public, kind, name, where, pub):
                     cand = os.path.join(root, shared) if shared.endswith("/" + name) else ""
                 if cand and os.path.exists(cand):
                     target = cand
+        if target is None and GENERATED_PRIVATE.get(name) == folder and not is_public:
+            return []
         if target is None:
             return ["%s: \"%s\" not found beside the file or in a shared private "
                     "folder" % (where, name)]

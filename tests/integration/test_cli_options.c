@@ -81,7 +81,9 @@ static void good_value(const rtc_cli_opt *o, char *buf, size_t cap)
     case RTC_CLI_ASSIGN: snprintf(buf, cap, "a=1"); break;
     case RTC_CLI_FLAG:
     case RTC_CLI_FACTOR: buf[0] = '\0'; break;
-    default: snprintf(buf, cap, "1"); break;
+    default: /* a text; an address where the row wants one (--dds-address, --dds-peers) */
+        snprintf(buf, cap, "%s", o->check && o->check("1") ? "127.0.0.1" : "1");
+        break;
     }
 }
 

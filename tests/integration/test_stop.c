@@ -194,8 +194,9 @@ static void write_hang_ssd(const char *name, double step_s)
 static void hung_unit_sigterm_ends_after_grace(void)
 {
     write_hang_ssd("hang.ssd", 0.05);
-    pid_t pid = rtc_test_spawn(&child, "run hang.ssd --realtime --watchdog-ms 0 --output-dir h "
-                               "--test-safe-file h/safe");
+    /* --force: the feasibility check finds f stuck in its profile and would refuse */
+    pid_t pid = rtc_test_spawn(&child, "run hang.ssd --realtime --force --watchdog-ms 0 "
+                               "--output-dir h --test-safe-file h/safe");
     /* header + ticks 0..9 in the latency trace: tick 10 (t = 0.5 s, the hang) has begun */
     CU_ASSERT_TRUE(wait_lines("h/latency.csv", 11));
     nap_ms(200);
@@ -217,7 +218,7 @@ static void hung_unit_sigterm_ends_after_grace(void)
 static void hung_unit_substitute_sigterm_ends_after_grace(void)
 {
     write_hang_ssd("hang.ssd", 0.05);
-    pid_t pid = rtc_test_spawn(&child, "run hang.ssd --realtime --overrun substitute "
+    pid_t pid = rtc_test_spawn(&child, "run hang.ssd --realtime --force --overrun substitute "
                                "--output-dir hs --test-safe-file hs/safe");
     CU_ASSERT_TRUE(wait_lines("hs/latency.csv", 16)); /* ticks past the hang at 10 */
     kill(pid, SIGTERM);
@@ -237,7 +238,7 @@ static void hung_unit_substitute_sigterm_ends_after_grace(void)
 static void watchdog_on_by_default_writes_summary(void)
 {
     write_hang_ssd("hang10.ssd", 0.01);
-    pid_t pid = rtc_test_spawn(&child, "run hang10.ssd --realtime --output-dir w "
+    pid_t pid = rtc_test_spawn(&child, "run hang10.ssd --realtime --force --output-dir w "
                                "--test-safe-file w/safe");
     CU_ASSERT_EQUAL(rtc_test_wait_exit(pid), 3);
     assert_summary("w/summary.json", "failed", "watchdog: a tick took longer than 1000 ms");
@@ -341,6 +342,9 @@ static void nonfinite_fmu_run_warn_and_stop(void)
     snprintf(decay, sizeof decay, "%s", tfmu_path(3, "Decay"));
     CU_ASSERT_EQUAL(run("run '%s' --set k=nan -o nf.csv", decay), 0);
     CU_ASSERT_EQUAL(count(out, "non-finite value: Decay.x = nan"), 1); /* once per variable */
+    /* at the step it appeared in (x after the first step; der_x at the start) */
+    CU_ASSERT_EQUAL(count(out, "Decay.x = nan at t = 0.01 s"), 1);
+    CU_ASSERT_EQUAL(count(out, "Decay.der_x = nan at t = 0 s"), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "completed with 2 non-finite value(s)"));
     assert_summary("summary.json", "completed-nonfinite", "\"nonfinite_values\": 2");
     CU_ASSERT_EQUAL(run("run '%s' --set k=nan -o nf.csv --on-nonfinite stop", decay), 1);

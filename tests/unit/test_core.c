@@ -272,6 +272,38 @@ static void fmt_double_special_values(void)
     CU_ASSERT_STRING_EQUAL(b, "18446744073709551615");
 }
 
+/* The time column: exact decimal seconds, against the same text built with printf. */
+static void fmt_time_ns_is_the_exact_decimal(void)
+{
+    char ours[RTC_NUMFMT_MAX], ref[64];
+    unsigned differ = 0;
+    const int64_t edges[] = {0, 1, -1, 999999999, 1000000000, -1000000000, 20000, 10,
+                             INT64_MAX, INT64_MIN, 123456789012345678};
+    for (int i = 0; i < 300000 + (int)(sizeof edges / sizeof edges[0]); i++) {
+        int64_t ns = i < (int)(sizeof edges / sizeof edges[0]) ? edges[i] : (int64_t)rng();
+        if (i % 3 == 1)
+            ns %= 100 * RTC_NS_PER_S; /* the usual range: a few digits of seconds */
+        if (i % 5 == 2)
+            ns -= ns % 1000; /* trailing zeros in the fraction */
+        uint64_t u = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+        int n = snprintf(ref, sizeof ref, "%s%llu.%09llu", ns < 0 ? "-" : "",
+                         (unsigned long long)(u / 1000000000u),
+                         (unsigned long long)(u % 1000000000u));
+        while (ref[n - 1] == '0') /* the fraction without trailing zeros, or no fraction */
+            ref[--n] = '\0';
+        if (ref[n - 1] == '.')
+            ref[--n] = '\0';
+        size_t len = rtc_fmt_time_ns(ns, ours);
+        differ += strcmp(ours, ref) != 0 || len != (size_t)n;
+    }
+    CU_ASSERT_EQUAL(differ, 0);
+    rtc_fmt_time_ns(INT64_MIN, ours);
+    CU_ASSERT_STRING_EQUAL(ours, "-9223372036.854775808");
+    char small[8]; /* rtc_time_format_s still cuts to the room it is given */
+    CU_ASSERT_EQUAL(rtc_time_format_s(1234567890, small, sizeof small), 7);
+    CU_ASSERT_STRING_EQUAL(small, "1.23456");
+}
+
 /* ---- csv ---- */
 
 static void csv_header_rows_and_escaping(void)
@@ -336,6 +368,49 @@ static void csv_large_output_streams_through_buffer(void)
     rtc_test_rmtree(dir);
 }
 
+/* A new r.csv in a new directory (@p dir, 256 bytes; @p path, 300) with the header
+ * "time","<col>". */
+static rtc_csv *csv_with_header(char *dir, char *path, const char *col)
+{
+    rtc_test_tmpdir(dir, 256);
+    snprintf(path, 300, "%s/r.csv", dir);
+    rtc_csv *w = NULL;
+    CU_ASSERT_EQUAL_FATAL(rtc_csv_open(path, &w), RTC_OK);
+    rtc_csv_str(w, "time");
+    rtc_csv_str(w, col);
+    rtc_csv_end_row(w);
+    return w;
+}
+
+/* A row formatted by the caller into one reserved room reads as the same row written
+ * field by field; a row still being formatted is not flushed. */
+static void csv_row_room_writes_the_same_rows(void)
+{
+    char dir[256], path[300];
+    rtc_csv *w = csv_with_header(dir, path, "s");
+    const uint8_t bin[2] = {0x0f, 0xa1};
+    char *p = rtc_csv_row_room(w, 128), *start = p;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    p += rtc_fmt_time_ns(100000000, p);
+    *p++ = ',';
+    p += rtc_csv_quote(p, "a \"q\"");
+    *p++ = ',';
+    p += rtc_csv_hex_text(p, bin, sizeof bin);
+    *p++ = '\n';
+    rtc_csv_row_done(w, (size_t)(p - start));
+    p = rtc_csv_row_room(w, 128); /* begun, not done: stays out of the file */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    memcpy(p, "9,9\n", 4);
+    CU_ASSERT_EQUAL(rtc_csv_flush(w), RTC_OK);
+    CU_ASSERT_EQUAL(rtc_csv_rows(w), 2);
+    CU_ASSERT_EQUAL(rtc_csv_close(w), RTC_OK);
+    char *text = rtc_test_slurp(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_STRING_EQUAL(text, "\"time\",\"s\"\n0.1,\"a \"\"q\"\"\",0fa1\n");
+    free(text);
+    rtc_test_rmtree(dir);
+}
+
 /* The status carries the errno of the failing open (libuv style): the message can say
  * why, from the status alone. */
 static void csv_open_missing_directory_fails_with_enoent(void)
@@ -352,13 +427,7 @@ static void csv_open_missing_directory_fails_with_enoent(void)
 static void csv_flush_writes_only_complete_rows(void)
 {
     char dir[256], path[300];
-    rtc_test_tmpdir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/r.csv", dir);
-    rtc_csv *w = NULL;
-    CU_ASSERT_EQUAL_FATAL(rtc_csv_open(path, &w), RTC_OK);
-    rtc_csv_str(w, "time");
-    rtc_csv_str(w, "x");
-    rtc_csv_end_row(w);
+    rtc_csv *w = csv_with_header(dir, path, "x");
     rtc_csv_time(w, 0);
     rtc_csv_f64(w, 1.5);
     rtc_csv_end_row(w);
@@ -681,6 +750,8 @@ void rtc_test_register(void)
     static const rtc_test_case fmt_cases[] = {
         {"fmt_double_round_trips_and_matches_printf", fmt_double_round_trips_and_matches_printf},
         {"fmt_double_special_values", fmt_double_special_values},
+        {"fmt_time_ns_is_the_exact_decimal", fmt_time_ns_is_the_exact_decimal},
+        {"csv_row_room_writes_the_same_rows", csv_row_room_writes_the_same_rows},
         {"fmt_short_is_shortest_round_trip", fmt_short_is_shortest_round_trip},
         {"csv_header_rows_and_escaping", csv_header_rows_and_escaping},
         {"csv_large_output_streams_through_buffer", csv_large_output_streams_through_buffer},

@@ -346,14 +346,15 @@ static void register_all_finds_drivers(void)
     /* the types a program makes I/O units for, without naming them */
     const char *types[RTC_DRIVER_MAX_TYPES];
     size_t n = rtc_driver_types(types, RTC_DRIVER_MAX_TYPES);
-    CU_ASSERT_EQUAL_FATAL(n, 5);
+    CU_ASSERT_EQUAL_FATAL(n, 6);
     CU_ASSERT_STRING_EQUAL(types[0], RTC_DRIVER_TYPE_MODBUS_CLIENT);
     CU_ASSERT_STRING_EQUAL(types[1], RTC_DRIVER_TYPE_MODBUS_SERVER);
     CU_ASSERT_STRING_EQUAL(types[2], RTC_DRIVER_TYPE_OSC);
     CU_ASSERT_STRING_EQUAL(types[3], RTC_DRIVER_TYPE_UDP_FRAME);
-    CU_ASSERT_STRING_EQUAL(types[4], RTC_DRIVER_TYPE_DCP_SLAVE);
+    CU_ASSERT_STRING_EQUAL(types[4], RTC_DRIVER_TYPE_NODE_BRIDGE);
+    CU_ASSERT_STRING_EQUAL(types[5], RTC_DRIVER_TYPE_DCP_SLAVE);
     CU_ASSERT_PTR_EQUAL(rtc_driver_find(RTC_DRIVER_TYPE_DCP_SLAVE), &rtc_dcp_master_ops);
-    CU_ASSERT_EQUAL(rtc_driver_types(NULL, 0), 5);
+    CU_ASSERT_EQUAL(rtc_driver_types(NULL, 0), 6);
 }
 
 void rtc_test_register(void)

@@ -33,6 +33,8 @@
 #include "rtcosim/io_unit.h"
 #include "rtcosim/exec.h"
 #include "rtcosim/iodrivers.h"
+#include "rtcosim/nodectl.h"
+#include "rtcosim/placement.h"
 #include "rtcosim/recorder.h"
 #include "rtcosim/rtlog.h"
 #include "rtcosim/session.h"
@@ -50,6 +52,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -236,14 +239,71 @@ typedef struct traced_run {
     const char *ssd;          /* NULL: the logging system */
     unsigned workers;
     bool substitute, violation;
+    bool bridge;              /* node A of ssd (mass1=A, mass2=B) against node B, an
+                                 rtcosim child: the lock-step bridge on the RT thread */
+    bool realtime;            /* (bridge) both nodes real time: the bridge on mailboxes,
+                                 the start agreed over the control plane */
     int64_t steps;
 } traced_run;
+
+static pid_t peer_node; /* the bridge case's node B */
+static rtc_nodectl *node_ctl; /* the real-time bridge case's control plane (node A) */
+
+/* Node B of msd-jacobi, fast (lock-step) and paced by node A here, or real time. */
+static void start_peer(const char *path, const char *session, int domain, bool realtime)
+{
+    char dir[600], dom[16], log[700];
+    snprintf(dir, sizeof dir, "%s/B", work);
+    snprintf(dom, sizeof dom, "%d", domain);
+    snprintf(log, sizeof log, "%s/B.log", work);
+    peer_node = fork();
+    if (peer_node == 0) {
+        if (!freopen(log, "w", stdout) || !freopen(log, "a", stderr))
+            _exit(126);
+        execl(RTCOSIM_EXE, RTCOSIM_EXE, "run", path, "--node", "B", "--place", "mass1=A",
+              "--place", "mass2=B", "--stop", "1", "--session", session, "--dds-domain", dom,
+              "--output-dir", dir, "-q", "--join-timeout", "30",
+              realtime ? "--realtime" : (char *)NULL, (char *)NULL);
+        _exit(127);
+    }
+    CU_ASSERT_FATAL(peer_node > 0);
+}
+
+/* Node A's part of the system at @p path, its bridge to node B lock-step or real time
+ * (then its control plane, and B there). */
+static void load_node_a(const char *path, const rtc_system_options *so, bool realtime,
+                        rlog *log, rtc_system **sys)
+{
+    static const char *const places[] = {"mass1=A", "mass2=B"};
+    char session[64];
+    int domain = 100 + (int)(getpid() % 100);
+    snprintf(session, sizeof session, "hyg%ld", (long)getpid());
+    start_peer(path, session, domain, realtime);
+    rtc_placement_opts po = {.node = "A", .places = places, .n_places = 2,
+                             .session = session, .domain = domain, .lockstep = !realtime};
+    CU_ASSERT_EQUAL_FATAL(rtc_load_system_node(path, so, &po, &log->lg, sys, NULL), RTC_OK);
+    if (!realtime)
+        return;
+    static const char *const nodes[] = {"A", "B"};
+    rtc_nodectl_config c = {.nodes = nodes, .n_nodes = 2, .self = "A",
+                            .join_ns = INT64_C(30000000000), .tick_ns = 10000000};
+    CU_ASSERT_EQUAL_FATAL(rtc_nodectl_open(&c, &log->lg, &node_ctl), RTC_OK);
+    CU_ASSERT_EQUAL_FATAL(rtc_nodectl_join(node_ctl, NULL, NULL), RTC_OK);
+}
+
+/* The executive's start hook of the real-time bridge case: the agreed epoch. */
+static int64_t node_start_at(void *user, rtc_exec *ex)
+{
+    (void)ex;
+    return rtc_nodectl_start(user, NULL, NULL);
+}
 
 static void arm_traced(const traced_run *t, rlog *log, rtc_system **sys, rtc_exec **ex)
 {
     rtc_unit_factory f;
     char path[700];
-    CU_ASSERT_EQUAL_FATAL(rtc_fmu_factory(&f), RTC_OK);
+    if (!t->bridge) /* (a node's load makes its own factories) */
+        CU_ASSERT_EQUAL_FATAL(rtc_fmu_factory(&f), RTC_OK);
     if (t->ssd) {
         snprintf(path, sizeof path, "%s/%s", RTC_TEST_CONFIG_DIR, t->ssd);
     } else {
@@ -252,14 +312,21 @@ static void arm_traced(const traced_run *t, rlog *log, rtc_system **sys, rtc_exe
     }
     rtc_system_options so = {.workers = t->workers, .has_stop = true,
                              .stop_ns = INT64_C(1000000000)};
-    CU_ASSERT_EQUAL_FATAL(rtc_system_load(path, &f, 1, &so, &log->lg, sys), RTC_OK);
+    if (t->bridge)
+        load_node_a(path, &so, t->realtime, log, sys);
+    else
+        CU_ASSERT_EQUAL_FATAL(rtc_system_load(path, &f, 1, &so, &log->lg, sys), RTC_OK);
     CU_ASSERT_EQUAL_FATAL(rtc_system_set_threads(*sys, 80, -1), RTC_OK);
     if (t->substitute)
         CU_ASSERT_EQUAL_FATAL(rtc_system_use_substitute(*sys), RTC_OK);
     CU_ASSERT_EQUAL_FATAL(rtc_system_init(*sys), RTC_OK);
     rtc_exec_options o;
     rtc_exec_options_init(&o);
-    o.rtf = 2;
+    o.rtf = t->realtime ? 1 : 2; /* a real-time peer runs at its own pace */
+    if (t->realtime) {
+        o.start_at = node_start_at;
+        o.start_user = node_ctl;
+    }
     o.lg = &log->lg;
     o.overrun = t->substitute ? RTC_EXEC_SUBSTITUTE : RTC_EXEC_CATCH_UP;
     o.hook = trace_hook;
@@ -296,8 +363,17 @@ static void run_traced(const traced_run *t, rlog *log)
     CU_ASSERT_EQUAL(st.rtlog_dropped, 0);
     if (!t->violation)
         assert_trace_clean();
+    if (node_ctl) /* the stop time, as the CLI tells it */
+        rtc_nodectl_stopped(node_ctl, RTC_NODECTL_COMPLETED, (int64_t)st.steps, NULL);
     rtc_exec_free(ex);
     rtc_system_free(sys);
+    rtc_nodectl_close(node_ctl);
+    node_ctl = NULL;
+    if (t->bridge) { /* the peer ran the same ticks and ended well */
+        int ws = 0;
+        CU_ASSERT_EQUAL(waitpid(peer_node, &ws, 0), peer_node);
+        CU_ASSERT(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    }
 }
 
 static void run_phase_syscalls_are_sleeps_and_futex_only(void)
@@ -309,6 +385,28 @@ static void run_phase_syscalls_are_sleeps_and_futex_only(void)
     rlog log;
     run_traced(&(traced_run){.ssd = "msd-jacobi.ssp", .steps = 100}, &log);
     run_traced(&(traced_run){.ssd = "msd-jacobi.ssp", .workers = 1, .steps = 100}, &log);
+}
+
+/* A node of a distributed run: its lock-step bridge hands each tick's values over and
+ * waits for the peer's on the RT thread with atomics and futexes only; DDS runs on the
+ * bridge's I/O thread and Cyclone's own (issue 22). */
+static void lockstep_bridge_on_the_rt_thread_is_clean(void)
+{
+    if (!trace_supported())
+        rtc_test_skip("rt_hygiene syscall trace", "not x86-64 (the handler sets rax)");
+    rlog log;
+    run_traced(&(traced_run){.ssd = "msd-jacobi.ssp", .bridge = true, .steps = 100}, &log);
+}
+
+/* The same with both nodes real time: the bridge meets the RT thread through mailboxes and
+ * a futex wake-up of its I/O thread, which sends and receives (dds_rtlink.c). */
+static void realtime_bridge_on_the_rt_thread_is_clean(void)
+{
+    if (!trace_supported())
+        rtc_test_skip("rt_hygiene syscall trace", "not x86-64 (the handler sets rax)");
+    rlog log;
+    run_traced(&(traced_run){.ssd = "msd-jacobi.ssp", .bridge = true, .realtime = true,
+                             .steps = 100}, &log);
 }
 
 /* The tracer is live: one write() on the RT thread during the run is caught. */
@@ -584,6 +682,8 @@ void rtc_test_register(void)
         {"fmus_logging_every_step_do_not_format_on_the_rt_side",
          fmus_logging_every_step_do_not_format_on_the_rt_side},
         {"session_with_io_unit_is_clean", session_with_io_unit_is_clean},
+        {"lockstep_bridge_on_the_rt_thread_is_clean", lockstep_bridge_on_the_rt_thread_is_clean},
+        {"realtime_bridge_on_the_rt_thread_is_clean", realtime_bridge_on_the_rt_thread_is_clean},
         {NULL, NULL}};
     rtc_test_add_suite("rt_hygiene", setup, teardown, cases);
 }

@@ -16,6 +16,8 @@ target_include_directories(test_masters PRIVATE ${PROJECT_SOURCE_DIR}/rt-core/sy
 rtc_add_test(system SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtc_configs rtcosim LABELS unit rt)
 rtc_add_test(ssp LIBS rtc_rtcore PkgConfig::MINIZIP)
 rtc_add_test(io_mailbox LIBS rtc_rtcore)
+# the lock-step channel of a distributed fast run (issue 22), with real threads
+rtc_add_test(lockstep LIBS rtc_base)
 # a bench sample to an FMU input: one estimator, one conversion (issue 18 item 7)
 rtc_add_test(value_path SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtcosim)
 rtc_add_test(io_modbus SOURCES unit/io_util.c unit/io_cfg.c LIBS rtc_iodrivers PkgConfig::LIBMODBUS LABELS io)
@@ -109,11 +111,31 @@ rtc_add_test(me SOURCES unit/fmu_util.c LIBS rtc_fmuhost rtc_base_json DEPENDS r
 rtc_add_test(product SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtc_configs rtcosim rtcosim-bench-sim LABELS integration rt io)
 target_compile_definitions(test_product PRIVATE RTC_SOURCE_DIR="${PROJECT_SOURCE_DIR}" RTC_CONFIG_FMUS=$<BOOL:${RTC_CONFIG_FMUS}> RTC_BENCH_SIM_EXE="$<TARGET_FILE:rtcosim-bench-sim>")
 target_link_libraries(test_product PRIVATE PkgConfig::JANSSON)
+# issue 22: distributed runs over Cyclone DDS, nodes as separate processes on loopback;
+# node_subscriber is a DDS program built from the IDL alone (it does not link rtcosim)
+idlc_generate(TARGET rtc_test_node_idl FILES ${PROJECT_SOURCE_DIR}/io-drivers/idl/rtcosim_node.idl
+              DEFAULT_EXTENSIBILITY final)
+add_executable(node_subscriber integration/node_subscriber.c)
+target_link_libraries(node_subscriber PRIVATE rtc_test_node_idl CycloneDDS::ddsc)
+rtc_add_test(distributed SOURCES unit/proc_util.c DEPENDS rtc_configs rtcosim node_subscriber LABELS integration)
+target_compile_definitions(test_distributed PRIVATE RTC_NODE_SUBSCRIBER_EXE="$<TARGET_FILE:node_subscriber>")
+# real time: replay, a killed node, Ctrl-C on one node, a delayed lossy link's estimators
+rtc_add_test(distributed_rt SOURCES unit/proc_util.c DEPENDS rtc_configs rtcosim LABELS integration)
 # issue 21: the coupling monitor in summary.json, the default estimator of a late link, and
 # `rtcosim tune` on a recorded session of the main job (bench simulator behind the fault
 # proxy) and of a pure co-simulation
 rtc_add_test(tune SOURCES unit/fmu_util.c unit/io_util.c LIBS rtc_fmuhost rtc_iodrivers PkgConfig::LIBMODBUS PkgConfig::LIBLO PkgConfig::JANSSON DEPENDS rtc_test_fmus rtc_configs rtcosim rtcosim-bench-sim rtcosim-fault-proxy LABELS integration rt io)
 target_compile_definitions(test_tune PRIVATE RTC_BENCH_SIM_EXE="$<TARGET_FILE:rtcosim-bench-sim>" RTC_FAULT_PROXY_EXE="$<TARGET_FILE:rtcosim-fault-proxy>")
+# ... and across two network namespaces joined by a veth pair the test makes and removes
+# (exit 77, counted as skipped, without CAP_NET_ADMIN)
+add_test(NAME distributed_netns COMMAND bash ${PROJECT_SOURCE_DIR}/tests/integration/distributed_netns.sh
+         $<TARGET_FILE:rtcosim> ${PROJECT_BINARY_DIR}/configs)
+rtc_test_properties(distributed_netns integration)
+set_tests_properties(distributed_netns PROPERTIES SKIP_RETURN_CODE 77)
+add_test(NAME distributed_netns_rt COMMAND bash ${PROJECT_SOURCE_DIR}/tests/integration/distributed_netns.sh
+         $<TARGET_FILE:rtcosim> ${PROJECT_BINARY_DIR}/configs realtime)
+rtc_test_properties(distributed_netns_rt integration)
+set_tests_properties(distributed_netns_rt PROPERTIES SKIP_RETURN_CODE 77)
 # issue 25: the DCP 1.0 codec (golden byte strings both ways) and its rules
 rtc_add_test(dcp_pdu LIBS rtc_base m)
 rtc_add_test(dcp_rules LIBS rtc_base m)
@@ -125,3 +147,5 @@ rtc_add_test(dcp_master SOURCES unit/io_util.c unit/io_cfg.c unit/dcp_peer.c LIB
 rtc_add_test(dcp_system SOURCES unit/fmu_util.c unit/io_util.c unit/session_util.c unit/dcp_peer.c LIBS rtc_fmuhost rtc_iodrivers PkgConfig::LIBMODBUS PkgConfig::LIBLO PkgConfig::JANSSON DEPENDS rtc_test_fmus rtcosim LABELS integration rt io)
 # a junk-spraying and a mute DCP slave against a real-time run under the RT-hygiene judge
 rtc_add_test(dcp_rt SOURCES unit/fmu_util.c unit/io_util.c unit/session_util.c unit/dcp_peer.c unit/rt_hygiene_util.c LIBS rtc_fmuhost rtc_iodrivers ${CMAKE_DL_LIBS} PkgConfig::LIBMODBUS PkgConfig::LIBLO DEPENDS rtc_test_fmus LABELS rt io)
+rtc_add_test(plan SOURCES unit/fmu_util.c LIBS rtc_fmuhost rtc_iodrivers DEPENDS rtc_test_fmus rtc_configs)
+rtc_add_test(feasibility SOURCES unit/fmu_util.c unit/io_util.c LIBS rtc_fmuhost PkgConfig::LIBMODBUS PkgConfig::JANSSON DEPENDS rtc_test_fmus rtc_configs rtcosim LABELS integration rt io)

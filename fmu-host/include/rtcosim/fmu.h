@@ -152,6 +152,12 @@ typedef struct rtc_me_events {
  *  otherwise). RT-safe: yes. Thread: after the stepping thread is done, or on it. */
 RTC_RT_SAFE bool rtc_fmu_unit_events(const rtc_unit *unit, rtc_me_events *out);
 
+/** The solver and substeps per communication step of @p unit if it is a Model Exchange
+ *  unit of this module (false otherwise): what a planner scales when it proposes fewer
+ *  substeps or a cheaper solver. RT-safe: yes. */
+RTC_RT_SAFE bool rtc_fmu_unit_solver(const rtc_unit *unit, rtc_me_solver *solver,
+                                     unsigned *substeps);
+
 /** Unload the library and remove the temporary directory. NULL is a no-op. RT-safe: no. */
 void rtc_fmu_close(rtc_fmu *fmu);
 

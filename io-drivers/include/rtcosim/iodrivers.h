@@ -122,6 +122,36 @@
  *   side's from-bench signals (else counted malformed). Samples are dated by arrival; the
  *   link is up while frames arrive and lost after the loss time (3 periods) without one.
  *   Before its run's first tick a side sends "RTCH" frames (no values): "here".
+ * Node bridge (application/x-rtcosim-node-bridge, dds_bridge.c): one per peer node in a
+ * distributed run, placed and keyed by rt-core/assemble (users do not write it; README
+ * "Distributed runs"). Component keys:
+ *   node, peer    this process's node and the peer node                      [required]
+ *   run_id        the run's digest of system file and placement, 16 hex digits [required]
+ *   system        the system's name, shown to other nodes                    [""]
+ *   session       session tag: DDS Discovery Tag and partitions rtc/<session>[/<run_id>]
+ *                                                                            [rtcosim]
+ *   domain        DDS domain id, 0..230                                      [0]
+ *   address, peers  this node's interface address and the other nodes' addresses
+ *                 (comma-separated) for a run across machines; without them the engine
+ *                 configures loopback, or Cyclone reads CYCLONEDDS_URI when it is set
+ *   lockstep      true: exchange numbered rounds and wait for the peer's every tick
+ *                 (fast runs: results equal the one-process run's)           [false]
+ *   join_ms       how long initialization waits for the peer to join         [30000]
+ *   loss_ms       lock-step: how long a tick waits for the peer's values     [10000]
+ *   period_ms     real time: the base tick (lateness); lock-step: housekeeping [10]
+ *   on_loss       the link contract's (driver_base.h), for a lost peer: estimate:T (real
+ *                 time: the estimators cover it for T, then the run stops, cause "link"),
+ *                 stop or continue                                         [estimate:0.5]
+ *   emulate_delay_ms, emulate_jitter_ms, emulate_loss, emulate_seed  real time: hold back
+ *                 every received sample delay +- jitter ms (uniform; jitter <= delay) and
+ *                 drop it with probability loss, from a generator seeded with seed and the
+ *                 sample's tick (a slow, jittery, lossy link where no netem is)  [0 0 0 1]
+ * Per-signal keys (from-bench signals): ahead  1 for a value the peer makes in the same
+ *   tick before this node steps (Gauss-Seidel across nodes), else 0          [0]
+ *   Link contract: required; connect_ms defaults to join_ms; silence alone is no loss
+ *   (a lock-step peer may compute for long): the link is lost when the peer's DDS
+ *   liveliness is (its process died or hangs: about 1 s, in real time 250 ms); on_loss
+ *   as for every link.
  * DCP slaves, driven by the DCP master (application/x-dcp-slave; the component's source is
  * the slave's .dcpx; its connectors are named as the slave's variables: kind="input" for
  * an Input, kind="output" for an Output; numeric scalars only), component keys:
@@ -172,6 +202,12 @@
  *                 unknown (messages for unmapped paths), sent (bundles sent, per target),
  *                 timetags_clamped (bundle timetags farther than timetag_bound_s from
  *                 arrival, replaced by the arrival time)
+ *   "node_bridge": sent, received (samples), unexpected (of another run or process:
+ *                 dropped), duplicates, out_of_order (lock-step: a round missing, the run
+ *                 stops; real time: older than one used, dropped), overflow (the peer ran
+ *                 further ahead than the lock-step window); real time also late (used more
+ *                 than a tick after its time), lost (a tick never seen), emulated_dropped
+ *                 (by emulate_loss)
  */
 #ifndef RTCOSIM_IODRIVERS_H
 #define RTCOSIM_IODRIVERS_H
@@ -185,6 +221,7 @@
 #define RTC_DRIVER_TYPE_MODBUS_SERVER "application/x-rtcosim-modbus-server"
 #define RTC_DRIVER_TYPE_OSC "application/x-rtcosim-osc"
 #define RTC_DRIVER_TYPE_UDP_FRAME "application/x-rtcosim-udp-frame"
+#define RTC_DRIVER_TYPE_NODE_BRIDGE "application/x-rtcosim-node-bridge"
 /** A DCP 1.0 slave (its .dcpx is the component's source), driven by the DCP master. */
 #define RTC_DRIVER_TYPE_DCP_SLAVE "application/x-dcp-slave"
 
@@ -196,12 +233,14 @@ extern const rtc_driver_ops rtc_modbus_server_ops;
 extern const rtc_driver_ops rtc_osc_ops;
 /** UDP sample frames, the skeleton driver (drv_skeleton.c): the template of a new one. */
 extern const rtc_driver_ops rtc_udp_frame_ops;
+/** The node bridge of a distributed run over Cyclone DDS (dds_bridge.c). */
+extern const rtc_driver_ops rtc_node_bridge_ops;
 /** The DCP master of one DCP 1.0 slave over UDP_IPv4 (dcp_master.c). */
 extern const rtc_driver_ops rtc_dcp_master_ops;
 
 /**
- * Register the five drivers under RTC_DRIVER_TYPE_MODBUS_CLIENT, _MODBUS_SERVER, _OSC,
- * _UDP_FRAME and _DCP_SLAVE.
+ * Register the six drivers under RTC_DRIVER_TYPE_MODBUS_CLIENT, _MODBUS_SERVER, _OSC,
+ * _UDP_FRAME, _NODE_BRIDGE and _DCP_SLAVE.
  *
  * Returns: RTC_OK or the first rtc_driver_register() error.
  * RT-safe: no. Thread: main thread, during load.

@@ -47,6 +47,12 @@ json_t *rtc__json_real(double v);
 /** @p v as a JSON integer (clamped to INT64_MAX: jansson's integers are signed). */
 json_t *rtc__json_uint(uint64_t v);
 
+/** A distribution of times in ns as {"samples", "p50_s", "p99_s", "p999_s", "max_s",
+ *  "mean_s"} (seconds; plan.json and summary.json's "feasibility"). NULL only when out of
+ *  memory. RT-safe: no. */
+json_t *rtc__json_times(uint64_t samples, int64_t p50, int64_t p99, int64_t p999, int64_t max,
+                        double mean);
+
 /**
  * Serialize @p doc (RTC__JSON_FLAGS, a final newline) and replace @p path with it whole
  * (rtc_ofile_replace_begin/commit). @p doc NULL (a failed build) writes nothing.

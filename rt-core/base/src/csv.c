@@ -8,7 +8,6 @@
 #include "rtcosim/numfmt.h"
 #include "rtcosim/ofile.h"
 #include "rtcosim/status.h"
-#include "rtcosim/time.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -100,12 +99,9 @@ static char *field(rtc_csv *w, size_t n)
     return p;
 }
 
-void rtc_csv_str(rtc_csv *w, const char *s)
+size_t rtc_csv_quote(char *dst, const char *s)
 {
-    size_t n = strlen(s);
-    char *p = field(w, 2 * n + 2), *q = p;
-    if (!p)
-        return;
+    char *q = dst;
     *q++ = '"';
     for (; *s; s++) {
         if (*s == '"')
@@ -113,14 +109,21 @@ void rtc_csv_str(rtc_csv *w, const char *s)
         *q++ = *s;
     }
     *q++ = '"';
-    rtc_ofile_put(w->f, (size_t)(q - p));
+    return (size_t)(q - dst);
+}
+
+void rtc_csv_str(rtc_csv *w, const char *s)
+{
+    char *p = field(w, 2 * strlen(s) + 2);
+    if (p)
+        rtc_ofile_put(w->f, rtc_csv_quote(p, s));
 }
 
 void rtc_csv_time(rtc_csv *w, int64_t ns)
 {
     char *p = field(w, RESERVE);
     if (p)
-        rtc_ofile_put(w->f, rtc_time_format_s(ns, p, RESERVE));
+        rtc_ofile_put(w->f, rtc_fmt_time_ns(ns, p));
 }
 
 void rtc_csv_f64(rtc_csv *w, double v)
@@ -153,17 +156,21 @@ void rtc_csv_bool(rtc_csv *w, bool v)
     }
 }
 
-void rtc_csv_hex(rtc_csv *w, const uint8_t *data, size_t size)
+size_t rtc_csv_hex_text(char *dst, const uint8_t *data, size_t size)
 {
     static const char hex[] = "0123456789abcdef";
-    char *p = field(w, 2 * size);
-    if (!p)
-        return;
     for (size_t i = 0; i < size; i++) {
-        p[2 * i] = hex[data[i] >> 4];
-        p[2 * i + 1] = hex[data[i] & 15];
+        dst[2 * i] = hex[data[i] >> 4];
+        dst[2 * i + 1] = hex[data[i] & 15];
     }
-    rtc_ofile_put(w->f, 2 * size);
+    return 2 * size;
+}
+
+void rtc_csv_hex(rtc_csv *w, const uint8_t *data, size_t size)
+{
+    char *p = field(w, 2 * size);
+    if (p)
+        rtc_ofile_put(w->f, rtc_csv_hex_text(p, data, size));
 }
 
 void rtc_csv_end_row(rtc_csv *w)
@@ -171,4 +178,15 @@ void rtc_csv_end_row(rtc_csv *w)
     rtc_ofile_append(w->f, "\n", 1);
     rtc_ofile_end_record(w->f);
     w->row_open = false;
+}
+
+char *rtc_csv_row_room(rtc_csv *w, size_t max)
+{
+    return rtc_ofile_room(w->f, max);
+}
+
+void rtc_csv_row_done(rtc_csv *w, size_t n)
+{
+    rtc_ofile_put(w->f, n);
+    rtc_ofile_end_record(w->f);
 }

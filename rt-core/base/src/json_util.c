@@ -71,6 +71,24 @@ json_t *rtc__json_uint(uint64_t v)
     return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
 }
 
+json_t *rtc__json_times(uint64_t samples, int64_t p50, int64_t p99, int64_t p999, int64_t max,
+                        double mean)
+{
+    json_t *o = json_object();
+    int bad = !o;
+    bad |= json_object_set_new(o, "samples", rtc__json_uint(samples));
+    bad |= json_object_set_new(o, "p50_s", rtc__json_real((double)p50 / 1e9));
+    bad |= json_object_set_new(o, "p99_s", rtc__json_real((double)p99 / 1e9));
+    bad |= json_object_set_new(o, "p999_s", rtc__json_real((double)p999 / 1e9));
+    bad |= json_object_set_new(o, "max_s", rtc__json_real((double)max / 1e9));
+    bad |= json_object_set_new(o, "mean_s", rtc__json_real(mean / 1e9));
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
 int rtc__json_write(const json_t *doc, const char *path)
 {
     /* serialized first: running out of memory then never leaves a truncated file */

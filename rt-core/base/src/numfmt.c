@@ -175,24 +175,70 @@ static uint64_t digits17(double v, int *e10)
     return 0;
 }
 
-/* Exactly 8 decimal digits of x < 10^8, with 32-bit arithmetic and the pair table. */
-void rtc_fmt_u64_fixed8(uint32_t x, char *p)
+/* The 8 decimal digits of x < 10^8 as 8 bytes of values 0..9, the first digit in the
+ * lowest byte (memory order on little-endian machines), computed for all lanes at once
+ * (SWAR): two 4-digit halves in 32-bit lanes, each split into two pairs in 16-bit lanes,
+ * each pair into two digits in 8-bit lanes. Each division is a multiplication by a
+ * reciprocal, exact over the lane's range (x·10486 >> 20 = x/100 below 10^4, x·103 >> 10
+ * = x/10 below 100) and too small to carry into the next lane. */
+static inline uint64_t digits8(uint32_t x)
 {
-    uint32_t hi = x / 10000, lo = x % 10000;
-    memcpy(p, digit_pairs + 2 * (hi / 100), 2);
-    memcpy(p + 2, digit_pairs + 2 * (hi % 100), 2);
-    memcpy(p + 4, digit_pairs + 2 * (lo / 100), 2);
-    memcpy(p + 6, digit_pairs + 2 * (lo % 100), 2);
+    uint64_t v = x / 10000 | (uint64_t)(x % 10000) << 32;
+    uint64_t h = (v * 10486) >> 20 & 0x0000007F0000007Fu;
+    v = h | (v - 100 * h) << 16;
+    uint64_t t = (v * 103) >> 10 & 0x000F000F000F000Fu;
+    return t | (v - 10 * t) << 8;
 }
 
-/* The 17 digits of n in [10^16, 10^17): one 64-bit division, then 32-bit work only. */
-static void write17(uint64_t n, char *p)
+#define ASCII_ZEROS 0x3030303030303030u
+
+/* Store the 8 digits of x < 10^8 as text at p (no terminator); returns how many of them
+ * are trailing zeros (8 when x is 0). */
+static inline int put_digits8(uint32_t x, char *p)
 {
-    uint64_t a = n / 100000000; /* 9 digits */
-    uint32_t b = (uint32_t)(n % 100000000), a0 = (uint32_t)(a / 100000000);
-    p[0] = (char)('0' + a0);
-    rtc_fmt_u64_fixed8((uint32_t)(a % 100000000), p + 1);
-    rtc_fmt_u64_fixed8(b, p + 9);
+    uint64_t d = digits8(x), text = d + ASCII_ZEROS;
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    text = __builtin_bswap64(text);
+#endif
+    memcpy(p, &text, 8);
+    return d ? __builtin_clzll(d) / 8 : 8; /* zero digits at the end: the high zero bytes */
+}
+
+/* The 17 digits of n in [10^16, 10^17) at d; returns their count without trailing zeros. */
+static int write17(uint64_t n, char *d)
+{
+    uint64_t a = n / 100000000; /* the first 9 digits */
+    uint32_t a0 = (uint32_t)(a / 100000000);
+    d[0] = (char)('0' + a0);
+    int z1 = put_digits8((uint32_t)(a % 100000000), d + 1);
+    int z2 = put_digits8((uint32_t)(n % 100000000), d + 9);
+    return z2 < 8 ? 17 - z2 : 9 - z1;
+}
+
+size_t rtc_fmt_time_ns(int64_t ns, char *buf)
+{
+    char *p = buf;
+    uint64_t u = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    uint64_t s = u / 1000000000u;
+    uint32_t frac = (uint32_t)(u - s * 1000000000u);
+    if (ns < 0)
+        *p++ = '-';
+    if (s < 10) { /* the usual few seconds: no call */
+        *p++ = (char)('0' + s);
+    } else if (s < 100) {
+        memcpy(p, digit_pairs + 2 * s, 2);
+        p += 2;
+    } else {
+        p += rtc_fmt_u64(s, p);
+    }
+    if (frac) {
+        /* nine digits written at once, the trailing zeros then cut off */
+        p[0] = '.';
+        p[1] = (char)('0' + frac / 100000000u);
+        p += 10 - put_digits8(frac % 100000000u, p + 2);
+    }
+    *p = '\0';
+    return (size_t)(p - buf);
 }
 
 size_t rtc_fmt_double(double v, char *buf)
@@ -218,17 +264,17 @@ size_t rtc_fmt_double(double v, char *buf)
     uint64_t n = digits17(v, &e);
     if (n == 0) /* extreme magnitudes near a tie: exact but slower */
         return (size_t)(p - buf) + (size_t)snprintf(p, RTC_NUMFMT_MAX - 1, "%.17g", v);
-    char d[17];
-    write17(n, d);
-    int nd = 17;
-    while (nd > 1 && d[nd - 1] == '0')
-        nd--;
+    /* The layouts copy fixed sizes (8, 16 or 17 bytes, beyond the digits used) rather
+     * than loop or call memcpy per length: every store stays below buf + 26. */
+    char d[24];
+    int nd = write17(n, d);
+    memset(d + 17, '0', 7); /* read, never shown */
     if (e < -4 || e >= 17) {
         /* d.ddde±XX */
         *p++ = d[0];
         if (nd > 1) {
             *p++ = '.';
-            memcpy(p, d + 1, (size_t)nd - 1);
+            memcpy(p, d + 1, 16);
             p += nd - 1;
         }
         *p++ = 'e';
@@ -239,22 +285,22 @@ size_t rtc_fmt_double(double v, char *buf)
         *p++ = (char)('0' + ae / 10 % 10);
         *p++ = (char)('0' + ae % 10);
     } else if (e < 0) {
-        /* 0.000ddd */
-        *p++ = '0';
-        *p++ = '.';
-        for (int i = -1; i > e; i--)
-            *p++ = '0';
-        memcpy(p, d, (size_t)nd);
+        /* 0.000ddd: "0." and -e-1 zeros */
+        memcpy(p, "0.000", 5);
+        p += 1 - e;
+        memcpy(p, d, 17);
         p += nd;
     } else {
-        /* ddd.ddd with e+1 integer digits */
-        int ni = e + 1;
-        for (int i = 0; i < ni; i++)
-            *p++ = i < nd ? d[i] : '0';
-        if (nd > ni) {
-            *p++ = '.';
-            memcpy(p, d + ni, (size_t)(nd - ni));
-            p += nd - ni;
+        /* ddd.ddd with e+1 integer digits (d holds the zeros an integer may end with) */
+        int ni = e + 1, nf = nd - ni;
+        memcpy(p, d, 17);
+        p += ni;
+        if (nf > 0) {
+            *p = '.';
+            memcpy(p + 1, d + ni, 8);
+            if (nf > 8)
+                memcpy(p + 9, d + ni + 8, 8);
+            p += 1 + nf;
         }
     }
     *p = '\0';

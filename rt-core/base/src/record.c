@@ -3,8 +3,14 @@
  * costs one get call per group, not one per column. Each group owns a slice of the row
  * buffer; columns remember where their element lives in that slice, so writing a row
  * walks the columns in the user's order while fetching walks the groups.
+ *
+ * Writing is the recorder thread's whole job, so its per-row cost is kept to the
+ * formatting itself: layout() resolves every column to its type and byte offsets once,
+ * and a row is formatted straight into room reserved for the longest possible row (one
+ * bounds check per row, not per field).
  */
 #include "rtcosim/record.h"
+#include "rtcosim/numfmt.h"
 #include "rtcosim/rtc_config.h"
 #include "rtcosim/status.h"
 
@@ -29,6 +35,10 @@ typedef struct column {
     size_t group;
     size_t element;   /* index in the group's value array */
     const char *unit; /* the variable's unit (its unit's description owns it), or NULL */
+    /* resolved by layout(): */
+    rtc_type type;
+    size_t at;      /* offset of the value in the row */
+    size_t copy_at; /* strings/binaries: offset of the copy in the row */
 } column;
 
 struct rtc_record {
@@ -36,7 +46,8 @@ struct rtc_record {
     group *groups;
     column *columns;
     size_t row_size;
-    void *scratch; /* pointer arrays for string/binary gets */
+    size_t text_max; /* the longest text of one row, newline included */
+    void *scratch;   /* pointer arrays for string/binary gets */
 };
 
 int rtc_record_new(rtc_record **out)
@@ -73,7 +84,19 @@ static size_t group_bytes(const group *g)
     return (n + 15) & ~(size_t)15;
 }
 
-/* Recompute every group's offsets (called after each add; load phase only). */
+/* The longest text of a value of type @p t, its separator included. */
+static size_t text_bytes(rtc_type t)
+{
+    switch (t) {
+    case RTC_TYPE_BOOL: return 2;
+    case RTC_TYPE_STRING: return 1 + 2 * STR_CAP + 2; /* every quote doubled */
+    case RTC_TYPE_BINARY: return 1 + 2 * BIN_CAP;
+    default: return 1 + RTC_NUMFMT_MAX; /* the formatters' room */
+    }
+}
+
+/* Recompute every group's offsets and every column's place (called after each add; load
+ * phase only). */
 static int layout(rtc_record *rec)
 {
     size_t off = 0, max_ptrs = 0;
@@ -84,6 +107,16 @@ static int layout(rtc_record *rec)
         off += group_bytes(g);
         if (g->n_values > max_ptrs)
             max_ptrs = g->n_values;
+    }
+    rec->text_max = RTC_NUMFMT_MAX + 1; /* the time and the newline */
+    for (size_t i = 0; i < rec->n_columns; i++) {
+        column *c = &rec->columns[i];
+        const group *g = &rec->groups[c->group];
+        size_t cap = g->type == RTC_TYPE_STRING ? STR_CAP : BIN_CAP;
+        c->type = g->type;
+        c->at = g->offset + c->element * rtc_type_size(g->type);
+        c->copy_at = g->copy_offset + c->element * cap;
+        rec->text_max += text_bytes(g->type);
     }
     rec->row_size = off ? off : 16;
     free(rec->scratch);
@@ -156,7 +189,8 @@ int rtc_record_add_as(rtc_record *rec, const rtc_unit *unit, size_t var_index,
         char *col = element_name(prefix, name, v, e);
         if (!col)
             return RTC_ENOMEM;
-        rec->columns[rec->n_columns++] = (column){col, gi, g->n_values + e, v->unit};
+        rec->columns[rec->n_columns++] = (column){.name = col, .group = gi,
+                                                  .element = g->n_values + e, .unit = v->unit};
     }
     g->n_values += count;
     return layout(rec);
@@ -242,43 +276,43 @@ bool rtc_record_column_double(const rtc_record *rec, const void *row, size_t i, 
     return true;
 }
 
-static void write_value(rtc_csv *csv, rtc_type type, const void *p)
+/* Format the value of column @p c of row @p r at @p p; returns the length. Strings and
+ * binaries are read from the row's own copies, never through the pointers the unit
+ * returned, so a row stays valid after being copied (e.g. through a ring). */
+static size_t format_value(const column *c, const char *r, char *p)
 {
-    switch (type) {
-    case RTC_TYPE_FLOAT64: rtc_csv_f64(csv, *(const double *)p); break;
-    case RTC_TYPE_FLOAT32: rtc_csv_f64(csv, *(const float *)p); break;
-    case RTC_TYPE_INT8: rtc_csv_i64(csv, *(const int8_t *)p); break;
-    case RTC_TYPE_UINT8: rtc_csv_u64(csv, *(const uint8_t *)p); break;
-    case RTC_TYPE_INT16: rtc_csv_i64(csv, *(const int16_t *)p); break;
-    case RTC_TYPE_UINT16: rtc_csv_u64(csv, *(const uint16_t *)p); break;
-    case RTC_TYPE_INT32: rtc_csv_i64(csv, *(const int32_t *)p); break;
-    case RTC_TYPE_UINT32: rtc_csv_u64(csv, *(const uint32_t *)p); break;
+    const void *v = r + c->at;
+    switch (c->type) {
+    case RTC_TYPE_FLOAT64: return rtc_fmt_double(*(const double *)v, p);
+    case RTC_TYPE_FLOAT32: return rtc_fmt_double(*(const float *)v, p);
+    case RTC_TYPE_INT8: return rtc_fmt_i64(*(const int8_t *)v, p);
+    case RTC_TYPE_UINT8: return rtc_fmt_u64(*(const uint8_t *)v, p);
+    case RTC_TYPE_INT16: return rtc_fmt_i64(*(const int16_t *)v, p);
+    case RTC_TYPE_UINT16: return rtc_fmt_u64(*(const uint16_t *)v, p);
+    case RTC_TYPE_INT32: return rtc_fmt_i64(*(const int32_t *)v, p);
+    case RTC_TYPE_UINT32: return rtc_fmt_u64(*(const uint32_t *)v, p);
     case RTC_TYPE_INT64:
-    case RTC_TYPE_ENUM: rtc_csv_i64(csv, *(const int64_t *)p); break;
-    case RTC_TYPE_UINT64: rtc_csv_u64(csv, *(const uint64_t *)p); break;
-    case RTC_TYPE_BOOL: rtc_csv_bool(csv, *(const bool *)p); break;
-    default: rtc_csv_str(csv, ""); break; /* strings/binaries: see rtc_record_write_row */
+    case RTC_TYPE_ENUM: return rtc_fmt_i64(*(const int64_t *)v, p);
+    case RTC_TYPE_UINT64: return rtc_fmt_u64(*(const uint64_t *)v, p);
+    case RTC_TYPE_BOOL: *p = *(const bool *)v ? '1' : '0'; return 1;
+    case RTC_TYPE_STRING: return rtc_csv_quote(p, r + c->copy_at);
+    case RTC_TYPE_BINARY:
+        return rtc_csv_hex_text(p, (const uint8_t *)r + c->copy_at,
+                                ((const rtc_binary *)v)->size);
+    default: return 0; /* clocks are never columns */
     }
 }
 
 void rtc_record_write_row(const rtc_record *rec, rtc_csv *csv, int64_t t_ns, const void *row)
 {
-    const char *r = row;
-    rtc_csv_time(csv, t_ns);
+    char *p = rtc_csv_row_room(csv, rec->text_max), *start = p;
+    if (!p)
+        return; /* out of memory: the writer's error, reported by the recorder */
+    p += rtc_fmt_time_ns(t_ns, p);
     for (size_t i = 0; i < rec->n_columns; i++) {
-        const column *c = &rec->columns[i];
-        const group *g = &rec->groups[c->group];
-        const char *slot = r + g->offset + c->element * rtc_type_size(g->type);
-        /* Strings and binaries are read from the row's own copies, never through the
-         * stored pointers, so a row stays valid after being copied (e.g. through a ring). */
-        if (g->type == RTC_TYPE_STRING) {
-            rtc_csv_str(csv, r + g->copy_offset + c->element * STR_CAP);
-        } else if (g->type == RTC_TYPE_BINARY) {
-            const uint8_t *data = (const uint8_t *)r + g->copy_offset + c->element * BIN_CAP;
-            rtc_csv_hex(csv, data, ((const rtc_binary *)(const void *)slot)->size);
-        } else {
-            write_value(csv, g->type, slot);
-        }
+        *p++ = ',';
+        p += format_value(&rec->columns[i], row, p);
     }
-    rtc_csv_end_row(csv);
+    *p++ = '\n';
+    rtc_csv_row_done(csv, (size_t)(p - start));
 }

@@ -71,12 +71,18 @@ void *rtc_ring_reserve(rtc_ring *r)
         if (head - r->tail_cache > r->mask)
             return NULL;
     }
-    /* the fill level against the consumer's real position (the cached tail is only
-     * refreshed when the ring looks full, so it would report the capacity); relaxed: a
-     * statistic, ordered with nothing */
-    size_t used = (size_t)(head - atomic_load_explicit(&r->tail, memory_order_relaxed)) + 1;
-    if (used > atomic_load_explicit(&r->high_water, memory_order_relaxed))
-        atomic_store_explicit(&r->high_water, used, memory_order_relaxed); /* statistic only */
+    /* The high-water mark, exact without reading the consumer's counter per record (its
+     * line would cross between the cores every time): the cached tail is never ahead of
+     * the real one, so the fill it gives is an upper bound; only when that bound passes
+     * the mark is the real tail read, which also refreshes the cache. Relaxed stores: a
+     * statistic, ordered with nothing. */
+    size_t mark = atomic_load_explicit(&r->high_water, memory_order_relaxed);
+    if ((size_t)(head - r->tail_cache) + 1 > mark) {
+        r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
+        size_t used = (size_t)(head - r->tail_cache) + 1;
+        if (used > mark)
+            atomic_store_explicit(&r->high_water, used, memory_order_relaxed);
+    }
     return r->data + (head & r->mask) * r->record_size;
 }
 

@@ -30,24 +30,10 @@ int rtc_time_from_s(double s, int64_t *ns)
 
 size_t rtc_time_format_s(int64_t ns, char *buf, size_t cap)
 {
-    /* Whole seconds with rtc_fmt_u64, then the nine fraction digits written at once and
-     * trimmed: this runs once per result row, so no per-digit loop on the fraction. */
-    char tmp[32];
-    size_t n = 0;
-    uint64_t u = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-    uint32_t frac = (uint32_t)(u % 1000000000u);
-    if (ns < 0)
-        tmp[n++] = '-';
-    n += rtc_fmt_u64(u / 1000000000u, tmp + n);
-    if (frac) {
-        tmp[n++] = '.';
-        tmp[n] = (char)('0' + frac / 100000000u);
-        rtc_fmt_u64_fixed8(frac % 100000000u, tmp + n + 1);
-        size_t nf = 9;
-        while (tmp[n + nf - 1] == '0')
-            nf--;
-        n += nf;
-    }
+    if (cap >= RTC_NUMFMT_MAX)
+        return rtc_fmt_time_ns(ns, buf);
+    char tmp[RTC_NUMFMT_MAX];
+    size_t n = rtc_fmt_time_ns(ns, tmp);
     if (cap == 0)
         return 0;
     size_t w = n < cap - 1 ? n : cap - 1;

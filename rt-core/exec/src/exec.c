@@ -13,6 +13,7 @@
 #include "exec_priv.h"
 
 #include "rtcosim/nonfinite.h"
+#include "rtcosim/profile.h"
 #include "rtcosim/status.h"
 
 #include <errno.h>
@@ -62,7 +63,9 @@ typedef struct loop {
     rtc_exec_stop stop;
 } loop;
 
-/* A unit's do_step begins/ends (rtc_system_set_unit_timer). */
+/* A unit's do_step begins/ends on this thread (rtc_system_set_unit_timer): the unit a
+ * watchdog finds stuck, and the slowest one an overrun is blamed on. Each unit's work per
+ * tick — on this thread or a worker's — comes from the system's unit clock (units_done). */
 static void unit_timer(void *user, size_t i, bool end)
 {
     rtc_exec *ex = user;
@@ -73,8 +76,6 @@ static void unit_timer(void *user, size_t i, bool end)
         return;
     }
     int64_t d = t - ex->unit_t0;
-    if (i < ex->n_units)
-        rtc_hist_add(ex->h_unit[i], d);
     if (d > ex->tick_unit_max_ns) {
         ex->tick_unit_max_ns = d;
         ex->tick_unit_max = (long)i;
@@ -84,8 +85,20 @@ static void unit_timer(void *user, size_t i, bool end)
 
 void rtc__exec_install_timer(rtc_exec *ex)
 {
-    if (ex->sys && ex->o.unit_timing)
+    if (ex->sys && ex->o.unit_timing) {
         rtc_system_set_unit_timer(ex->sys, unit_timer, ex);
+        rtc_system_set_unit_clock(ex->sys, true);
+    }
+}
+
+/* After a tick's steps joined: each unit's work in it into its histogram. */
+static void units_done(rtc_exec *ex)
+{
+    for (size_t i = 0; i < ex->n_units; i++) {
+        int64_t w = rtc_system_unit_work_ns(ex->sys, i);
+        if (w >= 0)
+            rtc_hist_add(ex->h_unit[i], w);
+    }
 }
 
 static void end_with(loop *s, rtc_exec *ex, rtc_exec_stop why, int status, int signo)
@@ -154,7 +167,10 @@ static void account(rtc_exec *ex, loop *s, const int64_t t[4])
     rtc_hist_add(ex->h_wake, wake);
     rtc_hist_add(ex->h_step, t[2] - t[1]);
     rtc_hist_add(ex->h_handoff, t[3] - t[2]);
+    rtc_hist_add(ex->h_busy, t[3] - t[1]);
     rtc_ushist_add(ex->lat_us, wake);
+    if (ex->o.profile)
+        rtc_profile_add(ex->o.profile, s->j, t, ex->sys);
     if (t[3] > next) {
         overrun(ex, s, t, next);
     } else {
@@ -249,6 +265,8 @@ static void tick(rtc_exec *ex, loop *s, int64_t deadline, int64_t woke, bool pac
         rtc_rtlog_push(ex->log, RTC_RTLOG_SUBSTITUTE, s->j,
                        (int64_t)rtc_system_late_steps(ex->sys));
     t[2] = rtc_time_now_ns();
+    if (rc == RTC_OK && ex->n_units)
+        units_done(ex); /* bookkeeping: counted in the hand-off */
     if (rc == RTC_OK)
         rc = handoff(ex, s, t);
     t[3] = rtc_time_now_ns();
@@ -334,7 +352,8 @@ static bool pause_point(rtc_exec *ex, loop *s)
 
 static void run_loop(rtc_exec *ex)
 {
-    loop s = {.anchor_wall = rtc_time_now_ns() + ex->period_ns};
+    /* logical 0: the instant the nodes of a distributed run agreed on, else a period on */
+    loop s = {.anchor_wall = ex->t0_agreed ? ex->t0_agreed : rtc_time_now_ns() + ex->period_ns};
     announce_time_base(ex, &s);
     if (ex->sys && ex->o.recorder &&
         rtc_recorder_push(ex->o.recorder, rtc_system_start_ns(ex->sys)) == RTC_ELIMIT)
@@ -434,6 +453,11 @@ void rtc_exec_position(const rtc_exec *ex, int64_t *tick, int64_t *sim_ns)
     /* relaxed: single-writer counters, each read whole */
     *tick = (int64_t)atomic_load_explicit(&ex->steps, memory_order_relaxed);
     *sim_ns = atomic_load_explicit(&ex->sim_ns, memory_order_relaxed);
+}
+
+bool rtc_exec_stop_requested(const rtc_exec *ex)
+{
+    return atomic_load_explicit(&((rtc_exec *)ex)->ctl_stop, memory_order_acquire) != 0;
 }
 
 bool rtc_exec_is_paused(const rtc_exec *ex)

@@ -79,7 +79,8 @@ static int validate(const rtc_system *sys, const rtc_exec_options *o, const rtc_
                       : !sys && o->max_steps <= 0             ? "the bare loop needs a step count"
                       : o->priority < 0 || o->priority > 99   ? "priority must be 0..99"
                       : o->cpu >= rtc_rt_cpu_count()          ? "no such CPU"
-                      : o->spin_ns < 0 || o->watchdog_ns < 0  ? "negative time"
+                      : o->spin_ns < 0 || o->watchdog_ns < 0 ||
+                        o->max_wall_ns < 0                    ? "negative time"
                       : (unsigned)o->overrun > RTC_EXEC_STOP  ? "unknown overrun policy"
                       : o->max_overruns < 1                   ? "max overruns must be >= 1"
                       : o->decimation < 1                     ? "decimation must be >= 1"
@@ -104,8 +105,8 @@ static int64_t period_of(const rtc_system *sys, const rtc_exec_options *o)
 static int alloc_tables(rtc_exec *ex)
 {
     int rc = RTC_OK;
-    rtc_hist **h[] = {&ex->h_wake, &ex->h_step, &ex->h_handoff, &ex->h_slack};
-    for (size_t i = 0; rc == RTC_OK && i < 4; i++)
+    rtc_hist **h[] = {&ex->h_wake, &ex->h_step, &ex->h_handoff, &ex->h_slack, &ex->h_busy};
+    for (size_t i = 0; rc == RTC_OK && i < 5; i++)
         rc = rtc_hist_new(HIST_MAX_NS, h[i]);
     if (rc == RTC_OK && ex->n_units) {
         ex->h_unit = calloc(ex->n_units, sizeof *ex->h_unit);
@@ -168,12 +169,15 @@ void rtc_exec_free(rtc_exec *ex)
 {
     if (!ex)
         return;
-    if (ex->sys)
+    if (ex->sys) {
         rtc_system_set_unit_timer(ex->sys, NULL, NULL);
+        rtc_system_set_unit_clock(ex->sys, false);
+    }
     rtc_hist_free(ex->h_wake);
     rtc_hist_free(ex->h_step);
     rtc_hist_free(ex->h_handoff);
     rtc_hist_free(ex->h_slack);
+    rtc_hist_free(ex->h_busy);
     for (size_t i = 0; ex->h_unit && i < ex->n_units; i++)
         rtc_hist_free(ex->h_unit[i]);
     free(ex->h_unit);
@@ -218,6 +222,7 @@ void rtc_exec_stats_get(const rtc_exec *ex, rtc_exec_stats *out)
     rtc_hist_summarize(ex->h_step, &out->step);
     rtc_hist_summarize(ex->h_handoff, &out->handoff);
     rtc_hist_summarize(ex->h_slack, &out->slack);
+    rtc_hist_summarize(ex->h_busy, &out->busy);
 }
 
 void rtc_exec_progress_get(const rtc_exec *ex, rtc_exec_progress *out)

@@ -51,10 +51,11 @@ struct rtc_exec {
     rtc_system *sys;
     rtc_exec_options o;
     int64_t period_ns;
+    int64_t t0_agreed;  /* start_at's instant of logical 0 (0: one period after the start) */
     const rtc_logger *lg;
 
     /* telemetry (RT thread writes) */
-    rtc_hist *h_wake, *h_step, *h_handoff, *h_slack;
+    rtc_hist *h_wake, *h_step, *h_handoff, *h_slack, *h_busy;
     rtc_hist **h_unit;          /* n_units, NULL without unit timing */
     size_t n_units;
     rtc_ushist *lat_us;         /* wake-up latency in 1-µs buckets (histogram.txt) */

@@ -14,6 +14,7 @@
 #include "exec_priv.h"
 #include "json_util.h"
 
+#include "rtcosim/io_unit.h"
 #include "rtcosim/ofile.h"
 #include "rtcosim/status.h"
 
@@ -52,7 +53,7 @@ static int put_kernel(json_t *obj, const rtc_rt_info *k)
     return bad | json_object_set_new(obj, "dma_latency_held", json_boolean(k->dma_latency_held));
 }
 
-/* "units": {NAME: {"do_step_ns": {...}}} (a name that is not UTF-8 keyed as
+/* "units": {NAME: {"do_step_ns" (an I/O unit: "refresh_ns"): {...}}} (a name that is not UTF-8 keyed as
  * rtc__json_str shows it). */
 static int put_units(json_t *obj, const rtc_exec *ex)
 {
@@ -62,7 +63,8 @@ static int put_units(json_t *obj, const rtc_exec *ex)
         rtc_hist_summary s;
         rtc_exec_unit_stats(ex, i, &s);
         json_t *name = rtc__json_str(rtc_system_unit(ex->sys, i)->name), *u = json_object();
-        bad |= put_hist(u, "do_step_ns", &s);
+        bad |= put_hist(u, rtc_io_unit_is(rtc_system_unit(ex->sys, i)) ? "refresh_ns"
+                                                                        : "do_step_ns", &s);
         bad |= name ? json_object_set_new(units, json_string_value(name), u)
                     : (json_decref(u), -1);
         json_decref(name);
@@ -130,6 +132,7 @@ static json_t *timing_doc(const rtc_exec *ex, const rtc_exec_stats *st, const ch
     bad |= put_hist(o, "wakeup_latency_ns", &st->wakeup);
     bad |= put_hist(o, "step_time_ns", &st->step);
     bad |= put_hist(o, "handoff_ns", &st->handoff);
+    bad |= put_hist(o, "busy_ns", &st->busy);
     bad |= put_hist(o, "slack_ns", &st->slack);
     bad |= put_units(o, ex);
     if (bad) {

@@ -261,18 +261,32 @@ static bool wake_wait(rtc_exec *ex, const struct timespec *until)
  * more; a thread still inside a unit's step then is abandoned (exec_priv.h, RT_ABANDONED)
  * and false is returned — it must not be joined. A thread that is between steps (it won
  * the race) is waited for without limit: it is at most one boundary away. */
+static struct timespec realtime_in(int64_t ns)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    ns += t.tv_nsec;
+    t.tv_sec += (time_t)(ns / 1000000000);
+    t.tv_nsec = ns % 1000000000;
+    return t;
+}
+
 static bool wait_rt(rtc_exec *ex)
 {
-    struct timespec until;
-    bool grace = false;
+    struct timespec until, budget = realtime_in(ex->o.max_wall_ns);
+    bool grace = false, limited = ex->o.max_wall_ns > 0;
     while (!atomic_load_explicit(&ex->rt_done, memory_order_acquire)) {
         if (!grace && atomic_load_explicit(&ex->ctl_stop, memory_order_acquire) &&
             ex->o.stop_grace_ns > 0) {
             grace = true;
-            clock_gettime(CLOCK_REALTIME, &until);
-            int64_t ns = until.tv_nsec + ex->o.stop_grace_ns;
-            until.tv_sec += (time_t)(ns / 1000000000);
-            until.tv_nsec = ns % 1000000000;
+            until = realtime_in(ex->o.stop_grace_ns);
+        }
+        if (limited && !grace) { /* max_wall_ns: the run's time is up, a stop request */
+            if (!wake_wait(ex, &budget)) {
+                limited = false;
+                rtc_exec_request_stop(ex);
+            }
+            continue;
         }
         if (wake_wait(ex, grace ? &until : NULL) || !grace)
             continue;
@@ -357,6 +371,13 @@ int rtc_exec_run(rtc_exec *ex)
     if (rc != RTC_OK)
         goto out;
     bool go = rtc__exec_links_ready(ex); /* before t0: the required links are up */
+    int64_t t0 = go && ex->o.start_at ? ex->o.start_at(ex->o.start_user, ex) : 0;
+    if (t0 < 0) { /* refused before t0: the drivers still go to their safe values */
+        rc = (int)t0;
+        rtc__exec_apply_safe(ex);
+        goto out;
+    }
+    ex->t0_agreed = t0;
     pthread_barrier_init(&ex->start, NULL, 2);
     rc = go ? start_threads(ex) : RTC_OK;
     bool joined = true;

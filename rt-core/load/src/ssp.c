@@ -37,6 +37,7 @@
 #include "rtcosim/time.h"
 
 #include <limits.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -347,19 +348,20 @@ int rtc_ssp_load_from(const char *path, const char *base_dir, const rtc_logger *
 
 /* The free functions tolerate partially built objects: arrays are zeroed when they
  * grow, and counts are only incremented once an element holds something to free. */
-static void free_component(rtc_ssp_component *c)
+void rtc_ssp_component_clear(rtc_ssp_component *c)
 {
     free(c->name);
     free(c->type);
     free(c->source_uri);
     free(c->source);
+    free(c->node);
     for (size_t j = 0; c->connectors && j < c->n_connectors; j++)
         rtc__ssp_connector_clear(&c->connectors[j]);
     free(c->connectors);
     rtc__ssp_settings_free(c->settings, c->n_settings);
 }
 
-static void free_connection(rtc_ssp_connection *c)
+void rtc_ssp_connection_clear(rtc_ssp_connection *c)
 {
     free(c->start.element);
     free(c->start.name);
@@ -389,6 +391,11 @@ static void free_tables(rtc_ssp *s)
     free(s->params);
 }
 
+void rtc_ssp_param_clear(rtc_ssp_param *p)
+{
+    rtc__ssp_param_clear(p);
+}
+
 void rtc_ssp_free(rtc_ssp *s)
 {
     if (!s)
@@ -399,10 +406,10 @@ void rtc_ssp_free(rtc_ssp *s)
         rtc__ssp_connector_clear(&s->connectors[i]);
     free(s->connectors);
     for (size_t i = 0; s->components && i < s->n_components; i++)
-        free_component(&s->components[i]);
+        rtc_ssp_component_clear(&s->components[i]);
     free(s->components);
     for (size_t i = 0; s->connections && i < s->n_connections; i++)
-        free_connection(&s->connections[i]);
+        rtc_ssp_connection_clear(&s->connections[i]);
     free(s->connections);
     free_tables(s);
     rtc__ssp_realtime_clear(&s->realtime);
@@ -472,4 +479,17 @@ const char *rtc_ssp_overrun_name(rtc_ssp_overrun o)
 {
     static const char *const names[] = {"catch-up", "skip", "substitute", "stop"};
     return (unsigned)o < sizeof names / sizeof names[0] ? names[o] : "?";
+}
+
+const char *rtc_ssp_node_name_check(const char *name)
+{
+    size_t n = name ? strlen(name) : 0;
+    if (n == 0)
+        return "a node name must not be empty";
+    if (n > RTC_SSP_NODE_NAME_MAX)
+        return "a node name has at most 40 characters";
+    for (const char *p = name; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-')
+            return "a node name has only letters, digits, '_' and '-'";
+    return NULL;
 }

@@ -31,11 +31,19 @@ static bool at_top(rtc__ssp_at at)
 /* Append every attribute of @p el except @p skip as settings (element "" for group 0). */
 /* Settings are kept as text: the drivers that use them parse and check them, with
  * the line kept here for their diagnostics. */
-static int add_settings(const xmlNode *el, unsigned group, const char *skip,
+static bool skipped(const char *name, const char *const *skip)
+{
+    for (; skip && *skip; skip++)
+        if (!strcmp(name, *skip))
+            return true;
+    return false;
+}
+
+static int add_settings(const xmlNode *el, unsigned group, const char *const *skip,
                         rtc_ssp_setting **arr, size_t *n)
 {
     for (const xmlAttr *a = el->properties; a; a = a->next) {
-        if (a->ns || (skip && strcmp((const char *)a->name, skip) == 0))
+        if (a->ns || skipped((const char *)a->name, skip))
             continue;
         rtc_ssp_setting *p = realloc(*arr, (*n + 1) * sizeof **arr);
         if (!p)
@@ -183,9 +191,27 @@ static int read_realtime(rtc__ssp_load *L, const xmlNode *n)
     return rc == RTC_OK ? add_child_settings(n, &rt->settings, &rt->n_settings) : rc;
 }
 
-/* rtc:Component: stepSize is ours; everything else is kept for the I/O drivers. */
+/* A node name (placement, rtc:Component node): letters, digits, '_' and '-', so it fits a
+ * DDS topic name and a command line as it is. */
+static int read_node(rtc__ssp_load *L, const xmlNode *n, rtc_ssp_component *c)
+{
+    const char *v = rtc__xml_attr(n, "node");
+    if (!v)
+        return RTC_OK;
+    const char *why = rtc_ssp_node_name_check(v);
+    if (why) {
+        rtc__xml_attr_error(&L->x, n, "node", "%s", why);
+        rtc__ssp_fail(L, RTC_EPARSE);
+        return RTC_OK;
+    }
+    c->node_line = rtc__xml_line(n);
+    return rtc__ssp_dup(v, &c->node) ? RTC_ENOMEM : RTC_OK;
+}
+
+/* rtc:Component: stepSize and node are ours; everything else is kept for the I/O drivers. */
 static int read_rtc_component(rtc__ssp_load *L, const xmlNode *n, rtc_ssp_component *c)
 {
+    static const char *const ours[] = {"stepSize", "node", NULL};
     int64_t ns = 0;
     bool has = false;
     if (positive_time(L, n, "stepSize", &ns, &has) == RTC_OK && has) {
@@ -193,7 +219,9 @@ static int read_rtc_component(rtc__ssp_load *L, const xmlNode *n, rtc_ssp_compon
         c->step_ns = ns;
         c->step_source = RTC_SSP_STEP_RTCOSIM; /* ours wins over osp:StepSizeHint */
     }
-    int rc = add_settings(n, 0, "stepSize", &c->settings, &c->n_settings);
+    if (read_node(L, n, c) != RTC_OK)
+        return RTC_ENOMEM;
+    int rc = add_settings(n, 0, ours, &c->settings, &c->n_settings);
     return rc == RTC_OK ? add_child_settings(n, &c->settings, &c->n_settings) : rc;
 }
 

@@ -470,6 +470,10 @@ static int write_conf(rtc_session *s, const rtc_session_options *o)
         fprintf(f, "record=%s\n", o->record_names[i]);
     for (size_t i = 0; i < so->n_sets; i++) /* --set values are part of the run */
         fprintf(f, "set=%s\n", so->sets[i]);
+    if (o->node) /* a node's part of a distributed run: replay loads the same part */
+        fprintf(f, "node=%s\n", o->node);
+    for (size_t i = 0; o->node && i < o->n_places; i++)
+        fprintf(f, "place=%s\n", o->places[i]);
     for (size_t i = 0; i < so->n_unit_settings; i++) /* a single FMU's --interface, ... */
         fprintf(f, "unit.%s=%s\n", so->unit_settings[i].key, so->unit_settings[i].value);
     if (so->fmu_logging)
@@ -622,6 +626,10 @@ int rtc_session_new(rtc_system *sys, const rtc_session_options *o, rtc_events *e
     s->deadman_ns = o->deadman_ns > 0 ? o->deadman_ns : h->has_deadman ? h->deadman_ns : 0;
     rtc_events_set_clock(ev, s->start_ns, s->tick_ns);
     int rc = s->dir ? RTC_OK : RTC_ENOMEM;
+    /* before the taps: a unit hands them its initialization's values at once */
+    if (rc == RTC_OK)
+        rc = rtc_ring_new(sizeof(rtc_inputs_rec), o->inputs_ring ? o->inputs_ring : 65536,
+                          &s->inputs);
     if (rc == RTC_OK)
         rc = build_signals(s);
     if (rc == RTC_OK)
@@ -634,9 +642,6 @@ int rtc_session_new(rtc_system *sys, const rtc_session_options *o, rtc_events *e
         rc = build_snapshot(s, o->record);
     if (rc == RTC_OK)
         rc = rtc_ring_new(sizeof(rtc__cmd), o->command_ring ? o->command_ring : 256, &s->cmd);
-    if (rc == RTC_OK)
-        rc = rtc_ring_new(sizeof(rtc_inputs_rec), o->inputs_ring ? o->inputs_ring : 65536,
-                          &s->inputs);
     if (rc == RTC_OK)
         rc = write_copies(s, o->system_path);
     if (rc == RTC_OK)

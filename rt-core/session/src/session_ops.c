@@ -408,6 +408,19 @@ static const rtc_est *late_value(const rtc_session *s, size_t i, char *name, siz
     return NULL;
 }
 
+void rtc_session_set_nodes(rtc_session *s, rtc_session_nodes_fn fn, void *user)
+{
+    s->nodes_user = user; /* set once, before the function is published */
+    atomic_store_explicit(&s->nodes_fn, fn, memory_order_release);
+}
+
+size_t rtc_session_nodes(const rtc_session *s, rtc_session_node *out, size_t cap)
+{
+    rtc_session_nodes_fn fn = s ? atomic_load_explicit(&((rtc_session *)s)->nodes_fn,
+                                                       memory_order_acquire) : NULL;
+    return fn ? fn(s->nodes_user, out, cap) : 0;
+}
+
 size_t rtc_session_estimate_count(const rtc_session *s)
 {
     size_t n = 0;

@@ -92,6 +92,10 @@ typedef struct rtc__io_watch {
 struct rtc_session {
     rtc_system *sys;
     rtc_exec *ex;
+    /* the nodes of a distributed run (rtc_session_nodes): set while surfaces may read it,
+     * so the function is published (release) after its user */
+    _Atomic(rtc_session_nodes_fn) nodes_fn;
+    void *nodes_user;
     rtc_events *ev;
     rtc_record *rec;
     char *dir;

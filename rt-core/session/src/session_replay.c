@@ -47,11 +47,15 @@ static bool feed_next(void *user, long sig, int64_t t_ns, double *value, int64_t
     size_t s = (size_t)sig;
     while (r->cursor[s] < r->count[s]) {
         const rtc_inputs_rec *rec = &r->in->recs[r->order[r->first[s] + r->cursor[s]]];
-        int64_t t = rec->k * r->in->tick_ns;
-        if (t > t_ns)
+        /* a value of an initialization pass, asked for by that pass (t_ns = -1 - pass):
+         * the passes come before t = 0, in their order */
+        int64_t t = rec->op == RTC_IO_INIT_PASS_QUALITY ? INT64_MIN / 2 + rec->a_ns
+                                                         : rec->k * r->in->tick_ns;
+        int64_t q = t_ns >= 0 ? t_ns : INT64_MIN / 2 + (-1 - t_ns);
+        if (t > q)
             return false;
         r->cursor[s]++;
-        if (t < t_ns) { /* a refresh that did not happen here: counted, never silent */
+        if (t < q) { /* a refresh that did not happen here: counted, never silent */
             r->skipped++;
             continue;
         }

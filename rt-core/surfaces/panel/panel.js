@@ -201,6 +201,39 @@ function showLinks(f) {
   });
 }
 
+// ---- nodes of a distributed run: every node's state, overruns and link latencies ----
+
+function showNodes(f) {
+  const nodes = f.nodes || [];
+  $('nodes').hidden = !nodes.length;
+  if (!nodes.length) return;
+  const list = $('node-list');
+  list.textContent = '';
+  for (const n of nodes) {
+    const li = document.createElement('li');
+    li.className = 'node ' + n.state;
+    li.innerHTML = '<span class="dot"></span><b></b> <span class="state"></span>' +
+                   '<div class="counters"></div><div class="links"></div>';
+    li.querySelector('.dot').className = 'dot ' + (n.state === 'running' ? 'up'
+      : n.state === 'lost' ? 'lost' : n.state === 'stopped' ? '' : 'late');
+    li.querySelector('b').textContent = n.name + (n.self ? ' (this node)' : '') +
+                                        (n.leader ? ' · leader' : '');
+    li.querySelector('.state').textContent = n.state;
+    li.querySelector('.counters').textContent = 'tick ' + n.tick + ' · overruns ' +
+      n.overruns + ' · wake-up p99 ' + fmt(n.p99_us, 1) + ' µs · clock ' +
+      fmt(n.offset_ms, 3) + ' ms';
+    for (const l of n.links) {
+      const d = document.createElement('div');
+      d.className = 'dir ' + l.state;
+      d.textContent = '→ ' + l.peer + ': ' + (stateText[l.state] || l.state) + ' · latency ' +
+        fmt(l.p50_ms, 3) + ' / ' + fmt(l.p99_ms, 3) + ' / ' + fmt(l.max_ms, 3) +
+        ' ms (p50/p99/max) · late ' + l.late + ' · lost ' + l.lost;
+      li.querySelector('.links').appendChild(d);
+    }
+    list.appendChild(li);
+  }
+}
+
 // ---- late inputs: which estimator each one uses and how well it predicts ----
 
 function showEstimates(f) {
@@ -324,6 +357,7 @@ function connect() {
     framesThisSecond++;
     panel.last = f;
     status(f);
+    showNodes(f);
     if (!panel.firstFrame) noteFirstFrame(f);
   });
   es.addEventListener('points', (e) => points(JSON.parse(e.data)));

@@ -261,6 +261,51 @@ static json_t *frame_links(rtc_panel *p)
     return links;
 }
 
+/* One node of a distributed run and its links, as its last status says. */
+static json_t *node_json(const rtc_session_node *n)
+{
+    json_t *o = json_object(), *links = json_array();
+    int bad = !o || !links;
+    bad |= json_object_set_new(o, "name", rtc__json_str(n->name));
+    bad |= json_object_set_new(o, "self", json_boolean(n->self));
+    bad |= json_object_set_new(o, "leader", json_boolean(n->leader));
+    bad |= json_object_set_new(o, "state", rtc__json_str(n->state));
+    bad |= json_object_set_new(o, "age_s", n->heard ? rtc__json_real(n->age_s) : json_null());
+    bad |= json_object_set_new(o, "tick", json_integer(n->k));
+    bad |= json_object_set_new(o, "overruns", rtc__json_uint(n->overruns));
+    bad |= json_object_set_new(o, "p99_us", rtc__json_real(n->wakeup_p99_us));
+    bad |= json_object_set_new(o, "offset_ms", rtc__json_real(n->clock_offset_ms));
+    for (size_t i = 0; !bad && i < n->n_links && i < RTC_SESSION_NODE_LINKS; i++) {
+        const rtc_session_node_link *l = &n->links[i];
+        json_t *lo = json_object();
+        bad |= !lo || json_object_set_new(lo, "peer", rtc__json_str(l->peer));
+        bad |= json_object_set_new(lo, "state", rtc__json_str(l->state));
+        bad |= json_object_set_new(lo, "p50_ms", rtc__json_real(l->latency_p50_ms));
+        bad |= json_object_set_new(lo, "p99_ms", rtc__json_real(l->latency_p99_ms));
+        bad |= json_object_set_new(lo, "max_ms", rtc__json_real(l->latency_max_ms));
+        bad |= json_object_set_new(lo, "received", rtc__json_uint(l->received));
+        bad |= json_object_set_new(lo, "late", rtc__json_uint(l->late));
+        bad |= json_object_set_new(lo, "lost", rtc__json_uint(l->lost));
+        bad |= json_array_append_new(links, lo);
+    }
+    bad |= json_object_set_new(o, "links", links);
+    return whole(o, bad);
+}
+
+/* Every node of a distributed run (none: not distributed): the frame's "nodes". */
+static int frame_nodes(rtc_panel *p, json_t *doc)
+{
+    enum { CAP = 64 };
+    rtc_session_node *v = calloc(CAP, sizeof *v);
+    size_t n = v ? rtc_session_nodes(p->s, v, CAP) : 0;
+    json_t *a = n ? json_array() : NULL;
+    int bad = n && !a;
+    for (size_t i = 0; a && i < n; i++)
+        bad |= json_array_append_new(a, node_json(&v[i]));
+    free(v);
+    return a ? bad | json_object_set_new(doc, "nodes", a) : bad;
+}
+
 /* @p n reals (NULL @p v: n nulls). */
 static json_t *reals(const double *v, size_t n)
 {
@@ -304,6 +349,7 @@ void rtc__panel_frame(rtc_panel *p, int64_t now_ns)
     bad |= json_object_set_new(doc, "io", frame_io(p));
     bad |= json_object_set_new(doc, "estimates", frame_estimates(p));
     bad |= json_object_set_new(doc, "links", frame_links(p));
+    bad |= frame_nodes(p, doc);
     rtc__panel_buf *b = &p->frame;
     b->len = 0;
     b->oom = false;

@@ -46,6 +46,8 @@
 #include "rtcosim/driver.h"
 #include "rtcosim/estimate.h"
 #include "rtcosim/io_unit.h"
+#include "rtcosim/lockstep.h"
+#include "rtcosim/rt.h"
 #include "rtcosim/status.h"
 #include "rtcosim/system.h"
 #include "rtcosim/time.h"
@@ -69,6 +71,7 @@ typedef struct io_signal {
     bool forced, force_new;
     double force_value;
     long feed_idx;      /* replay: the signal's index in the recorded feed, -1: none */
+    size_t ls_pos;      /* lock-step: the signal's value in a round of its direction */
 } io_signal;
 
 typedef struct io_unit {
@@ -93,6 +96,18 @@ typedef struct io_unit {
     void *tap_user;
     uint32_t tap_base;  /* session signal index of signal 0 */
     const rtc_io_sample_source *feed; /* replay unit: samples come from here, no driver */
+    /* lock-step (the driver enabled the channel, rtcosim/lockstep.h): rounds instead of
+     * mailboxes; the stepping thread waits for the peer's round of each tick */
+    rtc_lockstep *ls;
+    rtc_driver_tx tx;   /* what went to the bench last: the driver may sleep on it */
+    uint32_t ls_k;      /* the next tick round */
+    bool ls_done;       /* an initialization-only channel after the initialization: the
+                         * unit runs on mailboxes (rtc_lockstep_enable_init) */
+    int64_t ls_dt_ns;   /* the base tick, as the refreshes are apart */
+    bool ls_ended;      /* the last round went out (terminate) */
+    double *init_vals;  /* the peer's values of each initialization pass, per incoming
+                         * signal (RTC_IO_INIT_PASSES_CAP passes), for the recording */
+    size_t n_init, n_in;
 } io_unit;
 
 /* Logical time of a CLOCK_MONOTONIC instant under the current time base. */
@@ -160,14 +175,148 @@ static double within_type(rtc_type type, double x)
     return rtc_value_to_double(type, rtc_value_load(type, &slot, 0));
 }
 
+/* ---- lock-step (rtcosim/lockstep.h): rounds instead of mailboxes ---- */
+
+/* The peer's values of tick k into the estimators at t_k: a sample true at t_k that arrived
+ * at t_k, which the zero-order hold the link runs with answers unchanged. Each signal takes
+ * the round its "ahead" names: r0 (made before this tick) or r1 (made in it). */
+static void ls_take(io_unit *u, const rtc_lockstep_round *r0, const rtc_lockstep_round *r1,
+                    int64_t t_ns)
+{
+    for (size_t i = 0; i < u->n; i++) {
+        io_signal *s = &u->sig[i];
+        const rtc_lockstep_round *r = !s->from_bench ? NULL
+                                      : rtc_lockstep_ahead(u->ls, s->ls_pos) ? r1 : r0;
+        if (!r)
+            continue;
+        rtc_est_sample e = {.t_ns = t_ns, .arrival_ns = t_ns, .value = r->v[s->ls_pos]};
+        push_sample(u, i, t_ns, &e, RTC_QUALITY_FRESH);
+    }
+}
+
+/* Tick k: hand over the values staged for t_k (set after tick k-1, or after initialization),
+ * then wait for the peer's rounds this tick reads: k, and k+1 for values it makes first
+ * (Gauss-Seidel across nodes); without incoming values, round k-1 keeps the peer within
+ * the channel's depth. */
+static int ls_tick(io_unit *u, int64_t t_ns)
+{
+    uint32_t k = u->ls_k++;
+    const rtc_lockstep_round *r0 = NULL, *r1 = NULL, *r = NULL;
+    int ahead = rtc_lockstep_tick_ahead(u->ls);
+    bool any0 = false;
+    for (size_t i = 0; i < u->n; i++)
+        any0 |= u->sig[i].from_bench && !rtc_lockstep_ahead(u->ls, u->sig[i].ls_pos);
+    int rc = rtc_lockstep_commit(u->ls, RTC_LOCKSTEP_TICK, k, t_ns);
+    if (rc == RTC_OK && ahead < 0 && k > 0)
+        rc = rtc_lockstep_wait(u->ls, RTC_LOCKSTEP_TICK, k - 1, &r);
+    if (rc == RTC_OK && any0)
+        rc = rtc_lockstep_wait(u->ls, RTC_LOCKSTEP_TICK, k, &r0);
+    if (rc == RTC_OK && ahead > 0)
+        rc = rtc_lockstep_wait(u->ls, RTC_LOCKSTEP_TICK, k + 1, &r1);
+    if (rc != RTC_OK) {
+        const char *why = rtc_lockstep_failure(u->ls);
+        rtc_log(u->lg, RTC_LOG_ERROR, "%s: lock-step tick %lld: %s", u->name, (long long)k,
+                why ? why : rc == RTC_ETIME ? "the peer's values did not come in time"
+                                            : "the link failed");
+        return rc;
+    }
+    ls_take(u, r0, r1, t_ns);
+    rtc_lockstep_release(u->ls);
+    return RTC_OK;
+}
+
+bool rtc_io_unit_lockstep(const rtc_unit *unit)
+{
+    const io_unit *u = rtc_io_unit_is(unit) ? unit->self : NULL;
+    return u && u->ls && !u->ls_done;
+}
+
+int rtc_io_unit_lockstep_pass(rtc_unit *unit, uint32_t pass)
+{
+    if (!rtc_io_unit_lockstep(unit))
+        return RTC_EINVAL;
+    io_unit *u = unit->self;
+    const rtc_lockstep_round *r = NULL;
+    int rc = rtc_lockstep_commit(u->ls, RTC_LOCKSTEP_INIT, pass, 0);
+    if (rc == RTC_OK)
+        rc = rtc_lockstep_wait(u->ls, RTC_LOCKSTEP_INIT, pass, &r);
+    if (rc != RTC_OK) {
+        const char *why = rtc_lockstep_failure(u->ls);
+        rtc_log(u->lg, RTC_LOG_ERROR, "%s: lock-step initialization, pass %u: %s", u->name,
+                pass, why ? why : rc == RTC_ETIME ? "the peer's values did not come in time"
+                                                  : "the link failed");
+        return rc;
+    }
+    for (size_t i = 0; r && i < u->n; i++)
+        if (u->sig[i].from_bench)
+            u->sig[i].value = within_type(u->sig[i].type, r->v[u->sig[i].ls_pos]);
+    if (r && u->init_vals && pass == u->n_init && pass < RTC_IO_INIT_PASSES_CAP)
+        memcpy(u->init_vals + (size_t)pass * u->n_in, r->v, u->n_in * sizeof *r->v),
+            u->n_init++;
+    rtc_lockstep_release(u->ls);
+    return RTC_OK;
+}
+
+bool rtc_io_unit_init_exchange(const rtc_unit *unit)
+{
+    const io_unit *u = rtc_io_unit_is(unit) ? unit->self : NULL;
+    return u && (u->feed || (u->ls && !u->ls_done));
+}
+
+int rtc_io_unit_init_pass(rtc_unit *unit, uint32_t pass)
+{
+    if (!rtc_io_unit_init_exchange(unit))
+        return RTC_EINVAL;
+    io_unit *u = unit->self;
+    if (!u->feed)
+        return rtc_io_unit_lockstep_pass(unit, pass);
+    for (size_t i = 0; i < u->n; i++) {
+        io_signal *s = &u->sig[i];
+        double v;
+        int64_t a, b;
+        while (s->from_bench && s->feed_idx >= 0 &&
+               u->feed->next(u->feed->user, s->feed_idx, -1 - (int64_t)pass, &v, &a, &b))
+            s->value = within_type(s->type, v);
+    }
+    return RTC_OK;
+}
+
+/* The passes kept so far to a tap set after initialization (the session's). */
+static void tap_init_passes(io_unit *u)
+{
+    for (size_t p = 0; u->tap && p < u->n_init; p++)
+        for (size_t i = 0; i < u->n; i++)
+            if (u->sig[i].from_bench)
+                u->tap(u->tap_user, u->tap_base + (uint32_t)i, 0,
+                       &(rtc_sample){.value = u->init_vals[p * u->n_in + u->sig[i].ls_pos],
+                                     .sample_ns = (int64_t)p, .arrival_ns = (int64_t)p,
+                                     .quality = RTC_IO_INIT_PASS_QUALITY});
+}
+
+/* The values staged after the last tick (the run's end), then the end mark: a peer
+ * stepping after this node (Gauss-Seidel) reads them in its last tick. */
+static void ls_finish(io_unit *u)
+{
+    if (!u->ls || u->ls_ended || u->ls_done)
+        return;
+    u->ls_ended = true;
+    int64_t t = u->now_ns + u->ls_dt_ns; /* one tick after the last refresh */
+    if (rtc_lockstep_commit(u->ls, RTC_LOCKSTEP_TICK, u->ls_k, t) == RTC_OK)
+        rtc_lockstep_commit(u->ls, RTC_LOCKSTEP_END, u->ls_k + 1, t);
+}
+
 static int u_refresh(void *self, int64_t t_ns)
 {
     io_unit *u = self;
+    u->ls_dt_ns = t_ns - u->now_ns;
     u->now_ns = t_ns;
     if (!u->released) { /* the run's first tick: the bench gets values from now on */
         u->released = true;
         rtc_link_release(u->link);
     }
+    int rc = u->ls && !u->ls_done ? ls_tick(u, t_ns) : RTC_OK;
+    if (rc != RTC_OK)
+        return rc;
     for (size_t i = 0; i < u->n; i++) {
         io_signal *s = &u->sig[i];
         if (!s->from_bench)
@@ -208,6 +357,7 @@ static int u_set(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, con
     for (size_t i = 0; i < n_vr; i++)
         if (vr[i] >= u->n)
             return RTC_EINVAL;
+    bool sent = false;
     for (size_t i = 0; i < n_vr; i++) {
         io_signal *s = &u->sig[vr[i]];
         if (s->from_bench) { /* an operator's override of what the bench sends */
@@ -217,9 +367,19 @@ static int u_set(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, con
             continue;
         }
         s->value = rtc_value_to_double(type, rtc_value_load(type, values, i));
+        if (u->ls && !u->ls_done) { /* the next round's value: out with the commit */
+            rtc_lockstep_stage(u->ls)[s->ls_pos] = s->value;
+            continue;
+        }
         rtc_sample smp = {.value = s->value, .sample_ns = now, .arrival_ns = now,
                           .quality = RTC_QUALITY_FRESH};
         rtc_mailbox_write(s->mb, &smp);
+        sent = true;
+    }
+    if (sent) { /* release: a driver that sees seq change sees the mailboxes and t_ns */
+        atomic_store_explicit(&u->tx.t_ns, u->now_ns, memory_order_relaxed);
+        atomic_fetch_add_explicit(&u->tx.seq, 1, memory_order_release);
+        rtc_rt_wake(&u->tx.seq, &u->tx.waiters); /* a futex call only when one sleeps */
     }
     return RTC_OK;
 }
@@ -261,9 +421,11 @@ static int u_enter_init(void *self)
     return RTC_OK;
 }
 
-static int u_nothing(void *self)
+/* An initialization-only lock-step channel has done its work: mailboxes from here on. */
+static int u_exit_init(void *self)
 {
-    (void)self;
+    io_unit *u = self;
+    u->ls_done = rtc_lockstep_init_only(u->ls);
     return RTC_OK;
 }
 
@@ -287,6 +449,7 @@ static int u_terminate(void *self)
 {
     io_unit *u = self;
     int rc = RTC_OK;
+    ls_finish(u);
     if (u->started)
         rc = u->ops->stop(u->drv);
     u->started = false;
@@ -302,6 +465,8 @@ static void u_free(void *self)
         u->ops->stop(u->drv);
     if (u->drv && u->ops)
         u->ops->close(u->drv);
+    rtc_lockstep_free(u->ls);
+    free(u->init_vals);
     for (size_t i = 0; i < u->n; i++) {
         rtc_mailbox_free(u->sig[i].mb);
         rtc_est_free(u->sig[i].est);
@@ -320,7 +485,7 @@ static const rtc_unit_ops io_ops = {
     .kind = "io",
     .instantiate = u_instantiate,
     .enter_init = u_enter_init,
-    .exit_init = u_nothing,
+    .exit_init = u_exit_init,
     .set = u_set,
     .get = u_get,
     .do_step = u_do_step,
@@ -410,6 +575,22 @@ static int make_signal(io_unit *u, const rtc_unit_spec *sp, size_t i, rtc_io_sig
     return rc;
 }
 
+/* A lock-step channel for the driver to enable: each signal's place in its direction's
+ * rounds, in port order. */
+static int offer_lockstep(io_unit *u, rtc_lockstep **out)
+{
+    size_t n_out = 0, n_in = 0;
+    for (size_t i = 0; i < u->n; i++)
+        u->sig[i].ls_pos = u->sig[i].from_bench ? n_in++ : n_out++;
+    int rc = rtc_lockstep_new(n_out, n_in, &u->ls);
+    *out = u->ls;
+    u->n_in = n_in;
+    if (rc == RTC_OK && n_in && !(u->init_vals = calloc(RTC_IO_INIT_PASSES_CAP * n_in,
+                                                        sizeof *u->init_vals)))
+        rc = RTC_ENOMEM;
+    return rc;
+}
+
 /* A live unit (@p ops: its driver is opened) or a replay unit (@p feed: no driver). */
 static int create_unit(const rtc_driver_ops *ops, const rtc_io_sample_source *feed,
                        const rtc_unit_spec *sp, const rtc_logger *lg, rtc_unit **out)
@@ -444,12 +625,18 @@ static int create_unit(const rtc_driver_ops *ops, const rtc_io_sample_source *fe
      * a run refused at its connect deadline has written no bench value */
     rtc_driver_config dc = {.component = u->name, .signals = cfg, .n_signals = u->n,
                             .settings = keep_kv(u, sp->settings, sp->n_settings),
-                            .n_settings = sp->n_settings, .source = sp->source,
+                            .n_settings = sp->n_settings, .tx = &u->tx, .source = sp->source,
                             .hold = true};
+    if (rc == RTC_OK && ops)
+        rc = offer_lockstep(u, &dc.lockstep);
     if (rc == RTC_OK && ops)
         rc = ops->open(&dc, lg, &u->drv); /* checks the register map / addresses now */
     if (rc == RTC_OK && ops && ops->link)
         u->link = ops->link(u->drv);
+    if (rc == RTC_OK && !rtc_lockstep_enabled(u->ls)) {
+        rtc_lockstep_free(u->ls); /* the driver runs on mailboxes */
+        u->ls = NULL;
+    }
     for (size_t i = 0; rc == RTC_OK && feed && i < u->n; i++)
         if (u->sig[i].from_bench)
             u->sig[i].feed_idx = feed->lookup(feed->user, u->name, u->md.vars[i].name);
@@ -594,5 +781,6 @@ int rtc_io_unit_set_tap(rtc_unit *unit, rtc_io_sample_fn fn, void *user, uint32_
     u->tap = fn;
     u->tap_user = user;
     u->tap_base = first_signal;
+    tap_init_passes(u);
     return RTC_OK;
 }

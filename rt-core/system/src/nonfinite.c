@@ -119,9 +119,11 @@ RTC_RT_SAFE void rtc__sys_nonfinite_record(rtc_system *sys, size_t u)
     const sys_unit *su = &sys->units[u];
     for (size_t t = 0; nf && t < 2; t++) {
         const obs_group *g = &su->obs[watched[t]];
-        if (g->n_values)
-            rtc_nonfinite_check(nf, nf->base[u * 2 + t], rtc__obs_cur(su, g), g->n_values,
-                                t == 1, sys->start_ns + su->t_cur_ns);
+        const void *v = rtc__obs_cur(su, g);
+        /* the common case, every value finite, without a call */
+        if (g->n_values && !rtc_nonfinite_all_finite(v, g->n_values, t == 1))
+            rtc_nonfinite_check(nf, nf->base[u * 2 + t], v, g->n_values, t == 1,
+                                sys->start_ns + su->t_cur_ns);
     }
 }
 

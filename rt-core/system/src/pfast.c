@@ -709,6 +709,21 @@ static int print_row(const rtc_pf_plan *p, size_t r, FILE *f)
                    r == p->best ? "  <- H*" : "");
 }
 
+long rtc_pf_plan_best_paced(const rtc_pf_plan *plan, double limit)
+{
+    long best = -1;
+    for (size_t r = 0; plan && r < plan->n_rows; r++) {
+        const rtc_pf_plan_row *row = &plan->rows[r];
+        if (row->status != RTC_OK || !(row->dhat <= limit))
+            continue;
+        double e = best < 0 ? 0 : plan->rows[best].ehat;
+        bool tie = best >= 0 && fabs(row->ehat - e) <= 1e-12 * fmax(fabs(row->ehat), fabs(e));
+        if (best < 0 || (!tie && row->ehat < e) || (tie && row->H_ns > plan->rows[best].H_ns))
+            best = (long)r;
+    }
+    return best;
+}
+
 int rtc_pf_plan_print(const rtc_pf_plan *plan, FILE *f)
 {
     char tick[32], lcm[32], best[32];

@@ -6,6 +6,8 @@
  */
 #include "system_priv.h"
 
+#include "rtcosim/io_unit.h"
+
 #include "masters/master_priv.h"
 
 #include "rtcosim/nonfinite.h"
@@ -34,6 +36,12 @@ static int view_get(void *self, rtc_type type, const uint32_t *vr, size_t n_vr, 
     const sys_unit *u = self;
     const obs_group *g = &u->obs[type];
     size_t w = 0, sz = rtc_type_size(type);
+    /* the recording of every observed value in the group's order (a run's default, every
+     * output): the values as they lie, one copy per row instead of a search per value */
+    if (n_vr == g->n_vr && n_values == g->n_values && !memcmp(vr, g->vr, n_vr * sizeof *vr)) {
+        memcpy(values, rtc__obs_cur(u, g), n_values * sz);
+        return RTC_OK;
+    }
     for (size_t i = 0; i < n_vr; i++) {
         const uint32_t *p = bsearch(&vr[i], g->vr, g->n_vr, sizeof *vr, rtc__sys_cmp_u32);
         if (!p)
@@ -228,13 +236,29 @@ static int job_set_inputs(rtc_system *sys, sys_unit *u, void *arg)
     return rtc__sys_set_inputs(sys, u);
 }
 
+/* Before coupling pass @p pass: the lock-step I/O units exchange the values of the pass
+ * before with their peers, replay units take what was recorded of it
+ * (rtc_io_unit_init_pass). */
+static int exchange_lockstep(rtc_system *sys, size_t pass)
+{
+    int rc = RTC_OK;
+    for (size_t i = 0; pass > 0 && rc == RTC_OK && i < sys->n_units; i++)
+        if (sys->units[i].io && rtc_io_unit_init_exchange(sys->units[i].unit))
+            rc = rtc_io_unit_init_pass(sys->units[i].unit, (uint32_t)(pass - 1));
+    return rc;
+}
+
 /* In initialization mode, propagate outputs to inputs until the coupling is consistent
- * (one pass per unit suffices for acyclic feedthrough; loops get the same bounded number). */
+ * (one pass per unit suffices for acyclic feedthrough; loops get the same bounded number;
+ * a node of a distributed run makes the number every node makes, init_passes). */
 static int settle_coupling(rtc_system *sys)
 {
     int rc = RTC_OK;
-    for (size_t pass = 0; rc == RTC_OK && pass <= sys->n_units; pass++) {
-        rc = rtc__master_each(sys, job_fetch_cur, NULL);
+    size_t passes = sys->n_units + 1 > sys->init_passes ? sys->n_units + 1 : sys->init_passes;
+    for (size_t pass = 0; rc == RTC_OK && pass < passes; pass++) {
+        rc = exchange_lockstep(sys, pass);
+        if (rc == RTC_OK)
+            rc = rtc__master_each(sys, job_fetch_cur, NULL);
         for (size_t i = 0; rc == RTC_OK && i < sys->n_links; i++)
             rtc__sys_link_apply(sys, &sys->links[i], 0, NULL);
         if (rc == RTC_OK)
@@ -312,6 +336,39 @@ void rtc_system_set_unit_timer(rtc_system *sys, rtc_unit_timer fn, void *user)
 {
     sys->unit_timer = fn;
     sys->unit_timer_user = user;
+}
+
+/* Owners round-robin over distinct FMUs (owner 0: the coordinating thread). Instances of
+ * one FMU file share an owner: the standard does not promise that one binary's instances
+ * may run concurrently, and shared libraries with global state exist. */
+size_t rtc_system_worker_owner(const rtc_system *sys, unsigned workers, size_t i)
+{
+    size_t next = 0, owner = 0;
+    for (size_t u = 0; u <= i && u < sys->n_units; u++) {
+        size_t j = 0;
+        while (j < u && sys->units[j].unit->md != sys->units[u].unit->md)
+            j++;
+        if (j == u)
+            owner = next++ % ((size_t)workers + 1);
+        else if (u == i)
+            return rtc_system_worker_owner(sys, workers, j);
+    }
+    return owner;
+}
+
+void rtc_system_set_unit_clock(rtc_system *sys, bool on)
+{
+    sys->unit_clock = on;
+    for (size_t i = 0; i < sys->n_units; i++)
+        sys->units[i].work_ns = -1;
+}
+
+int64_t rtc_system_unit_work_ns(const rtc_system *sys, size_t i)
+{
+    /* a substitute unit steps on its own clock, not inside the tick: never read here */
+    if (!sys->unit_clock || i >= sys->n_units || sys->units[i].as)
+        return -1;
+    return sys->units[i].work_ns;
 }
 
 int rtc_system_set_threads(rtc_system *sys, int priority, int rt_cpu)

@@ -12,6 +12,7 @@
  */
 #include "system_priv.h"
 
+#include "rtcosim/io_unit.h"
 #include "rtcosim/status.h"
 
 #include <stdio.h>
@@ -285,11 +286,17 @@ out:
 
 /* ---- Gauss-Seidel order and strong-coupling groups on the unit graph ---- */
 
+/* A lock-step I/O unit (a node bridge, rtc_io_unit_lockstep) has its values for the tick
+ * before the tick starts, whatever its consumers do in it: no edge leaves it, so no cycle
+ * runs through it (none is cut, none reported). */
 static int unit_graph(const rtc_system *sys, graph *g, bool keep_breaks)
 {
     int rc = graph_init(g, sys->n_units);
     for (size_t i = 0; rc == RTC_OK && i < sys->n_links; i++) {
         const sys_link *l = &sys->links[i];
+        const sys_unit *src = &sys->units[l->src];
+        if (src->io && rtc_io_unit_lockstep(src->unit))
+            continue;
         if (l->src != l->dst && (keep_breaks || !l->break_loop))
             rc = graph_edge(g, l->src, l->dst);
     }
@@ -392,4 +399,17 @@ int rtc__sys_order(rtc_system *sys, bool report_loops)
     graph_free(&g);
     graph_free(&all);
     return rc;
+}
+
+size_t rtc_system_order_position(const rtc_system *sys, size_t i)
+{
+    for (size_t j = 0; sys->order && j < sys->n_units; j++)
+        if (sys->order[j] == i)
+            return j;
+    return SIZE_MAX;
+}
+
+bool rtc_system_unit_iterated(const rtc_system *sys, size_t i)
+{
+    return i < sys->n_units && sys->units[i].in_loop;
 }

@@ -357,6 +357,7 @@ static unsigned resolve_settings(rtc_system *sys, const rtc_ssp *ssp, const file
     else
         sys->stop_ns = -1; /* decided by the caller of build_* (FMU default or 1 s) */
     sys->iterate = o->iterate;
+    sys->init_passes = o->init_passes;
     sys->n_workers = o->workers;
     sys->substitute = o->substitute;
     sys->tol = o->tolerance > 0 ? o->tolerance : 1e-10;
@@ -566,6 +567,8 @@ int rtc_system_load(const char *path, const rtc_unit_factory *factories, size_t 
     } else {
         rtc_ssp *ssp = NULL;
         rc = rtc_ssp_load_from(path, opt ? opt->source_dir : NULL, lg, &ssp);
+        if (rc == RTC_OK && opt && opt->ssp_hook)
+            rc = opt->ssp_hook(opt->ssp_hook_user, ssp);
         if (rc == RTC_OK)
             rc = build_from_ssp(sys, ssp, opt ? opt : &none);
         sys->fmu_logging = opt && opt->fmu_logging;

@@ -102,6 +102,11 @@ typedef struct sys_unit {
     unsigned line;        /* declaration in the system file */
     void *state;          /* saved FMU state (strong coupling) */
     double *iter_prev;    /* Float64 outputs of the previous iterate (strong coupling) */
+    /* With the unit clock on (rtc_system_set_unit_clock): wall time the unit spent in its
+     * do_steps (an I/O unit: its refresh) during the current tick, -1 when it did none;
+     * reset by the tick's frame, added to by the thread that steps the unit, read after
+     * the tick's steps joined. */
+    int64_t work_ns;
     /* The unit ended the simulation inside its step, at ended_ns (ns from the start; its
      * outputs there are in its next half): written by the thread that steps it, read after
      * the tick joined */
@@ -213,6 +218,7 @@ struct rtc_system {
     bool ended_at_init;     /* a unit ended the simulation at its initial event */
     bool failed;            /* a unit call failed: no further calls but free */
     bool has_io;            /* some unit exchanges with the outside (needs real time) */
+    size_t init_passes;     /* coupling passes at initialization, at least (options) */
     bool single;            /* loaded from one .fmu: its variables also by their own names,
                                its DefaultExperiment tolerance (rtc_system_load) */
     bool short_last;        /* single FMU that can vary its step, the stop time off its
@@ -243,6 +249,7 @@ struct rtc_system {
     /* timer around each unit's do_step (rtc_system_set_unit_timer) */
     rtc_unit_timer unit_timer;
     void *unit_timer_user;
+    bool unit_clock;      /* measure each unit's work per tick (sys_unit.work_ns) */
     /* parameter values from the system file: (unit, variable, text) */
     struct sys_param {
         size_t unit, var;

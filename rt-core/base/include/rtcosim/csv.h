@@ -76,4 +76,28 @@ void rtc_csv_hex(rtc_csv *w, const uint8_t *data, size_t size);
 /** End the current row (writes "\n"; the next field starts a new row). */
 void rtc_csv_end_row(rtc_csv *w);
 
+/* ---- whole rows formatted by the caller (the recorder's path: one bounds check per
+ *      row instead of one per field) ---- */
+
+/**
+ * Room for one row of at most @p max bytes, its newline included, which the caller
+ * formats at the returned pointer and completes with rtc_csv_row_done(). Only between
+ * rows (not after a field of rtc_csv_str() etc.).
+ * Returns the room, valid until the next call on @p w; NULL when out of memory (latched
+ * as the writer's error). RT-safe: no (may write). Thread: the writer.
+ */
+char *rtc_csv_row_room(rtc_csv *w, size_t max);
+
+/** The row of @p n bytes (newline included) written at rtc_csv_row_room() is complete;
+ *  flushes when RTC_OFILE_FLUSH_BYTES are pending. RT-safe: no. */
+void rtc_csv_row_done(rtc_csv *w, size_t n);
+
+/** Write @p s as one quoted field ("..." with " doubled, no separator) at @p dst, which
+ *  has room for 2·strlen(s) + 2 bytes (no NUL written). Returns the length. RT-safe: yes. */
+RTC_RT_SAFE size_t rtc_csv_quote(char *dst, const char *s);
+
+/** Write @p size bytes as lower-case hex digits at @p dst (2·size bytes, no NUL).
+ *  Returns 2·size. RT-safe: yes. */
+RTC_RT_SAFE size_t rtc_csv_hex_text(char *dst, const uint8_t *data, size_t size);
+
 #endif

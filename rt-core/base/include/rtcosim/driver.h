@@ -41,11 +41,13 @@
 #ifndef RTCOSIM_DRIVER_H
 #define RTCOSIM_DRIVER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "rtcosim/hist.h"
+#include "rtcosim/lockstep.h"
 #include "rtcosim/log.h"
 #include "rtcosim/mailbox.h"
 #include "rtcosim/rtc_config.h"
@@ -70,6 +72,20 @@ typedef struct rtc_io_signal {
     rtc_mailbox *mailbox;   /**< caller-owned; must outlive the driver */
 } rtc_io_signal;
 
+/**
+ * What the engine wrote to the bench last: after each batch of TO_BENCH values it wrote
+ * (one per value type and tick, the batches of a tick microseconds apart, all stamped
+ * with the tick's time), it stores their logical time (ns from the start) in t_ns and
+ * bumps seq, waking a thread asleep on seq (rtc_rt_wait_change_until with
+ * &waiters, rtcosim/rt.h) — a driver that sends as soon as the values are there (a node
+ * bridge in real time) sleeps on it instead of polling. The driver may bump seq too, to
+ * wake its own thread. Owned by the caller.
+ */
+typedef struct rtc_driver_tx {
+    _Atomic uint32_t seq, waiters;
+    _Atomic int64_t t_ns;
+} rtc_driver_tx;
+
 /** Everything a driver is opened with. Strings and arrays are only read during open(). */
 typedef struct rtc_driver_config {
     const char *component;  /**< SSP component name, used in log messages */
@@ -77,6 +93,14 @@ typedef struct rtc_driver_config {
     size_t n_settings;
     const rtc_io_signal *signals;
     size_t n_signals;
+    /** The I/O unit's lock-step channel (rtcosim/lockstep.h), sized for the signals of
+     *  each direction, disabled; a driver that runs its link lock-step enables it in
+     *  open() and then exchanges rounds through it instead of the mailboxes. NULL when
+     *  the caller offers none. Owned by the caller; must outlive the driver. */
+    rtc_lockstep *lockstep;
+    /** Where the engine says it wrote to the bench (rtc_driver_tx); NULL when the caller
+     *  does not. Owned by the caller; must outlive the driver. */
+    rtc_driver_tx *tx;
     const char *source;     /**< the component's source file (resolved path; a DCP
                                  slave's .dcpx), NULL when it has none */
     bool hold;              /**< send nothing to the bench until rtc_link_release() (the

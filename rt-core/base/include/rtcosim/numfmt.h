@@ -59,8 +59,12 @@ RTC_RT_SAFE size_t rtc_fmt_i64(int64_t v, char *buf);
 /** Format an unsigned integer in decimal. Returns the length. RT-safe: yes. */
 RTC_RT_SAFE size_t rtc_fmt_u64(uint64_t v, char *buf);
 
-/** Write exactly 8 digits of @p x < 10^8 (leading zeros kept, no terminator) to @p p.
- *  RT-safe: yes. */
-RTC_RT_SAFE void rtc_fmt_u64_fixed8(uint32_t x, char *p);
+/**
+ * Format @p ns nanoseconds as exact decimal seconds: whole seconds, then the fraction
+ * with its trailing zeros removed ("0", "0.3", "-0.000001", "9223372036.854775807"), the
+ * time column of result files. @p buf at least RTC_NUMFMT_MAX bytes.
+ * Returns the length written (excluding the NUL). RT-safe: yes.
+ */
+RTC_RT_SAFE size_t rtc_fmt_time_ns(int64_t ns, char *buf);
 
 #endif

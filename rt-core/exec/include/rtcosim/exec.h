@@ -150,7 +150,12 @@ typedef struct rtc_exec_options {
     const char *trace_path;  /**< per-step latency trace CSV, NULL: none (copied) */
     size_t trace_depth;      /**< trace ring records (default RTC_TRACE_DEPTH) */
     bool status_line;        /**< live status on stderr when it is a terminal */
-    bool unit_timing;        /**< time each unit's do_step (default true) */
+    bool unit_timing;        /**< time each unit's work per tick: do_step, an I/O unit's
+                                  refresh (default true; rtc_system_set_unit_clock()) */
+    struct rtc_profile *profile; /**< every paced step's times go here too (NULL: none;
+                                  rtcosim/profile.h, feasibility planning) */
+    int64_t max_wall_ns;     /**< stop (as a stop request) this long after the run began,
+                                  whatever the step count (0: no limit) */
     const rtc_logger *lg;    /**< messages (rtlog lines included); may be NULL */
     /** Called on the RT thread (so it must be RT-safe) at three points of the loop, with
      *  k = the system's tick index (the bare loop: the step count):
@@ -165,6 +170,15 @@ typedef struct rtc_exec_options {
     /** Called by the watchdog after the safe state, before the process exits. */
     void (*on_watchdog)(rtc_exec *ex, void *user);
     void *watchdog_user;
+    /** Called on the caller's thread in rtc_exec_run(), after the process set-up and
+     *  before the threads start: the CLOCK_MONOTONIC instant of logical time 0 agreed
+     *  with other processes (a distributed run's start epoch, rtcosim/nodectl.h), which
+     *  must lie ahead; 0 for the default (one period after the RT thread starts); or a
+     *  negative rtc_status, which refuses the run (the callee said why). It may block
+     *  while the processes agree; a stop asked meanwhile (rtc_exec_stop_requested) ends
+     *  the run at its first boundary. NULL: the default. */
+    int64_t (*start_at)(void *user, rtc_exec *ex);
+    void *start_user;
     /** Appended to the status line (the monitor thread calls it about once a second):
      *  e.g. the I/O health and the session directory. NULL: nothing. */
     void (*status_extra)(void *user, char *buf, size_t cap);
@@ -188,6 +202,7 @@ typedef struct rtc_exec_stats {
                                       it (timing.json "time_bases" lists every base) */
     long minor_faults, major_faults; /**< of the RT thread during the run; -1: unknown */
     rtc_hist_summary wakeup, step, handoff, slack;
+    rtc_hist_summary busy;       /**< a paced step's work: step + handoff */
     uint64_t rtlog_dropped, trace_dropped, rows_dropped;
     const char *sched_policy;    /**< "SCHED_FIFO" / "SCHED_OTHER" ("" before the run) */
     int priority, cpu;
@@ -238,8 +253,9 @@ int rtc_exec_add_safe(rtc_exec *ex, rtc_exec_safe_fn fn, void *user);
  * until it stops, apply the safe state. Blocks; may be called once per executive.
  * Returns RTC_OK (END, SIGNAL, REQUEST, NONFINITE, and an abandoned run: see
  * rtc_exec_abandoned); the unit's status (ERROR); RTC_ELIMIT (OVERRUNS); RTC_EIO (LINK);
- * -errno (a thread could not be started, or hard mode and the RT set-up failed).
- * RT-safe: no. Thread: the caller's (should handle SIGINT/SIGTERM/SIGHUP).
+ * -errno (a thread could not be started, or hard mode and the RT set-up failed);
+ * start_at's refusal (the run did not start; the safe state was applied). RT-safe: no.
+ * Thread: the caller's (should handle SIGINT/SIGTERM/SIGHUP).
  */
 int rtc_exec_run(rtc_exec *ex);
 
@@ -261,6 +277,9 @@ RTC_RT_SAFE void rtc_exec_request_stop(rtc_exec *ex);
 /** Stop at the next step boundary because of signal @p signo (RTC_EXEC_SIGNAL).
  *  Async-signal-safe (one lock-free atomic store). RT-safe: yes. Thread: any. */
 RTC_RT_SAFE void rtc_exec_signal(rtc_exec *ex, int signo);
+/** True once a stop was asked (rtc_exec_request_stop, rtc_exec_signal), also before the
+ *  run began (a start_at hook that waits asks it). RT-safe: yes. Thread: any. */
+RTC_RT_SAFE bool rtc_exec_stop_requested(const rtc_exec *ex);
 /** True once the RT thread is parked in a pause. RT-safe: yes. Thread: any. */
 RTC_RT_SAFE bool rtc_exec_is_paused(const rtc_exec *ex);
 
@@ -286,7 +305,9 @@ typedef struct rtc_exec_progress {
  *  set-up, written then). RT-safe: no. Thread: any. */
 void rtc_exec_progress_get(const rtc_exec *ex, rtc_exec_progress *out);
 
-/** Units timed (0 without a system or unit timing), and one's do_step summary. */
+/** Units timed (0 without a system or unit timing), and one's work per tick (do_step
+ *  calls; an I/O unit's refresh), over the ticks it worked in: units on Jacobi workers
+ *  too, none under the substitute policy. */
 size_t rtc_exec_unit_count(const rtc_exec *ex);
 void rtc_exec_unit_stats(const rtc_exec *ex, size_t i, rtc_hist_summary *out);
 
@@ -317,8 +338,8 @@ RTC_RT_SAFE rtc_exec_stop rtc_exec_stop_reason(const rtc_exec *ex);
 
 /**
  * Write timing.json: period, steps, overruns, policy, scheduling, kernel, and min/avg/
- * p50/p99/p999/p9999/max of wakeup_latency_ns, step_time_ns, handoff_ns, slack_ns and
- * units.<name>.do_step_ns. @p status overrides the stop name (NULL: from the stop).
+ * p50/p99/p999/p9999/max of wakeup_latency_ns, step_time_ns, handoff_ns, busy_ns (step
+ * + handoff), slack_ns and units.<name>.do_step_ns (an I/O unit: refresh_ns). @p status overrides the stop name (NULL: from the stop).
  * Returns RTC_OK, RTC_ENOMEM or -errno (logged with the path). RT-safe: no.
  */
 int rtc_exec_write_timing(const rtc_exec *ex, const char *path, const char *status);

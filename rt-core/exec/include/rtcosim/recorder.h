@@ -2,11 +2,13 @@
  * rtcosim/recorder.h — the recorder thread: result rows from the stepping thread to disk.
  *
  * The stepping thread samples a row (rtc_record_sample) straight into a slot of a
- * preallocated SPSC ring; the recorder thread formats rows into results.csv. In lossless
- * mode (as-fast-as-possible runs) a full ring makes the producer wait; in real-time mode a
- * full ring drops the row and counts it — the count is reported, never silent. Rows reach
- * the kernel within about 100 ms, in whole rows (rtcosim/ofile.h), and the recorder thread
- * never busy-waits (recorder.c explains the wake-ups). The first write error is reported
+ * preallocated SPSC ring of binary rows, published by one store of its own index; the
+ * recorder thread takes them in batches (no exchange between the threads per row) and
+ * formats them into results.csv. In lossless mode (as-fast-as-possible runs) a full ring
+ * makes the producer wait; in real-time mode a full ring drops the row and counts it —
+ * the count is reported, never silent. Rows reach the kernel within about 100 ms, in
+ * whole rows (rtcosim/ofile.h), and the recorder thread never busy-waits (recorder.c
+ * explains the wake-ups). The first write error is reported
  * at once and, unless the options say to continue, ends the run: rtc_recorder_push()
  * returns that error (the write's -errno, e.g. -ENOSPC) from then on.
  */
@@ -75,7 +77,7 @@ RTC_RT_SAFE int rtc_recorder_failed(const rtc_recorder *r);
 /**
  * Drain every queued row, stop and join the thread, free the recorder.
  * Fills @p stats when not NULL. Returns the CSV's first write error, or RTC_OK.
- * NULL is a no-op. RT-safe: no.
+ * NULL is a no-op. RT-safe: no. Thread: any, once the stepping thread pushes no more.
  */
 int rtc_recorder_stop(rtc_recorder *r, rtc_recorder_stats *stats);
 

@@ -175,6 +175,10 @@ typedef struct rtc_ssp_component {
     rtc_ssp_step_source step_source;
     size_t n_settings; /**< opaque settings of rtc:Component */
     rtc_ssp_setting *settings;
+    /** The node it runs on in a distributed run (rtc:Component node="B"), or NULL; the
+     *  placement is resolved by rt-core/assemble (rtcosim/placement.h). */
+    char *node;
+    unsigned node_line; /**< line of the rtc:Component that placed it (0: none) */
     unsigned depth; /**< 1 for a component of the top-level system, 2 one level down, ... */
     unsigned line;  /**< line of the ssd:Component element in the .ssd */
 } rtc_ssp_component;
@@ -412,5 +416,21 @@ RTC_RT_SAFE const char *rtc_ssp_kind_name(rtc_ssp_kind kind);
 RTC_RT_SAFE const char *rtc_ssp_step_source_name(rtc_ssp_step_source src);
 /** "catch-up", "skip", "substitute", "stop". RT-safe: yes. */
 RTC_RT_SAFE const char *rtc_ssp_overrun_name(rtc_ssp_overrun o);
+
+/* Freeing the parts of a description that a program edits before building a system from
+ * it (rt-core/assemble keeps a node's components and adds bridges, rtcosim/placement.h):
+ * each frees what the element owns, not the element itself; a zeroed element is fine.
+ * RT-safe: no. */
+void rtc_ssp_component_clear(rtc_ssp_component *c);
+void rtc_ssp_connection_clear(rtc_ssp_connection *c);
+void rtc_ssp_param_clear(rtc_ssp_param *p);
+
+/** Longest node name (rtc:Component node, --place, --node). */
+#define RTC_SSP_NODE_NAME_MAX 40
+
+/** NULL when @p name is a valid node name (1..RTC_SSP_NODE_NAME_MAX of letters, digits,
+ *  '_' and '-': it is part of DDS topic names and command lines), else why not (a static
+ *  text). RT-safe: yes. */
+RTC_RT_SAFE const char *rtc_ssp_node_name_check(const char *name);
 
 #endif

@@ -174,6 +174,9 @@ typedef struct rtc_session_options {
     const char *const *record_names; /**< --record names (none: the default selection) */
     size_t n_record_names;
     long decimation;
+    const char *node;            /**< a distributed run: this node (--node), else NULL */
+    const char *const *places;   /**< its --place COMPONENT=NODE arguments */
+    size_t n_places;
     unsigned caps;               /**< RTC_SESSION_CAN_* the operator has (see caps_given) */
     bool caps_given;             /**< false: rtc_session_caps_default() for the system */
     /** a failed write of inputs.bin or events.log: false (default) reports it and stops
@@ -521,6 +524,44 @@ size_t rtc_session_estimate_count(const rtc_session *s);
  * RT-safe: no. Thread: any non-RT.
  */
 bool rtc_session_estimate_info(const rtc_session *s, size_t i, rtc_session_estimate *out);
+
+/* ---- the nodes of a distributed real-time run (DESIGN.md T3) ---- */
+
+/** Links one node's status holds. */
+#define RTC_SESSION_NODE_LINKS 8
+
+/** One link of a node (to node @c peer), as that node's bridge counts it. */
+typedef struct rtc_session_node_link {
+    char peer[48];
+    const char *state;      /**< the link contract's word (rtc_link_state_name) */
+    double latency_p50_ms, latency_p99_ms, latency_max_ms; /**< one way */
+    uint64_t received, late, lost, duplicates, out_of_order; /**< samples */
+} rtc_session_node_link;
+
+/** One node as its last status says (every node of the run, this one included). */
+typedef struct rtc_session_node {
+    char name[48];
+    bool self, leader, heard; /**< heard: a status came */
+    const char *state;        /**< "joining", "ready", "running", "stopped", "lost" */
+    double age_s;             /**< since its status came */
+    int64_t k;                /**< tick reached */
+    uint64_t overruns;
+    double wakeup_p99_us;
+    double clock_offset_ms;   /**< its clock minus the leader's */
+    size_t n_links;
+    rtc_session_node_link links[RTC_SESSION_NODE_LINKS];
+} rtc_session_node;
+
+/** Where the nodes' status comes from (the CLI: the control plane): up to @p cap nodes
+ *  into @p out, returns how many. Called from any non-RT thread. */
+typedef size_t (*rtc_session_nodes_fn)(void *user, rtc_session_node *out, size_t cap);
+
+/** Set the source of rtc_session_nodes() (before surfaces read it). RT-safe: no. */
+void rtc_session_set_nodes(rtc_session *s, rtc_session_nodes_fn fn, void *user);
+
+/** Every node of a distributed run into @p out (at most @p cap); returns how many (0: the
+ *  run is not distributed). RT-safe: no. Thread: any non-RT. */
+size_t rtc_session_nodes(const rtc_session *s, rtc_session_node *out, size_t cap);
 
 /**
  * The control surface heard from an operator (@p heard true) — or just time passing.

@@ -120,6 +120,51 @@ int rtc_io_unit_set_estimator(rtc_unit *unit, size_t i, const struct rtc_est_con
  */
 RTC_RT_SAFE const double *rtc_io_unit_value(const rtc_unit *unit, size_t i);
 
+/* ---- lock-step links (rtcosim/lockstep.h) ---- */
+
+/**
+ * True when the driver of I/O unit @p unit runs its link lock-step (it enabled the unit's
+ * lock-step channel: a node bridge in a fast distributed run, DESIGN.md T3). Such a unit
+ * is driven by the frame of a tick differently (masters/master.c): its inputs are set
+ * once they are known — after initialization for tick 0, after tick k-1's steps for tick
+ * k — and its refresh at t_k first hands them over as round k, then waits (futex, bounded
+ * by the driver's loss time) for the peer's round(s) of tick k. At initialization the
+ * system calls rtc_io_unit_lockstep_pass() before every coupling pass but the first.
+ * RT-safe: yes.
+ */
+RTC_RT_SAFE bool rtc_io_unit_lockstep(const rtc_unit *unit);
+
+/**
+ * Initialization, before coupling pass @p pass + 1 (rtc_system_init): hand over the values
+ * set in pass @p pass and wait for the peer's of the same pass, which become the unit's
+ * outputs. Both ends must make the same number of passes (rtc_system_options.init_passes).
+ * Returns RTC_OK; RTC_EINVAL (not a lock-step unit); RTC_ETIME, RTC_EIO (the peer's values
+ * did not come: logged). RT-safe: yes (may wait on a futex). Thread: the one that
+ * initializes the system.
+ */
+RTC_RT_SAFE int rtc_io_unit_lockstep_pass(rtc_unit *unit, uint32_t pass);
+
+/** Passes of initialization whose values an I/O unit keeps for the session's recording
+ *  (a node has n_units + 1 passes: more than this are exchanged, not recorded). */
+#define RTC_IO_INIT_PASSES_CAP 64
+/** The quality a tap gets (t_ns 0, sample_ns and arrival_ns = the pass) for a value of an
+ *  initialization pass: inputs.bin records it as a sample of step 0 with this quality, and
+ *  a replay unit takes it back in that pass (rtc_io_unit_init_pass). */
+#define RTC_IO_INIT_PASS_QUALITY 16
+
+/** True when I/O unit @p unit takes values in the coupling passes of initialization: a
+ *  lock-step unit (rtc_io_unit_lockstep) or a replay unit (its feed's recorded passes).
+ *  RT-safe: yes. */
+RTC_RT_SAFE bool rtc_io_unit_init_exchange(const rtc_unit *unit);
+
+/**
+ * Before coupling pass @p pass + 1: a lock-step unit exchanges (rtc_io_unit_lockstep_pass);
+ * a replay unit takes what its feed recorded for that pass (t_ns = -1 - @p pass asked of
+ * rtc_io_sample_source.next; a signal with nothing recorded keeps its value).
+ * Returns as rtc_io_unit_lockstep_pass; RTC_EINVAL for another unit. RT-safe: yes.
+ */
+RTC_RT_SAFE int rtc_io_unit_init_pass(rtc_unit *unit, uint32_t pass);
+
 /* ---- sample observer ---- */
 
 /**
@@ -144,6 +189,8 @@ int rtc_io_unit_set_tap(rtc_unit *unit, rtc_io_sample_fn fn, void *user, uint32_
  *  signal (-1: none); @p next returns, one per call, the samples of signal @p signal that
  *  the refresh at logical time @p t_ns consumes (false when there are no more for that
  *  tick). Called on the stepping thread. */
+/* next(): t_ns >= 0 asks the samples of the refresh at t_ns; t_ns < 0 those of
+ * initialization pass -1 - t_ns (RTC_IO_INIT_PASS_QUALITY). */
 typedef struct rtc_io_sample_source {
     long (*lookup)(void *user, const char *unit, const char *signal);
     bool (*next)(void *user, long signal, int64_t t_ns, double *value, int64_t *sample_ns,

@@ -352,6 +352,19 @@ int rtc_pf_plan_new(const rtc_pf_system *sys,
                     size_t errcap);
 
 /**
+ * H* for a paced (real-time) run: the candidate with the smallest Ê among those whose D̂ is
+ * at most @p limit (e.g. 1 − a margin: the units keep up with the wall clock), ties to the
+ * larger H as in rtc_pf_plan_new(). D̂ is only as good as the d_i the plan was made with:
+ * give measured ones (`rtcosim plan` takes them from a profile of this machine).
+ *
+ * Returns: the row index, or -1 when no candidate keeps up — then no H helps (a unit
+ * slower than real time on its own, d_i > limit, makes every D̂ exceed it; Holzinger et al.
+ * §4, d_a = 1.6) — or @p plan is NULL.
+ * RT-safe: yes. Thread: any.
+ */
+RTC_RT_SAFE long rtc_pf_plan_best_paced(const rtc_pf_plan *plan, double limit);
+
+/**
  * Release a plan. NULL is a no-op.
  * RT-safe: no. Thread: any.
  */

@@ -54,6 +54,8 @@ RTC_RT_SAFE const char *rtc_master_name(rtc_master m);
 RTC_RT_SAFE int rtc_master_parse(const char *name, rtc_master *out);
 
 /** Overrides of the system file's settings (zero/NULL: keep the file's). */
+struct rtc_ssp;
+
 typedef struct rtc_system_options {
     bool has_algorithm;
     rtc_master algorithm;
@@ -83,6 +85,16 @@ typedef struct rtc_system_options {
      *  or unsettable NAME fails the load. Arrays: space-separated elements. */
     const char *const *sets;
     size_t n_sets;
+    /** Coupling passes in Initialization Mode, at least (0: the units + 1). Every node of a
+     *  distributed run makes the same number, since its lock-step bridges exchange values
+     *  each pass (rtc_io_unit_lockstep_pass). */
+    size_t init_passes;
+    /** Called with the SSP description right after it is read, before anything is built
+     *  from it (NULL: none): a program may edit it (rt-core/assemble keeps the components
+     *  of one node and adds its bridges, rtcosim/placement.h). A non-zero return fails the
+     *  load with that status (the hook logs why). */
+    int (*ssp_hook)(void *user, struct rtc_ssp *ssp);
+    void *ssp_hook_user;
     /** A single FMU only (a .fmu path): the settings of its unit as an SSP component's
      *  rtc:Component attributes give them — "interface" (auto|cs|me), "solver" and
      *  "substeps" (Model Exchange), "event_mode" (auto|on|off; configs/README.md). The
@@ -157,6 +169,13 @@ int rtc_system_use_substitute(rtc_system *sys);
  *  threads keep off (they run beside the RT thread, never in its way; -1: any CPU).
  *  Returns RTC_OK or RTC_ESTATE (already initialized). RT-safe: no. */
 int rtc_system_set_threads(rtc_system *sys, int priority, int rt_cpu);
+/** The thread that steps unit @p i when Jacobi runs with @p workers worker threads (0:
+ *  the stepping thread itself, 1..workers: a worker): round-robin over the distinct FMUs in
+ *  declaration order, every instance of one FMU file with the first. The rule
+ *  rtc_system_init() follows, and the one a planner needs for "what if N workers".
+ *  O(i²). RT-safe: yes. */
+RTC_RT_SAFE size_t rtc_system_worker_owner(const rtc_system *sys, unsigned workers, size_t i);
+
 /** True when the system was loaded with the substitute option. RT-safe: yes. */
 RTC_RT_SAFE bool rtc_system_substitutes(const rtc_system *sys);
 
@@ -232,6 +251,12 @@ rtc_master rtc_system_algorithm(const rtc_system *sys);
 RTC_RT_SAFE size_t rtc_system_unit_count(const rtc_system *sys);
 const rtc_unit *rtc_system_unit(const rtc_system *sys, size_t i);
 int64_t rtc_system_unit_step_ns(const rtc_system *sys, size_t i);
+/** Where unit @p i comes in the system's dependency order (the order Gauss-Seidel steps
+ *  in; 0 first), or SIZE_MAX for no such unit. RT-safe: no (a search). */
+size_t rtc_system_order_position(const rtc_system *sys, size_t i);
+/** True when unit @p i belongs to an algebraic loop that strong coupling (--iterate)
+ *  iterates. RT-safe: yes. */
+RTC_RT_SAFE bool rtc_system_unit_iterated(const rtc_system *sys, size_t i);
 
 /** The file unit @p i was created from, as messages name it (its FMU; for a component of
  *  an .ssp package "PACKAGE.ssp/resources/X.fmu", since the extraction folder is removed
@@ -353,6 +378,24 @@ void rtc_system_on_sync(rtc_system *sys, rtc_sync_hook hook, void *user);
  */
 typedef void (*rtc_unit_timer)(void *user, size_t unit, bool end);
 void rtc_system_set_unit_timer(rtc_system *sys, rtc_unit_timer fn, void *user);
+
+/**
+ * Measure each unit's work per tick: with @p on, every base tick records, per unit, the
+ * wall time (CLOCK_MONOTONIC) spent in its do_step calls — all of them in the tick, so
+ * strong-coupling iterations add up — or, for an I/O unit, in its refresh; on whichever
+ * thread steps the unit (Jacobi workers too). Read it with rtc_system_unit_work_ns()
+ * between steps. Costs two clock reads per call (vDSO, no system call). Off by default.
+ * RT-safe: yes (setting it: not while stepping).
+ */
+RTC_RT_SAFE void rtc_system_set_unit_clock(rtc_system *sys, bool on);
+
+/**
+ * The work of unit @p i in the last completed tick, ns (rtc_system_set_unit_clock()); -1
+ * when the unit did no work in it (not due), the clock is off, @p i is out of range, or
+ * the unit steps on its own thread (overrun policy substitute: its steps are not part of
+ * a tick). RT-safe: yes. Thread: the stepping thread, between steps (or after the run).
+ */
+RTC_RT_SAFE int64_t rtc_system_unit_work_ns(const rtc_system *sys, size_t i);
 
 /** Statistics of strong coupling: steps iterated, iterations, steps that did not converge. */
 typedef struct rtc_coupling_stats {

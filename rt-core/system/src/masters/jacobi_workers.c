@@ -109,16 +109,8 @@ static int workers_start(rtc_system *sys)
         free(w);
         return RTC_ENOMEM;
     }
-    /* Owners round-robin over distinct FMUs (owner 0: the coordinating thread). Instances of
-     * one FMU file share an owner: the standard does not promise that one binary's
-     * instances may run concurrently, and shared libraries with global state exist. */
-    size_t next = 0;
-    for (size_t i = 0; i < sys->n_units; i++) {
-        size_t j = 0;
-        while (j < i && sys->units[j].unit->md != sys->units[i].unit->md)
-            j++;
-        sys->units[i].owner = j < i ? sys->units[j].owner : next++ % (n + 1);
-    }
+    for (size_t i = 0; i < sys->n_units; i++)
+        sys->units[i].owner = rtc_system_worker_owner(sys, (unsigned)n, i);
     sys->master_state = w;
     for (; w->n < n; w->n++) {
         worker_arg *a = malloc(sizeof *a);

@@ -17,7 +17,9 @@
  */
 #include "master_priv.h"
 
+#include "rtcosim/io_unit.h"
 #include "rtcosim/status.h"
+#include "rtcosim/time.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -173,25 +175,53 @@ void rtc__master_free(rtc_system *sys)
 
 /* ---- the frame of one tick ---- */
 
+/* What goes out through a lock-step I/O unit at t: what is visible at t, set as soon as it
+ * is known (before its refresh hands it over and waits for the peer's). */
+static int set_lockstep(rtc_system *sys, sys_unit *u, int64_t t)
+{
+    rtc__sys_inputs_at(sys, u, t);
+    return rtc__sys_set_inputs(sys, u);
+}
+
 /* I/O units first: what arrived from outside becomes their outputs at t (estimated at t),
- * and what goes out is taken from what is visible at t. They never step. */
+ * and what goes out is taken from what is visible at t. They never step. A lock-step unit
+ * (rtc_io_unit_lockstep: a node bridge in a fast run) got its values for t at the end of
+ * the previous tick, or here at tick 0, since its refresh waits for the peer's. */
 static int refresh_io(rtc_system *sys, int64_t t)
 {
     for (size_t i = 0; i < sys->n_units; i++) {
         sys_unit *u = &sys->units[i];
         if (!u->io)
             continue;
-        int rc = u->unit->ops->refresh(u->unit->self, t);
+        int64_t t0 = sys->unit_clock ? rtc_time_now_ns() : 0;
+        bool lockstep = rtc_io_unit_lockstep(u->unit);
+        int rc = lockstep && sys->k == 0 ? set_lockstep(sys, u, t) : RTC_OK;
+        if (rc == RTC_OK)
+            rc = u->unit->ops->refresh(u->unit->self, t);
+        if (sys->unit_clock)
+            rtc__master_add_work(u, rtc_time_now_ns() - t0);
         if (rc == RTC_OK)
             rc = rtc__sys_fetch(sys, u, false);
         u->t_cur_ns = t;
-        rtc__sys_inputs_at(sys, u, t);
-        if (rc == RTC_OK)
+        if (!lockstep)
+            rtc__sys_inputs_at(sys, u, t);
+        if (rc == RTC_OK && !lockstep)
             rc = rtc__sys_set_inputs(sys, u);
         if (rc != RTC_OK)
             return rc;
     }
     return RTC_OK;
+}
+
+/* After a tick: the values of t_(k+1) for the lock-step I/O units (the last tick's go out
+ * when the unit terminates). */
+static int stage_lockstep(rtc_system *sys, int64_t t)
+{
+    int rc = RTC_OK;
+    for (size_t i = 0; i < sys->n_units && rc == RTC_OK; i++)
+        if (sys->units[i].io && rtc_io_unit_lockstep(sys->units[i].unit))
+            rc = set_lockstep(sys, &sys->units[i], t);
+    return rc;
 }
 
 /* After the tick's steps joined, at the new k, one pass over the units: the tick's
@@ -242,6 +272,8 @@ int rtc__master_tick(rtc_system *sys)
         return RTC_ESTATE;
     int rc;
     sys->microstep = 0;
+    for (size_t i = 0; sys->unit_clock && i < sys->n_units; i++)
+        sys->units[i].work_ns = -1; /* before any job is handed to a worker */
     if (sys->has_io && (rc = refresh_io(sys, t)) != RTC_OK)
         return rc;
     rc = sys->master->tick(sys, t);
@@ -259,5 +291,5 @@ int rtc__master_tick(rtc_system *sys)
         sys->unit_ended = end >= 0;
     }
     end_tick(sys);
-    return RTC_OK;
+    return sys->has_io ? stage_lockstep(sys, sys->k * sys->tick_ns) : RTC_OK;
 }

@@ -87,6 +87,12 @@ static inline int64_t rtc__master_step_len(const rtc_system *sys, const sys_unit
     return t + u->step_ns <= sys->stop_ns ? u->step_ns : sys->stop_ns - t;
 }
 
+/* The unit clock (rtc_system_set_unit_clock): @p ns more work of @p u in this tick. */
+static inline void rtc__master_add_work(sys_unit *u, int64_t ns)
+{
+    u->work_ns = (u->work_ns < 0 ? 0 : u->work_ns) + ns;
+}
+
 /* Set u's inputs, step it over [t, t + h], fetch its outputs for t + h into nxt. RT-safe. */
 int rtc__master_step_unit(rtc_system *sys, sys_unit *u, int64_t t);
 /* Count the events a unit's step reported (on the thread that stepped it). RT-safe. */

@@ -81,8 +81,11 @@ int rtc__master_step_unit(rtc_system *sys, sys_unit *u, int64_t t)
     if (timed)
         sys->unit_timer(sys->unit_timer_user, idx, false);
     int64_t h = rtc__master_step_len(sys, u, t);
+    int64_t t0 = sys->unit_clock ? rtc_time_now_ns() : 0;
     rc = u->unit->ops->do_step(u->unit->self, rtc_time_to_s(sys->start_ns + t),
                                rtc_time_to_s(h), &res);
+    if (sys->unit_clock)
+        rtc__master_add_work(u, rtc_time_now_ns() - t0);
     if (timed)
         sys->unit_timer(sys->unit_timer_user, idx, true);
     if (rc != RTC_OK)
