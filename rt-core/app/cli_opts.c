@@ -452,11 +452,11 @@ static const rtc_cli_opt plan_rows[] = {
      .help = "headroom below which a plan is tight (default 20)"},
     {"inputs", 0, RTC_CLI_INPUTS, RTC_CLI_TEXT, .meta = "SESSION",
      .help = "feed the I/O units a recorded session's inputs (inputs.bin)"},
-    {"nodes", 0, RTC_CLI_NODES, RTC_CLI_TEXT, .meta = "LIST",
+    {"nodes", 0, RTC_CLI_NODES, RTC_CLI_TEXT, .kinds = SYS, .meta = "LIST",
      .help = "with --realtime: propose a placement of the components on\n"
              "these nodes (comma-separated names) that fits every node's\n"
              "period and cuts the fewest connections, as --place options"},
-    {"place", 0, RTC_CLI_PIN, RTC_CLI_ASSIGN, .meta = "C=NODE",
+    {"place", 0, RTC_CLI_PIN, RTC_CLI_ASSIGN, .kinds = SYS, .meta = "C=NODE",
      .help = "keep component C on NODE in that placement (repeatable; e.g.\n"
              "an I/O component on the node wired to its bench)"},
     {0}};
