@@ -21,6 +21,7 @@
 #include "rtcosim/ofile.h"
 #include "rtcosim/placement.h"
 #include "rtcosim/recorder.h"
+#include "rtcosim/ssp.h"
 #include "rtcosim/status.h"
 #include "rtcosim/system.h"
 #include "rtcosim/time.h"
@@ -43,9 +44,43 @@ int rtc_cli_load_system(const char *path, const rtc_system_options *so, const rt
     return rtc_load_system(path, so, lg, sys);
 }
 
+/* A fast run: every DCP slave component is stepped in lock-step (its driver's key
+ * lockstep, io-drivers/src/dcp_master.c), unless its rtc:Component says otherwise. */
+static int dcp_fast_hook(void *user, rtc_ssp *ssp)
+{
+    (void)user;
+    for (size_t i = 0; i < ssp->n_components; i++) {
+        rtc_ssp_component *c = &ssp->components[i];
+        bool set = false;
+        for (size_t k = 0; k < c->n_settings; k++)
+            set |= !c->settings[k].group && !strcmp(c->settings[k].key, "lockstep");
+        if (set || !c->type || strcmp(c->type, "application/x-dcp-slave") != 0)
+            continue;
+        rtc_ssp_setting *n = realloc(c->settings, (c->n_settings + 1) * sizeof *n);
+        if (!n)
+            return RTC_ENOMEM;
+        c->settings = n;
+        n[c->n_settings] = (rtc_ssp_setting){.element = strdup(""), .key = strdup("lockstep"),
+                                             .value = strdup("true")};
+        if (!n[c->n_settings].element || !n[c->n_settings].key || !n[c->n_settings].value) {
+            free(n[c->n_settings].element);
+            free(n[c->n_settings].key);
+            free(n[c->n_settings].value);
+            return RTC_ENOMEM;
+        }
+        c->n_settings++;
+    }
+    return RTC_OK;
+}
+
 /* The whole system, or with --node that node's part (rtcosim/placement.h). */
 static int load(rtc_cli_sys *o, const rtc_logger *lg, rtc_system **sys)
 {
+    if (!o->place.node && !o->rt.enabled && !o->so.ssp_hook) {
+        rtc_system_options so = o->so;
+        so.ssp_hook = dcp_fast_hook;
+        return rtc_cli_load_system(o->path, &so, lg, sys);
+    }
     if (!o->place.node)
         return rtc_cli_load_system(o->path, &o->so, lg, sys);
     o->place.lockstep = !o->rt.enabled;
@@ -99,6 +134,35 @@ static bool fast_stop(rtc_system *sys, rtc_cli_sys *o, size_t *nf_seen)
     return sig != 0;
 }
 
+/* A fast run whose lock-step tick failed because an I/O component lost its link (a DCP
+ * slave that went silent), or (@p running false) whose initialization failed because one
+ * was not up within connect_ms: the run stops there, cause "link" (exit 6), one line
+ * naming the component, its address and why; on_loss cannot estimate without a clock. */
+static void fast_link_lost(const rtc_system *sys, rtc_cli_end *e, bool running)
+{
+    for (size_t i = 0; i < rtc_system_unit_count(sys); i++) {
+        const rtc_unit *u = rtc_system_unit(sys, i);
+        rtc_driver_stats st = {0};
+        if (!rtc_io_unit_contract(u) || rtc_io_unit_stats(u, &st) != RTC_OK ||
+            st.link == RTC_LINK_UP)
+            continue;
+        const rtc_link_info *c = &st.contract;
+        if (st.link != RTC_LINK_LOST && !c->lost_why && !c->error)
+            continue; /* (a link being made that has not failed) */
+        e->cause = "link";
+        e->link = u->name;
+        if (!running) { /* never up: refused at its connect_ms */
+            rtc_cli_link_reason(sys, (long)i, 0, e->reason, sizeof e->reason);
+            return;
+        }
+        snprintf(e->reason, sizeof e->reason, "I/O component %s (%s %s) lost its link (%s) "
+                 "at tick %lld; a fast run waits for it in lock-step and stops", u->name,
+                 rtc_io_unit_driver(u), c->address, c->lost_why ? c->lost_why : c->error ?
+                 c->error : "no answer", (long long)rtc_system_tick_index(sys));
+        return;
+    }
+}
+
 /* A row at absolute time @p t_ns, when the run keeps rows (not --no-output). */
 static int push_row(rtc_recorder *rec, int64_t t_ns)
 {
@@ -130,6 +194,8 @@ static int run_ticks(rtc_system *sys, rtc_recorder *rec, long decimation, rtc_cl
     }
     rtc_cli_progress_end(&bar);
     rtc_system_nonfinite_report(sys, nf_seen, &rtc_cli_log); /* a failed step's */
+    if (rc != RTC_OK && rc != RTC_ETERMINATED && !strcmp(o->rt.end.cause, "end"))
+        fast_link_lost(sys, &o->rt.end, true);
     int64_t k = rtc_system_tick_index(sys);
     double dt = rtc_time_to_s(rtc_time_now_ns() - t0);
     struct rusage ru;
@@ -285,8 +351,11 @@ static int prepare(rtc_cli_sys *o, const rtc_logger *lg, const run_files *f, rtc
     }
     if (rc == RTC_OK)
         rc = rtc_cli_nodes_join(&o->nodes);
-    if (rc == RTC_OK)
-        rc = rtc_system_init(*sys);
+    if (rc == RTC_OK && (rc = rtc_system_init(*sys)) != RTC_OK && !o->rt.enabled) {
+        fast_link_lost(*sys, &o->rt.end, false); /* a lock-step link not up within connect_ms */
+        if (!strcmp(o->rt.end.cause, "link"))
+            rtc_log(lg, RTC_LOG_ERROR, "%s", o->rt.end.reason);
+    }
     /* real time: never wait, count drops */
     rtc_recorder_opts ro = {.ring_rows = o->rt.enabled ? RTC_CLI_RT_RING_ROWS
                                                        : RTC_RECORDER_ROWS,

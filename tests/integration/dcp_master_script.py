@@ -23,6 +23,8 @@ byte for byte. It drives `rtcosim dcp-slave` of a test FMU through full life cyc
   rtcosim_master  two rtcosim processes: a real-time system whose component is a DCP slave
            (rtcosim's own master) drives rtcosim dcp-slave, in SRT and in NRT; both end
            cleanly and both sessions replay identically.
+  nrt_fast a fast run whose PI is rtcosim dcp-slave in NRT, stepped in lock-step, writes
+           the in-process run's results.csv byte for byte; SRT in a fast run is refused.
 
 usage: dcp_master_script.py RTCOSIM FMU_DIR OUT_DIR [CASE...]
 """
@@ -31,6 +33,7 @@ import json
 import os
 import re
 import select
+import signal
 import socket
 import struct
 import subprocess
@@ -507,6 +510,100 @@ def case_rtcosim_master(rtcosim, fmu, out):
               (mode, " beside OSC and Modbus I/O" if bench else "", c["dat_in"], c["dat_out"]))
 
 
+def case_nrt_fast(rtcosim, fmu, out):
+    """A fast run of a system whose PI is rtcosim dcp-slave in NRT (the master steps it in
+    lock-step: STC_do_step and its outputs every tick) writes the results.csv of the same
+    system with PI.fmu inside the process, byte for byte; an SRT slave in a fast run is
+    refused with one line."""
+    lag = os.path.join(os.path.dirname(fmu), "Lag.fmu")
+    ref = os.path.join(out, "fast_ref")
+    write_system(ref, '<ssd:Component name="pi" source="%s"><ssd:Connectors>'
+                 '<ssd:Connector name="y" kind="input"><ssc:Real/></ssd:Connector>'
+                 '<ssd:Connector name="u" kind="output"><ssc:Real/></ssd:Connector>'
+                 '</ssd:Connectors></ssd:Component>\n' % fmu, "y", "u", lag, "1")
+    rec = ["--record", "lag.y", "--record", "pi.u", "-q"]
+    r = subprocess.run([rtcosim, "run", ref, "--output-dir", ref + ".out"] + rec,
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, "in-process run: exit %d: %s" % (r.returncode, r.stderr))
+    for mode in ("nrt", "srt"):
+        s = Slave(rtcosim, fmu, out, "slave_fast_" + mode, ["--expose", "PI.y",
+                                                             "--dcp-op-mode", mode])
+        sysdir = os.path.join(out, "sys_fast_" + mode)
+        os.makedirs(os.path.join(sysdir, "resources"), exist_ok=True)
+        with open(s.dcpx) as f, open(os.path.join(sysdir, "resources", "pi.dcpx"), "w") as g:
+            g.write(f.read())
+        write_system(sysdir, '<ssd:Component name="pi" type="application/x-dcp-slave" '
+                     'source="resources/pi.dcpx"><ssd:Connectors>'
+                     '<ssd:Connector name="PI.y" kind="input"><ssc:Real/></ssd:Connector>'
+                     '<ssd:Connector name="u" kind="output"><ssc:Real/></ssd:Connector>'
+                     '</ssd:Connectors><ssd:Annotations><ssc:Annotation '
+                     'type="org.rtcosim.realtime"><rtc:Component op_mode="%s" step_ms="10"/>'
+                     '</ssc:Annotation></ssd:Annotations></ssd:Component>\n' % mode,
+                     "PI.y", "u", lag, "1")
+        r = subprocess.run([rtcosim, "run", sysdir, "--output-dir", sysdir + ".out"] + rec,
+                           capture_output=True, text=True, timeout=120)
+        if mode == "srt":
+            check(r.returncode == 1 and "op mode SRT" in r.stderr and "fast run" in r.stderr,
+                  "SRT slave in a fast run: exit %d: %s" % (r.returncode, r.stderr))
+            s.p.terminate()
+            s.wait()
+            continue
+        check(r.returncode == 0, "fast run with the NRT slave: exit %d: %s" %
+              (r.returncode, r.stderr.strip()))
+        check(s.wait() == 0, "slave exit status: " + s.stderr())
+        with open(ref + ".out/results.csv", "rb") as a, \
+                open(sysdir + ".out/results.csv", "rb") as b:
+            want, got = a.read().split(b"\n"), b.read().split(b"\n")
+        check(len(want) == 103 and len(got) == len(want), "rows: %d, %d" % (len(want),
+                                                                          len(got)))
+        col = lambda rows, i: [r.split(b",")[i] for r in rows if r]  # noqa: E731
+        # the system's own state, byte for byte
+        check(col(want, 0) == col(got, 0) and col(want, 1) == col(got, 1),
+              "time and lag.y differ from the in-process run")
+        # the slave's output, byte for byte; an I/O component's column at t_(k+1) is the
+        # value its tick k took (the slave's output at t_k), as in every run
+        check(col(got, 2)[2:] == col(want, 2)[1:-1] and col(got, 2)[1] == col(want, 2)[1],
+              "pi.u differs from the in-process run:\n%s\n%s" %
+              (col(want, 2)[:6], col(got, 2)[:6]))
+    # a slave that goes silent mid-run (SIGSTOP) fails the fast run by the link contract:
+    # exit 6, the reason naming the component and its address, a line naming the PDU
+    s = Slave(rtcosim, fmu, out, "slave_fast_mute", ["--expose", "PI.y", "--dcp-op-mode", "nrt"])
+    sysdir = os.path.join(out, "sys_fast_mute")
+    os.makedirs(os.path.join(sysdir, "resources"), exist_ok=True)
+    with open(s.dcpx) as f, open(os.path.join(sysdir, "resources", "pi.dcpx"), "w") as g:
+        g.write(f.read())
+    write_system(sysdir, '<ssd:Component name="pi" type="application/x-dcp-slave" '
+                 'source="resources/pi.dcpx"><ssd:Connectors>'
+                 '<ssd:Connector name="PI.y" kind="input"><ssc:Real/></ssd:Connector>'
+                 '<ssd:Connector name="u" kind="output"><ssc:Real/></ssd:Connector>'
+                 '</ssd:Connectors></ssd:Component>\n', "PI.y", "u", lag, "1000000")
+    p = subprocess.Popen([rtcosim, "run", sysdir, "--output-dir", sysdir + ".out", "-v"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    err = []
+    for line in p.stderr:  # the run is on once the master says the slave is stepped
+        err.append(line)
+        if "(NRT, communication step" in line:
+            break
+    os.kill(s.p.pid, signal.SIGSTOP)
+    try:
+        err.append(p.stderr.read())
+        rc = p.wait(timeout=60)
+    finally:
+        os.kill(s.p.pid, signal.SIGCONT)
+        s.p.kill()
+        s.wait()
+    err = "".join(err)
+    with open(os.path.join(sysdir + ".out", "summary.json")) as f:
+        summary = json.load(f)
+    want = "I/O component pi (dcp-master %s:%d) lost its link (no answer from the DCP slave)" \
+        % (s.host, s.port)
+    check(rc == 6 and want in summary["reason"] and summary["cause"] == "link" and
+          re.search(r"slave 'rtcosim' at [0-9.:]+: no answer to [A-Z_a-z]+ \(sequence id", err),
+          "mute slave in a fast run: exit %d, reason %s:\n%s" % (rc, summary["reason"], err))
+    print("nrt_fast: the fast run with an NRT DCP slave equals the in-process run byte for "
+          "byte; an SRT slave in a fast run is refused; a mute one stops it with exit 6")
+
+
 def nack_code(b):
     return struct.unpack_from("<H", b, 6)[0]
 
@@ -559,7 +656,8 @@ def main():
         print(__doc__)
         return 2
     rtcosim, fmu_dir, out = sys.argv[1:4]
-    cases = sys.argv[4:] or ["nrt", "srt", "hostile", "vanish", "refusals", "rtcosim_master"]
+    cases = sys.argv[4:] or ["nrt", "srt", "hostile", "vanish", "refusals", "rtcosim_master",
+                             "nrt_fast"]
     os.makedirs(out, exist_ok=True)
     try:
         run(rtcosim, fmu_dir, out, cases)
