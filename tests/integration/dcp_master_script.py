@@ -553,18 +553,10 @@ def case_nrt_fast(rtcosim, fmu, out):
         check(s.wait() == 0, "slave exit status: " + s.stderr())
         with open(ref + ".out/results.csv", "rb") as a, \
                 open(sysdir + ".out/results.csv", "rb") as b:
-            want, got = a.read().split(b"\n"), b.read().split(b"\n")
-        check(len(want) == 103 and len(got) == len(want), "rows: %d, %d" % (len(want),
-                                                                          len(got)))
-        col = lambda rows, i: [r.split(b",")[i] for r in rows if r]  # noqa: E731
-        # the system's own state, byte for byte
-        check(col(want, 0) == col(got, 0) and col(want, 1) == col(got, 1),
-              "time and lag.y differ from the in-process run")
-        # the slave's output, byte for byte; an I/O component's column at t_(k+1) is the
-        # value its tick k took (the slave's output at t_k), as in every run
-        check(col(got, 2)[2:] == col(want, 2)[1:-1] and col(got, 2)[1] == col(want, 2)[1],
-              "pi.u differs from the in-process run:\n%s\n%s" %
-              (col(want, 2)[:6], col(got, 2)[:6]))
+            want, got = a.read(), b.read()
+        check(want.count(b"\n") == 102, "reference rows: %d" % want.count(b"\n"))
+        check(want == got, "results.csv differs from the in-process run:\n%s\n---\n%s" %
+              (want[:400].decode(), got[:400].decode()))
     # a slave that goes silent mid-run (SIGSTOP) fails the fast run by the link contract:
     # exit 6, the reason naming the component and its address, a line naming the PDU
     s = Slave(rtcosim, fmu, out, "slave_fast_mute", ["--expose", "PI.y", "--dcp-op-mode", "nrt"])
