@@ -473,8 +473,9 @@ static const char check_help[] =
     "with the same options: the --record names (or the file's selection), the exposed\n"
     "variables (rtc:RealTime expose= and --expose), the token files and the option\n"
     "combinations run refuses, and that a system with I/O components is run with\n"
-    "--realtime. Accepts the options of 'rtcosim run' (--algorithm, --step, --sync-step,\n"
-    "--start, --stop, --iterate, --set, --record, --expose, --realtime, ...).\n";
+    "--realtime (but for NRT DCP slaves, which a fast run steps in lock-step). Accepts\n"
+    "the options of 'rtcosim run' (--algorithm, --step, --sync-step, --start, --stop,\n"
+    "--iterate, --set, --record, --expose, --realtime, ...).\n";
 
 static int print_check(const rtc_system *sys, rtc_cli_sys *o);
 

@@ -592,8 +592,27 @@ def case_nrt_fast(rtcosim, fmu, out):
     check(rc == 6 and want in summary["reason"] and summary["cause"] == "link" and
           re.search(r"slave 'rtcosim' at [0-9.:]+: no answer to [A-Z_a-z]+ \(sequence id", err),
           "mute slave in a fast run: exit %d, reason %s:\n%s" % (rc, summary["reason"], err))
+    # no slave at its address: refused at connect_ms, exit 6, no rows
+    dead = os.path.join(out, "sys_fast_dead")
+    os.makedirs(os.path.join(dead, "resources"), exist_ok=True)
+    with open(s.dcpx) as f, open(os.path.join(dead, "resources", "pi.dcpx"), "w") as g:
+        g.write(f.read())
+    write_system(dead, '<ssd:Component name="pi" type="application/x-dcp-slave" '
+                 'source="resources/pi.dcpx"><ssd:Connectors>'
+                 '<ssd:Connector name="PI.y" kind="input"><ssc:Real/></ssd:Connector>'
+                 '<ssd:Connector name="u" kind="output"><ssc:Real/></ssd:Connector>'
+                 '</ssd:Connectors><ssd:Annotations><ssc:Annotation '
+                 'type="org.rtcosim.realtime"><rtc:Component connect_ms="1000"/>'
+                 '</ssc:Annotation></ssd:Annotations></ssd:Component>\n', "PI.y", "u", lag, "1")
+    r = subprocess.run([rtcosim, "run", dead, "--output-dir", dead + ".out", "-q"],
+                       capture_output=True, text=True, timeout=60)
+    want = "I/O component pi (dcp-master %s:%d) not up within connect_ms=1000" % (s.host, s.port)
+    check(r.returncode == 6 and want in r.stderr and
+          not os.path.exists(os.path.join(dead + ".out", "results.csv")),
+          "no slave in a fast run: exit %d: %s" % (r.returncode, r.stderr))
     print("nrt_fast: the fast run with an NRT DCP slave equals the in-process run byte for "
-          "byte; an SRT slave in a fast run is refused; a mute one stops it with exit 6")
+          "byte; an SRT slave in a fast run is refused; a mute one stops it with exit 6, a "
+          "missing one at connect_ms")
 
 
 def nack_code(b):
