@@ -205,11 +205,14 @@ static void fail(dm *d, int64_t now, const char *why, const char *fmt, ...)
     vsnprintf(d->why_buf, sizeof d->why_buf, fmt, ap);
     va_end(ap);
     d->why = d->why_buf;
-    if (d->ls && d->ls_ran) /* a fast run: the tick waiting for it ends now, with why; */
-        rtc_lockstep_fail(d->ls, why); /* before its run it is tried until connect_ms */
     rtc_drv_stale_all(&d->b); /* before the line: who reads it sees the link gone */
     rtc_drv_link_error(&d->b, why);
     rtc_drv_link_down(&d->b, why);
+    /* a fast run: the tick waiting for the slave ends, with why, as soon as the base has
+     * judged the link lost (the run reads that: rtc__dm_lockstep_wait); before its run the
+     * slave is tried until connect_ms */
+    if (d->ls && d->ls_ran && !d->ls_fail)
+        d->ls_fail = why;
     say(d, now, d->why_buf);
     d->req.active = false;
     d->stepping = false;
@@ -751,7 +754,11 @@ void rtc__dm_cycle(dm *d, int64_t now)
 
 void rtc__dm_lockstep_wait(dm *d, int64_t until)
 {
-    for (int64_t now = rtc_time_now_ns(); now < until && !rtc_drv_should_stop(&d->b);
+    if (d->ls_fail && rtc_drv_link_state(&d->b) != RTC_LINK_UP &&
+        !rtc_lockstep_failure(d->ls))
+        rtc_lockstep_fail(d->ls, d->ls_fail);
+    for (int64_t now = rtc_time_now_ns(); now < until && !rtc_drv_should_stop(&d->b) &&
+                                          (!d->ls_fail || rtc_lockstep_failure(d->ls));
          now = rtc_time_now_ns()) {
         if (!d->ls_ran && now - d->ls_begin_ns >= d->b.link.connect_ns &&
             !rtc_lockstep_failure(d->ls)) { /* the link contract: not up within connect_ms */

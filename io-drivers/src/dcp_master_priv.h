@@ -121,6 +121,7 @@ typedef struct dm {
     bool ls_tick0;           /* lock-step: round 0 (the initial outputs) was put */
     uint32_t ls_k;           /* lock-step: the tick round being stepped */
     bool ls_ran;             /* lock-step: the slave reached its run once */
+    const char *ls_fail;     /* lock-step: why to fail the channel once the link is down */
     int64_t ls_begin_ns;     /* lock-step: begin(), from which connect_ms counts */
     bool asked_error;        /* INF_error asked in this Error state */
     unsigned state_asks;     /* INF_state after INVALID_STATE_ID since the last ack */
