@@ -468,6 +468,24 @@ def write_system(path, pi_component, pi_in, pi_out, lag_fmu, stop, bench=False):
                 '</ssd:SystemStructureDescription>\n' % stop)
 
 
+def dcp_pi_system(out, name, s, keys, lag, stop, bench=False):
+    """A system whose component pi is the DCP slave @p s (its .dcpx copied to resources/,
+    rtc:Component attributes @p keys) in a loop with Lag; returns its folder."""
+    sysdir = os.path.join(out, name)
+    os.makedirs(os.path.join(sysdir, "resources"), exist_ok=True)
+    with open(s.dcpx) as f, open(os.path.join(sysdir, "resources", "pi.dcpx"), "w") as g:
+        g.write(f.read())
+    write_system(sysdir, '<ssd:Component name="pi" type="application/x-dcp-slave" '
+                 'source="resources/pi.dcpx"><ssd:Connectors>'
+                 '<ssd:Connector name="PI.y" kind="input"><ssc:Real/></ssd:Connector>'
+                 '<ssd:Connector name="u" kind="output"><ssc:Real/></ssd:Connector>'
+                 '</ssd:Connectors><ssd:Annotations><ssc:Annotation '
+                 'type="org.rtcosim.realtime"><rtc:Component %s/>'
+                 '</ssc:Annotation></ssd:Annotations></ssd:Component>\n' % keys,
+                 "PI.y", "u", lag, stop, bench)
+    return sysdir
+
+
 def case_rtcosim_master(rtcosim, fmu, out):
     """rtcosim's DCP master (a system component of type application/x-dcp-slave, in a
     real-time session) drives rtcosim dcp-slave of PI, once per op mode: both processes end
@@ -478,18 +496,8 @@ def case_rtcosim_master(rtcosim, fmu, out):
         name = mode + ("_bench" if bench else "")
         s = Slave(rtcosim, fmu, out, "slave_" + name, ["--expose", "PI.y", "--dcp-op-mode",
                                                         mode])
-        sysdir = os.path.join(out, "sys_" + name)
-        os.makedirs(os.path.join(sysdir, "resources"), exist_ok=True)
-        with open(s.dcpx) as f, open(os.path.join(sysdir, "resources", "pi.dcpx"), "w") as g:
-            g.write(f.read())
-        write_system(sysdir, '<ssd:Component name="pi" type="application/x-dcp-slave" '
-                     'source="resources/pi.dcpx"><ssd:Connectors>'
-                     '<ssd:Connector name="PI.y" kind="input"><ssc:Real/></ssd:Connector>'
-                     '<ssd:Connector name="u" kind="output"><ssc:Real/></ssd:Connector>'
-                     '</ssd:Connectors><ssd:Annotations><ssc:Annotation '
-                     'type="org.rtcosim.realtime"><rtc:Component op_mode="%s" step_ms="10"/>'
-                     '</ssc:Annotation></ssd:Annotations></ssd:Component>\n' % mode,
-                     "PI.y", "u", lag, "1", bench)
+        sysdir = dcp_pi_system(out, "sys_" + name, s, 'op_mode="%s" step_ms="10"' % mode,
+                               lag, "1", bench)
         d = sysdir + ".out"
         r = subprocess.run([rtcosim, "run", sysdir, "--realtime", "--output-dir", d, "-q"],
                            capture_output=True, text=True, timeout=120)
@@ -528,18 +536,8 @@ def case_nrt_fast(rtcosim, fmu, out):
     for mode in ("nrt", "srt"):
         s = Slave(rtcosim, fmu, out, "slave_fast_" + mode, ["--expose", "PI.y",
                                                              "--dcp-op-mode", mode])
-        sysdir = os.path.join(out, "sys_fast_" + mode)
-        os.makedirs(os.path.join(sysdir, "resources"), exist_ok=True)
-        with open(s.dcpx) as f, open(os.path.join(sysdir, "resources", "pi.dcpx"), "w") as g:
-            g.write(f.read())
-        write_system(sysdir, '<ssd:Component name="pi" type="application/x-dcp-slave" '
-                     'source="resources/pi.dcpx"><ssd:Connectors>'
-                     '<ssd:Connector name="PI.y" kind="input"><ssc:Real/></ssd:Connector>'
-                     '<ssd:Connector name="u" kind="output"><ssc:Real/></ssd:Connector>'
-                     '</ssd:Connectors><ssd:Annotations><ssc:Annotation '
-                     'type="org.rtcosim.realtime"><rtc:Component op_mode="%s" step_ms="10"/>'
-                     '</ssc:Annotation></ssd:Annotations></ssd:Component>\n' % mode,
-                     "PI.y", "u", lag, "1")
+        sysdir = dcp_pi_system(out, "sys_fast_" + mode, s,
+                               'op_mode="%s" step_ms="10"' % mode, lag, "1")
         r = subprocess.run([rtcosim, "run", sysdir, "--output-dir", sysdir + ".out"] + rec,
                            capture_output=True, text=True, timeout=120)
         if mode == "srt":
@@ -560,15 +558,7 @@ def case_nrt_fast(rtcosim, fmu, out):
     # a slave that goes silent mid-run (SIGSTOP) fails the fast run by the link contract:
     # exit 6, the reason naming the component and its address, a line naming the PDU
     s = Slave(rtcosim, fmu, out, "slave_fast_mute", ["--expose", "PI.y", "--dcp-op-mode", "nrt"])
-    sysdir = os.path.join(out, "sys_fast_mute")
-    os.makedirs(os.path.join(sysdir, "resources"), exist_ok=True)
-    with open(s.dcpx) as f, open(os.path.join(sysdir, "resources", "pi.dcpx"), "w") as g:
-        g.write(f.read())
-    write_system(sysdir, '<ssd:Component name="pi" type="application/x-dcp-slave" '
-                 'source="resources/pi.dcpx"><ssd:Connectors>'
-                 '<ssd:Connector name="PI.y" kind="input"><ssc:Real/></ssd:Connector>'
-                 '<ssd:Connector name="u" kind="output"><ssc:Real/></ssd:Connector>'
-                 '</ssd:Connectors></ssd:Component>\n', "PI.y", "u", lag, "1000000")
+    sysdir = dcp_pi_system(out, "sys_fast_mute", s, "", lag, "1000000")
     p = subprocess.Popen([rtcosim, "run", sysdir, "--output-dir", sysdir + ".out", "-v"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     err = []
@@ -593,17 +583,7 @@ def case_nrt_fast(rtcosim, fmu, out):
           re.search(r"slave 'rtcosim' at [0-9.:]+: no answer to [A-Z_a-z]+ \(sequence id", err),
           "mute slave in a fast run: exit %d, reason %s:\n%s" % (rc, summary["reason"], err))
     # no slave at its address: refused at connect_ms, exit 6, no rows
-    dead = os.path.join(out, "sys_fast_dead")
-    os.makedirs(os.path.join(dead, "resources"), exist_ok=True)
-    with open(s.dcpx) as f, open(os.path.join(dead, "resources", "pi.dcpx"), "w") as g:
-        g.write(f.read())
-    write_system(dead, '<ssd:Component name="pi" type="application/x-dcp-slave" '
-                 'source="resources/pi.dcpx"><ssd:Connectors>'
-                 '<ssd:Connector name="PI.y" kind="input"><ssc:Real/></ssd:Connector>'
-                 '<ssd:Connector name="u" kind="output"><ssc:Real/></ssd:Connector>'
-                 '</ssd:Connectors><ssd:Annotations><ssc:Annotation '
-                 'type="org.rtcosim.realtime"><rtc:Component connect_ms="1000"/>'
-                 '</ssc:Annotation></ssd:Annotations></ssd:Component>\n', "PI.y", "u", lag, "1")
+    dead = dcp_pi_system(out, "sys_fast_dead", s, 'connect_ms="1000"', lag, "1")
     r = subprocess.run([rtcosim, "run", dead, "--output-dir", dead + ".out", "-q"],
                        capture_output=True, text=True, timeout=60)
     want = "I/O component pi (dcp-master %s:%d) not up within connect_ms=1000" % (s.host, s.port)
