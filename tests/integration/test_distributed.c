@@ -332,9 +332,12 @@ static void documented_subscriber_receives_the_samples(void)
     CU_ASSERT_FATAL(sub > 0);
     CU_ASSERT_FATAL(rtc_test_wait_lines(out_path, 1)); /* "ready" */
     int st[MAX_NODES] = {0};
-    /* long enough (100000 ticks) for the subscriber to have matched before the end */
+    /* the subscriber is ready before the nodes start, and the nodes wait for each other
+     * (discovery) before their first tick: 10000 ticks leave it time to match, and stay
+     * well inside the children's 60 s bound on a loaded machine (100000 ticks took over
+     * 60 s at 2.6 ms a tick under a full suite beside other builds) */
     run_nodes(RTC_TEST_CONFIG_DIR "/msd-jacobi.ssp", "A B",
-              "--place mass1=A --place mass2=B --stop 1000", sess, st);
+              "--place mass1=A --place mass2=B --stop 100", sess, st);
     CU_ASSERT_EQUAL(st[0], 0);
     CU_ASSERT_EQUAL(st[1], 0);
     int sst = rtc_test_wait_exit(sub);

@@ -271,9 +271,11 @@ void rtc__plan_options(rtc_plan *plan, const plan_model *m, const rtc_plan_opts 
 {
     if (plan->wakeup_bound) {
         opt_quiet_cpu(plan);
-        opt_pace(plan, m);
-        return;
-    }
+        if (plan->work_q <= plan->o.period_ns) { /* the work fits: only scheduling is left */
+            opt_pace(plan, m);
+            return;
+        }
+    } /* the work alone misses the period, whatever the wake-up: the units' options too */
     bool jacobi = rtc_system_algorithm(m->sys) == RTC_MASTER_JACOBI;
     if (jacobi && !o->iterate && !o->substitute)
         opt_workers(plan, m, (unsigned)rtc_rt_cpu_count());
