@@ -44,33 +44,69 @@ int rtc_cli_load_system(const char *path, const rtc_system_options *so, const rt
     return rtc_load_system(path, so, lg, sys);
 }
 
+static int add_setting(rtc_ssp_component *c, unsigned group, const char *element,
+                       const char *key, const char *value)
+{
+    rtc_ssp_setting *n = realloc(c->settings, (c->n_settings + 1) * sizeof *n);
+    if (!n)
+        return RTC_ENOMEM;
+    c->settings = n;
+    n += c->n_settings++;
+    *n = (rtc_ssp_setting){.group = group, .element = strdup(element), .key = strdup(key),
+                           .value = strdup(value)};
+    return n->element && n->key && n->value ? RTC_OK : RTC_ENOMEM;
+}
+
+/* The value of @p key in settings group @p group of @p c, or NULL. */
+static const char *group_get(const rtc_ssp_component *c, unsigned group, const char *key)
+{
+    for (size_t k = 0; k < c->n_settings; k++)
+        if (c->settings[k].group == group && !strcmp(c->settings[k].key, key))
+            return c->settings[k].value;
+    return NULL;
+}
+
+/* Lock-step: each of the slave's outputs arrives as the value at its tick; a zero-order
+ * hold hands it over unchanged (the default estimator would not), unless its rtc:Signal
+ * names another estimator. */
+static int dcp_fast_zoh(rtc_ssp_component *c)
+{
+    unsigned groups = 0;
+    for (size_t k = 0; k < c->n_settings; k++)
+        groups = c->settings[k].group > groups ? c->settings[k].group : groups;
+    int rc = RTC_OK;
+    for (size_t i = 0; rc == RTC_OK && i < c->n_connectors; i++) {
+        const char *name = c->connectors[i].name;
+        unsigned g = 0;
+        for (unsigned k = 1; !g && k <= groups; k++) {
+            const char *n = group_get(c, k, "name");
+            g = n && !strcmp(n, name) ? k : 0;
+        }
+        if (c->connectors[i].kind != RTC_SSP_KIND_OUTPUT || (g && group_get(c, g, "estimator")))
+            continue;
+        if (!g && (rc = add_setting(c, g = ++groups, "Signal", "name", name)) != RTC_OK)
+            break;
+        rc = add_setting(c, g, "Signal", "estimator", "zoh");
+    }
+    return rc;
+}
+
 /* A fast run: every DCP slave component is stepped in lock-step (its driver's key
  * lockstep, io-drivers/src/dcp_master.c), unless its rtc:Component says otherwise. */
 static int dcp_fast_hook(void *user, rtc_ssp *ssp)
 {
     (void)user;
-    for (size_t i = 0; i < ssp->n_components; i++) {
+    int rc = RTC_OK;
+    for (size_t i = 0; rc == RTC_OK && i < ssp->n_components; i++) {
         rtc_ssp_component *c = &ssp->components[i];
-        bool set = false;
-        for (size_t k = 0; k < c->n_settings; k++)
-            set |= !c->settings[k].group && !strcmp(c->settings[k].key, "lockstep");
-        if (set || !c->type || strcmp(c->type, "application/x-dcp-slave") != 0)
+        if (!c->type || strcmp(c->type, "application/x-dcp-slave") != 0 ||
+            group_get(c, 0, "lockstep"))
             continue;
-        rtc_ssp_setting *n = realloc(c->settings, (c->n_settings + 1) * sizeof *n);
-        if (!n)
-            return RTC_ENOMEM;
-        c->settings = n;
-        n[c->n_settings] = (rtc_ssp_setting){.element = strdup(""), .key = strdup("lockstep"),
-                                             .value = strdup("true")};
-        if (!n[c->n_settings].element || !n[c->n_settings].key || !n[c->n_settings].value) {
-            free(n[c->n_settings].element);
-            free(n[c->n_settings].key);
-            free(n[c->n_settings].value);
-            return RTC_ENOMEM;
-        }
-        c->n_settings++;
+        rc = add_setting(c, 0, "", "lockstep", "true");
+        if (rc == RTC_OK)
+            rc = dcp_fast_zoh(c);
     }
-    return RTC_OK;
+    return rc;
 }
 
 /* The whole system, or with --node that node's part (rtcosim/placement.h). */
