@@ -389,7 +389,7 @@ static int nb_begin(rtc_drv_base *b)
         if (seen && matched(d))
             break;
         if (rtc_time_now_ns() >= deadline || rtc_drv_sleep(b, 5000000))
-            return rtc_drv_error(b, RTC_ETIME, "node %s did not %s within %.0f s (session %s, "
+            return rtc_drv_error(b, RTC_ETIMEDOUT, "node %s did not %s within %.0f s (session %s, "
                                  "DDS domain %d): start it with --node %s", d->peer,
                                  seen ? "connect" : "join", (double)d->join_ns / 1e9,
                                  d->node->p.session, d->node->p.domain, d->peer);

@@ -220,7 +220,7 @@ int rtc_nodectl_join(rtc_nodectl *c, bool (*cancelled)(void *user), void *user)
                     "and placement", n > 1 ? "s" : "", missing, c->peers[c->self].name,
                     (double)c->join_ns / 1e9, c->dn->p.session, c->dn->p.domain,
                     n > 1 ? "each" : "it");
-            return RTC_ETIME;
+            return RTC_ETIMEDOUT;
         }
         rtc_time_sleep_until_ns(rtc_time_now_ns() + POLL_NS);
     }
@@ -252,7 +252,7 @@ static int64_t clock_at_start(rtc_nodectl *c, int64_t until, cancel_fn cancelled
     if (cancelled && cancelled(user))
         return 0;
     if (!got)
-        return refuse(c, RTC_ETIME, "the leader %s answered no clock ping within %.0f s",
+        return refuse(c, RTC_ETIMEDOUT, "the leader %s answered no clock ping within %.0f s",
                       c->peers[0].name, (double)c->join_ns / 1e9);
     pthread_mutex_lock(&c->lock);
     c->clock.measured = true;
@@ -285,7 +285,7 @@ static int64_t lead(rtc_nodectl *c, int64_t until, cancel_fn cancelled, void *us
         pthread_mutex_lock(&c->lock);
         size_t n = list_nodes(c, not_ready, missing, sizeof missing);
         pthread_mutex_unlock(&c->lock);
-        return refuse(c, RTC_ETIME, "node%s %s not ready to start within %.0f s",
+        return refuse(c, RTC_ETIMEDOUT, "node%s %s not ready to start within %.0f s",
                       n > 1 ? "s" : "", missing, (double)c->join_ns / 1e9);
     }
     if (w != GO)
@@ -309,7 +309,7 @@ static int64_t follow(rtc_nodectl *c, int64_t until, cancel_fn cancelled, void *
 {
     enum wait_end w = wait_for(c, have_epoch, until, cancelled, user);
     if (w == TIMEOUT)
-        return refuse(c, RTC_ETIME, "the leader %s did not start the run within %.0f s",
+        return refuse(c, RTC_ETIMEDOUT, "the leader %s did not start the run within %.0f s",
                       c->peers[0].name, (double)c->join_ns / 1e9);
     return w == GO ? 1 : w == CANCEL ? CANCELLED : 0;
 }

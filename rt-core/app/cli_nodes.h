@@ -39,7 +39,7 @@ int rtc_cli_nodes_open(rtc_cli_nodes *n, const rtc_partition *part,
                        const rtc_placement_opts *place, int64_t tick_ns, double clock_max_ms);
 
 /** Wait until every node joined (before the system's initialization). RTC_OK or
- *  RTC_ETIME (the missing nodes named). */
+ *  RTC_ETIMEDOUT (the missing nodes named). */
 int rtc_cli_nodes_join(rtc_cli_nodes *n);
 
 /** The executive's start hook and status of this node (before rtc_exec_new). */

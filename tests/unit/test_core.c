@@ -42,13 +42,14 @@ static void strerror_known_and_unknown_codes_have_text(void)
     CU_ASSERT_EQUAL(rtc_status_errno(RTC_ESYS), 0);
     CU_ASSERT_EQUAL(rtc_status_errno(RTC_EPARSE), 0);
     CU_ASSERT_EQUAL(rtc_status_errno(RTC_ENOMEM), ENOMEM);
+    CU_ASSERT_EQUAL(rtc_status_errno(RTC_ETIMEDOUT), ETIMEDOUT);
     CU_ASSERT_EQUAL(rtc_status_errno(RTC_OK), 0);
     /* every named code has its own text; the own codes lie outside the errno range */
 #define CHECK_CODE(name, value, text)                                                              \
     CU_ASSERT_STRING_EQUAL(rtc_strerror(RTC_##name), text);                                        \
     CU_ASSERT_TRUE(RTC_##name == RTC_OK || RTC_##name == RTC_EINVAL ||                             \
                    RTC_##name == RTC_ENOMEM || RTC_##name == RTC_EIO ||                            \
-                   rtc_status_errno(RTC_##name) == 0);
+                   RTC_##name == RTC_ETIMEDOUT || rtc_status_errno(RTC_##name) == 0);
     RTC_STATUS_MAP(CHECK_CODE)
 #undef CHECK_CODE
 }

@@ -136,7 +136,7 @@ void rtc_nodectl_close(rtc_nodectl *c);
 
 /**
  * Wait, bounded by the join time, until every node's hello is seen.
- * Returns RTC_OK; RTC_ETIME (one line names every missing node); RTC_ESTATE (@p
+ * Returns RTC_OK; RTC_ETIMEDOUT (one line names every missing node); RTC_ESTATE (@p
  * cancelled said so). RT-safe: no (blocks). Thread: main.
  */
 int rtc_nodectl_join(rtc_nodectl *c, bool (*cancelled)(void *user), void *user);
@@ -148,7 +148,7 @@ int rtc_nodectl_join(rtc_nodectl *c, bool (*cancelled)(void *user), void *user);
  * tells the others it stopped (interrupted) and the call returns 0 at once.
  * Returns the CLOCK_MONOTONIC instant of logical time 0 (> 0); 0 when cancelled, or when
  * another node stopped before the start (the on-stop callback ran); a negative
- * rtc_status when this node cannot start (a node not ready in time: RTC_ETIME; the clock
+ * rtc_status when this node cannot start (a node not ready in time: RTC_ETIMEDOUT; the clock
  * offset above the bound, the epoch already past: RTC_ELIMIT), logged in one line and
  * told to the others. RT-safe: no (blocks). Thread: main, once.
  */

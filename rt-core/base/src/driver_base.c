@@ -434,7 +434,7 @@ int rtc_drv_write_safe_values(void *self, int timeout_ms)
     uint32_t done = atomic_load_explicit(&b->safe_done, memory_order_acquire);
     while ((int32_t)(done - req) < 0) { /* wraps: compare as a distance */
         if (rtc_time_now_ns() >= deadline)
-            return RTC_ETIME;
+            return RTC_ETIMEDOUT;
         done = rtc_rt_wait_change_until(&b->safe_done, &b->safe_waiters, done, 0, deadline);
     }
     return atomic_load_explicit(&b->safe_result, memory_order_relaxed);

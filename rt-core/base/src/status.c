@@ -6,8 +6,9 @@
 
 /* status.h cannot include <errno.h> (public headers stay free of system headers), so it
  * spells the Linux values out; a port to a system that numbers them otherwise fails here. */
-_Static_assert(RTC_EINVAL == -EINVAL && RTC_ENOMEM == -ENOMEM && RTC_EIO == -EIO,
-               "RTC_EINVAL, RTC_ENOMEM and RTC_EIO must be -errno");
+_Static_assert(RTC_EINVAL == -EINVAL && RTC_ENOMEM == -ENOMEM && RTC_EIO == -EIO &&
+                   RTC_ETIMEDOUT == -ETIMEDOUT,
+               "RTC_EINVAL, RTC_ENOMEM, RTC_EIO and RTC_ETIMEDOUT must be -errno");
 
 const char *rtc_strerror(int status)
 {

@@ -268,7 +268,7 @@ int rtc_drv_stop(void *self);
 
 /** rtc_driver_ops.write_safe_values: latch and run desc->safe in the I/O thread (waiting
  *  up to @p timeout_ms) or, when it is not running, in the caller's thread. Returns
- *  RTC_OK, RTC_EINVAL, RTC_EIO, RTC_ETIME. RT-safe: no. Thread: any non-RT. */
+ *  RTC_OK, RTC_EINVAL, RTC_EIO, RTC_ETIMEDOUT. RT-safe: no. Thread: any non-RT. */
 int rtc_drv_write_safe_values(void *self, int timeout_ms);
 
 /** rtc_driver_ops.close: stop, desc->clear, free the base's part and the object. NULL is a

@@ -26,12 +26,14 @@
 /** Status values above this one (and below 0) are -errno; own codes are at or below it. */
 #define RTC_E_OWN (-4096)
 
-/* X(name, value, text). EINVAL, ENOMEM and EIO are -errno on Linux (status.c checks it). */
+/* X(name, value, text). EINVAL, ENOMEM, EIO and ETIMEDOUT are -errno on Linux (status.c
+ * checks it). */
 #define RTC_STATUS_MAP(X)                                                                          \
     X(OK, 0, "success")                                                                            \
     X(EINVAL, -22, "invalid argument")                                                             \
     X(ENOMEM, -12, "out of memory")                                                                \
     X(EIO, -5, "input/output error")                                                               \
+    X(ETIMEDOUT, -110, "timed out: the peer did not answer in time")                              \
     X(EPARSE, RTC_E_OWN - 1, "malformed input")                                                    \
     X(ENOTFOUND, RTC_E_OWN - 2, "not found")                                                       \
     X(EUNSUPPORTED, RTC_E_OWN - 3, "not supported")                                                \
