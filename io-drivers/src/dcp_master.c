@@ -141,12 +141,14 @@ static int addresses(dm *d, const rtc_driver_config *cfg)
 
 /* ---- op mode and timing ---- */
 
-static int op_mode(dm *d, const rtc_driver_config *cfg)
+static int op_mode(dm *d, const rtc_driver_config *cfg, bool lockstep)
 {
     static const char *const modes[] = {"hrt", "srt", "nrt", NULL};
     const rtc_dcpx *x = d->dcpx;
     bool offered[3] = {x->hrt, x->srt, x->nrt};
-    int dflt = x->srt ? RTC_DCP_OP_SRT : x->hrt ? RTC_DCP_OP_HRT : RTC_DCP_OP_NRT, m = dflt;
+    int dflt = lockstep && x->nrt ? RTC_DCP_OP_NRT
+               : x->srt       ? RTC_DCP_OP_SRT
+               : x->hrt       ? RTC_DCP_OP_HRT : RTC_DCP_OP_NRT, m = dflt;
     int rc = rtc_drv_get_choice(&d->b, NULL, cfg->settings, cfg->n_settings, "op_mode", modes,
                                 dflt, &m);
     if (rc != RTC_OK)
@@ -157,7 +159,33 @@ static int op_mode(dm *d, const rtc_driver_config *cfg)
                         "OpMode: the slave does not offer %s (op_mode=%s); it offers%s%s%s",
                         rtc_dcp_op_mode_name((uint8_t)m), modes[m], x->hrt ? " HRT" : "",
                         x->srt ? " SRT" : "", x->nrt ? " NRT" : "");
+    if (lockstep && m != RTC_DCP_OP_NRT)
+        return rtc_drv_bad(&d->b, NULL, "op mode %s in a fast run: a fast run steps its DCP "
+                           "slaves in lock-step, which needs NRT (op_mode=\"nrt\"); run an "
+                           "%s slave with --realtime", rtc_dcp_op_mode_name((uint8_t)m),
+                           rtc_dcp_op_mode_name((uint8_t)m));
     return RTC_OK;
+}
+
+/* A fast run (key lockstep): the slave is stepped once per tick and the tick waits for its
+ * outputs (the lock-step channel, rtcosim/lockstep.h; dcp_master_link.c serves it). The
+ * initial outputs come from STC_initialize and STC_send_outputs; every wait of the stepping
+ * thread is bounded by the link contract's connect time and the request's retries. */
+static int open_lockstep(dm *d, const rtc_driver_config *cfg)
+{
+    if (!cfg->lockstep)
+        return rtc_drv_bad(&d->b, NULL, "setting lockstep=true: the engine offers no "
+                           "lock-step channel here");
+    d->initialize = true;
+    d->ls_vals = calloc(d->n_out + 1, sizeof *d->ls_vals);
+    if (!d->ls_vals)
+        return RTC_ENOMEM;
+    int64_t wait = d->b.link.connect_ns + d->setup_timeout_ns +
+                   (int64_t)(d->retries + 1) * d->timeout_ns;
+    int rc = rtc_lockstep_enable(cfg->lockstep, NULL, wait);
+    if (rc == RTC_OK)
+        d->ls = cfg->lockstep;
+    return rc;
 }
 
 /* Steps of @p r making @p step_ns (*@p num its numerator), or 0 when the step is no whole
@@ -364,10 +392,16 @@ static int dm_open(const rtc_driver_config *cfg, const rtc_logger *lg, void **se
         rc = addresses(d, cfg);
     if (rc == RTC_OK)
         rc = read_keys(d, cfg);
+    bool lockstep = false;
     if (rc == RTC_OK)
-        rc = op_mode(d, cfg);
+        rc = rtc_drv_get_bool(b, NULL, cfg->settings, cfg->n_settings, "lockstep", false,
+                              &lockstep);
+    if (rc == RTC_OK)
+        rc = op_mode(d, cfg, lockstep);
     if (rc == RTC_OK)
         rc = map_signals(d, cfg);
+    if (rc == RTC_OK && lockstep)
+        rc = open_lockstep(d, cfg);
     if (rc == RTC_OK) {
         default_step(d, cfg);
         rc = resolution(d);
@@ -472,7 +506,8 @@ static int dm_begin(rtc_drv_base *b)
     d->local.sin_port = a.sin_port; /* the slave sends its outputs here */
     atomic_store_explicit(&b->st.port, ntohs(a.sin_port), memory_order_relaxed);
     rtc_drv_link_error(b, "the DCP slave is not running yet"); /* (the reason while it waits) */
-    rtc__dm_reset(d, rtc_time_now_ns());
+    d->ls_begin_ns = rtc_time_now_ns();
+    rtc__dm_reset(d, d->ls_begin_ns);
     return RTC_OK;
 }
 
@@ -484,14 +519,18 @@ static bool dm_cycle(rtc_drv_base *b, int64_t now)
 
 static void dm_wait(rtc_drv_base *b, int64_t until)
 {
-    rtc__dm_receive((dm *)b, until);
+    dm *d = (dm *)b;
+    if (d->ls)
+        rtc__dm_lockstep_wait(d, until);
+    else
+        rtc__dm_receive(d, until);
 }
 
 static int dm_safe(rtc_drv_base *b)
 {
     dm *d = (dm *)b;
     if (d->fd >= 0 && d->phase == DM_RUN)
-        rtc__dm_send_inputs(d); /* latched: the safe values */
+        rtc__dm_send_inputs(d, NULL); /* latched: the safe values */
     return RTC_OK;
 }
 
@@ -514,6 +553,7 @@ static void dm_clear(rtc_drv_base *b)
     free(d->out);
     free(d->script);
     free(d->tx);
+    free(d->ls_vals);
 }
 
 static const rtc_drv_desc dm_desc = {

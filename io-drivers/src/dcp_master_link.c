@@ -153,7 +153,7 @@ static void request(dm *d, rtc_dcp_pdu p, int64_t now)
     send_to(d, d->req.buf, d->req.len, &d->slave);
 }
 
-void rtc__dm_send_inputs(dm *d)
+void rtc__dm_send_inputs(dm *d, const double *vals)
 {
     size_t off = 0;
     for (size_t i = 0; i < d->n_in; i++) {
@@ -161,7 +161,9 @@ void rtc__dm_send_inputs(dm *d)
         rtc_sample smp = {0};
         bool clamped = false;
         double v = d->in[i].var->has_start ? d->in[i].var->start : 0;
-        if (d->b.latched && s->has_safe)
+        if (vals)
+            v = vals[i];
+        else if (d->b.latched && s->has_safe)
             v = s->safe;
         else if (rtc_mailbox_read(s->mb, &smp) && smp.seq != 0)
             v = smp.value;
@@ -206,6 +208,11 @@ static void fail(dm *d, int64_t now, const char *why, const char *fmt, ...)
     rtc_drv_stale_all(&d->b); /* before the line: who reads it sees the link gone */
     rtc_drv_link_error(&d->b, why);
     rtc_drv_link_down(&d->b, why);
+    /* a fast run: the tick waiting for the slave ends, with why, as soon as the base has
+     * judged the link lost (the run reads that: rtc__dm_lockstep_wait); before its run the
+     * slave is tried until connect_ms */
+    if (d->ls && d->ls_ran && !d->ls_fail)
+        d->ls_fail = why;
     say(d, now, d->why_buf);
     d->req.active = false;
     d->stepping = false;
@@ -419,7 +426,10 @@ static void take_outputs(dm *d, const rtc_dcp_pdu *p, int64_t now)
         double v = 0;
         rtc_dcp_get_value(p->payload, p->payload_len, &off, d->out[i].var->type, &v);
         rtc_drv_publish(&d->b, d->out[i].port, v, now, now);
+        if (d->ls_vals)
+            d->ls_vals[i] = v;
     }
+    d->ls_have_init |= d->ls && d->phase == DM_SETUP;
     d->rx_ns = now;
     d->step_out = true;
     rtc_drv_count(&d->b.st.requests); /* after the values: a reader sees them with it */
@@ -548,6 +558,7 @@ static void enter_run(dm *d)
     d->stepping = false;
     d->rx_ns = 0;
     rtc_drv_count(&d->b.st.named[DM_LIFE_CYCLES]);
+    d->ls_ran = true;
     rtc_drv_count(&d->b.st.connects);
     d->said_running = false;
     rtc_drv_link_up(&d->b);
@@ -579,10 +590,58 @@ static void nrt_step(dm *d, int64_t now)
     }
 }
 
+static void put_round(dm *d, int kind, uint32_t idx)
+{
+    int64_t t = kind == RTC_LOCKSTEP_TICK ? (int64_t)idx * d->b.period_ns : 0;
+    int rc = rtc_lockstep_put(d->ls, kind, idx, t, rtc_time_now_ns(), d->ls_vals, d->n_out);
+    if (rc != RTC_OK)
+        rtc_lockstep_fail(d->ls, "the engine did not take the DCP slave's outputs");
+}
+
+/* Lock-step (a fast run): each round of the engine in turn. An INIT pass is answered with
+ * the initial outputs; tick k's inputs go out as DAT_input_output, STC_do_step makes the
+ * slave compute t_k .. t_(k+1), and its outputs, once STC_send_outputs brought them, are
+ * round k+1 (round 0 is the initial outputs). */
+static void lockstep_step(dm *d, int64_t now)
+{
+    if (d->stepping)
+        return;
+    if (d->ls_pending) { /* the step of round ls_k is done */
+        d->ls_pending = false;
+        put_round(d, RTC_LOCKSTEP_TICK, d->ls_k + 1);
+        rtc_lockstep_out_done(d->ls);
+    }
+    const rtc_lockstep_round *r;
+    while ((r = rtc_lockstep_next_out(d->ls)) && r->kind != RTC_LOCKSTEP_TICK) {
+        if (r->kind == RTC_LOCKSTEP_INIT)
+            put_round(d, RTC_LOCKSTEP_INIT, r->idx);
+        rtc_lockstep_out_done(d->ls);
+    }
+    if (!r)
+        return;
+    if (!d->ls_tick0) {
+        d->ls_tick0 = true;
+        put_round(d, RTC_LOCKSTEP_TICK, 0);
+    }
+    rtc__dm_send_inputs(d, r->v); /* applied at the next COMPUTING */
+    d->ls_k = r->idx;
+    d->ls_pending = true;
+    d->stepping = true;
+    d->step_phase = 1;
+    d->step_out = false;
+    d->poll_ns = now;
+    request(d, (rtc_dcp_pdu){.type_id = RTC_DCP_STC_DO_STEP, .steps = d->steps}, now);
+}
+
 static void run_step(dm *d, int64_t now)
 {
     say_running(d);
-    if (d->op_mode == RTC_DCP_OP_NRT) {
+    if (d->ls) {
+        if (d->stepping)
+            nrt_step(d, now);
+        if (!d->req.active)
+            lockstep_step(d, now);
+    } else if (d->op_mode == RTC_DCP_OP_NRT) {
         if (d->stepping)
             nrt_step(d, now);
     } else if (d->state == RTC_DCP_STATE_SYNCHRONIZED && !d->sent_run_again) {
@@ -670,7 +729,7 @@ static void nrt_kick(dm *d, int64_t now)
         rtc_drv_count(&d->b.st.named[DM_LATE_STEPS]);
         return;
     }
-    rtc__dm_send_inputs(d); /* applied at the next COMPUTING */
+    rtc__dm_send_inputs(d, NULL); /* applied at the next COMPUTING */
     d->stepping = true;
     d->step_phase = 1;
     d->step_out = false;
@@ -683,14 +742,39 @@ void rtc__dm_cycle(dm *d, int64_t now)
     check_timeout(d, now);
     if (d->phase == DM_RUN && rtc_drv_held(&d->b)) { /* before the run's first tick: no */
         rtc_drv_check_stale(&d->b, now);              /* input, no step (NRT) yet */
-    } else if (d->phase == DM_RUN) {
+    } else if (d->phase == DM_RUN && !d->ls) { /* lock-step: the rounds step it */
         if (d->op_mode == RTC_DCP_OP_NRT)
             nrt_kick(d, now);
         else
-            rtc__dm_send_inputs(d);
+            rtc__dm_send_inputs(d, NULL);
         rtc_drv_check_stale(&d->b, now);
     }
     advance(d, now);
+}
+
+void rtc__dm_lockstep_wait(dm *d, int64_t until)
+{
+    if (d->ls_fail && rtc_drv_link_state(&d->b) != RTC_LINK_UP &&
+        !rtc_lockstep_failure(d->ls))
+        rtc_lockstep_fail(d->ls, d->ls_fail);
+    for (int64_t now = rtc_time_now_ns(); now < until && !rtc_drv_should_stop(&d->b) &&
+                                          (!d->ls_fail || rtc_lockstep_failure(d->ls));
+         now = rtc_time_now_ns()) {
+        if (!d->ls_ran && now - d->ls_begin_ns >= d->b.link.connect_ns &&
+            !rtc_lockstep_failure(d->ls)) { /* the link contract: not up within connect_ms */
+            if (!d->why) /* (else fail() gave the link its reason) */
+                rtc_drv_link_error(&d->b, "the DCP slave is not running");
+            rtc_lockstep_fail(d->ls, "the DCP slave was not running within connect_ms");
+        }
+        bool idle = d->phase == DM_RUN && !d->req.active && !d->stepping && !d->ls_pending;
+        if (idle && !rtc_lockstep_next_out(d->ls)) { /* nothing to do: sleep on the engine */
+            uint32_t seen = rtc_lockstep_committed(d->ls);
+            int64_t nap = now + d->timeout_ns < until ? now + d->timeout_ns : until;
+            if (!rtc_lockstep_next_out(d->ls))
+                rtc_lockstep_wait_out(d->ls, seen, nap);
+        }
+        rtc__dm_receive(d, idle ? now : until);
+    }
 }
 
 void rtc__dm_shutdown(dm *d)

@@ -13,6 +13,7 @@
 #include "rtcosim/dcp.h"
 #include "rtcosim/dcpx.h"
 #include "rtcosim/driver_base.h"
+#include "rtcosim/lockstep.h"
 #include "rtcosim/ratelimit.h"
 
 #include <netinet/in.h>
@@ -94,6 +95,8 @@ typedef struct dm {
     size_t in_len, out_len;  /* payload bytes of each direction */
     dm_step *script;
     size_t n_script;
+    rtc_lockstep *ls;        /* fast run, NRT: the lock-step channel (NULL: mailboxes) */
+    double *ls_vals;         /* lock-step: the slave's outputs as last received (n_out) */
     uint8_t *tx;             /* one DAT_input_output to the slave */
     size_t tx_cap;
     /* I/O thread */
@@ -113,6 +116,13 @@ typedef struct dm {
     bool rx_seq_set;
     bool stepping, step_out; /* NRT: a step in progress; its outputs came */
     int step_phase;          /* NRT: 1 STC_do_step sent, 2 STC_send_outputs sent */
+    bool ls_pending;         /* lock-step: the round being stepped is not answered yet */
+    bool ls_have_init;       /* lock-step: the initial outputs came (STC_send_outputs) */
+    bool ls_tick0;           /* lock-step: round 0 (the initial outputs) was put */
+    uint32_t ls_k;           /* lock-step: the tick round being stepped */
+    bool ls_ran;             /* lock-step: the slave reached its run once */
+    const char *ls_fail;     /* lock-step: why to fail the channel once the link is down */
+    int64_t ls_begin_ns;     /* lock-step: begin(), from which connect_ms counts */
     bool asked_error;        /* INF_error asked in this Error state */
     unsigned state_asks;     /* INF_state after INVALID_STATE_ID since the last ack */
     int64_t rx_ns;           /* the last DAT of the slave (0: none this life cycle) */
@@ -134,8 +144,11 @@ void rtc__dm_reset(dm *d, int64_t now_ns);
 void rtc__dm_receive(dm *d, int64_t until_ns);
 /** One period: timeouts, the next request, the period's data or NRT step. */
 void rtc__dm_cycle(dm *d, int64_t now_ns);
-/** Send one DAT_input_output of the current (or, latched, safe) values. */
-void rtc__dm_send_inputs(dm *d);
+/** Send one DAT_input_output of @p vals (the to-bench values in signal order), or with
+ *  NULL of the current (or, latched, safe) values of the mailboxes. */
+void rtc__dm_send_inputs(dm *d, const double *vals);
+/** Lock-step: the driver's wait (rounds, answers), until @p until_ns. */
+void rtc__dm_lockstep_wait(dm *d, int64_t until_ns);
 /** end(): safe values sent before, now stop and deregister the slave, bounded. */
 void rtc__dm_shutdown(dm *d);
 

@@ -21,6 +21,7 @@
 #include "rtcosim/ofile.h"
 #include "rtcosim/placement.h"
 #include "rtcosim/recorder.h"
+#include "rtcosim/ssp.h"
 #include "rtcosim/status.h"
 #include "rtcosim/system.h"
 #include "rtcosim/time.h"
@@ -43,9 +44,79 @@ int rtc_cli_load_system(const char *path, const rtc_system_options *so, const rt
     return rtc_load_system(path, so, lg, sys);
 }
 
+static int add_setting(rtc_ssp_component *c, unsigned group, const char *element,
+                       const char *key, const char *value)
+{
+    rtc_ssp_setting *n = realloc(c->settings, (c->n_settings + 1) * sizeof *n);
+    if (!n)
+        return RTC_ENOMEM;
+    c->settings = n;
+    n += c->n_settings++;
+    *n = (rtc_ssp_setting){.group = group, .element = strdup(element), .key = strdup(key),
+                           .value = strdup(value)};
+    return n->element && n->key && n->value ? RTC_OK : RTC_ENOMEM;
+}
+
+/* The value of @p key in settings group @p group of @p c, or NULL. */
+static const char *group_get(const rtc_ssp_component *c, unsigned group, const char *key)
+{
+    for (size_t k = 0; k < c->n_settings; k++)
+        if (c->settings[k].group == group && !strcmp(c->settings[k].key, key))
+            return c->settings[k].value;
+    return NULL;
+}
+
+/* Lock-step: each of the slave's outputs arrives as the value at its tick; a zero-order
+ * hold hands it over unchanged (the default estimator would not), unless its rtc:Signal
+ * names another estimator. */
+static int dcp_fast_zoh(rtc_ssp_component *c)
+{
+    unsigned groups = 0;
+    for (size_t k = 0; k < c->n_settings; k++)
+        groups = c->settings[k].group > groups ? c->settings[k].group : groups;
+    int rc = RTC_OK;
+    for (size_t i = 0; rc == RTC_OK && i < c->n_connectors; i++) {
+        const char *name = c->connectors[i].name;
+        unsigned g = 0;
+        for (unsigned k = 1; !g && k <= groups; k++) {
+            const char *n = group_get(c, k, "name");
+            g = n && !strcmp(n, name) ? k : 0;
+        }
+        if (c->connectors[i].kind != RTC_SSP_KIND_OUTPUT || (g && group_get(c, g, "estimator")))
+            continue;
+        if (!g && (rc = add_setting(c, g = ++groups, "Signal", "name", name)) != RTC_OK)
+            break;
+        rc = add_setting(c, g, "Signal", "estimator", "zoh");
+    }
+    return rc;
+}
+
+/* A fast run: every DCP slave component is stepped in lock-step (its driver's key
+ * lockstep, io-drivers/src/dcp_master.c), unless its rtc:Component says otherwise. */
+static int dcp_fast_hook(void *user, rtc_ssp *ssp)
+{
+    (void)user;
+    int rc = RTC_OK;
+    for (size_t i = 0; rc == RTC_OK && i < ssp->n_components; i++) {
+        rtc_ssp_component *c = &ssp->components[i];
+        if (!c->type || strcmp(c->type, "application/x-dcp-slave") != 0 ||
+            group_get(c, 0, "lockstep"))
+            continue;
+        rc = add_setting(c, 0, "", "lockstep", "true");
+        if (rc == RTC_OK)
+            rc = dcp_fast_zoh(c);
+    }
+    return rc;
+}
+
 /* The whole system, or with --node that node's part (rtcosim/placement.h). */
 static int load(rtc_cli_sys *o, const rtc_logger *lg, rtc_system **sys)
 {
+    if (!o->place.node && !o->rt.enabled && !o->so.ssp_hook) {
+        rtc_system_options so = o->so;
+        so.ssp_hook = dcp_fast_hook;
+        return rtc_cli_load_system(o->path, &so, lg, sys);
+    }
     if (!o->place.node)
         return rtc_cli_load_system(o->path, &o->so, lg, sys);
     o->place.lockstep = !o->rt.enabled;
@@ -99,6 +170,35 @@ static bool fast_stop(rtc_system *sys, rtc_cli_sys *o, size_t *nf_seen)
     return sig != 0;
 }
 
+/* A fast run whose lock-step tick failed because an I/O component lost its link (a DCP
+ * slave that went silent), or (@p running false) whose initialization failed because one
+ * was not up within connect_ms: the run stops there, cause "link" (exit 6), one line
+ * naming the component, its address and why; on_loss cannot estimate without a clock. */
+static void fast_link_lost(const rtc_system *sys, rtc_cli_end *e, bool running)
+{
+    for (size_t i = 0; i < rtc_system_unit_count(sys); i++) {
+        const rtc_unit *u = rtc_system_unit(sys, i);
+        rtc_driver_stats st = {0};
+        if (!rtc_io_unit_contract(u) || rtc_io_unit_stats(u, &st) != RTC_OK ||
+            st.link == RTC_LINK_UP)
+            continue;
+        const rtc_link_info *c = &st.contract;
+        if (st.link != RTC_LINK_LOST && !c->lost_why && !c->error)
+            continue; /* (a link being made that has not failed) */
+        e->cause = "link";
+        e->link = u->name;
+        if (!running) { /* never up: refused at its connect_ms */
+            rtc_cli_link_reason(sys, (long)i, 0, e->reason, sizeof e->reason);
+            return;
+        }
+        snprintf(e->reason, sizeof e->reason, "I/O component %s (%s %s) lost its link (%s) "
+                 "at tick %lld; a fast run waits for it in lock-step and stops", u->name,
+                 rtc_io_unit_driver(u), c->address, c->lost_why ? c->lost_why : c->error ?
+                 c->error : "no answer", (long long)rtc_system_tick_index(sys));
+        return;
+    }
+}
+
 /* A row at absolute time @p t_ns, when the run keeps rows (not --no-output). */
 static int push_row(rtc_recorder *rec, int64_t t_ns)
 {
@@ -130,6 +230,8 @@ static int run_ticks(rtc_system *sys, rtc_recorder *rec, long decimation, rtc_cl
     }
     rtc_cli_progress_end(&bar);
     rtc_system_nonfinite_report(sys, nf_seen, &rtc_cli_log); /* a failed step's */
+    if (rc != RTC_OK && rc != RTC_ETERMINATED && !strcmp(o->rt.end.cause, "end"))
+        fast_link_lost(sys, &o->rt.end, true);
     int64_t k = rtc_system_tick_index(sys);
     double dt = rtc_time_to_s(rtc_time_now_ns() - t0);
     struct rusage ru;
@@ -285,8 +387,11 @@ static int prepare(rtc_cli_sys *o, const rtc_logger *lg, const run_files *f, rtc
     }
     if (rc == RTC_OK)
         rc = rtc_cli_nodes_join(&o->nodes);
-    if (rc == RTC_OK)
-        rc = rtc_system_init(*sys);
+    if (rc == RTC_OK && (rc = rtc_system_init(*sys)) != RTC_OK && !o->rt.enabled) {
+        fast_link_lost(*sys, &o->rt.end, false); /* a lock-step link not up within connect_ms */
+        if (!strcmp(o->rt.end.cause, "link"))
+            rtc_log(lg, RTC_LOG_ERROR, "%s", o->rt.end.reason);
+    }
     /* real time: never wait, count drops */
     rtc_recorder_opts ro = {.ring_rows = o->rt.enabled ? RTC_CLI_RT_RING_ROWS
                                                        : RTC_RECORDER_ROWS,
@@ -404,8 +509,9 @@ static const char check_help[] =
     "with the same options: the --record names (or the file's selection), the exposed\n"
     "variables (rtc:RealTime expose= and --expose), the token files and the option\n"
     "combinations run refuses, and that a system with I/O components is run with\n"
-    "--realtime. Accepts the options of 'rtcosim run' (--algorithm, --step, --sync-step,\n"
-    "--start, --stop, --iterate, --set, --record, --expose, --realtime, ...).\n";
+    "--realtime (but for NRT DCP slaves, which a fast run steps in lock-step). Accepts\n"
+    "the options of 'rtcosim run' (--algorithm, --step, --sync-step, --start, --stop,\n"
+    "--iterate, --set, --record, --expose, --realtime, ...).\n";
 
 static int print_check(const rtc_system *sys, rtc_cli_sys *o);
 

@@ -8,12 +8,18 @@ dcp_master_script.py (Python, struct.pack), over UDP on 127.0.0.1:
        outputs: wall time per step and its p50/p99 (the Python master's own time included);
   srt  the slave at a 1 ms tick, one DAT output per tick; a new input every ms, timed
        until it comes back as the output: link latency p50/p99/max master -> session set
-       -> step -> snapshot -> master.
+       -> step -> snapshot -> master;
+  fast a fast run (`rtcosim run`, no --realtime) of the PI/Lag loop whose PI is
+       `rtcosim dcp-slave` of PI.fmu in NRT, stepped in lock-step by rtcosim's own master,
+       against the same system with PI.fmu in the process: ns per step of each (the run's
+       own "steps in" line), the two results.csv compared.
 
 usage: bench_dcp_slave.py RTCOSIM FMU_DIR OUT_DIR SECONDS
 """
 import os
+import re
 import struct
+import subprocess
 import sys
 import time
 
@@ -90,12 +96,45 @@ def part_srt(rtcosim, fmu, out, seconds):
            pct(lat, 99), max(lat) if lat else float("nan"), seq))
 
 
+def fast_run(rtcosim, sysdir):
+    r = subprocess.run([rtcosim, "run", sysdir, "--output-dir", sysdir + ".out", "-v"],
+                       capture_output=True, text=True, timeout=3600)
+    d.check(r.returncode == 0, "rtcosim run %s: exit %d: %s" % (sysdir, r.returncode,
+                                                               r.stderr[-500:]))
+    m = re.search(r"(\d+) steps in [0-9.]+ s \(([0-9.]+) ns/step\)", r.stderr)
+    with open(os.path.join(sysdir + ".out", "results.csv"), "rb") as f:
+        return int(m.group(1)), float(m.group(2)), f.read()
+
+
+def part_fast(rtcosim, fmu_dir, out, seconds):
+    pi = os.path.abspath(os.path.join(fmu_dir, "fmi2", "PI.fmu"))
+    lag = os.path.abspath(os.path.join(fmu_dir, "fmi2", "Lag.fmu"))
+    stop = "%g" % (seconds * 50)  # 0.01 s steps: 5000 per second of --seconds
+    ref = os.path.join(out, "fast_in_process")
+    d.write_system(ref, '<ssd:Component name="pi" source="%s"><ssd:Connectors>'
+                   '<ssd:Connector name="y" kind="input"><ssc:Real/></ssd:Connector>'
+                   '<ssd:Connector name="u" kind="output"><ssc:Real/></ssd:Connector>'
+                   '</ssd:Connectors></ssd:Component>\n' % pi, "y", "u", lag, stop)
+    s = d.Slave(rtcosim, pi, out, "bench_fast", ["--expose", "PI.y", "--dcp-op-mode", "nrt"],
+                stop="%g" % (seconds * 100))
+    sysdir = d.dcp_pi_system(out, "fast_dcp", s, 'step_ms="10"', lag, stop)
+    n_dcp, ns_dcp, got = fast_run(rtcosim, sysdir)
+    s.wait()
+    n_ref, ns_ref, want = fast_run(rtcosim, ref)
+    print("%-48s %10.0f ns/step  (%d steps)" % ("fast: PI/Lag, PI.fmu in the process", ns_ref,
+                                                 n_ref))
+    print("%-48s %10.0f ns/step  (%d steps), results.csv %s" %
+          ("fast: PI/Lag, PI as NRT DCP slave (lock-step)", ns_dcp, n_dcp,
+           "identical" if got == want else "DIFFERENT"))
+
+
 def main():
     rtcosim, fmu_dir, out, seconds = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
     os.makedirs(out, exist_ok=True)
     fmu = os.path.abspath(os.path.join(fmu_dir, "fmi2", "Passthrough.fmu"))
     part_nrt(rtcosim, fmu, out, seconds)
     part_srt(rtcosim, fmu, out, seconds)
+    part_fast(rtcosim, fmu_dir, out, seconds)
     return 0
 
 

@@ -23,6 +23,8 @@ byte for byte. It drives `rtcosim dcp-slave` of a test FMU through full life cyc
   rtcosim_master  two rtcosim processes: a real-time system whose component is a DCP slave
            (rtcosim's own master) drives rtcosim dcp-slave, in SRT and in NRT; both end
            cleanly and both sessions replay identically.
+  nrt_fast a fast run whose PI is rtcosim dcp-slave in NRT, stepped in lock-step, writes
+           the in-process run's results.csv byte for byte; SRT in a fast run is refused.
 
 usage: dcp_master_script.py RTCOSIM FMU_DIR OUT_DIR [CASE...]
 """
@@ -31,6 +33,7 @@ import json
 import os
 import re
 import select
+import signal
 import socket
 import struct
 import subprocess
@@ -465,6 +468,24 @@ def write_system(path, pi_component, pi_in, pi_out, lag_fmu, stop, bench=False):
                 '</ssd:SystemStructureDescription>\n' % stop)
 
 
+def dcp_pi_system(out, name, s, keys, lag, stop, bench=False):
+    """A system whose component pi is the DCP slave @p s (its .dcpx copied to resources/,
+    rtc:Component attributes @p keys) in a loop with Lag; returns its folder."""
+    sysdir = os.path.join(out, name)
+    os.makedirs(os.path.join(sysdir, "resources"), exist_ok=True)
+    with open(s.dcpx) as f, open(os.path.join(sysdir, "resources", "pi.dcpx"), "w") as g:
+        g.write(f.read())
+    write_system(sysdir, '<ssd:Component name="pi" type="application/x-dcp-slave" '
+                 'source="resources/pi.dcpx"><ssd:Connectors>'
+                 '<ssd:Connector name="PI.y" kind="input"><ssc:Real/></ssd:Connector>'
+                 '<ssd:Connector name="u" kind="output"><ssc:Real/></ssd:Connector>'
+                 '</ssd:Connectors><ssd:Annotations><ssc:Annotation '
+                 'type="org.rtcosim.realtime"><rtc:Component %s/>'
+                 '</ssc:Annotation></ssd:Annotations></ssd:Component>\n' % keys,
+                 "PI.y", "u", lag, stop, bench)
+    return sysdir
+
+
 def case_rtcosim_master(rtcosim, fmu, out):
     """rtcosim's DCP master (a system component of type application/x-dcp-slave, in a
     real-time session) drives rtcosim dcp-slave of PI, once per op mode: both processes end
@@ -475,18 +496,8 @@ def case_rtcosim_master(rtcosim, fmu, out):
         name = mode + ("_bench" if bench else "")
         s = Slave(rtcosim, fmu, out, "slave_" + name, ["--expose", "PI.y", "--dcp-op-mode",
                                                         mode])
-        sysdir = os.path.join(out, "sys_" + name)
-        os.makedirs(os.path.join(sysdir, "resources"), exist_ok=True)
-        with open(s.dcpx) as f, open(os.path.join(sysdir, "resources", "pi.dcpx"), "w") as g:
-            g.write(f.read())
-        write_system(sysdir, '<ssd:Component name="pi" type="application/x-dcp-slave" '
-                     'source="resources/pi.dcpx"><ssd:Connectors>'
-                     '<ssd:Connector name="PI.y" kind="input"><ssc:Real/></ssd:Connector>'
-                     '<ssd:Connector name="u" kind="output"><ssc:Real/></ssd:Connector>'
-                     '</ssd:Connectors><ssd:Annotations><ssc:Annotation '
-                     'type="org.rtcosim.realtime"><rtc:Component op_mode="%s" step_ms="10"/>'
-                     '</ssc:Annotation></ssd:Annotations></ssd:Component>\n' % mode,
-                     "PI.y", "u", lag, "1", bench)
+        sysdir = dcp_pi_system(out, "sys_" + name, s, 'op_mode="%s" step_ms="10"' % mode,
+                               lag, "1", bench)
         d = sysdir + ".out"
         r = subprocess.run([rtcosim, "run", sysdir, "--realtime", "--output-dir", d, "-q"],
                            capture_output=True, text=True, timeout=120)
@@ -505,6 +516,84 @@ def case_rtcosim_master(rtcosim, fmu, out):
         print("rtcosim_master %s%s: master and slave sessions ended cleanly (%d inputs, %d "
               "outputs through DCP) and replay identically" %
               (mode, " beside OSC and Modbus I/O" if bench else "", c["dat_in"], c["dat_out"]))
+
+
+def case_nrt_fast(rtcosim, fmu, out):
+    """A fast run of a system whose PI is rtcosim dcp-slave in NRT (the master steps it in
+    lock-step: STC_do_step and its outputs every tick) writes the results.csv of the same
+    system with PI.fmu inside the process, byte for byte, over 2000 steps (long enough for
+    the default estimator to leave the zero-order hold, which lock-step must keep); an SRT
+    slave in a fast run is refused with one line."""
+    lag = os.path.join(os.path.dirname(fmu), "Lag.fmu")
+    ref = os.path.join(out, "fast_ref")
+    write_system(ref, '<ssd:Component name="pi" source="%s"><ssd:Connectors>'
+                 '<ssd:Connector name="y" kind="input"><ssc:Real/></ssd:Connector>'
+                 '<ssd:Connector name="u" kind="output"><ssc:Real/></ssd:Connector>'
+                 '</ssd:Connectors></ssd:Component>\n' % fmu, "y", "u", lag, "20")
+    rec = ["--record", "lag.y", "--record", "pi.u", "-q"]
+    r = subprocess.run([rtcosim, "run", ref, "--output-dir", ref + ".out"] + rec,
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, "in-process run: exit %d: %s" % (r.returncode, r.stderr))
+    for mode in ("nrt", "srt"):
+        s = Slave(rtcosim, fmu, out, "slave_fast_" + mode, ["--expose", "PI.y",
+                                                             "--dcp-op-mode", mode])
+        sysdir = dcp_pi_system(out, "sys_fast_" + mode, s,
+                               'op_mode="%s" step_ms="10"' % mode, lag, "20")
+        r = subprocess.run([rtcosim, "run", sysdir, "--output-dir", sysdir + ".out"] + rec,
+                           capture_output=True, text=True, timeout=120)
+        if mode == "srt":
+            check(r.returncode == 1 and "op mode SRT" in r.stderr and "fast run" in r.stderr,
+                  "SRT slave in a fast run: exit %d: %s" % (r.returncode, r.stderr))
+            s.p.terminate()
+            s.wait()
+            continue
+        check(r.returncode == 0, "fast run with the NRT slave: exit %d: %s" %
+              (r.returncode, r.stderr.strip()))
+        check(s.wait() == 0, "slave exit status: " + s.stderr())
+        with open(ref + ".out/results.csv", "rb") as a, \
+                open(sysdir + ".out/results.csv", "rb") as b:
+            want, got = a.read(), b.read()
+        check(want.count(b"\n") == 2002, "reference rows: %d" % want.count(b"\n"))
+        check(want == got, "results.csv differs from the in-process run:\n%s\n---\n%s" %
+              (want[:400].decode(), got[:400].decode()))
+    # a slave that goes silent mid-run (SIGSTOP) fails the fast run by the link contract:
+    # exit 6, the reason naming the component and its address, a line naming the PDU
+    s = Slave(rtcosim, fmu, out, "slave_fast_mute", ["--expose", "PI.y", "--dcp-op-mode", "nrt"])
+    sysdir = dcp_pi_system(out, "sys_fast_mute", s, "", lag, "1000000")
+    p = subprocess.Popen([rtcosim, "run", sysdir, "--output-dir", sysdir + ".out", "-v"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    err = []
+    for line in p.stderr:  # the run is on once the master says the slave is stepped
+        err.append(line)
+        if "(NRT, communication step" in line:
+            break
+    os.kill(s.p.pid, signal.SIGSTOP)
+    try:
+        err.append(p.stderr.read())
+        rc = p.wait(timeout=60)
+    finally:
+        os.kill(s.p.pid, signal.SIGCONT)
+        s.p.kill()
+        s.wait()
+    err = "".join(err)
+    with open(os.path.join(sysdir + ".out", "summary.json")) as f:
+        summary = json.load(f)
+    want = "I/O component pi (dcp-master %s:%d) lost its link (no answer from the DCP slave)" \
+        % (s.host, s.port)
+    check(rc == 6 and want in summary["reason"] and summary["cause"] == "link" and
+          re.search(r"slave 'rtcosim' at [0-9.:]+: no answer to [A-Z_a-z]+ \(sequence id", err),
+          "mute slave in a fast run: exit %d, reason %s:\n%s" % (rc, summary["reason"], err))
+    # no slave at its address: refused at connect_ms, exit 6, no rows
+    dead = dcp_pi_system(out, "sys_fast_dead", s, 'connect_ms="1000"', lag, "1")
+    r = subprocess.run([rtcosim, "run", dead, "--output-dir", dead + ".out", "-q"],
+                       capture_output=True, text=True, timeout=60)
+    want = "I/O component pi (dcp-master %s:%d) not up within connect_ms=1000" % (s.host, s.port)
+    check(r.returncode == 6 and want in r.stderr and
+          not os.path.exists(os.path.join(dead + ".out", "results.csv")),
+          "no slave in a fast run: exit %d: %s" % (r.returncode, r.stderr))
+    print("nrt_fast: the fast run with an NRT DCP slave equals the in-process run byte for "
+          "byte; an SRT slave in a fast run is refused; a mute one stops it with exit 6, a "
+          "missing one at connect_ms")
 
 
 def nack_code(b):
@@ -559,7 +648,8 @@ def main():
         print(__doc__)
         return 2
     rtcosim, fmu_dir, out = sys.argv[1:4]
-    cases = sys.argv[4:] or ["nrt", "srt", "hostile", "vanish", "refusals", "rtcosim_master"]
+    cases = sys.argv[4:] or ["nrt", "srt", "hostile", "vanish", "refusals", "rtcosim_master",
+                             "nrt_fast"]
     os.makedirs(out, exist_ok=True)
     try:
         run(rtcosim, fmu_dir, out, cases)

@@ -160,7 +160,8 @@
  *                                    [the first DAT_input_output port, else the control port]
  *   bind, local_port  this end's address and port; the slave sends its outputs (data id 2)
  *                 there              [the address the route to the slave leaves from, 0]
- *   op_mode       hrt | srt | nrt; one the .dcpx offers          [srt, else hrt, else nrt]
+ *   op_mode       hrt | srt | nrt; one the .dcpx offers
+ *                 [lockstep: nrt when offered; else srt, else hrt, else nrt]
  *   step_ms       communication step: steps x a time resolution the slave offers
  *                 [the fixed resolution x the outputs' defaultSteps (NRT: NonRealTime's),
  *                 else 10]
@@ -169,7 +170,12 @@
  *   retries       times a request is sent again before the link fails       [3]
  *   setup_timeout_ms  a state the slave must reach (PREPARED, CONFIGURED, ...)  [5000]
  *   start_delay_s STC_run's start time: 0 = now, else now + N whole seconds   [0]
- *   initialize    STC_initialize and STC_send_outputs once before STC_run  [false]
+ *   initialize    STC_initialize and STC_send_outputs once before STC_run
+ *                 [false; always with lockstep]
+ *   lockstep      step the slave in lock-step through the I/O unit's channel
+ *                 (rtcosim/lockstep.h): NRT only; each tick DAT_input_output, STC_do_step,
+ *                 STC_send_outputs, and the tick waits for the outputs   [false; a fast
+ *                 run of rtcosim sets it for every DCP slave component]
  *   reconnect_min_ms, reconnect_max_ms  backoff before walking the slave again [100, 5000]
  *   (safe: sent as one DAT_input_output before STC_stop on every stop path)
  *

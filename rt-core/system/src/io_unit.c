@@ -294,20 +294,31 @@ static void tap_init_passes(io_unit *u)
 }
 
 /* The values staged after the last tick (the run's end), then the end mark: a peer
- * stepping after this node (Gauss-Seidel) reads them in its last tick. */
+ * stepping after this node (Gauss-Seidel) reads them in its last tick. A unit refreshed
+ * early (rtc_io_unit_lockstep_early) sent them with its refresh right after that tick. */
 static void ls_finish(io_unit *u)
 {
     if (!u->ls || u->ls_ended || u->ls_done)
         return;
     u->ls_ended = true;
     int64_t t = u->now_ns + u->ls_dt_ns; /* one tick after the last refresh */
-    if (rtc_lockstep_commit(u->ls, RTC_LOCKSTEP_TICK, u->ls_k, t) == RTC_OK)
+    if (u->ls_k > 0 && rtc_lockstep_tick_ahead(u->ls) <= 0)
+        rtc_lockstep_commit(u->ls, RTC_LOCKSTEP_END, u->ls_k, u->now_ns);
+    else if (rtc_lockstep_commit(u->ls, RTC_LOCKSTEP_TICK, u->ls_k, t) == RTC_OK)
         rtc_lockstep_commit(u->ls, RTC_LOCKSTEP_END, u->ls_k + 1, t);
+}
+
+bool rtc_io_unit_lockstep_early(const rtc_unit *unit)
+{
+    return rtc_io_unit_lockstep(unit) &&
+           rtc_lockstep_tick_ahead(((const io_unit *)unit->self)->ls) <= 0;
 }
 
 static int u_refresh(void *self, int64_t t_ns)
 {
     io_unit *u = self;
+    if (u->ls && !u->ls_done && u->ls_k > 0 && t_ns == u->now_ns)
+        return RTC_OK; /* refreshed for t_ns right after the tick before (masters/master.c) */
     u->ls_dt_ns = t_ns - u->now_ns;
     u->now_ns = t_ns;
     if (!u->released) { /* the run's first tick: the bench gets values from now on */

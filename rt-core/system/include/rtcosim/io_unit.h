@@ -135,6 +135,15 @@ RTC_RT_SAFE const double *rtc_io_unit_value(const rtc_unit *unit, size_t i);
 RTC_RT_SAFE bool rtc_io_unit_lockstep(const rtc_unit *unit);
 
 /**
+ * True when lock-step I/O unit @p unit takes no incoming value a round ahead (none made
+ * by the peer in the same tick, rtc_lockstep_enable's in_ahead): the master refreshes it
+ * for t_(k+1) right after tick k (its refresh at the start of tick k+1 is then a no-op),
+ * so the row of t_(k+1) holds the peer's values for t_(k+1), as a unit inside the process
+ * gives them (a DCP slave's outputs after its step). RT-safe: yes.
+ */
+RTC_RT_SAFE bool rtc_io_unit_lockstep_early(const rtc_unit *unit);
+
+/**
  * Initialization, before coupling pass @p pass + 1 (rtc_system_init): hand over the values
  * set in pass @p pass and wait for the peer's of the same pass, which become the unit's
  * outputs. Both ends must make the same number of passes (rtc_system_options.init_passes).

@@ -214,13 +214,22 @@ static int refresh_io(rtc_system *sys, int64_t t)
 }
 
 /* After a tick: the values of t_(k+1) for the lock-step I/O units (the last tick's go out
- * when the unit terminates). */
+ * when the unit terminates), and for one refreshed early (rtc_io_unit_lockstep_early) at
+ * once its refresh of t_(k+1): round k+1 out, the peer's in, so that the row of t_(k+1)
+ * shows what the peer made for t_(k+1), as it shows a unit's inside the process. */
 static int stage_lockstep(rtc_system *sys, int64_t t)
 {
     int rc = RTC_OK;
-    for (size_t i = 0; i < sys->n_units && rc == RTC_OK; i++)
-        if (sys->units[i].io && rtc_io_unit_lockstep(sys->units[i].unit))
-            rc = set_lockstep(sys, &sys->units[i], t);
+    for (size_t i = 0; i < sys->n_units && rc == RTC_OK; i++) {
+        sys_unit *u = &sys->units[i];
+        if (!u->io || !rtc_io_unit_lockstep(u->unit))
+            continue;
+        rc = set_lockstep(sys, u, t);
+        if (rc == RTC_OK && rtc_io_unit_lockstep_early(u->unit))
+            rc = u->unit->ops->refresh(u->unit->self, t);
+        if (rc == RTC_OK && rtc_io_unit_lockstep_early(u->unit))
+            rc = rtc__sys_fetch(sys, u, false);
+    }
     return rc;
 }
 
