@@ -28,35 +28,7 @@ RTC_TEST_CHILD_FIXTURE
 
 #define MAX_NODES 4
 
-static char base[540]; /* WORK/<case>: every case in a folder of its own */
-
-/* This test process's DDS domain (children of a fork ask their parent's pid). */
-static int domain(void)
-{
-    static pid_t me;
-    if (!me)
-        me = getpid();
-    return 100 + (int)(me % 100);
-}
-
-/* The case @p tag begins: its folder WORK/<tag>, and a session tag no other test run
- * uses (returned). */
-static const char *begin(const char *tag)
-{
-    static char s[64];
-    snprintf(base, sizeof base, "%s/%s", work, tag);
-    mkdir(base, 0755);
-    snprintf(s, sizeof s, "t%ld-%s", (long)getpid(), tag);
-    return s;
-}
-
-/* BASE/<name>, made; the child that runs there logs to BASE/<name>/child.log. */
-static rtc_test_child in_dir(const char *name, char *dir, size_t cap)
-{
-    snprintf(dir, cap, "%s/%s", base, name);
-    mkdir(dir, 0755);
-    return (rtc_test_child){.work = dir, .tmpdir = tmp, .out_fd = -1};
-}
+RTC_TEST_NODE_CASES("t", 0) /* base, domain(), begin(), in_dir(): proc_util.h */
 
 /* A child in BASE itself (merge). */
 static rtc_test_child in_base(void)

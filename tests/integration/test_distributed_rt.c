@@ -29,31 +29,7 @@
 
 RTC_TEST_CHILD_FIXTURE
 
-static char base[540];
-
-static int domain(void)
-{
-    static pid_t me;
-    if (!me)
-        me = getpid();
-    return 100 + (int)((me + 50) % 100); /* not test_distributed's of the same pid */
-}
-
-static const char *begin(const char *tag)
-{
-    static char s[64];
-    snprintf(base, sizeof base, "%s/%s", work, tag);
-    mkdir(base, 0755);
-    snprintf(s, sizeof s, "r%ld-%s", (long)getpid(), tag);
-    return s;
-}
-
-static rtc_test_child in_dir(const char *name, char *dir, size_t cap)
-{
-    snprintf(dir, cap, "%s/%s", base, name);
-    mkdir(dir, 0755);
-    return (rtc_test_child){.work = dir, .tmpdir = tmp, .out_fd = -1};
-}
+RTC_TEST_NODE_CASES("r", 50) /* not test_distributed's domain at the same pid */
 
 /* Node @p node of @p sys in BASE/<node>, real time, with @p args. */
 static pid_t spawn_node(const char *sys, const char *node, const char *sess, const char *args)

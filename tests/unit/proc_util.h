@@ -48,6 +48,37 @@ typedef struct rtc_test_child {
         return 0;                                                                             \
     }
 
+/*
+ * The cases of a test whose children are the nodes of one distributed run (after
+ * RTC_TEST_CHILD_FIXTURE): base is WORK/<case>; domain() is this test process's DDS domain
+ * (100 + (pid + SHIFT) % 100: tests with another SHIFT never share one at the same pid);
+ * begin(tag) makes WORK/<tag> and returns a session tag no other test run uses (PREFIX,
+ * pid, tag); in_dir(name) makes BASE/<name> and returns a child that runs there.
+ */
+#define RTC_TEST_NODE_CASES(PREFIX, SHIFT)                                                     \
+    static char base[540];                                                                    \
+    static int domain(void)                                                                   \
+    {                                                                                         \
+        static pid_t me;                                                                      \
+        if (!me)                                                                              \
+            me = getpid();                                                                    \
+        return 100 + (int)((me + (SHIFT)) % 100);                                             \
+    }                                                                                         \
+    static const char *begin(const char *tag)                                                 \
+    {                                                                                         \
+        static char s[64];                                                                    \
+        snprintf(base, sizeof base, "%s/%s", work, tag);                                      \
+        mkdir(base, 0755);                                                                    \
+        snprintf(s, sizeof s, PREFIX "%ld-%s", (long)getpid(), tag);                          \
+        return s;                                                                             \
+    }                                                                                         \
+    static rtc_test_child in_dir(const char *name, char *dir, size_t cap)                     \
+    {                                                                                         \
+        snprintf(dir, cap, "%s/%s", base, name);                                              \
+        mkdir(dir, 0755);                                                                     \
+        return (rtc_test_child){.work = dir, .tmpdir = tmp, .out_fd = -1};                    \
+    }
+
 /** Start "RTCOSIM_EXE ARGS" (ARGS split on spaces) as @p c says. Returns the pid, or -1. */
 pid_t rtc_test_spawn(const rtc_test_child *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
