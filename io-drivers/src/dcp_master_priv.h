@@ -52,7 +52,9 @@ typedef enum dm_phase {
 } dm_phase;
 
 /* One entry of the setup script: a request and the state the slave must reach after its
- * acknowledgement (0xFF: none, it stays). */
+ * acknowledgement (WAIT_NONE: none, it stays; WAIT_RUN: a state of the Run superstate). */
+#define WAIT_NONE 0xFF
+#define WAIT_RUN 0xFE
 typedef struct dm_step {
     rtc_dcp_pdu pdu;
     uint8_t wait_for;
@@ -134,10 +136,13 @@ typedef struct dm {
     uint8_t rx[RTC_DCP_UDP_MAX_PDU + 1];
 } dm;
 
-/* ---- dcp_master_link.c ---- */
+/* ---- dcp_master_script.c ---- */
 
 /** Build the setup script from the open configuration. Returns RTC_OK or RTC_ENOMEM. */
 int rtc__dm_script(dm *d);
+
+/* ---- dcp_master_link.c ---- */
+
 /** begin(): reset the protocol state (phase PROBE). */
 void rtc__dm_reset(dm *d, int64_t now_ns);
 /** Receive and handle what is waiting on the socket, until @p until_ns. */
