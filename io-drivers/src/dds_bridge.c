@@ -388,11 +388,14 @@ static int nb_begin(rtc_drv_base *b)
             return rc;
         if (seen && matched(d))
             break;
-        if (rtc_time_now_ns() >= deadline || rtc_drv_sleep(b, 5000000))
+        if (rtc_time_now_ns() >= deadline || rtc_drv_sleep(b, 5000000)) {
+            /* the link's own reason: the run ends as a link not up in time (exit 6) */
+            rtc_drv_link_error(b, seen ? "the node did not connect" : "the node did not join");
             return rtc_drv_error(b, RTC_ETIMEDOUT, "node %s did not %s within %.0f s (session %s, "
                                  "DDS domain %d): start it with --node %s", d->peer,
                                  seen ? "connect" : "join", (double)d->join_ns / 1e9,
                                  d->node->p.session, d->node->p.domain, d->peer);
+        }
     }
     atomic_store_explicit(&d->joined, true, memory_order_release);
     rtc_drv_alive(b, rtc_time_now_ns());

@@ -227,6 +227,25 @@ static void another_placement_is_refused_naming_both_nodes(void)
     CU_ASSERT(log_has("B", "node A runs another system or placement than node B"));
 }
 
+/* A node whose peer never starts is a required link not up in time: exit 6 at its
+ * --join-timeout, one line naming the missing node, nothing left behind. */
+static void a_missing_node_fails_its_link_at_the_join_timeout(void)
+{
+    char dir[640];
+    const char *s = begin("missing");
+    rtc_test_child a = in_dir("A", dir, sizeof dir);
+    pid_t pa = rtc_test_spawn(&a, "run %s --node A --place mass1=A --place mass2=B --stop 1 "
+                              "--output-dir out -q --session %s --dds-domain %d "
+                              "--join-timeout 1", RTC_TEST_CONFIG_DIR "/msd-jacobi.ssp", s,
+                              domain());
+    CU_ASSERT_EQUAL(rtc_test_wait_exit(pa), 6);
+    CU_ASSERT(log_has("A", "node B did not join within 1 s"));
+    CU_ASSERT(log_has("A", "not up within connect_ms=1000: the node did not join"));
+    char out[700];
+    snprintf(out, sizeof out, "%s/out", dir);
+    CU_ASSERT_NOT_EQUAL(access(out, F_OK), 0);
+}
+
 static void placement_errors_are_one_line_each(void)
 {
     const char *sys = RTC_TEST_CONFIG_DIR "/msd-jacobi.ssp";
@@ -430,6 +449,8 @@ void rtc_test_register(void)
          file_annotation_places_and_the_command_line_wins},
         {"another_placement_is_refused_naming_both_nodes",
          another_placement_is_refused_naming_both_nodes},
+        {"a_missing_node_fails_its_link_at_the_join_timeout",
+         a_missing_node_fails_its_link_at_the_join_timeout},
         {"placement_errors_are_one_line_each", placement_errors_are_one_line_each},
         {"a_single_fmu_places_nothing", a_single_fmu_places_nothing},
         {"documented_subscriber_receives_the_samples", documented_subscriber_receives_the_samples},
