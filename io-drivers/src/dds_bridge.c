@@ -388,8 +388,10 @@ static int nb_begin(rtc_drv_base *b)
             return rc;
         if (seen && matched(d))
             break;
-        if (rtc_time_now_ns() >= deadline || rtc_drv_sleep(b, 5000000)) {
-            /* the link's own reason: the run ends as a link not up in time (exit 6) */
+        if (rtc_time_now_ns() < deadline) {
+            if (rtc_drv_sleep(b, 5000000))
+                return RTC_ESTATE; /* stopped while waiting: the stop says why */
+        } else { /* the link's own reason: a link not up in time ends the run (exit 6) */
             rtc_drv_link_error(b, seen ? "the node did not connect" : "the node did not join");
             return rtc_drv_error(b, RTC_ETIMEDOUT, "node %s did not %s within %.0f s (session %s, "
                                  "DDS domain %d): start it with --node %s", d->peer,

@@ -388,8 +388,16 @@ static int prepare(rtc_cli_sys *o, const rtc_logger *lg, const run_files *f, rtc
     if (rc == RTC_OK)
         rc = rtc_cli_nodes_join(&o->nodes);
     if (rc == RTC_OK && (rc = rtc_system_init(*sys)) != RTC_OK && !o->rt.enabled) {
-        fast_link_lost(*sys, &o->rt.end, false); /* a lock-step link not up within connect_ms */
-        if (!strcmp(o->rt.end.cause, "link"))
+        int sig = rtc_cli_stop_signal();
+        if (sig) { /* Ctrl-C while a lock-step link was being waited for: that is the end */
+            o->rt.end.cause = "signal";
+            o->rt.end.signo = sig;
+            snprintf(o->rt.end.reason, sizeof o->rt.end.reason, "stopped by %s before the "
+                     "first tick", rtc_cli_signal_name(sig));
+        } else {
+            fast_link_lost(*sys, &o->rt.end, false); /* a lock-step link not up in time */
+        }
+        if (strcmp(o->rt.end.cause, "end"))
             rtc_log(lg, RTC_LOG_ERROR, "%s", o->rt.end.reason);
     }
     /* real time: never wait, count drops */
