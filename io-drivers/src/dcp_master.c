@@ -20,6 +20,7 @@
 #include "rtcosim/driver_base.h"
 #include "rtcosim/iodrivers.h"
 #include "rtcosim/status.h"
+#include "rtcosim/udp.h"
 #include "rtcosim/time.h"
 
 #include "dcp_master_priv.h"
@@ -492,19 +493,16 @@ static size_t dm_describe(void *self, char *buf, size_t cap)
 static int dm_begin(rtc_drv_base *b)
 {
     dm *d = (dm *)b;
-    struct sockaddr_in a;
-    socklen_t al = sizeof a;
-    d->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (d->fd < 0 || bind(d->fd, (struct sockaddr *)&d->local, sizeof d->local) != 0 ||
-        getsockname(d->fd, (struct sockaddr *)&a, &al) != 0) {
-        int err = errno;
+    uint16_t port = ntohs(d->local.sin_port);
+    int rc = rtc_udp_bind(ntohl(d->local.sin_addr.s_addr), &port, true, &d->fd);
+    if (rc != RTC_OK) {
         char ip[INET_ADDRSTRLEN];
         inet_ntop(AF_INET, &d->local.sin_addr, ip, sizeof ip);
-        return rtc_drv_error(b, rtc_status_from_errno(err), "cannot bind %s:%u: %s", ip,
-                             ntohs(d->local.sin_port), strerror(err));
+        return rtc_drv_error(b, rc, "cannot bind %s:%u: %s", ip, ntohs(d->local.sin_port),
+                             rtc_strerror(rc));
     }
-    d->local.sin_port = a.sin_port; /* the slave sends its outputs here */
-    atomic_store_explicit(&b->st.port, ntohs(a.sin_port), memory_order_relaxed);
+    d->local.sin_port = htons(port); /* the slave sends its outputs here */
+    atomic_store_explicit(&b->st.port, port, memory_order_relaxed);
     rtc_drv_link_error(b, "the DCP slave is not running yet"); /* (the reason while it waits) */
     d->ls_begin_ns = rtc_time_now_ns();
     rtc__dm_reset(d, d->ls_begin_ns);

@@ -20,6 +20,7 @@
 #include "rtcosim/driver_base.h"
 #include "rtcosim/iodrivers.h"
 #include "rtcosim/status.h"
+#include "rtcosim/udp.h"
 #include "rtcosim/time.h"
 
 #include <arpa/inet.h>
@@ -137,18 +138,14 @@ static void take_frame(sk *d, size_t len, int64_t arrival)
 static int sk_begin(rtc_drv_base *b)
 {
     sk *d = (sk *)b;
-    struct sockaddr_in a;
-    socklen_t al = sizeof a;
-    d->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (d->fd < 0 || bind(d->fd, (struct sockaddr *)&d->local, sizeof d->local) != 0 ||
-        getsockname(d->fd, (struct sockaddr *)&a, &al) != 0) {
-        int err = errno;
-        return rtc_drv_error(b, rtc_status_from_errno(err), "cannot bind 127.0.0.1:%u: %s",
-                             ntohs(d->local.sin_port), strerror(err));
-    }
-    atomic_store_explicit(&b->st.port, ntohs(a.sin_port), memory_order_relaxed);
+    uint16_t port = ntohs(d->local.sin_port);
+    int rc = rtc_udp_bind(ntohl(d->local.sin_addr.s_addr), &port, true, &d->fd);
+    if (rc != RTC_OK)
+        return rtc_drv_error(b, rc, "cannot bind 127.0.0.1:%u: %s", ntohs(d->local.sin_port),
+                             rtc_strerror(rc));
+    atomic_store_explicit(&b->st.port, port, memory_order_relaxed);
     if (!d->peer.sin_port) /* receive only: the link is where frames come to */
-        rtc_drv_link_address(b, "127.0.0.1:%u", ntohs(a.sin_port));
+        rtc_drv_link_address(b, "127.0.0.1:%u", port);
     rtc_drv_link_error(b, "no frame received"); /* (the reason while it waits) */
     return RTC_OK;
 }

@@ -19,6 +19,7 @@
 #include "rtcosim/rt.h"
 #include "rtcosim/sha256.h"
 #include "rtcosim/status.h"
+#include "rtcosim/udp.h"
 #include "rtcosim/time.h"
 
 #include <arpa/inet.h>
@@ -277,21 +278,20 @@ static int make_vars(rtc_dcp_slave *d)
 static int bind_socket(rtc_dcp_slave *d, const rtc_dcp_slave_options *o)
 {
     const char *host = o->host ? o->host : "127.0.0.1";
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)o->port)};
-    if (inet_pton(AF_INET, host, &a.sin_addr) != 1) {
+    struct in_addr ip;
+    if (inet_pton(AF_INET, host, &ip) != 1) {
         rtc_log(d->lg, RTC_LOG_ERROR, "DCP slave: --dcp-host %s: not an IPv4 address", host);
         return RTC_EINVAL;
     }
-    d->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    socklen_t al = sizeof a;
-    if (d->fd < 0 || bind(d->fd, (struct sockaddr *)&a, sizeof a) != 0 ||
-        getsockname(d->fd, (struct sockaddr *)&a, &al) != 0) {
+    uint16_t port = (uint16_t)o->port;
+    int rc = rtc_udp_bind(ntohl(ip.s_addr), &port, false, &d->fd);
+    if (rc != RTC_OK) {
         rtc_log(d->lg, RTC_LOG_ERROR, "DCP slave: UDP %s:%d: %s", host, o->port,
-                strerror(errno));
+                rtc_strerror(rc));
         return RTC_ESYS;
     }
-    d->cfg.ip = ntohl(a.sin_addr.s_addr);
-    d->cfg.port = ntohs(a.sin_port);
+    d->cfg.ip = ntohl(ip.s_addr);
+    d->cfg.port = port;
     return RTC_OK;
 }
 

@@ -27,6 +27,7 @@
 
 #include "rtcosim/rt.h"
 #include "rtcosim/status.h"
+#include "rtcosim/udp.h"
 #include "rtcosim/time.h"
 
 #include <arpa/inet.h>
@@ -465,19 +466,14 @@ static void *control_main(void *arg)
  * loopback-only must be enforced by the kernel, not only by filtering senders. */
 static int open_socket(rtc_osc_control *c, int port)
 {
-    c->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-                            .sin_addr.s_addr = htonl(c->allow_remote ? INADDR_ANY
-                                                                     : INADDR_LOOPBACK)};
-    socklen_t len = sizeof a;
-    if (c->fd < 0 || bind(c->fd, (struct sockaddr *)&a, sizeof a) != 0 ||
-        getsockname(c->fd, (struct sockaddr *)&a, &len) != 0) {
-        int rc = rtc_status_from_errno(errno);
+    uint16_t bound = (uint16_t)port;
+    int rc = rtc_udp_bind(c->allow_remote ? INADDR_ANY : INADDR_LOOPBACK, &bound, false, &c->fd);
+    if (rc != RTC_OK) {
         rtc_log(c->lg, RTC_LOG_ERROR, "control surface: cannot bind UDP %s:%d: %s",
                 c->allow_remote ? "0.0.0.0" : "127.0.0.1", port, rtc_strerror(rc));
         return rc;
     }
-    c->port = ntohs(a.sin_port);
+    c->port = bound;
     return RTC_OK;
 }
 
