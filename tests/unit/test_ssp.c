@@ -1,9 +1,6 @@
 /* Unit tests of the SSP loader (rtcosim/ssp.h): fixtures under tests/data/ssp/<case>/,
- * packages built at test time with minizip's writer. */
-#include "cu_main.h"
-
-#include "rtcosim/ssp.h"
-#include "rtcosim/status.h"
+ * packages and unpacked directories are in test_ssp_package.c. */
+#include "test_ssp_util.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -12,77 +9,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <minizip/zip.h>
-
-#define DATA RTC_TEST_DATA_DIR "/ssp/"
-
-/* Every diagnostic line of one load, with counts per level. */
-typedef struct logbuf {
-    unsigned errors, warnings, infos;
-    char text[32768];
-} logbuf;
-
-static void capture(void *user, int level, const char *msg)
-{
-    logbuf *lb = user;
-    if (level == RTC_LOG_ERROR)
-        lb->errors++;
-    else if (level == RTC_LOG_WARNING)
-        lb->warnings++;
-    else
-        lb->infos++;
-    size_t len = strlen(lb->text);
-    snprintf(lb->text + len, sizeof lb->text - len, "%s: %s\n", rtc_log_level_name(level), msg);
-}
-
-static int load(const char *path, logbuf *lb, rtc_ssp **out)
-{
-    memset(lb, 0, sizeof *lb);
-    rtc_logger lg = {.log = capture, .user = lb, .max_level = RTC_LOG_DEBUG};
-    *out = (rtc_ssp *)&lg; /* must be reset to NULL on failure */
-    return rtc_ssp_load(path, &lg, out);
-}
-
-/* Load a valid case and check the warning count; prints the log when it differs. */
-static rtc_ssp *open_ok(const char *path, unsigned warnings)
-{
-    logbuf lb;
-    rtc_ssp *s = NULL;
-    int rc = load(path, &lb, &s);
-    if (rc != RTC_OK)
-        printf("\n%s", lb.text);
-    CU_ASSERT_EQUAL_FATAL(rc, RTC_OK);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    CU_ASSERT_EQUAL(lb.errors, 0);
-    CU_ASSERT_EQUAL(lb.warnings, warnings);
-    CU_ASSERT_EQUAL(s->warnings, warnings);
-    if (lb.warnings != warnings)
-        printf("\n%s", lb.text);
-    return s;
-}
-
-/* Load an invalid case: status, no object, exactly @p errors error lines, and @p needle
- * (file:line + message) among them. */
-static void expect_error(const char *path, int status, unsigned errors, const char *needle)
-{
-    logbuf lb;
-    rtc_ssp *s = NULL;
-    int rc = load(path, &lb, &s);
-    CU_ASSERT_EQUAL(rc, status);
-    CU_ASSERT_PTR_NULL(s);
-    CU_ASSERT_EQUAL(lb.errors, errors);
-    CU_ASSERT_PTR_NOT_NULL(strstr(lb.text, needle));
-    if (!strstr(lb.text, needle) || lb.errors != errors)
-        printf("\nexpected \"%s\" in:\n%s", needle, lb.text);
-}
-
-static const rtc_ssp_component *comp(const rtc_ssp *s, const char *name)
-{
-    const rtc_ssp_component *c = rtc_ssp_find_component(s, name);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-    return c;
-}
 
 static const rtc_ssp_connector *conn(const rtc_ssp_component *c, const char *name)
 {
@@ -322,18 +248,6 @@ static void load_units_factor_offset(void)
     CU_ASSERT_FALSE(conn_to(s, "room", "T")->suppress_unit_conversion);
     CU_ASSERT_TRUE(conn_to(s, "room", "v")->suppress_unit_conversion);
     rtc_ssp_free(s);
-}
-
-static void expect_param(const rtc_ssp *s, const char *c, const char *n, rtc_type type,
-                         const char *value, unsigned level)
-{
-    const rtc_ssp_param *p = rtc_ssp_find_param(s, c, n);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    CU_ASSERT_EQUAL(p->type, type);
-    CU_ASSERT_STRING_EQUAL(p->value, value);
-    CU_ASSERT_EQUAL(p->level, level);
-    if (strcmp(p->value, value) != 0)
-        printf("\n%s.%s = %s (expected %s)\n", c, n, p->value, value);
 }
 
 static void load_params_precedence_final_values(void)
@@ -670,124 +584,6 @@ static void reject_missing_file_and_bad_args(void)
     CU_ASSERT_PTR_NULL(rtc_ssp_find_component(NULL, "x"));
     CU_ASSERT_EQUAL(rtc_ssp_find_connector(NULL, "x"), -1);
 }
-
-/* ---- packages ---- */
-
-static const char pkg_ssd[] =
-    "<?xml version=\"1.0\"?>\n"
-    "<ssd:SystemStructureDescription version=\"1.0\" name=\"pkg\"\n"
-    "  xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\"\n"
-    "  xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\">\n"
-    "  <ssd:System name=\"root\"><ssd:Elements>\n"
-    "    <ssd:Component name=\"a\" source=\"resources/a.fmu\">\n"
-    "      <ssd:ParameterBindings>\n"
-    "        <ssd:ParameterBinding source=\"resources/x.ssv\"/>\n"
-    "      </ssd:ParameterBindings>\n"
-    "    </ssd:Component>\n"
-    "  </ssd:Elements></ssd:System>\n"
-    "</ssd:SystemStructureDescription>\n";
-
-static const char pkg_ssv[] =
-    "<?xml version=\"1.0\"?>\n"
-    "<ssv:ParameterSet version=\"1.0\" name=\"x\"\n"
-    "  xmlns:ssv=\"http://ssp-standard.org/SSP1/SystemStructureParameterValues\">\n"
-    "  <ssv:Parameters><ssv:Parameter name=\"gain\"><ssv:Real value=\"2.5\"/></ssv:Parameter>\n"
-    "  </ssv:Parameters>\n"
-    "</ssv:ParameterSet>\n";
-
-static char tmpdir[PATH_MAX];
-
-static int pkg_setup(void)
-{
-    rtc_test_tmpdir(tmpdir, sizeof tmpdir);
-    return 0;
-}
-
-static int pkg_teardown(void)
-{
-    rtc_test_rmtree(tmpdir);
-    return 0;
-}
-
-static bool zip_add(zipFile z, const char *name, const char *data, size_t len)
-{
-    zip_fileinfo zi = {0};
-    if (zipOpenNewFileInZip64(z, name, &zi, NULL, 0, NULL, 0, NULL, Z_DEFLATED,
-                              Z_DEFAULT_COMPRESSION, 0) != ZIP_OK)
-        return false;
-    bool ok = zipWriteInFileInZip(z, data, (unsigned)len) == ZIP_OK;
-    return zipCloseFileInZip(z) == ZIP_OK && ok;
-}
-
-static void make_zip(const char *path, bool with_ssd)
-{
-    zipFile z = zipOpen64(path, APPEND_STATUS_CREATE);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(z);
-    CU_ASSERT_TRUE(zip_add(z, with_ssd ? "SystemStructure.ssd" : "Other.ssd", pkg_ssd,
-                           strlen(pkg_ssd)));
-    CU_ASSERT_TRUE(zip_add(z, "resources/x.ssv", pkg_ssv, strlen(pkg_ssv)));
-    CU_ASSERT_TRUE(zip_add(z, "resources/a.fmu", "not really an FMU", 17));
-    CU_ASSERT_EQUAL(zipClose(z, NULL), ZIP_OK);
-}
-
-static void load_package_sources_inside_and_cleanup(void)
-{
-    char path[PATH_MAX + 16];
-    snprintf(path, sizeof path, "%s/sys.ssp", tmpdir);
-    make_zip(path, true);
-    rtc_ssp *s = open_ok(path, 0);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s->extract_dir);
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", s->extract_dir);
-    struct stat sb;
-    CU_ASSERT_EQUAL(stat(dir, &sb), 0);
-    const rtc_ssp_component *a = comp(s, "a");
-    char want[PATH_MAX + 32];
-    snprintf(want, sizeof want, "%s/resources/a.fmu", dir);
-    CU_ASSERT_STRING_EQUAL(a->source, want);
-    CU_ASSERT_EQUAL(stat(a->source, &sb), 0); /* extracted */
-    expect_param(s, "a", "gain", RTC_TYPE_FLOAT64, "2.5", 1);
-    snprintf(want, sizeof want, "%s/resources/x.ssv", path);
-    CU_ASSERT_STRING_EQUAL(rtc_ssp_find_param(s, "a", "gain")->file, want);
-    rtc_ssp_free(s);
-    CU_ASSERT_NOT_EQUAL(stat(dir, &sb), 0); /* removed */
-}
-
-static void reject_package_without_ssd(void)
-{
-    char path[PATH_MAX + 16];
-    snprintf(path, sizeof path, "%s/nossd.ssp", tmpdir);
-    make_zip(path, false);
-    char needle[PATH_MAX + 128];
-    snprintf(needle, sizeof needle, "%s: no SystemStructure.ssd at the top of the package",
-             path);
-    expect_error(path, RTC_ENOTFOUND, 1, needle);
-    /* Nothing left behind: with a private TMPDIR (other tests run in parallel and extract
-     * packages too), the extraction directory must be gone after the failure. */
-    char priv[PATH_MAX], cmd[PATH_MAX + 64], out[256];
-    rtc_test_tmpdir(priv, sizeof priv);
-    const char *old = getenv("TMPDIR");
-    char *saved = old ? strdup(old) : NULL;
-    setenv("TMPDIR", priv, 1);
-    expect_error(path, RTC_ENOTFOUND, 1, needle);
-    if (saved)
-        setenv("TMPDIR", saved, 1);
-    else
-        unsetenv("TMPDIR");
-    free(saved);
-    snprintf(cmd, sizeof cmd, "ls -A '%s' | wc -l", priv);
-    rtc_test_run(cmd, out, sizeof out);
-    CU_ASSERT_EQUAL(atoi(out), 0);
-    rtc_test_rmtree(priv);
-}
-
-static void load_unpacked_directory(void)
-{
-    rtc_ssp *s = open_ok(DATA "params", 1);
-    CU_ASSERT_EQUAL(s->n_params, 10);
-    rtc_ssp_free(s);
-}
-
 void rtc_test_register(void)
 {
     static const rtc_test_case valid[] = {
@@ -808,7 +604,6 @@ void rtc_test_register(void)
         {"load_empty_element_and_dictionary_junction", load_empty_element_and_dictionary_junction},
         {"load_tool_exported_like_file", load_tool_exported_like_file},
         {"load_unknown_things_warned_not_fatal", load_unknown_things_warned_not_fatal},
-        {"load_unpacked_directory", load_unpacked_directory},
         {NULL, NULL}};
     static const rtc_test_case invalid[] = {
         {"reject_malformed_xml", reject_malformed_xml},
@@ -823,11 +618,7 @@ void rtc_test_register(void)
         {"reject_dangling_size_connector", reject_dangling_size_connector},
         {"reject_missing_file_and_bad_args", reject_missing_file_and_bad_args},
         {NULL, NULL}};
-    static const rtc_test_case pkg[] = {
-        {"load_package_sources_inside_and_cleanup", load_package_sources_inside_and_cleanup},
-        {"reject_package_without_ssd", reject_package_without_ssd},
-        {NULL, NULL}};
     rtc_test_add_suite("ssp_valid", NULL, NULL, valid);
     rtc_test_add_suite("ssp_invalid", NULL, NULL, invalid);
-    rtc_test_add_suite("ssp_package", pkg_setup, pkg_teardown, pkg);
+    rtc_test_register_ssp_package();
 }

@@ -14,7 +14,7 @@ rtc_add_test(pfast LIBS rtc_rtcore)
 rtc_add_test(masters SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtc_configs)
 target_include_directories(test_masters PRIVATE ${PROJECT_SOURCE_DIR}/rt-core/system/src)
 rtc_add_test(system SOURCES unit/fmu_util.c LIBS rtc_fmuhost DEPENDS rtc_test_fmus rtc_configs rtcosim LABELS unit rt)
-rtc_add_test(ssp LIBS rtc_rtcore PkgConfig::MINIZIP)
+rtc_add_test(ssp SOURCES unit/test_ssp_package.c LIBS rtc_rtcore PkgConfig::MINIZIP)
 rtc_add_test(io_mailbox LIBS rtc_rtcore)
 # the lock-step channel of a distributed fast run (issue 22), with real threads
 rtc_add_test(lockstep LIBS rtc_base)
