@@ -210,7 +210,9 @@ static int guard_verdict(const char *path, const rtc_cli_feas *fe, rtc_cli_rt *r
         rtc_log(lg, RTC_LOG_INFO, "%s: %s on this machine (plan: %s)", path, v, where);
         return RTC_OK;
     }
-    bool refuse = p->verdict == RTC_PLAN_INFEASIBLE && !rt->force;
+    /* A machine too busy while it was profiled is not a system that cannot run: warned */
+    bool busy_machine = p->verdict == RTC_PLAN_INFEASIBLE && rtc_plan_scheduling_only(p);
+    bool refuse = p->verdict == RTC_PLAN_INFEASIBLE && !rt->force && !busy_machine;
     int level = refuse ? RTC_LOG_ERROR : RTC_LOG_WARNING;
     rtc_log(lg, level, "%s: %s on this machine%s%s (plan: %s)", path, v,
             p->confident ? "" : "; confidence low: ", p->confident ? "" : p->doubts, where);
@@ -218,8 +220,12 @@ static int guard_verdict(const char *path, const rtc_cli_feas *fe, rtc_cli_rt *r
         guard_options(p, lg, level);
     if (!refuse) {
         if (p->verdict == RTC_PLAN_INFEASIBLE)
-            rtc_log(lg, RTC_LOG_WARNING, "%s: --force: arming it anyway; expect overruns "
-                    "(predicted: %.3g %% of ticks)", path, p->overrun_rate * 100);
+            rtc_log(lg, RTC_LOG_WARNING, "%s: %s: arming it anyway; expect overruns "
+                    "(predicted: %.3g %% of ticks)", path,
+                    rt->force ? "--force"
+                              : "the system's work fits the period, this machine's wake-up "
+                                "latency does not",
+                    p->overrun_rate * 100);
         return RTC_OK;
     }
     rtc_log(lg, RTC_LOG_ERROR, "%s: refusing to arm: nothing was started, no bench value "

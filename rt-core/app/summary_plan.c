@@ -64,6 +64,9 @@ int rtc_cli_summary_feasibility(json_t *doc, const rtc_cli_rt *rt)
     bad |= json_object_set_new(o, "confident", json_boolean(plan->confident));
     bad |= json_object_set_new(o, "forced", json_boolean(rt->force &&
                                                          plan->verdict == RTC_PLAN_INFEASIBLE));
+    bad |= json_object_set_new(o, "scheduling_only", json_boolean(
+                                      plan->verdict != RTC_PLAN_FEASIBLE &&
+                                      rtc_plan_scheduling_only(plan)));
     bad |= json_object_set_new(o, "percentile", rtc__json_real(plan->o.percentile));
     bad |= json_object_set_new(o, "period_s", rtc__json_real((double)plan->o.period_ns / 1e9));
     bad |= json_object_set_new(o, "headroom", rtc__json_real(plan->headroom));

@@ -271,7 +271,7 @@ void rtc__plan_options(rtc_plan *plan, const plan_model *m, const rtc_plan_opts 
 {
     if (plan->wakeup_bound) {
         opt_quiet_cpu(plan);
-        if (plan->work_q <= plan->o.period_ns) { /* the work fits: only scheduling is left */
+        if (rtc_plan_scheduling_only(plan)) { /* the work fits: only scheduling is left */
             opt_pace(plan, m);
             return;
         }

@@ -160,6 +160,15 @@ int rtc_plan_new(const rtc_system *sys, const rtc_profile *prof, const rtc_plan_
 void rtc_plan_free(rtc_plan *plan);
 
 /**
+ * Whether only this machine's scheduling stands between @p plan and its period: the wake-up
+ * latency decides the response (wakeup_bound) while the system's own work at the
+ * percentile fits the period. Such a verdict says how busy the machine was while it was
+ * profiled, not what the system needs: `run --realtime` warns and arms instead of refusing.
+ * Returns: false for NULL. RT-safe: yes. Thread: any.
+ */
+RTC_RT_SAFE bool rtc_plan_scheduling_only(const rtc_plan *plan);
+
+/**
  * Predicted response at the percentile of @p plan's system for another structure: its
  * worst pattern with @p workers and the thread of each unit in @p thread (NULL: the
  * engine's rule), each unit's work scaled by @p scale (NULL: 1), units with @p drop set
