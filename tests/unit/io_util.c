@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -283,6 +284,16 @@ int io_child_spawn(io_child *c, char *const argv[], bool merge_stderr)
     }
     c->out_fd = p[0];
     return 0;
+}
+
+bool io_child_realtime(io_child *c, int prio)
+{
+    struct sched_param sp = {.sched_priority = prio};
+    if (sched_setscheduler(c->pid, SCHED_FIFO, &sp) == 0)
+        return true;
+    printf("\n    (SCHED_FIFO %d for pid %d refused: %s; it runs at normal priority)", prio,
+           (int)c->pid, strerror(errno));
+    return false;
 }
 
 bool io_child_line(io_child *c, const char *prefix, char *line, size_t cap, int timeout_ms)

@@ -88,6 +88,11 @@ typedef struct io_child {
 } io_child;
 /* Spawn argv (argv[0] a path), stdout piped; returns 0 or -1. */
 int io_child_spawn(io_child *c, char *const argv[], bool merge_stderr);
+/* Run the child (a single-threaded bench emulator or proxy) SCHED_FIFO at @p prio: it
+ * stands in for a device or a network with a processor of its own, which other programs on
+ * this machine must not starve. false, with the reason printed, where the kernel refuses
+ * (no root or CAP_SYS_NICE): the child goes on at its normal priority. */
+bool io_child_realtime(io_child *c, int prio);
 /* Read lines from the child until one starts with prefix (within timeout_ms); copy it. */
 bool io_child_line(io_child *c, const char *prefix, char *line, size_t cap, int timeout_ms);
 /* Send sig and reap (waits up to 5 s, then SIGKILL); returns the wait status. */
