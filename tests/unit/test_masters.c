@@ -17,6 +17,8 @@
 #include "fmu_util.h"
 
 #include "masters/master_priv.h"
+#include "rtcosim/nonfinite.h"
+#include "rtcosim/record.h"
 #include "rtcosim/status.h"
 #include "rtcosim/system.h"
 
@@ -155,6 +157,97 @@ static void every_master_runs_the_system_and_agrees(void)
     free(r);
 }
 
+/* rtc_system_step_n() takes the ticks rtc_system_step() takes, with every row: in batches
+ * of 7 the values after each call are those of the tick-by-tick run at that tick, bit for
+ * bit; one call for the whole run stops at the stop time, not past it. */
+static void every_master_steps_in_batches_as_tick_by_tick(void)
+{
+    for (size_t i = 0; i < rtc__n_masters; i++) {
+        run ref, got;
+        run_row(rtc__masters[i], &ref);
+        for (int whole = 0; whole < 2; whole++) {
+            tlog log;
+            tlog_init(&log);
+            rtc_system_options o = options_for(rtc__masters[i]);
+            rtc_system *sys = NULL;
+            rtc_record *rec = NULL;
+            CU_ASSERT_EQUAL_FATAL(load(&o, &log, &sys), RTC_OK);
+            CU_ASSERT_EQUAL_FATAL(rtc_record_new(&rec), RTC_OK);
+            CU_ASSERT_EQUAL_FATAL(rtc_system_record(sys, rec, NULL, 0), RTC_OK);
+            got.cols = rtc_record_columns(rec);
+            CU_ASSERT_EQUAL_FATAL(got.cols, ref.cols);
+            void *buf = calloc(1, rtc_record_row_size(rec));
+            CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+            CU_ASSERT_EQUAL_FATAL(rtc_system_init(sys), RTC_OK);
+            CU_ASSERT_EQUAL(rtc_system_step_n(sys, 0), RTC_OK); /* no tick */
+            CU_ASSERT_EQUAL(rtc_system_tick_index(sys), 0);
+            int64_t calls = 0;
+            while (!rtc_system_finished(sys) && calls++ <= TICKS) {
+                CU_ASSERT_EQUAL_FATAL(rtc_system_step_n(sys, whole ? 10 * TICKS : 7), RTC_OK);
+                size_t k = (size_t)rtc_system_tick_index(sys);
+                CU_ASSERT_FATAL(k <= TICKS);
+                CU_ASSERT_EQUAL(k % 7 == 0 || k == TICKS, true); /* returned at n or the stop */
+                sample(rec, buf, &got, k);
+                CU_ASSERT_EQUAL(memcmp(got.v[k], ref.v[k], got.cols * sizeof(double)), 0);
+            }
+            CU_ASSERT_EQUAL(calls, whole ? 1 : (TICKS + 6) / 7);
+            CU_ASSERT_EQUAL(rtc_system_time_ns(sys), TICKS * H_NS);
+            CU_ASSERT_EQUAL(rtc_system_step_n(sys, 5), RTC_ESTATE); /* no tick past the stop */
+            free(buf);
+            rtc_record_free(rec);
+            rtc_system_free(sys);
+        }
+    }
+}
+
+/* Load one test FMU (FMI 2) as a system of one unit recording its outputs, 10 ms steps to
+ * 1 s, with the --set values @p sets. */
+static rtc_system *load_fmu(const char *name, const char *const *sets, size_t n_sets,
+                            rtc_record **rec, tlog *log)
+{
+    rtc_unit_factory fmus;
+    CU_ASSERT_EQUAL_FATAL(rtc_fmu_factory(&fmus), RTC_OK);
+    rtc_system_options o = {.step_ns = H_NS, .has_stop = true, .stop_ns = TICKS * H_NS,
+                            .sets = sets, .n_sets = n_sets};
+    rtc_system *sys = NULL;
+    tlog_init(log);
+    CU_ASSERT_EQUAL_FATAL(rtc_system_load(tfmu_path(2, name), &fmus, 1, &o, &log->lg, &sys),
+                          RTC_OK);
+    CU_ASSERT_EQUAL_FATAL(rtc_record_new(rec), RTC_OK);
+    CU_ASSERT_EQUAL_FATAL(rtc_system_record(sys, *rec, NULL, 0), RTC_OK);
+    CU_ASSERT_EQUAL_FATAL(rtc_system_init(sys), RTC_OK);
+    return sys;
+}
+
+/* A batch ends where a caller must act before the next tick: after the tick that found a
+ * value non-finite for the first time (not after each tick it stays so), and after the
+ * tick in which a unit ended the simulation (the next call says RTC_ETERMINATED). */
+static void step_n_returns_at_a_new_nonfinite_value_and_a_units_end(void)
+{
+    tlog log;
+    rtc_record *rec = NULL;
+    static const char *const nan_k[] = {"k=nan"}; /* der_x NaN at t0, x after a step */
+    rtc_system *sys = load_fmu("Decay", nan_k, 1, &rec, &log);
+    CU_ASSERT_EQUAL(rtc_nonfinite_count(rtc_system_nonfinite(sys)), 1); /* der_x, at init */
+    CU_ASSERT_EQUAL(rtc_system_step_n(sys, 50), RTC_OK);
+    CU_ASSERT_EQUAL(rtc_system_tick_index(sys), 1);
+    CU_ASSERT_EQUAL(rtc_nonfinite_count(rtc_system_nonfinite(sys)), 2); /* x, new */
+    CU_ASSERT_EQUAL(rtc_system_step_n(sys, 50), RTC_OK); /* still NaN: nothing new */
+    CU_ASSERT_EQUAL(rtc_system_tick_index(sys), 51);
+    rtc_record_free(rec);
+    rtc_system_free(sys);
+
+    static const char *const end[] = {"mode=3", "t_fault=0.025"}; /* ends inside tick 3 */
+    sys = load_fmu("Fault", end, 2, &rec, &log);
+    CU_ASSERT_EQUAL(rtc_system_step_n(sys, 50), RTC_OK);
+    CU_ASSERT_EQUAL(rtc_system_tick_index(sys), 3);
+    CU_ASSERT_EQUAL(rtc_system_time_ns(sys), 25000000); /* where it ended */
+    CU_ASSERT_EQUAL(rtc_system_step_n(sys, 50), RTC_ETERMINATED);
+    CU_ASSERT_EQUAL(rtc_system_tick_index(sys), 3);
+    rtc_record_free(rec);
+    rtc_system_free(sys);
+}
+
 /* Names and parsing come from the table; the public constants keep their names. */
 static void names_and_parser_follow_the_table(void)
 {
@@ -229,6 +322,10 @@ void rtc_test_register(void)
 {
     static const rtc_test_case cases[] = {
         {"every_master_runs_the_system_and_agrees", every_master_runs_the_system_and_agrees},
+        {"every_master_steps_in_batches_as_tick_by_tick",
+         every_master_steps_in_batches_as_tick_by_tick},
+        {"step_n_returns_at_a_new_nonfinite_value_and_a_units_end",
+         step_n_returns_at_a_new_nonfinite_value_and_a_units_end},
         {"names_and_parser_follow_the_table", names_and_parser_follow_the_table},
         {"thread_options_without_a_row_are_refused", thread_options_without_a_row_are_refused},
         {NULL, NULL}};

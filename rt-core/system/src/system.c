@@ -294,18 +294,32 @@ int rtc_system_init(rtc_system *sys)
     return rc;
 }
 
-int rtc_system_step(rtc_system *sys)
+/* Whether the system may take a tick: RTC_ESTATE before init or after terminate,
+ * RTC_ETERMINATED once a unit ended the simulation at its initial event (logged by it at
+ * rtc_system_init()) or inside the last step (its last row was that step's). */
+static int may_step(const rtc_system *sys)
 {
     if (!sys->initialized || sys->terminated)
         return RTC_ESTATE;
-    /* a unit ended the simulation at its initial event (logged by it at rtc_system_init()),
-     * or inside the last step (its last row was that step's) */
-    if (sys->ended_at_init || sys->unit_ended)
-        return RTC_ETERMINATED;
-    int rc = rtc__master_tick(sys);
-    if (rc != RTC_OK)
+    return sys->ended_at_init || sys->unit_ended ? RTC_ETERMINATED : RTC_OK;
+}
+
+int rtc_system_step(rtc_system *sys)
+{
+    int rc = may_step(sys);
+    if (rc == RTC_OK && (rc = rtc__master_tick(sys)) != RTC_OK)
         rtc__sys_nonfinite_scan(sys); /* what a failed tick left visible (a tick that
                                          completes checks its outputs at its end) */
+    return rc;
+}
+
+int rtc_system_step_n(rtc_system *sys, int64_t n)
+{
+    if (n <= 0)
+        return RTC_OK;
+    int rc = may_step(sys);
+    if (rc == RTC_OK && (rc = rtc__master_ticks(sys, n)) != RTC_OK)
+        rtc__sys_nonfinite_scan(sys);
     return rc;
 }
 
@@ -319,11 +333,7 @@ rtc_sdtime rtc_system_superdense_time(const rtc_system *sys)
     return (rtc_sdtime){rtc__sys_now(sys), sys->microstep};
 }
 
-bool rtc_system_finished(const rtc_system *sys)
-{
-    int64_t t = rtc__sys_now(sys);
-    return t >= sys->stop_ns || (t + sys->tick_ns > sys->stop_ns && !sys->short_last);
-}
+bool rtc_system_finished(const rtc_system *sys) { return rtc__sys_finished(sys); }
 int64_t rtc_system_tick_ns(const rtc_system *sys) { return sys->tick_ns; }
 int64_t rtc_system_start_ns(const rtc_system *sys) { return sys->start_ns; }
 int64_t rtc_system_stop_ns(const rtc_system *sys) { return sys->stop_ns; }

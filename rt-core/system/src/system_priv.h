@@ -259,6 +259,8 @@ struct rtc_system {
     } *params;
     size_t n_params;
     struct rtc_nonfinite *nonfinite; /* non-finite outputs (nonfinite.c), from init */
+    uint64_t nonfinite_hits; /* checks that found a non-finite value (rtc_system_step_n
+                                returns after such a tick) */
     /* the top-level system's own connectors (SSP ports): an input names each component
      * input it feeds (one entry per target), an output the component output feeding it */
     struct sys_port {
@@ -275,6 +277,13 @@ struct rtc_system {
 static inline int64_t rtc__sys_now(const rtc_system *sys)
 {
     return sys->has_t_end ? sys->t_end_ns : sys->k * sys->tick_ns;
+}
+
+/* Whether the run is over (rtc_system_finished). RT-safe. */
+static inline bool rtc__sys_finished(const rtc_system *sys)
+{
+    int64_t t = rtc__sys_now(sys);
+    return t >= sys->stop_ns || (t + sys->tick_ns > sys->stop_ns && !sys->short_last);
 }
 
 /* system.c */
@@ -376,8 +385,10 @@ static inline void rtc__sys_nonfinite_check(rtc_system *sys, sys_unit *u)
         for (size_t i = 0; c->type == RTC_TYPE_FLOAT32 && finite && i < c->n_values; i++)
             finite = isfinite(((const float *)v)[i]);
     }
-    if (!finite)
+    if (!finite) {
+        sys->nonfinite_hits++;
         rtc__sys_nonfinite_record(sys, (size_t)(u - sys->units));
+    }
 }
 
 /* system_graph.c: Gauss-Seidel order and algebraic-loop detection (logged). Returns the

@@ -31,6 +31,9 @@
  *     caller at the file's stop time: compare rtc_system_time_ns() with
  *     rtc_system_stop_ns() if it should. For stepping paced to the wall clock on a
  *     real-time thread use rtcosim/exec.h instead; for result files rtcosim/recorder.h.
+ *     With nothing to do between ticks, rtc_system_step_n(sys, n) takes up to n of them
+ *     in one call (it returns early where a caller would act: a failure, the stop, a
+ *     unit's end, a new non-finite value).
  *  5. Between steps, on the thread that steps: rtc_system_find_var(sys, "unit.variable",
  *     &unit, &var) — or the name of a connector of the top-level SSP system — then
  *     rtc_system_get_value(sys, unit, var, &value) reads it as a double;

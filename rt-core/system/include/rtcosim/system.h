@@ -225,6 +225,20 @@ int rtc_system_init(rtc_system *sys);
 RTC_RT_SAFE int rtc_system_step(rtc_system *sys);
 
 /**
+ * Advance by up to @p n base ticks, as @p n calls of rtc_system_step() would, without a
+ * call per tick: for a caller that has nothing to do between ticks (no row to record, no
+ * clock to wait for). Returns after the first tick that did not return RTC_OK, that left
+ * the system finished (rtc_system_finished()) or standing where a unit ended the
+ * simulation, or at whose end a value was found non-finite for the first time (a new
+ * entry of rtc_system_nonfinite()), so that a caller that checks those after each call
+ * acts at the tick where they happened; the ticks taken are the difference of
+ * rtc_system_tick_index(). Returns the last tick's status, as rtc_system_step(); RTC_OK
+ * when @p n <= 0 (no tick).
+ * RT-safe: yes (the units' own code aside).
+ */
+RTC_RT_SAFE int rtc_system_step_n(rtc_system *sys, int64_t n);
+
+/**
  * Whether the run is over: the stop time is reached, or is less than a base tick away and
  * no shorter last step is due. Step while it is false (and rtc_system_step() returns
  * RTC_OK). RT-safe: yes.

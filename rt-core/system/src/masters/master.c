@@ -18,6 +18,7 @@
 #include "master_priv.h"
 
 #include "rtcosim/io_unit.h"
+#include "rtcosim/nonfinite.h"
 #include "rtcosim/status.h"
 #include "rtcosim/time.h"
 
@@ -240,7 +241,7 @@ static int stage_lockstep(rtc_system *sys, int64_t t)
  * a shorter last step or a unit's end left the system) makes them
  * current (system_priv.h: one flip of its halves), and the outputs that became current
  * are checked for non-finite values, in the units' order. */
-static void end_tick(rtc_system *sys)
+__attribute__((always_inline)) static inline void end_tick(rtc_system *sys) /* (as tick) */
 {
     int64_t t = rtc__sys_now(sys);
     for (size_t i = 0; i < sys->n_units; i++) {
@@ -256,7 +257,9 @@ static void end_tick(rtc_system *sys)
             u->has_nxt = false;
             u->nf_dirty = true;
         }
-        if (u->nf_dirty) /* made current now, or refreshed (I/O units), or at the start */
+        /* made current now, or refreshed (I/O units), or at the start; a unit whose
+         * outputs nobody reads has none to check */
+        if (u->nf_dirty && u->n_get)
             rtc__sys_nonfinite_check(sys, u);
     }
 }
@@ -274,7 +277,28 @@ static int64_t ended_at(const rtc_system *sys, int64_t t)
     return end;
 }
 
-int rtc__master_tick(rtc_system *sys)
+/* The tick at @p t returned @p rc (not RTC_OK): mark a failed call, and when a unit ended
+ * the simulation inside the tick, let the system stand where it did (RTC_OK: the frame
+ * goes on); else the tick's error. */
+static int tick_failed(rtc_system *sys, int64_t t, int rc)
+{
+    if (rc != RTC_ETERMINATED) {
+        sys->failed = true;
+        return rc;
+    }
+    int64_t end = ended_at(sys, t);
+    if (end < 0)
+        return rc;
+    sys->has_t_end = true;
+    sys->t_end_ns = end;
+    sys->unit_ended = true;
+    return RTC_OK;
+}
+
+/* One base tick: inline in rtc__master_tick and in rtc__master_ticks' loop, always (the
+ * compiler would keep one copy for the two and pay a call and its register saves per
+ * tick). */
+__attribute__((always_inline)) static inline int tick(rtc_system *sys)
 {
     int64_t t = rtc__sys_now(sys);
     if (t >= sys->stop_ns)
@@ -286,19 +310,46 @@ int rtc__master_tick(rtc_system *sys)
     if (sys->has_io && (rc = refresh_io(sys, t)) != RTC_OK)
         return rc;
     rc = sys->master->tick(sys, t);
-    if (rc != RTC_OK && rc != RTC_ETERMINATED)
-        sys->failed = true;
-    int64_t end = rc == RTC_ETERMINATED ? ended_at(sys, t) : -1;
-    if (rc != RTC_OK && end < 0)
+    if (rc != RTC_OK && (rc = tick_failed(sys, t, rc)) != RTC_OK)
         return rc;
     sys->k++;
-    /* a unit's end inside the tick, or a shorter last step (short_last): the system stands
-     * there, not at k·tick; the next step returns RTC_ETERMINATED / finds it finished */
-    if (end >= 0 || sys->k * sys->tick_ns > sys->stop_ns) {
+    /* a unit's end inside the tick (tick_failed), or a shorter last step (short_last): the
+     * system stands there, not at k·tick; the next step returns RTC_ETERMINATED / finds
+     * it finished */
+    if (!sys->has_t_end && sys->k * sys->tick_ns > sys->stop_ns) {
         sys->has_t_end = true;
-        sys->t_end_ns = end >= 0 ? end : sys->stop_ns;
-        sys->unit_ended = end >= 0;
+        sys->t_end_ns = sys->stop_ns;
     }
     end_tick(sys);
     return sys->has_io ? stage_lockstep(sys, sys->k * sys->tick_ns) : RTC_OK;
+}
+
+int rtc__master_tick(rtc_system *sys)
+{
+    return tick(sys);
+}
+
+/* Whether the check of the last tick found a value non-finite for the first time (the
+ * entries are looked up only after a check found one: a value that stays NaN is no news). */
+static bool new_nonfinite(const rtc_system *sys, uint64_t *hits, size_t n0)
+{
+    if (sys->nonfinite_hits == *hits)
+        return false;
+    *hits = sys->nonfinite_hits;
+    return rtc_nonfinite_count(sys->nonfinite) != n0;
+}
+
+int rtc__master_ticks(rtc_system *sys, int64_t n)
+{
+    uint64_t hits = sys->nonfinite_hits;
+    size_t n0 = rtc_nonfinite_count(sys->nonfinite);
+    int rc = RTC_OK;
+    for (int64_t i = 0; i < n && rc == RTC_OK; i++) {
+        rc = tick(sys);
+        /* the caller looks at each of these before the next tick: a unit's end or the
+         * shorter last step (has_t_end), new non-finite values, the stop */
+        if (sys->has_t_end || new_nonfinite(sys, &hits, n0) || rtc__sys_finished(sys))
+            break;
+    }
+    return rc;
 }

@@ -20,6 +20,8 @@
 
 #include "../system_priv.h"
 
+#include "rtcosim/time.h"
+
 /* Which threads make the units' calls (each FMU instance is called from one thread only). */
 typedef enum rtc__master_threads {
     RTC__ON_STEPPER,    /* the thread that calls rtc_system_step() */
@@ -67,6 +69,9 @@ int rtc__master_arm(rtc_system *sys);
 int rtc__master_each(rtc_system *sys, rtc__unit_job job, void *arg);
 /* One base tick (rtc_system_step). RT-safe. */
 int rtc__master_tick(rtc_system *sys);
+/* Up to @p n ticks (rtc_system_step_n): returns after a tick that failed, that ended the
+ * run or a unit's simulation, or that found a non-finite value. RT-safe. */
+int rtc__master_ticks(rtc_system *sys, int64_t n);
 /* Undo rtc__master_arm (rtc_system_free). */
 void rtc__master_free(rtc_system *sys);
 
@@ -93,9 +98,51 @@ static inline void rtc__master_add_work(sys_unit *u, int64_t ns)
     u->work_ns = (u->work_ns < 0 ? 0 : u->work_ns) + ns;
 }
 
-/* Set u's inputs, step it over [t, t + h], fetch its outputs for t + h into nxt. RT-safe. */
-int rtc__master_step_unit(rtc_system *sys, sys_unit *u, int64_t t);
 /* Count the events a unit's step reported (on the thread that stepped it). RT-safe. */
 void rtc__master_count_events(sys_unit *u, const rtc_step_result *res);
+/* step_unit.c, the parts of a unit's step that are not on every step's path. RT-safe. */
+/* RTC_ESTALE (logged) when an input's estimator reported FAULT (the safe-state path). */
+int rtc__master_check_faults(rtc_system *sys, const sys_unit *u);
+/* do_step between the unit timer's and the unit clock's marks (rtc_system_set_unit_timer,
+ * rtc_system_set_unit_clock). */
+int rtc__master_measured_step(rtc_system *sys, sys_unit *u, int64_t t, int64_t h,
+                              rtc_step_result *res);
+/* The unit ended the simulation in its step from t (length h): logged; its outputs where
+ * it ended kept for the frame to publish. Returns RTC_ETERMINATED or a fetch's error. */
+int rtc__master_step_ended(rtc_system *sys, sys_unit *u, int64_t t, int64_t h,
+                           const rtc_step_result *res);
+
+/*
+ * Set u's inputs, step it over [t, t + h], fetch its outputs for t + h into nxt. Inline: it
+ * runs for every unit-step, and every check that can be resolved before the step is one
+ * test of a field set at init (a unit without estimated inputs has no faults to look at,
+ * one without connected inputs sets nothing, one whose outputs nobody reads gets nothing,
+ * a run that measures no unit calls do_step directly). RT-safe.
+ */
+static inline int rtc__master_step_unit(rtc_system *sys, sys_unit *u, int64_t t)
+{
+    int rc = u->est_in ? rtc__master_check_faults(sys, u) : RTC_OK;
+    if (rc == RTC_OK && u->n_set)
+        rc = rtc__sys_set_inputs(sys, u);
+    if (rc != RTC_OK)
+        return rc;
+    rtc_step_result res = {0};
+    int64_t h = rtc__master_step_len(sys, u, t);
+    if (sys->unit_timer || sys->unit_clock)
+        rc = rtc__master_measured_step(sys, u, t, h, &res);
+    else
+        rc = u->unit->ops->do_step(u->unit->self, rtc_time_to_s(sys->start_ns + t),
+                                   rtc_time_to_s(h), &res);
+    if (rc != RTC_OK)
+        return rc;
+    if (res.events | res.early_returns | res.microsteps)
+        rtc__master_count_events(u, &res);
+    if (res.outcome != RTC_STEP_DONE)
+        return rtc__master_step_ended(sys, u, t, h, &res);
+    rc = u->n_get ? rtc__sys_fetch(sys, u, true) : RTC_OK; /* its get calls */
+    u->t_nxt_ns = t + h;
+    u->has_nxt = true;
+    return rc;
+}
 
 #endif

@@ -1,5 +1,6 @@
 /*
- * Stepping one unit: what the strategies share (master_priv.h). A unit steps from t with
+ * Stepping one unit: what the strategies share (master_priv.h, where the step's common
+ * path is inline; here the parts that are not on every step's path). A unit steps from t with
  * the inputs its strategy took for it; its outputs for t + h go to the next half of its
  * buffers and become visible when the tick reaches t + h (system_exchange.c). Runs on the
  * thread that owns the unit: no allocation, no lock, no text formatting (rtc_log on an RT
@@ -11,9 +12,9 @@
 #include "rtcosim/time.h"
 
 /* An input whose estimator reported FAULT stops the run (the safe-state path). */
-static int check_faults(rtc_system *sys, const sys_unit *u)
+int rtc__master_check_faults(rtc_system *sys, const sys_unit *u)
 {
-    for (uint32_t i = 0; u->est_in && i < u->n_links_in; i++) {
+    for (uint32_t i = 0; i < u->n_links_in; i++) {
         const sys_link *l = &sys->links[sys->tick_links[u->link0 + i].link];
         if (l->fault) {
             rtc_log(sys->lg, RTC_LOG_ERROR, "%s:%u: %s: input stale beyond its limit (estimator "
@@ -39,8 +40,8 @@ void rtc__master_count_events(sys_unit *u, const rtc_step_result *res)
 /* The unit ended the simulation in its step from t (length h): say where and why, and when
  * that is after t, keep its outputs there (valid, as rtcosim/unit.h promises) so the frame
  * makes them visible at that time. */
-static int step_ended(rtc_system *sys, sys_unit *u, int64_t t, int64_t h,
-                      const rtc_step_result *res)
+int rtc__master_step_ended(rtc_system *sys, sys_unit *u, int64_t t, int64_t h,
+                           const rtc_step_result *res)
 {
     int64_t last = t;
     if (rtc_time_from_s(res->last_time_s, &last) != RTC_OK || last - sys->start_ns < t)
@@ -66,35 +67,21 @@ static int step_ended(rtc_system *sys, sys_unit *u, int64_t t, int64_t h,
     return RTC_ETERMINATED;
 }
 
-int rtc__master_step_unit(rtc_system *sys, sys_unit *u, int64_t t)
+int rtc__master_measured_step(rtc_system *sys, sys_unit *u, int64_t t, int64_t h,
+                              rtc_step_result *res)
 {
-    int rc = check_faults(sys, u);
-    if (rc == RTC_OK)
-        rc = rtc__sys_set_inputs(sys, u); /* its set calls: none without connected inputs */
-    if (rc != RTC_OK)
-        return rc;
-    rtc_step_result res = {0};
     size_t idx = (size_t)(u - sys->units);
     /* the timer's bookkeeping belongs to the RT thread: units a worker steps are not
      * timed one by one (their time is in the coordinator's wait) */
     bool timed = sys->unit_timer && u->owner == 0;
     if (timed)
         sys->unit_timer(sys->unit_timer_user, idx, false);
-    int64_t h = rtc__master_step_len(sys, u, t);
     int64_t t0 = sys->unit_clock ? rtc_time_now_ns() : 0;
-    rc = u->unit->ops->do_step(u->unit->self, rtc_time_to_s(sys->start_ns + t),
-                               rtc_time_to_s(h), &res);
+    int rc = u->unit->ops->do_step(u->unit->self, rtc_time_to_s(sys->start_ns + t),
+                                   rtc_time_to_s(h), res);
     if (sys->unit_clock)
         rtc__master_add_work(u, rtc_time_now_ns() - t0);
     if (timed)
         sys->unit_timer(sys->unit_timer_user, idx, true);
-    if (rc != RTC_OK)
-        return rc;
-    rtc__master_count_events(u, &res);
-    if (res.outcome != RTC_STEP_DONE)
-        return step_ended(sys, u, t, h, &res);
-    rc = rtc__sys_fetch(sys, u, true); /* its get calls: none when nothing is read */
-    u->t_nxt_ns = t + h;
-    u->has_nxt = true;
     return rc;
 }
