@@ -209,10 +209,12 @@ static int push_row(rtc_recorder *rec, int64_t t_ns)
  * the system batches of ticks (rtc_system_step_n), so that a cheap step does not pay a
  * call, a signal check and a progress update each; a batch takes about a millisecond of
  * wall time, so Ctrl-C and the progress bar still answer at once, however slow the units
- * are. */
+ * are. At most 4096 ticks: a unit that turns a thousand times slower inside a batch (an
+ * event storm) still leaves Ctrl-C a few seconds at worst, and 4096 ticks already make
+ * the per-call cost vanish. */
 static int64_t next_batch(int64_t batch, int64_t took_ns)
 {
-    if (took_ns < 500000 && batch < 65536)
+    if (took_ns < 500000 && batch < 4096)
         return batch * 2;
     return took_ns > 2000000 && batch > 1 ? batch / 2 : batch;
 }
