@@ -220,12 +220,15 @@ static int run_ticks(rtc_system *sys, rtc_recorder *rec, long decimation, rtc_cl
     int64_t t0 = rtc_time_now_ns();
     int rc = push_row(rec, start);
     bool halt = rc == RTC_OK && fast_stop(sys, o, &nf_seen);
+    const rtc_nonfinite *nf = rtc_system_nonfinite(sys); /* made by the init: the run's */
     while (rc == RTC_OK && !halt && !rtc_system_finished(sys)) {
         rc = rtc_system_step(sys);
         int64_t t = start + rtc_system_time_ns(sys);
         if (rc == RTC_OK && (decimation == 1 || rtc_system_tick_index(sys) % decimation == 0))
             rc = push_row(rec, t);
-        halt = rc == RTC_OK && fast_stop(sys, o, &nf_seen);
+        /* fast_stop() only when it has something to look at: a step's cost stays its own */
+        halt = rc == RTC_OK && (rtc_nonfinite_count(nf) != nf_seen || rtc_cli_stop_signal()) &&
+               fast_stop(sys, o, &nf_seen);
         rtc_cli_progress_tick(&bar, t);
     }
     rtc_cli_progress_end(&bar);
