@@ -38,8 +38,10 @@ void rtc__me_work_clear(rtc_me_work *w)
     *w = (rtc_me_work){0};
 }
 
-/* out = a + s * b */
-static void axpy(size_t n, const double *a, double s, const double *b, double *out)
+/* out = a + s * b (restrict: out never overlaps a or b here, so the loop needs no
+ * run-time overlap checks, which cost more than the few states themselves) */
+static void axpy(size_t n, const double *restrict a, double s, const double *restrict b,
+                 double *restrict out)
 {
     for (size_t i = 0; i < n; i++)
         out[i] = a[i] + s * b[i];
@@ -59,8 +61,11 @@ static int rk4(rtc_me_work *w, rtc_me_rhs_fn *f, void *ctx, double t, double h, 
     axpy(n, x0, h, w->k3, w->tmp);
     if (rc == RTC_OK)
         rc = f(ctx, t + h, w->tmp, w->k4);
+    const double *restrict k1 = w->k1, *restrict k2 = w->k2, *restrict k3 = w->k3,
+                           *restrict k4 = w->k4;
+    double *restrict out = x1;
     for (size_t i = 0; i < n; i++)
-        x1[i] = x0[i] + h / 6.0 * (w->k1[i] + 2.0 * w->k2[i] + 2.0 * w->k3[i] + w->k4[i]);
+        out[i] = x0[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
     return rc;
 }
 

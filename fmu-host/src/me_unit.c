@@ -45,6 +45,7 @@ typedef struct me_unit {
     rtc_me_solver solver;
     unsigned substeps;
     bool provides_dd, needs_cis;
+    bool plain; /* no indicators, no step events, one substep: plain_step() */
     bool running;              /* between exit_init and terminate */
     bool stale_x, stale_z;     /* states / indicators changed outside do_step */
     size_t nx, nz;
@@ -352,13 +353,32 @@ static int substep(me_unit *u, double ts, double te, bool *term, double *t_end)
     return rc;
 }
 
-static int u_do_step(void *self, double t, double h, rtc_step_result *res)
+/* The common step of a unit without event indicators, time events or step events, in one
+ * substep: what substep() does in that case (the same arithmetic, the same FMU calls: the
+ * FMU ends at (t + h, x(t + h)), as the outputs are read there), without the event
+ * machinery's per-step bookkeeping. */
+static int plain_step(me_unit *u, double t, double h)
 {
-    me_unit *u = self;
+    double te = t + h; /* te - t, as substep() steps, not h: the same bits */
+    int rc = rtc__me_step(&u->w, u->solver, rhs, jac, u, t, te - t, u->x, u->xb);
+    if (rc == RTC_EINVAL)
+        solver_failed(u, t);
+    if (rc == RTC_OK)
+        rc = move_to(u, te, u->xb);
+    double *x = u->x; /* accept the step */
+    u->x = u->xb, u->xb = x;
+    u->ev.substeps += rc == RTC_OK;
+    return rc;
+}
+
+/* A step in which events may happen: `substeps` substeps, each split at its events. Kept
+ * out of u_do_step() (noinline) so the plain step does not pay for its frame. */
+__attribute__((noinline)) static int event_step(me_unit *u, double t, double h,
+                                                rtc_step_result *res)
+{
     bool term = false;
     double t_end = t;
     int rc = RTC_OK;
-    *res = (rtc_step_result){.outcome = RTC_STEP_DONE, .last_time_s = t + h};
     if (u->stale_x || u->stale_z)
         rc = reread(u, t, u->stale_x);
     u->stale_x = u->stale_z = false;
@@ -372,6 +392,18 @@ static int u_do_step(void *self, double t, double h, rtc_step_result *res)
         *res = (rtc_step_result){.outcome = RTC_STEP_TERMINATE, .last_time_s = t_end};
     }
     return rc;
+}
+
+static int u_do_step(void *self, double t, double h, rtc_step_result *res)
+{
+    me_unit *u = self;
+    *res = (rtc_step_result){.outcome = RTC_STEP_DONE, .last_time_s = t + h};
+    if (!u->plain || u->next_defined || u->stale_x)
+        return event_step(u, t, h, res);
+    /* stale_z alone: reread() would only move the FMU to (t, x), as the first stage does
+     * anyway, for indicators there are none of */
+    u->stale_z = false;
+    return plain_step(u, t, h);
 }
 
 /* ---- initialization ---- */
@@ -423,6 +455,7 @@ static int size_unit(me_unit *u)
         u->dx_vr[i] = d->vr;
         u->x_vr[i] = md->vars[d->derivative_of].vr;
     }
+    u->plain = u->nz == 0 && !u->needs_cis && u->substeps == 1;
     return u->nx ? u->be->get_nominals(&u->call, u->nom, u->nx) : RTC_OK;
 }
 

@@ -144,7 +144,10 @@ def callgrind(cmd, tmp):
     for f in sorted(os.listdir(tmp)):
         if not re.match(r"cg\.out-\d+$", f):  # one file per thread
             continue
-        ann = subprocess.run(["callgrind_annotate", "--threshold=100", os.path.join(tmp, f)],
+        # --auto=no: a build with debug information would otherwise interleave its
+        # annotated source, whose lines this parser would read as functions
+        ann = subprocess.run(["callgrind_annotate", "--threshold=100", "--auto=no",
+                              os.path.join(tmp, f)],
                              text=True, capture_output=True).stdout
         fns = {}
         for line in ann.split("\n"):

@@ -28,6 +28,7 @@ typedef struct group {
     uint32_t *vr;
     size_t offset; /* of the typed value array in the row */
     size_t copy_offset; /* of the string/binary copies in the row */
+    bool indirect;      /* strings, binaries: the get returns pointers (sample_indirect) */
 } group;
 
 typedef struct column {
@@ -134,7 +135,8 @@ static group *find_group(rtc_record *rec, const rtc_unit *unit, rtc_type type)
         return NULL;
     rec->groups = gs;
     group *g = &gs[rec->n_groups++];
-    *g = (group){.unit = unit, .type = type};
+    *g = (group){.unit = unit, .type = type,
+                 .indirect = type == RTC_TYPE_STRING || type == RTC_TYPE_BINARY};
     return g;
 }
 
@@ -227,21 +229,28 @@ void rtc_record_write_header(const rtc_record *rec, rtc_csv *csv)
     rtc_csv_end_row(csv);
 }
 
+/* The string and binary groups of a row: the unit's pointers, copied into the row. */
+static int sample_indirect(rtc_record *rec, const group *g, char *r)
+{
+    const rtc_unit *u = g->unit;
+    int rc = u->ops->get(u->self, g->type, g->vr, g->n_vr, rec->scratch, g->n_values);
+    if (rc == RTC_OK) /* they point into the unit's memory: copies go into the row */
+        rtc_value_copy_indirect(g->type, rec->scratch, r + g->offset, g->n_values,
+                                r + g->copy_offset,
+                                g->type == RTC_TYPE_STRING ? STR_CAP : BIN_CAP);
+    return rc;
+}
+
 int rtc_record_sample(rtc_record *rec, void *row)
 {
     char *r = row;
-    for (size_t i = 0; i < rec->n_groups; i++) {
-        const group *g = &rec->groups[i];
-        const rtc_unit *u = g->unit;
-        bool indirect = g->type == RTC_TYPE_STRING || g->type == RTC_TYPE_BINARY;
-        void *dst = indirect ? rec->scratch : r + g->offset;
-        int rc = u->ops->get(u->self, g->type, g->vr, g->n_vr, dst, g->n_values);
+    const group *g = rec->groups, *end = g + rec->n_groups;
+    for (; g < end; g++) { /* the stepping thread's per-row work: kept to the get calls */
+        int rc = g->indirect ? sample_indirect(rec, g, r)
+                             : g->unit->ops->get(g->unit->self, g->type, g->vr, g->n_vr,
+                                                 r + g->offset, g->n_values);
         if (rc != RTC_OK)
             return rc;
-        if (indirect) /* they point into the unit's memory: copies go into the row */
-            rtc_value_copy_indirect(g->type, rec->scratch, r + g->offset, g->n_values,
-                                    r + g->copy_offset,
-                                    g->type == RTC_TYPE_STRING ? STR_CAP : BIN_CAP);
     }
     return RTC_OK;
 }

@@ -72,7 +72,7 @@ struct rtc_recorder {
     rtc_ring *ring;
     rtc_recorder_opts o;
     size_t drain_min;              /* consumer: see DESIGN */
-    size_t wake_every, since_wake; /* producer only */
+    size_t wake_every, until_wake; /* producer only; until_wake counts down to a wake_due() */
     sem_t wake, space;
     _Atomic uint32_t sleeping, waiting;
     _Atomic bool stop;
@@ -206,6 +206,7 @@ int rtc_recorder_start(rtc_record *rec, rtc_csv *csv, const rtc_recorder_opts *o
     }
     size_t cap = rtc_ring_capacity(r->ring);
     r->wake_every = o->lossless ? cap / WAKE_DIVISOR : 0;
+    r->until_wake = r->wake_every ? r->wake_every : SIZE_MAX;
     r->drain_min = cap / WAKE_DIVISOR < DRAIN_MIN ? (cap / WAKE_DIVISOR ? cap / WAKE_DIVISOR : 1)
                                                    : DRAIN_MIN;
     sem_init(&r->wake, 0, 0);
@@ -240,30 +241,45 @@ static void wait_space(rtc_recorder *r)
     atomic_store_explicit(&r->waiting, 0, memory_order_relaxed);
 }
 
-int rtc_recorder_push(rtc_recorder *r, int64_t t_ns)
+/* The ring is full: real-time mode drops the row and counts it (NULL), lossless mode waits
+ * for room. Out of line: a push that finds room never comes here. */
+static char *no_room(rtc_recorder *r)
 {
-    /* relaxed: the error only needs to be seen soon, it orders nothing */
-    int failed = atomic_load_explicit(&r->failed, memory_order_relaxed);
-    if (!r->o.continue_on_error && failed)
-        return failed; /* the write's -errno (e.g. -ENOSPC) */
     char *slot;
     while (!(slot = rtc_ring_reserve(r->ring))) {
         if (!r->o.lossless) {
             rtc_ring_drop(r->ring);
-            return RTC_ELIMIT;
+            return NULL;
         }
         wait_space(r);
     }
+    return slot;
+}
+
+/* Lossless mode, every wake_every-th row: wake a consumer that sleeps (see DESIGN). */
+static void wake_due(rtc_recorder *r)
+{
+    r->until_wake = r->wake_every ? r->wake_every : SIZE_MAX;
+    if (r->wake_every && atomic_load_explicit(&r->sleeping, memory_order_relaxed))
+        wake_if(&r->sleeping, &r->wake);
+}
+
+int rtc_recorder_push(rtc_recorder *r, int64_t t_ns)
+{
+    /* relaxed: the error only needs to be seen soon, it orders nothing */
+    int failed = atomic_load_explicit(&r->failed, memory_order_relaxed);
+    if (failed && !r->o.continue_on_error)
+        return failed; /* the write's -errno (e.g. -ENOSPC) */
+    char *slot = rtc_ring_reserve(r->ring);
+    if (!slot && !(slot = no_room(r)))
+        return RTC_ELIMIT;
     memcpy(slot, &t_ns, sizeof t_ns);
     int rc = rtc_record_sample(r->rec, slot + sizeof(int64_t));
     if (rc != RTC_OK)
         return rc;
     rtc_ring_commit(r->ring);
-    if (r->wake_every && ++r->since_wake >= r->wake_every) {
-        r->since_wake = 0;
-        if (atomic_load_explicit(&r->sleeping, memory_order_relaxed))
-            wake_if(&r->sleeping, &r->wake);
-    }
+    if (--r->until_wake == 0)
+        wake_due(r);
     return RTC_OK;
 }
 
