@@ -1,10 +1,10 @@
 /*
- * The node bridge (application/x-rtcosim-node-bridge): one per peer node in each process of
- * a distributed run, carrying every connection between the two nodes over Cyclone DDS
- * (DESIGN.md T3; keys in rtcosim/iodrivers.h; topics, QoS and the IDL in the README,
- * "Distributed runs"). rt-core/assemble places it: it keeps a node's components, adds one
- * bridge per peer and rewires each cross-node connection to a bridge signal, so no master
- * knows about nodes.
+ * The node bridge (application/x-rtcosim-node-bridge): one per connected peer node in each
+ * process of a distributed run, carrying every connection between the two nodes over
+ * Cyclone DDS (DESIGN.md T3; keys in rtcosim/iodrivers.h; topics, QoS and the IDL in the
+ * README, "Distributed runs"). rt-core/assemble places it: it keeps a node's components,
+ * adds one bridge per connected peer and rewires each cross-node connection to a bridge
+ * signal, so no master knows about nodes.
  *
  * What node A sends node B in a tick is one sample (rtcosim_node.idl: run id, round, the
  * simulation and source times, the values) on topic "rtcosim/values/A/B" in the partition

@@ -145,6 +145,16 @@ static void multirate_four_nodes_merge_equals_one_process(void)
     check_equal(RTC_TEST_CONFIG_DIR "/parallel-fast-4.ssp", "A B C D",
                 "--place A=A --place B=B --place C=C --place D=D",
                 "--algorithm jacobi --stop 40", "multirate");
+    /* A crosses connections with B and D, none with C: no bridge to C, whose rounds would
+     * only cost every tick samples, wake-ups and a wait */
+    char path[700];
+    snprintf(path, sizeof path, "%s/A/summary.json", base);
+    char *sum = rtc_test_slurp(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sum);
+    CU_ASSERT_PTR_NOT_NULL(strstr(sum, "\"bridge@B\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(sum, "\"bridge@D\""));
+    CU_ASSERT_PTR_NULL(strstr(sum, "bridge@C"));
+    free(sum);
 }
 
 /* A copy of msd-jacobi in WORK/placed whose .ssd places mass1 on node A, mass2 on B. */

@@ -122,9 +122,9 @@
  *   side's from-bench signals (else counted malformed). Samples are dated by arrival; the
  *   link is up while frames arrive and lost after the loss time (3 periods) without one.
  *   Before its run's first tick a side sends "RTCH" frames (no values): "here".
- * Node bridge (application/x-rtcosim-node-bridge, dds_bridge.c): one per peer node in a
- * distributed run, placed and keyed by rt-core/assemble (users do not write it; README
- * "Distributed runs"). Component keys:
+ * Node bridge (application/x-rtcosim-node-bridge, dds_bridge.c): one per peer node a node
+ * shares a connection with in a distributed run, placed and keyed by rt-core/assemble
+ * (users do not write it; README "Distributed runs"). Component keys:
  *   node, peer    this process's node and the peer node                      [required]
  *   run_id        the run's digest of system file and placement, 16 hex digits [required]
  *   system        the system's name, shown to other nodes                    [""]
