@@ -6,7 +6,8 @@
  * four nodes of a multi-rate system. A node started with another placement is refused in a
  * line naming both nodes; a program written against the documented IDL and topic names
  * only (node_subscriber, which does not link rtcosim) receives a running session's
- * samples; a lock-step node whose peer is killed ends instead of waiting forever.
+ * samples; a lock-step node whose peer is killed ends instead of waiting forever, and one
+ * whose peer never joins ends at once at a Ctrl-C.
  *
  * Every case runs in its own session (tag from the pid and the case) on a DDS domain of
  * this process, so two test runs at once (ctest -j2, or two checkouts) never meet; every
@@ -256,6 +257,32 @@ static void a_missing_node_fails_its_link_at_the_join_timeout(void)
     CU_ASSERT_NOT_EQUAL(access(out, F_OK), 0);
 }
 
+/* Ctrl-C while a node waits for a peer that never joins ends the wait at once: exit 130,
+ * the signal named, nothing left behind. --join-timeout is 600 s and rtc_test_wait_exit
+ * gives up after 60: only a wait that the signal ends passes. The signal goes once the
+ * node has loaded its part (node.json, written before the initialization that waits). */
+static void ctrl_c_ends_the_wait_for_a_missing_node(void)
+{
+    char dir[640], node_json[700];
+    const char *s = begin("interrupt");
+    rtc_test_child a = in_dir("A", dir, sizeof dir);
+    pid_t pa = rtc_test_spawn(&a, "run %s --node A --place mass1=A --place mass2=B --stop 1 "
+                              "--output-dir out -q --session %s --dds-domain %d "
+                              "--join-timeout 600", RTC_TEST_CONFIG_DIR "/msd-jacobi.ssp", s,
+                              domain());
+    snprintf(node_json, sizeof node_json, "%s/out/node.json", dir);
+    CU_ASSERT(rtc_test_wait_lines(node_json, 1));
+    kill(pa, SIGINT);
+    CU_ASSERT_EQUAL(rtc_test_wait_exit(pa), 130);
+    CU_ASSERT(log_has("A", "stopped by SIGINT before the first tick"));
+    char *log = NULL, path[700];
+    snprintf(path, sizeof path, "%s/child.log", dir);
+    CU_ASSERT_PTR_NULL(strstr((log = rtc_test_slurp(path, NULL)) ? log : "", "cannot start"));
+    free(log);
+    snprintf(path, sizeof path, "%s/out", dir);
+    CU_ASSERT_NOT_EQUAL(access(path, F_OK), 0);
+}
+
 static void placement_errors_are_one_line_each(void)
 {
     const char *sys = RTC_TEST_CONFIG_DIR "/msd-jacobi.ssp";
@@ -461,6 +488,7 @@ void rtc_test_register(void)
          another_placement_is_refused_naming_both_nodes},
         {"a_missing_node_fails_its_link_at_the_join_timeout",
          a_missing_node_fails_its_link_at_the_join_timeout},
+        {"ctrl_c_ends_the_wait_for_a_missing_node", ctrl_c_ends_the_wait_for_a_missing_node},
         {"placement_errors_are_one_line_each", placement_errors_are_one_line_each},
         {"a_single_fmu_places_nothing", a_single_fmu_places_nothing},
         {"documented_subscriber_receives_the_samples", documented_subscriber_receives_the_samples},

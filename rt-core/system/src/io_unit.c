@@ -424,8 +424,9 @@ static int u_enter_init(void *self)
         return RTC_OK; /* replay: nothing to start */
     int rc = u->ops->start(u->drv);
     if (rc != RTC_OK) {
-        rtc_log(u->lg, RTC_LOG_ERROR, "%s: cannot start the %s driver: %s", u->name,
-                u->ops->name, rtc_strerror(rc));
+        if (rc != RTC_ESTATE) /* ESTATE: called off (a Ctrl-C): the stop path says why */
+            rtc_log(u->lg, RTC_LOG_ERROR, "%s: cannot start the %s driver: %s", u->name,
+                    u->ops->name, rtc_strerror(rc));
         return rc;
     }
     u->started = true;
