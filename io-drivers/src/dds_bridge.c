@@ -274,8 +274,10 @@ static bool accept(nb *d, const rtc_node_Sample *s)
     }
     /* in order: the next round of this kind, or the first of a later kind (a peer without
      * lock-step passes at initialization starts with tick 0; the end mark may come any
-     * time) */
-    bool next = s->kind == d->next_kind ? s->round == d->next_round
+     * time); of a peer that sends no values, every RTC_LOCKSTEP_PACE-th tick only */
+    bool paced = s->kind == rtc_node_KIND_TICK && !rtc_lockstep_n_in(d->ls);
+    bool next = s->kind == d->next_kind ? s->round == d->next_round ||
+                                              (paced && s->round > d->next_round)
                                         : s->kind == rtc_node_KIND_END || s->round == 0;
     if (!next) {
         rtc_drv_count(&d->b.st.named[NB_OUT_OF_ORDER]);
