@@ -238,17 +238,23 @@ static void another_placement_is_refused_naming_both_nodes(void)
     CU_ASSERT(log_has("B", "node A runs another system or placement than node B"));
 }
 
+/* Node A of msd-jacobi alone (node B never starts), waiting @p join_s s for it, in
+ * BASE/A (into @p dir) with its output in BASE/A/out. */
+static pid_t spawn_alone(const char *tag, int join_s, char *dir, size_t cap)
+{
+    const char *s = begin(tag);
+    rtc_test_child a = in_dir("A", dir, cap);
+    return rtc_test_spawn(&a, "run %s --node A --place mass1=A --place mass2=B --stop 1 "
+                          "--output-dir out -q --session %s --dds-domain %d --join-timeout %d",
+                          RTC_TEST_CONFIG_DIR "/msd-jacobi.ssp", s, domain(), join_s);
+}
+
 /* A node whose peer never starts is a required link not up in time: exit 6 at its
  * --join-timeout, one line naming the missing node, nothing left behind. */
 static void a_missing_node_fails_its_link_at_the_join_timeout(void)
 {
     char dir[640];
-    const char *s = begin("missing");
-    rtc_test_child a = in_dir("A", dir, sizeof dir);
-    pid_t pa = rtc_test_spawn(&a, "run %s --node A --place mass1=A --place mass2=B --stop 1 "
-                              "--output-dir out -q --session %s --dds-domain %d "
-                              "--join-timeout 1", RTC_TEST_CONFIG_DIR "/msd-jacobi.ssp", s,
-                              domain());
+    pid_t pa = spawn_alone("missing", 1, dir, sizeof dir);
     CU_ASSERT_EQUAL(rtc_test_wait_exit(pa), 6);
     CU_ASSERT(log_has("A", "node B did not join within 1 s"));
     CU_ASSERT(log_has("A", "not up within connect_ms=1000: the node did not join"));
@@ -264,12 +270,7 @@ static void a_missing_node_fails_its_link_at_the_join_timeout(void)
 static void ctrl_c_ends_the_wait_for_a_missing_node(void)
 {
     char dir[640], node_json[700];
-    const char *s = begin("interrupt");
-    rtc_test_child a = in_dir("A", dir, sizeof dir);
-    pid_t pa = rtc_test_spawn(&a, "run %s --node A --place mass1=A --place mass2=B --stop 1 "
-                              "--output-dir out -q --session %s --dds-domain %d "
-                              "--join-timeout 600", RTC_TEST_CONFIG_DIR "/msd-jacobi.ssp", s,
-                              domain());
+    pid_t pa = spawn_alone("interrupt", 600, dir, sizeof dir);
     snprintf(node_json, sizeof node_json, "%s/out/node.json", dir);
     CU_ASSERT(rtc_test_wait_lines(node_json, 1));
     kill(pa, SIGINT);
