@@ -1,10 +1,10 @@
 /*
- * The node bridge (application/x-rtcosim-node-bridge): one per peer node in each process of
- * a distributed run, carrying every connection between the two nodes over Cyclone DDS
- * (DESIGN.md T3; keys in rtcosim/iodrivers.h; topics, QoS and the IDL in the README,
- * "Distributed runs"). rt-core/assemble places it: it keeps a node's components, adds one
- * bridge per peer and rewires each cross-node connection to a bridge signal, so no master
- * knows about nodes.
+ * The node bridge (application/x-rtcosim-node-bridge): one per connected peer node in each
+ * process of a distributed run, carrying every connection between the two nodes over
+ * Cyclone DDS (DESIGN.md T3; keys in rtcosim/iodrivers.h; topics, QoS and the IDL in the
+ * README, "Distributed runs"). rt-core/assemble places it: it keeps a node's components,
+ * adds one bridge per connected peer and rewires each cross-node connection to a bridge
+ * signal, so no master knows about nodes.
  *
  * What node A sends node B in a tick is one sample (rtcosim_node.idl: run id, round, the
  * simulation and source times, the values) on topic "rtcosim/values/A/B" in the partition
@@ -154,7 +154,8 @@ static int open_rt(nb *d, const rtc_driver_config *cfg)
         [RTC_RTL_LOST] = &n[NB_LOST], [RTC_RTL_DUPLICATES] = &n[NB_DUPLICATES],
         [RTC_RTL_OUT_OF_ORDER] = &n[NB_OUT_OF_ORDER],
         [RTC_RTL_EMU_DROPPED] = &n[NB_EMU_DROPPED]};
-    int rc = rtc__rtlink_open(&d->rt_link, &d->b, cfg, d->in_sig, d->out_sig, d->self, d->peer, ctr);
+    int rc = rtc__rtlink_open(&d->rt_link, &d->b, cfg, d->in_sig, d->out_sig, d->self,
+                              d->peer, ctr);
     if (rc == RTC_OK)
         d->registered = rtc__ctl_register(d->peer, d, rtc_drv_stats) == RTC_OK;
     return rc;
@@ -273,8 +274,10 @@ static bool accept(nb *d, const rtc_node_Sample *s)
     }
     /* in order: the next round of this kind, or the first of a later kind (a peer without
      * lock-step passes at initialization starts with tick 0; the end mark may come any
-     * time) */
-    bool next = s->kind == d->next_kind ? s->round == d->next_round
+     * time); of a peer that sends no values, every RTC_LOCKSTEP_PACE-th tick only */
+    bool paced = s->kind == rtc_node_KIND_TICK && !rtc_lockstep_n_in(d->ls);
+    bool next = s->kind == d->next_kind ? s->round == d->next_round ||
+                                              (paced && s->round > d->next_round)
                                         : s->kind == rtc_node_KIND_END || s->round == 0;
     if (!next) {
         rtc_drv_count(&d->b.st.named[NB_OUT_OF_ORDER]);
@@ -376,7 +379,28 @@ static int check_hello(nb *d, bool *seen)
     return RTC_OK;
 }
 
-/* Wait (join_ms) for the peer's hello and for the two directions to match. */
+/* The process's question "stop waiting?" (rtc_node_bridge_set_cancel): a Ctrl-C on the
+ * main thread, which is blocked in a bridge's start while begin() waits here. */
+static struct {
+    _Atomic(bool (*)(void *)) fn;
+    _Atomic(void *) user;
+} join_cancel;
+
+void rtc_node_bridge_set_cancel(bool (*cancelled)(void *user), void *user)
+{
+    /* user first: a thread that sees the new function sees its argument */
+    atomic_store_explicit(&join_cancel.user, user, memory_order_relaxed);
+    atomic_store_explicit(&join_cancel.fn, cancelled, memory_order_release);
+}
+
+static bool join_cancelled(void)
+{
+    bool (*fn)(void *) = atomic_load_explicit(&join_cancel.fn, memory_order_acquire);
+    return fn && fn(atomic_load_explicit(&join_cancel.user, memory_order_relaxed));
+}
+
+/* Wait (join_ms) for the peer's hello and for the two directions to match; a stop of the
+ * driver or the process's cancel question ends the wait at once. */
 static int nb_begin(rtc_drv_base *b)
 {
     nb *d = (nb *)b;
@@ -388,6 +412,8 @@ static int nb_begin(rtc_drv_base *b)
             return rc;
         if (seen && matched(d))
             break;
+        if (join_cancelled())
+            return RTC_ESTATE; /* the caller names the signal */
         if (rtc_time_now_ns() < deadline) {
             if (rtc_drv_sleep(b, 5000000))
                 return RTC_ESTATE; /* stopped while waiting: the stop says why */

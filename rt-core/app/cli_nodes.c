@@ -16,6 +16,7 @@
 #include "cli.h"
 
 #include "rtcosim/driver.h"
+#include "rtcosim/iodrivers.h"
 #include "rtcosim/status.h"
 
 #include <inttypes.h>
@@ -99,6 +100,9 @@ int rtc_cli_nodes_open(rtc_cli_nodes *n, const rtc_partition *part,
 
 int rtc_cli_nodes_join(rtc_cli_nodes *n)
 {
+    /* the node bridges' own wait for their peers (fast runs, and real time after the
+     * plane's join) ends at a Ctrl-C too, not at --join-timeout */
+    rtc_node_bridge_set_cancel(interrupted, NULL);
     return n->ctl ? rtc_nodectl_join(n->ctl, interrupted, NULL) : RTC_OK;
 }
 

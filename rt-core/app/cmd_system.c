@@ -410,21 +410,22 @@ static int prepare(rtc_cli_sys *o, const rtc_logger *lg, const run_files *f, rtc
                                 o->clock_max_ms);
         o->rt.nodes = &o->nodes;
     }
+    bool loaded = rc == RTC_OK;
     if (rc == RTC_OK)
         rc = rtc_cli_nodes_join(&o->nodes);
-    if (rc == RTC_OK && (rc = rtc_system_init(*sys)) != RTC_OK && !o->rt.enabled) {
-        int sig = rtc_cli_stop_signal();
-        if (sig) { /* Ctrl-C while a lock-step link was being waited for: that is the end */
-            o->rt.end.cause = "signal";
-            o->rt.end.signo = sig;
-            snprintf(o->rt.end.reason, sizeof o->rt.end.reason, "stopped by %s before the "
-                     "first tick", rtc_cli_signal_name(sig));
-        } else {
-            fast_link_lost(*sys, &o->rt.end, false); /* a lock-step link not up in time */
-        }
-        if (strcmp(o->rt.end.cause, "end"))
-            rtc_log(lg, RTC_LOG_ERROR, "%s", o->rt.end.reason);
+    if (rc == RTC_OK && (rc = rtc_system_init(*sys)) != RTC_OK && !o->rt.enabled &&
+        !rtc_cli_stop_signal())
+        fast_link_lost(*sys, &o->rt.end, false); /* a lock-step link not up in time */
+    int sig = rtc_cli_stop_signal();
+    if (loaded && rc != RTC_OK && sig) { /* Ctrl-C while the nodes or links were being
+                                            waited for: that is the end */
+        o->rt.end.cause = "signal";
+        o->rt.end.signo = sig;
+        snprintf(o->rt.end.reason, sizeof o->rt.end.reason, "stopped by %s before the "
+                 "first tick", rtc_cli_signal_name(sig));
     }
+    if (loaded && rc != RTC_OK && strcmp(o->rt.end.cause, "end"))
+        rtc_log(lg, RTC_LOG_ERROR, "%s", o->rt.end.reason);
     /* real time: never wait, count drops */
     rtc_recorder_opts ro = {.ring_rows = o->rt.enabled ? RTC_CLI_RT_RING_ROWS
                                                        : RTC_RECORDER_ROWS,

@@ -6,7 +6,8 @@
  * four nodes of a multi-rate system. A node started with another placement is refused in a
  * line naming both nodes; a program written against the documented IDL and topic names
  * only (node_subscriber, which does not link rtcosim) receives a running session's
- * samples; a lock-step node whose peer is killed ends instead of waiting forever.
+ * samples; a lock-step node whose peer is killed ends instead of waiting forever, and one
+ * whose peer never joins ends at once at a Ctrl-C.
  *
  * Every case runs in its own session (tag from the pid and the case) on a DDS domain of
  * this process, so two test runs at once (ctest -j2, or two checkouts) never meet; every
@@ -145,6 +146,16 @@ static void multirate_four_nodes_merge_equals_one_process(void)
     check_equal(RTC_TEST_CONFIG_DIR "/parallel-fast-4.ssp", "A B C D",
                 "--place A=A --place B=B --place C=C --place D=D",
                 "--algorithm jacobi --stop 40", "multirate");
+    /* A crosses connections with B and D, none with C: no bridge to C, whose rounds would
+     * only cost every tick samples, wake-ups and a wait */
+    char path[700];
+    snprintf(path, sizeof path, "%s/A/summary.json", base);
+    char *sum = rtc_test_slurp(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sum);
+    CU_ASSERT_PTR_NOT_NULL(strstr(sum, "\"bridge@B\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(sum, "\"bridge@D\""));
+    CU_ASSERT_PTR_NULL(strstr(sum, "bridge@C"));
+    free(sum);
 }
 
 /* A copy of msd-jacobi in WORK/placed whose .ssd places mass1 on node A, mass2 on B. */
@@ -227,23 +238,50 @@ static void another_placement_is_refused_naming_both_nodes(void)
     CU_ASSERT(log_has("B", "node A runs another system or placement than node B"));
 }
 
+/* Node A of msd-jacobi alone (node B never starts), waiting @p join_s s for it, in
+ * BASE/A (into @p dir) with its output in BASE/A/out. */
+static pid_t spawn_alone(const char *tag, int join_s, char *dir, size_t cap)
+{
+    const char *s = begin(tag);
+    rtc_test_child a = in_dir("A", dir, cap);
+    return rtc_test_spawn(&a, "run %s --node A --place mass1=A --place mass2=B --stop 1 "
+                          "--output-dir out -q --session %s --dds-domain %d --join-timeout %d",
+                          RTC_TEST_CONFIG_DIR "/msd-jacobi.ssp", s, domain(), join_s);
+}
+
 /* A node whose peer never starts is a required link not up in time: exit 6 at its
  * --join-timeout, one line naming the missing node, nothing left behind. */
 static void a_missing_node_fails_its_link_at_the_join_timeout(void)
 {
     char dir[640];
-    const char *s = begin("missing");
-    rtc_test_child a = in_dir("A", dir, sizeof dir);
-    pid_t pa = rtc_test_spawn(&a, "run %s --node A --place mass1=A --place mass2=B --stop 1 "
-                              "--output-dir out -q --session %s --dds-domain %d "
-                              "--join-timeout 1", RTC_TEST_CONFIG_DIR "/msd-jacobi.ssp", s,
-                              domain());
+    pid_t pa = spawn_alone("missing", 1, dir, sizeof dir);
     CU_ASSERT_EQUAL(rtc_test_wait_exit(pa), 6);
     CU_ASSERT(log_has("A", "node B did not join within 1 s"));
     CU_ASSERT(log_has("A", "not up within connect_ms=1000: the node did not join"));
     char out[700];
     snprintf(out, sizeof out, "%s/out", dir);
     CU_ASSERT_NOT_EQUAL(access(out, F_OK), 0);
+}
+
+/* Ctrl-C while a node waits for a peer that never joins ends the wait at once: exit 130,
+ * the signal named, nothing left behind. --join-timeout is 600 s and rtc_test_wait_exit
+ * gives up after 60: only a wait that the signal ends passes. The signal goes once the
+ * node has loaded its part (node.json, written before the initialization that waits). */
+static void ctrl_c_ends_the_wait_for_a_missing_node(void)
+{
+    char dir[640], node_json[700];
+    pid_t pa = spawn_alone("interrupt", 600, dir, sizeof dir);
+    snprintf(node_json, sizeof node_json, "%s/out/node.json", dir);
+    CU_ASSERT(rtc_test_wait_lines(node_json, 1));
+    kill(pa, SIGINT);
+    CU_ASSERT_EQUAL(rtc_test_wait_exit(pa), 130);
+    CU_ASSERT(log_has("A", "stopped by SIGINT before the first tick"));
+    char *log = NULL, path[700];
+    snprintf(path, sizeof path, "%s/child.log", dir);
+    CU_ASSERT_PTR_NULL(strstr((log = rtc_test_slurp(path, NULL)) ? log : "", "cannot start"));
+    free(log);
+    snprintf(path, sizeof path, "%s/out", dir);
+    CU_ASSERT_NOT_EQUAL(access(path, F_OK), 0);
 }
 
 static void placement_errors_are_one_line_each(void)
@@ -451,6 +489,7 @@ void rtc_test_register(void)
          another_placement_is_refused_naming_both_nodes},
         {"a_missing_node_fails_its_link_at_the_join_timeout",
          a_missing_node_fails_its_link_at_the_join_timeout},
+        {"ctrl_c_ends_the_wait_for_a_missing_node", ctrl_c_ends_the_wait_for_a_missing_node},
         {"placement_errors_are_one_line_each", placement_errors_are_one_line_each},
         {"a_single_fmu_places_nothing", a_single_fmu_places_nothing},
         {"documented_subscriber_receives_the_samples", documented_subscriber_receives_the_samples},

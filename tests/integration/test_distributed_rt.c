@@ -3,7 +3,8 @@
  * rtcosim processes on loopback, each pacing its part with --realtime, meeting over Cyclone
  * DDS. A node's session replays identical; a node killed with SIGKILL makes the other apply
  * its link's on_loss (estimate, then stop with cause "link", rows kept); a Ctrl-C on one
- * node stops the other, whose summary names the node and why; with the engine's own 5 +- 2
+ * node stops the other, whose summary names the node and why, and one while a node waits
+ * for another that never joins ends the wait at once; with the engine's own 5 +- 2
  * ms delay and 1 % loss on the link, the Kalman-covered coupling error against the
  * lock-step reference is at most half of the zero-order hold's; node A's panel shows node
  * B running and its link latencies (the control topic's status, through the session).
@@ -148,6 +149,26 @@ static void ctrl_c_on_one_node_stops_every_node(void)
                                                                         "last_tick");
     printf("\n    A stopped at tick %.0f, B at tick %.0f (10 ms ticks)", ta, tb);
     CU_ASSERT(tb - ta < 50); /* a few periods and the link's latency, with margin */
+}
+
+/* Ctrl-C while a real-time node waits for a node that never joins ends the wait at once,
+ * as a signal: exit 130 and the reason on stderr, nothing left behind (a refused run's
+ * session folder goes), long before the --join-timeout of 600 s (rtc_test_wait_exit gives
+ * up after 60). The signal goes once the node has loaded its part (node.json). */
+static void ctrl_c_while_waiting_for_a_node_ends_the_wait(void)
+{
+    char dir[600], path[700];
+    const char *s = begin("joinint");
+    rtc_test_child c = in_dir("A", dir, sizeof dir);
+    pid_t a = rtc_test_spawn(&c, "run %s --node A %s --output-dir out -q --realtime --session "
+                             "%s --dds-domain %d --join-timeout 600", MSD, PLACE, s, domain());
+    snprintf(path, sizeof path, "%s/out/node.json", dir);
+    CU_ASSERT(rtc_test_wait_lines(path, 1));
+    kill(a, SIGINT);
+    CU_ASSERT_EQUAL(rtc_test_wait_exit(a), 130);
+    CU_ASSERT(has("A/child.log", "stopped by SIGINT before the first tick"));
+    snprintf(path, sizeof path, "%s/out", dir);
+    CU_ASSERT_NOT_EQUAL(access(path, F_OK), 0);
 }
 
 /* The port of node @p node's panel, from the line it prints (within 30 s; 0: none). */
@@ -327,6 +348,8 @@ void rtc_test_register(void)
         {"a_killed_node_is_estimated_then_the_run_stops_with_rows_kept",
          a_killed_node_is_estimated_then_the_run_stops_with_rows_kept},
         {"ctrl_c_on_one_node_stops_every_node", ctrl_c_on_one_node_stops_every_node},
+        {"ctrl_c_while_waiting_for_a_node_ends_the_wait",
+         ctrl_c_while_waiting_for_a_node_ends_the_wait},
         {"a_node_panel_shows_every_node", a_node_panel_shows_every_node},
         {"kalman_covers_a_delayed_lossy_link_better_than_zoh",
          kalman_covers_a_delayed_lossy_link_better_than_zoh},

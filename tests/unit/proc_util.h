@@ -51,7 +51,10 @@ typedef struct rtc_test_child {
 /*
  * The cases of a test whose children are the nodes of one distributed run (after
  * RTC_TEST_CHILD_FIXTURE): base is WORK/<case>; domain() is this test process's DDS domain
- * (100 + (pid + SHIFT) % 100: tests with another SHIFT never share one at the same pid);
+ * (1 + (pid + SHIFT) % 98: tests with another SHIFT never share one at the same pid; below
+ * 99, so that the ports Cyclone DDS sends discovery to on 127.0.0.1, 7400 + 250 x domain
+ * and a few above, stay under the kernel's ephemeral range (32768 and up), where another
+ * test's UDP socket may be bound and would receive them);
  * begin(tag) makes WORK/<tag> and returns a session tag no other test run uses (PREFIX,
  * pid, tag); in_dir(name) makes BASE/<name> and returns a child that runs there.
  */
@@ -62,7 +65,7 @@ typedef struct rtc_test_child {
         static pid_t me;                                                                      \
         if (!me)                                                                              \
             me = getpid();                                                                    \
-        return 100 + (int)((me + (SHIFT)) % 100);                                             \
+        return 1 + (int)((me + (SHIFT)) % 98);                                                \
     }                                                                                         \
     static const char *begin(const char *tag)                                                 \
     {                                                                                         \

@@ -276,7 +276,7 @@ static void load_node_a(const char *path, const rtc_system_options *so, bool rea
 {
     static const char *const places[] = {"mass1=A", "mass2=B"};
     char session[64];
-    int domain = 100 + (int)(getpid() % 100);
+    int domain = 1 + (int)(getpid() % 98); /* under the ephemeral ports: proc_util.h */
     snprintf(session, sizeof session, "hyg%ld", (long)getpid());
     start_peer(path, session, domain, realtime);
     rtc_placement_opts po = {.node = "A", .places = places, .n_places = 2,

@@ -122,9 +122,9 @@
  *   side's from-bench signals (else counted malformed). Samples are dated by arrival; the
  *   link is up while frames arrive and lost after the loss time (3 periods) without one.
  *   Before its run's first tick a side sends "RTCH" frames (no values): "here".
- * Node bridge (application/x-rtcosim-node-bridge, dds_bridge.c): one per peer node in a
- * distributed run, placed and keyed by rt-core/assemble (users do not write it; README
- * "Distributed runs"). Component keys:
+ * Node bridge (application/x-rtcosim-node-bridge, dds_bridge.c): one per peer node a node
+ * shares a connection with in a distributed run, placed and keyed by rt-core/assemble
+ * (users do not write it; README "Distributed runs"). Component keys:
  *   node, peer    this process's node and the peer node                      [required]
  *   run_id        the run's digest of system file and placement, 16 hex digits [required]
  *   system        the system's name, shown to other nodes                    [""]
@@ -241,6 +241,16 @@ extern const rtc_driver_ops rtc_osc_ops;
 extern const rtc_driver_ops rtc_udp_frame_ops;
 /** The node bridge of a distributed run over Cyclone DDS (dds_bridge.c). */
 extern const rtc_driver_ops rtc_node_bridge_ops;
+/**
+ * What the node bridges of this process ask while they wait for their peers before the run
+ * (their start: hello and matching, bounded by join_ms): when @p cancelled returns true (a
+ * Ctrl-C came), the wait ends at once and the bridge's start fails with RTC_ESTATE, so
+ * the caller's stop path names the signal instead of waiting out --join-timeout. NULL: no
+ * question (the default). Asked from the bridges' I/O threads, every few milliseconds.
+ * RT-safe: no. Thread: any; set it before the system is initialized.
+ */
+void rtc_node_bridge_set_cancel(bool (*cancelled)(void *user), void *user);
+
 /** The DCP master of one DCP 1.0 slave over UDP_IPv4 (dcp_master.c). */
 extern const rtc_driver_ops rtc_dcp_master_ops;
 

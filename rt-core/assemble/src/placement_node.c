@@ -1,8 +1,9 @@
 /*
  * The part of a system one node runs (rtcosim/placement.h): the SSP description, as read,
  * is edited before the system is built from it — the node's components stay, the others go,
- * one node bridge per peer node comes in, and every connection to a component of another
- * node is rewired to a signal of the bridge of that node.
+ * one node bridge per peer node it shares a connection with comes in (bridged()), and every
+ * connection to a component of another node is rewired to a signal of the bridge of that
+ * node.
  *
  * A crossing connection A.y -> B.u becomes, on A, A.y -> bridge@B.<B.u> (the original
  * connection: its conversion, transformation, delay and estimator, read when B.u would
@@ -149,6 +150,29 @@ static int make_bridge(const rtc_partition *p, size_t peer, rtc_ssp_component *c
             rc = add_setting(c, group, "Signal", "ahead", "1");
     }
     return rc;
+}
+
+/* Does node @p a cross a connection with node @p b (@p b = n_nodes: with any node)? */
+static bool crosses(const rtc_partition *p, size_t a, size_t b)
+{
+    for (size_t i = 0; i < p->n_cross; i++) {
+        const cross_sig *s = &p->sig[i];
+        if ((s->from == a && (b == p->n_nodes || s->to == b)) ||
+            (s->to == a && (b == p->n_nodes || s->from == b)))
+            return true;
+    }
+    return false;
+}
+
+/* Whether nodes @p a and @p b have a bridge: when a connection crosses between them. A
+ * pair that shares none exchanges nothing a tick needs: in lock-step its rounds would
+ * only cost each tick samples, wake-ups and a wait. A node that crosses nothing with any
+ * node keeps a bridge to every other one, so that it still meets them (run id checked,
+ * --join-timeout) and, in lock-step, keeps their pace. Both ends decide alike (same
+ * system file and placement). */
+static bool bridged(const rtc_partition *p, size_t a, size_t b)
+{
+    return crosses(p, a, b) || !crosses(p, a, p->n_nodes) || !crosses(p, b, p->n_nodes);
 }
 
 /* The connector of bridge component @p b named @p sig. */
@@ -309,7 +333,7 @@ int rtc__placement_ssp_hook(void *user, rtc_ssp *ssp)
     }
     int rc = check_bridge_sets(p);
     for (size_t k = 0; k < p->n_nodes; k++) {
-        if (k == (size_t)p->self)
+        if (k == (size_t)p->self || !bridged(p, (size_t)p->self, k))
             continue;
         bridge[k] = n;
         if (rc == RTC_OK)

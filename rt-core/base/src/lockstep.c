@@ -10,8 +10,11 @@
  *       rx_head and, when the tick has read them, moves rx_floor (release) past the first
  *       round it used: older slots may be overwritten.
  *
- * Every change the stepping thread may wait for (a round stored, a slot sent, a failure)
- * also increments one event word, so it waits on one futex whatever it waits for. The
+ * Every change the stepping thread may wait for (a round stored, a slot freed while it
+ * waits for one, a failure) also increments one event word, so it waits on one futex
+ * whatever it waits for. A slot sent wakes it only when it said it waits for room
+ * (tx_full): in lock-step it is then usually waiting for the peer's round, and a wake-up
+ * per round sent would cost it a context switch per tick and link for nothing. The
  * payload is plain memory ordered by the counters (a slot is written only while the other
  * side cannot read it).
  */
@@ -42,6 +45,7 @@ struct rtc_lockstep {
     bool has_ret;
     alignas(64) _Atomic uint32_t tx_head, tx_waiters; /* committed (stepping thread) */
     alignas(64) _Atomic uint32_t tx_tail;             /* sent (driver) */
+    _Atomic bool tx_full;     /* the stepping thread waits for a slot to be sent */
     alignas(64) _Atomic uint32_t rx_head;             /* stored (driver) */
     _Atomic uint32_t rx_floor;                        /* still needed from here (stepping) */
     alignas(64) _Atomic uint32_t ev, ev_waiters;      /* any change the stepper waits for */
@@ -152,9 +156,15 @@ int rtc_lockstep_commit(rtc_lockstep *ls, int kind, uint32_t idx, int64_t t_ns)
             return RTC_EIO;
         if (head - atomic_load_explicit(&ls->tx_tail, memory_order_acquire) < DEPTH)
             break;
+        /* say so, then look again: either this look sees the slot the driver frees, or
+         * the driver sees the flag and wakes this thread (both seq_cst) */
+        atomic_store_explicit(&ls->tx_full, true, memory_order_seq_cst);
+        if (head - atomic_load_explicit(&ls->tx_tail, memory_order_seq_cst) < DEPTH)
+            break;
         if (wait_event(ls, ev, &deadline) != RTC_OK)
             return RTC_ETIME;
     }
+    atomic_store_explicit(&ls->tx_full, false, memory_order_relaxed);
     rtc_lockstep_round *r = &ls->tx[head % DEPTH];
     r->kind = kind;
     r->idx = idx;
@@ -246,8 +256,9 @@ const rtc_lockstep_round *rtc_lockstep_next_out(rtc_lockstep *ls)
 
 void rtc_lockstep_out_done(rtc_lockstep *ls)
 {
-    atomic_fetch_add_explicit(&ls->tx_tail, 1, memory_order_release);
-    signal_event(ls);
+    atomic_fetch_add_explicit(&ls->tx_tail, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&ls->tx_full, memory_order_seq_cst))
+        signal_event(ls); /* only when the stepping thread waits for this slot */
 }
 
 uint32_t rtc_lockstep_committed(const rtc_lockstep *ls)

@@ -196,8 +196,9 @@ static void ls_take(io_unit *u, const rtc_lockstep_round *r0, const rtc_lockstep
 
 /* Tick k: hand over the values staged for t_k (set after tick k-1, or after initialization),
  * then wait for the peer's rounds this tick reads: k, and k+1 for values it makes first
- * (Gauss-Seidel across nodes); without incoming values, round k-1 keeps the peer within
- * the channel's depth. */
+ * (Gauss-Seidel across nodes); without incoming values, every RTC_LOCKSTEP_PACE ticks the
+ * round that many back keeps the peer within the channel's depth. Without outgoing
+ * values, only those rounds go (the peer waits for nothing else). */
 static int ls_tick(io_unit *u, int64_t t_ns)
 {
     uint32_t k = u->ls_k++;
@@ -206,9 +207,12 @@ static int ls_tick(io_unit *u, int64_t t_ns)
     bool any0 = false;
     for (size_t i = 0; i < u->n; i++)
         any0 |= u->sig[i].from_bench && !rtc_lockstep_ahead(u->ls, u->sig[i].ls_pos);
-    int rc = rtc_lockstep_commit(u->ls, RTC_LOCKSTEP_TICK, k, t_ns);
-    if (rc == RTC_OK && ahead < 0 && k > 0)
-        rc = rtc_lockstep_wait(u->ls, RTC_LOCKSTEP_TICK, k - 1, &r);
+    bool paced = k % RTC_LOCKSTEP_PACE == 0;
+    int rc = rtc_lockstep_n_out(u->ls) || paced ? rtc_lockstep_commit(u->ls, RTC_LOCKSTEP_TICK,
+                                                                      k, t_ns)
+                                                : RTC_OK;
+    if (rc == RTC_OK && ahead < 0 && paced && k > 0)
+        rc = rtc_lockstep_wait(u->ls, RTC_LOCKSTEP_TICK, k - RTC_LOCKSTEP_PACE, &r);
     if (rc == RTC_OK && any0)
         rc = rtc_lockstep_wait(u->ls, RTC_LOCKSTEP_TICK, k, &r0);
     if (rc == RTC_OK && ahead > 0)
@@ -424,8 +428,9 @@ static int u_enter_init(void *self)
         return RTC_OK; /* replay: nothing to start */
     int rc = u->ops->start(u->drv);
     if (rc != RTC_OK) {
-        rtc_log(u->lg, RTC_LOG_ERROR, "%s: cannot start the %s driver: %s", u->name,
-                u->ops->name, rtc_strerror(rc));
+        if (rc != RTC_ESTATE) /* ESTATE: called off (a Ctrl-C): the stop path says why */
+            rtc_log(u->lg, RTC_LOG_ERROR, "%s: cannot start the %s driver: %s", u->name,
+                    u->ops->name, rtc_strerror(rc));
         return rc;
     }
     u->started = true;

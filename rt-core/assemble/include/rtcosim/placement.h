@@ -14,8 +14,9 @@
  *     and the settings the nodes must share (master, tick, start and stop, mode), which
  *     every node exchanges at discovery;
  *   - rtc_load_system_node() loads the node's part: its own components, plus one node
- *     bridge I/O component (application/x-rtcosim-node-bridge, io-drivers) per peer node,
- *     carrying every connection between the two; a connection to a component on another
+ *     bridge I/O component (application/x-rtcosim-node-bridge, io-drivers) per peer node
+ *     it shares a connection with (every peer, when it shares none), carrying every
+ *     connection between the two; a connection to a component on another
  *     node is rewired to a bridge signal. The masters never know about nodes.
  *
  * Real time: a connection that crosses from node A to node B keeps its conversion,
@@ -119,7 +120,7 @@ RTC_RT_SAFE uint64_t rtc_partition_run_id(const rtc_partition *p);
 
 /**
  * Load node @p po->node's part of the system at @p path (see the file comment): its
- * components and a bridge per peer node. Without a placement in the file or @p po, and
+ * components and a bridge per peer node it shares a connection with. Without a placement in the file or @p po, and
  * without @p po->node, this is rtc_load_system(). The recording selection becomes the
  * node's columns of the one-process run's (in its order); --set names of other nodes'
  * components are left to them.

@@ -43,6 +43,13 @@
  *  peer is at most two rounds ahead (DESIGN.md T3); the rest is margin. */
 #define RTC_LOCKSTEP_DEPTH 16
 
+/** A side that sends no values (n_out 0: its TICK rounds only say how far it is) commits
+ *  only the TICK rounds whose index is a multiple of this, and a tick of the other side,
+ *  which reads nothing (rtc_lockstep_tick_ahead -1), waits only at those indices, for the
+ *  round this many back: the two stay within RTC_LOCKSTEP_DEPTH of each other with a
+ *  quarter of the samples and wake-ups of a round every tick. */
+#define RTC_LOCKSTEP_PACE 4
+
 /** What a round is. */
 typedef enum rtc_lockstep_kind {
     RTC_LOCKSTEP_INIT = 0, /**< pass idx of the coupling at initialization */
