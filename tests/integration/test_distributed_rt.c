@@ -226,6 +226,16 @@ static bool stream_shows_node(int port, const char *peer)
     return seen;
 }
 
+/* What a node printed, for a failure's report. */
+static void print_child_log(const char *node)
+{
+    char rel[64];
+    snprintf(rel, sizeof rel, "%s/child.log", node);
+    char *log = slurp_in(rel);
+    printf("\n    --- %s ---\n%s", rel, log ? log : "(none)");
+    free(log);
+}
+
 static void a_node_panel_shows_every_node(void)
 {
     const char *s = begin("panel");
@@ -238,8 +248,14 @@ static void a_node_panel_shows_every_node(void)
         printf("\n    node A's panel never showed node B running with its link latencies");
     CU_ASSERT(shown);
     kill(a, SIGINT);
-    CU_ASSERT_EQUAL(rtc_test_wait_exit(a), 130);
-    CU_ASSERT_EQUAL(rtc_test_wait_exit(b), 9); /* RTC_EXIT_NODE */
+    int ea = rtc_test_wait_exit(a), eb = rtc_test_wait_exit(b);
+    CU_ASSERT_EQUAL(ea, 130);
+    CU_ASSERT_EQUAL(eb, 9); /* RTC_EXIT_NODE */
+    if (!shown || ea != 130 || eb != 9) {
+        printf("\n    exit A %d, B %d", ea, eb);
+        print_child_log("A");
+        print_child_log("B");
+    }
 }
 
 /* An open-loop mass1 -> mass2 at 1 kHz in BASE/@p name (mass2 reads mass1's position and

@@ -51,10 +51,7 @@ typedef struct rtc_test_child {
 /*
  * The cases of a test whose children are the nodes of one distributed run (after
  * RTC_TEST_CHILD_FIXTURE): base is WORK/<case>; domain() is this test process's DDS domain
- * (1 + (pid + SHIFT) % 98: tests with another SHIFT never share one at the same pid; below
- * 99, so that the ports Cyclone DDS sends discovery to on 127.0.0.1, 7400 + 250 x domain
- * and a few above, stay under the kernel's ephemeral range (32768 and up), where another
- * test's UDP socket may be bound and would receive them);
+ * (rtc_test_dds_domain(SHIFT));
  * begin(tag) makes WORK/<tag> and returns a session tag no other test run uses (PREFIX,
  * pid, tag); in_dir(name) makes BASE/<name> and returns a child that runs there.
  */
@@ -62,10 +59,10 @@ typedef struct rtc_test_child {
     static char base[540];                                                                    \
     static int domain(void)                                                                   \
     {                                                                                         \
-        static pid_t me;                                                                      \
-        if (!me)                                                                              \
-            me = getpid();                                                                    \
-        return 1 + (int)((me + (SHIFT)) % 98);                                                \
+        static int d;                                                                         \
+        if (!d)                                                                               \
+            d = rtc_test_dds_domain(SHIFT);                                                   \
+        return d;                                                                             \
     }                                                                                         \
     static const char *begin(const char *tag)                                                 \
     {                                                                                         \
@@ -81,6 +78,17 @@ typedef struct rtc_test_child {
         mkdir(dir, 0755);                                                                     \
         return (rtc_test_child){.work = dir, .tmpdir = tmp, .out_fd = -1};                    \
     }
+
+/** A DDS domain, 1 to 98, that no other process of this machine holds while this one lives
+ *  (an exclusive flock on /tmp/rtcosim-test-dds-N.lock — /tmp, not the TMPDIR each test
+ *  sets for itself —, released when the process ends): two tests, or two test runs, that
+ *  start nodes at the same time never share a domain, whose participants would discover
+ *  each other and trade discovery traffic for nothing (their sessions keep their samples
+ *  apart; a pid-derived domain was shared by 1 pair in 98). The search starts at
+ *  1 + (pid + @p shift) % 98. Below 99, so that the ports Cyclone DDS sends discovery to on
+ *  127.0.0.1, 7400 + 250 x domain and a few above, stay under the kernel's ephemeral range
+ *  (32768 and up), where another test's UDP socket may be bound and would receive them. */
+int rtc_test_dds_domain(int shift);
 
 /** Start "RTCOSIM_EXE ARGS" (ARGS split on spaces) as @p c says. Returns the pid, or -1. */
 pid_t rtc_test_spawn(const rtc_test_child *c, const char *fmt, ...)

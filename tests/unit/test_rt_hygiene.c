@@ -26,6 +26,7 @@
  */
 #include "cu_main.h"
 #include "fmu_util.h"
+#include "proc_util.h"
 #include "rt_hygiene_util.h"
 
 #include "rtcosim/csv.h"
@@ -276,7 +277,7 @@ static void load_node_a(const char *path, const rtc_system_options *so, bool rea
 {
     static const char *const places[] = {"mass1=A", "mass2=B"};
     char session[64];
-    int domain = 1 + (int)(getpid() % 98); /* under the ephemeral ports: proc_util.h */
+    int domain = rtc_test_dds_domain(7); /* a domain no other test holds (proc_util.h) */
     snprintf(session, sizeof session, "hyg%ld", (long)getpid());
     start_peer(path, session, domain, realtime);
     rtc_placement_opts po = {.node = "A", .places = places, .n_places = 2,
