@@ -149,3 +149,10 @@ rtc_add_test(dcp_system SOURCES unit/fmu_util.c unit/io_util.c unit/session_util
 rtc_add_test(dcp_rt SOURCES unit/fmu_util.c unit/io_util.c unit/session_util.c unit/dcp_peer.c unit/rt_hygiene_util.c LIBS rtc_fmuhost rtc_iodrivers ${CMAKE_DL_LIBS} PkgConfig::LIBMODBUS PkgConfig::LIBLO DEPENDS rtc_test_fmus LABELS rt io)
 rtc_add_test(plan SOURCES unit/fmu_util.c LIBS rtc_fmuhost rtc_iodrivers DEPENDS rtc_test_fmus rtc_configs)
 rtc_add_test(feasibility SOURCES unit/fmu_util.c unit/io_util.c LIBS rtc_fmuhost PkgConfig::LIBMODBUS PkgConfig::JANSSON DEPENDS rtc_test_fmus rtc_configs rtcosim LABELS integration rt io)
+
+# Two tests load the machine on purpose: feasibility burns a core at SCHED_FIFO 80 (a unit
+# that needs 150 % of its period, a forced run, an 85 % tight one) and io_contract runs two
+# busy loops beside the demo. Beside them, another test's nodes or links miss their
+# deadlines for reasons of this machine, not of their code (distributed_rt's panel case
+# failed once in CI under ASan while feasibility ran beside it), so each runs alone.
+set_tests_properties(feasibility io_contract PROPERTIES RUN_SERIAL TRUE)
