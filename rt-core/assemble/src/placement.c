@@ -253,9 +253,9 @@ static void make_run_id(rtc_partition *p, const rtc_system *whole)
         rtc_sha256_update(&h, line, (size_t)n);
     }
     int n = snprintf(line, sizeof line, "\n%s %s tick=%" PRId64 " start=%" PRId64 " stop=%"
-                     PRId64, p->po.lockstep ? "lockstep" : "realtime",
+                     PRId64 " protocol=%d", p->po.lockstep ? "lockstep" : "realtime",
                      rtc_master_name(rtc_system_algorithm(whole)), p->tick_ns,
-                     rtc_system_start_ns(whole), rtc_system_stop_ns(whole));
+                     rtc_system_start_ns(whole), rtc_system_stop_ns(whole), RTC_NODE_PROTOCOL);
     rtc_sha256_update(&h, line, (size_t)n);
     uint8_t d[32];
     rtc_sha256_final(&h, d);

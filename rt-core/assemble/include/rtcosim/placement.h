@@ -11,8 +11,9 @@
  *     (loaded once, to know every unit's step, type and the stepping order), lists the
  *     nodes (in the order their first component is declared) and every connection that
  *     crosses nodes, and computes the run id: a digest of the system file, the placement
- *     and the settings the nodes must share (master, tick, start and stop, mode), which
- *     every node exchanges at discovery;
+ *     and the settings the nodes must share (master, tick, start and stop, mode) and the
+ *     version of the nodes' protocol (RTC_NODE_PROTOCOL), which every node exchanges at
+ *     discovery;
  *   - rtc_load_system_node() loads the node's part: its own components, plus one node
  *     bridge I/O component (application/x-rtcosim-node-bridge, io-drivers) per peer node
  *     it shares a connection with (every peer, when it shares none), carrying every
@@ -114,6 +115,12 @@ RTC_RT_SAFE const char *rtc_partition_component_node(const rtc_partition *p, siz
 RTC_RT_SAFE size_t rtc_partition_crossing_count(const rtc_partition *p);
 /** Crossing connection @p i, in the system file's order. RT-safe: yes. */
 RTC_RT_SAFE const rtc_crossing *rtc_partition_crossing(const rtc_partition *p, size_t i);
+
+/** The nodes' protocol, part of the run id: which bridges exist and which rounds they send
+ *  (2: bridges only between nodes that share a connection, a side with nothing to send
+ *  commits every RTC_LOCKSTEP_PACE-th tick round). Nodes of builds that differ in it are
+ *  refused as running another run, not left to wait for rounds that never come. */
+#define RTC_NODE_PROTOCOL 2
 
 /** The run id (see the file comment). RT-safe: yes. */
 RTC_RT_SAFE uint64_t rtc_partition_run_id(const rtc_partition *p);
