@@ -406,7 +406,8 @@ static int plan_pf(rtc_system *sys, const plan_args *a, const double *d_measured
 }
 
 
-/* `plan --realtime`: the feasibility plan, printed; exit 8 when infeasible. Without
+/* `plan --realtime`: the feasibility plan, printed; exit 8 when the run would be refused
+ * (infeasible by the system's work, not only by this machine's scheduling). Without
  * --realtime the same profile gives Parallel Fast its measured d_i (unless --rtf). */
 static int plan_run(rtc_cli_sys *o, const plan_args *a)
 {
@@ -429,8 +430,11 @@ static int plan_run(rtc_cli_sys *o, const plan_args *a)
     if (feas) {
         if (rc == RTC_OK)
             rtc_cli_plan_print(stdout, &fe, o->path);
-        int st = rc != RTC_OK ? RTC_EXIT_ERROR : fe.plan->verdict == RTC_PLAN_INFEASIBLE
-                                                    ? RTC_EXIT_INFEASIBLE : RTC_EXIT_OK;
+        /* exit 8 exactly when `run --realtime` would refuse: not for a verdict that only
+         * this machine's scheduling makes infeasible (the run warns and arms) */
+        bool refused = rc == RTC_OK && fe.plan->verdict == RTC_PLAN_INFEASIBLE &&
+                       !rtc_plan_scheduling_only(fe.plan);
+        int st = rc != RTC_OK ? RTC_EXIT_ERROR : refused ? RTC_EXIT_INFEASIBLE : RTC_EXIT_OK;
         rtc_cli_feas_clear(&fe);
         return st;
     }

@@ -47,14 +47,16 @@ static double num_after(const char *key)
 }
 
 /* A plan of the hil-demo (microseconds of work per millisecond) ended as it may: exit 0
- * with "feasible" or "tight", or — while other tests load this machine — exit 8 with
- * "infeasible" because of the wake-up latency alone, which the verdict must then say. */
+ * with "feasible" or "tight", or — on this kernel, whose wake-up tail reaches milliseconds
+ * even at load 1 — "infeasible" because of the wake-up latency alone, which the verdict
+ * must then say; exit 8 is for a system whose work misses, and the run would arm this one. */
 static bool demo_plan_ok(int rc)
 {
-    if (rc == 0)
-        return strstr(out, "verdict: feasible with ") || has("verdict: tight: ");
-    return rc == 8 && has("verdict: infeasible: ") &&
-           has("this machine's scheduling, not the system's work");
+    if (rc != 0)
+        return false;
+    if (strstr(out, "verdict: feasible with ") || strstr(out, "verdict: tight: "))
+        return true;
+    return has("verdict: infeasible: ") && has("this machine's scheduling, not the system's work");
 }
 
 static json_t *read_json(const char *rel)
@@ -124,7 +126,7 @@ static void plan_realtime_hil_demo_prints_and_caches(void)
 {
     int rc = rtcosim("plan --realtime %s/hil-demo.ssp", RTC_TEST_CONFIG_DIR);
     CU_ASSERT_TRUE(demo_plan_ok(rc));
-    int first_rc = rc;
+    bool first_infeasible = strstr(out, "verdict: infeasible: ") != NULL;
     CU_ASSERT_TRUE(has("samples"));
     CU_ASSERT_TRUE(has("  bench "));
     CU_ASSERT_TRUE(has("  controller "));
@@ -148,11 +150,12 @@ static void plan_realtime_hil_demo_prints_and_caches(void)
     CU_ASSERT_EQUAL(json_integer_value(json_object_get(prof, "ticks")), 3000);
     /* the file holds the verdict printed */
     CU_ASSERT_EQUAL(strcmp(json_string_value(json_object_get(j, "verdict")), "infeasible") == 0,
-                    first_rc == 8);
+                    first_infeasible);
     CU_ASSERT_EQUAL(json_array_size(json_object_get(j, "units")), 4);
     json_decref(j);
     rc = rtcosim("plan --realtime %s/hil-demo.ssp", RTC_TEST_CONFIG_DIR);
-    CU_ASSERT_EQUAL(rc, first_rc); /* the same plan, the same verdict */
+    CU_ASSERT_TRUE(demo_plan_ok(rc));
+    CU_ASSERT_EQUAL(strstr(out, "verdict: infeasible: ") != NULL, first_infeasible); /* same plan */
     CU_ASSERT_TRUE(has("(cached)"));
     rc = rtcosim("plan --realtime --reprofile --ticks 200 %s/hil-demo.ssp", RTC_TEST_CONFIG_DIR);
     CU_ASSERT_TRUE(demo_plan_ok(rc));
@@ -304,7 +307,7 @@ static void summary_sets_prediction_beside_measurement(void)
 static void busy_machine_warned_not_refused(void)
 {
     int rc = rtcosim("plan --realtime --ticks 200 %s/controller-plant.ssp", RTC_TEST_CONFIG_DIR);
-    CU_ASSERT_TRUE(rc == 0 || rc == 8);
+    CU_ASSERT_EQUAL(rc, 0); /* microseconds of work: never refused */
     const char *at = strstr(out, "plan: ");
     CU_ASSERT_PTR_NOT_NULL_FATAL(at);
     char dir[1024], cmd[2400], res[64];
@@ -313,7 +316,7 @@ static void busy_machine_warned_not_refused(void)
              " { print }' samples.csv > s.tmp && mv s.tmp samples.csv && echo ok", dir);
     CU_ASSERT_EQUAL_FATAL(rtc_test_run(cmd, res, sizeof res), 0);
     rc = rtcosim("plan --realtime --plan %s %s/controller-plant.ssp", dir, RTC_TEST_CONFIG_DIR);
-    CU_ASSERT_EQUAL(rc, 8);
+    CU_ASSERT_EQUAL(rc, 0); /* infeasible, but the run would arm it: not exit 8 */
     CU_ASSERT_TRUE(has("verdict: infeasible: "));
     CU_ASSERT_TRUE(has("this machine's scheduling, not the system's work"));
     rc = rtcosim("run %s/controller-plant.ssp --realtime --plan %s --stop 0.1 --output-dir busy",
