@@ -197,6 +197,13 @@ static int guard_hung(const char *path, const rtc_cli_feas *fe, rtc_cli_rt *rt,
     return RTC_EINVAL;
 }
 
+/* Whether `run --realtime` refuses a plan (without --force): infeasible by the system's
+ * work; a verdict only this machine's scheduling makes infeasible is warned and armed. */
+static bool refused_plan(const rtc_plan *p)
+{
+    return p->verdict == RTC_PLAN_INFEASIBLE && !rtc_plan_scheduling_only(p);
+}
+
 static int guard_verdict(const char *path, const rtc_cli_feas *fe, rtc_cli_rt *rt,
                          const rtc_logger *lg)
 {
@@ -210,9 +217,7 @@ static int guard_verdict(const char *path, const rtc_cli_feas *fe, rtc_cli_rt *r
         rtc_log(lg, RTC_LOG_INFO, "%s: %s on this machine (plan: %s)", path, v, where);
         return RTC_OK;
     }
-    /* A machine too busy while it was profiled is not a system that cannot run: warned */
-    bool busy_machine = p->verdict == RTC_PLAN_INFEASIBLE && rtc_plan_scheduling_only(p);
-    bool refuse = p->verdict == RTC_PLAN_INFEASIBLE && !rt->force && !busy_machine;
+    bool refuse = refused_plan(p) && !rt->force;
     int level = refuse ? RTC_LOG_ERROR : RTC_LOG_WARNING;
     rtc_log(lg, level, "%s: %s on this machine%s%s (plan: %s)", path, v,
             p->confident ? "" : "; confidence low: ", p->confident ? "" : p->doubts, where);
@@ -432,8 +437,7 @@ static int plan_run(rtc_cli_sys *o, const plan_args *a)
             rtc_cli_plan_print(stdout, &fe, o->path);
         /* exit 8 exactly when `run --realtime` would refuse: not for a verdict that only
          * this machine's scheduling makes infeasible (the run warns and arms) */
-        bool refused = rc == RTC_OK && fe.plan->verdict == RTC_PLAN_INFEASIBLE &&
-                       !rtc_plan_scheduling_only(fe.plan);
+        bool refused = rc == RTC_OK && refused_plan(fe.plan);
         int st = rc != RTC_OK ? RTC_EXIT_ERROR : refused ? RTC_EXIT_INFEASIBLE : RTC_EXIT_OK;
         rtc_cli_feas_clear(&fe);
         return st;

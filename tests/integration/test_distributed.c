@@ -161,17 +161,13 @@ static void multirate_four_nodes_merge_equals_one_process(void)
 /* A copy of msd-jacobi in WORK/placed whose .ssd places mass1 on node A, mass2 on B. */
 static void write_placed_system(void)
 {
-    char path[700], dir[600], res[700];
+    char path[700], dir[600];
     snprintf(path, sizeof path, "%s/stage/msd-jacobi/SystemStructure.ssd", RTC_TEST_CONFIG_DIR);
     char *ssd = rtc_test_slurp(path, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ssd);
     rtc_test_child c = in_dir("placed", dir, sizeof dir);
     (void)c;
-    snprintf(res, sizeof res, "%s/stage/msd-jacobi/resources", RTC_TEST_CONFIG_DIR);
-    snprintf(path, sizeof path, "%s/resources", dir);
-    CU_ASSERT_EQUAL_FATAL(symlink(res, path), 0);
-    snprintf(path, sizeof path, "%s/SystemStructure.ssd", dir);
-    FILE *f = fopen(path, "w");
+    FILE *f = rtc_test_msd_ssd(dir);
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     const char *nodes[] = {"A", "B"};
     char *p = ssd;

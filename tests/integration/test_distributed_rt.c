@@ -262,14 +262,10 @@ static void a_node_panel_shows_every_node(void)
  * velocity through estimator @p est): a smooth oscillation to estimate. */
 static void write_open_loop(const char *name, const char *est)
 {
-    char dir[600], path[700], res[700];
+    char dir[600];
     rtc_test_child c = in_dir(name, dir, sizeof dir);
     (void)c;
-    snprintf(res, sizeof res, "%s/stage/msd-jacobi/resources", RTC_TEST_CONFIG_DIR);
-    snprintf(path, sizeof path, "%s/resources", dir);
-    CU_ASSERT_EQUAL_FATAL(symlink(res, path), 0);
-    snprintf(path, sizeof path, "%s/SystemStructure.ssd", dir);
-    FILE *f = fopen(path, "w");
+    FILE *f = rtc_test_msd_ssd(dir);
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     char ann[256];
     snprintf(ann, sizeof ann, "<ssd:Annotations><ssc:Annotation type=\"org.rtcosim.realtime\">"

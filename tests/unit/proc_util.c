@@ -122,3 +122,14 @@ int rtc_test_dds_domain(int shift)
     }
     return 1 + first; /* every domain held (98 node tests at once): share one */
 }
+
+FILE *rtc_test_msd_ssd(const char *dir)
+{
+    char res[700], path[700];
+    snprintf(res, sizeof res, "%s/stage/msd-jacobi/resources", RTC_TEST_CONFIG_DIR);
+    snprintf(path, sizeof path, "%s/resources", dir);
+    if (symlink(res, path) != 0)
+        return NULL;
+    snprintf(path, sizeof path, "%s/SystemStructure.ssd", dir);
+    return fopen(path, "w");
+}

@@ -12,6 +12,7 @@
 #include "cu_main.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 typedef struct rtc_test_child {
@@ -89,6 +90,11 @@ typedef struct rtc_test_child {
  *  127.0.0.1, 7400 + 250 x domain and a few above, stay under the kernel's ephemeral range
  *  (32768 and up), where another test's UDP socket may be bound and would receive them. */
 int rtc_test_dds_domain(int shift);
+
+/** Prepare folder @p dir for a system of the staged msd-jacobi FMUs: DIR/resources linked to
+ *  its resources (Mass1.fmu, Mass2.fmu), and DIR/SystemStructure.ssd opened for writing.
+ *  Returns that file, or NULL when the link or the file cannot be made. */
+FILE *rtc_test_msd_ssd(const char *dir);
 
 /** Start "RTCOSIM_EXE ARGS" (ARGS split on spaces) as @p c says. Returns the pid, or -1. */
 pid_t rtc_test_spawn(const rtc_test_child *c, const char *fmt, ...)
