@@ -18,8 +18,8 @@
  * Candidates: the fixed methods, Kalman filters with q and r from the recorded values
  * (rtc_est_noise_estimate(): r, and q at several multiples of the smooth-signal estimate,
  * gate 5 or off), the adaptive filters, kalman and auto with a few windows and margins;
- * each keeps the configured staleness (fresh, stale, policy, fallback). Every candidate is
- * built from its own printed text, so the annotation reproduces it exactly.
+ * each keeps the configured staleness (fresh, stale, policy, fallback) and payback. Every
+ * candidate is built from its own printed text, so the annotation reproduces it exactly.
  */
 #include "cli.h"
 #include "rt_cli.h"
@@ -51,7 +51,8 @@ static const char tune_help[] =
     "recommendation and the attributes to put on its rtc:Signal or rtc:Connection.\n"
     "Candidates: zoh, linear, quadratic, ei, dead-reckoning, kalman-cv and kalman-ca with q\n"
     "and r estimated from the recorded values (several q, gate 5 or off), the adaptive\n"
-    "filters, kalman and auto; each keeps the configured fresh/stale/policy/fallback.\n"
+    "filters, kalman and auto; each keeps the configured fresh/stale/policy/fallback and\n"
+    "payback.\n"
     "Exit status: 0 done (also when nothing is late), 1 the session cannot be read or run,\n"
     "2 usage.\n"
     "\n"
@@ -82,6 +83,7 @@ static void add(cands *cs, const char *method, const char *params, const rtc_est
     c.stale_ns = base->stale_ns;
     c.stale_policy = base->stale_policy;
     c.fallback = base->fallback;
+    c.payback = base->payback;
     rtc_est_config_text(&c, text, sizeof text);
     size_t m = strcspn(text, " ");
     snprintf(name, sizeof name, "%.*s", (int)m, text);

@@ -80,7 +80,8 @@ static json_t *candidate_json(const rtc_est_candidate *c, uint64_t supplied)
  * each sample's time against the sample: samples, rms, max), "sample_delay_ns" (arrival
  * minus sample time: samples, min, mean, p50, p99, max) and, for auto and kalman, the
  * candidate "in_use" at the end, "switches" and "candidates"; for a single Kalman filter
- * "noise_in_use" (q, r). */
+ * "noise_in_use" (q, r); with payback, "payback" (the largest and the last correction, and the sample intervals
+ * not paid back). */
 static int monitor_json(json_t *o, const rtc_est *est)
 {
     rtc_est_monitor m;
@@ -104,6 +105,13 @@ static int monitor_json(json_t *o, const rtc_est *est)
         bad |= json_object_set_new(o, "noise_in_use", n);
         bad |= json_object_set_new(n, "q", rtc__json_real(c->q));
         bad |= json_object_set_new(n, "r", rtc__json_real(c->r));
+    }
+    if (rtc_est_get_config(est)->payback > 0) { /* the correction inside what was supplied */
+        json_t *pb = json_object();
+        bad |= json_object_set_new(o, "payback", pb);
+        bad |= json_object_set_new(pb, "max", rtc__json_real(m.payback_max));
+        bad |= json_object_set_new(pb, "last", rtc__json_real(m.payback_last));
+        bad |= json_object_set_new(pb, "unpaid", json_integer((json_int_t)m.payback_unpaid));
     }
     if (m.n_candidates < 2)
         return bad;

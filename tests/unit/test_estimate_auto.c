@@ -430,6 +430,153 @@ static void config_window_margin_adapt_ranges(void)
     CU_ASSERT_FALSE(c.adapt);
 }
 
+/* ---- payback ----------------------------------------------------------------------------- */
+
+#define PB_DELAY 20 /* ms */
+
+/* A force that rises at 3 N/s from -1 for 0.1 s, then stays (the mass-spring-damper's
+ * start, scripts/bench-estimation). */
+static double force(int64_t t_ns, int k)
+{
+    (void)k;
+    double t = secs(t_ns);
+    return -1.0 + 3.0 * (t < 0.1 ? t : 0.1);
+}
+
+/* The coupled link of rtcosim/system.h for n 1 ms ticks: sample k (at k ms) arrives
+ * PB_DELAY ms later; until the first arrives the consumer is held at the first sample,
+ * then supplied by e. The consumer holds each value over its tick, as does the lock-step
+ * run it is compared with (the true force at the tick): *p gets the integral of supplied
+ * minus true (momentum) and *x the integral of that (position) at the end; out[j] the
+ * value supplied at tick j. */
+static void pb_drive(rtc_est *e, int n, double *p, double *x, double *out)
+{
+    const double h = 1e-3;
+    *p = *x = 0.0;
+    for (int j = 0; j < n; j++) {
+        int k = j - PB_DELAY;
+        double v = force(0, 0);
+        if (k >= 0) {
+            rtc_est_sample s = {.t_ns = MS(k), .arrival_ns = MS(j), .value = force(MS(k), k)};
+            CU_ASSERT(rtc_est_push(e, &s) >= 0);
+            rtc_est_out o;
+            CU_ASSERT(rtc_est_supply(e, MS(j), &o) < RTC_EST_NODATA);
+            v = o.value;
+        }
+        if (out)
+            out[j] = v;
+        *p += (v - force(MS(j), j)) * h;
+        *x += *p * h;
+    }
+}
+
+/* Payback pays back every error supplied, the blind start's and the estimate's own: on
+ * hold, linear and auto the consumer ends with neither momentum nor position error against
+ * the lock-step run, to round-off (1e-9 of the blind start's debt, -3 N/s * (0 + 1 + ...
+ * + 19) ms * 1 ms = -5.7e-4 N s). Exact because the samples fall on ticks and the notes
+ * are at most two ticks apart (1/16 of the delay): the integral of the values supplied up
+ * to a sample's time is the note's before it plus its value held for one tick. Without
+ * payback: hold keeps 20 ms of the rise (-6e-3 N s) and its position error; linear returns
+ * the momentum itself (its overshoot where the rise ends) but keeps a position error; auto
+ * both. */
+static void payback_leaves_no_momentum_or_position(void)
+{
+    enum { N = 3000 };
+    static const char *const methods[] = {"zoh", "linear", "auto"};
+    const double debt = 5.7e-4; /* the blind start's */
+    for (size_t i = 0; i < 3; i++) {
+        double p0, x0, p1, x1;
+        rtc_est *e = mk(methods[i], ""), *f = mk(methods[i], "payback=2");
+        pb_drive(e, N, &p0, &x0, NULL);
+        pb_drive(f, N, &p1, &x1, NULL);
+        printf("\n  %s: momentum %.3g -> %.3g N s, position %.3g -> %.3g N s^2", methods[i],
+               p0, p1, x0, x1);
+        CU_ASSERT(fabs(x0) > 1e-5);
+        CU_ASSERT(fabs(p1) < 1e-9 * debt);
+        CU_ASSERT(fabs(x1) < 1e-9 * debt * 1.0);
+        rtc_est_monitor m;
+        rtc_est_get_monitor(f, &m);
+        CU_ASSERT(m.payback_max > 0.01 && fabs(m.payback_last) < 1e-9);
+        CU_ASSERT_EQUAL(m.payback_unpaid, 0);
+        rtc_est_get_monitor(e, &m); /* off: nothing added, nothing reported */
+        CU_ASSERT(m.payback_max == 0.0 && m.payback_last == 0.0 && m.payback_unpaid == 0);
+        rtc_est_free(e);
+        rtc_est_free(f);
+    }
+}
+
+/* Any k is safe: a tiny one (the rate capped at half the tick rate, where the held
+ * correction still settles without overshoot) pays back as exactly; a huge one pays
+ * back slowly; every value supplied stays finite. Without the cap, k = 0.001 (w = 5e4/s
+ * against a 1 ms tick) doubled the debts each tick, to infinity within a second. */
+static void payback_is_stable_for_any_k(void)
+{
+    enum { N = 3000 };
+    static double out[N];
+    static const char *const params[] = {"payback=0.001", "payback=0.05", "payback=1e6"};
+    for (size_t i = 0; i < 3; i++) {
+        double p, x;
+        rtc_est *e = mk("linear", params[i]);
+        pb_drive(e, N, &p, &x, out);
+        bool finite = true;
+        for (int j = 0; j < N; j++)
+            finite = finite && isfinite(out[j]) && fabs(out[j]) < 10.0;
+        CU_ASSERT_TRUE(finite);
+        if (i < 2) {
+            CU_ASSERT(fabs(p) < 1e-9 * 5.7e-4);
+            CU_ASSERT(fabs(x) < 1e-9 * 5.7e-4);
+        }
+        rtc_est_free(e);
+    }
+}
+
+/* A backlog after an outage: samples 0.1 s to 0.6 s do not arrive until 0.6 s, then all
+ * at once. The oldest of them are older than the notes reach (about three mean delays),
+ * so what was supplied for their time is unknown: those intervals are counted unpaid,
+ * not guessed, and the ones the notes still cover are paid back. */
+static void payback_counts_what_it_cannot_learn(void)
+{
+    rtc_est *e = mk("linear", "payback=2");
+    int next = 0; /* the next sample to deliver, 1 ms apart */
+    for (int j = 0; j < 1000; j++) {
+        int upto = j < 100 + PB_DELAY || j >= 600 ? j - PB_DELAY : 100;
+        for (; next <= upto; next++) {
+            rtc_est_sample s = {.t_ns = MS(next), .arrival_ns = MS(j),
+                                .value = force(MS(next), next)};
+            CU_ASSERT(rtc_est_push(e, &s) >= 0);
+        }
+        rtc_est_out o;
+        if (next > 0)
+            CU_ASSERT(rtc_est_supply(e, MS(j), &o) < RTC_EST_NODATA);
+    }
+    rtc_est_monitor m;
+    rtc_est_get_monitor(e, &m);
+    printf("\n  unpaid after the outage: %llu of 500 intervals",
+           (unsigned long long)m.payback_unpaid);
+    CU_ASSERT(m.payback_unpaid > 100 && m.payback_unpaid < 500);
+    rtc_est_free(e);
+}
+
+static void config_payback(void)
+{
+    rtc_est_config c, back;
+    char err[200] = "", text[256];
+    for (int m = 0; m < RTC_EST_METHOD_COUNT; m++) { /* off by default, every method */
+        CU_ASSERT_EQUAL(rtc_est_config_init(&c, (rtc_est_method)m), RTC_OK);
+        CU_ASSERT(c.payback == 0.0);
+    }
+    CU_ASSERT_EQUAL(rtc_est_config_parse(&c, "linear", "payback=2", err, sizeof err), RTC_OK);
+    rtc_est_config_text(&c, text, sizeof text);
+    CU_ASSERT_STRING_EQUAL(text, "linear payback=2");
+    CU_ASSERT_EQUAL(rtc_est_config_parse(&back, "linear", strchr(text, ' '), err, sizeof err),
+                    RTC_OK);
+    CU_ASSERT_TRUE(cfg_same(&c, &back));
+    CU_ASSERT_EQUAL(rtc_est_config_set(&c, "payback", "-1", err, sizeof err), RTC_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "payback must be finite and >= 0"));
+    CU_ASSERT_EQUAL(rtc_est_config_set(&c, "payback", "inf", err, sizeof err), RTC_EPARSE);
+    CU_ASSERT_TRUE(cfg_same(&c, &back));
+}
+
 void rtc_test_register_estimate_auto(void)
 {
     static const rtc_test_case monitor[] = {
@@ -453,6 +600,14 @@ void rtc_test_register_estimate_auto(void)
         T(config_window_margin_adapt_ranges),
         {NULL, NULL},
     };
+    static const rtc_test_case payback[] = {
+        T(payback_leaves_no_momentum_or_position),
+        T(payback_is_stable_for_any_k),
+        T(payback_counts_what_it_cannot_learn),
+        T(config_payback),
+        {NULL, NULL},
+    };
     rtc_test_add_suite("estimate_monitor", NULL, NULL, monitor);
     rtc_test_add_suite("estimate_auto", NULL, NULL, autos);
+    rtc_test_add_suite("estimate_payback", NULL, NULL, payback);
 }

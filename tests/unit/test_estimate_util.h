@@ -118,7 +118,7 @@ static inline bool cfg_same(const rtc_est_config *a, const rtc_est_config *b)
            a->stale_policy == b->stale_policy && a->fallback == b->fallback && a->q == b->q &&
            a->r == b->r && a->gate == b->gate && a->gate_reset == b->gate_reset &&
            a->order == b->order && a->interval_ns == b->interval_ns && a->adapt == b->adapt &&
-           a->window == b->window && a->margin == b->margin;
+           a->window == b->window && a->margin == b->margin && a->payback == b->payback;
 }
 
 /* A parabola with known derivative: 1 + 4 t - 6 t^2. */

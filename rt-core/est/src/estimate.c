@@ -51,10 +51,13 @@ static const est_method *const methods[RTC_EST_METHOD_COUNT] = {
 
 #define NOTE_VALS (1 + RTC_EST_MAX_CANDIDATES)
 
-/* One note: the tick, the value supplied, and each candidate's (selector only). */
+/* One note: the tick, the value supplied, and each candidate's (selector only); payback:
+ * the integral of the values supplied before the tick and the value supplied at it, both
+ * without the corrections. */
 typedef struct est_note {
     int64_t t_ns;
     double v[NOTE_VALS];
+    double s, u;
 } est_note;
 
 /* The monitor as other threads read it (single writer: the owner). */
@@ -65,6 +68,8 @@ typedef struct est_pub {
     _Atomic uint64_t ticks[RTC_EST_MAX_CANDIDATES];
     _Atomic double score[RTC_EST_MAX_CANDIDATES], q[RTC_EST_MAX_CANDIDATES],
         r[RTC_EST_MAX_CANDIDATES];
+    _Atomic double payback_last, payback_max;
+    _Atomic uint64_t payback_unpaid;
 } est_pub;
 
 struct rtc_est {
@@ -84,6 +89,7 @@ struct rtc_est {
     uint32_t since;
     double per_sample;
     rtc_hist *delays;
+    est_payback payback; /* cfg.payback > 0 (estimate_payback.c) */
     est_pub pub;
 };
 
@@ -145,6 +151,7 @@ int rtc_est_reset(rtc_est *e)
     e->t_seen_ns = 0;
     e->notes_first = e->notes_n = 0;
     memset(&e->state, 0, sizeof e->state);
+    e->payback = (est_payback){.unpaid = e->payback.unpaid}; /* the count is the run's */
     if (is_select(e)) {
         rtc__est_select_init(&e->state.sel, &e->cfg);
         atomic_store_explicit(&e->pub.in_use, 0, memory_order_relaxed);
@@ -225,11 +232,14 @@ static const est_note *note_at(const rtc_est *e, uint32_t i)
 }
 
 /* What was supplied for the time t_ns (and what each candidate would have supplied), into
- * v: the two notes around t_ns interpolated; without notes around it, the estimate for
- * t_ns from the samples so far. Returns false when there is nothing to compare (no sample
+ * v, and the payback's integral of the values supplied up to t_ns into *s: the two notes
+ * around t_ns interpolated (the integral: the value of the note before t_ns held from it,
+ * exact up to the next tick); without notes around it, the estimate for t_ns from the
+ * samples so far (*s NaN). Returns false when there is nothing to compare (no sample
  * yet). */
-static bool supplied_for(const rtc_est *e, int64_t t_ns, double *v)
+static bool supplied_for(const rtc_est *e, int64_t t_ns, double *v, double *s)
 {
+    *s = NAN;
     uint32_t n = e->notes_n, k = is_select(e) ? 1 + e->state.sel.n : 1;
     if (n > 0 && note_at(e, 0)->t_ns <= t_ns && t_ns <= note_at(e, n - 1)->t_ns) {
         uint32_t i = n - 1; /* the newest note at or before t_ns: delays are short */
@@ -240,6 +250,7 @@ static bool supplied_for(const rtc_est *e, int64_t t_ns, double *v)
                        ? (double)(t_ns - lo->t_ns) / (double)(hi->t_ns - lo->t_ns) : 0.0;
         for (uint32_t j = 0; j < k; j++)
             v[j] = lo->v[j] + w * (hi->v[j] - lo->v[j]);
+        *s = t_ns == hi->t_ns ? hi->s : lo->s + lo->u * EST_NS_TO_S(t_ns - lo->t_ns);
         return true;
     }
     rtc_est_out o;
@@ -319,8 +330,8 @@ int rtc_est_push(rtc_est *e, const rtc_est_sample *s)
     }
     /* Judged before it is taken: what was supplied for its time came from the samples
      * before it. */
-    double pred[NOTE_VALS];
-    bool judged = supplied_for(e, s->t_ns, pred);
+    double pred[NOTE_VALS], sint;
+    bool judged = supplied_for(e, s->t_ns, pred, &sint);
     est_take r = {.verdict = RTC_EST_ACCEPTED};
     if (is_select(e)) {
         if (judged)
@@ -345,6 +356,11 @@ int rtc_est_push(rtc_est *e, const rtc_est_sample *s)
         hist_push(&e->hist, s);
     }
     count_accepted(e, s);
+    if (e->cfg.payback > 0) {
+        rtc__est_payback_sample(&e->payback, s, sint);
+        atomic_store_explicit(&e->pub.payback_unpaid, e->payback.unpaid,
+                              memory_order_relaxed);
+    }
     if (e->st.accepted <= 2) /* the first interval is the first estimate */
         e->per_sample = e->since;
     else
@@ -402,7 +418,29 @@ static void note(rtc_est *e, int64_t t_ns, const rtc_est_out *o)
     else
         e->notes_first = (e->notes_first + 1) % RTC_EST_NOTES;
     e->notes[slot].t_ns = t_ns;
+    e->notes[slot].s = e->payback.s_int;
+    e->notes[slot].u = e->payback.s_last;
     note_values(e, t_ns, o, e->notes[slot].v);
+}
+
+/* The payback correction added to the value o supplied at t_ns (cfg.payback > 0): only to
+ * an estimate (fresh, extrapolated or held stale), never to a fallback value. */
+static void pay_back(rtc_est *e, int64_t t_ns, rtc_est_out *o)
+{
+    bool estimate = o->quality == RTC_EST_FRESH || o->quality == RTC_EST_EXTRAPOLATED ||
+                    (o->quality == RTC_EST_STALE && e->cfg.stale_policy == RTC_EST_STALE_HOLD);
+    /* the time scale: the mean delay, or without one (samples that arrive at once) the
+     * newest sample spacing, so that a debt is always paid */
+    double scale = e->st.accepted ? e->delay_sum_ns / (double)e->st.accepted * 1e-9 : 0.0;
+    if (!(scale > 0.0) && e->hist.n >= 2)
+        scale = EST_NS_TO_S(e->hist.s[0].t_ns - e->hist.s[1].t_ns);
+    double w = estimate && scale > 0.0 ? 1.0 / (e->cfg.payback * scale) : 0.0;
+    double c = rtc__est_payback_supply(&e->payback, t_ns, w, o->value);
+    o->value += c;
+    est_pub *p = &e->pub;
+    double mx = atomic_load_explicit(&p->payback_max, memory_order_relaxed);
+    atomic_store_explicit(&p->payback_max, fmax(mx, fabs(c)), memory_order_relaxed);
+    atomic_store_explicit(&p->payback_last, c, memory_order_relaxed);
 }
 
 int rtc_est_supply(rtc_est *e, int64_t t_ns, rtc_est_out *out)
@@ -412,6 +450,8 @@ int rtc_est_supply(rtc_est *e, int64_t t_ns, rtc_est_out *out)
     if (q < 0)
         return q;
     if (q != RTC_EST_NODATA) {
+        if (e->cfg.payback > 0)
+            pay_back(e, t_ns, &o);
         note(e, t_ns, &o);
         if (e->since < UINT32_MAX)
             e->since++;
@@ -449,6 +489,9 @@ int rtc_est_get_monitor(const rtc_est *e, rtc_est_monitor *out)
         .n_candidates = is_select(e) ? e->state.sel.n : 1,
         .in_use = atomic_load_explicit(&p->in_use, memory_order_relaxed),
         .switches = atomic_load_explicit(&p->switches, memory_order_relaxed),
+        .payback_last = atomic_load_explicit(&p->payback_last, memory_order_relaxed),
+        .payback_max = atomic_load_explicit(&p->payback_max, memory_order_relaxed),
+        .payback_unpaid = atomic_load_explicit(&p->payback_unpaid, memory_order_relaxed),
     };
     for (uint32_t i = 0; i < out->n_candidates; i++) {
         rtc_est_method m = is_select(e) ? e->state.sel.cfg[i].method : e->cfg.method;

@@ -74,6 +74,8 @@ void rtc_est_config_text(const rtc_est_config *c, char *buf, size_t cap)
         ADD(" order=%u", c->order);
     if (c->method == RTC_EST_EI && c->interval_ns)
         ADD(" interval=%.9gs", (double)c->interval_ns / 1e9);
+    if (c->payback > 0)
+        ADD(" payback=%g", c->payback);
     if (c->fresh_ns)
         ADD(" fresh=%.9gs", (double)c->fresh_ns / 1e9);
     if (c->stale_ns)
@@ -185,6 +187,8 @@ int rtc_est_config_validate(const rtc_est_config *c, char *err, size_t cap)
         bad = "window must be 4 to 4096 samples";
     else if (!isfinite(c->margin) || c->margin < 0 || c->margin > 0.9)
         bad = "margin must be 0 to 0.9";
+    else if (!isfinite(c->payback) || c->payback < 0)
+        bad = "payback must be finite and >= 0";
     if (bad) {
         seterr(err, cap, "estimator %s: %s", rtc_est_method_name(c->method), bad);
         return RTC_EINVAL;
@@ -241,7 +245,7 @@ static bool parse_policy(const char *s, rtc_est_stale_policy *out)
 }
 
 /* Apply one key to c; RTC_ENOTFOUND for an unknown key, RTC_EPARSE for a bad value. A flat
- * chain rather than a table: thirteen keys of five value types, read once at load. */
+ * chain rather than a table: fourteen keys of five value types, read once at load. */
 static int apply_key(rtc_est_config *c, const char *key, const char *val)
 {
     bool ok;
@@ -271,6 +275,8 @@ static int apply_key(rtc_est_config *c, const char *key, const char *val)
         ok = parse_u32(val, &c->window);
     else if (strcmp(key, "margin") == 0)
         ok = parse_double(val, &c->margin);
+    else if (strcmp(key, "payback") == 0)
+        ok = parse_double(val, &c->payback);
     else
         return RTC_ENOTFOUND;
     return ok ? RTC_OK : RTC_EPARSE;

@@ -151,6 +151,34 @@ extern const est_method rtc__est_zoh, rtc__est_linear, rtc__est_quadratic, rtc__
  * configuration's then). */
 void rtc__est_kalman_noise(const est_leaf *m, const rtc_est_config *cfg, double *q, double *r);
 
+/* ---- the payback coupling element (estimate_payback.c) ------------------------------- */
+
+/* The debts of the errors supplied (rtc_est_config.payback > 0), kept beside the method. */
+typedef struct est_payback {
+    bool started;       /* the first sample was taken */
+    bool covered;       /* a sample at or after the blind interval's end was taken */
+    int64_t t_end_ns;   /* the blind interval's end, the first supply (INT64_MAX until then) */
+    double held;        /* what the consumer was held at: the first sample's value */
+    int64_t t_prev_ns;  /* the newest sample taken, and its value */
+    double v_prev;
+    int64_t t_clock_ns; /* the time p and x are integrated to */
+    double p, x;        /* momentum debt (units·s) and position debt (units·s²) */
+    double c;           /* the correction supplied since t_clock_ns */
+    /* the integral of the values supplied (without the corrections) from the blind
+     * interval's end to t_clock_ns, the last of them, and the integral up to t_prev_ns
+     * (NaN when unknown) */
+    double s_int, s_last, s_prev;
+    uint64_t unpaid; /* sample intervals whose share was unknown (not in the notes) */
+} est_payback;
+
+/* An accepted sample: the first starts the blind interval, later ones add their share of
+ * it, then of the estimate's own error; @p s_int the integral of the values supplied up to
+ * the sample's time (from the notes; NaN when unknown: that share is counted unpaid). */
+void rtc__est_payback_sample(est_payback *pb, const rtc_est_sample *s, double s_int);
+/* The correction to add to the value @p v supplied at t_ns, with the debts paid up to
+ * t_ns; w (1/s): the rate of the payback, 0 supplies none (the debts stay). */
+double rtc__est_payback_supply(est_payback *pb, int64_t t_ns, double w, double v);
+
 /* ---- the selector (estimate_select.c) -------------------------------------------------- */
 
 /* Set up the candidates of @p cfg (auto or kalman) in @p s. */

@@ -193,6 +193,21 @@ typedef struct rtc_est_config {
      *  whose recent RMS prediction error is below (1 - margin) times its own. 0 to 0.9,
      *  default 0.1. */
     double margin;
+    /** [payback] The payback coupling element, for a signal whose integral the consumer
+     *  accumulates (a force into a mass, a current into a capacitor): 0 off (default, every
+     *  method). k > 0: every error supplied is learned when the samples for its time arrive
+     *  — the blind start's (the consumer held at the first sample's value until it arrived)
+     *  and then each sample against what was supplied for its time — and paid back, in
+     *  momentum (its integral) and position (the integral of that), by a correction added
+     *  to every supplied value that brings both debts to zero critically damped with the
+     *  rate w = 1/(k × mean delay) (the sample spacing when nothing is delayed), at
+     *  most 0.5 / the consumer's tick. The
+     *  consumer then ends with the delay-free coupling's momentum and position; the price
+     *  is a larger instantaneous error (the corrections), and on a noisy signal the
+     *  integral follows the noise. Wrong for a level, a position or a set-point. The
+     *  monitor measures the supplied value, correction included, and reports the
+     *  correction. >= 0, finite. */
+    double payback;
 } rtc_est_config;
 
 /** Bounds of an adaptive Kalman filter (rtc_est_config.adapt): the tracking index
@@ -229,7 +244,7 @@ int rtc_est_config_validate(const rtc_est_config *cfg, char *err, size_t err_cap
 /**
  * Set one parameter of @p cfg from text, as read from an SSP annotation attribute.
  * Keys are the bracketed names in rtc_est_config: fresh, stale, policy, fallback, q, r, gate,
- * gate_reset, order, interval, adapt (0/1, off/on, false/true), window, margin. The result
+ * gate_reset, order, interval, adapt (0/1, off/on, false/true), window, margin, payback. The result
  * is validated as a whole; on any error @p cfg is left unchanged.
  *
  * @param key, value  NUL-terminated text; surrounding white space is ignored.
@@ -419,6 +434,9 @@ RTC_RT_SAFE int rtc_est_query(const rtc_est *est, int64_t t_ns, rtc_est_out *out
  * two notes interpolated linearly) is compared with it: that is the prediction error of
  * rtc_est_get_monitor(), and what auto and kalman choose their candidate by. The real-time
  * loop calls this once per tick and consumer; rtc_est_query() stays a pure question.
+ * With payback (rtc_est_config.payback > 0) the value supplied, and noted, includes the
+ * payback correction (the value of an estimate only, not a fallback value); the call then
+ * also pays that correction into the debts, so call it once per tick, in time order.
  *
  * Notes are kept for the latest RTC_EST_NOTES ticks, spaced by at least 1/16 of the mean
  * sample delay (so they reach back twice the mean delay, or more); a sample older than the
@@ -472,6 +490,11 @@ typedef struct rtc_est_monitor {
     uint32_t in_use;       /**< index into cand[] of the candidate in use now */
     uint64_t switches;     /**< changes of the candidate in use */
     rtc_est_candidate cand[RTC_EST_MAX_CANDIDATES];
+    double payback_last;   /**< payback: the correction in the last supplied value, units
+                                (0 when payback is off) */
+    double payback_max;    /**< payback: the largest |correction| supplied, units */
+    uint64_t payback_unpaid; /**< payback: sample intervals whose error could not be
+                                  learned (older than the notes reach): not paid back */
 } rtc_est_monitor;
 
 /**
