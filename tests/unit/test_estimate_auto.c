@@ -530,6 +530,33 @@ static void payback_is_stable_for_any_k(void)
     }
 }
 
+/* Samples lost for 0.5 s while the force keeps rising at 3 N/s: linear extrapolates the
+ * ramp right through the gap, but nothing tells what the force did there. Taking the
+ * sample before the gap as the truth over it would owe 3 N/s * 0.5^2 s^2 / 2 = 0.375 N s
+ * and pay it back as a pulse of about 2 w 0.375 = 19 N (w = 1/40 ms); the gap is counted
+ * unpaid instead, and the corrections stay those of the regular intervals. */
+static void payback_does_not_guess_over_a_gap(void)
+{
+    rtc_est *e = mk("linear", "payback=2");
+    for (int j = 0; j < 1500; j++) {
+        int k = j - PB_DELAY;
+        if (k >= 0 && (k < 300 || k >= 800)) {
+            rtc_est_sample s = {.t_ns = MS(k), .arrival_ns = MS(j), .value = -1.0 + 3e-3 * k};
+            CU_ASSERT(rtc_est_push(e, &s) >= 0);
+        }
+        rtc_est_out o;
+        if (k >= 0)
+            CU_ASSERT(rtc_est_supply(e, MS(j), &o) < RTC_EST_NODATA);
+    }
+    rtc_est_monitor m;
+    rtc_est_get_monitor(e, &m);
+    printf("\n  largest correction %.3g N, unpaid %llu", m.payback_max,
+           (unsigned long long)m.payback_unpaid);
+    CU_ASSERT(m.payback_max < 0.1);
+    CU_ASSERT_EQUAL(m.payback_unpaid, 1);
+    rtc_est_free(e);
+}
+
 /* A backlog after an outage: samples 0.1 s to 0.6 s do not arrive until 0.6 s, then all
  * at once. The oldest of them are older than the notes reach (about three mean delays),
  * so what was supplied for their time is unknown: those intervals are counted unpaid,
@@ -604,6 +631,7 @@ void rtc_test_register_estimate_auto(void)
         T(payback_leaves_no_momentum_or_position),
         T(payback_is_stable_for_any_k),
         T(payback_counts_what_it_cannot_learn),
+        T(payback_does_not_guess_over_a_gap),
         T(config_payback),
         {NULL, NULL},
     };

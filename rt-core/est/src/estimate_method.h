@@ -168,7 +168,9 @@ typedef struct est_payback {
      * interval's end to t_clock_ns, the last of them, and the integral up to t_prev_ns
      * (NaN when unknown) */
     double s_int, s_last, s_prev;
-    uint64_t unpaid; /* sample intervals whose share was unknown (not in the notes) */
+    double spacing_ns; /* the samples' spacing, an exponential average (1/8) */
+    uint64_t unpaid;   /* sample intervals whose share was unknown: not in the notes, or a
+                        * gap (no samples, so no true signal to compare with) */
 } est_payback;
 
 /* An accepted sample: the first starts the blind interval, later ones add their share of

@@ -14,9 +14,12 @@
  * of what was supplied over it (from the notes, without the corrections) minus the sample
  * at its start held over it. The true signal is taken as held, as the consumer holds its
  * input over each step (a trapezoid would leave a bias of half a step times the signal's
- * change, in no estimator's error). An interval older
- * than the notes reach (a sample late by more than about three mean delays) cannot be
- * learned: it is counted unpaid (the monitor reports it), never guessed.
+ * change, in no estimator's error). What cannot be learned is counted unpaid (the
+ * monitor reports it), never guessed: an interval older than the notes reach (a sample
+ * late by more than about three mean delays), and a gap, an interval longer than
+ * EST_PAYBACK_GAP times the samples' average spacing (samples lost or never sent: the
+ * signal over it is unknown, and holding the sample before it over a long outage would
+ * owe, and then pay back as one large pulse, whatever the consumer got meanwhile).
  * Every supply then adds the correction c = −(2wP + w²X) and pays it into the debts
  * (P += c·dt, X += P·dt + c·dt²/2 over the interval it was held): the debts follow
  * X'' + 2wX' + w²X = 0, critically damped, so both return to zero without overshoot within
@@ -30,6 +33,8 @@
 
 /* The largest rate times tick of the payback (see rtc__est_payback_supply). */
 #define EST_PAYBACK_MAX_WDT 0.5
+/* A sample interval this many times the average spacing is a gap (the file's DESIGN). */
+#define EST_PAYBACK_GAP 4.0
 
 /* Add a share p (units·s) of an error whose mid time is mid_ns to the debts. */
 static void owe(est_payback *pb, double p, int64_t mid_ns)
@@ -56,6 +61,18 @@ void rtc__est_payback_sample(est_payback *pb, const rtc_est_sample *s, double s_
      * too: the sample at t_prev over [t_prev, t) (a trapezoid instead would differ from it
      * by half a step times the signal's change, a bias no estimator's error contains). */
     int64_t a = pb->t_prev_ns, b = s->t_ns < pb->t_end_ns ? s->t_ns : pb->t_end_ns;
+    double span = (double)(s->t_ns - a);
+    bool gap = pb->spacing_ns > 0.0 && span > EST_PAYBACK_GAP * pb->spacing_ns;
+    pb->spacing_ns = pb->spacing_ns > 0.0 ? pb->spacing_ns + (span - pb->spacing_ns) / 8.0
+                                          : span;
+    if (gap) { /* nothing learned over it; the estimate's part starts again after it */
+        pb->unpaid++;
+        pb->covered = s->t_ns >= pb->t_end_ns;
+        pb->s_prev = pb->covered ? s_int : NAN;
+        pb->t_prev_ns = s->t_ns;
+        pb->v_prev = s->value;
+        return;
+    }
     if (!pb->covered && b > a) {
         owe(pb, (pb->held - pb->v_prev) * EST_NS_TO_S(b - a), a + (b - a) / 2);
         if (s->t_ns >= pb->t_end_ns) { /* the estimate's part starts at the end, S = 0 */

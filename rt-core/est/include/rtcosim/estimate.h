@@ -494,7 +494,8 @@ typedef struct rtc_est_monitor {
                                 (0 when payback is off) */
     double payback_max;    /**< payback: the largest |correction| supplied, units */
     uint64_t payback_unpaid; /**< payback: sample intervals whose error could not be
-                                  learned (older than the notes reach): not paid back */
+                                  learned, so not paid back: older than the notes reach,
+                                  or a gap (over 4 times the samples' average spacing) */
 } rtc_est_monitor;
 
 /**
