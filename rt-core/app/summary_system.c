@@ -80,8 +80,8 @@ static json_t *candidate_json(const rtc_est_candidate *c, uint64_t supplied)
  * each sample's time against the sample: samples, rms, max), "sample_delay_ns" (arrival
  * minus sample time: samples, min, mean, p50, p99, max) and, for auto and kalman, the
  * candidate "in_use" at the end, "switches" and "candidates"; for a single Kalman filter
- * "noise_in_use" (q, r); with payback, "payback" (the largest and the last correction, and the sample intervals
- * not paid back). */
+ * "noise_in_use" (q, r); with payback, "payback" (the largest and the last correction,
+ * and the sample intervals not paid back). */
 static int monitor_json(json_t *o, const rtc_est *est)
 {
     rtc_est_monitor m;
