@@ -27,20 +27,8 @@
 #include <string.h>
 #include <time.h>
 
-static char work[512];
+RTC_TEST_WORKDIR_FIXTURE
 static char out[65536];
-
-static int setup(void)
-{
-    rtc_test_tmpdir(work, sizeof work);
-    return 0;
-}
-
-static int teardown(void)
-{
-    rtc_test_rmtree(work);
-    return 0;
-}
 
 /* A shell command line in the work directory; its exit status. */
 #define sh(...) rtc_test_sh(work, out, sizeof out, __VA_ARGS__)

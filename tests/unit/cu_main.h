@@ -46,14 +46,12 @@ int rtc_test_sh(const char *dir, char *out, size_t cap, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 /**
- * The fixture of a test file whose cases run rtcosim, written once here: `work` (a fresh
- * private directory per suite), `out` (stdout+stderr of the last command), setup() and
- * teardown() for rtc_test_add_suite(), and rtcosim(fmt, ...) running "RTCOSIM_EXE ARGS" in
- * `work` (its exit status). Expands to file-scope definitions: use once per test file.
+ * The fixture of a test file whose cases need a directory of their own, written once here:
+ * `work` (a fresh private directory per suite) and setup() and teardown() for
+ * rtc_test_add_suite(). Expands to file-scope definitions: use once per test file.
  */
-#define RTC_TEST_RTCOSIM_FIXTURE                                                              \
+#define RTC_TEST_WORKDIR_FIXTURE                                                              \
     static char work[512];                                                                    \
-    static char out[65536];                                                                   \
     static int setup(void)                                                                    \
     {                                                                                         \
         rtc_test_tmpdir(work, sizeof work);                                                   \
@@ -63,7 +61,16 @@ int rtc_test_sh(const char *dir, char *out, size_t cap, const char *fmt, ...)
     {                                                                                         \
         rtc_test_rmtree(work);                                                                \
         return 0;                                                                             \
-    }                                                                                         \
+    }
+
+/**
+ * The fixture of a test file whose cases run rtcosim: RTC_TEST_WORKDIR_FIXTURE, `out`
+ * (stdout+stderr of the last command), and rtcosim(fmt, ...) running "RTCOSIM_EXE ARGS" in
+ * `work` (its exit status). Use once per test file.
+ */
+#define RTC_TEST_RTCOSIM_FIXTURE                                                              \
+    RTC_TEST_WORKDIR_FIXTURE                                                                  \
+    static char out[65536];                                                                   \
     static int rtcosim(const char *fmt, ...) __attribute__((format(printf, 1, 2)));           \
     static int rtcosim(const char *fmt, ...)                                                  \
     {                                                                                         \

@@ -43,19 +43,7 @@ static void capture_log(void *user, int level, const char *msg)
     snprintf(c->text + len, sizeof c->text - len, "%s\n", msg);
 }
 
-static char work[512]; /* the suite's temporary directory; tests use distinct names in it */
-
-static int suite_init(void)
-{
-    rtc_test_tmpdir(work, sizeof work);
-    return 0;
-}
-
-static int suite_clean(void)
-{
-    rtc_test_rmtree(work);
-    return 0;
-}
+RTC_TEST_WORKDIR_FIXTURE /* tests use distinct names in work */
 
 /* CRC-32 (IEEE, reflected) for the raw entries; bitwise, so the test needs no -lz. */
 static uint32_t crc32_ieee(const void *data, size_t len)
@@ -529,5 +517,5 @@ void rtc_test_register(void)
         {"tmpdir_remove_does_not_follow_links", test_tmpdir_remove_does_not_follow_links},
         {NULL, NULL},
     };
-    rtc_test_add_suite("archive", suite_init, suite_clean, cases);
+    rtc_test_add_suite("archive", setup, teardown, cases);
 }

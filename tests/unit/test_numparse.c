@@ -186,19 +186,7 @@ static void duration_units_exact(void)
 
 /* ---- locale independence ---- */
 
-static char work[512];
-
-static int setup(void)
-{
-    rtc_test_tmpdir(work, sizeof work);
-    return 0;
-}
-
-static int teardown(void)
-{
-    rtc_test_rmtree(work);
-    return 0;
-}
+RTC_TEST_WORKDIR_FIXTURE
 
 static bool comma_point(locale_t loc)
 {

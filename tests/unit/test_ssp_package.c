@@ -31,19 +31,7 @@ static const char pkg_ssv[] =
     "  </ssv:Parameters>\n"
     "</ssv:ParameterSet>\n";
 
-static char tmpdir[PATH_MAX];
-
-static int pkg_setup(void)
-{
-    rtc_test_tmpdir(tmpdir, sizeof tmpdir);
-    return 0;
-}
-
-static int pkg_teardown(void)
-{
-    rtc_test_rmtree(tmpdir);
-    return 0;
-}
+RTC_TEST_WORKDIR_FIXTURE
 
 static bool zip_add(zipFile z, const char *name, const char *data, size_t len)
 {
@@ -69,7 +57,7 @@ static void make_zip(const char *path, bool with_ssd)
 static void load_package_sources_inside_and_cleanup(void)
 {
     char path[PATH_MAX + 16];
-    snprintf(path, sizeof path, "%s/sys.ssp", tmpdir);
+    snprintf(path, sizeof path, "%s/sys.ssp", work);
     make_zip(path, true);
     rtc_ssp *s = open_ok(path, 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s->extract_dir);
@@ -92,7 +80,7 @@ static void load_package_sources_inside_and_cleanup(void)
 static void reject_package_without_ssd(void)
 {
     char path[PATH_MAX + 16];
-    snprintf(path, sizeof path, "%s/nossd.ssp", tmpdir);
+    snprintf(path, sizeof path, "%s/nossd.ssp", work);
     make_zip(path, false);
     char needle[PATH_MAX + 128];
     snprintf(needle, sizeof needle, "%s: no SystemStructure.ssd at the top of the package", path);
@@ -128,5 +116,5 @@ void rtc_test_register_ssp_package(void)
         {"reject_package_without_ssd", reject_package_without_ssd},
         {"load_unpacked_directory", load_unpacked_directory},
         {NULL, NULL}};
-    rtc_test_add_suite("ssp_package", pkg_setup, pkg_teardown, pkg);
+    rtc_test_add_suite("ssp_package", setup, teardown, pkg);
 }
